@@ -1,0 +1,164 @@
+"""A small asyncio client for the Stablemaster protocol.
+
+    async with Client.connect("ws://127.0.0.1:8765/ws") as c:
+        await c.hello(token)
+        ack = await c.command("act", combatant="twilight", action="end_turn")
+
+``command`` waits for the ``ack`` or ``error`` naming its id; ``error`` raises
+:class:`CommandError`. Every other message (events, snapshots, legal actions) is kept in
+``messages`` and can be awaited with :meth:`wait_for`. ``last_seq`` is the highest event seq
+received, for resuming.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import uuid
+from collections.abc import Callable
+from types import TracebackType
+from typing import Any
+
+import orjson
+from websockets.asyncio.client import ClientConnection, connect
+
+Message = dict[str, Any]
+
+
+class CommandError(Exception):
+    def __init__(self, reply: Message) -> None:
+        super().__init__(f"{reply.get('code')}: {reply.get('message')}")
+        self.reply = reply
+        self.code: str = reply.get("code", "")
+
+
+class Client:
+    def __init__(self, ws: ClientConnection) -> None:
+        self.ws = ws
+        self.messages: list[Message] = []
+        self.welcome: Message | None = None
+        self.last_seq: int = 0
+        self.snapshot: Message | None = None
+        self.legal: list[Message] = []
+        self._ids = itertools.count(1)
+        self._waiting: dict[str, asyncio.Future[Message]] = {}
+        self._changed = asyncio.Condition()
+        self._reader = asyncio.get_running_loop().create_task(self._read())
+        self.closed = asyncio.get_running_loop().create_future()
+
+    @classmethod
+    async def open(cls, url: str, **kwargs: Any) -> Client:
+        ws = await connect(url, compression=None, max_size=2**22, **kwargs)
+        return cls(ws)
+
+    @classmethod
+    def connect(cls, url: str, **kwargs: Any) -> _Connecting:
+        return _Connecting(url, kwargs)
+
+    async def close(self) -> None:
+        await self.ws.close()
+        self._reader.cancel()
+
+    async def _read(self) -> None:
+        try:
+            async for raw in self.ws:
+                message = orjson.loads(raw)
+                kind = message.get("type")
+                if kind in ("ack", "error") and message.get("id") in self._waiting:
+                    self._waiting.pop(message["id"]).set_result(message)
+                    continue
+                if kind == "event":
+                    self.last_seq = max(self.last_seq, message["seq"])
+                elif kind == "snapshot":
+                    self.snapshot = message
+                    self.last_seq = message["seq"]
+                elif kind == "legal_actions":
+                    self.legal = message["actions"]
+                elif kind == "welcome":
+                    self.welcome = message
+                self.messages.append(message)
+                async with self._changed:
+                    self._changed.notify_all()
+        except Exception as exc:  # connection closed: wake everyone waiting
+            if not self.closed.done():
+                self.closed.set_result(exc)
+        finally:
+            if not self.closed.done():
+                self.closed.set_result(None)
+            for future in self._waiting.values():
+                if not future.done():
+                    future.set_exception(ConnectionError("connection closed"))
+            async with self._changed:
+                self._changed.notify_all()
+
+    async def send_raw(self, data: str | bytes) -> None:
+        await self.ws.send(data)
+
+    async def request(self, message: Message, timeout: float = 10) -> Message:
+        """Send a message with an ``id`` and return the ``ack`` or ``error`` naming it."""
+        future: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
+        self._waiting[message["id"]] = future
+        await self.ws.send(orjson.dumps(message).decode())
+        return await asyncio.wait_for(future, timeout)
+
+    async def command(self, type_: str, *, id: str | None = None, **fields: Any) -> Message:
+        cid = id or (str(uuid.uuid4()) if type_ == "create_encounter" else f"c{next(self._ids)}")
+        reply = await self.request({"type": type_, "id": cid, **fields})
+        if reply["type"] == "error":
+            raise CommandError(reply)
+        return reply
+
+    async def hello(self, token: str | None = None, since: int | None = None,
+                    versions: list[int] | None = None) -> Message:
+        message: Message = {"type": "hello", "versions": versions or [1]}
+        if token is not None:
+            message["token"] = token
+        if since is not None:
+            message["since"] = since
+        start = len(self.messages)
+        await self.ws.send(orjson.dumps(message).decode())
+        reply = await self.wait_for(lambda m: m["type"] in ("welcome", "error"), start=start)
+        if reply["type"] == "error":
+            raise CommandError(reply)
+        return reply
+
+    async def wait_for(self, predicate: Callable[[Message], bool], timeout: float = 10,
+                       start: int = 0) -> Message:
+        """The first message from index ``start`` on that matches ``predicate``."""
+        async def scan() -> Message:
+            index = start
+            async with self._changed:
+                while True:
+                    while index < len(self.messages):
+                        if predicate(self.messages[index]):
+                            return self.messages[index]
+                        index += 1
+                    if self.closed.done():
+                        raise ConnectionError("connection closed")
+                    await self._changed.wait()
+        return await asyncio.wait_for(scan(), timeout)
+
+    async def wait_seq(self, seq: int, timeout: float = 10) -> None:
+        """Wait until events (or a snapshot) up to ``seq`` have arrived."""
+        async with self._changed:
+            await asyncio.wait_for(
+                self._changed.wait_for(lambda: self.last_seq >= seq or self.closed.done()),
+                timeout)
+
+    def events(self) -> list[Message]:
+        return [m for m in self.messages if m["type"] == "event"]
+
+
+class _Connecting:
+    def __init__(self, url: str, kwargs: dict[str, Any]) -> None:
+        self.url, self.kwargs = url, kwargs
+        self.client: Client | None = None
+
+    async def __aenter__(self) -> Client:
+        self.client = await Client.open(self.url, **self.kwargs)
+        return self.client
+
+    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                        tb: TracebackType | None) -> None:
+        if self.client is not None:
+            await self.client.close()

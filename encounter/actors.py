@@ -1,0 +1,49 @@
+"""Who sends a command or watches an encounter, and what that credential may do."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from protocol.events import Role
+from encounter.state import EncounterState
+
+
+@dataclass(frozen=True)
+class Actor:
+    """An authenticated connection's rights in one encounter (from its token grant)."""
+
+    role: Role
+    token_id: str
+    combatants: frozenset[str] = field(default_factory=frozenset)
+    scopes: frozenset[str] = field(default_factory=frozenset)
+
+    @property
+    def is_gm(self) -> bool:
+        return self.role == "gm" or "command:gm" in self.scopes
+
+    @property
+    def sees_all(self) -> bool:
+        return self.role == "gm" or "view:gm" in self.scopes
+
+    @property
+    def may_command(self) -> bool:
+        return self.role in ("gm", "player") or bool(
+            self.scopes & {"command:gm", "command:players", "roll"}
+        )
+
+    def controls(self, state: EncounterState, combatant: str) -> bool:
+        """The GM controls every combatant (it runs the NPCs and may adjudicate for anyone);
+        a player its own; an integration with ``command:players`` every player character."""
+        if self.is_gm:
+            return True
+        if combatant in self.combatants:
+            return True
+        c = state.combatants.get(combatant)
+        return "command:players" in self.scopes and c is not None and c.kind == "pc"
+
+    def audiences(self) -> frozenset[str]:
+        """The visibility tags of events this viewer sees (see ``protocol.events.Visibility``)."""
+        tags = {f"c:{c}" for c in self.combatants}
+        if self.sees_all:
+            tags.add("gm")
+        return frozenset(tags)

@@ -1,0 +1,495 @@
+"""The decider: a command and the current state in, events out (or a refusal).
+
+The statechart (``statemachines.encounter_chart``) decides *when* a command is allowed; the
+rules (``rules/``) decide *what* happens; this module records it as events. The server decides
+*who may* send a command before calling here, except where the answer depends on the state
+(whether an actor controls a combatant), which is checked here.
+
+``decide`` works on a copy of the state and applies each event as it is emitted, so guards and
+later steps of the same command see its earlier effects, and a refused command changes nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+import yaml
+from statemachine.exceptions import TransitionNotAllowed
+
+from protocol import events as ev
+from protocol import messages as msg
+from protocol.errors import ErrorCode
+from protocol.events import Envelope, InitiativeEntry
+from protocol.model import CombatantProfile, StatBlock
+from encounter.actors import Actor
+from encounter.fold import apply_event
+from encounter.state import EncounterState, copy_state
+from rules.dice import DiceError, Roll, derived_seed, new_seed, roll_faces, roll_seeded
+from rules.initiative import Contender, insertion_index, next_in_order, order_by_initiative
+from rules.rulesets import Ruleset, RulesetError, ruleset
+from statemachines.encounter_chart import EncounterChartModel, configuration_of, restore
+
+
+class Rejected(Exception):
+    """A command that may not be carried out; nothing was changed."""
+
+    def __init__(self, code: ErrorCode, message: str, **details: Any) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.details = details or None
+
+
+@dataclass
+class Context:
+    """What the decider may not make up itself: the time and fresh ids."""
+
+    now_ms: int
+    new_id: Callable[[], str]
+
+
+@dataclass
+class Outcome:
+    """The events a command produced, ready to append, and the result for its ``ack``."""
+
+    envelopes: list[Envelope]
+    state: EncounterState
+    result: dict[str, Any] = field(default_factory=dict)
+
+
+GM_COMMANDS = (
+    msg.AddCombatant, msg.RemoveCombatant, msg.SetHidden, msg.SetOptions, msg.IssueInvite,
+    msg.IssueSpectatorLink, msg.IssueIntegrationToken, msg.RevokeToken, msg.StartEncounter,
+    msg.EndEncounter,
+)
+
+_SLUG = re.compile(r"[^a-z0-9]+")
+
+
+def slug(name: str) -> str:
+    return (_SLUG.sub("-", name.lower()).strip("-") or "combatant")[:32]
+
+
+class Decision(EncounterChartModel):
+    """One command being decided: the working state, the events so far, and the chart's
+    callbacks (the chart's model is this object; its configuration lives in ``config``)."""
+
+    def __init__(self, state: EncounterState, actor: Actor | None, ctx: Context) -> None:
+        self.s = state
+        self.actor = actor
+        self.ctx = ctx
+        self.events: list[tuple[ev.Event, ev.Visibility]] = []
+        self.result: dict[str, Any] = {}
+        self.rules: Ruleset = ruleset(state.ruleset)
+        self.chart = restore(self, state.chart)
+        self._last_turn: str | None = None
+
+    # -- recording ---------------------------------------------------------------------------
+
+    def emit(self, event: ev.Event, vis: ev.Visibility = None) -> None:
+        apply_event(self.s, event)
+        self.events.append((event, vis))
+
+    def send(self, chart_event: str, refusal: str) -> None:
+        try:
+            self.chart.send(chart_event)
+        except TransitionNotAllowed:
+            raise Rejected(ErrorCode.ILLEGAL_ACTION, refusal) from None
+        self.s.chart = configuration_of(self)
+
+    def outcome(self, base_version: int) -> Outcome:
+        if not self.events:
+            raise Rejected(ErrorCode.ILLEGAL_ACTION, "nothing to do")
+        cmd_chart = self.s.chart
+        envelopes = [
+            Envelope(seq=base_version + i + 1, ts=self.ctx.now_ms, event=e, vis=v)
+            for i, (e, v) in enumerate(self.events)
+        ]
+        envelopes[-1].chart = list(cmd_chart)
+        self.s.version = base_version + len(envelopes)
+        if base_version == 0:
+            self.s.created_ts = self.ctx.now_ms
+        return Outcome(envelopes=envelopes, state=self.s, result=self.result)
+
+    # -- visibility --------------------------------------------------------------------------
+
+    def combatant_vis(self, cid: str | None) -> ev.Visibility:
+        c = self.s.combatants.get(cid) if cid else None
+        return ["gm"] if c is not None and c.hidden else None
+
+    def dice_vis(self, cid: str | None) -> ev.Visibility:
+        """Players see their own dice; NPC dice only when the GM rolls in the open."""
+        c = self.s.combatants.get(cid) if cid else None
+        if c is None:
+            return ["gm"]
+        if c.hidden:
+            return ["gm"]
+        if c.kind == "npc" and not self.s.options.npc_rolls_public:
+            return ["gm"]
+        return None
+
+    # -- dice --------------------------------------------------------------------------------
+
+    def server_roll(self, expr: str, purpose: str, cid: str | None, request: str | None = None) -> Roll:
+        seed = (
+            new_seed() if self.s.options.dice_seed is None
+            else derived_seed(self.s.options.dice_seed, self.s.server_rolls)
+        )
+        roll = roll_seeded(expr, seed)
+        self.emit(ev.DiceRolled(purpose=purpose, roll=roll, combatant=cid, request=request),
+                  self.dice_vis(cid))
+        return roll
+
+    def is_manual(self, cid: str) -> bool:
+        """Physical dice: the GM's rolls with ``manual_rolls``, a player character's with
+        ``players_roll``."""
+        c = self.s.combatants[cid]
+        return self.s.options.players_roll if c.kind == "pc" else self.s.options.manual_rolls
+
+    def request_roll(self, expr: str, purpose: str, cid: str) -> None:
+        c = self.s.combatants[cid]
+        roller = cid if c.kind == "pc" else "gm"
+        try:
+            from rules.dice import dice_in
+
+            dice = dice_in(expr)
+        except DiceError as exc:  # a ruleset's own expression: a server bug, not a user's
+            raise RuntimeError(str(exc)) from exc
+        self.emit(
+            ev.RollRequested(request=self.ctx.new_id(), roller=roller, combatant=cid, expr=expr,
+                             dice=dice, purpose=purpose),
+            ["gm"] if roller == "gm" or c.hidden else None,
+        )
+
+    # -- chart callbacks: initiative ---------------------------------------------------------
+
+    def initiative_needs_dice(self) -> bool:
+        return any(self.is_manual(cid) for cid in self.s.combatants)
+
+    def request_initiative(self) -> None:
+        for cid, c in self.s.combatants.items():
+            expr = self.rules.initiative_expr(c)
+            if self.is_manual(cid):
+                self.request_roll(expr, "initiative", cid)
+            else:
+                self.server_roll(expr, "initiative", cid)
+
+    def roll_initiative(self) -> None:
+        for cid, c in self.s.combatants.items():
+            self.server_roll(self.rules.initiative_expr(c), "initiative", cid)
+        self.settle_initiative()
+
+    def settle_initiative(self) -> None:
+        contenders = [
+            Contender(cid, roll.total, self.s.combatants[cid].initiative_mod,
+                      self.rules.initiative_tiebreak(self.s.combatants[cid]))
+            for cid, roll in self.s.initiative_rolls.items()
+        ]
+        placed = order_by_initiative(contenders, _DecisionRoller(self, "initiative roll-off"))
+        self.emit(ev.InitiativeSet(entries=[
+            InitiativeEntry(combatant=p.contender.combatant, total=p.contender.total,
+                            modifier=p.contender.modifier, rolloff=p.rolloff,
+                            hidden=self.s.combatants[p.contender.combatant].hidden)
+            for p in placed
+        ]))
+
+    def join_scene(self, cid: str, roll: Roll) -> None:
+        """JOINING A DRAMATIC SCENE: roll initiative on entering; act when the count comes up."""
+        c = self.s.combatants[cid]
+        key = (roll.total, self.rules.initiative_tiebreak(c))
+        keys = [
+            (self.s.initiative[o].total, self.rules.initiative_tiebreak(self.s.combatants[o]))
+            for o in self.s.order
+        ]
+        entry = InitiativeEntry(combatant=cid, total=roll.total, modifier=c.initiative_mod,
+                                hidden=c.hidden)
+        self.emit(ev.CombatantJoined(entry=entry, position=insertion_index(keys, key)),
+                  self.combatant_vis(cid))
+
+    # -- chart callbacks: turns --------------------------------------------------------------
+
+    def advance_turn(self) -> None:
+        current = self.s.current
+        self._last_turn = current
+        if current is not None:
+            hidden = self.s.combatants[current].hidden
+            self.emit(ev.TurnEnded(round=self.s.round, combatant=current, hidden=hidden),
+                      ["gm"] if hidden else None)
+
+    def on_enter_turn(self) -> None:
+        last = self._last_turn if self.s.round > 0 else None
+        nxt, new_round = next_in_order(self.s.order, last)
+        if nxt is None:
+            return
+        if new_round:
+            self.emit(ev.RoundStarted(round=self.s.round + 1))
+        hidden = self.s.combatants[nxt].hidden
+        self.emit(ev.TurnStarted(round=self.s.round, combatant=nxt, hidden=hidden),
+                  ["gm"] if hidden else None)
+
+    def finish(self, reason: str | None) -> None:
+        self.send("end_encounter", "the encounter has already ended")
+        self.emit(ev.EncounterEnded(reason=reason))
+
+
+class _DecisionRoller:
+    """A ``DiceRoller`` for rules that logs each roll as a ``dice_rolled`` event."""
+
+    def __init__(self, decision: Decision, purpose: str) -> None:
+        self.decision = decision
+        self.purpose = purpose
+        self.combatant: str | None = None
+
+    def roll(self, expr: str) -> Roll:
+        return self.decision.server_roll(expr, self.purpose, None)
+
+
+# --- commands -------------------------------------------------------------------------------
+
+
+def profile_from(block: StatBlock, rules: Ruleset, taken: set[str]) -> CombatantProfile:
+    cid = block.id or slug(block.name)
+    if block.id is None:
+        base, n = cid, 2
+        while cid in taken:
+            cid, n = f"{base}-{n}", n + 1
+    elif cid in taken:
+        raise Rejected(ErrorCode.CONFLICT, f"a combatant with id {cid!r} exists already")
+    try:
+        rules.validate_stats(block.stats)
+    except RulesetError as exc:
+        raise Rejected(ErrorCode.INVALID_PAYLOAD, f"{block.name}: {exc}") from None
+    side = block.side or ("party" if block.kind == "pc" else "enemies")
+    return CombatantProfile(id=cid, name=block.name, kind=block.kind, side=side,
+                            initiative_mod=block.initiative, hidden=block.hidden,
+                            stats=dict(block.stats))
+
+
+def parse_statblocks_yaml(text: str) -> list[StatBlock]:
+    """Stat blocks written in YAML: a list of blocks, or ``{combatants: [...]}``."""
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise Rejected(ErrorCode.INVALID_PAYLOAD, f"combatants_yaml is not valid YAML: {exc}")
+    if isinstance(data, dict):
+        data = data.get("combatants")
+    if not isinstance(data, list):
+        raise Rejected(ErrorCode.INVALID_PAYLOAD, "combatants_yaml must be a list of stat blocks")
+    try:
+        return msgspec.convert(data, list[StatBlock])
+    except msgspec.ValidationError as exc:
+        raise Rejected(ErrorCode.INVALID_PAYLOAD, f"combatants_yaml: {exc}") from None
+
+
+def create(cmd: msg.CreateEncounter, encounter_id: str, gm_token_id: str, ctx: Context) -> Outcome:
+    """The events that found an encounter: its rules, its combatants, the GM's credential."""
+    blocks = list(cmd.combatants)
+    if cmd.combatants_yaml:
+        blocks += parse_statblocks_yaml(cmd.combatants_yaml)
+    if len(blocks) > 200:
+        raise Rejected(ErrorCode.INVALID_PAYLOAD, "at most 200 combatants")
+    state = EncounterState(id=encounter_id)
+    d = Decision(state, None, ctx)
+    d.emit(ev.EncounterCreated(name=cmd.name, ruleset=cmd.ruleset, options=cmd.options),
+           None if cmd.options.dice_seed is None else ["gm"])
+    d.rules = ruleset(cmd.ruleset)
+    for block in blocks:
+        profile = profile_from(block, d.rules, set(d.s.combatants))
+        d.emit(ev.CombatantAdded(combatant=profile), ["gm"] if profile.hidden else None)
+    d.emit(ev.TokenIssued(token_id=gm_token_id, role="gm", label="game master"), ["gm"])
+    d.result = {"encounter": encounter_id, "token_id": gm_token_id}
+    return d.outcome(0)
+
+
+def decide(state: EncounterState, actor: Actor, cmd: msg.Command, ctx: Context) -> Outcome:
+    """Decide ``cmd`` sent by ``actor`` against ``state`` (which is not modified)."""
+    if state.version == 0:
+        raise Rejected(ErrorCode.NOT_FOUND, "no such encounter")
+    if isinstance(cmd, GM_COMMANDS) and not actor.is_gm:
+        raise Rejected(ErrorCode.FORBIDDEN, f"only the GM may {cmd.__struct_config__.tag}")
+    d = Decision(copy_state(state), actor, ctx)
+    if d.s.ended and not isinstance(cmd, msg.RevokeToken):
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, "the encounter has ended")
+    handler = _HANDLERS.get(type(cmd))
+    if handler is None:
+        raise Rejected(ErrorCode.UNKNOWN_TYPE, f"{cmd.__struct_config__.tag} is not a command")
+    handler(d, cmd)
+    return d.outcome(state.version)
+
+
+def _combatant(d: Decision, cid: str) -> CombatantProfile:
+    c = d.s.combatants.get(cid)
+    if c is None or (c.hidden and not (d.actor and d.actor.sees_all)):
+        raise Rejected(ErrorCode.NOT_FOUND, f"no combatant {cid!r}")
+    return c
+
+
+def _add(d: Decision, cmd: msg.AddCombatant) -> None:
+    profile = profile_from(cmd.combatant, d.rules, set(d.s.combatants))
+    d.emit(ev.CombatantAdded(combatant=profile), d.combatant_vis(profile.id) if profile.hidden
+           else None)
+    d.result = {"combatant": profile.id}
+    phase = d.s.chart[0]
+    expr = d.rules.initiative_expr(profile)
+    if phase == "rolling_initiative":
+        if d.is_manual(profile.id):
+            d.request_roll(expr, "initiative", profile.id)
+        else:
+            d.server_roll(expr, "initiative", profile.id)
+    elif phase == "scene":
+        if d.is_manual(profile.id):
+            d.request_roll(expr, "join", profile.id)
+        else:
+            d.join_scene(profile.id, d.server_roll(expr, "join", profile.id))
+
+
+def _remove(d: Decision, cmd: msg.RemoveCombatant) -> None:
+    _combatant(d, cmd.combatant)
+    if d.s.current == cmd.combatant:
+        if len(d.s.order) > 1:
+            d.send("next_turn", "cannot end this turn now")
+        else:
+            d.advance_turn()
+    d.emit(ev.CombatantRemoved(combatant=cmd.combatant), d.combatant_vis(cmd.combatant))
+    _maybe_settle_initiative(d)
+
+
+def _set_hidden(d: Decision, cmd: msg.SetHidden) -> None:
+    c = _combatant(d, cmd.combatant)
+    if c.hidden == cmd.hidden:
+        raise Rejected(ErrorCode.ILLEGAL_ACTION,
+                       f"{c.name} is {'hidden' if c.hidden else 'visible'} already")
+    if cmd.hidden:
+        d.emit(ev.CombatantConcealed(combatant=c.id), ["gm"])
+    else:
+        d.emit(ev.CombatantRevealed(combatant=msgspec.structs.replace(c, hidden=False)))
+
+
+def _set_options(d: Decision, cmd: msg.SetOptions) -> None:
+    d.emit(ev.OptionsChanged(options=cmd.options), ["gm"])
+
+
+def _issue(d: Decision, role: ev.Role, combatants: list[str], scopes: list[Any],
+           label: str | None) -> None:
+    token_id = d.ctx.new_id()
+    d.emit(ev.TokenIssued(token_id=token_id, role=role, combatants=combatants, scopes=scopes,
+                          label=label), ["gm"])
+    d.result = {"token_id": token_id, "role": role}
+
+
+def _invite(d: Decision, cmd: msg.IssueInvite) -> None:
+    for cid in cmd.combatants:
+        _combatant(d, cid)
+    _issue(d, "player", sorted(set(cmd.combatants)), [], cmd.label)
+
+
+def _spectator(d: Decision, cmd: msg.IssueSpectatorLink) -> None:
+    _issue(d, "spectator", [], ["view:public"], cmd.label)
+
+
+def _integration(d: Decision, cmd: msg.IssueIntegrationToken) -> None:
+    _issue(d, "integration", [], sorted(set(cmd.scopes)), cmd.label)
+
+
+def _revoke(d: Decision, cmd: msg.RevokeToken) -> None:
+    grant = d.s.tokens.get(cmd.token_id)
+    if grant is None:
+        raise Rejected(ErrorCode.NOT_FOUND, f"no token {cmd.token_id!r}")
+    if grant.revoked:
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, "that token is revoked already")
+    if d.actor is not None and grant.token_id == d.actor.token_id:
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, "a credential cannot revoke itself")
+    d.emit(ev.TokenRevoked(token_id=cmd.token_id), ["gm"])
+
+
+def _start(d: Decision, cmd: msg.StartEncounter) -> None:
+    if not d.s.combatants:
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, "add combatants before starting")
+    d.send("start_encounter", "the encounter has already started")
+
+
+def _act(d: Decision, cmd: msg.Act) -> None:
+    assert d.actor is not None
+    c = _combatant(d, cmd.combatant)
+    if not d.actor.controls(d.s, c.id):
+        raise Rejected(ErrorCode.FORBIDDEN, f"you do not control {c.name}")
+    if cmd.action not in d.rules.turn_actions():
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{cmd.action!r} is not an action of "
+                       f"{d.rules.title}", legal=d.rules.turn_actions())
+    if d.s.chart[0] != "scene":
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, "the scene is not running")
+    if d.s.current != c.id:
+        raise Rejected(ErrorCode.NOT_YOUR_TURN, f"it is not {c.name}'s turn")
+    if cmd.action == "end_turn":
+        d.send("next_turn", "the turn cannot end now")
+
+
+def _pending(d: Decision, request: str) -> Any:
+    assert d.actor is not None
+    pending = d.s.pending_rolls.get(request)
+    if pending is None:
+        raise Rejected(ErrorCode.NOT_FOUND, f"no pending roll {request!r}")
+    if pending.roller == "gm":
+        allowed = d.actor.is_gm or "roll" in d.actor.scopes
+    else:
+        allowed = d.actor.controls(d.s, pending.roller)
+    if not allowed:
+        raise Rejected(ErrorCode.FORBIDDEN, "that roll is not yours to make")
+    return pending
+
+
+def _submit_roll(d: Decision, cmd: msg.SubmitRoll) -> None:
+    pending = _pending(d, cmd.request)
+    try:
+        roll = roll_faces(pending.expr, cmd.faces)
+    except DiceError as exc:
+        raise Rejected(ErrorCode.BAD_DICE, str(exc), dice=pending.dice) from None
+    by = "gm" if pending.roller == "gm" else "player"
+    d.emit(ev.DiceRolled(purpose=pending.purpose, roll=roll, by=by, combatant=pending.combatant,
+                         request=pending.request), d.dice_vis(pending.combatant))
+    _after_roll(d, pending.purpose, pending.combatant, roll)
+
+
+def _server_roll(d: Decision, cmd: msg.ServerRoll) -> None:
+    pending = _pending(d, cmd.request)
+    roll = d.server_roll(pending.expr, pending.purpose, pending.combatant, pending.request)
+    _after_roll(d, pending.purpose, pending.combatant, roll)
+
+
+def _after_roll(d: Decision, purpose: str, cid: str | None, roll: Roll) -> None:
+    if purpose == "initiative":
+        _maybe_settle_initiative(d)
+    elif purpose == "join" and cid is not None:
+        d.join_scene(cid, roll)
+
+
+def _maybe_settle_initiative(d: Decision) -> None:
+    if d.s.chart == ["rolling_initiative"] and not any(
+        p.purpose == "initiative" for p in d.s.pending_rolls.values()
+    ):
+        d.send("initiative_complete", "initiative is not complete")
+
+
+def _end(d: Decision, cmd: msg.EndEncounter) -> None:
+    d.finish(cmd.reason)
+
+
+_HANDLERS: dict[type, Callable[[Decision, Any], None]] = {
+    msg.AddCombatant: _add,
+    msg.RemoveCombatant: _remove,
+    msg.SetHidden: _set_hidden,
+    msg.SetOptions: _set_options,
+    msg.IssueInvite: _invite,
+    msg.IssueSpectatorLink: _spectator,
+    msg.IssueIntegrationToken: _integration,
+    msg.RevokeToken: _revoke,
+    msg.StartEncounter: _start,
+    msg.Act: _act,
+    msg.SubmitRoll: _submit_roll,
+    msg.ServerRoll: _server_roll,
+    msg.EndEncounter: _end,
+}

@@ -1,0 +1,93 @@
+"""Per-viewer views: what each connection may see of the state and of each event.
+
+One function decides for snapshots, live events and replays alike, so a viewer sees the same
+thing whichever way it arrives. The GM sees everything; a player sees its own combatants in
+full and the others as the table would (no hidden combatants, no GM-only rolls, no NPC stat
+blocks); a spectator sees the public view.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from protocol import events as ev
+from protocol.events import Envelope
+from encounter.actors import Actor
+from encounter.state import EncounterState
+
+
+def may_see(envelope: Envelope, viewer: Actor) -> bool:
+    if envelope.vis is None:
+        return True
+    return not viewer.audiences().isdisjoint(envelope.vis)
+
+
+def view_event(envelope: Envelope, viewer: Actor) -> ev.Event | None:
+    """The event as ``viewer`` may see it, or ``None`` when it may not see it at all."""
+    if not may_see(envelope, viewer):
+        return None
+    event = envelope.event
+    if viewer.sees_all:
+        return event
+    if isinstance(event, ev.TurnStarted | ev.TurnEnded) and event.hidden:
+        return None
+    if isinstance(event, ev.CombatantJoined) and event.entry.hidden:
+        return None
+    if isinstance(event, ev.InitiativeSet):
+        entries = [e for e in event.entries if not e.hidden]
+        if len(entries) != len(event.entries):
+            return ev.InitiativeSet(entries=entries)
+    if isinstance(event, ev.CombatantAdded | ev.CombatantRevealed):
+        c = event.combatant
+        if c.id not in viewer.combatants:
+            public = msgspec.structs.replace(c, stats={})
+            return type(event)(combatant=public)
+    return event
+
+
+def view_state(state: EncounterState, viewer: Actor) -> dict[str, Any]:
+    """The snapshot of ``state`` for ``viewer``, as plain JSON-ready data."""
+    full = viewer.sees_all
+    combatants = []
+    for c in state.combatants.values():
+        if c.hidden and not full:
+            continue
+        entry = msgspec.to_builtins(c)
+        if not (full or c.id in viewer.combatants):
+            entry["stats"] = {}
+        entry["controlled"] = c.id in viewer.combatants
+        combatants.append(entry)
+    visible = {c["id"] for c in combatants}
+    current = state.current if state.current in visible else None
+    view: dict[str, Any] = {
+        "id": state.id,
+        "name": state.name,
+        "ruleset": state.ruleset,
+        "phase": state.chart,
+        "round": state.round,
+        "current": current,
+        "combatants": combatants,
+        "order": [cid for cid in state.order if cid in visible],
+        "initiative": [
+            msgspec.to_builtins(state.initiative[cid])
+            for cid in state.order if cid in visible and cid in state.initiative
+        ],
+        "pending_rolls": [
+            msgspec.to_builtins(p) for p in state.pending_rolls.values()
+            if full or p.roller in viewer.combatants
+        ],
+        "ended": state.ended,
+        "end_reason": state.end_reason,
+        "created_ts": state.created_ts,
+    }
+    if full:
+        view["options"] = msgspec.to_builtins(state.options)
+        view["tokens"] = [msgspec.to_builtins(t) for t in state.tokens.values()]
+    else:
+        view["options"] = {
+            "players_roll": state.options.players_roll,
+            "npc_rolls_public": state.options.npc_rolls_public,
+        }
+    return view

@@ -1,0 +1,46 @@
+"""Error codes: stable names a client can switch on. Each comes with a readable message.
+
+Only ``unsupported_version`` and a flood past the rate limit end the connection; every other
+error leaves the connection open and the encounter unchanged.
+"""
+
+from enum import StrEnum
+
+
+class ErrorCode(StrEnum):
+    BAD_JSON = "bad_json"
+    UNKNOWN_TYPE = "unknown_type"
+    INVALID_PAYLOAD = "invalid_payload"
+    UNSUPPORTED_VERSION = "unsupported_version"
+    UNAUTHENTICATED = "unauthenticated"
+    FORBIDDEN = "forbidden"
+    NOT_YOUR_TURN = "not_your_turn"
+    ILLEGAL_ACTION = "illegal_action"
+    CONFLICT = "conflict"
+    NOT_FOUND = "not_found"
+    RATE_LIMITED = "rate_limited"
+    TOO_LARGE = "too_large"
+    BAD_DICE = "bad_dice"
+    INTERNAL = "internal_error"
+
+
+ERROR_DESCRIPTIONS: dict[ErrorCode, str] = {
+    ErrorCode.BAD_JSON: "The frame is not valid JSON (or is a binary frame).",
+    ErrorCode.UNKNOWN_TYPE: "The message has no `type`, or a `type` the server does not know.",
+    ErrorCode.INVALID_PAYLOAD: "A field is missing, has the wrong type or is out of range.",
+    ErrorCode.UNSUPPORTED_VERSION: "No protocol version in `hello.versions` is spoken by the "
+    "server; the connection is closed (1002).",
+    ErrorCode.UNAUTHENTICATED: "No `hello` yet, or the token is unknown, malformed or revoked.",
+    ErrorCode.FORBIDDEN: "The credential may not do this (a spectator acting, a player acting "
+    "for a combatant it does not control, a player issuing GM commands).",
+    ErrorCode.NOT_YOUR_TURN: "The combatant may not act now: it is not its turn.",
+    ErrorCode.ILLEGAL_ACTION: "The rules do not allow this now; `message` says why.",
+    ErrorCode.CONFLICT: "The encounter changed under the command and retries did not settle it, "
+    "or a command id was reused with a different payload.",
+    ErrorCode.NOT_FOUND: "No such encounter, combatant, token or roll request.",
+    ErrorCode.RATE_LIMITED: "Too many messages; slow down. A sustained flood closes with 1008.",
+    ErrorCode.TOO_LARGE: "The message is larger than the command limit (`welcome.limits`). "
+    "Frames over the hard limit close the connection with 1009.",
+    ErrorCode.BAD_DICE: "A dice expression or the faces given for a roll are not valid.",
+    ErrorCode.INTERNAL: "The server failed; nothing was changed. Safe to retry with the same id.",
+}

@@ -1,0 +1,271 @@
+"""Every message of the protocol, client -> server and server -> client.
+
+Each message is a JSON object tagged by ``type``. Client commands carry an ``id`` of the
+client's choosing; the server answers each with exactly one ``ack`` or ``error`` naming that id.
+Retrying a command with the same id returns the first outcome and changes nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+import msgspec
+
+from protocol.events import AnyEvent, Role
+from protocol.model import EncounterOptions, RulesetName, Scope, StatBlock
+
+CommandId = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+CombatantRef = Annotated[str, msgspec.Meta(min_length=1, max_length=40)]
+Label = Annotated[str, msgspec.Meta(max_length=80)]
+
+
+class ClientMessage(msgspec.Struct, tag_field="type", forbid_unknown_fields=True, kw_only=True):
+    """Base of every client -> server message."""
+
+
+class Command(ClientMessage):
+    """Base of every command: a message with a client-chosen ``id``."""
+
+    id: CommandId
+
+
+# --- connection -----------------------------------------------------------------------------
+
+
+class Hello(ClientMessage, tag="hello", kw_only=True):
+    """First message on a connection. ``versions`` lists the protocol versions the client
+    speaks. ``token`` authenticates (omit it only to call ``create_encounter``). ``since`` is
+    the last ``seq`` the client has seen: the server then sends exactly the events after it, or
+    a ``snapshot`` when it cannot; without ``since`` the client gets a ``snapshot``.
+    A spectator may instead put its token in the URL: ``/ws?spectate=<token>``."""
+
+    versions: Annotated[list[int], msgspec.Meta(min_length=1, max_length=16)]
+    token: Annotated[str, msgspec.Meta(max_length=200)] | None = None
+    since: Annotated[int, msgspec.Meta(ge=0)] | None = None
+    client: Label | None = None
+
+
+class Ping(Command, tag="ping", kw_only=True):
+    """Answered by an ``ack``; measures round-trip time."""
+
+
+# --- encounter setup (GM) -------------------------------------------------------------------
+
+
+class CreateEncounter(Command, tag="create_encounter", kw_only=True):
+    """Create an encounter. The ``ack`` result holds ``encounter`` and ``gm_token``. Because a
+    retry returns the same GM token, the ``id`` of this command must be at least 16 characters
+    (use a UUID)."""
+
+    id: Annotated[str, msgspec.Meta(min_length=16, max_length=64)]
+    name: Annotated[str, msgspec.Meta(min_length=1, max_length=120)]
+    ruleset: RulesetName = "dramatic"
+    combatants: Annotated[list[StatBlock], msgspec.Meta(max_length=200)] = []
+    combatants_yaml: Annotated[str, msgspec.Meta(max_length=200_000)] | None = None
+    options: EncounterOptions = EncounterOptions()
+
+
+class AddCombatant(Command, tag="add_combatant", kw_only=True):
+    """Add a combatant; in a running scene it rolls initiative at once (JOINING A DRAMATIC
+    SCENE) and acts when its count comes up."""
+
+    combatant: StatBlock
+
+
+class RemoveCombatant(Command, tag="remove_combatant", kw_only=True):
+    combatant: CombatantRef
+
+
+class SetHidden(Command, tag="set_hidden", kw_only=True):
+    """Reveal (``hidden: false``) or hide a combatant from players and spectators."""
+
+    combatant: CombatantRef
+    hidden: bool
+
+
+class SetOptions(Command, tag="set_options", kw_only=True):
+    options: EncounterOptions
+
+
+class IssueInvite(Command, tag="issue_invite", kw_only=True):
+    """A player credential bound to these combatants. Result: ``token``, ``token_id``."""
+
+    combatants: Annotated[list[CombatantRef], msgspec.Meta(min_length=1, max_length=20)]
+    label: Label | None = None
+
+
+class IssueSpectatorLink(Command, tag="issue_spectator_link", kw_only=True):
+    """A read-only credential that may ride in an overlay URL. Result: ``token``,
+    ``token_id``, ``path`` (``/ws?spectate=<token>``)."""
+
+    label: Label | None = None
+
+
+class IssueIntegrationToken(Command, tag="issue_integration_token", kw_only=True):
+    """A credential for a VTT or bot with explicit scopes. Result: ``token``, ``token_id``."""
+
+    scopes: Annotated[list[Scope], msgspec.Meta(min_length=1, max_length=5)]
+    label: Label | None = None
+
+
+class RevokeToken(Command, tag="revoke_token", kw_only=True):
+    """Revoke a credential; its open connections are closed (4001) on every process."""
+
+    token_id: Annotated[str, msgspec.Meta(min_length=1, max_length=40)]
+
+
+# --- the scene ------------------------------------------------------------------------------
+
+
+class StartEncounter(Command, tag="start_encounter", kw_only=True):
+    """Roll initiative for everyone and begin round 1 (COMBAT SEQUENCE, step 2)."""
+
+
+class Act(Command, tag="act", kw_only=True):
+    """Take an action for a combatant. ``action`` is one of the names the server listed in
+    ``legal_actions``; ``args`` holds what that action needs (see the ruleset's actions)."""
+
+    combatant: CombatantRef
+    action: Annotated[str, msgspec.Meta(min_length=1, max_length=40)]
+    args: dict[str, Any] = {}
+
+
+class SubmitRoll(Command, tag="submit_roll", kw_only=True):
+    """Answer a ``roll_requested`` event with the faces of physical dice, in the order of its
+    ``dice`` list."""
+
+    request: Annotated[str, msgspec.Meta(min_length=1, max_length=40)]
+    faces: Annotated[list[int], msgspec.Meta(min_length=1, max_length=100)]
+
+
+class ServerRoll(Command, tag="server_roll", kw_only=True):
+    """Let the server roll a pending request (the GM for any request, a player for its own)."""
+
+    request: Annotated[str, msgspec.Meta(min_length=1, max_length=40)]
+
+
+class EndEncounter(Command, tag="end_encounter", kw_only=True):
+    """End the scene; narrative time resumes (COMBAT SEQUENCE, step 5)."""
+
+    reason: Label | None = None
+
+
+AnyClientMessage = (
+    Hello
+    | Ping
+    | CreateEncounter
+    | AddCombatant
+    | RemoveCombatant
+    | SetHidden
+    | SetOptions
+    | IssueInvite
+    | IssueSpectatorLink
+    | IssueIntegrationToken
+    | RevokeToken
+    | StartEncounter
+    | Act
+    | SubmitRoll
+    | ServerRoll
+    | EndEncounter
+)
+
+CLIENT_TYPES: frozenset[str] = frozenset(
+    t.__struct_config__.tag for t in AnyClientMessage.__args__  # type: ignore[attr-defined]
+)
+
+
+# --- server -> client -----------------------------------------------------------------------
+
+
+class ServerMessage(msgspec.Struct, tag_field="type", kw_only=True):
+    """Base of every server -> client message."""
+
+
+class Limits(msgspec.Struct, kw_only=True):
+    max_command_bytes: int
+    max_frame_bytes: int
+    commands_per_second: float
+    burst: int
+
+
+class Welcome(ServerMessage, tag="welcome", kw_only=True):
+    """Answer to ``hello``. ``role`` is ``null`` for an unauthenticated connection (which may
+    only ``create_encounter`` and ``ping``)."""
+
+    protocol: int
+    server: str
+    session: str
+    role: Role | None = None
+    encounter: str | None = None
+    token_id: str | None = None
+    combatants: list[str] = []
+    scopes: list[Scope] = []
+    limits: Limits
+
+
+class Ack(ServerMessage, tag="ack", kw_only=True):
+    """A command succeeded. ``seq`` is the last event it appended (``null`` if none);
+    ``duplicate`` is true when this answers a retried id."""
+
+    id: str
+    seq: int | None = None
+    result: dict[str, Any] = {}
+    duplicate: bool = False
+
+
+class Error(ServerMessage, tag="error", kw_only=True):
+    """A message failed. ``id`` names the command when it could be read."""
+
+    id: str | None = None
+    code: str
+    message: str
+    details: dict[str, Any] | None = None
+
+
+class EventMessage(ServerMessage, tag="event", kw_only=True):
+    """One event of the encounter's log, redacted for this viewer. ``seq`` increases by one per
+    event in the log; a viewer may not see every ``seq`` (redacted events are skipped), but it
+    sees those it may see exactly once and in order."""
+
+    encounter: str
+    seq: int
+    ts: int
+    event: AnyEvent
+
+
+class Snapshot(ServerMessage, tag="snapshot", kw_only=True):
+    """The whole encounter as this viewer may see it, as of ``seq``. Sent after ``hello``
+    without ``since``, or when ``since`` is older than the log reaches (``reason``)."""
+
+    encounter: str
+    seq: int
+    reason: Literal["join", "resume_gap", "resume_ahead"]
+    state: dict[str, Any]
+
+
+class LegalAction(msgspec.Struct, kw_only=True):
+    """An action a combatant (or the GM, ``combatant: null``) may take now."""
+
+    action: str
+    combatant: str | None = None
+    label: str | None = None
+    targets: list[str] | None = None
+
+
+class LegalActions(ServerMessage, tag="legal_actions", kw_only=True):
+    """What this connection may do now, sent whenever it changes (always after a snapshot)."""
+
+    encounter: str
+    seq: int
+    actions: list[LegalAction]
+
+
+class Goodbye(ServerMessage, tag="goodbye", kw_only=True):
+    """The server is about to close this connection. ``reconnect`` says whether to reconnect
+    (to any process) and resume with ``since``."""
+
+    reason: str
+    reconnect: bool
+
+
+AnyServerMessage = Welcome | Ack | Error | EventMessage | Snapshot | LegalActions | Goodbye

@@ -1,0 +1,78 @@
+"""Data shapes shared by messages, events and views: stat blocks, combatants, rolls, options."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+import msgspec
+
+from rules.dice import Die, Roll
+
+__all__ = [
+    "CombatantId",
+    "CombatantKind",
+    "CombatantProfile",
+    "Die",
+    "EncounterOptions",
+    "Roll",
+    "Scope",
+    "StatBlock",
+]
+
+Name = Annotated[str, msgspec.Meta(min_length=1, max_length=80)]
+CombatantId = Annotated[str, msgspec.Meta(pattern=r"^[a-z0-9][a-z0-9_-]{0,39}$")]
+CombatantKind = Literal["pc", "npc"]
+RulesetName = Literal["dramatic", "action_time"]
+
+#: Integration credential scopes. ``view:gm`` sees what the GM sees; ``command:gm`` may send
+#: GM commands; ``command:players`` may act for every player character; ``roll`` may answer
+#: roll requests addressed to the GM.
+Scope = Literal["view:public", "view:gm", "command:gm", "command:players", "roll"]
+
+
+class StatBlock(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """A combatant as the GM writes it (JSON, or YAML in ``create_encounter.combatants_yaml``).
+
+    ``initiative`` is the Initiative modifier ("MLP Dramatic Systems", INITIATIVE); ``stats``
+    holds whatever else the ruleset reads (for "Action Time": ability dice such as
+    ``{"body": "d8", "mind": "d6"}``). ``id`` defaults to a slug of the name; ``side``
+    defaults to ``party`` for player characters and ``enemies`` for NPCs.
+    """
+
+    name: Name
+    id: CombatantId | None = None
+    kind: CombatantKind = "npc"
+    side: Annotated[str, msgspec.Meta(min_length=1, max_length=40)] | None = None
+    initiative: Annotated[int, msgspec.Meta(ge=-50, le=50)] = 0
+    hidden: bool = False
+    stats: dict[str, Any] = {}
+
+
+class CombatantProfile(msgspec.Struct, kw_only=True):
+    """A combatant as the encounter records it (the GM's view)."""
+
+    id: str
+    name: str
+    kind: CombatantKind
+    side: str
+    initiative_mod: int
+    hidden: bool = False
+    stats: dict[str, Any] = {}
+
+
+class EncounterOptions(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, frozen=True):
+    """Per-encounter switches, set at creation and changed by the GM with ``set_options``.
+
+    - ``manual_rolls``: the GM rolls physical dice for the GM's combatants; the encounter waits
+      in a *rolling* state with a ``roll_requested`` event until the faces come in.
+    - ``players_roll``: players roll physical dice for their own combatants.
+    - ``npc_rolls_public``: players and spectators see the dice of NPC rolls (default: the GM
+      rolls behind the screen; results that follow from them are public).
+    - ``dice_seed``: roll every server die from this seed, so a scenario is reproducible (demos,
+      tests). Leave unset in play.
+    """
+
+    manual_rolls: bool = False
+    players_roll: bool = False
+    npc_rolls_public: bool = False
+    dice_seed: int | None = None

@@ -1,0 +1,213 @@
+"""Dice: rolling expressions with a recorded seed, and checking physical dice entered by hand.
+
+Every roll the server makes is a :class:`Roll` that records the expression, each die's face,
+the total and the seed it was rolled with, so the event that carries it replays exactly.
+Expressions are parsed and evaluated by the ``d20`` dice engine (full dice notation:
+``1d20+3``, ``4d6kh3``, ``2d6+1d4-1`` ...); nothing here parses dice by hand.
+
+The only module-level state ``d20`` has is the ``random`` it draws from. A roll swaps it for a
+seeded generator (or for the faces a player entered) around one synchronous evaluation, which is
+safe under asyncio because nothing awaits in between.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, Protocol
+
+import d20
+import msgspec
+from d20 import expression as d20_expression
+
+#: Largest expression accepted, in characters, and most dice in one roll.
+MAX_EXPRESSION_LENGTH = 120
+MAX_DICE = 100
+
+
+class DiceError(ValueError):
+    """An expression that is not valid dice notation, or faces that do not fit it."""
+
+
+class Die(msgspec.Struct, frozen=True):
+    """One die rolled: its number of sides, the face shown, and whether it counts."""
+
+    sides: int
+    face: int
+    kept: bool = True
+
+
+class Roll(msgspec.Struct, frozen=True):
+    """A finished roll as it is recorded in an event.
+
+    ``seed`` is the seed the server rolled with (``None`` for physical dice entered by hand,
+    which are marked ``manual``). ``text`` is the readable breakdown, e.g. ``1d20 (17) + 3 = 20``.
+    """
+
+    expr: str
+    total: int
+    dice: list[Die]
+    text: str
+    seed: int | None = None
+    manual: bool = False
+
+    @property
+    def natural(self) -> int | None:
+        """The face of the first die when it is the only d20 kept: a "natural" roll."""
+        kept = [d for d in self.dice if d.kept and d.sides == 20]
+        return kept[0].face if len(kept) == 1 else None
+
+
+class DiceRoller(Protocol):
+    """What rules ask for when they need a roll. Implementations decide where faces come from."""
+
+    def roll(self, expr: str) -> Roll: ...
+
+
+class _FaceSource:
+    """Stands in for ``random`` inside ``d20``: hands out faces entered by hand, in order,
+    checking each against the die that asks for it."""
+
+    def __init__(self, faces: Sequence[int]) -> None:
+        self._faces = list(faces)
+        self.used = 0
+
+    def randrange(self, start: int, stop: int | None = None, step: int = 1) -> int:
+        if self.used >= len(self._faces):
+            raise DiceError(f"too few faces: {len(self._faces)} given, more dice are rolled")
+        face = self._faces[self.used]
+        self.used += 1
+        if isinstance(face, bool) or not isinstance(face, int):
+            raise DiceError("faces must be whole numbers")
+        if stop is None:  # d20 rolls a die of `start` sides as randrange(start) + 1
+            if not 1 <= face <= start:
+                raise DiceError(f"{face} is not a face of a d{start}")
+            return face - 1
+        if face not in range(start, stop, step):  # the percentile die: randrange(0, 100, 10)
+            raise DiceError(f"{face} is not a face of a percentile die (0, 10 .. 90)")
+        return face
+
+
+@contextmanager
+def _drawing_from(source: Any) -> Iterator[None]:
+    saved = d20_expression.random
+    d20_expression.random = source
+    try:
+        yield
+    finally:
+        d20_expression.random = saved
+
+
+def _parse(expr: str) -> d20.Expression:
+    if len(expr) > MAX_EXPRESSION_LENGTH:
+        raise DiceError(f"expression longer than {MAX_EXPRESSION_LENGTH} characters")
+    try:
+        # Rolling with an exhausted face source would fail; parse alone first for a clear error.
+        return d20.parse(expr, allow_comments=False)
+    except d20.RollSyntaxError as exc:
+        raise DiceError(f"not valid dice notation: {expr!r}") from exc
+
+
+def dice_in(expr: str) -> list[int]:
+    """The sides of every die the expression rolls before any reroll or explosion, in order.
+
+    ``dice_in("2d6+1d20")`` is ``[6, 6, 20]`` (100 stands for the percentile die). A roll
+    request shows this list so that the roller knows which physical dice to throw.
+    """
+    sides: list[int] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, d20.ast.Dice):
+            sides.extend([100 if node.size == "%" else int(node.size)] * int(node.num))
+        for child in node.children:
+            walk(child)
+
+    walk(_parse(expr))
+    if len(sides) > MAX_DICE:
+        raise DiceError(f"more than {MAX_DICE} dice")
+    return sides
+
+
+def _dice_of(result: d20.RollResult) -> list[Die]:
+    found: list[Die] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, d20_expression.Dice):
+            size = 100 if node.size == "%" else int(node.size)
+            for die in node.values:
+                for face in die.values:  # every face thrown, rerolled ones included
+                    found.append(Die(sides=size, face=int(face.values[0]),
+                                     kept=bool(die.kept and face.kept)))
+        for child in node.children:
+            walk(child)
+
+    walk(result.expr)
+    return found
+
+
+_ROLLER = d20.Roller(context=d20.RollContext(max_rolls=MAX_DICE))
+_STRINGIFIER = d20.SimpleStringifier()
+
+
+def _evaluate(expr: str, source: Any) -> d20.RollResult:
+    _parse(expr)
+    with _drawing_from(source):
+        try:
+            return _ROLLER.roll(expr, stringifier=_STRINGIFIER, allow_comments=False)
+        except d20.TooManyRolls as exc:
+            raise DiceError(f"more than {MAX_DICE} dice") from exc
+        except d20.RollError as exc:
+            raise DiceError(str(exc)) from exc
+
+
+def roll_seeded(expr: str, seed: int) -> Roll:
+    """Roll ``expr`` with a generator seeded by ``seed``: the same seed gives the same faces."""
+    result = _evaluate(expr, random.Random(seed))
+    dice = _dice_of(result)
+    if len(dice) > MAX_DICE:
+        raise DiceError(f"more than {MAX_DICE} dice")
+    return Roll(expr=expr, total=int(result.total), dice=dice, text=str(result), seed=seed)
+
+
+def roll_faces(expr: str, faces: Sequence[int]) -> Roll:
+    """Evaluate ``expr`` with physical dice: ``faces`` in the order the dice are thrown
+    (the order :func:`dice_in` lists, then any rerolls or explosions).
+
+    Every face is checked against its die; too many or too few faces are refused.
+    """
+    if len(faces) > MAX_DICE:
+        raise DiceError(f"more than {MAX_DICE} faces")
+    source = _FaceSource(faces)
+    result = _evaluate(expr, source)
+    if source.used != len(faces):
+        raise DiceError(f"{expr!r} used {source.used} faces, {len(faces)} were given")
+    return Roll(
+        expr=expr, total=int(result.total), dice=_dice_of(result), text=str(result), manual=True
+    )
+
+
+def new_seed() -> int:
+    """A fresh 63-bit seed from the operating system's generator."""
+    return secrets.randbits(63)
+
+
+class SeededRoller:
+    """Rolls with a fresh seed per roll, drawn from ``seed_source`` (the OS by default).
+
+    An encounter created with a fixed dice seed passes a deterministic source, which makes a
+    whole scenario's dice reproducible for tests and demos.
+    """
+
+    def __init__(self, seed_source: Any = None) -> None:
+        self._source = seed_source
+
+    def roll(self, expr: str) -> Roll:
+        seed = new_seed() if self._source is None else self._source()
+        return roll_seeded(expr, seed)
+
+
+def derived_seed(base: int, counter: int) -> int:
+    """The seed of the ``counter``-th roll of an encounter that was given dice seed ``base``."""
+    return random.Random(base * 1_000_003 + counter).getrandbits(63)

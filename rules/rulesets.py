@@ -1,0 +1,101 @@
+"""The rulesets an encounter can name at creation, and what each decides.
+
+A ruleset is a plug-in of the one encounter engine: the engine and its statechart decide
+*when* things happen; a ruleset decides *what* a roll is and *which* actions a combatant has.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+DIE_LADDER = (4, 6, 8, 10, 12, 20)
+
+
+class RulesetError(ValueError):
+    """A stat block that this ruleset cannot use."""
+
+
+class CombatantLike(Protocol):
+    kind: str
+    initiative_mod: int
+    stats: dict[str, Any]
+
+
+class Ruleset(Protocol):
+    name: str
+    title: str
+
+    def validate_stats(self, stats: dict[str, Any]) -> None: ...
+    def initiative_expr(self, combatant: CombatantLike) -> str: ...
+    def initiative_tiebreak(self, combatant: CombatantLike) -> tuple[int, ...]: ...
+    def turn_actions(self) -> list[str]: ...
+
+
+@dataclass(frozen=True)
+class DramaticSystems:
+    """"MLP Dramatic Systems" (d20)."""
+
+    name: str = "dramatic"
+    title: str = "MLP Dramatic Systems"
+
+    def validate_stats(self, stats: dict[str, Any]) -> None:
+        return None
+
+    def initiative_expr(self, combatant: CombatantLike) -> str:
+        """INITIATIVE: "Initiative check = d20 + Initiative modifier"."""
+        mod = combatant.initiative_mod
+        return "1d20" if mod == 0 else f"1d20{mod:+d}"
+
+    def initiative_tiebreak(self, combatant: CombatantLike) -> tuple[int, ...]:
+        """INITIATIVE: "If two or more combatants have the same initiative check result, the
+        combatant with the highest initiative modifier goes first"."""
+        return (combatant.initiative_mod,)
+
+    def turn_actions(self) -> list[str]:
+        return ["end_turn"]
+
+
+_DIE = re.compile(r"^d(4|6|8|10|12|20)$")
+
+
+def ability_die(stats: dict[str, Any], ability: str) -> int:
+    """The sides of an "Action Time" ability die written as ``"d8"``."""
+    value = stats.get(ability)
+    if not isinstance(value, str) or not _DIE.match(value):
+        raise RulesetError(f"{ability!r} must be one of d4, d6, d8, d10, d12, d20")
+    return int(value[1:])
+
+
+@dataclass(frozen=True)
+class ActionTime:
+    """"Action Time" (Tails of Thedastria): abilities are dice."""
+
+    name: str = "action_time"
+    title: str = "Action Time"
+
+    def validate_stats(self, stats: dict[str, Any]) -> None:
+        ability_die(stats, "body")
+
+    def initiative_expr(self, combatant: CombatantLike) -> str:
+        """Action Time: "every player rolls an initiative Body test"."""
+        return f"1d{ability_die(combatant.stats, 'body')}"
+
+    def initiative_tiebreak(self, combatant: CombatantLike) -> tuple[int, ...]:
+        """Action Time: ties go to players before NPCs, then the higher ability (the Body die;
+        ruling A31)."""
+        return (1 if combatant.kind == "pc" else 0, ability_die(combatant.stats, "body"))
+
+    def turn_actions(self) -> list[str]:
+        return ["end_turn"]
+
+
+RULESETS: dict[str, Ruleset] = {r.name: r for r in (DramaticSystems(), ActionTime())}
+
+
+def ruleset(name: str) -> Ruleset:
+    try:
+        return RULESETS[name]
+    except KeyError:
+        raise RulesetError(f"unknown ruleset {name!r}") from None

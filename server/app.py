@@ -1,0 +1,241 @@
+"""The server: wires Redis, the event store, rooms, fan-out and websockets together."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+import time
+from http import HTTPStatus
+from typing import Any
+
+import orjson
+from redis.asyncio import Redis
+from redis.asyncio.cluster import RedisCluster
+from websockets.asyncio.server import Server as WsServer
+from websockets.asyncio.server import ServerConnection, serve
+from websockets.datastructures import Headers
+from websockets.http11 import Request, Response
+
+from protocol.messages import Limits, Snapshot
+from protocol.version import PROTOCOL_VERSION
+from encounter.actors import Actor
+from encounter.views import view_state
+from server import __version__, auth, metrics
+from server.commands import CommandService
+from server.config import Settings
+from server.embedded_redis import EmbeddedRedis
+from server.fanout import ActivityFollower
+from server.rooms import Room, Rooms
+from server.session import Session
+from server.store import EventStore
+
+log = logging.getLogger("stablemaster")
+
+SECRET_KEY = "stablemaster:secret"
+
+
+class Server:
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.embedded: EmbeddedRedis | None = None
+        self.redis: Redis | RedisCluster
+        self.store: EventStore
+        self.rooms: Rooms
+        self.tokens: auth.Tokens
+        self.commands = CommandService(self)
+        self.follower: ActivityFollower
+        self.sessions: set[Session] = set()
+        self.ws: WsServer | None = None
+        self.limits = Limits(
+            max_command_bytes=settings.max_command_bytes,
+            max_frame_bytes=settings.max_frame_bytes,
+            commands_per_second=settings.commands_per_second,
+            burst=settings.command_burst,
+        )
+        self._stopped = asyncio.Event()
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        s = self.settings
+        url = s.redis_url
+        if url is None:
+            self.embedded = EmbeddedRedis(s.data_dir / "redis")
+            await self.embedded.start()
+            url = self.embedded.url
+            log.info("embedded Redis started: %s (AOF in %s)", self.embedded.binary,
+                     self.embedded.data_dir)
+        self.redis, follower_redis = self._connect(url)
+        self.store = EventStore(self.redis)
+        self.rooms = Rooms(self.store)
+        self.tokens = auth.Tokens(await self._secret())
+        self.follower = ActivityFollower(follower_redis, self.rooms, s.sweep_interval)
+        await self.follower.start()
+        self.ws = await serve(
+            self._handle, s.host, s.port,
+            process_request=self._http,
+            compression=None,  # small JSON frames: compression costs more than it saves
+            max_size=s.max_frame_bytes,
+            max_queue=16,
+            write_limit=64 * 1024,
+            ping_interval=20, ping_timeout=20,
+            server_header=f"Stablemaster/{__version__}",
+        )
+        sockets = self.ws.sockets
+        if sockets:
+            self.settings.port = sockets[0].getsockname()[1]
+        log.info("listening on ws://%s:%d/ws (protocol %d)", s.host, self.settings.port,
+                 PROTOCOL_VERSION)
+
+    def _connect(self, url: str) -> tuple[Any, Any]:
+        if self.settings.redis_cluster or url.startswith("redis+cluster://"):
+            url = url.replace("redis+cluster://", "redis://", 1)
+            main = RedisCluster.from_url(url)
+            follower = RedisCluster.from_url(url, socket_timeout=None)
+            return main, follower
+        main = Redis.from_url(url, socket_timeout=10, health_check_interval=30)
+        follower = Redis.from_url(url, socket_timeout=None, single_connection_client=True)
+        return main, follower
+
+    async def _secret(self) -> bytes:
+        if self.settings.secret:
+            return self.settings.secret.encode()
+        await self.redis.set(SECRET_KEY, auth.new_id(48), nx=True)
+        value = await self.redis.get(SECRET_KEY)
+        assert value is not None
+        return bytes(value)
+
+    async def stop(self) -> None:
+        """Graceful shutdown: tell every client to reconnect (elsewhere), then close."""
+        if self.ws is not None:
+            self.ws.close(close_connections=False)
+            await asyncio.gather(*(s.goodbye("server shutting down") for s in list(self.sessions)),
+                                 return_exceptions=True)
+            await self.ws.wait_closed()
+        await self.follower.stop()
+        await self.redis.aclose()
+        await self.follower.redis.aclose()
+        if self.embedded is not None:
+            self.embedded.stop()
+            log.info("embedded Redis stopped")
+        self._stopped.set()
+
+    async def serve_forever(self) -> None:
+        loop = asyncio.get_running_loop()
+        stop = asyncio.Event()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        await stop.wait()
+        log.info("shutting down")
+        await self.stop()
+
+    # -- websockets --------------------------------------------------------------------------
+
+    async def _handle(self, ws: ServerConnection) -> None:
+        session = Session(self, ws)
+        self.sessions.add(session)
+        try:
+            await session.run()
+        finally:
+            self.sessions.discard(session)
+
+    async def authenticate(self, token: str) -> tuple[Room, Actor] | None:
+        parsed = auth.parse(token)
+        if parsed is None:
+            return None
+        encounter, token_id = parsed
+        stored = await self.store.token_digest(encounter, token_id)
+        if stored is None or not auth.matches(token, stored):
+            return None
+        room = await self.rooms.get(encounter)
+        if room is None:
+            return None
+        grant = room.state.tokens.get(token_id)
+        if grant is None or grant.revoked:
+            return None
+        actor = Actor(role=grant.role, token_id=token_id, combatants=frozenset(grant.combatants),
+                      scopes=frozenset(grant.scopes))
+        return room, actor
+
+    async def attach(self, session: Session, room: Room, since: int | None) -> None:
+        """Subscribe a session to its room, first sending what it missed (or a snapshot)."""
+        assert session.actor is not None
+        if since is not None and since > room.version:
+            await room.catch_up()
+        if since is None or since > room.version:
+            self._snapshot(session, room, "join" if since is None else "resume_ahead")
+            return
+        behind = room.version - since
+        if behind > self.settings.max_replay:
+            self._snapshot(session, room, "resume_gap")
+            return
+        fetched_to = since
+        missed = []
+        ring_start = room.ring[0].seq if room.ring else room.version + 1
+        if since + 1 < ring_start:
+            missed = await self.store.read(room.id, since, count=ring_start - since - 1)
+            if not missed or missed[0].seq != since + 1:
+                self._snapshot(session, room, "resume_gap")
+                return
+            fetched_to = missed[-1].seq
+        # From here on nothing awaits: the ring covers the rest and joining is atomic.
+        missed += [e for e in room.ring if e.seq > fetched_to]
+        for frame in room.frames_for(missed, session.actor):
+            session.enqueue(frame)
+        room.sessions.add(session)
+        session.offer_legal(room.legal_frame(session.actor), force=True)
+
+    def _snapshot(self, session: Session, room: Room, reason: str) -> None:
+        assert session.actor is not None
+        session.send(Snapshot(encounter=room.id, seq=room.version, reason=reason,  # type: ignore[arg-type]
+                              state=view_state(room.state, session.actor)))
+        room.sessions.add(session)
+        session.offer_legal(room.legal_frame(session.actor), force=True)
+
+    # -- plain HTTP on the same port ---------------------------------------------------------
+
+    async def _http(self, connection: ServerConnection, request: Request) -> Response | None:
+        path = request.path.split("?", 1)[0]
+        if request.headers.get("Upgrade", "").lower() == "websocket":
+            if path in ("/ws", "/"):
+                return None
+            return _respond(HTTPStatus.NOT_FOUND, b"websocket endpoint is /ws\n")
+        if path == "/healthz":
+            try:
+                latency = await asyncio.wait_for(self.store.ping(), 2)
+                body = {"status": "ok", "redis": "ok", "redis_latency_ms": round(latency * 1000, 3),
+                        "version": __version__, "protocol": PROTOCOL_VERSION}
+                status = HTTPStatus.OK
+            except Exception as exc:  # any failure to reach Redis is "unhealthy"
+                body = {"status": "unhealthy", "redis": str(exc) or type(exc).__name__,
+                        "version": __version__, "protocol": PROTOCOL_VERSION}
+                status = HTTPStatus.SERVICE_UNAVAILABLE
+            return _respond(status, orjson.dumps(body), "application/json")
+        if path == "/metrics":
+            return _respond(HTTPStatus.OK, metrics.render(), "text/plain; version=0.0.4")
+        if path == "/":
+            return _respond(HTTPStatus.OK, _INDEX.encode(), "text/html; charset=utf-8")
+        return _respond(HTTPStatus.NOT_FOUND, b"not found\n")
+
+
+_INDEX = """<!doctype html><meta charset="utf-8"><title>Stablemaster</title>
+<h1>Stablemaster</h1><p>Encounter server. Websocket endpoint: <code>/ws</code>.
+Health: <a href="/healthz">/healthz</a>. Metrics: <a href="/metrics">/metrics</a>.</p>
+"""
+
+
+def _respond(status: HTTPStatus, body: bytes, content_type: str = "text/plain") -> Response:
+    headers = Headers([("Content-Type", content_type), ("Content-Length", str(len(body))),
+                       ("Cache-Control", "no-store")])
+    return Response(status.value, status.phrase, headers, body)
+
+
+async def run(settings: Settings) -> None:
+    server = Server(settings)
+    await server.start()
+    started = time.time()
+    try:
+        await server.serve_forever()
+    finally:
+        log.info("stopped after %.0f s", time.time() - started)

@@ -1,0 +1,127 @@
+"""``stablemaster`` command line (also ``python -m server``)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from server import __version__
+from server.config import Settings
+
+ENV = {
+    "host": "STABLEMASTER_HOST",
+    "port": "STABLEMASTER_PORT",
+    "redis_url": "REDIS_URL",
+    "redis_cluster": "REDIS_CLUSTER",
+    "data_dir": "STABLEMASTER_DATA_DIR",
+    "log_level": "STABLEMASTER_LOG_LEVEL",
+    "log_format": "STABLEMASTER_LOG_FORMAT",
+    "secret": "STABLEMASTER_SECRET",
+    "public_url": "STABLEMASTER_PUBLIC_URL",
+}
+
+
+def _env(name: str, default: str | None = None) -> str | None:
+    value = os.environ.get(ENV[name])
+    return value if value not in (None, "") else default
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="stablemaster",
+        description="Stablemaster: a real-time encounter server for tabletop role-playing games.",
+    )
+    parser.add_argument("--version", action="version", version=f"stablemaster {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    serve = sub.add_parser(
+        "serve", help="run the server",
+        description="Run the websocket server. Every flag has an environment variable "
+        "(shown in brackets); the flag wins.",
+    )
+    d = Settings()
+    serve.add_argument("--host", default=_env("host", d.host),
+                       help=f"address to listen on [{ENV['host']}] (default {d.host})")
+    serve.add_argument("--port", type=int, default=int(_env("port", str(d.port)) or d.port),
+                       help=f"port for websockets and HTTP [{ENV['port']}] (default {d.port}; "
+                       "0 picks a free port)")
+    serve.add_argument("--redis-url", default=_env("redis_url"),
+                       help=f"Redis to use, e.g. redis://host:6379/0 [{ENV['redis_url']}]; "
+                       "without it an embedded Redis is started, persisting under --data-dir")
+    serve.add_argument("--redis-cluster", action="store_true",
+                       default=(_env("redis_cluster", "") or "").lower() in ("1", "true", "yes"),
+                       help=f"treat --redis-url as a Redis Cluster node [{ENV['redis_cluster']}]")
+    serve.add_argument("--data-dir", type=Path, default=Path(_env("data_dir", "data") or "data"),
+                       help=f"directory for the embedded Redis's files [{ENV['data_dir']}] "
+                       "(default ./data)")
+    serve.add_argument("--log-level", default=(_env("log_level", "INFO") or "INFO").upper(),
+                       choices=["DEBUG", "INFO", "WARNING", "ERROR"],
+                       help=f"log level [{ENV['log_level']}] (default INFO)")
+    serve.add_argument("--log-format", default=_env("log_format", "text"),
+                       choices=["text", "json"],
+                       help=f"log line format [{ENV['log_format']}] (default text)")
+    serve.add_argument("--secret", default=_env("secret"),
+                       help=f"server secret for tokens [{ENV['secret']}]; shared by all "
+                       "processes (default: one generated once and kept in Redis)")
+    serve.add_argument("--public-url", default=_env("public_url"),
+                       help=f"base URL clients use, for printed links [{ENV['public_url']}]")
+    serve.add_argument("--demo", action="store_true",
+                       help="create a demo encounter at start and print its links")
+    return parser
+
+
+class JsonFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        data = {"ts": round(record.created, 3), "level": record.levelname,
+                "logger": record.name, "msg": record.getMessage()}
+        for key in ("encounter", "ruleset", "session"):
+            if hasattr(record, key):
+                data[key] = getattr(record, key)
+        if record.exc_info:
+            data["exc"] = self.formatException(record.exc_info)
+        return json.dumps(data)
+
+
+def setup_logging(level: str, fmt: str) -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    if fmt == "json":
+        handler.setFormatter(JsonFormatter())
+    else:
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level)
+    logging.getLogger("websockets").setLevel(max(logging.WARNING, root.level))
+
+
+def settings_from(args: argparse.Namespace) -> Settings:
+    return Settings(
+        host=args.host, port=args.port, redis_url=args.redis_url,
+        redis_cluster=args.redis_cluster, data_dir=args.data_dir, log_level=args.log_level,
+        log_format=args.log_format, secret=args.secret, public_url=args.public_url,
+        demo=args.demo,
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command == "serve":
+        settings = settings_from(args)
+        setup_logging(settings.log_level, settings.log_format)
+        from server.app import run
+
+        try:
+            asyncio.run(run(settings))
+        except KeyboardInterrupt:
+            pass
+        return 0
+    return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

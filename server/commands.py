@@ -1,0 +1,187 @@
+"""Carrying out commands: decide against the room's state, append with a compare-and-set,
+deliver, acknowledge. Acknowledged only after Redis has the events."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import time
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+import orjson
+
+from protocol import messages as msg
+from protocol.errors import ErrorCode
+from protocol.events import TokenIssued, TokenRevoked
+from encounter import engine
+from server import auth, metrics
+
+if TYPE_CHECKING:
+    from server.app import Server
+    from server.session import Session
+
+log = logging.getLogger("stablemaster.commands")
+
+#: Tries of a command that keeps losing the compare-and-set race before answering ``conflict``.
+MAX_ATTEMPTS = 8
+CREATE_KEY = "stablemaster:create:{}"
+CREATE_TTL = 7 * 24 * 3600
+
+
+class CommandService:
+    def __init__(self, server: Server) -> None:
+        self.server = server
+
+    def context(self) -> engine.Context:
+        return engine.Context(now_ms=int(time.time() * 1000), new_id=auth.new_id)
+
+    async def handle(self, session: Session, cmd: msg.Command) -> None:
+        kind = cmd.__struct_config__.tag
+        started = time.perf_counter()
+        outcome = "ok"
+        try:
+            if isinstance(cmd, msg.Ping):
+                session.send(msg.Ack(id=cmd.id))
+            elif isinstance(cmd, msg.CreateEncounter):
+                await self.create(session, cmd)
+            elif session.actor is None or session.room is None:
+                outcome = ErrorCode.UNAUTHENTICATED.value
+                session.error(ErrorCode.UNAUTHENTICATED, "say hello with a token first", cmd.id)
+            else:
+                outcome = await self.execute(session, cmd)
+        except engine.Rejected as r:
+            outcome = r.code.value
+            session.error(r.code, r.message, cmd.id, r.details)
+        except Exception:
+            outcome = ErrorCode.INTERNAL.value
+            log.exception("command %s failed", kind)
+            session.error(ErrorCode.INTERNAL, "the server failed; nothing was changed", cmd.id)
+        metrics.COMMANDS.labels(str(kind), outcome).inc()
+        metrics.COMMAND_SECONDS.observe(time.perf_counter() - started)
+
+    # -- create ------------------------------------------------------------------------------
+
+    async def create(self, session: Session, cmd: msg.CreateEncounter) -> None:
+        """A retried create (same id, same payload) answers with the same encounter and GM
+        token; the same id with another payload is a ``conflict``."""
+        redis = self.server.redis
+        payload_hash = hashlib.sha256(msgspec.json.encode(cmd, order="sorted")).hexdigest()
+        key = CREATE_KEY.format(hashlib.sha256(cmd.id.encode()).hexdigest())
+        encounter, gm_token_id = auth.new_id(10), auth.new_id()
+        claim = orjson.dumps({"encounter": encounter, "token_id": gm_token_id,
+                              "payload": payload_hash})
+        if not await redis.set(key, claim, nx=True, ex=CREATE_TTL):
+            first = orjson.loads(await redis.get(key) or b"{}")
+            if first.get("payload") != payload_hash:
+                raise engine.Rejected(ErrorCode.CONFLICT,
+                                      "this command id was used for another create_encounter")
+            for _ in range(100):  # the first attempt may still be appending
+                if await self.server.store.version(first["encounter"]) > 0:
+                    break
+                await asyncio.sleep(0.05)
+            else:
+                raise engine.Rejected(ErrorCode.CONFLICT, "the first create is still in flight")
+            session.send(msg.Ack(id=cmd.id, seq=None, duplicate=True,
+                                 result=self._create_result(first["encounter"], first["token_id"])))
+            return
+        try:
+            out = engine.create(cmd, encounter, gm_token_id, self.context())
+        except engine.Rejected:
+            await redis.delete(key)
+            raise
+        token = self.server.tokens.mint(encounter, gm_token_id)
+        await self.server.store.put_token(encounter, gm_token_id, auth.digest(token))
+        result = self._create_result(encounter, gm_token_id)
+        dedupe = f"create:{cmd.id}"
+        for e in out.envelopes:
+            e.cmd = dedupe
+        appended = await self.server.store.append(encounter, 0, out.envelopes, dedupe,
+                                                  {"seq": out.state.version})
+        if appended.status != "ok":  # a fresh random id cannot exist already
+            raise RuntimeError(f"new encounter {encounter} exists already")
+        log.info("encounter created", extra={"encounter": encounter, "ruleset": cmd.ruleset})
+        session.send(msg.Ack(id=cmd.id, seq=out.state.version, result=result))
+
+    def _create_result(self, encounter: str, token_id: str) -> dict[str, Any]:
+        return {"encounter": encounter, "token_id": token_id,
+                "gm_token": self.server.tokens.mint(encounter, token_id)}
+
+    # -- everything else ---------------------------------------------------------------------
+
+    async def execute(self, session: Session, cmd: msg.Command) -> str:
+        room, actor = session.room, session.actor
+        assert room is not None and actor is not None
+        if not actor.may_command:
+            raise engine.Rejected(ErrorCode.FORBIDDEN, "this credential may only watch")
+        dedupe = f"{actor.token_id}:{cmd.id}"
+        store = self.server.store
+        async with room.command_lock:
+            for _attempt in range(MAX_ATTEMPTS):
+                known = room.recent.get(dedupe)
+                if known is not None:
+                    self._ack_duplicate(session, cmd, room.id, known)
+                    return "duplicate"
+                state = room.state
+                try:
+                    out = engine.decide(state, actor, cmd, self.context())
+                except engine.Rejected:
+                    first = await store.dedupe_lookup(room.id, dedupe)
+                    if first is not None:
+                        self._ack_duplicate(session, cmd, room.id, first)
+                        return "duplicate"
+                    raise
+                for e in out.envelopes:
+                    e.cmd = dedupe
+                result = self._result(room.id, out)
+                for token_id in _issued(out):
+                    token = self.server.tokens.mint(room.id, token_id)
+                    await store.put_token(room.id, token_id, auth.digest(token))
+                first_outcome = {"seq": out.state.version, "result": _secretless(result)}
+                appended = await store.append(room.id, state.version, out.envelopes, dedupe,
+                                              first_outcome)
+                if appended.status == "ok":
+                    room.offer(out.envelopes, out.state)
+                    room.remember_outcome(dedupe, first_outcome)
+                    for token_id in _revoked(out):
+                        await store.delete_token(room.id, token_id)
+                    session.send(msg.Ack(id=cmd.id, seq=out.state.version, result=result))
+                    return "ok"
+                if appended.status == "duplicate":
+                    assert appended.outcome is not None
+                    self._ack_duplicate(session, cmd, room.id, appended.outcome)
+                    return "duplicate"
+                metrics.CONFLICTS.inc()
+                await room.catch_up()
+        raise engine.Rejected(ErrorCode.CONFLICT, "the encounter kept changing; try again")
+
+    def _result(self, encounter: str, out: engine.Outcome) -> dict[str, Any]:
+        result = dict(out.result)
+        if "token_id" in result and result.get("role") != "gm":
+            result["token"] = self.server.tokens.mint(encounter, result["token_id"])
+            if result.get("role") == "spectator":
+                result["path"] = f"/ws?spectate={result['token']}"
+        return result
+
+    def _ack_duplicate(self, session: Session, cmd: msg.Command, encounter: str,
+                       first: dict[str, Any]) -> None:
+        result = dict(first.get("result") or {})
+        if "token_id" in result and "role" in result:
+            result["token"] = self.server.tokens.mint(encounter, result["token_id"])
+            if result["role"] == "spectator":
+                result["path"] = f"/ws?spectate={result['token']}"
+        session.send(msg.Ack(id=cmd.id, seq=first.get("seq"), result=result, duplicate=True))
+
+
+def _issued(out: engine.Outcome) -> list[str]:
+    return [e.event.token_id for e in out.envelopes if isinstance(e.event, TokenIssued)]
+
+
+def _revoked(out: engine.Outcome) -> list[str]:
+    return [e.event.token_id for e in out.envelopes if isinstance(e.event, TokenRevoked)]
+
+
+def _secretless(result: dict[str, Any]) -> dict[str, Any]:
+    """The result as stored for retries: tokens are minted again, never stored."""
+    return {k: v for k, v in result.items() if k not in ("token", "path", "gm_token")}

@@ -1,0 +1,34 @@
+"""Server settings: command-line flags, each with an environment variable."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass
+class Settings:
+    host: str = "127.0.0.1"
+    port: int = 8765
+    redis_url: str | None = None
+    redis_cluster: bool = False
+    data_dir: Path = field(default_factory=lambda: Path("data"))
+    log_level: str = "INFO"
+    log_format: str = "text"
+    secret: str | None = None
+    public_url: str | None = None
+    demo: bool = False
+    #: Largest command accepted (bytes); larger ones get ``too_large``.
+    max_command_bytes: int = 64 * 1024
+    #: Frames over this close the connection with 1009.
+    max_frame_bytes: int = 1024 * 1024
+    #: Messages a connection may queue before it counts as stalled and is closed (1013).
+    max_queued_messages: int = 1024
+    commands_per_second: float = 20.0
+    command_burst: int = 60
+    #: Messages over the rate limit tolerated before the connection is closed (1008).
+    flood_close_after: int = 200
+    #: Seconds between sweeps that check followed encounters against Redis.
+    sweep_interval: float = 2.0
+    #: Resume by replaying at most this many events; further back gets a snapshot.
+    max_replay: int = 5000

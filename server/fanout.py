@@ -1,0 +1,89 @@
+"""Fan-out between processes: follow the activity Stream, offer new events to local rooms.
+
+Every append lands in ``stablemaster:activity`` with the encounter id and the appended
+envelopes. Each process reads it with ``XREAD BLOCK`` from the last id it saw, so a process
+that lost its Redis connection resumes where it stopped (unlike pub/sub, which drops what was
+published meanwhile). Entries for encounters without local connections are skipped. A room
+that sees a gap in seqs reads the missing events from the encounter's own Stream, and a
+periodic sweep compares every local room's version with Redis, which also covers activity
+entries trimmed away during a long disconnection.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from redis.asyncio import Redis
+from redis.asyncio.cluster import RedisCluster
+from redis.exceptions import RedisError
+
+from server.rooms import Rooms
+from server.store import ACTIVITY_KEY, decode_envelope_list, keys
+
+log = logging.getLogger("stablemaster.fanout")
+
+BLOCK_MS = 2000
+
+
+class ActivityFollower:
+    def __init__(self, redis: Redis | RedisCluster, rooms: Rooms, sweep_interval: float) -> None:
+        self.redis = redis
+        self.rooms = rooms
+        self.sweep_interval = sweep_interval
+        self.last_id = "$"
+        self._tasks: list[asyncio.Task[None]] = []
+
+    async def start(self) -> None:
+        # Start from the current end of the activity stream; rooms load their state from Redis
+        # when they open, so nothing before this point is needed.
+        info = await self.redis.xinfo_stream(ACTIVITY_KEY) if await self.redis.exists(
+            ACTIVITY_KEY) else None
+        self.last_id = info["last-generated-id"].decode() if info else "0-0"
+        loop = asyncio.get_running_loop()
+        self._tasks = [loop.create_task(self._follow()), loop.create_task(self._sweep())]
+
+    async def stop(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    async def _follow(self) -> None:
+        backoff = 0.05
+        while True:
+            try:
+                reply = await self.redis.xread({ACTIVITY_KEY: self.last_id}, count=500,
+                                               block=BLOCK_MS)
+                backoff = 0.05
+            except (RedisError, OSError) as exc:
+                log.warning("activity stream read failed (%s); retrying", exc)
+                await asyncio.sleep(backoff)
+                backoff = min(backoff * 2, 2.0)
+                await self.sweep_once()
+                continue
+            for _stream, entries in reply or ():
+                for entry_id, fields in entries:
+                    self.last_id = entry_id.decode()
+                    room = self.rooms.peek(fields[b"enc"].decode())
+                    if room is None or int(fields[b"to"]) <= room.version:
+                        continue
+                    room.offer(decode_envelope_list(fields[b"p"]), remote=True)
+
+    async def _sweep(self) -> None:
+        while True:
+            await asyncio.sleep(self.sweep_interval)
+            try:
+                await self.sweep_once()
+            except (RedisError, OSError) as exc:
+                log.warning("sweep failed: %s", exc)
+
+    async def sweep_once(self) -> None:
+        rooms = list(self.rooms)
+        if not rooms:
+            return
+        versions = await asyncio.gather(
+            *(self.redis.hget(keys(room.id)["meta"], "version") for room in rooms)
+        )
+        for room, raw in zip(rooms, versions, strict=True):
+            if raw is not None and int(raw) > room.version:
+                room.schedule_catchup()

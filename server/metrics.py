@@ -1,0 +1,36 @@
+"""Prometheus metrics (``GET /metrics``)."""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+
+REGISTRY = CollectorRegistry(auto_describe=True)
+
+CONNECTIONS = Gauge("stablemaster_connections", "Open websocket connections", registry=REGISTRY)
+ROOMS = Gauge("stablemaster_rooms", "Encounters with connections on this process",
+              registry=REGISTRY)
+COMMANDS = Counter("stablemaster_commands_total", "Commands handled, by type and outcome",
+                   ["type", "outcome"], registry=REGISTRY)
+COMMAND_SECONDS = Histogram(
+    "stablemaster_command_seconds", "Time from receiving a command to its ack or error",
+    buckets=(0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5),
+    registry=REGISTRY,
+)
+FANOUT_LAG = Histogram(
+    "stablemaster_fanout_lag_seconds",
+    "Time from an event being appended to this process delivering it to its connections",
+    buckets=(0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0, 5.0),
+    registry=REGISTRY,
+)
+EVENTS_DELIVERED = Counter("stablemaster_events_delivered_total",
+                           "Event messages queued to connections", registry=REGISTRY)
+SLOW_CLIENTS = Counter("stablemaster_slow_clients_closed_total",
+                       "Connections closed because their send queue overflowed",
+                       registry=REGISTRY)
+CONFLICTS = Counter("stablemaster_append_conflicts_total",
+                    "Appends that lost a compare-and-set race and were retried",
+                    registry=REGISTRY)
+
+
+def render() -> bytes:
+    return generate_latest(REGISTRY)

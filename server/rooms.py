@@ -1,0 +1,212 @@
+"""Rooms: the encounters this process serves, each with its folded state and its connections.
+
+A room keeps its state current by folding every event it is offered, in seq order and exactly
+once, whether the event was appended by this process (the command path) or by another (the
+fan-out follower). Delivery to the room's connections happens in the same step, so every
+connection sees every event it may see exactly once and in order. A gap in the offered seqs is
+filled from Redis before anything after it is delivered.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections import OrderedDict, deque
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from protocol.events import Envelope, TokenRevoked
+from protocol.messages import EventMessage, LegalActions
+from encounter.actors import Actor
+from encounter.fold import apply
+from encounter.legal import allowed_chart_events, legal_actions
+from encounter.state import EncounterState
+from encounter.views import view_event
+from server import metrics
+from server.store import EventStore
+
+if TYPE_CHECKING:
+    from server.session import Session
+
+log = logging.getLogger("stablemaster.rooms")
+
+#: Recent events kept in memory per room, to resume a reconnecting client without Redis.
+RING_SIZE = 512
+#: Command outcomes remembered per room, to answer a retried command id at once.
+RECENT_OUTCOMES = 2048
+
+_encode = msgspec.json.Encoder()
+
+
+def viewer_key(actor: Actor) -> tuple[bool, frozenset[str], frozenset[str]]:
+    """Viewers with equal keys see the same events and the same legal actions."""
+    return (actor.sees_all, actor.combatants, actor.scopes)
+
+
+class Room:
+    def __init__(self, encounter: str, state: EncounterState, store: EventStore) -> None:
+        self.id = encounter
+        self.state = state
+        self.store = store
+        self.sessions: set[Session] = set()
+        self.ring: deque[Envelope] = deque(maxlen=RING_SIZE)
+        self.recent: OrderedDict[str, dict[str, Any]] = OrderedDict()
+        self.command_lock = asyncio.Lock()
+        self._catchup_lock = asyncio.Lock()
+        self._catchup_task: asyncio.Task[None] | None = None
+
+    @property
+    def version(self) -> int:
+        return self.state.version
+
+    # -- offering events ---------------------------------------------------------------------
+
+    def offer(self, envelopes: Sequence[Envelope], state_after: EncounterState | None = None,
+              remote: bool = False) -> None:
+        """Fold and deliver ``envelopes``; skip those already seen; fill a gap from Redis.
+
+        ``state_after`` is the state the decider computed for exactly these events (the command
+        path), which saves folding them again.
+        """
+        fresh = [e for e in envelopes if e.seq > self.version]
+        if not fresh:
+            return
+        if fresh[0].seq != self.version + 1:
+            self.schedule_catchup()
+            return
+        if state_after is not None and state_after.version == fresh[-1].seq:
+            self.state = state_after
+        else:
+            for envelope in fresh:
+                apply(self.state, envelope)
+        self.ring.extend(fresh)
+        for envelope in fresh:
+            if envelope.cmd is not None:
+                self._remember(envelope.cmd, {"seq": fresh[-1].seq})
+        if remote:
+            now = time.time() * 1000
+            for envelope in fresh:
+                metrics.FANOUT_LAG.observe(max(0.0, now - envelope.ts) / 1000)
+        self._deliver(fresh)
+
+    def _remember(self, dedupe: str, outcome: dict[str, Any]) -> None:
+        if dedupe not in self.recent:
+            self.recent[dedupe] = outcome
+            if len(self.recent) > RECENT_OUTCOMES:
+                self.recent.popitem(last=False)
+
+    def remember_outcome(self, dedupe: str, outcome: dict[str, Any]) -> None:
+        self.recent[dedupe] = outcome
+        self.recent.move_to_end(dedupe)
+        if len(self.recent) > RECENT_OUTCOMES:
+            self.recent.popitem(last=False)
+
+    def schedule_catchup(self) -> None:
+        if self._catchup_task is None or self._catchup_task.done():
+            self._catchup_task = asyncio.get_running_loop().create_task(self.catch_up())
+
+    async def catch_up(self) -> None:
+        """Read from Redis whatever this room has not seen yet, and offer it."""
+        async with self._catchup_lock:
+            tail = await self.store.read(self.id, self.version)
+            if tail:
+                self.offer(tail, remote=True)
+
+    # -- delivery ----------------------------------------------------------------------------
+
+    def _deliver(self, envelopes: Sequence[Envelope]) -> None:
+        if not self.sessions:
+            return
+        groups: dict[Any, list[Session]] = {}
+        for session in self.sessions:
+            assert session.actor is not None
+            groups.setdefault(viewer_key(session.actor), []).append(session)
+        revoked = {e.event.token_id for e in envelopes if isinstance(e.event, TokenRevoked)}
+        allowed = allowed_chart_events(self.state) if not self.state.ended else set()
+        delivered = 0
+        for members in groups.values():
+            actor = members[0].actor
+            assert actor is not None
+            frames = self.frames_for(envelopes, actor)
+            legal = self.legal_frame(actor, allowed)
+            for session in members:
+                for frame in frames:
+                    session.enqueue(frame)
+                delivered += len(frames)
+                session.offer_legal(legal)
+        metrics.EVENTS_DELIVERED.inc(delivered)
+        if revoked:
+            for session in list(self.sessions):
+                if session.actor is not None and session.actor.token_id in revoked:
+                    session.close_soon(4001, "credential revoked")
+
+    def frames_for(self, envelopes: Iterable[Envelope], actor: Actor) -> list[bytes]:
+        frames = []
+        for envelope in envelopes:
+            event = view_event(envelope, actor)
+            if event is not None:
+                frames.append(_encode.encode(EventMessage(
+                    encounter=self.id, seq=envelope.seq, ts=envelope.ts, event=event)))
+        return frames
+
+    def legal_frame(self, actor: Actor, allowed: set[str] | None = None) -> tuple[bytes, bytes]:
+        """The ``legal_actions`` message for ``actor``, and a key that changes only when the
+        actions do (the message's ``seq`` alone does not make it worth sending)."""
+        actions = legal_actions(self.state, actor, allowed)
+        key = _encode.encode(actions)
+        return key, _encode.encode(LegalActions(encounter=self.id, seq=self.version,
+                                                actions=actions))
+
+
+class Rooms:
+    """The rooms of this process, loaded on first use and dropped with their last session."""
+
+    def __init__(self, store: EventStore) -> None:
+        self.store = store
+        self._rooms: dict[str, Room] = {}
+        self._loading: dict[str, asyncio.Future[Room | None]] = {}
+
+    def peek(self, encounter: str) -> Room | None:
+        return self._rooms.get(encounter)
+
+    def __iter__(self) -> Any:
+        return iter(list(self._rooms.values()))
+
+    def __len__(self) -> int:
+        return len(self._rooms)
+
+    async def get(self, encounter: str) -> Room | None:
+        room = self._rooms.get(encounter)
+        if room is not None:
+            return room
+        pending = self._loading.get(encounter)
+        if pending is not None:
+            return await asyncio.shield(pending)
+        future: asyncio.Future[Room | None] = asyncio.get_running_loop().create_future()
+        self._loading[encounter] = future
+        try:
+            state = await self.store.load(encounter)
+            room = None if state is None else Room(encounter, state, self.store)
+            if room is not None:
+                self._rooms[encounter] = room
+                metrics.ROOMS.set(len(self._rooms))
+            future.set_result(room)
+            return room
+        except BaseException as exc:
+            future.set_exception(exc)
+            future.exception()  # mark retrieved
+            raise
+        finally:
+            del self._loading[encounter]
+
+    def join(self, room: Room, session: Session) -> None:
+        room.sessions.add(session)
+
+    def leave(self, room: Room, session: Session) -> None:
+        room.sessions.discard(session)
+        if not room.sessions and self._rooms.get(room.id) is room:
+            del self._rooms[room.id]
+            metrics.ROOMS.set(len(self._rooms))

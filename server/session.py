@@ -1,0 +1,256 @@
+"""One websocket connection: handshake, authentication, reading commands, a bounded send queue.
+
+A connection belongs to at most one encounter, as the credential it said ``hello`` with. It
+reads messages one at a time; every command gets exactly one ``ack`` or ``error``. Outgoing
+messages go through a bounded queue drained by one writer task, so a slow or stalled client
+is closed (1013) instead of slowing anyone else.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections import deque
+from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qs, urlsplit
+
+import msgspec
+import orjson
+from websockets.asyncio.server import ServerConnection
+from websockets.exceptions import ConnectionClosed
+
+from protocol import messages as msg
+from protocol.errors import ErrorCode
+from protocol.version import SUPPORTED_VERSIONS
+from encounter.actors import Actor
+from server import __version__, metrics
+
+if TYPE_CHECKING:
+    from server.app import Server
+    from server.rooms import Room
+
+log = logging.getLogger("stablemaster.session")
+
+_decode = msgspec.json.Decoder(msg.AnyClientMessage)
+_encode = msgspec.json.Encoder()
+
+# Close codes (RFC 6455 and the application range).
+CLOSE_PROTOCOL_ERROR = 1002
+CLOSE_POLICY = 1008
+CLOSE_RESTART = 1012
+CLOSE_TRY_LATER = 1013
+CLOSE_REVOKED = 4001
+
+
+class Session:
+    def __init__(self, server: Server, ws: ServerConnection) -> None:
+        self.server = server
+        self.ws = ws
+        self.id = f"{id(self):x}"
+        self.actor: Actor | None = None
+        self.room: Room | None = None
+        self.protocol: int | None = None
+        self._queue: deque[bytes] = deque()
+        self._wake = asyncio.Event()
+        self._closing = False
+        self._last_legal: bytes | None = None
+        s = server.settings
+        self._tokens = float(s.command_burst)
+        self._refill_at = time.monotonic()
+        self._over_limit = 0
+
+    # -- sending -----------------------------------------------------------------------------
+
+    def enqueue(self, frame: bytes) -> None:
+        if self._closing:
+            return
+        if len(self._queue) >= self.server.settings.max_queued_messages:
+            metrics.SLOW_CLIENTS.inc()
+            log.warning("closing stalled connection %s (%d queued)", self.id, len(self._queue))
+            self.close_soon(CLOSE_TRY_LATER, "too slow: send queue full; resume with since")
+            return
+        self._queue.append(frame)
+        self._wake.set()
+
+    def send(self, message: msg.ServerMessage) -> None:
+        self.enqueue(_encode.encode(message))
+
+    def offer_legal(self, legal: tuple[bytes, bytes], force: bool = False) -> None:
+        """Send the legal actions when they differ from what this connection last got."""
+        key, frame = legal
+        if force or key != self._last_legal:
+            self._last_legal = key
+            self.enqueue(frame)
+
+    def error(self, code: ErrorCode, message: str, cid: str | None = None,
+              details: dict[str, Any] | None = None) -> None:
+        self.send(msg.Error(id=cid, code=code.value, message=message, details=details))
+
+    async def writer(self) -> None:
+        try:
+            while True:
+                await self._wake.wait()
+                self._wake.clear()
+                while self._queue:
+                    frame = self._queue.popleft()
+                    await self.ws.send(frame, text=True)
+        except ConnectionClosed:
+            pass
+
+    def close_soon(self, code: int, reason: str) -> None:
+        if self._closing:
+            return
+        self._closing = True
+        self._queue.clear()
+        asyncio.get_running_loop().create_task(self.ws.close(code, reason))
+
+    async def goodbye(self, reason: str) -> None:
+        """Tell the client to reconnect elsewhere, flush, and close with 1012."""
+        self.send(msg.Goodbye(reason=reason, reconnect=True))
+        for _ in range(50):
+            if not self._queue:
+                break
+            await asyncio.sleep(0.01)
+        self._closing = True
+        await self.ws.close(CLOSE_RESTART, reason)
+
+    # -- receiving ---------------------------------------------------------------------------
+
+    def _rate_ok(self) -> bool:
+        s = self.server.settings
+        now = time.monotonic()
+        self._tokens = min(s.command_burst, self._tokens + (now - self._refill_at) * s.commands_per_second)
+        self._refill_at = now
+        if self._tokens >= 1:
+            self._tokens -= 1
+            return True
+        return False
+
+    async def run(self) -> None:
+        writer = asyncio.get_running_loop().create_task(self.writer())
+        metrics.CONNECTIONS.inc()
+        try:
+            spectate = _query_token(self.ws)
+            if spectate is not None:
+                await self.hello(msg.Hello(versions=list(SUPPORTED_VERSIONS), token=spectate),
+                                 spectator_url=True)
+            async for raw in self.ws:
+                if self._closing:
+                    break
+                try:
+                    await self.receive(raw)
+                except Exception:
+                    log.exception("message handling failed")
+                    self.error(ErrorCode.INTERNAL, "the server failed; nothing was changed",
+                               _peek_id(raw))
+        except ConnectionClosed:
+            pass
+        finally:
+            metrics.CONNECTIONS.dec()
+            if self.room is not None:
+                self.server.rooms.leave(self.room, self)
+            writer.cancel()
+
+    async def receive(self, raw: str | bytes) -> None:
+        s = self.server.settings
+        if not self._rate_ok():
+            self._over_limit += 1
+            if self._over_limit > s.flood_close_after:
+                self.close_soon(CLOSE_POLICY, "message flood")
+                return
+            self.error(ErrorCode.RATE_LIMITED,
+                       f"more than {s.commands_per_second:g} messages per second", _peek_id(raw))
+            return
+        if isinstance(raw, bytes):
+            self.error(ErrorCode.BAD_JSON, "binary frames are not accepted; send JSON as text")
+            return
+        if len(raw) > s.max_command_bytes:
+            self.error(ErrorCode.TOO_LARGE, f"message over {s.max_command_bytes} bytes",
+                       _peek_id(raw))
+            return
+        try:
+            message = _decode.decode(raw)
+        except msgspec.ValidationError as exc:
+            code, text = _classify(raw, exc)
+            self.error(code, text, _peek_id(raw))
+            return
+        except msgspec.DecodeError as exc:
+            self.error(ErrorCode.BAD_JSON, f"not valid JSON: {exc}")
+            return
+        if isinstance(message, msg.Hello):
+            await self.hello(message)
+            return
+        if self.protocol is None:
+            self.error(ErrorCode.UNAUTHENTICATED, "send hello first", message.id)  # type: ignore[attr-defined]
+            return
+        assert isinstance(message, msg.Command)
+        await self.server.commands.handle(self, message)
+
+    async def hello(self, hello: msg.Hello, spectator_url: bool = False) -> None:
+        if self.actor is not None:
+            self.error(ErrorCode.INVALID_PAYLOAD, "already authenticated; open a new connection "
+                       "for another credential")
+            return
+        common = set(hello.versions) & set(SUPPORTED_VERSIONS)
+        if not common:
+            self.error(ErrorCode.UNSUPPORTED_VERSION,
+                       f"this server speaks protocol {list(SUPPORTED_VERSIONS)}")
+            self.close_soon(CLOSE_PROTOCOL_ERROR, "unsupported protocol version")
+            return
+        self.protocol = max(common)
+        limits = self.server.limits
+        if hello.token is None:
+            self.send(msg.Welcome(protocol=self.protocol, server=__version__, session=self.id,
+                                  limits=limits))
+            return
+        authed = await self.server.authenticate(hello.token)
+        if authed is None:
+            self.error(ErrorCode.UNAUTHENTICATED, "unknown, malformed or revoked token")
+            return
+        room, actor = authed
+        if spectator_url and actor.role != "spectator":
+            self.error(ErrorCode.FORBIDDEN, "only spectator tokens may ride in a URL")
+            return
+        self.actor = actor
+        self.room = room
+        self.send(msg.Welcome(
+            protocol=self.protocol, server=__version__, session=self.id, role=actor.role,
+            encounter=room.id, token_id=actor.token_id, combatants=sorted(actor.combatants),
+            scopes=sorted(actor.scopes), limits=limits,  # type: ignore[arg-type]
+        ))
+        await self.server.attach(self, room, hello.since)
+
+
+def _query_token(ws: ServerConnection) -> str | None:
+    request = ws.request
+    if request is None:
+        return None
+    values = parse_qs(urlsplit(request.path).query).get("spectate")
+    return values[0] if values else None
+
+
+def _peek_id(raw: str | bytes) -> str | None:
+    """The ``id`` of a message that failed validation, if it can be read, for the error."""
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return None
+    if isinstance(data, dict) and isinstance(data.get("id"), str) and len(data["id"]) <= 64:
+        return str(data["id"])
+    return None
+
+
+def _classify(raw: str | bytes, exc: msgspec.ValidationError) -> tuple[ErrorCode, str]:
+    text = str(exc)
+    if "$.type" in text or "Missing required field `type`" in text or "Expected `object`" in text:
+        try:
+            data = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            data = None
+        if not isinstance(data, dict):
+            return ErrorCode.INVALID_PAYLOAD, "a message is a JSON object"
+        kind = data.get("type")
+        if kind not in msg.CLIENT_TYPES:
+            return ErrorCode.UNKNOWN_TYPE, f"unknown message type {kind!r}"
+    return ErrorCode.INVALID_PAYLOAD, text

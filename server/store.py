@@ -1,0 +1,184 @@
+"""The event store: each encounter's log as a Redis Stream, appended with a compare-and-set.
+
+Keys of one encounter share the hash tag ``{enc:<id>}`` so that they live in one Redis Cluster
+slot and one Lua script may touch them all:
+
+- ``{enc:<id>}:events`` — the Stream; entry ids are ``<seq>-0``, so a reader resumes from a seq.
+- ``{enc:<id>}:meta`` — hash: ``version`` (the last seq).
+- ``{enc:<id>}:cmds`` — hash: command dedupe key -> the first outcome (JSON).
+- ``{enc:<id>}:tokens`` — hash: token id -> SHA-256 of the token secret.
+- ``{enc:<id>}:snap`` — a cached snapshot of the folded state (msgpack), with its version.
+
+Every append also lands in ``stablemaster:activity``, a Stream that every server process
+follows to learn which encounters changed (``server.fanout``): inside the append script on a
+single Redis, right after it on a Redis Cluster (where the activity key is in another slot).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import msgspec
+import orjson
+from redis.asyncio import Redis
+from redis.asyncio.cluster import RedisCluster
+
+from protocol.events import Envelope
+from encounter.fold import apply
+from encounter.state import EncounterState, dump_state, load_state
+
+ACTIVITY_KEY = "stablemaster:activity"
+#: Approximate length the activity stream is trimmed to (it is a wake-up log, not the truth).
+ACTIVITY_MAXLEN = 100_000
+#: Write a snapshot once the log has grown this many events past the last one.
+SNAPSHOT_EVERY = 64
+
+_encode_env = msgspec.json.Encoder()
+_decode_env = msgspec.json.Decoder(Envelope)
+_decode_envs = msgspec.json.Decoder(list[Envelope])
+
+# KEYS: events, meta, cmds[, activity]   ARGV: expected, dedupe key, outcome, encounter id,
+# activity payload, n, envelope 1..n
+_APPEND = """
+if ARGV[2] ~= '' then
+  local dup = redis.call('HGET', KEYS[3], ARGV[2])
+  if dup then return {'dup', dup} end
+end
+local v = tonumber(redis.call('HGET', KEYS[2], 'version') or '0')
+if v ~= tonumber(ARGV[1]) then return {'conflict', tostring(v)} end
+local n = tonumber(ARGV[6])
+for i = 1, n do
+  redis.call('XADD', KEYS[1], (v + i) .. '-0', 'e', ARGV[6 + i])
+end
+redis.call('HSET', KEYS[2], 'version', v + n)
+if ARGV[2] ~= '' then redis.call('HSET', KEYS[3], ARGV[2], ARGV[3]) end
+if KEYS[4] then
+  redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[7 + n], '*', 'enc', ARGV[4], 'to', v + n,
+             'p', ARGV[5])
+end
+return {'ok', tostring(v + n)}
+"""
+
+# KEYS: snap   ARGV: version, data — keep the newest snapshot only
+_SNAPSHOT = """
+local cur = redis.call('HGET', KEYS[1], 'version')
+if cur and tonumber(cur) >= tonumber(ARGV[1]) then return 0 end
+redis.call('HSET', KEYS[1], 'version', ARGV[1], 'data', ARGV[2])
+return 1
+"""
+
+
+def keys(encounter: str) -> dict[str, str]:
+    tag = f"{{enc:{encounter}}}"
+    return {name: f"{tag}:{name}" for name in ("events", "meta", "cmds", "tokens", "snap")}
+
+
+@dataclass
+class Appended:
+    status: Literal["ok", "conflict", "duplicate"]
+    version: int = 0
+    outcome: dict[str, Any] | None = None
+
+
+def encode_envelopes(envelopes: Sequence[Envelope]) -> list[bytes]:
+    return [_encode_env.encode(e) for e in envelopes]
+
+
+def decode_envelope(data: bytes) -> Envelope:
+    return _decode_env.decode(data)
+
+
+def decode_envelope_list(data: bytes) -> list[Envelope]:
+    return _decode_envs.decode(data)
+
+
+class EventStore:
+    """Reads and appends encounter logs. Safe to share between tasks of one process."""
+
+    def __init__(self, redis: Redis | RedisCluster) -> None:
+        self.redis = redis
+        self.cluster = isinstance(redis, RedisCluster)
+        self._append = redis.register_script(_APPEND)
+        self._snapshot = redis.register_script(_SNAPSHOT)
+
+    async def append(
+        self,
+        encounter: str,
+        expected: int,
+        envelopes: Sequence[Envelope],
+        dedupe: str = "",
+        outcome: dict[str, Any] | None = None,
+    ) -> Appended:
+        """Append ``envelopes`` if the log is at version ``expected``; atomically record the
+        command's ``outcome`` under ``dedupe``. A dedupe key seen before returns its outcome."""
+        k = keys(encounter)
+        raw = encode_envelopes(envelopes)
+        payload = b"[" + b",".join(raw) + b"]"
+        keys_ = [k["events"], k["meta"], k["cmds"]]
+        if not self.cluster:
+            keys_.append(ACTIVITY_KEY)
+        args: list[Any] = [expected, dedupe, orjson.dumps(outcome or {}), encounter, payload,
+                           len(raw), *raw, ACTIVITY_MAXLEN]
+        status, value = await self._append(keys=keys_, args=args)
+        status = status.decode() if isinstance(status, bytes) else status
+        if status == "dup":
+            return Appended("duplicate", outcome=orjson.loads(value))
+        if status == "conflict":
+            return Appended("conflict", version=int(value))
+        version = int(value)
+        if self.cluster:
+            await self.redis.xadd(ACTIVITY_KEY, {"enc": encounter, "to": version, "p": payload},
+                                  maxlen=ACTIVITY_MAXLEN, approximate=True)
+        return Appended("ok", version=version)
+
+    async def dedupe_lookup(self, encounter: str, dedupe: str) -> dict[str, Any] | None:
+        raw = await self.redis.hget(keys(encounter)["cmds"], dedupe)
+        return None if raw is None else orjson.loads(raw)
+
+    async def version(self, encounter: str) -> int:
+        raw = await self.redis.hget(keys(encounter)["meta"], "version")
+        return int(raw or 0)
+
+    async def read(self, encounter: str, after: int, count: int | None = None) -> list[Envelope]:
+        """The events with seq > ``after``, in order."""
+        rows = await self.redis.xrange(keys(encounter)["events"], min=f"({after}-0", count=count)
+        return [_decode_env.decode(fields[b"e"]) for _id, fields in rows]
+
+    async def first_seq(self, encounter: str) -> int | None:
+        rows = await self.redis.xrange(keys(encounter)["events"], count=1)
+        return int(rows[0][0].split(b"-")[0]) if rows else None
+
+    async def load(self, encounter: str) -> EncounterState | None:
+        """Rebuild the encounter from Redis alone: the cached snapshot plus the events after it
+        (or the whole log when there is no snapshot)."""
+        snap = await self.redis.hgetall(keys(encounter)["snap"])
+        state = load_state(snap[b"data"]) if snap else EncounterState(id=encounter)
+        tail = await self.read(encounter, state.version)
+        if state.version == 0 and not tail:
+            return None
+        for envelope in tail:
+            apply(state, envelope)
+        if len(tail) >= SNAPSHOT_EVERY:
+            await self.save_snapshot(state)
+        return state
+
+    async def save_snapshot(self, state: EncounterState) -> None:
+        await self._snapshot(keys=[keys(state.id)["snap"]], args=[state.version, dump_state(state)])
+
+    async def put_token(self, encounter: str, token_id: str, digest: str) -> None:
+        await self.redis.hset(keys(encounter)["tokens"], token_id, digest)
+
+    async def token_digest(self, encounter: str, token_id: str) -> str | None:
+        raw = await self.redis.hget(keys(encounter)["tokens"], token_id)
+        return None if raw is None else raw.decode()
+
+    async def delete_token(self, encounter: str, token_id: str) -> None:
+        await self.redis.hdel(keys(encounter)["tokens"], token_id)
+
+    async def ping(self) -> float:
+        start = time.perf_counter()
+        await self.redis.ping()
+        return time.perf_counter() - start

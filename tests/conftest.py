@@ -1,0 +1,157 @@
+"""Fixtures: a real Redis started by the suite, servers in this process or as subprocesses,
+and protocol clients over real websockets."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+
+from clients.client import Client
+from server.app import Server
+from server.config import Settings
+from tests.redis_procs import RedisCluster3, RedisProcess, free_port
+
+ROOT = Path(__file__).resolve().parent.parent
+TEST_SECRET = "test-secret-shared-by-every-process"
+
+
+@pytest.fixture(scope="session")
+def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("stablemaster")
+
+
+@pytest.fixture(scope="session")
+def redis_server(workdir: Path) -> Iterator[RedisProcess]:
+    proc = RedisProcess(workdir).start()
+    yield proc
+    proc.stop()
+
+
+@pytest.fixture(scope="session")
+def redis_cluster(workdir: Path) -> Iterator[RedisCluster3]:
+    cluster = RedisCluster3(workdir / "cluster").start()
+    yield cluster
+    cluster.stop()
+
+
+def settings_for(redis_url: str, **overrides: object) -> Settings:
+    s = Settings(host="127.0.0.1", port=0, redis_url=redis_url, secret=TEST_SECRET,
+                 sweep_interval=0.5)
+    for key, value in overrides.items():
+        setattr(s, key, value)
+    return s
+
+
+@pytest.fixture(scope="session")
+async def server(redis_server: RedisProcess) -> AsyncIterator[Server]:
+    srv = Server(settings_for(redis_server.url))
+    await srv.start()
+    yield srv
+    await srv.stop()
+
+
+@pytest.fixture(scope="session")
+async def server_b(redis_server: RedisProcess) -> AsyncIterator[Server]:
+    """A second server process's worth of state in this process: its own rooms, its own
+    Redis connections and fan-out follower, its own port."""
+    srv = Server(settings_for(redis_server.url))
+    await srv.start()
+    yield srv
+    await srv.stop()
+
+
+def ws_url(srv: Server) -> str:
+    return f"ws://127.0.0.1:{srv.settings.port}/ws"
+
+
+class ServerProcess:
+    """``python -m server serve`` as a real subprocess."""
+
+    def __init__(self, redis_url: str, *extra: str, env: dict[str, str] | None = None) -> None:
+        self.port = free_port()
+        self.redis_url = redis_url
+        self.extra = extra
+        self.env = env or {}
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/ws"
+
+    def start(self) -> ServerProcess:
+        env = {**os.environ, "STABLEMASTER_SECRET": TEST_SECRET, **self.env}
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "server", "serve", "--port", str(self.port), "--redis-url",
+             self.redis_url, *self.extra],
+            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        )
+        self.wait_ready()
+        return self
+
+    def wait_ready(self, timeout: float = 20) -> None:
+        import socket
+
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            assert self.proc is not None
+            if self.proc.poll() is not None:
+                out = self.proc.stdout.read().decode() if self.proc.stdout else ""
+                raise RuntimeError(f"server exited: {out}")
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
+                    return
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError("server did not start")
+
+    def kill(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait()
+
+    def terminate(self) -> int:
+        assert self.proc is not None
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            self.proc.wait(20)
+        return int(self.proc.returncode)
+
+    def output(self) -> str:
+        assert self.proc is not None and self.proc.stdout is not None
+        return self.proc.stdout.read().decode()
+
+
+@pytest.fixture
+def spawn(redis_server: RedisProcess) -> Iterator[type]:
+    started: list[ServerProcess] = []
+
+    class Spawn:
+        @staticmethod
+        def __call__(redis_url: str | None = None, *extra: str, **kw: object) -> ServerProcess:
+            proc = ServerProcess(redis_url or redis_server.url, *extra, **kw)  # type: ignore[arg-type]
+            started.append(proc)
+            return proc.start()
+
+    yield Spawn()  # type: ignore[misc]
+    for proc in started:
+        proc.kill()
+
+
+async def connect(url: str) -> Client:
+    return await Client.open(url)
+
+
+@pytest.fixture
+async def clients() -> AsyncIterator[list[Client]]:
+    """Clients opened in a test, closed after it."""
+    opened: list[Client] = []
+    yield opened
+    await asyncio.gather(*(c.close() for c in opened), return_exceptions=True)

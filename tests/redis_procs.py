@@ -1,0 +1,106 @@
+"""Real Redis processes for the test suite: a single server and a 3-node Redis Cluster."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+from server.embedded_redis import find_redis_server
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def find_redis_cli() -> str:
+    found = shutil.which("redis-cli")
+    if found:
+        return found
+    return str(Path(find_redis_server()).with_name("redis-cli"))
+
+
+def _wait_ping(port: int, proc: subprocess.Popen[bytes], timeout: float = 10) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"redis-server on {port} exited with {proc.returncode}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5) as s:
+                s.sendall(b"PING\r\n")
+                if s.recv(16).startswith(b"+PONG"):
+                    return
+        except OSError:
+            pass
+        time.sleep(0.02)
+    raise RuntimeError(f"redis-server on {port} did not answer")
+
+
+class RedisProcess:
+    def __init__(self, workdir: Path, port: int | None = None, *extra: str) -> None:
+        self.port = port or free_port()
+        self.dir = workdir / f"redis-{self.port}"
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.extra = extra
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> RedisProcess:
+        cmd = [find_redis_server(), "--port", str(self.port), "--bind", "127.0.0.1",
+               "--dir", str(self.dir), "--save", "", "--appendonly", "yes",
+               "--logfile", str(self.dir / "redis.log"), *self.extra]
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                     start_new_session=True)
+        _wait_ping(self.port, self.proc)
+        return self
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, 9)
+                self.proc.wait()
+
+
+class RedisCluster3:
+    """Three masters, no replicas, slots split evenly, formed with ``redis-cli --cluster``."""
+
+    def __init__(self, workdir: Path) -> None:
+        self.nodes = [
+            RedisProcess(workdir, None, "--cluster-enabled", "yes", "--cluster-config-file",
+                         "nodes.conf", "--cluster-node-timeout", "5000")
+            for _ in range(3)
+        ]
+
+    @property
+    def url(self) -> str:
+        return self.nodes[0].url
+
+    def start(self) -> RedisCluster3:
+        for node in self.nodes:
+            node.start()
+        addrs = [f"127.0.0.1:{n.port}" for n in self.nodes]
+        subprocess.run([find_redis_cli(), "--cluster", "create", *addrs, "--cluster-replicas",
+                        "0", "--cluster-yes"], check=True, capture_output=True, timeout=60)
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            out = subprocess.run([find_redis_cli(), "-p", str(self.nodes[0].port), "cluster",
+                                  "info"], capture_output=True, text=True).stdout
+            if "cluster_state:ok" in out:
+                return self
+            time.sleep(0.1)
+        raise RuntimeError("cluster did not reach cluster_state:ok")
+
+    def stop(self) -> None:
+        for node in self.nodes:
+            node.stop()

@@ -41,6 +41,8 @@ class Client:
         self.snapshot: Message | None = None
         self.legal: list[Message] = []
         self._ids = itertools.count(1)
+        # Command ids are scoped to a credential, which several connections may share.
+        self._prefix = uuid.uuid4().hex[:8]
         self._waiting: dict[str, asyncio.Future[Message]] = {}
         self._changed = asyncio.Condition()
         self._reader = asyncio.get_running_loop().create_task(self._read())
@@ -102,7 +104,8 @@ class Client:
         return await asyncio.wait_for(future, timeout)
 
     async def command(self, type_: str, *, id: str | None = None, **fields: Any) -> Message:
-        cid = id or (str(uuid.uuid4()) if type_ == "create_encounter" else f"c{next(self._ids)}")
+        cid = id or (str(uuid.uuid4()) if type_ == "create_encounter"
+                     else f"{self._prefix}-{next(self._ids)}")
         reply = await self.request({"type": type_, "id": cid, **fields})
         if reply["type"] == "error":
             raise CommandError(reply)

@@ -9,6 +9,7 @@ is closed (1013) instead of slowing anyone else.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections import deque
@@ -54,6 +55,7 @@ class Session:
         self._queue: deque[bytes] = deque()
         self._wake = asyncio.Event()
         self._closing = False
+        self._close_task: asyncio.Task[None] | None = None
         self._last_legal: bytes | None = None
         s = server.settings
         self._tokens = float(s.command_burst)
@@ -64,11 +66,12 @@ class Session:
 
     def enqueue(self, frame: bytes) -> None:
         if self._closing:
-            return
+            return  # nothing new after the decision to close (queued frames still go out)
         if len(self._queue) >= self.server.settings.max_queued_messages:
             metrics.SLOW_CLIENTS.inc()
             log.warning("closing stalled connection %s (%d queued)", self.id, len(self._queue))
-            self.close_soon(CLOSE_TRY_LATER, "too slow: send queue full; resume with since")
+            self.close_soon(CLOSE_TRY_LATER, "too slow: send queue full; resume with since",
+                            flush=False)
             return
         self._queue.append(frame)
         self._wake.set()
@@ -98,22 +101,28 @@ class Session:
         except ConnectionClosed:
             pass
 
-    def close_soon(self, code: int, reason: str) -> None:
+    def close_soon(self, code: int, reason: str, flush: bool = True) -> None:
+        """Close the connection; first send what is queued unless ``flush`` is false."""
         if self._closing:
             return
         self._closing = True
-        self._queue.clear()
-        asyncio.get_running_loop().create_task(self.ws.close(code, reason))
+        if not flush:
+            self._queue.clear()
+        self._close_task = asyncio.get_running_loop().create_task(
+            self._close_after_flush(code, reason))
+
+    async def _close_after_flush(self, code: int, reason: str) -> None:
+        for _ in range(100):
+            if not self._queue:
+                break
+            await asyncio.sleep(0.01)
+        await self.ws.close(code, reason)
 
     async def goodbye(self, reason: str) -> None:
         """Tell the client to reconnect elsewhere, flush, and close with 1012."""
         self.send(msg.Goodbye(reason=reason, reconnect=True))
-        for _ in range(50):
-            if not self._queue:
-                break
-            await asyncio.sleep(0.01)
         self._closing = True
-        await self.ws.close(CLOSE_RESTART, reason)
+        await self._close_after_flush(CLOSE_RESTART, reason)
 
     # -- receiving ---------------------------------------------------------------------------
 
@@ -137,7 +146,7 @@ class Session:
                                  spectator_url=True)
             async for raw in self.ws:
                 if self._closing:
-                    break
+                    continue  # drain, so that the client's close frame gets through
                 try:
                     await self.receive(raw)
                 except Exception:
@@ -147,6 +156,9 @@ class Session:
         except ConnectionClosed:
             pass
         finally:
+            if self._close_task is not None:
+                with contextlib.suppress(ConnectionClosed):
+                    await self._close_task  # lets the writer flush what is queued
             metrics.CONNECTIONS.dec()
             if self.room is not None:
                 self.server.rooms.leave(self.room, self)
@@ -242,15 +254,13 @@ def _peek_id(raw: str | bytes) -> str | None:
 
 
 def _classify(raw: str | bytes, exc: msgspec.ValidationError) -> tuple[ErrorCode, str]:
-    text = str(exc)
-    if "$.type" in text or "Missing required field `type`" in text or "Expected `object`" in text:
-        try:
-            data = orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            data = None
-        if not isinstance(data, dict):
-            return ErrorCode.INVALID_PAYLOAD, "a message is a JSON object"
-        kind = data.get("type")
-        if kind not in msg.CLIENT_TYPES:
-            return ErrorCode.UNKNOWN_TYPE, f"unknown message type {kind!r}"
-    return ErrorCode.INVALID_PAYLOAD, text
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        data = None
+    if not isinstance(data, dict):
+        return ErrorCode.INVALID_PAYLOAD, "a message is a JSON object"
+    kind = data.get("type")
+    if kind not in msg.CLIENT_TYPES:
+        return ErrorCode.UNKNOWN_TYPE, f"unknown message type {kind!r}"
+    return ErrorCode.INVALID_PAYLOAD, str(exc)

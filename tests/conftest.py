@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -88,11 +89,13 @@ class ServerProcess:
 
     def start(self) -> ServerProcess:
         env = {**os.environ, "STABLEMASTER_SECRET": TEST_SECRET, **self.env}
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "server", "serve", "--port", str(self.port), "--redis-url",
-             self.redis_url, *self.extra],
-            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-        )
+        self.log = Path(tempfile.mkstemp(prefix="stablemaster-", suffix=".log")[1])
+        with self.log.open("wb") as out:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "server", "serve", "--port", str(self.port),
+                 "--redis-url", self.redis_url, *self.extra],
+                cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+            )
         self.wait_ready()
         return self
 
@@ -103,8 +106,7 @@ class ServerProcess:
         while time.monotonic() < deadline:
             assert self.proc is not None
             if self.proc.poll() is not None:
-                out = self.proc.stdout.read().decode() if self.proc.stdout else ""
-                raise RuntimeError(f"server exited: {out}")
+                raise RuntimeError(f"server exited: {self.output()}")
             try:
                 with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
                     return
@@ -125,8 +127,8 @@ class ServerProcess:
         return int(self.proc.returncode)
 
     def output(self) -> str:
-        assert self.proc is not None and self.proc.stdout is not None
-        return self.proc.stdout.read().decode()
+        """Everything the process logged so far."""
+        return self.log.read_text()
 
 
 @pytest.fixture

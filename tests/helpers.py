@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -68,17 +69,22 @@ def seqs(client: Client) -> list[int]:
     return [m["seq"] for m in client.events()]
 
 
-def last_turn(client: Client) -> str | None:
-    turns = [m["event"]["combatant"] for m in client.events()
-             if m["event"]["kind"] == "turn_started"]
-    return turns[-1] if turns else None
+async def play_turns(gm: Client, players: dict[str, Client], n: int) -> None:
+    """End ``n`` turns, each sent by whoever controls the current combatant."""
+    for _ in range(n):
+        actor = await wait_current(gm)
+        sender = players.get(actor, gm)
+        ack = await sender.command("act", combatant=actor, action="end_turn")
+        await gm.wait_seq(ack["seq"])  # the GM sees every event, so its view is current
 
 
-async def current_turn(gm: Client) -> str:
-    """The combatant whose turn it is, from the GM's legal actions."""
-    msg = await gm.wait_for(lambda m: m["type"] == "legal_actions" and any(
-        a["action"] == "end_turn" for a in m["actions"]), start=0)
-    del msg
-    acts = [a for a in gm.legal if a["action"] == "end_turn"]
-    assert acts, gm.legal
-    return str(acts[0]["combatant"])
+async def wait_current(gm: Client, timeout: float = 5) -> str:
+    """The combatant whose turn it is now, as the GM's latest ``legal_actions`` says."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while loop.time() < deadline:
+        acting = [a["combatant"] for a in gm.legal if a["action"] == "end_turn"]
+        if acting:
+            return str(acting[0])
+        await asyncio.sleep(0.005)
+    raise TimeoutError(f"no turn in {gm.legal}")

@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""Set-up and run in one command, on any machine with Python 3.11+.
+
+    python3 dev.py serve   # install into .venv, start the server with a demo encounter
+    python3 dev.py test    # install into .venv, run the linters, type checks and all tests
+
+Both create ``.venv`` beside this file on first use and install the project into it (again
+whenever pyproject.toml changes). Extra arguments are passed on (to ``stablemaster serve``,
+or to pytest).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
+PY = BIN / "python"
+STAMP = VENV / ".installed"
+
+
+def run(*cmd: str | Path) -> None:
+    print("+", " ".join(str(c) for c in cmd), flush=True)
+    subprocess.run([str(c) for c in cmd], cwd=ROOT, check=True)
+
+
+def ensure_env(extras: str) -> None:
+    if sys.version_info < (3, 11):
+        sys.exit(f"Stablemaster needs Python 3.11 or newer; this is {sys.version.split()[0]}")
+    if not PY.exists():
+        print(f"creating {VENV}", flush=True)
+        venv.EnvBuilder(with_pip=True).create(VENV)
+    want = hashlib.sha256((ROOT / "pyproject.toml").read_bytes() + extras.encode()).hexdigest()
+    if STAMP.exists() and STAMP.read_text() == want:
+        return
+    run(PY, "-m", "pip", "install", "--quiet", "--upgrade", "pip")
+    run(PY, "-m", "pip", "install", "--quiet", "-e", f".[{extras}]" if extras else ".")
+    STAMP.write_text(want)
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] not in ("serve", "test"):
+        print(__doc__)
+        return 2
+    command, rest = argv[0], argv[1:]
+    if command == "serve":
+        ensure_env("test")
+        os.execv(PY, [str(PY), "-m", "server", "serve", "--demo", *rest])
+    ensure_env("test")
+    run(PY, "-m", "ruff", "check", ".")
+    run(PY, "-m", "mypy")
+    run(PY, "-m", "protocol.docs", "--check")
+    result = subprocess.run([str(PY), "-m", "pytest", *rest], cwd=ROOT)
+    return result.returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

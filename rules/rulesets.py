@@ -84,7 +84,7 @@ class ActionTime:
 
     def initiative_tiebreak(self, combatant: CombatantLike) -> tuple[int, ...]:
         """Action Time: ties go to players before NPCs, then the higher ability (the Body die;
-        ruling A31)."""
+        ruling R31)."""
         return (1 if combatant.kind == "pc" else 0, ability_die(combatant.stats, "body"))
 
     def turn_actions(self) -> list[str]:

@@ -448,7 +448,8 @@ def _submit_roll(d: Decision, cmd: msg.SubmitRoll) -> None:
         roll = roll_faces(pending.expr, cmd.faces)
     except DiceError as exc:
         raise Rejected(ErrorCode.BAD_DICE, str(exc), dice=pending.dice) from None
-    by = "gm" if pending.roller == "gm" else "player"
+    assert d.actor is not None
+    by = "gm" if pending.roller == "gm" or d.actor.is_gm else "player"
     d.emit(ev.DiceRolled(purpose=pending.purpose, roll=roll, by=by, combatant=pending.combatant,
                          request=pending.request), d.dice_vis(pending.combatant))
     _after_roll(d, pending.purpose, pending.combatant, roll)

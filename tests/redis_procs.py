@@ -18,6 +18,22 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def free_cluster_port() -> int:
+    """A free port whose cluster bus port (port + 10000) is free too."""
+    import random
+
+    for _ in range(200):
+        port = random.randint(20000, 45000)
+        try:
+            for p in (port, port + 10000):
+                with socket.socket() as s:
+                    s.bind(("127.0.0.1", p))
+        except OSError:
+            continue
+        return port
+    raise RuntimeError("no free port pair for a cluster node")
+
+
 def find_redis_cli() -> str:
     found = shutil.which("redis-cli")
     if found:
@@ -77,7 +93,7 @@ class RedisCluster3:
 
     def __init__(self, workdir: Path) -> None:
         self.nodes = [
-            RedisProcess(workdir, None, "--cluster-enabled", "yes", "--cluster-config-file",
+            RedisProcess(workdir, free_cluster_port(), "--cluster-enabled", "yes", "--cluster-config-file",
                          "nodes.conf", "--cluster-node-timeout", "5000")
             for _ in range(3)
         ]

@@ -104,7 +104,7 @@ async def test_a_restarted_process_serves_the_encounter_from_redis_alone(
     await table.gm.command("start_encounter")
     await play_turns(table.gm, {}, 4)
     seen = event_log(table.gm)
-    assert proc.terminate() == 0
+    assert await asyncio.to_thread(proc.terminate) == 0
     again = spawn()
     gm = await join(again.url, table.gm_token, clients, since=0)
     await gm.wait_seq(seen[-1][0])

@@ -2,7 +2,8 @@
 """Set-up and run in one command, on any machine with Python 3.11+.
 
     python3 dev.py serve   # install into .venv, start the server with a demo encounter
-    python3 dev.py test    # install into .venv, run the linters, type checks and all tests
+    python3 dev.py test    # install into .venv (and nginx, for the deployment test), run the
+                           # linters, type checks, the protocol docs check and all tests
 
 Both create ``.venv`` beside this file on first use and install the project into it (again
 whenever pyproject.toml changes). Extra arguments are passed on (to ``stablemaster serve``,
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import subprocess
 import sys
 import venv
@@ -44,6 +46,22 @@ def ensure_env(extras: str) -> None:
     STAMP.write_text(want)
 
 
+def ensure_nginx() -> None:
+    """The deployment test runs deploy/nginx.conf in a real nginx. Install it when missing
+    (Debian/Ubuntu as root), else say how."""
+    if shutil.which("nginx") or Path("/usr/sbin/nginx").exists():
+        return
+    if os.name == "posix" and os.geteuid() == 0 and shutil.which("apt-get"):
+        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+        subprocess.run(["apt-get", "update", "-qq"], check=True, env=env)
+        subprocess.run(["apt-get", "install", "-y", "-qq", "--no-install-recommends", "nginx"],
+                       check=True, env=env, stdout=subprocess.DEVNULL)
+        return
+    sys.exit("The test suite needs nginx (for the deployment test). Install it, e.g.\n"
+             "  sudo apt-get install -y nginx      # Debian, Ubuntu\n"
+             "  brew install nginx                 # macOS")
+
+
 def main(argv: list[str]) -> int:
     if not argv or argv[0] not in ("serve", "test"):
         print(__doc__)
@@ -53,6 +71,7 @@ def main(argv: list[str]) -> int:
         ensure_env("test")
         os.execv(PY, [str(PY), "-m", "server", "serve", "--demo", *rest])
     ensure_env("test")
+    ensure_nginx()
     run(PY, "-m", "ruff", "check", ".")
     run(PY, "-m", "mypy")
     run(PY, "-m", "protocol.docs", "--check")

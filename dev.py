@@ -33,7 +33,7 @@ def run(*cmd: str | Path) -> None:
 
 
 def ensure_env(extras: str) -> None:
-    if sys.version_info < (3, 11):
+    if sys.version_info < (3, 11):  # noqa: UP036 - dev.py may be run by an older python3
         sys.exit(f"Stablemaster needs Python 3.11 or newer; this is {sys.version.split()[0]}")
     if not PY.exists():
         print(f"creating {VENV}", flush=True)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from protocol.events import Role
 from encounter.state import EncounterState
+from protocol.events import Role
 
 
 @dataclass(frozen=True)

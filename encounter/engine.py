@@ -14,20 +14,20 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 import yaml
 from statemachine.exceptions import TransitionNotAllowed
 
+from encounter.actors import Actor
+from encounter.fold import apply_event
+from encounter.state import EncounterState, copy_state
 from protocol import events as ev
 from protocol import messages as msg
 from protocol.errors import ErrorCode
 from protocol.events import Envelope, InitiativeEntry
 from protocol.model import CombatantProfile, StatBlock
-from encounter.actors import Actor
-from encounter.fold import apply_event
-from encounter.state import EncounterState, copy_state
 from rules.dice import DiceError, Roll, derived_seed, new_seed, roll_faces, roll_seeded
 from rules.initiative import Contender, insertion_index, next_in_order, order_by_initiative
 from rules.rulesets import Ruleset, RulesetError, ruleset
@@ -82,7 +82,7 @@ class Decision(EncounterChartModel):
         self.s = state
         self.actor = actor
         self.ctx = ctx
-        self.events: list[tuple[ev.Event, ev.Visibility]] = []
+        self.events: list[tuple[ev.AnyEvent, ev.Visibility]] = []
         self.result: dict[str, Any] = {}
         self.rules: Ruleset = ruleset(state.ruleset)
         self.chart = restore(self, state.chart)
@@ -90,7 +90,7 @@ class Decision(EncounterChartModel):
 
     # -- recording ---------------------------------------------------------------------------
 
-    def emit(self, event: ev.Event, vis: ev.Visibility = None) -> None:
+    def emit(self, event: ev.AnyEvent, vis: ev.Visibility = None) -> None:
         apply_event(self.s, event)
         self.events.append((event, vis))
 
@@ -134,7 +134,8 @@ class Decision(EncounterChartModel):
 
     # -- dice --------------------------------------------------------------------------------
 
-    def server_roll(self, expr: str, purpose: str, cid: str | None, request: str | None = None) -> Roll:
+    def server_roll(self, expr: str, purpose: str, cid: str | None,
+                    request: str | None = None) -> Roll:
         seed = (
             new_seed() if self.s.options.dice_seed is None
             else derived_seed(self.s.options.dice_seed, self.s.server_rolls)
@@ -274,7 +275,8 @@ def parse_statblocks_yaml(text: str) -> list[StatBlock]:
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
-        raise Rejected(ErrorCode.INVALID_PAYLOAD, f"combatants_yaml is not valid YAML: {exc}")
+        raise Rejected(ErrorCode.INVALID_PAYLOAD,
+                       f"combatants_yaml is not valid YAML: {exc}") from None
     if isinstance(data, dict):
         data = data.get("combatants")
     if not isinstance(data, list):
@@ -449,7 +451,7 @@ def _submit_roll(d: Decision, cmd: msg.SubmitRoll) -> None:
     except DiceError as exc:
         raise Rejected(ErrorCode.BAD_DICE, str(exc), dice=pending.dice) from None
     assert d.actor is not None
-    by = "gm" if pending.roller == "gm" or d.actor.is_gm else "player"
+    by: Literal["gm", "player"] = "gm" if pending.roller == "gm" or d.actor.is_gm else "player"
     d.emit(ev.DiceRolled(purpose=pending.purpose, roll=roll, by=by, combatant=pending.combatant,
                          request=pending.request), d.dice_vis(pending.combatant))
     _after_roll(d, pending.purpose, pending.combatant, roll)

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import singledispatch
 
+from encounter.state import EncounterState, PendingRoll, TokenGrant
 from protocol import events as ev
 from protocol.events import Envelope
-from encounter.state import EncounterState, PendingRoll, TokenGrant
 
 
 def apply(state: EncounterState, envelope: Envelope) -> EncounterState:

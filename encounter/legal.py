@@ -5,9 +5,9 @@ Sent to each connection whenever its list changes, so that clients never guess.
 
 from __future__ import annotations
 
-from protocol.messages import LegalAction
 from encounter.actors import Actor
 from encounter.state import EncounterState
+from protocol.messages import LegalAction
 from rules.rulesets import ruleset
 from statemachines.encounter_chart import EncounterChart, EncounterChartModel, restore
 

@@ -12,10 +12,10 @@ from typing import Any
 
 import msgspec
 
-from protocol import events as ev
-from protocol.events import Envelope
 from encounter.actors import Actor
 from encounter.state import EncounterState
+from protocol import events as ev
+from protocol.events import Envelope
 
 
 def may_see(envelope: Envelope, viewer: Actor) -> bool:
@@ -24,7 +24,7 @@ def may_see(envelope: Envelope, viewer: Actor) -> bool:
     return not viewer.audiences().isdisjoint(envelope.vis)
 
 
-def view_event(envelope: Envelope, viewer: Actor) -> ev.Event | None:
+def view_event(envelope: Envelope, viewer: Actor) -> ev.AnyEvent | None:
     """The event as ``viewer`` may see it, or ``None`` when it may not see it at all."""
     if not may_see(envelope, viewer):
         return None

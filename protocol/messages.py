@@ -46,7 +46,8 @@ class Hello(ClientMessage, tag="hello", kw_only=True):
 
 
 class Ping(Command, tag="ping", kw_only=True):
-    """Answered by an ``ack``; measures round-trip time."""
+    """Answered by an ``ack`` (``seq: null``, empty ``result``); measures round-trip time.
+    Allowed after a ``hello`` without a token."""
 
 
 # --- encounter setup (GM) -------------------------------------------------------------------
@@ -66,13 +67,16 @@ class CreateEncounter(Command, tag="create_encounter", kw_only=True):
 
 
 class AddCombatant(Command, tag="add_combatant", kw_only=True):
-    """Add a combatant; in a running scene it rolls initiative at once (JOINING A DRAMATIC
-    SCENE) and acts when its count comes up."""
+    """Add a combatant (GM); in a running scene it rolls initiative at once (JOINING A DRAMATIC
+    SCENE) and acts when its count comes up. Result: ``combatant`` (its id)."""
 
     combatant: StatBlock
 
 
 class RemoveCombatant(Command, tag="remove_combatant", kw_only=True):
+    """Remove a combatant from the encounter (GM). When it is the combatant's turn, that turn
+    ends first (and the next combatant's begins, if anyone is left)."""
+
     combatant: CombatantRef
 
 
@@ -84,32 +88,38 @@ class SetHidden(Command, tag="set_hidden", kw_only=True):
 
 
 class SetOptions(Command, tag="set_options", kw_only=True):
+    """Replace the encounter's options (GM). Every option is set: one left out takes its
+    default."""
+
     options: EncounterOptions
 
 
 class IssueInvite(Command, tag="issue_invite", kw_only=True):
-    """A player credential bound to these combatants. Result: ``token``, ``token_id``."""
+    """A player credential bound to these combatants (GM). Result: ``token``, ``token_id``,
+    ``role`` (``player``)."""
 
     combatants: Annotated[list[CombatantRef], msgspec.Meta(min_length=1, max_length=20)]
     label: Label | None = None
 
 
 class IssueSpectatorLink(Command, tag="issue_spectator_link", kw_only=True):
-    """A read-only credential that may ride in an overlay URL. Result: ``token``,
-    ``token_id``, ``path`` (``/ws?spectate=<token>``)."""
+    """A read-only credential that may ride in an overlay URL (GM). Result: ``token``,
+    ``token_id``, ``role`` (``spectator``), ``path`` (``/ws?spectate=<token>``)."""
 
     label: Label | None = None
 
 
 class IssueIntegrationToken(Command, tag="issue_integration_token", kw_only=True):
-    """A credential for a VTT or bot with explicit scopes. Result: ``token``, ``token_id``."""
+    """A credential for a VTT or bot with explicit scopes (GM). Result: ``token``,
+    ``token_id``, ``role`` (``integration``)."""
 
     scopes: Annotated[list[Scope], msgspec.Meta(min_length=1, max_length=5)]
     label: Label | None = None
 
 
 class RevokeToken(Command, tag="revoke_token", kw_only=True):
-    """Revoke a credential; its open connections are closed (4001) on every process."""
+    """Revoke a credential (GM); its open connections are closed (4001) on every process. A
+    credential cannot revoke itself."""
 
     token_id: Annotated[str, msgspec.Meta(min_length=1, max_length=40)]
 
@@ -170,7 +180,7 @@ AnyClientMessage = (
 )
 
 CLIENT_TYPES: frozenset[str] = frozenset(
-    t.__struct_config__.tag for t in AnyClientMessage.__args__  # type: ignore[attr-defined]
+    t.__struct_config__.tag for t in AnyClientMessage.__args__
 )
 
 
@@ -182,6 +192,11 @@ class ServerMessage(msgspec.Struct, tag_field="type", kw_only=True):
 
 
 class Limits(msgspec.Struct, kw_only=True):
+    """What this server accepts. A message longer than ``max_command_bytes`` gets
+    ``too_large``; a frame over ``max_frame_bytes`` closes the connection (1009). Each
+    connection may send ``commands_per_second`` messages on average, ``burst`` at once; more
+    get ``rate_limited``, and a flood closes the connection (1008)."""
+
     max_command_bytes: int
     max_frame_bytes: int
     commands_per_second: float
@@ -189,8 +204,11 @@ class Limits(msgspec.Struct, kw_only=True):
 
 
 class Welcome(ServerMessage, tag="welcome", kw_only=True):
-    """Answer to ``hello``. ``role`` is ``null`` for an unauthenticated connection (which may
-    only ``create_encounter`` and ``ping``)."""
+    """Answer to ``hello``: the ``protocol`` version chosen, the ``server`` software version
+    and this connection's ``session`` id. ``role`` is ``null`` for an unauthenticated connection
+    (which may only ``create_encounter`` and ``ping``); otherwise ``encounter``, ``token_id``,
+    ``combatants`` (those this credential controls) and ``scopes`` describe the credential,
+    and a ``snapshot`` (or the missed events) and ``legal_actions`` follow."""
 
     protocol: int
     server: str
@@ -204,8 +222,9 @@ class Welcome(ServerMessage, tag="welcome", kw_only=True):
 
 
 class Ack(ServerMessage, tag="ack", kw_only=True):
-    """A command succeeded. ``seq`` is the last event it appended (``null`` if none);
-    ``duplicate`` is true when this answers a retried id."""
+    """A command succeeded. ``seq`` is the last event it appended (``null`` if none); the
+    events themselves arrive before the ``ack``. ``result`` holds what the command returns (see
+    each command). ``duplicate`` is true when this answers a retried id."""
 
     id: str
     seq: int | None = None
@@ -214,7 +233,10 @@ class Ack(ServerMessage, tag="ack", kw_only=True):
 
 
 class Error(ServerMessage, tag="error", kw_only=True):
-    """A message failed. ``id`` names the command when it could be read."""
+    """A message failed. ``id`` names the command when it could be read. ``code`` is one of the
+    error codes (see ``protocol.errors``), ``message`` a readable explanation, ``details``
+    optional data (``bad_dice``: the ``dice`` expected; ``illegal_action``: sometimes the
+    ``legal`` action names)."""
 
     id: str | None = None
     code: str
@@ -244,7 +266,10 @@ class Snapshot(ServerMessage, tag="snapshot", kw_only=True):
 
 
 class LegalAction(msgspec.Struct, kw_only=True):
-    """An action a combatant (or the GM, ``combatant: null``) may take now."""
+    """An action a combatant (or the GM, ``combatant: null``) may take now. ``action`` names
+    the command (``start_encounter``, ``end_encounter``, ``submit_roll``) or, for a combatant's
+    turn, the ``act`` action (``end_turn``). For ``submit_roll``, ``targets`` holds the roll
+    request id and ``label`` what is rolled (``initiative: 1d20+3``)."""
 
     action: str
     combatant: str | None = None

@@ -85,7 +85,10 @@ def _settle(
     return tied
 
 
-def insertion_index(order_keys: Sequence[tuple[int, tuple[int, ...]]], key: tuple[int, tuple[int, ...]]) -> int:
+OrderKey = tuple[int, tuple[int, ...]]
+
+
+def insertion_index(order_keys: Sequence[OrderKey], key: OrderKey) -> int:
     """Where a combatant joining a running scene goes: after everyone it does not beat."""
     for index, existing in enumerate(order_keys):
         if key > existing:

@@ -18,14 +18,19 @@ class RulesetError(ValueError):
 
 
 class CombatantLike(Protocol):
-    kind: str
-    initiative_mod: int
-    stats: dict[str, Any]
+    @property
+    def kind(self) -> str: ...
+    @property
+    def initiative_mod(self) -> int: ...
+    @property
+    def stats(self) -> dict[str, Any]: ...
 
 
 class Ruleset(Protocol):
-    name: str
-    title: str
+    @property
+    def name(self) -> str: ...
+    @property
+    def title(self) -> str: ...
 
     def validate_stats(self, stats: dict[str, Any]) -> None: ...
     def initiative_expr(self, combatant: CombatantLike) -> str: ...

@@ -7,6 +7,7 @@ import logging
 import signal
 import time
 from http import HTTPStatus
+from importlib import resources
 from typing import Any
 
 import orjson
@@ -17,10 +18,10 @@ from websockets.asyncio.server import ServerConnection, serve
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
-from protocol.messages import Limits, Snapshot
-from protocol.version import PROTOCOL_VERSION
 from encounter.actors import Actor
 from encounter.views import view_state
+from protocol.messages import Limits, Snapshot
+from protocol.version import PROTOCOL_VERSION
 from server import __version__, auth, metrics
 from server.commands import CommandService
 from server.config import Settings
@@ -39,7 +40,7 @@ class Server:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.embedded: EmbeddedRedis | None = None
-        self.redis: Redis | RedisCluster
+        self.redis: Any
         self.store: EventStore
         self.rooms: Rooms
         self.tokens: auth.Tokens
@@ -54,6 +55,7 @@ class Server:
             burst=settings.command_burst,
         )
         self._stopped = asyncio.Event()
+        self.demo: Any = None
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -87,16 +89,20 @@ class Server:
             self.settings.port = sockets[0].getsockname()[1]
         log.info("listening on ws://%s:%d/ws (protocol %d)", s.host, self.settings.port,
                  PROTOCOL_VERSION)
+        if s.demo:
+            from server.demo import Demo
+
+            self.demo = Demo(self)
+            await self.demo.start()
 
     def _connect(self, url: str) -> tuple[Any, Any]:
         if self.settings.redis_cluster or url.startswith("redis+cluster://"):
             url = url.replace("redis+cluster://", "redis://", 1)
-            main = RedisCluster.from_url(url)
-            follower = RedisCluster.from_url(url, socket_timeout=None)
-            return main, follower
-        main = Redis.from_url(url, socket_timeout=10, health_check_interval=30)
-        follower = Redis.from_url(url, socket_timeout=None, single_connection_client=True)
-        return main, follower
+            cluster = RedisCluster.from_url(url)
+            return cluster, RedisCluster.from_url(url, socket_timeout=None)
+        single = Redis.from_url(url, socket_timeout=10, health_check_interval=30)
+        # XREAD BLOCK gets its own connection, without a socket timeout shorter than the block
+        return single, Redis.from_url(url, socket_timeout=None, single_connection_client=True)
 
     async def _secret(self) -> bytes:
         if self.settings.secret:
@@ -108,6 +114,8 @@ class Server:
 
     async def stop(self) -> None:
         """Graceful shutdown: tell every client to reconnect (elsewhere), then close."""
+        if self.demo is not None:
+            await self.demo.stop()
         if self.ws is not None:
             self.ws.close(close_connections=False)
             await asyncio.gather(*(s.goodbye("server shutting down") for s in list(self.sessions)),
@@ -216,12 +224,16 @@ class Server:
             return _respond(HTTPStatus.OK, metrics.render(), "text/plain; version=0.0.4")
         if path == "/":
             return _respond(HTTPStatus.OK, _INDEX.encode(), "text/html; charset=utf-8")
+        if path == "/watch":
+            page = resources.files("server").joinpath("static", "watch.html").read_bytes()
+            return _respond(HTTPStatus.OK, page, "text/html; charset=utf-8")
         return _respond(HTTPStatus.NOT_FOUND, b"not found\n")
 
 
 _INDEX = """<!doctype html><meta charset="utf-8"><title>Stablemaster</title>
 <h1>Stablemaster</h1><p>Encounter server. Websocket endpoint: <code>/ws</code>.
-Health: <a href="/healthz">/healthz</a>. Metrics: <a href="/metrics">/metrics</a>.</p>
+Health: <a href="/healthz">/healthz</a>. Metrics: <a href="/metrics">/metrics</a>.
+Spectator page: <code>/watch?spectate=&lt;spectator token&gt;</code>.</p>
 """
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import logging
 import os
@@ -115,10 +116,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         setup_logging(settings.log_level, settings.log_format)
         from server.app import run
 
-        try:
+        with contextlib.suppress(KeyboardInterrupt):
             asyncio.run(run(settings))
-        except KeyboardInterrupt:
-            pass
         return 0
     return 2
 

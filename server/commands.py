@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 import orjson
 
+from encounter import engine
 from protocol import messages as msg
 from protocol.errors import ErrorCode
 from protocol.events import TokenIssued, TokenRevoked
-from encounter import engine
 from server import auth, metrics
 
 if TYPE_CHECKING:

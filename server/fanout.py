@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from typing import Any
 
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
@@ -28,7 +29,7 @@ BLOCK_MS = 2000
 
 class ActivityFollower:
     def __init__(self, redis: Redis | RedisCluster, rooms: Rooms, sweep_interval: float) -> None:
-        self.redis = redis
+        self.redis: Any = redis
         self.rooms = rooms
         self.sweep_interval = sweep_interval
         self.last_id = "$"

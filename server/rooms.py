@@ -18,13 +18,13 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from protocol.events import Envelope, TokenRevoked
-from protocol.messages import EventMessage, LegalActions
 from encounter.actors import Actor
 from encounter.fold import apply
 from encounter.legal import allowed_chart_events, legal_actions
 from encounter.state import EncounterState
 from encounter.views import view_event
+from protocol.events import Envelope, TokenRevoked
+from protocol.messages import EventMessage, LegalActions
 from server import metrics
 from server.store import EventStore
 

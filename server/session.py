@@ -21,10 +21,10 @@ import orjson
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
+from encounter.actors import Actor
 from protocol import messages as msg
 from protocol.errors import ErrorCode
 from protocol.version import SUPPORTED_VERSIONS
-from encounter.actors import Actor
 from server import __version__, metrics
 
 if TYPE_CHECKING:
@@ -129,7 +129,8 @@ class Session:
     def _rate_ok(self) -> bool:
         s = self.server.settings
         now = time.monotonic()
-        self._tokens = min(s.command_burst, self._tokens + (now - self._refill_at) * s.commands_per_second)
+        refill = (now - self._refill_at) * s.commands_per_second
+        self._tokens = min(s.command_burst, self._tokens + refill)
         self._refill_at = now
         if self._tokens >= 1:
             self._tokens -= 1
@@ -140,10 +141,10 @@ class Session:
         writer = asyncio.get_running_loop().create_task(self.writer())
         metrics.CONNECTIONS.inc()
         try:
-            spectate = _query_token(self.ws)
+            spectate, since = _query_token(self.ws)
             if spectate is not None:
-                await self.hello(msg.Hello(versions=list(SUPPORTED_VERSIONS), token=spectate),
-                                 spectator_url=True)
+                await self.hello(msg.Hello(versions=list(SUPPORTED_VERSIONS), token=spectate,
+                                           since=since), spectator_url=True)
             async for raw in self.ws:
                 if self._closing:
                     continue  # drain, so that the client's close frame gets through
@@ -193,10 +194,10 @@ class Session:
         if isinstance(message, msg.Hello):
             await self.hello(message)
             return
-        if self.protocol is None:
-            self.error(ErrorCode.UNAUTHENTICATED, "send hello first", message.id)  # type: ignore[attr-defined]
-            return
         assert isinstance(message, msg.Command)
+        if self.protocol is None:
+            self.error(ErrorCode.UNAUTHENTICATED, "send hello first", message.id)
+            return
         await self.server.commands.handle(self, message)
 
     async def hello(self, hello: msg.Hello, spectator_url: bool = False) -> None:
@@ -234,12 +235,15 @@ class Session:
         await self.server.attach(self, room, hello.since)
 
 
-def _query_token(ws: ServerConnection) -> str | None:
+def _query_token(ws: ServerConnection) -> tuple[str | None, int | None]:
+    """A spectator token (and ``since``) from the URL: ``/ws?spectate=<token>&since=<seq>``."""
     request = ws.request
     if request is None:
-        return None
-    values = parse_qs(urlsplit(request.path).query).get("spectate")
-    return values[0] if values else None
+        return None, None
+    query = parse_qs(urlsplit(request.path).query)
+    token = query.get("spectate", [None])[0]
+    since = query.get("since", [""])[0]
+    return token, int(since) if since.isdigit() else None
 
 
 def _peek_id(raw: str | bytes) -> str | None:

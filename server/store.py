@@ -26,9 +26,9 @@ import orjson
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
 
-from protocol.events import Envelope
 from encounter.fold import apply
 from encounter.state import EncounterState, dump_state, load_state
+from protocol.events import Envelope
 
 ACTIVITY_KEY = "stablemaster:activity"
 #: Approximate length the activity stream is trimmed to (it is a wake-up log, not the truth).
@@ -99,7 +99,7 @@ class EventStore:
     """Reads and appends encounter logs. Safe to share between tasks of one process."""
 
     def __init__(self, redis: Redis | RedisCluster) -> None:
-        self.redis = redis
+        self.redis: Any = redis  # redis-py's return types are too loose to be useful here
         self.cluster = isinstance(redis, RedisCluster)
         self._append = redis.register_script(_APPEND)
         self._snapshot = redis.register_script(_SNAPSHOT)

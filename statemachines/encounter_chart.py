@@ -20,14 +20,14 @@ from statemachine import State, StateChart
 from statemachine.orderedset import OrderedSet
 
 
-class EncounterChart(StateChart):  # type: ignore[misc]
+class EncounterChart(StateChart):
     catch_errors_as_events = False
     allow_event_without_transition = False
 
     setup = State(initial=True)
     rolling_initiative = State()
 
-    class scene(State.Compound):  # noqa: N801 - state names are the chart's vocabulary
+    class scene(State.Compound):
         turn = State(initial=True)
         next_turn = turn.to.itself(internal=False, on="advance_turn")
 

@@ -93,8 +93,8 @@ class RedisCluster3:
 
     def __init__(self, workdir: Path) -> None:
         self.nodes = [
-            RedisProcess(workdir, free_cluster_port(), "--cluster-enabled", "yes", "--cluster-config-file",
-                         "nodes.conf", "--cluster-node-timeout", "5000")
+            RedisProcess(workdir, free_cluster_port(), "--cluster-enabled", "yes",
+                         "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "5000")
             for _ in range(3)
         ]
 

@@ -31,7 +31,12 @@ from protocol.model import CombatantProfile, StatBlock
 from rules.dice import DiceError, Roll, derived_seed, new_seed, roll_faces, roll_seeded
 from rules.initiative import Contender, insertion_index, next_in_order, order_by_initiative
 from rules.rulesets import Ruleset, RulesetError, ruleset
-from statemachines.encounter_chart import EncounterChartModel, configuration_of, restore
+from statemachines.encounter_chart import (
+    EncounterChart,
+    EncounterChartModel,
+    configuration_of,
+    restore,
+)
 
 
 class Rejected(Exception):
@@ -85,8 +90,16 @@ class Decision(EncounterChartModel):
         self.events: list[tuple[ev.AnyEvent, ev.Visibility]] = []
         self.result: dict[str, Any] = {}
         self.rules: Ruleset = ruleset(state.ruleset)
-        self.chart = restore(self, state.chart)
+        self._chart: EncounterChart | None = None
         self._last_turn: str | None = None
+
+    @property
+    def chart(self) -> EncounterChart:
+        """The encounter statechart in the saved configuration, built on first use (most
+        commands that do not move the chart never need it)."""
+        if self._chart is None:
+            self._chart = restore(self, self.s.chart)
+        return self._chart
 
     # -- recording ---------------------------------------------------------------------------
 

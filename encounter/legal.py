@@ -5,6 +5,8 @@ Sent to each connection whenever its list changes, so that clients never guess.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from encounter.actors import Actor
 from encounter.state import EncounterState
 from protocol.messages import LegalAction
@@ -16,8 +18,15 @@ _GM_FLOW = ("start_encounter", "end_encounter")
 
 
 def allowed_chart_events(state: EncounterState) -> set[str]:
-    chart: EncounterChart = restore(EncounterChartModel(), state.chart)
-    return {e.id for e in chart.allowed_events}
+    """The chart events the encounter's configuration accepts (before guards)."""
+    return set(_allowed(tuple(state.chart)))
+
+
+@lru_cache(maxsize=256)
+def _allowed(configuration: tuple[str, ...]) -> frozenset[str]:
+    # Which events a configuration accepts depends on the configuration alone: ask once.
+    chart: EncounterChart = restore(EncounterChartModel(), list(configuration))
+    return frozenset(e.id for e in chart.allowed_events)
 
 
 def legal_actions(

@@ -1,0 +1,134 @@
+"""Credentials with scopes, stat blocks in YAML, physical dice over the protocol, the end."""
+
+from __future__ import annotations
+
+import pytest
+
+from clients.client import Client, CommandError
+from server.app import Server
+from tests.conftest import ws_url
+from tests.helpers import create_table, join, open_client, play_turns, wait_current
+
+YAML = """
+combatants:
+  - {name: Pinkie Pie, id: pinkie, kind: pc, initiative: 2}
+  - name: Timberwolf
+    initiative: 1
+    stats: {note: made of sticks}
+"""
+
+
+async def integration(table_gm: Client, *scopes: str) -> str:
+    ack = await table_gm.command("issue_integration_token", scopes=list(scopes), label="VTT")
+    return str(ack["result"]["token"])
+
+
+async def test_integration_scopes(server: Server, clients: list[Client]) -> None:
+    url = ws_url(server)
+    table = await create_table(url, clients, dice_seed=21)
+    viewer = await join(url, await integration(table.gm, "view:public"), clients)
+    seer = await join(url, await integration(table.gm, "view:gm"), clients)
+    pcs = await join(url, await integration(table.gm, "view:public", "command:players"), clients)
+    assert viewer.welcome is not None and viewer.welcome["role"] == "integration"
+    await table.gm.command("start_encounter")
+    await pcs.command("ping")
+    await seer.command("ping")
+    assert "lurker" in str(seer.messages) and "lurker" not in str(viewer.messages)
+    with pytest.raises(CommandError) as err:
+        await viewer.command("act", combatant="twilight", action="end_turn")
+    assert err.value.code == "forbidden"
+    with pytest.raises(CommandError) as err:
+        await pcs.command("end_encounter")
+    assert err.value.code == "forbidden"
+    # command:players may act for any player character on its turn, not for NPCs
+    for _ in range(8):
+        current = await wait_current(table.gm)
+        if current in table.tokens:
+            await pcs.command("act", combatant=current, action="end_turn")
+            break
+        with pytest.raises(CommandError) as err:
+            await pcs.command("act", combatant=current, action="end_turn")
+        # an NPC it may see is not its to move; a hidden one it cannot even find
+        assert err.value.code == ("not_found" if current == "lurker" else "forbidden")
+        await play_turns(table.gm, {}, 1)
+    else:
+        pytest.fail("no player character's turn came up")
+
+
+async def test_stat_blocks_in_yaml(server: Server, clients: list[Client]) -> None:
+    client = await open_client(ws_url(server), clients)
+    await client.hello()
+    ack = await client.command("create_encounter", name="Everfree", combatants_yaml=YAML,
+                               combatants=[{"name": "Zecora", "kind": "pc"}])
+    gm = await join(ws_url(server), ack["result"]["gm_token"], clients)
+    await gm.wait_for(lambda m: m["type"] == "snapshot")
+    assert gm.snapshot is not None
+    combatants = {c["id"]: c for c in gm.snapshot["state"]["combatants"]}
+    assert set(combatants) == {"zecora", "pinkie", "timberwolf"}
+    assert combatants["timberwolf"]["stats"] == {"note": "made of sticks"}
+    assert combatants["pinkie"]["side"] == "party" and combatants["timberwolf"]["side"] == "enemies"
+    for bad in ("combatants: [{name: }", "just a string", "- {kind: pc}"):
+        with pytest.raises(CommandError) as err:
+            await client.command("create_encounter", name="Bad", combatants_yaml=bad)
+        assert err.value.code == "invalid_payload"
+
+
+async def test_physical_dice_through_the_protocol(server: Server, clients: list[Client]) -> None:
+    url = ws_url(server)
+    table = await create_table(url, clients, manual_rolls=True, players_roll=True)
+    twilight = await join(url, table.tokens["twilight"], clients)
+    spectator = await join(url, table.spectator_token, clients)
+    await table.gm.command("start_encounter")
+    mine = await twilight.wait_for(lambda m: m["type"] == "legal_actions" and m["actions"])
+    actions = mine["actions"]
+    assert [a["action"] for a in actions] == ["submit_roll"]
+    request = actions[0]["targets"][0]
+    await twilight.command("submit_roll", request=request, faces=[18])
+    # the GM answers the rest: its own by hand, the other players' by a server roll
+    pending = [m["event"] for m in table.gm.events() if m["event"]["kind"] == "roll_requested"]
+    for p in pending:
+        if p["combatant"] == "twilight":
+            continue
+        if p["roller"] == "gm":
+            await table.gm.command("submit_roll", request=p["request"], faces=[10])
+        else:
+            await table.gm.command("server_roll", request=p["request"])
+    await spectator.wait_for(lambda m: m["type"] == "event"
+                             and m["event"]["kind"] == "turn_started")
+    rolls = [m["event"] for m in spectator.events() if m["event"]["kind"] == "dice_rolled"]
+    twilight_roll = next(r for r in rolls if r["combatant"] == "twilight")
+    assert twilight_roll["by"] == "player" and twilight_roll["roll"]["manual"]
+    assert twilight_roll["roll"]["total"] == 21  # 18 + Initiative 3
+    assert all(r["roll"]["manual"] == (r["by"] != "server") for r in rolls)
+    # the NPCs' dice stay behind the GM's screen
+    assert {r["combatant"] for r in rolls} == {"twilight", "dash", "applejack", "fluttershy"}
+
+
+async def test_ending_the_encounter(server: Server, clients: list[Client]) -> None:
+    url = ws_url(server)
+    table = await create_table(url, clients)
+    spectator = await join(url, table.spectator_token, clients)
+    await table.gm.command("start_encounter")
+    await table.gm.command("end_encounter", reason="The dogs flee.")
+    ended = await spectator.wait_for(lambda m: m["type"] == "event"
+                                     and m["event"]["kind"] == "encounter_ended")
+    assert ended["event"]["reason"] == "The dogs flee."
+    with pytest.raises(CommandError) as err:
+        await table.gm.command("start_encounter")
+    assert err.value.code == "illegal_action"
+    late = await join(url, table.spectator_token, clients)
+    await late.wait_for(lambda m: m["type"] == "snapshot")
+    assert late.snapshot is not None and late.snapshot["state"]["ended"]
+    assert late.snapshot["state"]["phase"] == ["ended"]
+
+
+async def test_revealing_a_hidden_combatant_live(server: Server, clients: list[Client]) -> None:
+    url = ws_url(server)
+    table = await create_table(url, clients)
+    spectator = await join(url, table.spectator_token, clients)
+    await table.gm.command("start_encounter")
+    await table.gm.command("set_hidden", combatant="lurker", hidden=False)
+    shown = await spectator.wait_for(lambda m: m["type"] == "event"
+                                     and m["event"]["kind"] == "combatant_revealed")
+    assert shown["event"]["combatant"]["name"] == "Lurking Dog"
+    assert shown["event"]["combatant"]["stats"] == {}

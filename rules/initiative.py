@@ -12,7 +12,7 @@ from rules.dice import DiceRoller, Roll
 
 #: The die of a roll-off (ruling R5 in docs/rulings.md: a d20, re-rolled while still tied).
 ROLLOFF_DIE = "1d20"
-#: Give up re-rolling a roll-off after this many rounds and keep the input order.
+#: A roll-off still tied after this many rounds in a row keeps its order (a safety bound).
 MAX_ROLLOFF_ROUNDS = 20
 
 
@@ -38,51 +38,47 @@ def order_by_initiative(
     roller: DiceRoller,
     on_rolloff: Callable[[str, Roll], None] | None = None,
 ) -> list[Placed]:
-    """Highest total first; a tie goes to the higher tie-break key; a remaining tie is settled
-    by a roll-off ("If there is still a tie, the tied characters should roll again"), each
-    tied combatant rolling :data:`ROLLOFF_DIE`, re-rolled among those still tied (R5).
+    """INITIATIVE CHECKS: "All involved act in order, from the highest Initiative check result
+    to the lowest. If two characters involved have the same Initiative check result, the
+    character with the highest Initiative check modifier acts first. If there is still a tie,
+    roll a die." Ruling R5: the die is a d20, re-rolled among those still tied.
 
     ``on_rolloff`` is told of every roll-off die so that the caller can log it.
     """
     placed = [Placed(c) for c in contenders]
     placed.sort(key=lambda p: (p.contender.total, p.contender.tiebreak), reverse=True)
     out: list[Placed] = []
-    i = 0
-    while i < len(placed):
-        j = i + 1
-        key = (placed[i].contender.total, placed[i].contender.tiebreak)
-        while j < len(placed) and (placed[j].contender.total, placed[j].contender.tiebreak) == key:
-            j += 1
-        out.extend(_settle(placed[i:j], roller, on_rolloff))
-        i = j
+    for group in _runs(placed, lambda p: (p.contender.total, p.contender.tiebreak)):
+        out.extend(_settle(group, roller, on_rolloff, MAX_ROLLOFF_ROUNDS))
     return out
 
 
-def _settle(
-    tied: list[Placed], roller: DiceRoller, on_rolloff: Callable[[str, Roll], None] | None
-) -> list[Placed]:
-    if len(tied) == 1:
-        return tied
-    for _ in range(MAX_ROLLOFF_ROUNDS):
-        for p in tied:
-            roll = roller.roll(ROLLOFF_DIE)
-            p.rolloff.append(roll.total)
-            if on_rolloff is not None:
-                on_rolloff(p.contender.combatant, roll)
-        tied.sort(key=lambda p: p.rolloff[-1], reverse=True)
-        groups: list[list[Placed]] = []
-        for p in tied:
-            if groups and groups[-1][0].rolloff[-1] == p.rolloff[-1]:
-                groups[-1].append(p)
-            else:
-                groups.append([p])
-        if all(len(g) == 1 for g in groups):
-            return tied
-        result: list[Placed] = []
-        for g in groups:
-            result.extend(_settle(g, roller, on_rolloff) if len(g) > 1 else g)
-        return result
-    return tied
+def _runs(items: list[Placed], key: Callable[[Placed], object]) -> list[list[Placed]]:
+    """Consecutive items with equal keys, grouped."""
+    groups: list[list[Placed]] = []
+    for item in items:
+        if groups and key(groups[-1][0]) == key(item):
+            groups[-1].append(item)
+        else:
+            groups.append([item])
+    return groups
+
+
+def _settle(tied: list[Placed], roller: DiceRoller,
+            on_rolloff: Callable[[str, Roll], None] | None, rounds_left: int) -> list[Placed]:
+    """Order a tied group by roll-off; groups still tied roll again among themselves."""
+    if len(tied) == 1 or rounds_left == 0:
+        return tied  # after MAX_ROLLOFF_ROUNDS ties in a row, keep the order as it stands
+    for p in tied:
+        roll = roller.roll(ROLLOFF_DIE)
+        p.rolloff.append(roll.total)
+        if on_rolloff is not None:
+            on_rolloff(p.contender.combatant, roll)
+    tied.sort(key=lambda p: p.rolloff[-1], reverse=True)
+    result: list[Placed] = []
+    for group in _runs(tied, lambda p: p.rolloff[-1]):
+        result.extend(_settle(group, roller, on_rolloff, rounds_left - 1))
+    return result
 
 
 OrderKey = tuple[int, tuple[int, ...]]

@@ -49,13 +49,15 @@ class DramaticSystems:
         return None
 
     def initiative_expr(self, combatant: CombatantLike) -> str:
-        """INITIATIVE: "Initiative check = d20 + Initiative modifier"."""
+        """INITIATIVE CHECKS: "each player makes an Initiative skill check"; a check is 1d20 plus
+        the modifier, as the group check spells out ("rolling 1d20 and adding the lowest
+        Initiative check modifier in the group")."""
         mod = combatant.initiative_mod
         return "1d20" if mod == 0 else f"1d20{mod:+d}"
 
     def initiative_tiebreak(self, combatant: CombatantLike) -> tuple[int, ...]:
-        """INITIATIVE: "If two or more combatants have the same initiative check result, the
-        combatant with the highest initiative modifier goes first"."""
+        """INITIATIVE CHECKS: "If two characters involved have the same Initiative check result,
+        the character with the highest Initiative check modifier acts first." (ruling R5)"""
         return (combatant.initiative_mod,)
 
     def turn_actions(self) -> list[str]:
@@ -84,12 +86,12 @@ class ActionTime:
         ability_die(stats, "body")
 
     def initiative_expr(self, combatant: CombatantLike) -> str:
-        """Action Time: "every player rolls an initiative Body test"."""
+        """Action Time: "Each player makes an initiative roll. This is a Body test." """
         return f"1d{ability_die(combatant.stats, 'body')}"
 
     def initiative_tiebreak(self, combatant: CombatantLike) -> tuple[int, ...]:
-        """Action Time: ties go to players before NPCs, then the higher ability (the Body die;
-        ruling R31)."""
+        """Action Time: "If there's a tie, players before NPCs. If it's still a tie, whoever has
+        the higher ability wins." The ability is the Body die (ruling R31)."""
         return (1 if combatant.kind == "pc" else 0, ability_die(combatant.stats, "body"))
 
     def turn_actions(self) -> list[str]:

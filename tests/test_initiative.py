@@ -60,3 +60,12 @@ def test_a_late_joiner_goes_after_everyone_it_does_not_beat() -> None:
     assert insertion_index(keys, (15, (2,))) == 2
     assert insertion_index(keys, (25, (0,))) == 0
     assert insertion_index(keys, (1, (0,))) == 4
+
+
+def test_an_endless_rolloff_stops_after_the_safety_bound() -> None:
+    from rules.initiative import MAX_ROLLOFF_ROUNDS
+
+    dice = FixedDice([10] * (2 * MAX_ROLLOFF_ROUNDS))  # every roll-off ties again
+    placed = order_by_initiative([c("a", 12, 2), c("b", 12, 2)], dice)
+    assert [p.contender.combatant for p in placed] == ["a", "b"]
+    assert len(placed[0].rolloff) == MAX_ROLLOFF_ROUNDS

@@ -25,21 +25,32 @@ class Event(msgspec.Struct, tag_field="kind", kw_only=True):
 
 
 class EncounterCreated(Event, tag="encounter_created", kw_only=True):
+    """The first event of every encounter: its name, ruleset and options. Only the GM sees it
+    when the options fix a ``dice_seed``."""
+
     name: str
     ruleset: str
     options: EncounterOptions
 
 
 class CombatantAdded(Event, tag="combatant_added", kw_only=True):
+    """A combatant joined the encounter. Hidden combatants are announced to the GM only;
+    players and spectators who do not control the combatant get its profile with empty
+    ``stats``."""
+
     combatant: CombatantProfile
 
 
 class CombatantRemoved(Event, tag="combatant_removed", kw_only=True):
+    """A combatant left the encounter (``combatant`` is its id); it leaves the initiative order
+    and its pending rolls are dropped."""
+
     combatant: str
 
 
 class CombatantRevealed(Event, tag="combatant_revealed", kw_only=True):
-    """A hidden combatant becomes visible to everyone; ``combatant`` is its public profile."""
+    """A hidden combatant becomes visible to everyone; ``combatant`` is its profile (with empty
+    ``stats`` for players and spectators who do not control it)."""
 
     combatant: CombatantProfile
 
@@ -51,6 +62,8 @@ class CombatantConcealed(Event, tag="combatant_concealed", kw_only=True):
 
 
 class OptionsChanged(Event, tag="options_changed", kw_only=True):
+    """The GM replaced the encounter's options (only the GM is told)."""
+
     options: EncounterOptions
 
 
@@ -65,6 +78,8 @@ class TokenIssued(Event, tag="token_issued", kw_only=True):
 
 
 class TokenRevoked(Event, tag="token_revoked", kw_only=True):
+    """A credential was revoked (the GM sees this); its connections are closed with 4001."""
+
     token_id: str
 
 
@@ -95,6 +110,9 @@ class DiceRolled(Event, tag="dice_rolled", kw_only=True):
 
 
 class InitiativeEntry(msgspec.Struct, kw_only=True):
+    """One place in the initiative order: the check's ``total``, the Initiative ``modifier``,
+    the faces of any ``rolloff`` that broke a tie, and whether the combatant is ``hidden``."""
+
     combatant: str
     total: int
     modifier: int
@@ -103,35 +121,46 @@ class InitiativeEntry(msgspec.Struct, kw_only=True):
 
 
 class InitiativeSet(Event, tag="initiative_set", kw_only=True):
-    """The initiative order, highest first (ties: higher modifier, then roll-off)."""
+    """The initiative order, highest first (ties: higher modifier, then roll-off). Viewers
+    who may not see hidden combatants get the order without them."""
 
     entries: list[InitiativeEntry]
 
 
 class CombatantJoined(Event, tag="combatant_joined", kw_only=True):
-    """A combatant entered the running scene and took its place in the order."""
+    """A combatant entered the running scene and took its place in the order: ``position`` is
+    its index in the order (counting hidden combatants)."""
 
     entry: InitiativeEntry
     position: int
 
 
 class RoundStarted(Event, tag="round_started", kw_only=True):
+    """A new round begins (the first is 1); a ``turn_started`` follows."""
+
     round: int
 
 
 class TurnStarted(Event, tag="turn_started", kw_only=True):
+    """It is ``combatant``'s turn. The turns of hidden combatants are shown to the GM only."""
+
     round: int
     combatant: str
     hidden: bool = False
 
 
 class TurnEnded(Event, tag="turn_ended", kw_only=True):
+    """``combatant``'s turn is over. The turns of hidden combatants are shown to the GM only."""
+
     round: int
     combatant: str
     hidden: bool = False
 
 
 class EncounterEnded(Event, tag="encounter_ended", kw_only=True):
+    """The scene is over: pending rolls are dropped, and the only command still accepted is
+    ``revoke_token``."""
+
     reason: str | None = None
 
 

@@ -1,0 +1,548 @@
+"""Write the protocol documents from the message classes, or check that they are current.
+
+    python -m protocol.docs           # write docs/protocol/* and the generated parts of
+                                      # docs/protocol.md
+    python -m protocol.docs --check   # exit 1, naming each stale file, when they differ
+
+The message classes are the single source of truth. From them this writes:
+
+- ``docs/protocol/client-messages.schema.json``, ``server-messages.schema.json`` and
+  ``events.schema.json``: one JSON Schema (draft 2020-12) per union, with ``$defs``;
+- ``docs/protocol/asyncapi.yaml``: an AsyncAPI 3.0.0 document of the server application;
+- the regions of the hand-written guide ``docs/protocol.md`` between
+  ``<!-- NAME:begin -->`` and ``<!-- NAME:end -->`` markers (message and event indexes, the
+  error codes, the close codes and the default limits).
+
+Every output is deterministic (schema keys sorted, a fixed layout, a newline at the end), so
+the check compares bytes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import typing
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import yaml
+
+from protocol.errors import ERROR_DESCRIPTIONS, ErrorCode
+from protocol.events import AnyEvent
+from protocol.messages import AnyClientMessage, AnyServerMessage, Command
+from protocol.version import PROTOCOL_VERSION, SUPPORTED_VERSIONS
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+OUT = DOCS / "protocol"
+GUIDE = DOCS / "protocol.md"
+
+CLIENT_SCHEMA = "client-messages.schema.json"
+SERVER_SCHEMA = "server-messages.schema.json"
+EVENTS_SCHEMA = "events.schema.json"
+ASYNCAPI = "asyncapi.yaml"
+
+JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
+#: Where the AsyncAPI document says the server is: the default of ``stablemaster serve``.
+DEFAULT_HOST = "localhost:8765"
+WS_PATH = "/ws"
+
+#: Websocket close codes a client may see, with the name RFC 6455 gives them (or ours).
+#: ``tests/test_protocol_docs.py`` checks this against the constants in ``server.session``.
+CLOSE_CODES: dict[int, tuple[str, str]] = {
+    1002: (
+        "protocol error",
+        "No version in `hello.versions` is spoken by the server. An `unsupported_version` "
+        "error comes first. Do not reconnect with the same versions.",
+    ),
+    1008: (
+        "policy violation",
+        "A message flood: the connection kept sending past the rate limit after many "
+        "`rate_limited` errors.",
+    ),
+    1009: (
+        "message too big",
+        "A frame larger than `welcome.limits.max_frame_bytes`. The websocket layer closes at "
+        "once; no `error` is sent.",
+    ),
+    1011: (
+        "internal error",
+        "The client did not answer the server's websocket keepalive ping in time (every "
+        "websocket library and browser answers pings by itself). Reconnect and resume with "
+        "`since`.",
+    ),
+    1012: (
+        "service restart",
+        "The server is shutting down. A `goodbye` with `reconnect: true` comes first. "
+        "Reconnect (to any server process) and resume with `since`.",
+    ),
+    1013: (
+        "try again later",
+        "The client read too slowly: its send queue was full. Reconnect and resume with "
+        "`since`.",
+    ),
+    4001: (
+        "credential revoked",
+        "The token this connection said `hello` with was revoked (`revoke_token`). Do not "
+        "reconnect with it.",
+    ),
+}
+
+_REGION = re.compile(r"(<!-- (?P<name>[a-z-]+):begin -->\n)(?P<body>.*?)(<!-- (?P=name):end -->)",
+                     re.DOTALL)
+
+
+class DocsError(Exception):
+    """The hand-written guide cannot take the generated regions (a marker is missing)."""
+
+
+# --- reading the message classes ------------------------------------------------------------
+
+
+def members(union: Any) -> list[type[msgspec.Struct]]:
+    """The struct classes of a tagged union, in the order the union lists them."""
+    return list(typing.get_args(union))
+
+
+def tag_of(cls: type[msgspec.Struct]) -> str:
+    return str(cls.__struct_config__.tag)
+
+
+def _tidy(node: Any) -> Any:
+    """Schemas with Markdown descriptions (docstrings use reST's double backquotes)."""
+    if isinstance(node, dict):
+        return {
+            k: (v.replace("``", "`") if k == "description" and isinstance(v, str) else _tidy(v))
+            for k, v in node.items()
+        }
+    if isinstance(node, list):
+        return [_tidy(v) for v in node]
+    return node
+
+
+def _drop_key(node: Any, key: str) -> Any:
+    if isinstance(node, dict):
+        return {k: _drop_key(v, key) for k, v in node.items() if k != key}
+    if isinstance(node, list):
+        return [_drop_key(v, key) for v in node]
+    return node
+
+
+def summary(description: str) -> str:
+    """The first sentence of a description, on one line."""
+    text = " ".join(description.split())
+    cut = text.find(". ")
+    return text if cut < 0 else text[: cut + 1]
+
+
+# --- JSON Schema ----------------------------------------------------------------------------
+
+
+_UNIONS: dict[str, tuple[Any, str, str]] = {
+    CLIENT_SCHEMA: (
+        AnyClientMessage,
+        "Stablemaster client messages",
+        "Every message a client sends to the Stablemaster server, a JSON object tagged by "
+        "`type`. The server refuses unknown fields (`invalid_payload`).",
+    ),
+    SERVER_SCHEMA: (
+        AnyServerMessage,
+        "Stablemaster server messages",
+        "Every message the Stablemaster server sends to a client, a JSON object tagged by "
+        "`type`. Clients should ignore fields and message types they do not know: additive "
+        "changes keep the protocol version.",
+    ),
+    EVENTS_SCHEMA: (
+        AnyEvent,
+        "Stablemaster encounter events",
+        "Every encounter event, a JSON object tagged by `kind`, as carried in the `event` field "
+        "of an `event` message (redacted for its viewer). Clients should ignore kinds they do "
+        "not know.",
+    ),
+}
+
+
+def _sorted(node: Any) -> Any:
+    """``node`` with the keys of every object in sorted order."""
+    if isinstance(node, dict):
+        return {k: _sorted(node[k]) for k in sorted(node)}
+    if isinstance(node, list):
+        return [_sorted(v) for v in node]
+    return node
+
+
+def json_schema(filename: str) -> dict[str, Any]:
+    """The JSON Schema document written to ``docs/protocol/<filename>``: the header first,
+    then the union, then its definitions, each with its keys sorted."""
+    union, title, description = _UNIONS[filename]
+    (top,), components = msgspec.json.schema_components([union], ref_template="#/$defs/{name}")
+    stem = filename.removesuffix(".schema.json")
+    return _tidy({
+        "$schema": JSON_SCHEMA_DIALECT,
+        "$id": f"urn:stablemaster:protocol:{PROTOCOL_VERSION}:{stem}",
+        "title": f"{title} (protocol {PROTOCOL_VERSION})",
+        "description": f"{description} Protocol version {PROTOCOL_VERSION}. Generated from "
+        "the message classes by `python -m protocol.docs`; do not edit.",
+        "x-protocol-version": PROTOCOL_VERSION,
+        **_sorted(top),
+        "$defs": _sorted(components),
+    })
+
+
+# --- tables (Markdown) ----------------------------------------------------------------------
+
+
+def _cell(text: str) -> str:
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def error_table() -> str:
+    rows = ["| code | meaning |", "| --- | --- |"]
+    for code in ErrorCode:
+        rows.append(f"| `{code.value}` | {_cell(ERROR_DESCRIPTIONS[code])} |")
+    return "\n".join(rows)
+
+
+def close_code_table() -> str:
+    rows = ["| code | name | when |", "| --- | --- | --- |"]
+    for code, (name, text) in sorted(CLOSE_CODES.items()):
+        rows.append(f"| {code} | {name} | {_cell(text)} |")
+    return "\n".join(rows)
+
+
+def _description(cls: type[msgspec.Struct]) -> str:
+    schema = _tidy(msgspec.json.schema(cls))
+    name = cls.__name__
+    found = schema.get("$defs", {}).get(name, schema)
+    return str(found.get("description", ""))
+
+
+def message_table(union: Any, heading: str) -> str:
+    rows = [f"| {heading} | summary |", "| --- | --- |"]
+    for cls in members(union):
+        rows.append(f"| `{tag_of(cls)}` | {_cell(summary(_description(cls)))} |")
+    return "\n".join(rows)
+
+
+def limits_table() -> str:
+    from server.config import Settings
+
+    s = Settings()
+    rows = [
+        "| limit | default | what happens |",
+        "| --- | --- | --- |",
+        f"| `max_command_bytes` | {s.max_command_bytes} | A longer message gets `too_large` "
+        "(measured on the text as received). |",
+        f"| `max_frame_bytes` | {s.max_frame_bytes} | A larger frame closes the connection "
+        "(1009). |",
+        f"| `commands_per_second` | {s.commands_per_second:g} | The rate at which the "
+        "allowance refills; every message counts, `hello` included. |",
+        f"| `burst` | {s.command_burst} | Messages a connection may send at once before "
+        "`rate_limited`. |",
+        f"| flood | {s.flood_close_after} | Messages past the rate limit the server answers "
+        "with `rate_limited` before it closes the connection (1008). |",
+        f"| send queue | {s.max_queued_messages} | Messages waiting for a slow client before "
+        "the server closes the connection (1013). |",
+        f"| replay | {s.max_replay} | Events the server replays on resume; a client further "
+        "behind gets a `snapshot` (`resume_gap`). |",
+    ]
+    return "\n".join(rows)
+
+
+def _regions() -> dict[str, Callable[[], str]]:
+    return {
+        "client-messages": lambda: message_table(AnyClientMessage, "client message"),
+        "server-messages": lambda: message_table(AnyServerMessage, "server message"),
+        "events": lambda: message_table(AnyEvent, "event kind"),
+        "errors": error_table,
+        "close-codes": close_code_table,
+        "limits": limits_table,
+    }
+
+
+def render_guide(text: str) -> str:
+    """``text`` (the guide) with every generated region filled in anew."""
+    regions = _regions()
+    found = {m.group("name") for m in _REGION.finditer(text)}
+    missing = sorted(set(regions) - found)
+    if missing:
+        raise DocsError(f"{GUIDE.relative_to(ROOT)} lacks the regions {missing}: add "
+                        "'<!-- NAME:begin -->' and '<!-- NAME:end -->' lines for each")
+    unknown = sorted(found - set(regions))
+    if unknown:
+        raise DocsError(f"{GUIDE.relative_to(ROOT)} has unknown regions {unknown}")
+
+    def fill(m: re.Match[str]) -> str:
+        return f"{m.group(1)}{regions[m.group('name')]()}\n{m.group(4)}"
+
+    return _REGION.sub(fill, text)
+
+
+# --- AsyncAPI -------------------------------------------------------------------------------
+
+
+def _ref(*parts: str) -> dict[str, str]:
+    return {"$ref": "#/" + "/".join(p.replace("~", "~0").replace("/", "~1") for p in parts)}
+
+
+def asyncapi() -> dict[str, Any]:
+    """The AsyncAPI 3.0.0 document of the Stablemaster server (written as ``asyncapi.yaml``).
+
+    It describes the server application: what clients send, the server *receives*; what the
+    server pushes, it *sends*.
+    """
+    client, server = members(AnyClientMessage), members(AnyServerMessage)
+    _, schemas = msgspec.json.schema_components(
+        [AnyClientMessage, AnyServerMessage, AnyEvent],
+        ref_template="#/components/schemas/{name}",
+    )
+    # The AsyncAPI schema format's ``discriminator`` is a property name for inheritance, not
+    # OpenAPI's object; the unions validate by their ``anyOf`` and each member's tag alone.
+    schemas = _sorted(_tidy(_drop_key(schemas, "discriminator")))
+
+    messages: dict[str, Any] = {}
+    for cls in client + server:
+        tag = tag_of(cls)
+        description = schemas[cls.__name__].get("description", "")
+        message: dict[str, Any] = {
+            "name": tag,
+            "title": cls.__name__,
+            "summary": summary(description),
+            "description": description,
+            "contentType": "application/json",
+            "payload": _ref("components", "schemas", cls.__name__),
+        }
+        if issubclass(cls, Command) or tag in ("ack", "error"):
+            message["correlationId"] = {
+                "description": "The client-chosen command id; the `ack` or `error` answering "
+                "a command carries it too.",
+                "location": "$message.payload#/id",
+            }
+        if tag == "error":
+            message["description"] = f"{description}\n\nError codes:\n\n{error_table()}\n"
+        messages[tag] = message
+
+    hello = [tag_of(c) for c in client if tag_of(c) == "hello"]
+    commands = [tag_of(c) for c in client if issubclass(c, Command)]
+    server_tags = [tag_of(c) for c in server]
+
+    def channel_messages(tags: Sequence[str]) -> list[dict[str, str]]:
+        return [_ref("channels", "ws", "messages", t) for t in tags]
+
+    return {
+        "asyncapi": "3.0.0",
+        "id": f"urn:stablemaster:protocol:{PROTOCOL_VERSION}",
+        "info": {
+            "title": "Stablemaster",
+            "version": str(PROTOCOL_VERSION),
+            "description": _info_description(),
+            "license": {"name": "MIT"},
+        },
+        "defaultContentType": "application/json",
+        "servers": {
+            "local": {
+                "host": DEFAULT_HOST,
+                "protocol": "ws",
+                "title": "A Stablemaster server on its default port",
+                "description": "`stablemaster serve` listens on port 8765. The same port "
+                "answers plain HTTP: `GET /healthz` (JSON: status, Redis latency, server and "
+                "protocol version; 503 when Redis is unreachable), `GET /metrics` (Prometheus) and "
+                "`GET /watch?spectate=<spectator token>` (a spectator page). Behind a TLS "
+                "proxy the scheme is `wss`.",
+            },
+        },
+        "channels": {
+            "ws": {
+                "address": WS_PATH,
+                "title": "The protocol connection",
+                "description": _channel_description(),
+                "servers": [_ref("servers", "local")],
+                "messages": {t: _ref("components", "messages", t) for t in messages},
+                "bindings": {
+                    "ws": {
+                        "method": "GET",
+                        "query": {
+                            "type": "object",
+                            "properties": {
+                                "spectate": {
+                                    "type": "string",
+                                    "description": "A spectator token. The server then says "
+                                    "`hello` on the client's behalf: `welcome`, `snapshot` and "
+                                    "`legal_actions` arrive without the client sending "
+                                    "anything. Only spectator tokens may ride in a URL.",
+                                },
+                            },
+                        },
+                        "bindingVersion": "0.1.0",
+                    },
+                },
+            },
+        },
+        "operations": {
+            "receiveHello": {
+                "action": "receive",
+                "channel": _ref("channels", "ws"),
+                "title": "Say hello",
+                "summary": "The first message of every connection: version negotiation and "
+                "authentication.",
+                "description": "Answered by `welcome` (then a `snapshot` or the missed events, "
+                "and `legal_actions`) or by `error` (`unsupported_version` closes with 1002; "
+                "`unauthenticated` for an unknown or revoked token).",
+                "messages": channel_messages(hello),
+                "reply": {
+                    "channel": _ref("channels", "ws"),
+                    "messages": channel_messages(["welcome", "error"]),
+                },
+            },
+            "receiveCommand": {
+                "action": "receive",
+                "channel": _ref("channels", "ws"),
+                "title": "Send a command",
+                "summary": "A command with a client-chosen `id`, answered by exactly one `ack` "
+                "or `error` naming that id.",
+                "description": "Events a command causes arrive before its `ack`. Retrying a "
+                "command with the same `id` (on any connection of the same credential) "
+                "returns the first outcome with `duplicate: true` and changes nothing.",
+                "messages": channel_messages(commands),
+                "reply": {
+                    "channel": _ref("channels", "ws"),
+                    "messages": channel_messages(["ack", "error"]),
+                },
+            },
+            "sendServerMessage": {
+                "action": "send",
+                "channel": _ref("channels", "ws"),
+                "title": "Push to a client",
+                "summary": "Answers, encounter events, snapshots and legal actions, each "
+                "redacted for the connection's credential.",
+                "messages": channel_messages(server_tags),
+            },
+        },
+        "components": {
+            "messages": messages,
+            "schemas": schemas,
+        },
+    }
+
+
+def _info_description() -> str:
+    versions = ", ".join(str(v) for v in SUPPORTED_VERSIONS)
+    return (
+        "A real-time encounter server for tabletop role-playing games. Clients (virtual "
+        "tabletops, bots, overlays) speak JSON over one websocket; every message is an object "
+        "tagged by `type`. The guide, with an example session, is `docs/protocol.md`; the "
+        "JSON Schemas beside this file describe the same messages.\n\n"
+        f"Protocol version {PROTOCOL_VERSION} (this server speaks: {versions}). The client "
+        "lists the versions it speaks in `hello`; the server picks the highest both speak. "
+        "Additive changes (a new optional field, event kind or message type) keep the version: "
+        "clients ignore what they do not know.\n\n"
+        f"## Error codes\n\n{error_table()}\n\n"
+        f"## Close codes\n\n{close_code_table()}\n\n"
+        "Generated from the message classes by `python -m protocol.docs`; do not edit.\n"
+    )
+
+
+def _channel_description() -> str:
+    return (
+        "One websocket per credential. The client sends `hello` first; then commands, each "
+        "answered by one `ack` or `error`. The server pushes `event` messages (each with the "
+        "encounter's `seq`), `snapshot`s and `legal_actions`. Text frames only.\n\n"
+        f"Close codes:\n\n{close_code_table()}\n"
+    )
+
+
+# --- writing --------------------------------------------------------------------------------
+
+
+def render_json(data: Any) -> str:
+    """Two-space indents, keys in the order given (callers sort them), a newline at the end."""
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+class _Dumper(yaml.SafeDumper):
+    """Block scalars for multi-line text; no anchors."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
+def _str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    if "\n" in value:
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|")
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value)
+
+
+_Dumper.add_representer(str, _str)
+
+
+def render_yaml(data: Any) -> str:
+    header = (
+        "# The Stablemaster protocol as AsyncAPI 3.0.0. Generated from the message classes by\n"
+        "# `python -m protocol.docs`; do not edit.\n"
+    )
+    body = yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100,
+                     default_flow_style=False)
+    return header + body
+
+
+def outputs(guide_text: str | None = None) -> dict[Path, str]:
+    """Every generated file and its content. The guide's content is ``guide_text`` (by
+    default the guide as it is now) with its regions filled in."""
+    if guide_text is None:
+        guide_text = GUIDE.read_text(encoding="utf-8")
+    files = {OUT / name: render_json(json_schema(name)) for name in _UNIONS}
+    files[OUT / ASYNCAPI] = render_yaml(asyncapi())
+    files[GUIDE] = render_guide(guide_text)
+    return files
+
+
+def stale(files: dict[Path, str]) -> list[Path]:
+    """The files whose committed content differs from ``files``."""
+    out = []
+    for path, text in files.items():
+        try:
+            current = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            current = None
+        if current != text:
+            out.append(path)
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m protocol.docs",
+        description="Write the protocol documents (docs/protocol/, docs/protocol.md) from the "
+        "message classes.",
+    )
+    parser.add_argument("--check", action="store_true",
+                        help="write nothing; exit 1 when a document differs from what would be "
+                        "written")
+    args = parser.parse_args(argv)
+    try:
+        files = outputs()
+    except (DocsError, FileNotFoundError) as exc:
+        print(f"protocol.docs: {exc}", file=sys.stderr)
+        return 1
+    if args.check:
+        differ = stale(files)
+        for path in differ:
+            print(f"stale: {path.relative_to(ROOT)}", file=sys.stderr)
+        if differ:
+            print("run `python -m protocol.docs` and commit the result", file=sys.stderr)
+            return 1
+        print(f"protocol docs are current ({len(files)} files)")
+        return 0
+    OUT.mkdir(parents=True, exist_ok=True)
+    for path in stale(files):
+        path.write_text(files[path], encoding="utf-8")
+        print(f"wrote {path.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

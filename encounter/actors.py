@@ -46,4 +46,6 @@ class Actor:
         tags = {f"c:{c}" for c in self.combatants}
         if self.sees_all:
             tags.add("gm")
+        if "roll" in self.scopes:
+            tags.add("roll")  # sees the GM's dice: it may be the one entering them
         return frozenset(tags)

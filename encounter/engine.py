@@ -66,6 +66,9 @@ class Outcome:
     result: dict[str, Any] = field(default_factory=dict)
 
 
+#: Visibility of the GM's dice and roll requests.
+GM_DICE: list[str] = ["gm", "roll"]
+
 GM_COMMANDS = (
     msg.AddCombatant, msg.RemoveCombatant, msg.SetHidden, msg.SetOptions, msg.IssueInvite,
     msg.IssueSpectatorLink, msg.IssueIntegrationToken, msg.RevokeToken, msg.StartEncounter,
@@ -135,14 +138,11 @@ class Decision(EncounterChartModel):
         return ["gm"] if c is not None and c.hidden else None
 
     def dice_vis(self, cid: str | None) -> ev.Visibility:
-        """Players see their own dice; NPC dice only when the GM rolls in the open."""
+        """Players see their own dice; NPC dice only when the GM rolls in the open. The GM's
+        dice are also shown to ``roll`` integrations (a dice tower entering them)."""
         c = self.s.combatants.get(cid) if cid else None
-        if c is None:
-            return ["gm"]
-        if c.hidden:
-            return ["gm"]
-        if c.kind == "npc" and not self.s.options.npc_rolls_public:
-            return ["gm"]
+        if c is None or c.hidden or (c.kind == "npc" and not self.s.options.npc_rolls_public):
+            return GM_DICE
         return None
 
     # -- dice --------------------------------------------------------------------------------
@@ -176,7 +176,7 @@ class Decision(EncounterChartModel):
         self.emit(
             ev.RollRequested(request=self.ctx.new_id(), roller=roller, combatant=cid, expr=expr,
                              dice=dice, purpose=purpose),
-            ["gm"] if roller == "gm" or c.hidden else None,
+            GM_DICE if roller == "gm" or c.hidden else None,
         )
 
     # -- chart callbacks: initiative ---------------------------------------------------------
@@ -221,7 +221,9 @@ class Decision(EncounterChartModel):
         ]
         entry = InitiativeEntry(combatant=cid, total=roll.total, modifier=c.initiative_mod,
                                 hidden=c.hidden)
-        self.emit(ev.CombatantJoined(entry=entry, position=insertion_index(keys, key)),
+        position = insertion_index(keys, key)
+        public = sum(1 for o in self.s.order[:position] if not self.s.combatants[o].hidden)
+        self.emit(ev.CombatantJoined(entry=entry, position=position, public_position=public),
                   self.combatant_vis(cid))
 
     # -- chart callbacks: turns --------------------------------------------------------------
@@ -338,7 +340,7 @@ def decide(state: EncounterState, actor: Actor, cmd: msg.Command, ctx: Context) 
 
 def _combatant(d: Decision, cid: str) -> CombatantProfile:
     c = d.s.combatants.get(cid)
-    if c is None or (c.hidden and not (d.actor and d.actor.sees_all)):
+    if c is None or (c.hidden and not (d.actor and (d.actor.sees_all or d.actor.is_gm))):
         raise Rejected(ErrorCode.NOT_FOUND, f"no combatant {cid!r}")
     return c
 

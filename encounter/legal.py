@@ -54,7 +54,8 @@ def legal_actions(
         else:
             mine = viewer.controls(state, pending.roller)
         if mine:
-            actions.append(LegalAction(action="submit_roll", combatant=pending.combatant,
-                                       label=f"{pending.purpose}: {pending.expr}",
-                                       targets=[pending.request]))
+            label = f"{pending.purpose}: {pending.expr}"
+            for name in ("submit_roll", "server_roll"):
+                actions.append(LegalAction(action=name, combatant=pending.combatant,
+                                           label=label, targets=[pending.request]))
     return actions

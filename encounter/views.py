@@ -33,8 +33,12 @@ def view_event(envelope: Envelope, viewer: Actor) -> ev.AnyEvent | None:
         return event
     if isinstance(event, ev.TurnStarted | ev.TurnEnded) and event.hidden:
         return None
-    if isinstance(event, ev.CombatantJoined) and event.entry.hidden:
-        return None
+    if isinstance(event, ev.CombatantJoined):
+        if event.entry.hidden:
+            return None
+        # hidden combatants take no place in the order this viewer sees
+        return ev.CombatantJoined(entry=event.entry, position=event.public_position,
+                                  public_position=event.public_position)
     if isinstance(event, ev.InitiativeSet):
         entries = [e for e in event.entries if not e.hidden]
         if len(entries) != len(event.entries):
@@ -47,6 +51,16 @@ def view_event(envelope: Envelope, viewer: Actor) -> ev.AnyEvent | None:
     return event
 
 
+def _sees_request(state: EncounterState, viewer: Actor, roller: str) -> bool:
+    """As the ``roll_requested`` event's visibility: a player character's request is public
+    (unless it is hidden), the GM's is for the GM and ``roll`` integrations."""
+    if viewer.sees_all:
+        return True
+    if roller == "gm":
+        return "roll" in viewer.scopes
+    return state.visible_combatant(roller)
+
+
 def view_state(state: EncounterState, viewer: Actor) -> dict[str, Any]:
     """The snapshot of ``state`` for ``viewer``, as plain JSON-ready data."""
     full = viewer.sees_all
@@ -57,7 +71,7 @@ def view_state(state: EncounterState, viewer: Actor) -> dict[str, Any]:
         entry = msgspec.to_builtins(c)
         if not (full or c.id in viewer.combatants):
             entry["stats"] = {}
-        entry["controlled"] = c.id in viewer.combatants
+        entry["controlled"] = viewer.controls(state, c.id)
         combatants.append(entry)
     visible = {c["id"] for c in combatants}
     current = state.current if state.current in visible else None
@@ -76,7 +90,7 @@ def view_state(state: EncounterState, viewer: Actor) -> dict[str, Any]:
         ],
         "pending_rolls": [
             msgspec.to_builtins(p) for p in state.pending_rolls.values()
-            if full or p.roller in viewer.combatants
+            if _sees_request(state, viewer, p.roller)
         ],
         "ended": state.ended,
         "end_reason": state.end_reason,

@@ -236,15 +236,16 @@ def limits_table() -> str:
         "| limit | default | what happens |",
         "| --- | --- | --- |",
         f"| `max_command_bytes` | {s.max_command_bytes} | A longer message gets `too_large` "
-        "(measured on the text as received). |",
+        "(measured in UTF-8 bytes). |",
         f"| `max_frame_bytes` | {s.max_frame_bytes} | A larger frame closes the connection "
         "(1009). |",
         f"| `commands_per_second` | {s.commands_per_second:g} | The rate at which the "
         "allowance refills; every message counts, `hello` included. |",
         f"| `burst` | {s.command_burst} | Messages a connection may send at once before "
         "`rate_limited`. |",
-        f"| flood | {s.flood_close_after} | Messages past the rate limit the server answers "
-        "with `rate_limited` before it closes the connection (1008). |",
+        f"| flood | {s.flood_close_after} | Messages in a row past the rate limit that the "
+        "server answers with `rate_limited` before it closes the connection (1008); a message "
+        "within the limit starts the count again. |",
         f"| send queue | {s.max_queued_messages} | Messages waiting for a slow client before "
         "the server closes the connection (1013). |",
         f"| replay | {s.max_replay} | Events the server replays on resume; a client further "

@@ -129,10 +129,12 @@ class InitiativeSet(Event, tag="initiative_set", kw_only=True):
 
 class CombatantJoined(Event, tag="combatant_joined", kw_only=True):
     """A combatant entered the running scene and took its place in the order: ``position`` is
-    its index in the order (counting hidden combatants)."""
+    its index in the order as this viewer sees it (the GM's order counts hidden combatants,
+    everyone else's does not); ``public_position`` is its index among visible combatants."""
 
     entry: InitiativeEntry
     position: int
+    public_position: int = 0
 
 
 class RoundStarted(Event, tag="round_started", kw_only=True):
@@ -184,7 +186,8 @@ AnyEvent = (
 )
 
 #: Who may see an event: ``None`` is everyone; otherwise a list of audiences, where ``"gm"``
-#: is the GM (and ``view:gm`` integrations) and ``"c:<id>"`` the controllers of a combatant.
+#: is the GM (and ``view:gm`` integrations), ``"roll"`` integrations with the ``roll`` scope
+#: (the GM's dice) and ``"c:<id>"`` the controllers of a combatant.
 Visibility = list[str] | None
 
 

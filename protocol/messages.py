@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
+from protocol.errors import ErrorCode
 from protocol.events import AnyEvent, Role
 from protocol.model import EncounterOptions, RulesetName, Scope, StatBlock
 
@@ -239,7 +240,7 @@ class Error(ServerMessage, tag="error", kw_only=True):
     ``legal`` action names)."""
 
     id: str | None = None
-    code: str
+    code: ErrorCode
     message: str
     details: dict[str, Any] | None = None
 

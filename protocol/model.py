@@ -75,4 +75,4 @@ class EncounterOptions(msgspec.Struct, forbid_unknown_fields=True, kw_only=True,
     manual_rolls: bool = False
     players_roll: bool = False
     npc_rolls_public: bool = False
-    dice_seed: int | None = None
+    dice_seed: Annotated[int, msgspec.Meta(ge=0, le=2**53 - 1)] | None = None

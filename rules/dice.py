@@ -188,9 +188,13 @@ def roll_faces(expr: str, faces: Sequence[int]) -> Roll:
     )
 
 
+#: Seeds stay below 2**53 so that every JSON reader (JavaScript too) holds them exactly.
+SEED_BITS = 53
+
+
 def new_seed() -> int:
-    """A fresh 63-bit seed from the operating system's generator."""
-    return secrets.randbits(63)
+    """A fresh seed from the operating system's generator."""
+    return secrets.randbits(SEED_BITS)
 
 
 class SeededRoller:
@@ -210,4 +214,4 @@ class SeededRoller:
 
 def derived_seed(base: int, counter: int) -> int:
     """The seed of the ``counter``-th roll of an encounter that was given dice seed ``base``."""
-    return random.Random(base * 1_000_003 + counter).getrandbits(63)
+    return random.Random(base * 1_000_003 + counter).getrandbits(SEED_BITS)

@@ -67,7 +67,7 @@ class CommandService:
         """A retried create (same id, same payload) answers with the same encounter and GM
         token; the same id with another payload is a ``conflict``."""
         redis = self.server.redis
-        payload_hash = hashlib.sha256(msgspec.json.encode(cmd, order="sorted")).hexdigest()
+        payload_hash = _fingerprint(cmd)
         key = CREATE_KEY.format(hashlib.sha256(cmd.id.encode()).hexdigest())
         encounter, gm_token_id = auth.new_id(10), auth.new_id()
         claim = orjson.dumps({"encounter": encounter, "token_id": gm_token_id,
@@ -83,7 +83,7 @@ class CommandService:
                 await asyncio.sleep(0.05)
             else:
                 raise engine.Rejected(ErrorCode.CONFLICT, "the first create is still in flight")
-            session.send(msg.Ack(id=cmd.id, seq=None, duplicate=True,
+            session.send(msg.Ack(id=cmd.id, seq=first.get("seq"), duplicate=True,
                                  result=self._create_result(first["encounter"], first["token_id"])))
             return
         try:
@@ -101,11 +101,13 @@ class CommandService:
                                                   {"seq": out.state.version})
         if appended.status != "ok":  # a fresh random id cannot exist already
             raise RuntimeError(f"new encounter {encounter} exists already")
+        await redis.set(key, orjson.dumps({**orjson.loads(claim), "seq": out.state.version}),
+                        xx=True, keepttl=True)
         log.info("encounter created", extra={"encounter": encounter, "ruleset": cmd.ruleset})
         session.send(msg.Ack(id=cmd.id, seq=out.state.version, result=result))
 
     def _create_result(self, encounter: str, token_id: str) -> dict[str, Any]:
-        return {"encounter": encounter, "token_id": token_id,
+        return {"encounter": encounter, "token_id": token_id, "role": "gm",
                 "gm_token": self.server.tokens.mint(encounter, token_id)}
 
     # -- everything else ---------------------------------------------------------------------
@@ -116,20 +118,23 @@ class CommandService:
         if not actor.may_command:
             raise engine.Rejected(ErrorCode.FORBIDDEN, "this credential may only watch")
         dedupe = f"{actor.token_id}:{cmd.id}"
+        fingerprint = _fingerprint(cmd)
         store = self.server.store
         async with room.command_lock:
             for _attempt in range(MAX_ATTEMPTS):
                 known = room.recent.get(dedupe)
                 if known is not None:
-                    self._ack_duplicate(session, cmd, room.id, known)
+                    self._ack_duplicate(session, cmd, room.id, known, fingerprint)
                     return "duplicate"
                 state = room.state
                 try:
                     out = engine.decide(state, actor, cmd, self.context())
                 except engine.Rejected:
+                    # A retry of a command that went through (perhaps on another process)
+                    # is no longer legal: answer with its first outcome.
                     first = await store.dedupe_lookup(room.id, dedupe)
                     if first is not None:
-                        self._ack_duplicate(session, cmd, room.id, first)
+                        self._ack_duplicate(session, cmd, room.id, first, fingerprint)
                         return "duplicate"
                     raise
                 for e in out.envelopes:
@@ -138,7 +143,8 @@ class CommandService:
                 for token_id in _issued(out):
                     token = self.server.tokens.mint(room.id, token_id)
                     await store.put_token(room.id, token_id, auth.digest(token))
-                first_outcome = {"seq": out.state.version, "result": _secretless(result)}
+                first_outcome = {"seq": out.state.version, "result": _secretless(result),
+                                 "fingerprint": fingerprint}
                 appended = await store.append(room.id, state.version, out.envelopes, dedupe,
                                               first_outcome)
                 if appended.status == "ok":
@@ -150,7 +156,7 @@ class CommandService:
                     return "ok"
                 if appended.status == "duplicate":
                     assert appended.outcome is not None
-                    self._ack_duplicate(session, cmd, room.id, appended.outcome)
+                    self._ack_duplicate(session, cmd, room.id, appended.outcome, fingerprint)
                     return "duplicate"
                 metrics.CONFLICTS.inc()
                 await room.catch_up()
@@ -165,13 +171,21 @@ class CommandService:
         return result
 
     def _ack_duplicate(self, session: Session, cmd: msg.Command, encounter: str,
-                       first: dict[str, Any]) -> None:
+                       first: dict[str, Any], fingerprint: str) -> None:
+        if first.get("fingerprint") not in (None, fingerprint):
+            raise engine.Rejected(ErrorCode.CONFLICT, f"command id {cmd.id!r} was used for a "
+                                  "different command; use a new id for a new command")
         result = dict(first.get("result") or {})
         if "token_id" in result and "role" in result:
             result["token"] = self.server.tokens.mint(encounter, result["token_id"])
             if result["role"] == "spectator":
                 result["path"] = f"/ws?spectate={result['token']}"
         session.send(msg.Ack(id=cmd.id, seq=first.get("seq"), result=result, duplicate=True))
+
+
+def _fingerprint(cmd: msg.Command) -> str:
+    """Identifies a command's content, to tell a retry from a reused id."""
+    return hashlib.sha256(msgspec.json.encode(cmd, order="sorted")).hexdigest()[:32]
 
 
 def _issued(out: engine.Outcome) -> list[str]:

@@ -26,7 +26,7 @@ class Settings:
     max_queued_messages: int = 1024
     commands_per_second: float = 20.0
     command_burst: int = 60
-    #: Messages over the rate limit tolerated before the connection is closed (1008).
+    #: Messages over the rate limit in a row tolerated before the connection is closed (1008).
     flood_close_after: int = 200
     #: Seconds between sweeps that check followed encounters against Redis.
     sweep_interval: float = 2.0

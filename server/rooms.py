@@ -35,7 +35,8 @@ log = logging.getLogger("stablemaster.rooms")
 
 #: Recent events kept in memory per room, to resume a reconnecting client without Redis.
 RING_SIZE = 512
-#: Command outcomes remembered per room, to answer a retried command id at once.
+#: Outcomes of commands carried out by this process, to answer a retried id without Redis
+#: (a retry that reaches another process finds the outcome in Redis).
 RECENT_OUTCOMES = 2048
 
 _encode = msgspec.json.Encoder()
@@ -83,20 +84,11 @@ class Room:
             for envelope in fresh:
                 apply(self.state, envelope)
         self.ring.extend(fresh)
-        for envelope in fresh:
-            if envelope.cmd is not None:
-                self._remember(envelope.cmd, {"seq": fresh[-1].seq})
         if remote:
             now = time.time() * 1000
             for envelope in fresh:
                 metrics.FANOUT_LAG.observe(max(0.0, now - envelope.ts) / 1000)
         self._deliver(fresh)
-
-    def _remember(self, dedupe: str, outcome: dict[str, Any]) -> None:
-        if dedupe not in self.recent:
-            self.recent[dedupe] = outcome
-            if len(self.recent) > RECENT_OUTCOMES:
-                self.recent.popitem(last=False)
 
     def remember_outcome(self, dedupe: str, outcome: dict[str, Any]) -> None:
         self.recent[dedupe] = outcome

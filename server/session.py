@@ -26,6 +26,7 @@ from protocol import messages as msg
 from protocol.errors import ErrorCode
 from protocol.version import SUPPORTED_VERSIONS
 from server import __version__, metrics
+from server.auth import new_id
 
 if TYPE_CHECKING:
     from server.app import Server
@@ -48,7 +49,7 @@ class Session:
     def __init__(self, server: Server, ws: ServerConnection) -> None:
         self.server = server
         self.ws = ws
-        self.id = f"{id(self):x}"
+        self.id = new_id(16)
         self.actor: Actor | None = None
         self.room: Room | None = None
         self.protocol: int | None = None
@@ -88,7 +89,7 @@ class Session:
 
     def error(self, code: ErrorCode, message: str, cid: str | None = None,
               details: dict[str, Any] | None = None) -> None:
-        self.send(msg.Error(id=cid, code=code.value, message=message, details=details))
+        self.send(msg.Error(id=cid, code=code, message=message, details=details))
 
     async def writer(self) -> None:
         try:
@@ -167,7 +168,9 @@ class Session:
 
     async def receive(self, raw: str | bytes) -> None:
         s = self.server.settings
-        if not self._rate_ok():
+        if self._rate_ok():
+            self._over_limit = 0
+        else:
             self._over_limit += 1
             if self._over_limit > s.flood_close_after:
                 self.close_soon(CLOSE_POLICY, "message flood")
@@ -178,7 +181,8 @@ class Session:
         if isinstance(raw, bytes):
             self.error(ErrorCode.BAD_JSON, "binary frames are not accepted; send JSON as text")
             return
-        if len(raw) > s.max_command_bytes:
+        if len(raw) > s.max_command_bytes or (
+                4 * len(raw) > s.max_command_bytes and len(raw.encode()) > s.max_command_bytes):
             self.error(ErrorCode.TOO_LARGE, f"message over {s.max_command_bytes} bytes",
                        _peek_id(raw))
             return

@@ -267,3 +267,39 @@ async def test_bad_physical_dice_are_refused(server: Server, clients: list[Clien
         assert reply["code"] == "bad_dice", reply
     reply = await answer(t.gm, cmd("submit_roll", request="nope", faces=[3]))
     assert reply["code"] == "not_found"
+
+
+async def test_a_retry_on_another_process_returns_the_first_result(
+        server: Server, server_b: Server, table: Table, clients: list[Client]) -> None:
+    frame = cmd("issue_invite", id="invite-fluttershy", combatants=["fluttershy"])
+    first = await answer(table.gm, frame)
+    gm_b = await join(ws_url(server_b), table.gm_token, clients)
+    await gm_b.wait_for(lambda m: m["type"] == "legal_actions")
+    again = await answer(gm_b, frame)
+    assert again["duplicate"] and again["result"] == first["result"]
+    assert again["result"]["token"]
+
+
+async def test_reusing_an_id_for_a_different_command_is_a_conflict(
+        server: Server, table: Table) -> None:
+    first = await answer(table.gm, cmd("issue_invite", id="same-id", combatants=["dash"]))
+    assert first["type"] == "ack"
+    before = await version(server, table.encounter)
+    reply = await answer(table.gm, cmd("issue_invite", id="same-id", combatants=["applejack"]))
+    assert reply["code"] == "conflict"
+    assert await version(server, table.encounter) == before
+
+
+async def test_the_flood_limit_counts_messages_over_the_limit_in_a_row(
+        server: Server, clients: list[Client]) -> None:
+    client = await open_client(ws_url(server), clients)
+    await client.hello()
+    settings = server.settings
+    per_burst = settings.command_burst + settings.flood_close_after * 3 // 4
+    for burst in range(2):  # two bursts over the limit, together more than the flood limit
+        for i in range(per_burst):
+            await client.send_raw(cmd("ping", id=f"b{burst}-{i}"))
+        last = f"b{burst}-{per_burst - 1}"
+        await client.wait_for(lambda m, last=last: m.get("id") == last)
+        await asyncio.sleep(settings.command_burst / settings.commands_per_second)
+    await assert_alive(client)

@@ -315,7 +315,7 @@ async def test_real_messages_validate_against_the_schemas(
     created = await rec.ok(anon, "create_encounter", name="Validation", ruleset="action_time",
                            combatants=[{"name": "Scout", "kind": "pc", "stats": {"body": "d8"}}],
                            options={"manual_rolls": True})
-    assert set(created["result"]) == {"encounter", "token_id", "gm_token"}
+    assert set(created["result"]) == {"encounter", "token_id", "role", "gm_token"}
 
     # setup: options, credentials, hiding, adding and removing
     await rec.ok(gm, "set_options", options={"players_roll": True, "dice_seed": 5,

@@ -81,7 +81,7 @@ async def test_physical_dice_through_the_protocol(server: Server, clients: list[
     await table.gm.command("start_encounter")
     mine = await twilight.wait_for(lambda m: m["type"] == "legal_actions" and m["actions"])
     actions = mine["actions"]
-    assert [a["action"] for a in actions] == ["submit_roll"]
+    assert [a["action"] for a in actions] == ["submit_roll", "server_roll"]
     request = actions[0]["targets"][0]
     await twilight.command("submit_roll", request=request, faces=[18])
     # the GM answers the rest: its own by hand, the other players' by a server roll
@@ -132,3 +132,46 @@ async def test_revealing_a_hidden_combatant_live(server: Server, clients: list[C
                                      and m["event"]["kind"] == "combatant_revealed")
     assert shown["event"]["combatant"]["name"] == "Lurking Dog"
     assert shown["event"]["combatant"]["stats"] == {}
+
+
+async def test_a_dice_tower_integration_sees_and_answers_the_gms_rolls(
+        server: Server, clients: list[Client]) -> None:
+    url = ws_url(server)
+    table = await create_table(url, clients, manual_rolls=True)
+    tower = await join(url, await integration(table.gm, "roll"), clients)
+    spectator = await join(url, table.spectator_token, clients)
+    await table.gm.command("start_encounter")
+    requests = []
+    while len(requests) < 2:  # the two visible NPCs' initiative (the lurker's is the GM's too)
+        await tower.wait_for(lambda m: m["type"] == "event"
+                             and m["event"]["kind"] == "roll_requested", start=0)
+        requests = [m["event"] for m in tower.events() if m["event"]["kind"] == "roll_requested"]
+    assert {r["roller"] for r in requests} == {"gm"}
+    assert all(r["dice"] == [20] for r in requests)
+    legal = {(a["action"], a["targets"][0]) for a in tower.legal}
+    for r in requests:
+        assert ("submit_roll", r["request"]) in legal and ("server_roll", r["request"]) in legal
+        await tower.command("submit_roll", request=r["request"], faces=[12])
+    await spectator.command("ping")
+    assert not [m for m in spectator.events() if m["event"]["kind"] == "roll_requested"
+                and m["event"]["roller"] == "gm"]
+    late = await join(url, table.spectator_token, clients)
+    await late.wait_for(lambda m: m["type"] == "snapshot")
+    assert late.snapshot is not None
+    assert all(p["roller"] != "gm" for p in late.snapshot["state"]["pending_rolls"])
+
+
+async def test_a_joiner_s_position_counts_only_combatants_the_viewer_sees(
+        server: Server, clients: list[Client]) -> None:
+    url = ws_url(server)
+    table = await create_table(url, clients, dice_seed=3)
+    spectator = await join(url, table.spectator_token, clients)
+    await table.gm.command("start_encounter")
+    await table.gm.command("add_combatant", combatant={"name": "Straggler", "id": "straggler",
+                                                       "initiative": -50})
+    seen = await spectator.wait_for(lambda m: m["type"] == "event"
+                                    and m["event"]["kind"] == "combatant_joined")
+    gm_seen = await table.gm.wait_for(lambda m: m["type"] == "event"
+                                      and m["event"]["kind"] == "combatant_joined")
+    assert gm_seen["event"]["position"] == 6  # last, after six combatants
+    assert seen["event"]["position"] == 5  # last of the five the spectator sees

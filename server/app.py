@@ -11,7 +11,7 @@ from importlib import resources
 from typing import Any
 
 import orjson
-from redis.asyncio import Redis
+from redis.asyncio import BlockingConnectionPool, Redis
 from redis.asyncio.cluster import RedisCluster
 from websockets.asyncio.server import Server as WsServer
 from websockets.asyncio.server import ServerConnection, serve
@@ -98,9 +98,13 @@ class Server:
     def _connect(self, url: str) -> tuple[Any, Any]:
         if self.settings.redis_cluster or url.startswith("redis+cluster://"):
             url = url.replace("redis+cluster://", "redis://", 1)
-            cluster = RedisCluster.from_url(url)
+            cluster = RedisCluster.from_url(url, max_connections=self.settings.redis_connections)
             return cluster, RedisCluster.from_url(url, socket_timeout=None)
-        single = Redis.from_url(url, socket_timeout=10, health_check_interval=30)
+        # A blocking pool: under load a command waits for a free connection instead of failing.
+        pool = BlockingConnectionPool.from_url(
+            url, max_connections=self.settings.redis_connections, timeout=10,
+            socket_timeout=10, health_check_interval=30)
+        single = Redis.from_pool(pool)
         # XREAD BLOCK gets its own connection, without a socket timeout shorter than the block
         return single, Redis.from_url(url, socket_timeout=None, single_connection_client=True)
 

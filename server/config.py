@@ -28,6 +28,8 @@ class Settings:
     command_burst: int = 60
     #: Messages over the rate limit in a row tolerated before the connection is closed (1008).
     flood_close_after: int = 200
+    #: Redis connections a process may use at once (commands wait for a free one).
+    redis_connections: int = 64
     #: Seconds between sweeps that check followed encounters against Redis.
     sweep_interval: float = 2.0
     #: Resume by replaying at most this many events; further back gets a snapshot.

@@ -82,9 +82,10 @@ class ActivityFollower:
         rooms = list(self.rooms)
         if not rooms:
             return
-        versions = await asyncio.gather(
-            *(self.redis.hget(keys(room.id)["meta"], "version") for room in rooms)
-        )
+        pipe = self.redis.pipeline(transaction=False)  # one round trip for every room
+        for room in rooms:
+            pipe.hget(keys(room.id)["meta"], "version")
+        versions = await pipe.execute()
         for room, raw in zip(rooms, versions, strict=True):
             if raw is not None and int(raw) > room.version:
                 room.schedule_catchup()

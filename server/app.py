@@ -72,7 +72,7 @@ class Server:
         self.store = EventStore(self.redis)
         self.rooms = Rooms(self.store)
         self.tokens = auth.Tokens(await self._secret())
-        self.follower = ActivityFollower(follower_redis, self.rooms, s.sweep_interval)
+        self.follower = ActivityFollower(self.redis, follower_redis, self.rooms, s.sweep_interval)
         await self.follower.start()
         self.ws = await serve(
             self._handle, s.host, s.port,
@@ -127,7 +127,7 @@ class Server:
             await self.ws.wait_closed()
         await self.follower.stop()
         await self.redis.aclose()
-        await self.follower.redis.aclose()
+        await self.follower.blocking.aclose()
         if self.embedded is not None:
             self.embedded.stop()
             log.info("embedded Redis stopped")

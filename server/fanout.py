@@ -28,8 +28,10 @@ BLOCK_MS = 2000
 
 
 class ActivityFollower:
-    def __init__(self, redis: Redis | RedisCluster, rooms: Rooms, sweep_interval: float) -> None:
-        self.redis: Any = redis
+    def __init__(self, redis: Redis | RedisCluster, blocking: Redis | RedisCluster, rooms: Rooms,
+                 sweep_interval: float) -> None:
+        self.redis: Any = redis  # shared: sweeps
+        self.blocking: Any = blocking  # its own connection, for XREAD BLOCK
         self.rooms = rooms
         self.sweep_interval = sweep_interval
         self.last_id = "$"
@@ -53,8 +55,8 @@ class ActivityFollower:
         backoff = 0.05
         while True:
             try:
-                reply = await self.redis.xread({ACTIVITY_KEY: self.last_id}, count=500,
-                                               block=BLOCK_MS)
+                reply = await self.blocking.xread({ACTIVITY_KEY: self.last_id}, count=500,
+                                                  block=BLOCK_MS)
                 backoff = 0.05
             except (RedisError, OSError) as exc:
                 log.warning("activity stream read failed (%s); retrying", exc)

@@ -31,12 +31,7 @@ from protocol.model import CombatantProfile, StatBlock
 from rules.dice import DiceError, Roll, derived_seed, new_seed, roll_faces, roll_seeded
 from rules.initiative import Contender, insertion_index, next_in_order, order_by_initiative
 from rules.rulesets import Ruleset, RulesetError, ruleset
-from statemachines.encounter_chart import (
-    EncounterChart,
-    EncounterChartModel,
-    configuration_of,
-    restore,
-)
+from statemachines.encounter_chart import Chart, EncounterChartModel, restore
 
 
 class Rejected(Exception):
@@ -93,13 +88,13 @@ class Decision(EncounterChartModel):
         self.events: list[tuple[ev.AnyEvent, ev.Visibility]] = []
         self.result: dict[str, Any] = {}
         self.rules: Ruleset = ruleset(state.ruleset)
-        self._chart: EncounterChart | None = None
+        self._chart: Chart | None = None
         self._last_turn: str | None = None
 
     @property
-    def chart(self) -> EncounterChart:
-        """The encounter statechart in the saved configuration, built on first use (most
-        commands that do not move the chart never need it)."""
+    def chart(self) -> Chart:
+        """The encounter statechart in the saved configuration, with this decision as its
+        model."""
         if self._chart is None:
             self._chart = restore(self, self.s.chart)
         return self._chart
@@ -115,7 +110,7 @@ class Decision(EncounterChartModel):
             self.chart.send(chart_event)
         except TransitionNotAllowed:
             raise Rejected(ErrorCode.ILLEGAL_ACTION, refusal) from None
-        self.s.chart = configuration_of(self)
+        self.s.chart = self.chart.configuration
 
     def outcome(self, base_version: int) -> Outcome:
         if not self.events:

@@ -11,7 +11,7 @@ from encounter.actors import Actor
 from encounter.state import EncounterState
 from protocol.messages import LegalAction
 from rules.rulesets import ruleset
-from statemachines.encounter_chart import EncounterChart, EncounterChartModel, restore
+from statemachines.encounter_chart import EncounterChartModel, restore
 
 #: Chart events a GM may send as commands of the same name.
 _GM_FLOW = ("start_encounter", "end_encounter")
@@ -25,8 +25,7 @@ def allowed_chart_events(state: EncounterState) -> set[str]:
 @lru_cache(maxsize=256)
 def _allowed(configuration: tuple[str, ...]) -> frozenset[str]:
     # Which events a configuration accepts depends on the configuration alone: ask once.
-    chart: EncounterChart = restore(EncounterChartModel(), list(configuration))
-    return frozenset(e.id for e in chart.allowed_events)
+    return frozenset(restore(EncounterChartModel(), list(configuration)).allowed_events())
 
 
 def legal_actions(

@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from statemachine import State, StateChart
+from statemachine.exceptions import TransitionNotAllowed
 from statemachine.orderedset import OrderedSet
 
 
@@ -67,10 +68,88 @@ class EncounterChartModel:
         """A turn begins: the next combatant in order, and a new round after the last."""
 
 
-def restore(model: EncounterChartModel, configuration: list[str]) -> EncounterChart:
-    """Build the chart over ``model`` in the saved ``configuration``."""
-    model.state = configuration[0] if len(configuration) == 1 else OrderedSet(configuration)
-    return EncounterChart(model)
+class _Relay(EncounterChartModel):
+    """The model of the process's shared chart instance: it holds the configuration being
+    worked on and relays every callback to the model of the decision at hand."""
+
+    def __init__(self) -> None:
+        self.state: Any = "setup"
+        self.target: EncounterChartModel = EncounterChartModel()
+
+    def initiative_needs_dice(self) -> bool:
+        return self.target.initiative_needs_dice()
+
+    def request_initiative(self) -> None:
+        self.target.request_initiative()
+
+    def roll_initiative(self) -> None:
+        self.target.roll_initiative()
+
+    def settle_initiative(self) -> None:
+        self.target.settle_initiative()
+
+    def advance_turn(self) -> None:
+        self.target.advance_turn()
+
+    def on_enter_turn(self) -> None:
+        self.target.on_enter_turn()
+
+
+class Chart:
+    """The encounter chart over ``model``, in a saved configuration.
+
+    Building a ``StateChart`` costs as much as sending it an event, so one instance per process
+    is shared by every decision (they are synchronous and never interleave): each use sets its
+    configuration and its model first. The instance is rebuilt after it reaches its final state
+    (the library refuses every event after that) or after a callback failed.
+    """
+
+    _relay: _Relay | None = None
+    _chart: EncounterChart | None = None
+
+    def __init__(self, model: EncounterChartModel, configuration: list[str]) -> None:
+        self.model = model
+        self.configuration = list(configuration)
+
+    @classmethod
+    def _shared(cls) -> tuple[_Relay, EncounterChart]:
+        if cls._relay is None or cls._chart is None:
+            relay = _Relay()
+            cls._relay, cls._chart = relay, EncounterChart(relay)
+        return cls._relay, cls._chart
+
+    def _load(self) -> tuple[_Relay, EncounterChart]:
+        relay, chart = self._shared()
+        relay.target = self.model
+        config = self.configuration
+        relay.state = config[0] if len(config) == 1 else OrderedSet(config)
+        return relay, chart
+
+    def send(self, event: str) -> None:
+        """Send ``event``; raises ``TransitionNotAllowed`` when the configuration refuses it."""
+        relay, chart = self._load()
+        try:
+            chart.send(event)
+        except TransitionNotAllowed:
+            raise
+        except BaseException:
+            Chart._relay = Chart._chart = None  # an interrupted run: start afresh next time
+            raise
+        finally:
+            relay.target = EncounterChartModel()
+        self.configuration = configuration_of(relay)
+        if chart.is_terminated:
+            Chart._relay = Chart._chart = None
+
+    def allowed_events(self) -> set[str]:
+        """The events the configuration accepts (before guards)."""
+        _relay, chart = self._load()
+        return {e.id for e in chart.allowed_events}
+
+
+def restore(model: EncounterChartModel, configuration: list[str]) -> Chart:
+    """The chart over ``model`` in the saved ``configuration``."""
+    return Chart(model, configuration)
 
 
 def configuration_of(model: Any) -> list[str]:

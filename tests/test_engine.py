@@ -234,3 +234,16 @@ def test_any_command_sequence_replays_and_keeps_a_total_order(
         assert log.state.current is None or log.state.current in log.state.order
     assert fold("enc", log.envelopes) == log.state
     assert [e.seq for e in log.envelopes] == list(range(1, len(log.envelopes) + 1))
+
+
+def test_the_shared_chart_serves_encounters_after_one_has_ended() -> None:
+    first = Log(PARTY, dice_seed=1)
+    first.do(msg.StartEncounter(id="s"))
+    first.do(msg.EndEncounter(id="e"))
+    assert first.state.chart == ["ended"]
+    with pytest.raises(engine.Rejected):
+        first.do(msg.EndEncounter(id="e2"))
+    second = Log(PARTY, dice_seed=2)
+    second.do(msg.StartEncounter(id="s"))
+    second.end_turn()
+    assert second.state.chart == ["scene", "turn"] and second.state.round == 1

@@ -75,6 +75,7 @@ def main(argv: list[str]) -> int:
     run(PY, "-m", "ruff", "check", ".")
     run(PY, "-m", "mypy")
     run(PY, "-m", "protocol.docs", "--check")
+    run(PY, "-m", "statemachines.diagrams", "--check")
     result = subprocess.run([str(PY), "-m", "pytest", *rest], cwd=ROOT)
     return result.returncode
 

@@ -70,7 +70,11 @@ class ActivityFollower:
                     room = self.rooms.peek(fields[b"enc"].decode())
                     if room is None or int(fields[b"to"]) <= room.version:
                         continue
-                    room.offer(decode_envelope_list(fields[b"p"]), remote=True)
+                    try:
+                        room.offer(decode_envelope_list(fields[b"p"]), remote=True)
+                    except Exception:  # one bad entry must not stop the fan-out
+                        log.exception("could not deliver activity %s", self.last_id)
+                        room.schedule_catchup()
 
     async def _sweep(self) -> None:
         while True:

@@ -58,6 +58,7 @@ class Room:
         self.command_lock = asyncio.Lock()
         self._catchup_lock = asyncio.Lock()
         self._catchup_task: asyncio.Task[None] | None = None
+        self._behind = False  # a gap was seen: read from Redis again before resting
 
     @property
     def version(self) -> int:
@@ -76,6 +77,7 @@ class Room:
         if not fresh:
             return
         if fresh[0].seq != self.version + 1:
+            self._behind = True
             self.schedule_catchup()
             return
         if state_after is not None and state_after.version == fresh[-1].seq:
@@ -101,11 +103,16 @@ class Room:
             self._catchup_task = asyncio.get_running_loop().create_task(self.catch_up())
 
     async def catch_up(self) -> None:
-        """Read from Redis whatever this room has not seen yet, and offer it."""
+        """Read from Redis whatever this room has not seen yet, and offer it; again if more
+        arrived out of order meanwhile."""
         async with self._catchup_lock:
-            tail = await self.store.read(self.id, self.version)
-            if tail:
-                self.offer(tail, remote=True)
+            while True:
+                self._behind = False
+                tail = await self.store.read(self.id, self.version)
+                if tail:
+                    self.offer(tail, remote=True)
+                if not self._behind:
+                    return
 
     # -- delivery ----------------------------------------------------------------------------
 

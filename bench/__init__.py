@@ -1,0 +1,1 @@
+"""Load generator and benchmark for the Stablemaster server (``python -m bench``)."""

@@ -1,0 +1,411 @@
+"""``python -m bench``: the whole benchmark in one command.
+
+For each mode and size it runs the same workload against Stablemaster and against the two
+floors (each on a fresh process, and a fresh redis-server where one is used), then prints a
+Markdown table and writes it to ``bench/results/latest.md`` and the raw figures to
+``bench/results/<timestamp>.json``. See bench/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from bench import procs, report
+from bench.loadgen import Generator, RunResult
+
+RESULTS = Path(__file__).resolve().parent / "results"
+FULL = {"human": [100, 500, 1000], "saturation": [1, 100, 500]}
+QUICK = {"human": [20], "saturation": [1, 10]}
+TARGETS = ["stablemaster", "redis-relay", "bare-relay"]
+
+
+def _sizes(text: str) -> list[int]:
+    return [int(x) for x in text.replace(" ", "").split(",") if x]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m bench", description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--quick", action="store_true",
+                   help="smoke run: small sizes (human 20; saturation 1, 10), 3 s windows")
+    p.add_argument("--modes", default="human,saturation",
+                   help="comma-separated: human, saturation (default both)")
+    p.add_argument("--sizes", type=_sizes,
+                   help="encounter counts for every mode, e.g. 100,500 (default: human "
+                   "100,500,1000; saturation 1,100,500)")
+    p.add_argument("--human-sizes", type=_sizes, help="encounter counts at human pace")
+    p.add_argument("--saturation-sizes", type=_sizes, help="encounter counts at saturation")
+    p.add_argument("--duration", type=float,
+                   help="measured seconds per run (default: human 30, saturation 15; quick 3)")
+    p.add_argument("--warmup", type=float,
+                   help="seconds before measuring (default: human 4, saturation 3; quick 1)")
+    p.add_argument("--period", type=float, default=2.0,
+                   help="seconds between two actions of one encounter at human pace (default 2)")
+    p.add_argument("--server-url",
+                   help="benchmark an already running Stablemaster (ws://host:port/ws) instead "
+                   "of starting one; CPU and memory are read from --server-pid, or from the "
+                   "process listening on the URL's port when it is on this machine")
+    p.add_argument("--server-pid", type=int, help="pid of the server given by --server-url")
+    p.add_argument("--server-arg", action="append", default=[], metavar="ARG",
+                   help="extra argument for the self-started `python -m server serve` "
+                   "(repeatable), e.g. --server-arg=--log-level=INFO")
+    p.add_argument("--targets", default=",".join(TARGETS),
+                   help=f"comma-separated subset of {','.join(TARGETS)}")
+    p.add_argument("--skip-floors", action="store_true", help="benchmark Stablemaster only")
+    p.add_argument("--connect-concurrency", type=int, default=50,
+                   help="connections being opened and greeted at once (default 50)")
+    p.add_argument("--no-pin", action="store_true",
+                   help="do not pin (default: server and Redis on core 0, generator on core 1)")
+    p.add_argument("--no-uvloop", action="store_true", help="generator on the asyncio loop")
+    p.add_argument("--profile", action="store_true",
+                   help="sample the Stablemaster server with py-spy during each measured window "
+                   "and write the top functions next to the results")
+    p.add_argument("--quiet-limit", type=float, default=15.0,
+                   help="before each run, wait until other processes use less than this "
+                   "percentage of one core (default 15)")
+    p.add_argument("--quiet-wait", type=float, default=60.0,
+                   help="longest wait for a quiet machine before each run, s (default 60)")
+    p.add_argument("--noise-limit", type=float, default=20.0,
+                   help="a run during which other processes used more than this percentage of "
+                   "one core is noisy (default 20)")
+    p.add_argument("--retries", type=int, default=1,
+                   help="times a noisy run is run again (default 1)")
+    p.add_argument("--retry-until", type=float, default=12.0,
+                   help="no more retries once the benchmark has run this many minutes "
+                   "(default 12), so that the whole stays bounded")
+    p.add_argument("--gc-log", action="store_true",
+                   help="start the servers under bench.gcwatch and report their garbage-collector "
+                   "pauses (≥ 2 ms) in each measured window")
+    p.add_argument("--out", type=Path,
+                   help="JSON results file (default bench/results/<timestamp>.json)")
+    return p
+
+
+def environment(server_core: int | None, gen_core: int | None, loop_name: str) -> dict[str, Any]:
+    cpu = platform.processor() or ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    import websockets
+
+    def git(*cmd: str) -> str:
+        try:
+            return subprocess.run(["git", *cmd], cwd=procs.ROOT, capture_output=True, text=True,
+                                  timeout=10).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            return ""
+
+    code = ["server", "protocol", "encounter", "rules", "statemachines"]
+    revision = git("rev-parse", "--short", "HEAD") or "unknown"
+    if git("status", "--porcelain", "--", *code):
+        revision += " (with uncommitted changes to the server's code)"
+    return {"revision": revision,"cpu": cpu or "unknown CPU", "cores": os.cpu_count(),
+            "python": platform.python_version(),
+            "websockets": websockets.__version__, "generator_loop": loop_name,
+            "server_core": server_core, "redis_core": server_core, "generator_core": gen_core,
+            "platform": platform.platform()}
+
+
+class Profiler:
+    """py-spy sampling the server for one measured window; top functions to a text file."""
+
+    def __init__(self, pid: int, out: Path) -> None:
+        self.pid, self.out = pid, out
+        self.raw = out.with_suffix(".folded")
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self, duration: float) -> None:
+        exe = shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy")
+        self.proc = subprocess.Popen(
+            [exe, "record", "--pid", str(self.pid), "--duration", str(max(1, int(duration))),
+             "--rate", "100", "--nolineno", "--format", "raw",
+             "-o", str(self.raw)],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+    def finish(self, title: str) -> str | None:
+        if self.proc is None:
+            return None
+        try:
+            self.proc.wait(60)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        if not self.raw.exists():
+            err = self.proc.stderr.read().decode() if self.proc.stderr else ""
+            return f"py-spy produced nothing: {err.strip()}"
+        text = summarize_folded(self.raw.read_text(), title)
+        self.out.write_text(text)
+        return text
+
+
+def summarize_folded(folded: str, title: str, top: int = 30) -> str:
+    """Self and inclusive sample shares per function, from py-spy's collapsed stacks."""
+    own: dict[str, int] = {}
+    incl: dict[str, int] = {}
+    total = 0
+    for line in folded.splitlines():
+        stack, _, tail = line.rpartition(" ")
+        if not stack or not tail.isdigit():
+            continue
+        count = int(tail)
+        total += count
+        frames = [f.strip() for f in stack.split(";") if f.strip()]
+        if frames and frames[0].startswith(("process ", "thread ")):
+            frames = frames[1:]
+        if not frames:
+            continue
+        own[frames[-1]] = own.get(frames[-1], 0) + count
+        for f in set(frames):
+            incl[f] = incl.get(f, 0) + count
+
+    def share(n: int) -> str:
+        return f"{100 * n / max(total, 1):6.2f}%"
+
+    packages: dict[str, int] = {}
+    for name, samples in own.items():
+        where = name.rpartition("(")[2].rstrip(")")
+        package = where.split("/", 1)[0] if "/" in where else where
+        packages[package] = packages.get(package, 0) + samples
+    lines = [f"# {title}", f"# {total} samples of busy (non-idle) time", "",
+             "## self time by package (where the leaf frame is)", ""]
+    lines += [f"{share(n)}  {name}" for name, n in sorted(packages.items(), key=lambda kv: -kv[1])]
+    lines += ["", "## self time (top functions)", ""]
+    lines += [f"{share(n)}  {name}" for name, n in sorted(own.items(), key=lambda kv: -kv[1])[:top]]
+    lines += ["", "## inclusive time (frames on every stack left out)", ""]
+    ranked = [(name, n) for name, n in sorted(incl.items(), key=lambda kv: -kv[1])
+              if n < 0.98 * total]
+    lines += [f"{share(n)}  {name}" for name, n in ranked[:top + 10]]
+    return "\n".join(lines) + "\n"
+
+
+def gc_pauses(log: Path, start: float, end: float) -> dict[str, Any]:
+    """The ``bench.gcwatch`` lines of a server log that fall in [start, end)."""
+    pauses: list[tuple[int, float]] = []
+    try:
+        lines = log.read_text(errors="replace").splitlines()
+    except OSError:
+        return {}
+    for line in lines:
+        if not line.startswith("gcwatch:"):
+            continue
+        fields = dict(kv.split("=", 1) for kv in line.split()[1:])
+        if start <= float(fields["t"]) < end:
+            pauses.append((int(fields["gen"]), float(fields["ms"])))
+    by_gen: dict[str, list[float]] = {}
+    for gen_, ms in pauses:
+        by_gen.setdefault(f"gen{gen_}", []).append(ms)
+    return {
+        "count": len(pauses), "total_ms": round(sum(ms for _g, ms in pauses), 1),
+        "max_ms": round(max((ms for _g, ms in pauses), default=0.0), 1),
+        "by_gen": {g: {"count": len(v), "total_ms": round(sum(v), 1), "max_ms": round(max(v), 1)}
+                   for g, v in sorted(by_gen.items())},
+    }
+
+
+def _keep_log(stack: procs.Stack, dest: Path) -> None:
+    """Keep the server's log next to the results when it said anything (warnings, errors)."""
+    if stack.server is None:
+        return
+    try:
+        text = stack.server.log.read_text(errors="replace") if stack.server.log.exists() else ""
+    except OSError:
+        return
+    if text.strip():
+        dest.write_text(text)
+
+
+async def run_one(args: argparse.Namespace, stamp: str, mode: str, e: int, target: str,
+                  server_core: int | None, external_pid: int | None, warmup: float,
+                  duration: float) -> RunResult:
+    """One run: a fresh server (and Redis) for ``target``, the workload, the figures."""
+    stack = None
+    try:
+        if target == "stablemaster" and args.server_url:
+            url, pid, rpid = args.server_url, external_pid, None
+            redis_url = None
+        else:
+            sm = target == "stablemaster"
+            stack = await procs.start_stack(target, server_core, args.server_arg if sm else [],
+                                            gc_log=args.gc_log)
+            url, pid, rpid = stack.url, stack.server_pid, stack.redis_pid
+            redis_url = stack.redis_url
+        profiler = None
+        if args.profile and target == "stablemaster" and pid:
+            profiler = Profiler(pid, RESULTS / f"{stamp}-profile-{mode}-E{e}.txt")
+        gen = Generator(url, mode, e, warmup=warmup, duration=duration, period=args.period,
+                        connect_concurrency=args.connect_concurrency, server_pid=pid,
+                        redis_pid=rpid, target=target,
+                        log=lambda s: print(s, file=sys.stderr, flush=True),
+                        on_window=profiler.start if profiler else None, redis_url=redis_url)
+        result = await gen.run()
+        if stack is None:
+            # A server that was running before keeps the heap it grew in earlier runs.
+            args.external_runs = getattr(args, "external_runs", 0) + 1
+            if args.external_runs > 1:
+                result.mem_per_conn_kib = result.mem_per_conn_end_kib = None
+                result.notes.append("memory per connection is measured on the first run "
+                                    "against --server-url only")
+        if profiler is not None:
+            summary = profiler.finish(f"Stablemaster server, {mode}, E={e}")
+            if summary:
+                result.notes.append(f"profiled with py-spy: {profiler.out.name}")
+        if args.gc_log and stack is not None and stack.server is not None:
+            result.server_gc = gc_pauses(stack.server.log, gen.measure_from, gen.stop_at)
+        if stack is not None and stack.server is not None \
+                and stack.server.popen.poll() is not None:
+            result.notes.append(f"server exited: {stack.server.tail(5)}")
+    except Exception as exc:  # one failed run must not lose the others
+        result = RunResult(target=target, mode=mode, encounters=e)
+        result.notes.append(f"run failed: {type(exc).__name__}: {exc}")
+        if stack is not None:
+            print(stack.logs(), file=sys.stderr)
+    finally:
+        if stack is not None:
+            stack.stop()
+            _keep_log(stack, RESULTS / f"{stamp}-{target}-{mode}-E{e}.log")
+            stack.cleanup()
+    if result.throttled and target == "stablemaster":
+        result.notes.append(
+            f"{result.throttled} actions waited for the server's per-connection rate limit "
+            "(20 commands/s, burst 60): this figure is bounded by that limit, not by the server")
+    return result
+
+
+async def run_all(args: argparse.Namespace, stamp: str) -> dict[str, Any]:
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    for m in modes:
+        if m not in ("human", "saturation"):
+            raise SystemExit(f"unknown mode {m!r}")
+    base = QUICK if args.quick else FULL
+    sizes = {m: list(base[m]) for m in modes}
+    if args.sizes:
+        sizes = {m: list(args.sizes) for m in modes}
+    if args.human_sizes and "human" in sizes:
+        sizes["human"] = args.human_sizes
+    if args.saturation_sizes and "saturation" in sizes:
+        sizes["saturation"] = args.saturation_sizes
+    durations = {"human": 3.0 if args.quick else 30.0, "saturation": 3.0 if args.quick else 15.0}
+    warmups = {"human": 1.0 if args.quick else 4.0, "saturation": 1.0 if args.quick else 3.0}
+    if args.duration:
+        durations = dict.fromkeys(durations, args.duration)
+    if args.warmup is not None:
+        warmups = dict.fromkeys(warmups, args.warmup)
+    targets = [t.strip() for t in args.targets.split(",") if t.strip()]
+    if args.skip_floors:
+        targets = [t for t in targets if t == "stablemaster"]
+    for t in targets:
+        if t not in TARGETS:
+            raise SystemExit(f"unknown target {t!r}")
+    server_core = None if args.no_pin else 0
+    data: dict[str, Any] = {
+        "started": stamp,
+        "config": {
+            "modes": modes, "sizes": sizes, "targets": targets, "period": args.period,
+            "human_duration": durations["human"], "human_warmup": warmups["human"],
+            "saturation_duration": durations["saturation"],
+            "saturation_warmup": warmups["saturation"], "server_url": args.server_url,
+            "server_args": args.server_arg, "connect_concurrency": args.connect_concurrency,
+            "quick": args.quick,
+        },
+        "environment": args.env,
+        "results": [],
+    }
+    external_pid = args.server_pid
+    if args.server_url and external_pid is None:
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(args.server_url)
+        if parts.hostname in ("127.0.0.1", "localhost", "::1") and parts.port:
+            external_pid = procs.pid_listening_on(parts.port)
+    begun = time.monotonic()
+    for mode in modes:
+        for e in sizes[mode]:
+            for target in targets:
+                label = f"{mode:<10} E={e:<5} {target:<13}"
+                for attempt in range(args.retries + 1):
+                    waited = await procs.wait_quiet(args.quiet_limit, args.quiet_wait)
+                    print(f"[{time.monotonic() - begun:6.0f} s] {label} ..."
+                          + (f" (waited {waited:g} s for other work to finish)" if waited > 1
+                             else ""), file=sys.stderr, flush=True)
+                    result = await run_one(args, stamp, mode, e, target, server_core,
+                                           external_pid, warmups[mode], durations[mode])
+                    if waited > 1:
+                        result.notes.append(f"waited {waited:g} s for the machine to be quiet")
+                    noisy = (result.other_cpu_pct or 0) > args.noise_limit
+                    if noisy:
+                        result.notes.append(
+                            f"other processes used {result.other_cpu_pct}% of a core during the "
+                            "window" + ("; run again" if attempt < args.retries else ""))
+                    lat = result.latency_ms
+                    print(f"           {label} {result.actions_per_s:>8} actions/s  "
+                          f"p50 {lat.get('p50')} p99 {lat.get('p99')} max {lat.get('max')} ms  "
+                          f"server CPU {result.server_cpu_pct}%  gen CPU "
+                          f"{result.generator_cpu_pct}%  other CPU {result.other_cpu_pct}%  "
+                          f"KiB/conn {result.mem_per_conn_kib}  errors {result.errors}"
+                          + (f"  notes {result.notes}" if result.notes else ""),
+                          file=sys.stderr, flush=True)
+                    if not noisy or time.monotonic() - begun > 60 * args.retry_until:
+                        break
+                data["results"].append(asdict(result))
+                await asyncio.sleep(0.5)
+    data["elapsed_s"] = round(time.monotonic() - begun, 1)
+    return data
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    procs.raise_nofile()
+    gen_core = None
+    server_core = None if args.no_pin else 0
+    if not args.no_pin and hasattr(os, "sched_setaffinity"):
+        cores = sorted(os.sched_getaffinity(0))
+        if len(cores) >= 2 and 0 in cores:
+            gen_core = 1 if 1 in cores else cores[-1]
+            os.sched_setaffinity(0, {gen_core})
+        else:
+            server_core = None
+    loop_name = "asyncio"
+    if not args.no_uvloop:
+        try:
+            import uvloop
+
+            loop_name = f"uvloop {uvloop.__version__}"
+        except ImportError:
+            uvloop = None  # type: ignore[assignment]
+    args.env = environment(server_core, gen_core, loop_name)
+    if server_core is None:
+        args.no_pin = True
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    if loop_name.startswith("uvloop"):
+        data = uvloop.run(run_all(args, stamp))
+    else:
+        data = asyncio.run(run_all(args, stamp))
+    out = args.out or RESULTS / f"{stamp}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(data, indent=2) + "\n")
+    md = report.markdown(data)
+    (RESULTS / "latest.md").write_text(md)
+    print(md)
+    print(f"raw figures: {out}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

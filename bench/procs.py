@@ -1,0 +1,259 @@
+"""Processes under test: a redis-server, the Stablemaster server, the floors; pinned to a core,
+with their CPU time and memory read from /proc."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import resource
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def raise_nofile() -> int:
+    """Raise this process's open-file limit to its hard limit; returns the new soft limit."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+
+
+def _child_setup() -> None:
+    raise_nofile()
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """utime + stime of a process, in seconds."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            stat = f.read()
+    except OSError:
+        return None
+    fields = stat[stat.rindex(")") + 2:].split()
+    return (int(fields[11]) + int(fields[12])) / CLK_TCK
+
+
+def machine_cpu() -> tuple[float, float]:
+    """Seconds of CPU busy in user or kernel mode over all cores since boot, and of steal."""
+    with open("/proc/stat") as f:
+        fields = f.readline().split()[1:]
+    user, nice, system = (int(x) for x in fields[:3])
+    steal = int(fields[7]) if len(fields) > 7 else 0
+    return (user + nice + system) / CLK_TCK, steal / CLK_TCK
+
+
+async def wait_quiet(limit_pct: float, max_wait: float, window: float = 1.0) -> float:
+    """Wait until the machine's CPU use (with nothing of ours running) stays under
+    ``limit_pct`` of one core for ``window`` seconds, at most ``max_wait`` seconds.
+    Returns the seconds waited."""
+    begun = time.monotonic()
+    while True:
+        a, _ = machine_cpu()
+        mine_a = sum(os.times()[:2])
+        await asyncio.sleep(window)
+        b, _ = machine_cpu()
+        mine_b = sum(os.times()[:2])
+        busy = 100 * ((b - a) - (mine_b - mine_a)) / window
+        waited = time.monotonic() - begun
+        if busy < limit_pct or waited >= max_wait:
+            return round(waited, 1)
+
+
+async def redis_calls(url: str) -> dict[str, int]:
+    """Calls per command since the redis-server started (INFO commandstats)."""
+    from redis.asyncio import Redis
+
+    client = Redis.from_url(url, socket_timeout=5)
+    try:
+        stats = await client.info("commandstats")
+    finally:
+        await client.aclose()
+    return {name.removeprefix("cmdstat_"): int(v["calls"]) for name, v in stats.items()}
+
+
+def rss_kib(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    except OSError:
+        return None
+    return None
+
+
+def pid_listening_on(port: int) -> int | None:
+    """The process that listens on a local TCP port (for a server started elsewhere)."""
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with contextlib.suppress(OSError), open(table) as f:
+            next(f)
+            for line in f:
+                parts = line.split()
+                if parts[3] == "0A" and int(parts[1].rsplit(":", 1)[1], 16) == port:
+                    inodes.add(f"socket:[{parts[9]}]")
+    if not inodes:
+        return None
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        fd_dir = f"/proc/{pid}/fd"
+        with contextlib.suppress(OSError):
+            for fd in os.listdir(fd_dir):
+                with contextlib.suppress(OSError):
+                    if os.readlink(f"{fd_dir}/{fd}") in inodes:
+                        return int(pid)
+    return None
+
+
+def pin_prefix(core: int | None) -> list[str]:
+    if core is None or shutil.which("taskset") is None:
+        return []
+    return ["taskset", "-c", str(core)]
+
+
+async def wait_port(port: int, proc: subprocess.Popen[bytes] | None, timeout: float = 20) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc is not None and proc.poll() is not None:
+            raise RuntimeError(f"process exited at start with code {proc.returncode}")
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.5):
+            return
+        await asyncio.sleep(0.05)
+    raise RuntimeError(f"nothing listens on port {port} after {timeout} s")
+
+
+@dataclass
+class Proc:
+    name: str
+    popen: subprocess.Popen[bytes]
+    log: Path
+
+    @property
+    def pid(self) -> int:
+        return self.popen.pid
+
+    def stop(self, sig: int = signal.SIGINT, timeout: float = 15) -> None:
+        if self.popen.poll() is not None:
+            return
+        self.popen.send_signal(sig)
+        try:
+            self.popen.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.popen.kill()
+            self.popen.wait()
+
+    def tail(self, n: int = 20) -> str:
+        with contextlib.suppress(OSError):
+            return "\n".join(self.log.read_text(errors="replace").splitlines()[-n:])
+        return ""
+
+
+def _spawn(name: str, argv: list[str], workdir: Path) -> Proc:
+    log = workdir / f"{name}.log"
+    out = open(log, "wb")  # noqa: SIM115 - owned by the child
+    popen = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                             cwd=ROOT, preexec_fn=_child_setup)
+    out.close()
+    return Proc(name, popen, log)
+
+
+@dataclass
+class Stack:
+    """The processes of one target: a server and, for some, its redis-server."""
+
+    url: str
+    server: Proc | None = None
+    redis: Proc | None = None
+    server_pid: int | None = None
+    redis_url: str | None = None
+    workdir: Path | None = None
+    extra: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def redis_pid(self) -> int | None:
+        return self.redis.pid if self.redis is not None else None
+
+    def stop(self) -> None:
+        if self.server is not None:
+            self.server.stop(signal.SIGINT)
+        if self.redis is not None:
+            self.redis.stop(signal.SIGTERM)
+    def cleanup(self) -> None:
+        if self.workdir is not None:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+
+    def logs(self) -> str:
+        parts = []
+        for p in (self.server, self.redis):
+            if p is not None:
+                parts.append(f"--- {p.name} ---\n{p.tail()}")
+        return "\n".join(parts)
+
+
+async def start_redis(workdir: Path, core: int | None) -> tuple[Proc, str]:
+    from server.embedded_redis import find_redis_server
+
+    port = free_port()
+    argv = [*pin_prefix(core), find_redis_server(), "--port", str(port), "--bind", "127.0.0.1",
+            "--dir", str(workdir), "--save", "", "--appendonly", "yes",
+            "--appendfsync", "everysec", "--daemonize", "no", "--maxclients", "10000"]
+    proc = _spawn("redis", argv, workdir)
+    await wait_port(port, proc.popen)
+    return proc, f"redis://127.0.0.1:{port}/0"
+
+
+async def start_stack(target: str, core: int | None, server_args: list[str],
+                      gc_log: bool = False) -> Stack:
+    """Start a fresh redis-server (if the target needs one) and the target's server."""
+    workdir = Path(tempfile.mkdtemp(prefix=f"bench-{target}-"))
+    redis: Proc | None = None
+    redis_url = None
+    try:
+        if target in ("stablemaster", "redis-relay"):
+            redis, redis_url = await start_redis(workdir, core)
+        port = free_port()
+        if target == "stablemaster":
+            assert redis_url is not None
+            module = "bench.gcwatch" if gc_log else "server"
+            argv = [*pin_prefix(core), sys.executable, "-m", module, "serve", "--host",
+                    "127.0.0.1", "--port", str(port), "--redis-url", redis_url,
+                    "--secret", "bench-secret", "--log-level", "WARNING", *server_args]
+        else:
+            kind = "redis" if target == "redis-relay" else "bare"
+            watch = ["bench.gcwatch", "--module"] if gc_log else []
+            argv = [*pin_prefix(core), sys.executable, "-m", *watch, "bench.floors", "--kind",
+                    kind, "--port", str(port)]
+            if redis_url:
+                argv += ["--redis-url", redis_url]
+        server = _spawn(target, argv, workdir)
+        stack = Stack(url=f"ws://127.0.0.1:{port}/ws", server=server, redis=redis,
+                      server_pid=server.pid, redis_url=redis_url, workdir=workdir)
+        try:
+            await wait_port(port, server.popen)
+        except Exception:
+            logs = stack.logs()
+            stack.stop()
+            stack.cleanup()
+            raise RuntimeError(f"{target} did not start:\n{logs}") from None
+        return stack
+    except Exception:
+        if redis is not None:
+            redis.stop(signal.SIGTERM)
+        shutil.rmtree(workdir, ignore_errors=True)
+        raise

@@ -1,0 +1,208 @@
+"""The Markdown report: one table per mode, the floors beside Stablemaster, ratios, targets."""
+
+from __future__ import annotations
+
+from typing import Any
+
+TARGET_NAMES = {"stablemaster": "Stablemaster", "redis-relay": "Redis relay floor",
+                "bare-relay": "bare relay floor"}
+ORDER = ["stablemaster", "redis-relay", "bare-relay"]
+
+#: What the project wants (see bench/README.md).
+HUMAN_E_FOR_P99 = 500
+HUMAN_P99_MS = 15.0
+SAT_E_FOR_RATIO = 100
+SAT_RATIO = 0.8
+KIB_PER_CONN = 30.0
+
+
+def _f(value: Any, digits: int = 1) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        if value != value:  # NaN
+            return "-"
+        return f"{value:.{digits}f}"
+    return str(value)
+
+
+def _errors(r: dict[str, Any]) -> str:
+    errs = {k: v for k, v in r["errors"].items() if k != "connect_retry"}
+    if not errs:
+        return "0"
+    return ", ".join(f"{k} {v}" for k, v in errs.items())
+
+
+def _redis(r: dict[str, Any]) -> str:
+    per = r.get("redis_commands_per_action") or {}
+    return _f(round(sum(per.values()), 1)) if per else "-"
+
+
+def _generator_warning(r: dict[str, Any]) -> list[str]:
+    """A run where the generator was busy measures the generator as much as the server."""
+    cpu = r.get("generator_cpu_pct") or 0.0
+    lag = (r.get("generator_loop_lag_ms") or {}).get("p99") or 0.0
+    if cpu > 85 or lag > 10:
+        return [f"the generator was busy (CPU {cpu:g}% of its core, event-loop lag p99 "
+                f"{lag:g} ms): this throughput is a lower bound, the generator may be what "
+                "limits it"]
+    return []
+
+
+def _find(results: list[dict[str, Any]], target: str, mode: str, e: int) -> dict[str, Any] | None:
+    for r in results:
+        if r["target"] == target and r["mode"] == mode and r["encounters"] == e:
+            return r
+    return None
+
+
+def _ratio(a: float | None, b: float | None) -> str:
+    if not a or not b or a != a or b != b:
+        return "-"
+    return f"{a / b:.2f}x"
+
+
+def markdown(data: dict[str, Any]) -> str:
+    results: list[dict[str, Any]] = data["results"]
+    env = data["environment"]
+    cfg = data["config"]
+    out: list[str] = []
+    out.append(f"### Benchmark ({data['started']})")
+    out.append("")
+    out.append(
+        f"Stablemaster at {env.get('revision', 'unknown')}. "
+        f"{env['cpu']}, {env['cores']} cores; Python {env['python']}, websockets "
+        f"{env['websockets']}; generator on {env['generator_loop']}. Server under test"
+        f"{' and its redis-server' if env['redis_core'] == env['server_core'] else ''} pinned "
+        f"to core {_f(env['server_core'])}, generator to core {_f(env['generator_core'])}. "
+        f"Redis AOF `appendfsync everysec`. Encounters of 7 connections (GM, 4 players, "
+        f"2 spectators). Human pace: one action per encounter every {cfg['period']:g} s, "
+        f"{cfg['human_duration']:g} s measured after {cfg['human_warmup']:g} s warm-up. "
+        f"Saturation: closed loop, {cfg['saturation_duration']:g} s measured after "
+        f"{cfg['saturation_warmup']:g} s warm-up. Latency: sending `act` → the last of the "
+        "room's 7 clients has the `turn_started`.")
+    out.append("")
+    for mode, title in (("human", "Human pace (open loop)"),
+                        ("saturation", "Saturation (closed loop)")):
+        rows = [r for r in results if r["mode"] == mode]
+        if not rows:
+            continue
+        rows.sort(key=lambda r: (r["encounters"], ORDER.index(r["target"])
+                                 if r["target"] in ORDER else 9))
+        extra = "late" if mode == "human" else "throttled"
+        out.append(f"#### {title}")
+        out.append("")
+        out.append(f"| server | E | conns | actions/s | p50 ms | p95 ms | p99 ms | max ms | "
+                   f"{extra} | server CPU % | Redis CPU % | gen CPU % | other CPU % | RSS MiB | "
+                   "KiB/conn | frames/action | Redis cmds/action | errors |")
+        out.append("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|")
+        for r in rows:
+            lat = r["latency_ms"]
+            rss = r["rss_mib"].get("end") if r["rss_mib"] else None
+            out.append(
+                f"| {TARGET_NAMES.get(r['target'], r['target'])} | {r['encounters']} | "
+                f"{r['connections']} | {_f(r['actions_per_s'])} | {_f(lat.get('p50'), 2)} | "
+                f"{_f(lat.get('p95'), 2)} | {_f(lat.get('p99'), 2)} | {_f(lat.get('max'), 2)} | "
+                f"{r['late_ticks'] if mode == 'human' else r['throttled']} | "
+                f"{_f(r['server_cpu_pct'])} | {_f(r['redis_cpu_pct'])} | "
+                f"{_f(r['generator_cpu_pct'])} | {_f(r.get('other_cpu_pct'))} | {_f(rss)} | "
+                f"{_f(r['mem_per_conn_kib'])} | "
+                f"{_f(r['frames_per_action'])} | {_redis(r)} | {_errors(r)} |")
+        out.append("")
+    # ratios
+    sat = sorted({r["encounters"] for r in results if r["mode"] == "saturation"})
+    hum = sorted({r["encounters"] for r in results if r["mode"] == "human"})
+    if any(_find(results, "redis-relay", "saturation", e) or _find(results, "bare-relay",
+           "saturation", e) for e in sat):
+        out.append("#### Ratios, saturation throughput (Stablemaster ÷ floor)")
+        out.append("")
+        out.append("| E | Stablemaster actions/s | Redis relay | bare relay | ÷ Redis relay | "
+                   "÷ bare relay |")
+        out.append("|--:|--:|--:|--:|--:|--:|")
+        for e in sat:
+            sm, rr, br = (_find(results, t, "saturation", e) for t in ORDER)
+            a = sm["actions_per_s"] if sm else None
+            b = rr["actions_per_s"] if rr else None
+            c = br["actions_per_s"] if br else None
+            out.append(f"| {e} | {_f(a)} | {_f(b)} | {_f(c)} | {_ratio(a, b)} | {_ratio(a, c)} |")
+        out.append("")
+    if any(_find(results, "redis-relay", "human", e) or _find(results, "bare-relay", "human", e)
+           for e in hum):
+        out.append("#### Ratios, human-pace latency (Stablemaster ÷ floor)")
+        out.append("")
+        out.append("| E | Stablemaster p50 / p99 ms | Redis relay | bare relay | p50 ÷ Redis | "
+                   "p99 ÷ Redis | p50 ÷ bare | p99 ÷ bare |")
+        out.append("|--:|--:|--:|--:|--:|--:|--:|--:|")
+        for e in hum:
+            sm, rr, br = (_find(results, t, "human", e) for t in ORDER)
+
+            def pair(r: dict[str, Any] | None) -> str:
+                if r is None:
+                    return "-"
+                return f"{_f(r['latency_ms'].get('p50'), 2)} / {_f(r['latency_ms'].get('p99'), 2)}"
+
+            def q(r: dict[str, Any] | None, k: str) -> float | None:
+                return None if r is None else r["latency_ms"].get(k)
+
+            ratios = [_ratio(q(sm, k), q(floor, k)) for floor in (rr, br) for k in ("p50", "p99")]
+            out.append(f"| {e} | {pair(sm)} | {pair(rr)} | {pair(br)} | "
+                       + " | ".join(ratios) + " |")
+        out.append("")
+    # targets
+    lines = []
+    sm500 = _find(results, "stablemaster", "human", HUMAN_E_FOR_P99)
+    if sm500:
+        p99 = sm500["latency_ms"].get("p99")
+        met = p99 is not None and p99 == p99 and p99 < HUMAN_P99_MS
+        lines.append(f"| human pace, E = {HUMAN_E_FOR_P99}: p99 < {HUMAN_P99_MS:g} ms | "
+                     f"{_f(p99, 2)} ms | {'met' if met else 'NOT met'} |")
+    sm100 = _find(results, "stablemaster", "saturation", SAT_E_FOR_RATIO)
+    rr100 = _find(results, "redis-relay", "saturation", SAT_E_FOR_RATIO)
+    if sm100 and rr100 and rr100["actions_per_s"]:
+        ratio = sm100["actions_per_s"] / rr100["actions_per_s"]
+        lines.append(f"| saturation, E = {SAT_E_FOR_RATIO}: ≥ {SAT_RATIO:g}x the Redis relay's "
+                     f"throughput | {ratio:.2f}x | {'met' if ratio >= SAT_RATIO else 'NOT met'} |")
+    mems = [r["mem_per_conn_kib"] for r in results
+            if r["target"] == "stablemaster" and r["mem_per_conn_kib"] is not None
+            and r["connections"] >= 700]
+    if mems:
+        worst = max(mems)
+        ends = [r["mem_per_conn_end_kib"] for r in results
+                if r["target"] == "stablemaster" and r.get("mem_per_conn_end_kib") is not None
+                and r["connections"] >= 700]
+        after = f" ({max(ends):.1f} KiB with the RSS at the end of the window)" if ends else ""
+        lines.append(f"| server memory < {KIB_PER_CONN:g} KiB per connection (runs with ≥ 700 "
+                     f"connections, worst; RSS after connecting) | {worst:.1f} KiB{after} | "
+                     f"{'met' if worst < KIB_PER_CONN else 'NOT met'} |")
+    if lines:
+        out.append("#### Targets")
+        out.append("")
+        out.append("| target | measured | |")
+        out.append("|---|--:|---|")
+        out.extend(lines)
+        out.append("")
+    gcs = [r for r in results if r.get("server_gc")]
+    if gcs:
+        out.append("#### Server garbage-collector pauses ≥ 2 ms in the window")
+        out.append("")
+        out.append("| server | mode | E | pauses | total ms | share of window | longest ms | "
+                   "full (gen 2) collections | longest gen 2 ms |")
+        out.append("|---|---|--:|--:|--:|--:|--:|--:|--:|")
+        for r in gcs:
+            g = r["server_gc"]
+            g2 = g.get("by_gen", {}).get("gen2", {})
+            share = 100 * g["total_ms"] / 1000 / r["duration"] if r["duration"] else None
+            out.append(f"| {TARGET_NAMES.get(r['target'], r['target'])} | {r['mode']} | "
+                       f"{r['encounters']} | {g['count']} | {_f(g['total_ms'])} | "
+                       f"{_f(share)} % | {_f(g['max_ms'])} | {g2.get('count', 0)} | "
+                       f"{_f(g2.get('max_ms'))} |")
+        out.append("")
+    notes = [f"- {r['target']} {r['mode']} E={r['encounters']}: {n}"
+             for r in results for n in r.get("notes", []) + _generator_warning(r)
+             if not n.startswith("waited ")]
+    if notes:
+        out.append("Notes:")
+        out.append("")
+        out.extend(notes)
+        out.append("")
+    return "\n".join(out)

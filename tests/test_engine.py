@@ -62,10 +62,10 @@ PARTY = [
 def test_starting_rolls_initiative_and_begins_round_one() -> None:
     log = Log(PARTY, dice_seed=3)
     events = log.do(msg.StartEncounter(id="s"))
-    assert log.kinds(events) == ["dice_rolled"] * 4 + ["initiative_set", "round_started",
-                                                       "turn_started"]
+    assert log.kinds(events) == ["scene_started"] + ["dice_rolled"] * 4 + [
+        "initiative_set", "round_started", "turn_started"]
     assert log.state.round == 1 and log.state.current == log.state.order[0]
-    assert log.state.chart == ["scene", "turn"]
+    assert log.state.chart == ["scene", "round", "turn", "acting"]
     totals = [log.state.initiative[c].total for c in log.state.order]
     assert totals == sorted(totals, reverse=True)
 
@@ -130,7 +130,7 @@ def test_removing_the_current_combatant_passes_the_turn() -> None:
 def test_physical_dice_make_the_encounter_wait_in_rolling() -> None:
     log = Log(PARTY, manual_rolls=True, players_roll=True)
     events = log.do(msg.StartEncounter(id="s"))
-    assert log.kinds(events) == ["roll_requested"] * 4
+    assert log.kinds(events) == ["scene_started"] + ["roll_requested"] * 4
     assert log.state.chart == ["rolling_initiative"]
     player = Actor(role="player", token_id="p", combatants=frozenset({"twilight"}))
     requests = {p.combatant: p.request for p in log.state.pending_rolls.values()}
@@ -246,4 +246,5 @@ def test_the_shared_chart_serves_encounters_after_one_has_ended() -> None:
     second = Log(PARTY, dice_seed=2)
     second.do(msg.StartEncounter(id="s"))
     second.end_turn()
-    assert second.state.chart == ["scene", "turn"] and second.state.round == 1
+    assert second.state.chart == ["scene", "round", "turn", "acting"]
+    assert second.state.round == 1

@@ -79,7 +79,7 @@ def _scene_actions(state: EncounterState, viewer: Actor) -> list[LegalAction]:
             and visible(current):
         may_ready = current not in state.readied and any(s.readyable for s in catalog.values())
         for name in legal_turn_actions(turn.budget, catalog, state.surprise, turn.acted,
-                                       may_ready):
+                                       may_ready, state.options):
             add(name, current)
     # out of turn: the viewer's own combatants (and, for the GM, whoever is acting)
     mine = [cid for cid in state.order if cid in viewer.combatants or

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from protocol import events as ev
 from protocol import messages as msg
 from protocol.errors import ErrorCode
-from protocol.model import CombatantProfile
+from protocol.model import CombatantProfile, EncounterOptions
 from rules.actions import ACTIONS, ActionSpec, Budget, IllegalAction, Kind, slot_for, spend
 
 if TYPE_CHECKING:
@@ -70,7 +70,7 @@ def _in_turn(d: Decision, c: CombatantProfile, spec: ActionSpec, cmd: msg.Act) -
     _require_turn(d, c)
     turn = d.s.turn
     assert turn is not None
-    if spec.name == "recover" and not d.s.options.recover_in_scene:
+    if not allowed_in_scene(spec, d.s.options):
         raise _reject(ErrorCode.ILLEGAL_ACTION, "Recover cannot be used in a dramatic scene "
                       "(ruling R18)")
     if spec.kind is Kind.FULL_ROUND and d.s.surprise:
@@ -220,12 +220,17 @@ def _readied_action(d: Decision, c: CombatantProfile, spec: ActionSpec, cmd: msg
     d.send("resume", "the interrupted turn cannot resume now")
 
 
+def allowed_in_scene(spec: ActionSpec, options: EncounterOptions) -> bool:
+    """SWIFT ACTIONS: Recover "cannot [be used] if you are ia an dramatic scene" (R18)."""
+    return spec.name != "recover" or options.recover_in_scene
+
+
 def legal_turn_actions(budget: Budget, catalog: dict[str, ActionSpec], surprise: bool,
-                       acted: bool, may_ready: bool) -> list[str]:
+                       acted: bool, may_ready: bool, options: EncounterOptions) -> list[str]:
     """The actions the budget allows now, in the catalog's order, then the special ones."""
     names = []
     for spec in catalog.values():
-        if spec.kind in (Kind.FREE, Kind.REACTION):
+        if spec.kind in (Kind.FREE, Kind.REACTION) or not allowed_in_scene(spec, options):
             continue
         if spec.kind is Kind.FULL_ROUND:
             if budget.untouched() and not surprise:

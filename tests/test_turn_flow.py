@@ -317,3 +317,37 @@ async def test_a_three_round_effect_ends_at_its_count_after_its_owner_delayed(ma
     ended = [m for m in log.gm.events() if m["event"]["kind"] == "effect_ended"]
     assert len(ended) == 1 and not log.state.effects
     assert await log.replays()
+
+
+# --- initiative ----------------------------------------------------------------------------------
+
+
+async def test_initiative_ties_go_to_the_higher_modifier_then_to_a_rolloff(make: Make) -> None:
+    log = await make(
+        [{"name": "Ace", "id": "ace", "kind": "pc", "initiative": 3},
+         {"name": "Bee", "id": "bee", "kind": "pc", "initiative": 1},
+         {"name": "Cub", "id": "cub", "kind": "pc", "initiative": 1},
+         {"name": "Dot", "id": "dot", "kind": "pc", "initiative": 1}],
+        players_roll=True, dice_seed=15)
+    await log.do("start_encounter")
+    faces = {"ace": 10, "bee": 12, "cub": 12, "dot": 12}  # 13, 13, 13, 13
+    for pending in list(log.state.pending_rolls.values()):
+        assert pending.combatant is not None
+        await log.do("submit_roll", request=pending.request, faces=[faces[pending.combatant]])
+    order = log.state.order
+    assert order[0] == "ace"  # same total: the higher modifier goes first
+    entries = [log.state.initiative[c] for c in order[1:]]
+    assert all(e.rolloff for e in entries)  # bee, cub and dot settled it by a roll-off
+    rolloffs = [m["event"] for m in log.gm.events() if m["event"]["kind"] == "dice_rolled"
+                and m["event"]["purpose"] == "initiative roll-off"]
+    assert len(rolloffs) >= 3
+
+
+async def test_a_late_joiner_acts_when_its_count_comes_up(make: Make) -> None:
+    log = await make(blocks(("ace", 50, True), ("cub", 0, True)), dice_seed=16)
+    await log.do("start_encounter")
+    events = await log.do("add_combatant", combatant={"name": "Bee", "id": "bee",
+                                                      "kind": "pc", "initiative": 25})
+    assert events == ["combatant_added", "dice_rolled", "combatant_joined"]
+    assert log.state.order == ["ace", "bee", "cub"] and "bee" not in log.state.flat_footed
+    assert await log.turns_in_round() == ["ace", "bee", "cub"]  # in this very round

@@ -29,8 +29,9 @@ from protocol.errors import ErrorCode
 from protocol.events import Envelope, InitiativeEntry
 from protocol.model import CombatantProfile, StatBlock
 from rules.dice import DiceError, Roll, derived_seed, new_seed, roll_faces, roll_seeded
-from rules.initiative import Contender, insertion_index, next_in_order, order_by_initiative
+from rules.initiative import Contender, insertion_index, order_by_initiative
 from rules.rulesets import Ruleset, RulesetError, ruleset
+from rules.turn_order import Plan, Seat, plan_next
 from statemachines.encounter_chart import Chart, EncounterChartModel, restore
 
 
@@ -67,7 +68,7 @@ GM_DICE: list[str] = ["gm", "roll"]
 GM_COMMANDS = (
     msg.AddCombatant, msg.RemoveCombatant, msg.SetHidden, msg.SetOptions, msg.IssueInvite,
     msg.IssueSpectatorLink, msg.IssueIntegrationToken, msg.RevokeToken, msg.StartEncounter,
-    msg.EndEncounter,
+    msg.EndEncounter, msg.SetAwareness, msg.CallPerception, msg.AddEffect, msg.EndEffect,
 )
 
 _SLUG = re.compile(r"[^a-z0-9]+")
@@ -90,6 +91,7 @@ class Decision(EncounterChartModel):
         self.rules: Ruleset = ruleset(state.ruleset)
         self._chart: Chart | None = None
         self._last_turn: str | None = None
+        self._interrupter: str | None = None
 
     @property
     def chart(self) -> Chart:
@@ -174,73 +176,192 @@ class Decision(EncounterChartModel):
             GM_DICE if roller == "gm" or c.hidden else None,
         )
 
-    # -- chart callbacks: initiative ---------------------------------------------------------
+    # -- initiative -------------------------------------------------------------------------
+
+    def surprise_applies(self) -> bool:
+        """R1: a surprise round happens when some but not all combatants are aware (or, with
+        ``surprise_when_none_aware``, also when nobody is)."""
+        aware = [c for c in self.s.combatants.values() if c.aware]
+        if aware:
+            return len(aware) < len(self.s.combatants)
+        return bool(self.s.combatants) and self.s.options.surprise_when_none_aware
+
+    def initiative_units(self) -> list[list[str]]:
+        """Those who make an Initiative check now, as units: an NPC group rolls once (R6).
+        At the start of a scene with a surprise round only the aware roll (R42); later, the
+        others."""
+        s = self.s
+        pending = {p.combatant for p in s.pending_rolls.values() if p.purpose == "initiative"}
+        units: dict[str, list[str]] = {}
+        for cid, c in s.combatants.items():
+            if cid in s.initiative or cid in s.initiative_rolls or cid in pending:
+                continue
+            if s.had_surprise and not s.initiative and not s.surprise and not c.aware:
+                continue  # the surprise round is still to come: only the aware roll now
+            key = f"group:{c.group}" if c.group and c.kind == "npc" else cid
+            units.setdefault(key, []).append(cid)
+        return [u for u in units.values() if u[0] not in s.initiative_rolls]
+
+    def unit_expr(self, unit: list[str]) -> str:
+        """A group's check adds the lowest Initiative modifier in the group (R6)."""
+        leader = min((self.s.combatants[c] for c in unit), key=lambda c: c.initiative_mod)
+        return self.rules.initiative_expr(leader)
 
     def initiative_needs_dice(self) -> bool:
-        return any(self.is_manual(cid) for cid in self.s.combatants)
+        return any(self.is_manual(unit[0]) for unit in self.initiative_units())
 
     def request_initiative(self) -> None:
-        for cid, c in self.s.combatants.items():
-            expr = self.rules.initiative_expr(c)
-            if self.is_manual(cid):
-                self.request_roll(expr, "initiative", cid)
+        for unit in self.initiative_units():
+            if self.is_manual(unit[0]):
+                self.request_roll(self.unit_expr(unit), "initiative", unit[0])
             else:
-                self.server_roll(expr, "initiative", cid)
+                self.server_roll(self.unit_expr(unit), "initiative", unit[0])
 
     def roll_initiative(self) -> None:
-        for cid, c in self.s.combatants.items():
-            self.server_roll(self.rules.initiative_expr(c), "initiative", cid)
+        for unit in self.initiative_units():
+            self.server_roll(self.unit_expr(unit), "initiative", unit[0])
         self.settle_initiative()
 
+    def _members(self, leader: str) -> list[str]:
+        group = self.s.combatants[leader].group
+        if not group or self.s.combatants[leader].kind != "npc":
+            return [leader]
+        return [cid for cid, c in self.s.combatants.items()
+                if c.group == group and c.kind == "npc" and cid not in self.s.initiative]
+
     def settle_initiative(self) -> None:
-        contenders = [
-            Contender(cid, roll.total, self.s.combatants[cid].initiative_mod,
-                      self.rules.initiative_tiebreak(self.s.combatants[cid]))
-            for cid, roll in self.s.initiative_rolls.items()
-        ]
+        """INITIATIVE CHECKS (R5): one order of everyone with a check; a group keeps one place,
+        its members one after another in the order they were added (R6)."""
+        s = self.s
+        contenders, members = [], {}
+        for cid, entry in s.initiative.items():  # checks made before (R42): kept
+            contenders.append(Contender(cid, entry.total, entry.modifier,
+                                        self.rules.initiative_tiebreak(s.combatants[cid])))
+            members[cid] = [cid]
+        for leader, roll in s.initiative_rolls.items():
+            unit = self._members(leader)
+            low = min(unit, key=lambda c: s.combatants[c].initiative_mod)
+            contenders.append(Contender(leader, roll.total, s.combatants[low].initiative_mod,
+                                        self.rules.initiative_tiebreak(s.combatants[low])))
+            members[leader] = unit
         placed = order_by_initiative(contenders, _DecisionRoller(self, "initiative roll-off"))
-        self.emit(ev.InitiativeSet(entries=[
-            InitiativeEntry(combatant=p.contender.combatant, total=p.contender.total,
-                            modifier=p.contender.modifier, rolloff=p.rolloff,
-                            hidden=self.s.combatants[p.contender.combatant].hidden)
-            for p in placed
-        ]))
+        entries = []
+        for p in placed:
+            for cid in members[p.contender.combatant]:
+                c = s.combatants[cid]
+                entries.append(InitiativeEntry(
+                    combatant=cid, total=p.contender.total, modifier=p.contender.modifier,
+                    rolloff=p.rolloff, hidden=c.hidden, count=p.contender.total,
+                    group=c.group if len(members[p.contender.combatant]) > 1 else None))
+        self.emit(ev.InitiativeSet(entries=entries))
 
     def join_scene(self, cid: str, roll: Roll) -> None:
-        """JOINING A DRAMATIC SCENE: roll initiative on entering; act when the count comes up."""
+        """JOINING A DRAMATIC SCENE: roll initiative on entering; act when the count comes up
+        (R43: after everyone it does not beat, no roll-off)."""
         c = self.s.combatants[cid]
         key = (roll.total, self.rules.initiative_tiebreak(c))
-        keys = [
-            (self.s.initiative[o].total, self.rules.initiative_tiebreak(self.s.combatants[o]))
-            for o in self.s.order
-        ]
+        keys = [(self.s.count_of(o), self.rules.initiative_tiebreak(self.s.combatants[o]))
+                for o in self.s.order]
         entry = InitiativeEntry(combatant=cid, total=roll.total, modifier=c.initiative_mod,
-                                hidden=c.hidden)
+                                hidden=c.hidden, count=roll.total)
         position = insertion_index(keys, key)
-        public = sum(1 for o in self.s.order[:position] if not self.s.combatants[o].hidden)
-        self.emit(ev.CombatantJoined(entry=entry, position=position, public_position=public),
+        self.emit(ev.CombatantJoined(entry=entry, position=position,
+                                     public_position=self.public_position(position)),
                   self.combatant_vis(cid))
 
-    # -- chart callbacks: turns --------------------------------------------------------------
+    def public_position(self, position: int, without: str | None = None) -> int:
+        order = [o for o in self.s.order if o != without]
+        return sum(1 for o in order[:position] if not self.s.combatants[o].hidden)
 
-    def advance_turn(self) -> None:
+    # -- chart callbacks: rounds and turns ---------------------------------------------------
+
+    def plan(self, current: str | None) -> Plan:
+        s = self.s
+        seats = [Seat(combatant=cid, count=s.count_of(cid), modifier=s.initiative[cid].modifier,
+                      total=s.initiative[cid].total, delaying=cid in s.delaying,
+                      until=s.delaying.get(cid),
+                      eligible=not s.surprise or s.combatants[cid].aware)
+                 for cid in s.order]
+        return plan_next(seats, current, s.delay_queue)
+
+    def round_goes_on(self) -> bool:
+        return self.plan(self.s.current).next is not None
+
+    def surprise_over_needs_dice(self) -> bool:
+        return self.s.surprise and not self.round_goes_on() and self.initiative_needs_dice()
+
+    def next_round_now(self) -> bool:
+        return not self.round_goes_on() and not self.surprise_over_needs_dice()
+
+    def on_exit_turn(self) -> None:
         current = self.s.current
         self._last_turn = current
         if current is not None:
             hidden = self.s.combatants[current].hidden
             self.emit(ev.TurnEnded(round=self.s.round, combatant=current, hidden=hidden),
-                      ["gm"] if hidden else None)
+                      self.combatant_vis(current))
+
+    def on_enter_round(self) -> None:
+        s = self.s
+        self._last_turn = None
+        if s.had_surprise and s.round == 0 and not s.surprise:
+            self.emit(ev.RoundStarted(round=0, surprise=True))
+            return
+        if s.surprise and self.initiative_units():  # COMBAT SEQUENCE, step 3
+            self.roll_initiative()
+        for effect in list(s.effects.values()):  # no turn came at or below its count
+            if effect.ends_round <= s.round:
+                self.emit(ev.EffectEnded(effect=effect.effect))
+        self.emit(ev.RoundStarted(round=s.round + 1))
 
     def on_enter_turn(self) -> None:
-        last = self._last_turn if self.s.round > 0 else None
-        nxt, new_round = next_in_order(self.s.order, last)
-        if nxt is None:
+        s = self.s
+        plan = self.plan(self._last_turn)
+        for move in plan.moves:
+            self.emit(ev.OrderChanged(
+                combatant=move.combatant, position=move.position, count=move.count,
+                public_position=self.public_position(move.position, without=move.combatant),
+                reason=move.reason,  # type: ignore[arg-type]
+                hidden=s.combatants[move.combatant].hidden),
+                self.combatant_vis(move.combatant))
+        cid = plan.next
+        if cid is None:
             return
-        if new_round:
-            self.emit(ev.RoundStarted(round=self.s.round + 1))
-        hidden = self.s.combatants[nxt].hidden
-        self.emit(ev.TurnStarted(round=self.s.round, combatant=nxt, hidden=hidden),
-                  ["gm"] if hidden else None)
+        count = s.count_of(cid)
+        for effect in list(s.effects.values()):
+            # THE COMBAT ROUND: "Effects that last a certain number of rounds end just before
+            # the same initiative number that they began on."
+            if effect.ends_round == s.round and count <= effect.count:
+                self.emit(ev.EffectEnded(effect=effect.effect))
+        hidden = s.combatants[cid].hidden
+        vis = self.combatant_vis(cid)
+        if cid in s.readied:  # Ready: "you don't get to take the readied action"
+            self.emit(ev.ReadiedActionLost(combatant=cid, hidden=hidden), vis)
+        self.emit(ev.TurnStarted(round=s.round, combatant=cid, hidden=hidden), vis)
+        if cid in s.flat_footed and not (s.surprise
+                                          and s.options.flat_footed_until_regular_turn):
+            self.emit(ev.FlatFooted(combatant=cid, flat_footed=False, hidden=hidden), vis)
+
+    def begin_interrupt(self) -> None:
+        cid = self._interrupter
+        assert cid is not None
+        self.emit(ev.ReadiedActionTriggered(combatant=cid, interrupting=self.s.current,
+                                            hidden=self.s.combatants[cid].hidden),
+                  self.combatant_vis(cid))
+
+    def end_interrupt(self) -> None:
+        """Ready: "The count on which you took your readied action becomes your new initiative
+        result" — directly ahead of the combatant whose turn it interrupted (R8.4)."""
+        s = self.s
+        cid = s.turn.interrupted_by if s.turn is not None else None
+        assert cid is not None and s.current is not None
+        order = [o for o in s.order if o != cid]
+        position = order.index(s.current)
+        hidden = s.combatants[cid].hidden
+        self.emit(ev.OrderChanged(combatant=cid, position=position, count=s.count_of(s.current),
+                                  public_position=self.public_position(position, without=cid),
+                                  reason="ready", hidden=hidden), self.combatant_vis(cid))
+        self.emit(ev.InterruptEnded(combatant=cid, hidden=hidden), self.combatant_vis(cid))
 
     def finish(self, reason: str | None) -> None:
         self.send("end_encounter", "the encounter has already ended")
@@ -277,7 +398,7 @@ def profile_from(block: StatBlock, rules: Ruleset, taken: set[str]) -> Combatant
     side = block.side or ("party" if block.kind == "pc" else "enemies")
     return CombatantProfile(id=cid, name=block.name, kind=block.kind, side=side,
                             initiative_mod=block.initiative, hidden=block.hidden,
-                            stats=dict(block.stats))
+                            aware=block.aware, group=block.group, stats=dict(block.stats))
 
 
 def parse_statblocks_yaml(text: str) -> list[StatBlock]:
@@ -365,7 +486,7 @@ def _remove(d: Decision, cmd: msg.RemoveCombatant) -> None:
         if len(d.s.order) > 1:
             d.send("next_turn", "cannot end this turn now")
         else:
-            d.advance_turn()
+            d.on_exit_turn()
     d.emit(ev.CombatantRemoved(combatant=cmd.combatant), d.combatant_vis(cmd.combatant))
     _maybe_settle_initiative(d)
 
@@ -419,8 +540,18 @@ def _revoke(d: Decision, cmd: msg.RevokeToken) -> None:
 
 
 def _start(d: Decision, cmd: msg.StartEncounter) -> None:
+    """COMBAT SEQUENCE, step 1: a surprise round if some but not all are aware (R1); then
+    everyone starts flat-footed (R2)."""
     if not d.s.combatants:
         raise Rejected(ErrorCode.ILLEGAL_ACTION, "add combatants before starting")
+    if d.s.chart != ["setup"]:
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, "the encounter has already started")
+    surprise = d.surprise_applies()
+    d.emit(ev.SceneStarted(surprise=surprise))
+    if surprise:
+        for cid, c in d.s.combatants.items():
+            d.emit(ev.FlatFooted(combatant=cid, flat_footed=True, hidden=c.hidden),
+                   d.combatant_vis(cid))
     d.send("start_encounter", "the encounter has already started")
 
 
@@ -429,15 +560,51 @@ def _act(d: Decision, cmd: msg.Act) -> None:
     c = _combatant(d, cmd.combatant)
     if not d.actor.controls(d.s, c.id):
         raise Rejected(ErrorCode.FORBIDDEN, f"you do not control {c.name}")
-    if cmd.action not in d.rules.turn_actions():
-        raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{cmd.action!r} is not an action of "
-                       f"{d.rules.title}", legal=d.rules.turn_actions())
-    if d.s.chart[0] != "scene":
-        raise Rejected(ErrorCode.ILLEGAL_ACTION, "the scene is not running")
-    if d.s.current != c.id:
-        raise Rejected(ErrorCode.NOT_YOUR_TURN, f"it is not {c.name}'s turn")
-    if cmd.action == "end_turn":
-        d.send("next_turn", "the turn cannot end now")
+    turns.act(d, c, cmd)
+
+
+def _set_awareness(d: Decision, cmd: msg.SetAwareness) -> None:
+    """AWARENESS AND SURPRISE: "The stablemaster determines who is aware of whom at the start
+    of a dramatic scene" (R42)."""
+    c = _combatant(d, cmd.combatant)
+    if d.s.chart != ["setup"]:
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, "awareness is set before the scene starts")
+    d.emit(ev.AwarenessSet(combatant=c.id, aware=cmd.aware), ["gm"])
+
+
+def _call_perception(d: Decision, cmd: msg.CallPerception) -> None:
+    """Determining Awareness: "She may call for Perception checks". The server rolls 1d20 +
+    the stat block's ``perception`` modifier; with a ``dc`` it sets awareness from the result
+    (meeting the DC succeeds)."""
+    if d.s.chart != ["setup"]:
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, "Perception checks for awareness come before "
+                       "the scene starts")
+    for cid in cmd.combatants or list(d.s.combatants):
+        c = _combatant(d, cid)
+        mod = c.stats.get("perception", 0)
+        if isinstance(mod, bool) or not isinstance(mod, int):
+            raise Rejected(ErrorCode.INVALID_PAYLOAD, f"{c.name}: stats.perception is a number")
+        roll = d.server_roll("1d20" if mod == 0 else f"1d20{mod:+d}", "perception", cid)
+        if cmd.dc is not None:
+            d.emit(ev.AwarenessSet(combatant=cid, aware=roll.total >= cmd.dc), ["gm"])
+
+
+def _add_effect(d: Decision, cmd: msg.AddEffect) -> None:
+    """THE COMBAT ROUND: an effect lasting N rounds ends just before the same initiative count
+    N rounds later."""
+    if d.s.chart[0] != "scene" or d.s.current is None:
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, "effects start on a turn of the running scene")
+    if cmd.combatant is not None:
+        _combatant(d, cmd.combatant)
+    d.emit(ev.EffectStarted(effect=d.ctx.new_id(), name=cmd.name, rounds=cmd.rounds,
+                            round=d.s.round, count=d.s.count_of(d.s.current),
+                            ends_round=d.s.round + cmd.rounds, combatant=cmd.combatant))
+
+
+def _end_effect(d: Decision, cmd: msg.EndEffect) -> None:
+    if cmd.effect not in d.s.effects:
+        raise Rejected(ErrorCode.NOT_FOUND, f"no effect {cmd.effect!r}")
+    d.emit(ev.EffectEnded(effect=cmd.effect, reason="removed"))
 
 
 def _pending(d: Decision, request: str) -> Any:
@@ -501,8 +668,15 @@ _HANDLERS: dict[type, Callable[[Decision, Any], None]] = {
     msg.IssueIntegrationToken: _integration,
     msg.RevokeToken: _revoke,
     msg.StartEncounter: _start,
+    msg.SetAwareness: _set_awareness,
+    msg.CallPerception: _call_perception,
+    msg.AddEffect: _add_effect,
+    msg.EndEffect: _end_effect,
     msg.Act: _act,
     msg.SubmitRoll: _submit_roll,
     msg.ServerRoll: _server_roll,
     msg.EndEncounter: _end,
 }
+
+
+from encounter import turns  # noqa: E402  (the turn handlers need Decision and Rejected)

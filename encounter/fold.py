@@ -5,9 +5,18 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import singledispatch
 
-from encounter.state import EncounterState, PendingRoll, TokenGrant
+from encounter.state import (
+    Effect,
+    EncounterState,
+    PendingRoll,
+    Readied,
+    SwiftProgress,
+    TokenGrant,
+    TurnState,
+)
 from protocol import events as ev
 from protocol.events import Envelope
+from rules.actions import Budget
 
 
 def apply(state: EncounterState, envelope: Envelope) -> EncounterState:
@@ -53,6 +62,12 @@ def _(e: ev.CombatantAdded, s: EncounterState) -> None:
 @_apply.register
 def _(e: ev.CombatantRemoved, s: EncounterState) -> None:
     s.combatants.pop(e.combatant, None)
+    for table in (s.readied, s.swift_progress, s.delaying):
+        table.pop(e.combatant, None)
+    if e.combatant in s.delay_queue:
+        s.delay_queue.remove(e.combatant)
+    if e.combatant in s.flat_footed:
+        s.flat_footed.remove(e.combatant)
     s.initiative.pop(e.combatant, None)
     s.initiative_rolls.pop(e.combatant, None)
     if e.combatant in s.order:
@@ -134,20 +149,127 @@ def _(e: ev.CombatantJoined, s: EncounterState) -> None:
 @_apply.register
 def _(e: ev.RoundStarted, s: EncounterState) -> None:
     s.round = e.round
+    s.surprise = e.surprise
+    s.delaying, s.delay_queue = {}, []
+    # several swift actions must come in the same or consecutive rounds (SWIFT ACTIONS)
+    s.swift_progress = {k: v for k, v in s.swift_progress.items() if v.round >= e.round - 1}
 
 
 @_apply.register
 def _(e: ev.TurnStarted, s: EncounterState) -> None:
     s.current = e.combatant
+    s.delaying.pop(e.combatant, None)
+    budget = Budget.surprise_round() if s.surprise else Budget()
+    s.turn = TurnState(combatant=e.combatant, budget=budget,
+                       was_flat_footed=e.combatant in s.flat_footed)
 
 
 @_apply.register
 def _(e: ev.TurnEnded, s: EncounterState) -> None:
     s.current = None
+    s.turn = None
 
 
 @_apply.register
 def _(e: ev.EncounterEnded, s: EncounterState) -> None:
-    s.ended, s.end_reason, s.current = True, e.reason, None
+    s.ended, s.end_reason, s.current, s.turn = True, e.reason, None, None
     s.pending_rolls = {}
 
+
+
+@_apply.register
+def _(e: ev.AwarenessSet, s: EncounterState) -> None:
+    s.combatants[e.combatant].aware = e.aware
+
+
+@_apply.register
+def _(e: ev.SceneStarted, s: EncounterState) -> None:
+    s.had_surprise = e.surprise
+
+
+@_apply.register
+def _(e: ev.FlatFooted, s: EncounterState) -> None:
+    if e.flat_footed and e.combatant not in s.flat_footed:
+        s.flat_footed.append(e.combatant)
+    elif not e.flat_footed and e.combatant in s.flat_footed:
+        s.flat_footed.remove(e.combatant)
+
+
+@_apply.register
+def _(e: ev.ActionTaken, s: EncounterState) -> None:
+    turn = s.turn
+    if turn is not None and turn.combatant == e.combatant and not e.out_of_turn:
+        turn.acted = True
+        if e.slot == "full_round":
+            turn.budget = Budget(standard=False, move=False, swift=False)
+        elif e.slot is not None:
+            setattr(turn.budget, e.slot, False)
+    if e.readied:
+        s.readied.pop(e.combatant, None)
+    if e.needed > 1:
+        if e.progress >= e.needed:
+            s.swift_progress.pop(e.combatant, None)
+        else:
+            s.swift_progress[e.combatant] = SwiftProgress(action=e.action, spent=e.progress,
+                                                          needed=e.needed, round=e.round)
+
+
+@_apply.register
+def _(e: ev.TurnDelayed, s: EncounterState) -> None:
+    s.delaying[e.combatant] = e.until_count
+    s.turn = None
+
+
+@_apply.register
+def _(e: ev.DelayedTurnRequested, s: EncounterState) -> None:
+    if e.combatant not in s.delay_queue:
+        s.delay_queue.append(e.combatant)
+
+
+@_apply.register
+def _(e: ev.OrderChanged, s: EncounterState) -> None:
+    if e.combatant in s.order:
+        s.order.remove(e.combatant)
+    s.order.insert(e.position, e.combatant)
+    s.initiative[e.combatant].count = e.count
+    if e.reason in ("delay", "round_end"):
+        s.delaying.pop(e.combatant, None)
+        if e.combatant in s.delay_queue:
+            s.delay_queue.remove(e.combatant)
+
+
+@_apply.register
+def _(e: ev.ActionReadied, s: EncounterState) -> None:
+    s.readied[e.combatant] = Readied(action=e.action, action_type=e.action_type,
+                                     trigger=e.trigger, round=e.round)
+    if s.turn is not None and s.turn.combatant == e.combatant:
+        s.turn.acted = True
+
+
+@_apply.register
+def _(e: ev.ReadiedActionTriggered, s: EncounterState) -> None:
+    if s.turn is not None:
+        s.turn.interrupted_by = e.combatant
+
+
+@_apply.register
+def _(e: ev.InterruptEnded, s: EncounterState) -> None:
+    if s.turn is not None:
+        s.turn.interrupted_by = None
+    s.readied.pop(e.combatant, None)
+
+
+@_apply.register
+def _(e: ev.ReadiedActionLost, s: EncounterState) -> None:
+    s.readied.pop(e.combatant, None)
+
+
+@_apply.register
+def _(e: ev.EffectStarted, s: EncounterState) -> None:
+    s.effects[e.effect] = Effect(effect=e.effect, name=e.name, rounds=e.rounds, round=e.round,
+                                 count=e.count, ends_round=e.ends_round, combatant=e.combatant)
+
+
+@_apply.register
+def _(e: ev.EffectEnded, s: EncounterState) -> None:
+    s.effects.pop(e.effect, None)

@@ -1,7 +1,6 @@
-"""The actions legal now for a viewer, derived from the encounter statechart and the ruleset.
-
-Sent to each connection whenever its list changes, so that clients never guess.
-"""
+"""The actions legal now for a viewer, derived from the encounter statechart, the turn's budget
+and the ruleset. Sent to each connection whenever its list changes, so that clients never
+guess."""
 
 from __future__ import annotations
 
@@ -9,7 +8,9 @@ from functools import lru_cache
 
 from encounter.actors import Actor
 from encounter.state import EncounterState
+from encounter.turns import legal_turn_actions
 from protocol.messages import LegalAction
+from rules.actions import Kind
 from rules.rulesets import ruleset
 from statemachines.encounter_chart import EncounterChartModel, restore
 
@@ -41,12 +42,8 @@ def legal_actions(
         for name in _GM_FLOW:
             if name in allowed and (name != "start_encounter" or state.combatants):
                 actions.append(LegalAction(action=name))
-    current = state.current
-    if "next_turn" in allowed and current is not None and viewer.controls(state, current):
-        c = state.combatants[current]
-        if not c.hidden or viewer.sees_all:
-            for name in ruleset(state.ruleset).turn_actions():
-                actions.append(LegalAction(action=name, combatant=current))
+    if state.chart and state.chart[0] == "scene":
+        actions += _scene_actions(state, viewer)
     for pending in state.pending_rolls.values():
         if pending.roller == "gm":
             mine = viewer.is_gm or "roll" in viewer.scopes
@@ -58,3 +55,45 @@ def legal_actions(
                 actions.append(LegalAction(action=name, combatant=pending.combatant,
                                            label=label, targets=[pending.request]))
     return actions
+
+
+def _scene_actions(state: EncounterState, viewer: Actor) -> list[LegalAction]:
+    rules = ruleset(state.ruleset)
+    catalog = rules.actions()
+    turn, current = state.turn, state.current
+    out: list[LegalAction] = []
+
+    def add(name: str, cid: str) -> None:
+        spec = catalog.get(name)
+        out.append(LegalAction(action=name, combatant=cid, label=spec.label if spec else None))
+
+    def visible(cid: str) -> bool:
+        return viewer.sees_all or not state.combatants[cid].hidden
+
+    if turn is not None and turn.interrupted_by is not None:
+        readier = turn.interrupted_by
+        if viewer.controls(state, readier) and visible(readier) and readier in state.readied:
+            add(state.readied[readier].action, readier)
+        return out
+    if turn is not None and current is not None and viewer.controls(state, current) \
+            and visible(current):
+        may_ready = current not in state.readied and any(s.readyable for s in catalog.values())
+        for name in legal_turn_actions(turn.budget, catalog, state.surprise, turn.acted,
+                                       may_ready, state.options):
+            add(name, current)
+    # out of turn: the viewer's own combatants (and, for the GM, whoever is acting)
+    mine = [cid for cid in state.order if cid in viewer.combatants or
+            (viewer.is_gm and cid == current)]
+    for cid in mine:
+        if not visible(cid):
+            continue
+        if cid in state.readied and cid != current and turn is not None:
+            add("trigger_ready", cid)
+        if cid in state.delaying and cid not in state.delay_queue and current is not None:
+            add("take_delayed_turn", cid)
+        flat = cid in state.flat_footed
+        for spec in catalog.values():
+            if (spec.kind is Kind.FREE and not flat) or (spec.kind is Kind.REACTION and (not flat
+                                                 or state.options.reactions_while_flat_footed)):
+                add(spec.name, cid)
+    return out

@@ -6,6 +6,7 @@ import msgspec
 
 from protocol.events import InitiativeEntry, Role
 from protocol.model import CombatantProfile, EncounterOptions, Roll, Scope
+from rules.actions import Budget
 
 
 class TokenGrant(msgspec.Struct, kw_only=True):
@@ -30,6 +31,42 @@ class PendingRoll(msgspec.Struct, kw_only=True):
     purpose: str
 
 
+class TurnState(msgspec.Struct, kw_only=True):
+    """The turn being taken: whose, what is left of its budget, whether anything was done."""
+
+    combatant: str
+    budget: Budget
+    acted: bool = False
+    interrupted_by: str | None = None
+    was_flat_footed: bool = False
+
+
+class Readied(msgspec.Struct, kw_only=True):
+    action: str
+    action_type: str
+    trigger: str
+    round: int
+
+
+class SwiftProgress(msgspec.Struct, kw_only=True):
+    """An action that needs several swift actions, part-way done (SWIFT ACTIONS)."""
+
+    action: str
+    spent: int
+    needed: int
+    round: int
+
+
+class Effect(msgspec.Struct, kw_only=True):
+    effect: str
+    name: str
+    rounds: int
+    round: int
+    count: int
+    ends_round: int
+    combatant: str | None = None
+
+
 class EncounterState(msgspec.Struct, kw_only=True):
     id: str
     name: str = ""
@@ -49,12 +86,29 @@ class EncounterState(msgspec.Struct, kw_only=True):
     initiative_rolls: dict[str, Roll] = {}
     server_rolls: int = 0
     tokens: dict[str, TokenGrant] = {}
+    #: The scene began with a surprise round; the surprise round is running now.
+    had_surprise: bool = False
+    surprise: bool = False
+    flat_footed: list[str] = []
+    turn: TurnState | None = None
+    #: Delaying combatants and the count each named (None: "later"); those who asked to act
+    #: right after the current turn, in the order they asked.
+    delaying: dict[str, int | None] = {}
+    delay_queue: list[str] = []
+    readied: dict[str, Readied] = {}
+    swift_progress: dict[str, SwiftProgress] = {}
+    effects: dict[str, Effect] = {}
     ended: bool = False
     end_reason: str | None = None
 
     def visible_combatant(self, cid: str) -> bool:
         c = self.combatants.get(cid)
         return c is not None and not c.hidden
+
+    def count_of(self, cid: str) -> int:
+        """The initiative count a combatant acts on now."""
+        entry = self.initiative[cid]
+        return entry.total if entry.count is None else entry.count
 
 
 _encode = msgspec.msgpack.Encoder()

@@ -111,13 +111,17 @@ class DiceRolled(Event, tag="dice_rolled", kw_only=True):
 
 class InitiativeEntry(msgspec.Struct, kw_only=True):
     """One place in the initiative order: the check's ``total``, the Initiative ``modifier``,
-    the faces of any ``rolloff`` that broke a tie, and whether the combatant is ``hidden``."""
+    the faces of any ``rolloff`` that broke a tie, and whether the combatant is ``hidden``.
+    ``count`` is the initiative count it acts on now (the total, until a delay or a readied
+    action moves it; rulings R7, R8); ``group`` the NPC group that rolled together (R6)."""
 
     combatant: str
     total: int
     modifier: int
     rolloff: list[int] = []
     hidden: bool = False
+    count: int | None = None
+    group: str | None = None
 
 
 class InitiativeSet(Event, tag="initiative_set", kw_only=True):
@@ -137,10 +141,35 @@ class CombatantJoined(Event, tag="combatant_joined", kw_only=True):
     public_position: int = 0
 
 
+class AwarenessSet(Event, tag="awareness_set", kw_only=True):
+    """The GM decided whether a combatant is aware of its opponents as the scene starts."""
+
+    combatant: str
+    aware: bool
+
+
+class SceneStarted(Event, tag="scene_started", kw_only=True):
+    """The scene begins: with a surprise round (some but not all combatants aware, ruling R1)
+    or straight with round 1. In a scene with a surprise round everyone starts flat-footed."""
+
+    surprise: bool
+
+
+class FlatFooted(Event, tag="flat_footed", kw_only=True):
+    """A combatant becomes (``flat_footed: true``) or stops being flat-footed (FLAT-FOOTED;
+    rulings R2, R3). Computed by the server, never set by hand."""
+
+    combatant: str
+    flat_footed: bool
+    hidden: bool = False
+
+
 class RoundStarted(Event, tag="round_started", kw_only=True):
-    """A new round begins (the first is 1); a ``turn_started`` follows."""
+    """A new round begins (the first regular round is 1; the surprise round is 0, with
+    ``surprise: true``); a ``turn_started`` follows."""
 
     round: int
+    surprise: bool = False
 
 
 class TurnStarted(Event, tag="turn_started", kw_only=True):
@@ -157,6 +186,109 @@ class TurnEnded(Event, tag="turn_ended", kw_only=True):
     round: int
     combatant: str
     hidden: bool = False
+
+
+class ActionTaken(Event, tag="action_taken", kw_only=True):
+    """A combatant took an action. ``action_type`` is standard, move, swift, full_round, free
+    or reaction; ``slot`` the part of the turn's budget it used (``null`` for free actions
+    and reactions); ``progress``/``needed`` count the swift actions of an action that needs
+    several (SWIFT ACTIONS), which happens with the last."""
+
+    round: int
+    combatant: str
+    action: str
+    action_type: str
+    slot: str | None = None
+    out_of_turn: bool = False
+    readied: bool = False
+    progress: int = 1
+    needed: int = 1
+    note: str | None = None
+    target: str | None = None
+    hidden: bool = False
+
+
+class TurnDelayed(Event, tag="turn_delayed", kw_only=True):
+    """The combatant delays (SPECIAL INITIATIVE ACTIONS: Delay); it takes its turn later in the
+    round, at ``until_count`` if it named one (ruling R7)."""
+
+    round: int
+    combatant: str
+    until_count: int | None = None
+    hidden: bool = False
+
+
+class DelayedTurnRequested(Event, tag="delayed_turn_requested", kw_only=True):
+    """A delaying combatant will act right after the current turn (ruling R7)."""
+
+    combatant: str
+    after: str | None
+    hidden: bool = False
+
+
+class OrderChanged(Event, tag="order_changed", kw_only=True):
+    """A combatant moved in the initiative order (a delayed turn, a readied action, a delayer at
+    the end of the round; rulings R7, R8). ``position`` as in ``combatant_joined``."""
+
+    combatant: str
+    position: int
+    public_position: int = 0
+    count: int
+    reason: Literal["delay", "ready", "round_end"]
+    hidden: bool = False
+
+
+class ActionReadied(Event, tag="action_readied", kw_only=True):
+    """The combatant readied an action against a trigger (SPECIAL INITIATIVE ACTIONS: Ready)."""
+
+    round: int
+    combatant: str
+    action: str
+    action_type: str
+    trigger: str
+    hidden: bool = False
+
+
+class ReadiedActionTriggered(Event, tag="readied_action_triggered", kw_only=True):
+    """The trigger occurred: the readied action interrupts ``interrupting``'s turn."""
+
+    combatant: str
+    interrupting: str | None
+    hidden: bool = False
+
+
+class InterruptEnded(Event, tag="interrupt_ended", kw_only=True):
+    """The readied action is resolved; the interrupted turn resumes where it was."""
+
+    combatant: str
+    hidden: bool = False
+
+
+class ReadiedActionLost(Event, tag="readied_action_lost", kw_only=True):
+    """The combatant's next turn came before its readied action was taken (ruling R8)."""
+
+    combatant: str
+    hidden: bool = False
+
+
+class EffectStarted(Event, tag="effect_started", kw_only=True):
+    """An effect that lasts ``rounds`` rounds began on ``count`` of ``round``; it ends just
+    before the same initiative count in round ``ends_round`` (THE COMBAT ROUND)."""
+
+    effect: str
+    name: str
+    rounds: int
+    round: int
+    count: int
+    ends_round: int
+    combatant: str | None = None
+
+
+class EffectEnded(Event, tag="effect_ended", kw_only=True):
+    """An effect ended: its duration ran out, or the GM removed it."""
+
+    effect: str
+    reason: Literal["expired", "removed"] = "expired"
 
 
 class EncounterEnded(Event, tag="encounter_ended", kw_only=True):
@@ -179,9 +311,22 @@ AnyEvent = (
     | DiceRolled
     | InitiativeSet
     | CombatantJoined
+    | AwarenessSet
+    | SceneStarted
+    | FlatFooted
     | RoundStarted
     | TurnStarted
     | TurnEnded
+    | ActionTaken
+    | TurnDelayed
+    | DelayedTurnRequested
+    | OrderChanged
+    | ActionReadied
+    | ReadiedActionTriggered
+    | InterruptEnded
+    | ReadiedActionLost
+    | EffectStarted
+    | EffectEnded
     | EncounterEnded
 )
 

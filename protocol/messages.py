@@ -132,6 +132,38 @@ class StartEncounter(Command, tag="start_encounter", kw_only=True):
     """Roll initiative for everyone and begin round 1 (COMBAT SEQUENCE, step 2)."""
 
 
+class SetAwareness(Command, tag="set_awareness", kw_only=True):
+    """Before the scene starts: whether a combatant is aware of its opponents (AWARENESS AND
+    SURPRISE; a surprise round happens when some but not all are aware, ruling R1)."""
+
+    combatant: CombatantRef
+    aware: bool
+
+
+class CallPerception(Command, tag="call_perception", kw_only=True):
+    """Before the scene starts: Perception checks (1d20 + ``stats.perception``) rolled by the
+    server for these combatants (all when empty). With ``dc``, each becomes aware when its
+    check meets the DC; without, the GM reads the results and sets awareness."""
+
+    combatants: Annotated[list[CombatantRef], msgspec.Meta(max_length=200)] = []
+    dc: Annotated[int, msgspec.Meta(ge=0, le=100)] | None = None
+
+
+class AddEffect(Command, tag="add_effect", kw_only=True):
+    """An effect lasting ``rounds`` rounds from the current turn's initiative count; it ends
+    just before that count ``rounds`` rounds later (THE COMBAT ROUND)."""
+
+    name: Label
+    rounds: Annotated[int, msgspec.Meta(ge=1, le=1000)]
+    combatant: CombatantRef | None = None
+
+
+class EndEffect(Command, tag="end_effect", kw_only=True):
+    """End an effect before its time (the id from its ``effect_started`` event)."""
+
+    effect: Annotated[str, msgspec.Meta(min_length=1, max_length=40)]
+
+
 class Act(Command, tag="act", kw_only=True):
     """Take an action for a combatant. ``action`` is one of the names the server listed in
     ``legal_actions``; ``args`` holds what that action needs (see the ruleset's actions)."""
@@ -174,6 +206,10 @@ AnyClientMessage = (
     | IssueIntegrationToken
     | RevokeToken
     | StartEncounter
+    | SetAwareness
+    | CallPerception
+    | AddEffect
+    | EndEffect
     | Act
     | SubmitRoll
     | ServerRoll

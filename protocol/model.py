@@ -33,7 +33,10 @@ Scope = Literal["view:public", "view:gm", "command:gm", "command:players", "roll
 class StatBlock(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     """A combatant as the GM writes it (JSON, or YAML in ``create_encounter.combatants_yaml``).
 
-    ``initiative`` is the Initiative modifier ("MLP Dramatic Systems", INITIATIVE); ``stats``
+    ``initiative`` is the Initiative modifier ("MLP Dramatic Systems", INITIATIVE). ``aware``:
+    aware of its opponents when the scene starts (AWARENESS AND SURPRISE; ruling R42).
+    ``group``: NPCs with the same group name roll one Initiative check and act on one count
+    (ruling R6). ``stats``
     holds whatever else the ruleset reads (for "Action Time": ability dice such as
     ``{"body": "d8", "mind": "d6"}``). ``id`` defaults to a slug of the name; ``side``
     defaults to ``party`` for player characters and ``enemies`` for NPCs.
@@ -45,6 +48,8 @@ class StatBlock(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     side: Annotated[str, msgspec.Meta(min_length=1, max_length=40)] | None = None
     initiative: Annotated[int, msgspec.Meta(ge=-50, le=50)] = 0
     hidden: bool = False
+    aware: bool = True
+    group: Annotated[str, msgspec.Meta(min_length=1, max_length=40)] | None = None
     stats: dict[str, Any] = {}
 
 
@@ -57,6 +62,8 @@ class CombatantProfile(msgspec.Struct, kw_only=True):
     side: str
     initiative_mod: int
     hidden: bool = False
+    aware: bool = True
+    group: str | None = None
     stats: dict[str, Any] = {}
 
 
@@ -70,9 +77,19 @@ class EncounterOptions(msgspec.Struct, forbid_unknown_fields=True, kw_only=True,
       rolls behind the screen; results that follow from them are public).
     - ``dice_seed``: roll every server die from this seed, so a scenario is reproducible (demos,
       tests). Leave unset in play.
+    - The other switches choose between readings of the rule text: see the rulings they name
+      in docs/rulings.md (``surprise_when_none_aware`` R1, ``flat_footed_until_regular_turn``
+      R2, ``delay_keeps_flat_footed`` R3, ``reactions_while_flat_footed`` R4,
+      ``ready_costs_standard_action`` R8, ``recover_in_scene`` R18).
     """
 
     manual_rolls: bool = False
     players_roll: bool = False
     npc_rolls_public: bool = False
+    surprise_when_none_aware: bool = False
+    flat_footed_until_regular_turn: bool = False
+    delay_keeps_flat_footed: bool = True
+    reactions_while_flat_footed: bool = True
+    ready_costs_standard_action: bool = False
+    recover_in_scene: bool = False
     dice_seed: Annotated[int, msgspec.Meta(ge=0, le=2**53 - 1)] | None = None

@@ -10,6 +10,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from rules.actions import ACTIONS, ActionSpec
+
 DIE_LADDER = (4, 6, 8, 10, 12, 20)
 
 
@@ -35,7 +37,7 @@ class Ruleset(Protocol):
     def validate_stats(self, stats: dict[str, Any]) -> None: ...
     def initiative_expr(self, combatant: CombatantLike) -> str: ...
     def initiative_tiebreak(self, combatant: CombatantLike) -> tuple[int, ...]: ...
-    def turn_actions(self) -> list[str]: ...
+    def actions(self) -> dict[str, ActionSpec]: ...
 
 
 @dataclass(frozen=True)
@@ -60,8 +62,9 @@ class DramaticSystems:
         the character with the highest Initiative check modifier acts first." (ruling R5)"""
         return (combatant.initiative_mod,)
 
-    def turn_actions(self) -> list[str]:
-        return ["end_turn"]
+    def actions(self) -> dict[str, ActionSpec]:
+        """TYPES OF ACTIONS (the resolution of each arrives with the rules that resolve it)."""
+        return ACTIONS
 
 
 _DIE = re.compile(r"^d(4|6|8|10|12|20)$")
@@ -94,8 +97,9 @@ class ActionTime:
         the higher ability wins." The ability is the Body die (ruling R31)."""
         return (1 if combatant.kind == "pc" else 0, ability_die(combatant.stats, "body"))
 
-    def turn_actions(self) -> list[str]:
-        return ["end_turn"]
+    def actions(self) -> dict[str, ActionSpec]:
+        """Action Time's major and minor actions are not modelled yet: a turn can be ended."""
+        return {}
 
 
 RULESETS: dict[str, Ruleset] = {r.name: r for r in (DramaticSystems(), ActionTime())}

@@ -1,15 +1,24 @@
 """The encounter (dramatic scene) as a statechart.
 
-    setup --start_encounter--> rolling_initiative --initiative_complete--> scene
-    setup --start_encounter (no physical dice)-------------------------> scene
-    scene: turn --next_turn--> turn                     (each turn ends, the next begins)
-    setup | rolling_initiative | scene --end_encounter--> ended
+    setup ─start_encounter─▶ rolling_initiative ─initiative_complete─▶ scene
+    setup ─start_encounter (no physical dice)────────────────────────▶ scene
+    scene
+      round                        (the surprise round, then the regular rounds)
+        turn
+          acting ─interrupt─▶ interrupted ─resume─▶ acting      (a readied action)
+        acting ─next_turn [round goes on]─▶ turn               (the next combatant)
+      acting ─next_turn [round is over]─▶ round                (the next round)
+    scene ─next_turn [surprise round over, dice out]─▶ rolling_initiative
+    setup | rolling_initiative | scene ─end_encounter─▶ ended
 
-COMBAT SEQUENCE ("MLP Dramatic Systems"): 2. combatants roll initiative; 3. combatants act in
-initiative order; 4. rounds repeat until the scene ends; 5. narrative time resumes.
+COMBAT SEQUENCE ("MLP Dramatic Systems"): 1. awareness, a surprise round if some but not all are
+aware (R1); 2. the aware act in the surprise round; 3. the others roll initiative; 4. everyone
+acts in initiative order; 5. rounds repeat until the scene ends. THE COMBAT ROUND: "each round
+begins with the character with the highest Initiative check result".
 
 The chart decides when; its callbacks are methods of the model (``encounter.engine.Decision``),
-which asks the rules what happens and records it as events.
+which asks the rules what happens and records it as events. The action budget of a turn is
+data (``rules.actions.Budget``); the chart guards what needs the turn to be *acting*.
 """
 
 from __future__ import annotations
@@ -29,8 +38,17 @@ class EncounterChart(StateChart):
     rolling_initiative = State()
 
     class scene(State.Compound):
-        turn = State(initial=True)
-        next_turn = turn.to.itself(internal=False, on="advance_turn")
+        class round(State.Compound):
+            class turn(State.Compound):
+                acting = State(initial=True)
+                interrupted = State()
+
+                interrupt = acting.to(interrupted, on="begin_interrupt")
+                resume = interrupted.to(acting, on="end_interrupt")
+
+            next_turn = turn.acting.to(turn, cond="round_goes_on")
+
+        next_turn = round.turn.acting.to(round, cond="next_round_now")
 
     ended = State(final=True)
 
@@ -38,6 +56,8 @@ class EncounterChart(StateChart):
         rolling_initiative, cond="initiative_needs_dice", on="request_initiative"
     ) | setup.to(scene, on="roll_initiative")
     initiative_complete = rolling_initiative.to(scene, on="settle_initiative")
+    next_turn = scene.round.turn.acting.to(
+        rolling_initiative, cond="surprise_over_needs_dice", on="request_initiative")
     end_encounter = (
         setup.to(ended) | rolling_initiative.to(ended) | scene.to(ended)
     )
@@ -61,11 +81,32 @@ class EncounterChartModel:
     def settle_initiative(self) -> None:
         """All initiative dice are in: set the order."""
 
-    def advance_turn(self) -> None:
+    def round_goes_on(self) -> bool:
+        """Someone still has a turn this round."""
+        return True
+
+    def next_round_now(self) -> bool:
+        """The round is over and the next can begin at once."""
+        return False
+
+    def surprise_over_needs_dice(self) -> bool:
+        """The surprise round is over and the unaware combatants' initiative needs dice."""
+        return False
+
+    def begin_interrupt(self) -> None:
+        """A readied action interrupts the current turn."""
+
+    def end_interrupt(self) -> None:
+        """The readied action is resolved; the interrupted turn resumes."""
+
+    def on_exit_turn(self) -> None:
         """The current turn ends."""
 
+    def on_enter_round(self) -> None:
+        """A round begins (the surprise round, or the next regular round)."""
+
     def on_enter_turn(self) -> None:
-        """A turn begins: the next combatant in order, and a new round after the last."""
+        """A turn begins: the next combatant in order."""
 
 
 class _Relay(EncounterChartModel):
@@ -88,8 +129,26 @@ class _Relay(EncounterChartModel):
     def settle_initiative(self) -> None:
         self.target.settle_initiative()
 
-    def advance_turn(self) -> None:
-        self.target.advance_turn()
+    def round_goes_on(self) -> bool:
+        return self.target.round_goes_on()
+
+    def next_round_now(self) -> bool:
+        return self.target.next_round_now()
+
+    def surprise_over_needs_dice(self) -> bool:
+        return self.target.surprise_over_needs_dice()
+
+    def begin_interrupt(self) -> None:
+        self.target.begin_interrupt()
+
+    def end_interrupt(self) -> None:
+        self.target.end_interrupt()
+
+    def on_exit_turn(self) -> None:
+        self.target.on_exit_turn()
+
+    def on_enter_round(self) -> None:
+        self.target.on_enter_round()
 
     def on_enter_turn(self) -> None:
         self.target.on_enter_turn()

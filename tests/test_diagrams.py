@@ -16,5 +16,6 @@ def test_every_state_and_event_of_the_encounter_chart_is_drawn() -> None:
     text = diagrams.render()
     for state in EncounterChart.states:
         assert f" as {state.id}" in text
-    for event in ("Start encounter", "Initiative complete", "Next turn", "End encounter"):
+    for event in ("Start encounter", "Initiative complete", "Next turn", "End encounter",
+                  "Interrupt", "Resume"):
         assert event in text

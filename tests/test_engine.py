@@ -62,10 +62,10 @@ PARTY = [
 def test_starting_rolls_initiative_and_begins_round_one() -> None:
     log = Log(PARTY, dice_seed=3)
     events = log.do(msg.StartEncounter(id="s"))
-    assert log.kinds(events) == ["dice_rolled"] * 4 + ["initiative_set", "round_started",
-                                                       "turn_started"]
+    assert log.kinds(events) == ["scene_started"] + ["dice_rolled"] * 4 + [
+        "initiative_set", "round_started", "turn_started"]
     assert log.state.round == 1 and log.state.current == log.state.order[0]
-    assert log.state.chart == ["scene", "turn"]
+    assert log.state.chart == ["scene", "round", "turn", "acting"]
     totals = [log.state.initiative[c].total for c in log.state.order]
     assert totals == sorted(totals, reverse=True)
 
@@ -130,7 +130,7 @@ def test_removing_the_current_combatant_passes_the_turn() -> None:
 def test_physical_dice_make_the_encounter_wait_in_rolling() -> None:
     log = Log(PARTY, manual_rolls=True, players_roll=True)
     events = log.do(msg.StartEncounter(id="s"))
-    assert log.kinds(events) == ["roll_requested"] * 4
+    assert log.kinds(events) == ["scene_started"] + ["roll_requested"] * 4
     assert log.state.chart == ["rolling_initiative"]
     player = Actor(role="player", token_id="p", combatants=frozenset({"twilight"}))
     requests = {p.combatant: p.request for p in log.state.pending_rolls.values()}
@@ -246,4 +246,63 @@ def test_the_shared_chart_serves_encounters_after_one_has_ended() -> None:
     second = Log(PARTY, dice_seed=2)
     second.do(msg.StartEncounter(id="s"))
     second.end_turn()
-    assert second.state.chart == ["scene", "turn"] and second.state.round == 1
+    assert second.state.chart == ["scene", "round", "turn", "acting"]
+    assert second.state.round == 1
+
+
+# --- property: random legal moves of the turn flow ----------------------------------------------
+
+FLOW_PARTY = [
+    {"name": "Ace", "id": "ace", "kind": "pc", "initiative": 4},
+    {"name": "Bee", "id": "bee", "kind": "pc", "initiative": 2, "aware": False},
+    {"name": "Cub", "id": "cub", "initiative": 2},
+    {"name": "Dog", "id": "dog", "initiative": 1, "group": "pack"},
+    {"name": "Eel", "id": "eel", "initiative": 3, "group": "pack"},
+]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.integers(min_value=0, max_value=10_000), min_size=5, max_size=120),
+       st.integers(min_value=0, max_value=10_000))
+def test_random_legal_moves_keep_the_flow_sound(choices: list[int], seed: int) -> None:
+    from encounter.legal import legal_actions
+
+    log = Log(FLOW_PARTY, dice_seed=seed)
+    log.do(msg.StartEncounter(id="s"))
+    completed: dict[int, list[str]] = {}  # round -> combatants whose turn ran to its end
+    readied_in: dict[int, set[str]] = {}
+    for n, choice in enumerate(choices):
+        options = [a for a in legal_actions(log.state, GM)
+                   if a.action not in ("end_encounter", "start_encounter")]
+        assert options, "someone may always act in a running scene"
+        enders = [o for o in options if o.action == "end_turn"]
+        # half the moves end the turn, so that rounds go by; the rest is any legal move
+        a = enders[0] if enders and choice % 2 == 0 else options[(choice // 2) % len(options)]
+        assert a.combatant is not None
+        args: dict[str, Any] = {}
+        if a.action == "ready":
+            args = {"action": "move", "trigger": "when it happens"}
+        events = log.do(msg.Act(id=f"m{n}", combatant=a.combatant, action=a.action, args=args))
+        for e in events:
+            event: Any = e.event
+            tag = event.__struct_config__.tag
+            delayed = a.action == "delay" and event.combatant == a.combatant \
+                if tag == "turn_ended" else False
+            if tag == "turn_ended" and event.combatant not in log.state.delaying and not delayed:
+                completed.setdefault(event.round, []).append(event.combatant)
+            if tag == "action_taken" and event.readied:
+                readied_in.setdefault(log.state.round, set()).add(event.combatant)
+        # the initiative order is a total order: each combatant once, counts never rising
+        assert len(log.state.order) == len(set(log.state.order))
+        if log.state.initiative and log.state.round >= 1:
+            counts = [log.state.count_of(c) for c in log.state.order]
+            assert counts == sorted(counts, reverse=True), (log.state.order, counts)
+    for rnd, who in completed.items():
+        # nobody has two turns in one round (a delayed turn is the same turn, resumed)
+        assert len(who) == len(set(who)), (rnd, who)
+        if rnd < log.state.round and rnd >= 1:
+            # every combatant had its turn in a finished round, unless it took a readied
+            # action before it that round (R8.5)
+            missing = set(log.state.order) - set(who) - readied_in.get(rnd, set())
+            assert not missing, (rnd, who, missing)
+    assert fold("enc", log.envelopes) == log.state

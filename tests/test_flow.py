@@ -51,11 +51,16 @@ async def test_players_get_their_legal_actions_on_their_turn(server: Server,
         if await wait_current(table.gm) == "twilight":
             break
         await play_turns(table.gm, {}, 1)
-    await player.wait_for(lambda m: m["type"] == "legal_actions" and m["actions"])
-    assert player.legal == [{"action": "end_turn", "combatant": "twilight", "label": None,
-                             "targets": None}]
+    await player.wait_for(lambda m: m["type"] == "legal_actions" and any(
+        a["action"] == "end_turn" for a in m["actions"]))
+    names = {a["action"] for a in player.legal}
+    assert {"end_turn", "delay", "ready", "move", "aid_another", "run", "fall_prone", "free",
+            "reaction"} <= names
+    assert {a["combatant"] for a in player.legal} == {"twilight"}
     with pytest.raises(CommandError) as err:
         await player.command("act", combatant="dash", action="end_turn")
     assert err.value.code == "forbidden"
     await player.command("act", combatant="twilight", action="end_turn")
-    await player.wait_for(lambda m: m["type"] == "legal_actions" and not m["actions"])
+    await player.wait_for(lambda m: m["type"] == "legal_actions" and not any(
+        a["action"] == "end_turn" for a in m["actions"]))
+    assert {a["action"] for a in player.legal} == {"free", "reaction"}  # out of turn

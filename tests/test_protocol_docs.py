@@ -293,6 +293,65 @@ def events_of(client: Client, kind: str, start: int = 0) -> list[Message]:
             if m["type"] == "event" and m["event"]["kind"] == kind]
 
 
+async def acting_now(gm: Client, start: int) -> str:
+    """The combatant whose turn it is, from the GM's legal actions after message ``start``."""
+    await gm.wait_for(lambda m: m["type"] == "legal_actions"
+                      and any(a["action"] == "end_turn" for a in m["actions"]), start=start)
+    return str(next(a["combatant"] for a in gm.legal if a["action"] == "end_turn"))
+
+
+async def play_flow(rec: Recorder, url: str, clients: list[Client]) -> None:
+    """A scene with awareness, a surprise round, actions, an effect, delay and ready, so that
+    every event of the turn flow crosses the wire."""
+    anon = await open_client(url, clients)
+    await anon.hello()
+    ack = await anon.command("create_encounter", name="Flow", combatants=[
+        {"name": "Ace", "id": "ace", "kind": "pc", "initiative": 9},
+        {"name": "Bee", "id": "bee", "kind": "pc", "initiative": 5},
+        {"name": "Cub", "id": "cub", "kind": "npc", "initiative": 1}], options={"dice_seed": 3})
+    gm = await open_client(url, clients)
+    await rec.hello(gm, ack["result"]["gm_token"])
+    await rec.ok(gm, "call_perception", combatants=["cub"], dc=99)
+    await rec.ok(gm, "set_awareness", combatant="cub", aware=False)
+    mark = len(gm.messages)
+    await rec.ok(gm, "start_encounter")
+    for _ in range(2):  # the surprise round: the two aware ponies act once each
+        actor = await acting_now(gm, mark)
+        mark = len(gm.messages)
+        await rec.ok(gm, "act", combatant=actor, action="move")
+        await rec.ok(gm, "act", combatant=actor, action="end_turn")
+    first = await acting_now(gm, mark)  # round 1
+    effect = await rec.ok(gm, "add_effect", name="Smoke", rounds=1)
+    other = await rec.ok(gm, "add_effect", name="Dust", rounds=5)
+    dust = events_of(gm, "effect_started")[-1]["effect"]
+    assert effect["seq"] < other["seq"]
+    await rec.ok(gm, "end_effect", effect=dust)
+    await rec.ok(gm, "act", combatant=first, action="ready",
+                 args={"action": "move", "trigger": "when a dog moves"})
+    mark = len(gm.messages)
+    await rec.ok(gm, "act", combatant=first, action="end_turn")
+    second = await acting_now(gm, mark)
+    mark = len(gm.messages)
+    await rec.ok(gm, "act", combatant=second, action="delay")
+    third = await acting_now(gm, mark)
+    await rec.ok(gm, "act", combatant=second, action="take_delayed_turn")
+    await rec.ok(gm, "act", combatant=first, action="trigger_ready")
+    await rec.ok(gm, "act", combatant=first, action="move")
+    mark = len(gm.messages)
+    await rec.ok(gm, "act", combatant=third, action="end_turn")
+    assert await acting_now(gm, mark) == second
+    await rec.ok(gm, "act", combatant=second, action="ready",
+                 args={"action": "other_standard", "trigger": "never"})
+    for _ in range(6):  # play on until the readied action lapses
+        if events_of(gm, "readied_action_lost"):
+            break
+        actor = await acting_now(gm, len(gm.messages) - 1)
+        mark = len(gm.messages)
+        await rec.ok(gm, "act", combatant=actor, action="end_turn")
+        await gm.wait_for(lambda m: m["type"] == "legal_actions", start=mark)
+    assert events_of(gm, "readied_action_lost") and events_of(gm, "effect_ended")
+
+
 async def next_error(client: Client, start: int) -> Message:
     return await client.wait_for(lambda m: m["type"] == "error", start=start)
 
@@ -361,6 +420,8 @@ async def test_real_messages_validate_against_the_schemas(
         await gm.wait_for(lambda m: m["type"] == "legal_actions", start=mark)
     forbidden = await rec.request(player, "act", combatant="dog", action="end_turn")
     assert forbidden["code"] == "forbidden"
+
+    await play_flow(rec, url, clients)
 
     # resuming: from the start (every event), and from ahead of the log (a snapshot)
     replay = await open_client(url, clients)

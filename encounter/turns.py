@@ -1,0 +1,256 @@
+"""Taking a turn: actions against the turn's budget, free actions and reactions, delay, ready
+("MLP Dramatic Systems": ACTIONS IN COMBAT, TYPES OF ACTIONS, SPECIAL INITIATIVE ACTIONS).
+
+Handlers of the ``act`` command, called by the decider with the combatant already checked to
+exist and to be controlled by the sender.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from protocol import events as ev
+from protocol import messages as msg
+from protocol.errors import ErrorCode
+from protocol.model import CombatantProfile, EncounterOptions
+from rules.actions import ACTIONS, ActionSpec, Budget, IllegalAction, Kind, slot_for, spend
+
+if TYPE_CHECKING:
+    from encounter.engine import Decision
+
+
+def _reject(code: ErrorCode, message: str, **details: object) -> Exception:
+    from encounter.engine import Rejected
+
+    return Rejected(code, message, **details)
+
+
+def act(d: Decision, c: CombatantProfile, cmd: msg.Act) -> None:
+    if d.s.chart[0] != "scene":
+        raise _reject(ErrorCode.ILLEGAL_ACTION, "the scene is not running")
+    special = _SPECIAL.get(cmd.action)
+    if special is not None:
+        special(d, c, cmd)
+        return
+    catalog = d.rules.actions()
+    spec = catalog.get(cmd.action)
+    if spec is None:
+        raise _reject(ErrorCode.ILLEGAL_ACTION, f"{cmd.action!r} is not an action of "
+                      f"{d.rules.title}", legal=sorted([*catalog, *_SPECIAL]))
+    turn = d.s.turn
+    if turn is not None and turn.interrupted_by == c.id:
+        _readied_action(d, c, spec, cmd)
+    elif spec.kind in (Kind.FREE, Kind.REACTION):
+        _out_of_turn(d, c, spec, cmd)
+    else:
+        _in_turn(d, c, spec, cmd)
+
+
+def _note(cmd: msg.Act) -> tuple[str | None, str | None]:
+    note, target = cmd.args.get("note"), cmd.args.get("target")
+    if note is not None and (not isinstance(note, str) or len(note) > 200):
+        raise _reject(ErrorCode.INVALID_PAYLOAD, "args.note is a text of at most 200 characters")
+    if target is not None and not isinstance(target, str):
+        raise _reject(ErrorCode.INVALID_PAYLOAD, "args.target is a combatant id")
+    return note, target
+
+
+def _require_turn(d: Decision, c: CombatantProfile) -> None:
+    turn = d.s.turn
+    if d.s.current != c.id or turn is None:
+        raise _reject(ErrorCode.NOT_YOUR_TURN, f"it is not {c.name}'s turn")
+    if turn.interrupted_by is not None:
+        other = d.s.combatants[turn.interrupted_by].name
+        raise _reject(ErrorCode.ILLEGAL_ACTION,
+                      f"{other}'s readied action interrupts this turn; it resumes afterwards")
+
+
+def _in_turn(d: Decision, c: CombatantProfile, spec: ActionSpec, cmd: msg.Act) -> None:
+    _require_turn(d, c)
+    turn = d.s.turn
+    assert turn is not None
+    if not allowed_in_scene(spec, d.s.options):
+        raise _reject(ErrorCode.ILLEGAL_ACTION, "Recover cannot be used in a dramatic scene "
+                      "(ruling R18)")
+    if spec.kind is Kind.FULL_ROUND and d.s.surprise:
+        raise _reject(ErrorCode.ILLEGAL_ACTION, "no full-round actions in the surprise round: "
+                      "a single standard, move or swift action")
+    try:
+        after = spend(turn.budget, spec.kind)
+    except IllegalAction as exc:
+        raise _reject(ErrorCode.ILLEGAL_ACTION, str(exc)) from None
+    slot = "full_round" if spec.kind is Kind.FULL_ROUND else _spent_slot(turn.budget, after)
+    progress = 1
+    if spec.swifts > 1:
+        # SWIFT ACTIONS: "Multiple swift actions usually have to occur on the same round or
+        # consecutive rounds"
+        held = d.s.swift_progress.get(c.id)
+        carried = held is not None and held.action == spec.name and held.round >= d.s.round - 1
+        progress = held.spent + 1 if carried and held is not None else 1
+    note, target = _note(cmd)
+    d.emit(ev.ActionTaken(round=d.s.round, combatant=c.id, action=spec.name,
+                          action_type=spec.kind.value, slot=slot, progress=progress,
+                          needed=spec.swifts, note=note, target=target, hidden=c.hidden),
+           d.combatant_vis(c.id))
+
+
+def _spent_slot(before: Budget, after: Budget) -> str | None:
+    for slot in ("standard", "move", "swift"):
+        if getattr(before, slot) and not getattr(after, slot):
+            return slot
+    return None
+
+
+def _out_of_turn(d: Decision, c: CombatantProfile, spec: ActionSpec, cmd: msg.Act) -> None:
+    """Free actions "even when it isn't your turn", never while flat-footed; reactions out of
+    turn in response to a trigger (R4: also while flat-footed)."""
+    flat = c.id in d.s.flat_footed
+    if spec.kind is Kind.FREE and flat:
+        raise _reject(ErrorCode.ILLEGAL_ACTION, f"{c.name} is flat-footed: no free actions")
+    if spec.kind is Kind.REACTION and flat and not d.s.options.reactions_while_flat_footed:
+        raise _reject(ErrorCode.ILLEGAL_ACTION, f"{c.name} is flat-footed: no reactions "
+                      "(option reactions_while_flat_footed)")
+    note, target = _note(cmd)
+    d.emit(ev.ActionTaken(round=d.s.round, combatant=c.id, action=spec.name,
+                          action_type=spec.kind.value, out_of_turn=d.s.current != c.id,
+                          note=note, target=target, hidden=c.hidden), d.combatant_vis(c.id))
+
+
+def _end_turn(d: Decision, c: CombatantProfile, cmd: msg.Act) -> None:
+    _require_turn(d, c)
+    d.send("next_turn", "the turn cannot end now")
+
+
+def _delay(d: Decision, c: CombatantProfile, cmd: msg.Act) -> None:
+    """Delay (R7.1): at the start of the turn, before any action; optionally naming a lower
+    count to act on."""
+    _require_turn(d, c)
+    turn = d.s.turn
+    assert turn is not None
+    if turn.acted:
+        raise _reject(ErrorCode.ILLEGAL_ACTION, "delay at the start of the turn, before acting")
+    until = cmd.args.get("count")
+    own = d.s.count_of(c.id)
+    if until is not None:
+        if isinstance(until, bool) or not isinstance(until, int):
+            raise _reject(ErrorCode.INVALID_PAYLOAD, "args.count is a whole number")
+        if until >= own:
+            raise _reject(ErrorCode.ILLEGAL_ACTION, f"delaying lowers the count: name one below "
+                          f"{own}")
+    vis = d.combatant_vis(c.id)
+    d.emit(ev.TurnDelayed(round=d.s.round, combatant=c.id, until_count=until, hidden=c.hidden),
+           vis)
+    if turn.was_flat_footed and d.s.options.delay_keeps_flat_footed:  # R3
+        d.emit(ev.FlatFooted(combatant=c.id, flat_footed=True, hidden=c.hidden), vis)
+    d.send("next_turn", "the turn cannot end now")
+
+
+def _take_delayed_turn(d: Decision, c: CombatantProfile, cmd: msg.Act) -> None:
+    """A delaying combatant acts "now": right after the current turn (R7.2)."""
+    if c.id not in d.s.delaying:
+        raise _reject(ErrorCode.ILLEGAL_ACTION, f"{c.name} is not delaying")
+    if c.id in d.s.delay_queue:
+        raise _reject(ErrorCode.ILLEGAL_ACTION, f"{c.name} acts after this turn already")
+    if d.s.current is None:
+        raise _reject(ErrorCode.ILLEGAL_ACTION, "no turn is running")
+    d.emit(ev.DelayedTurnRequested(combatant=c.id, after=d.s.current, hidden=c.hidden),
+           d.combatant_vis(c.id))
+
+
+def _ready(d: Decision, c: CombatantProfile, cmd: msg.Act) -> None:
+    """Ready (R8): a single standard or move action against a declared trigger; it costs the
+    action readied (and the standard action too with ``ready_costs_standard_action``)."""
+    _require_turn(d, c)
+    turn = d.s.turn
+    assert turn is not None
+    name, trigger = cmd.args.get("action"), cmd.args.get("trigger")
+    spec = d.rules.actions().get(name) if isinstance(name, str) else None
+    if spec is None or not spec.readyable:
+        readyable = sorted(a.name for a in d.rules.actions().values() if a.readyable)
+        raise _reject(ErrorCode.ILLEGAL_ACTION, "ready a standard or move action: args.action "
+                      "names it", readyable=readyable)
+    if not isinstance(trigger, str) or not 1 <= len(trigger) <= 200:
+        raise _reject(ErrorCode.INVALID_PAYLOAD, "args.trigger says when (1-200 characters)")
+    if c.id in d.s.readied:
+        raise _reject(ErrorCode.ILLEGAL_ACTION, f"{c.name} has an action readied already")
+    budget = turn.budget
+    slots: list[str] = []
+    try:
+        after = spend(budget, spec.kind)
+        slots.append(_spent_slot(budget, after) or "")
+        if d.s.options.ready_costs_standard_action and after.standard:
+            slots.append("standard")
+    except IllegalAction as exc:
+        raise _reject(ErrorCode.ILLEGAL_ACTION, str(exc)) from None
+    vis = d.combatant_vis(c.id)
+    for slot in slots:
+        d.emit(ev.ActionTaken(round=d.s.round, combatant=c.id, action="ready",
+                              action_type=spec.kind.value, slot=slot, note=trigger,
+                              hidden=c.hidden), vis)
+    d.emit(ev.ActionReadied(round=d.s.round, combatant=c.id, action=spec.name,
+                            action_type=spec.kind.value, trigger=trigger, hidden=c.hidden), vis)
+
+
+def _trigger_ready(d: Decision, c: CombatantProfile, cmd: msg.Act) -> None:
+    """The trigger occurred: the readied action interrupts the current turn (R8.2-3)."""
+    if c.id not in d.s.readied:
+        raise _reject(ErrorCode.ILLEGAL_ACTION, f"{c.name} has no readied action")
+    if d.s.current == c.id:
+        raise _reject(ErrorCode.ILLEGAL_ACTION, "a readied action is taken after your turn, "
+                      "before your next one")
+    turn = d.s.turn
+    if turn is None:
+        raise _reject(ErrorCode.ILLEGAL_ACTION, "no turn is running to interrupt")
+    if turn.interrupted_by is not None:
+        raise _reject(ErrorCode.ILLEGAL_ACTION, "another readied action is being resolved")
+    d._interrupter = c.id
+    d.send("interrupt", "the turn cannot be interrupted now")
+
+
+def _readied_action(d: Decision, c: CombatantProfile, spec: ActionSpec, cmd: msg.Act) -> None:
+    readied = d.s.readied.get(c.id)
+    if readied is None or readied.action != spec.name:
+        wanted = readied.action if readied else "nothing"
+        raise _reject(ErrorCode.ILLEGAL_ACTION, f"the readied action is {wanted}")
+    note, target = _note(cmd)
+    d.emit(ev.ActionTaken(round=d.s.round, combatant=c.id, action=spec.name,
+                          action_type=spec.kind.value, out_of_turn=True, readied=True,
+                          note=note, target=target, hidden=c.hidden), d.combatant_vis(c.id))
+    d.send("resume", "the interrupted turn cannot resume now")
+
+
+def allowed_in_scene(spec: ActionSpec, options: EncounterOptions) -> bool:
+    """SWIFT ACTIONS: Recover "cannot [be used] if you are ia an dramatic scene" (R18)."""
+    return spec.name != "recover" or options.recover_in_scene
+
+
+def legal_turn_actions(budget: Budget, catalog: dict[str, ActionSpec], surprise: bool,
+                       acted: bool, may_ready: bool, options: EncounterOptions) -> list[str]:
+    """The actions the budget allows now, in the catalog's order, then the special ones."""
+    names = []
+    for spec in catalog.values():
+        if spec.kind in (Kind.FREE, Kind.REACTION) or not allowed_in_scene(spec, options):
+            continue
+        if spec.kind is Kind.FULL_ROUND:
+            if budget.untouched() and not surprise:
+                names.append(spec.name)
+        elif slot_for(budget, spec.kind) is not None:
+            names.append(spec.name)
+    if may_ready and any(slot_for(budget, s.kind) for s in catalog.values() if s.readyable):
+        names.append("ready")
+    if not acted:
+        names.append("delay")
+    names.append("end_turn")
+    return names
+
+
+_SPECIAL: dict[str, Callable[[Decision, CombatantProfile, msg.Act], None]] = {
+    "end_turn": _end_turn,
+    "delay": _delay,
+    "take_delayed_turn": _take_delayed_turn,
+    "ready": _ready,
+    "trigger_ready": _trigger_ready,
+}
+
+__all__ = ["ACTIONS", "act", "legal_turn_actions"]

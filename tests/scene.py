@@ -1,0 +1,69 @@
+"""A scene driven by its GM through the real protocol, for readable rule scenarios."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from clients.client import Client, CommandError
+from encounter.fold import fold
+from encounter.state import EncounterState
+from server.app import Server
+from tests.conftest import ws_url
+from tests.helpers import open_client
+
+
+class Scene:
+    """The GM's connection to one encounter on an in-process server; ``state`` is the state
+    the server holds for it, ``do`` sends a command and returns the kinds of the events it
+    caused, in order."""
+
+    def __init__(self, server: Server, gm: Client, encounter: str) -> None:
+        self.server, self.gm, self.encounter = server, gm, encounter
+
+    @classmethod
+    async def create(cls, server: Server, clients: list[Client], combatants: list[dict[str, Any]],
+                     **options: Any) -> Scene:
+        url = ws_url(server)
+        anon = await open_client(url, clients)
+        await anon.hello()
+        ack = await anon.command("create_encounter", name="Scenario", combatants=combatants,
+                                 options=options)
+        gm = await open_client(url, clients)
+        await gm.hello(ack["result"]["gm_token"])
+        await gm.wait_for(lambda m: m["type"] == "legal_actions")
+        return cls(server, gm, ack["result"]["encounter"])
+
+    @property
+    def state(self) -> EncounterState:
+        room = self.server.rooms.peek(self.encounter)
+        assert room is not None
+        return room.state
+
+    async def do(self, type_: str, /, **fields: Any) -> list[str]:
+        before = self.gm.last_seq
+        ack = await self.gm.command(type_, **fields)
+        return [m["event"]["kind"] for m in self.gm.events() if before < m["seq"] <= ack["seq"]]
+
+    async def act(self, who: str, action: str, /, **args: Any) -> list[str]:
+        return await self.do("act", combatant=who, action=action, args=args)
+
+    async def refused(self, who: str, action: str, /, **args: Any) -> dict[str, Any]:
+        try:
+            await self.act(who, action, **args)
+        except CommandError as err:
+            return err.reply
+        raise AssertionError(f"{who} {action} {args} was not refused")
+
+    async def turns_in_round(self) -> list[str]:
+        """End turns until the round changes; who had them."""
+        start, seen = self.state.round, []
+        while self.state.round == start:
+            current = self.state.current
+            assert current is not None
+            seen.append(current)
+            await self.act(current, "end_turn")
+        return seen
+
+    async def replays(self) -> bool:
+        """The log in Redis folds to the state the server holds."""
+        return fold(self.encounter, await self.server.store.read(self.encounter, 0)) == self.state

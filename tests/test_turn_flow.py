@@ -1,0 +1,353 @@
+"""The encounter flow of "MLP Dramatic Systems", one scenario per rule: surprise, flat-footed,
+the action budget, delay, ready, NPC groups and durations. Given / when / then, driven by the GM
+through the real websocket protocol against a real Redis, with dice fixed by seed; initiative
+modifiers 25 apart make the order independent of the d20."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import pytest
+
+from clients.client import Client
+from server.app import Server
+from tests.scene import Scene
+
+Make = Callable[..., Awaitable[Scene]]
+
+
+@pytest.fixture
+def make(server: Server, clients: list[Client]) -> Make:
+    """Create a scene from stat blocks and options, with its GM connected."""
+
+    async def create(combatants: list[dict[str, Any]], **options: Any) -> Scene:
+        return await Scene.create(server, clients, combatants, **options)
+
+    return create
+
+
+def blocks(*specs: tuple[str, int, bool]) -> list[dict[str, Any]]:
+    return [
+        {"name": n.title(), "id": n, "kind": "pc", "initiative": mod, "aware": aware}
+        for n, mod, aware in specs
+    ]
+
+
+# --- surprise and flat-footed -----------------------------------------------------------------
+
+
+async def test_a_surprise_round_with_two_aware_and_two_unaware(make: Make) -> None:
+    log = await make(
+        blocks(("ace", 50, True), ("bee", 25, False), ("cub", 0, True), ("dot", -25, False)),
+        dice_seed=1,
+    )
+    events = await log.do("start_encounter")
+    # given some but not all aware, when the scene starts, then a surprise round comes first
+    assert events[:5] == ["scene_started"] + ["flat_footed"] * 4
+    assert log.state.surprise and log.state.round == 0
+    assert set(log.state.initiative) == {"ace", "cub"}  # only the aware rolled (R42)
+    assert log.state.current == "ace"
+    assert "ace" not in log.state.flat_footed  # acting ends flat-footed (R2)
+    # a single action: standard, move or swift; no full-round action, no second action
+    assert (await log.refused("ace", "run"))["code"] == "illegal_action"
+    await log.act("ace", "move")
+    assert (await log.refused("ace", "fall_prone"))["code"] == "illegal_action"
+    assert "turn_started" in await log.act("ace", "end_turn")
+    assert log.state.current == "cub"
+    # the unaware are flat-footed: no free actions, but reactions (R4)
+    assert "bee" in log.state.flat_footed
+    assert "flat-footed" in (await log.refused("bee", "free"))["message"]
+    await log.act("bee", "reaction")
+    await log.act("cub", "end_turn")
+    # round 1: the unaware rolled; everyone acts in order
+    assert log.state.round == 1 and not log.state.surprise
+    assert set(log.state.initiative) == {"ace", "bee", "cub", "dot"}
+    assert await log.turns_in_round() == ["ace", "bee", "cub", "dot"]
+    assert log.state.flat_footed == []
+    assert await log.replays()
+
+
+@pytest.mark.parametrize("aware", [True, False])
+async def test_no_surprise_round_when_everyone_or_nobody_is_aware(make: Make, aware: bool) -> None:
+    log = await make(blocks(("ace", 50, aware), ("bee", 25, aware)), dice_seed=2)
+    await log.do("start_encounter")
+    assert not log.state.had_surprise and log.state.round == 1
+    assert log.state.flat_footed == []
+    await log.act(log.state.current or "", "free")  # nobody flat-footed: free actions allowed
+
+
+async def test_awareness_is_set_by_the_gm_or_by_perception_checks(make: Make) -> None:
+    log = await make(blocks(("ace", 50, True), ("bee", 25, True)), dice_seed=3)
+    await log.do("set_awareness", combatant="bee", aware=False)
+    assert not log.state.combatants["bee"].aware
+    events = await log.do("call_perception", combatants=["bee"], dc=1)
+    assert events == ["dice_rolled", "awareness_set"]  # any roll meets DC 1
+    assert log.state.combatants["bee"].aware
+
+
+async def test_delaying_on_the_first_turn_keeps_a_combatant_flat_footed(make: Make) -> None:
+    log = await make(blocks(("ace", 50, True), ("bee", 25, False), ("cub", 0, False)), dice_seed=4)
+    await log.do("start_encounter")
+    await log.act("ace", "end_turn")  # the surprise round: ace only
+    assert log.state.current == "ace" and log.state.round == 1
+    await log.act("ace", "end_turn")
+    assert log.state.current == "bee" and "bee" not in log.state.flat_footed
+    await log.act("bee", "delay")  # R3: still flat-footed until its delayed turn
+    assert "bee" in log.state.flat_footed
+    await log.act("bee", "take_delayed_turn")
+    await log.act("cub", "end_turn")
+    assert log.state.current == "bee" and "bee" not in log.state.flat_footed
+
+
+# --- the action budget -------------------------------------------------------------------------
+
+LEGAL = [
+    ["aid_another", "move", "fall_prone"],
+    ["fall_prone", "move", "aid_another"],
+    ["move", "move", "fall_prone"],
+    ["aid_another", "fall_prone", "drop_item"],
+    ["fall_prone", "drop_item", "activate_item"],
+    ["run"],
+    ["move", "drop_item", "drop_item"],
+]
+ILLEGAL = [
+    (["aid_another"], "grab"),
+    (["move"], "run"),
+    (["drop_item", "drop_item", "drop_item"], "fall_prone"),
+    (["move", "move"], "aid_another"),
+    (["move", "move"], "move"),
+    (["run"], "fall_prone"),
+]
+
+
+async def started(make: Make, seed: int = 5) -> Scene:
+    log = await make(blocks(("ace", 50, True), ("bee", 25, True)), dice_seed=seed)
+    await log.do("start_encounter")
+    return log
+
+
+@pytest.mark.parametrize("actions", LEGAL, ids=["+".join(a) for a in LEGAL])
+async def test_legal_budget_combinations(make: Make, actions: list[str]) -> None:
+    log = await started(make)
+    for name in actions:
+        await log.act("ace", name)
+    assert log.state.turn is not None and log.state.turn.budget.spent()
+
+
+@pytest.mark.parametrize(
+    ("before", "action"), ILLEGAL, ids=["+".join(b) + "->" + a for b, a in ILLEGAL]
+)
+async def test_illegal_budget_combinations(make: Make, before: list[str], action: str) -> None:
+    log = await started(make)
+    for name in before:
+        await log.act("ace", name)
+    error = await log.refused("ace", action)
+    assert error["code"] == "illegal_action" and error["message"]
+
+
+async def test_acting_out_of_turn_is_not_your_turn_but_free_actions_and_reactions_are_fine(
+    make: Make,
+) -> None:
+    log = await started(make)
+    assert (await log.refused("bee", "move"))["code"] == "not_your_turn"
+    await log.act("bee", "free", note="Look out!")
+    await log.act("bee", "reaction")
+
+
+async def test_several_swift_actions_across_consecutive_rounds(make: Make) -> None:
+    log = await make(
+        blocks(("ace", 50, True), ("bee", 25, True)), dice_seed=6, recover_in_scene=True
+    )
+    await log.do("start_encounter")
+    await log.act("ace", "recover")
+    await log.act("ace", "recover")
+    assert log.state.swift_progress["ace"].spent == 2
+    await log.turns_in_round()
+    await log.act("ace", "recover")  # the third, in the next round: done
+    assert "ace" not in log.state.swift_progress
+    taken = [m["event"] for m in log.gm.events() if m["event"]["kind"] == "action_taken"]
+    assert [(e["progress"], e["needed"]) for e in taken] == [(1, 3), (2, 3), (3, 3)]
+
+
+async def test_recover_is_refused_in_a_dramatic_scene_by_default(make: Make) -> None:
+    log = await started(make)
+    assert "R18" in (await log.refused("ace", "recover"))["message"]
+
+
+# --- delay ---------------------------------------------------------------------------------------
+
+
+async def test_two_delayers_at_one_moment_go_by_initiative_modifier(make: Make) -> None:
+    log = await make(
+        blocks(("ace", 50, True), ("bee", 25, True), ("cub", 0, True), ("dot", -25, True)),
+        dice_seed=7,
+    )
+    await log.do("start_encounter")
+    await log.act("ace", "delay")
+    await log.act("bee", "delay")
+    assert log.state.current == "cub"
+    await log.act("bee", "take_delayed_turn")
+    await log.act("ace", "take_delayed_turn")
+    await log.act("cub", "end_turn")
+    # both wanted "after cub": ace (+50) before bee (+25), both now on cub's count
+    assert log.state.current == "ace"
+    assert log.state.order == ["cub", "ace", "bee", "dot"]
+    assert log.state.count_of("ace") == log.state.count_of("cub")
+    await log.act("ace", "end_turn")
+    assert log.state.current == "bee"
+    await log.act("bee", "end_turn")
+    assert log.state.current == "dot"
+    await log.act("dot", "end_turn")
+    assert await log.turns_in_round() == ["cub", "ace", "bee", "dot"]  # the new order holds
+
+
+async def test_a_delayer_who_never_comes_back_is_offered_its_turn_at_the_end_of_the_round(
+    make: Make,
+) -> None:
+    log = await make(blocks(("ace", 50, True), ("bee", 25, True)), dice_seed=8)
+    await log.do("start_encounter")
+    await log.act("ace", "delay")
+    await log.act("bee", "end_turn")
+    assert log.state.current == "ace" and log.state.round == 1  # R7.5
+    assert log.state.order == ["bee", "ace"]
+
+
+async def test_delay_to_a_named_count(make: Make) -> None:
+    log = await make(blocks(("ace", 50, True), ("bee", 25, True), ("cub", 0, True)), dice_seed=9)
+    await log.do("start_encounter")
+    target = log.state.count_of("bee") - 1  # just below bee
+    await log.act("ace", "delay", count=target)
+    await log.act("bee", "end_turn")
+    assert log.state.current == "ace" and log.state.count_of("ace") == target
+    assert log.state.order == ["bee", "ace", "cub"]
+
+
+# --- ready ---------------------------------------------------------------------------------------
+
+
+async def test_a_readied_action_fires_mid_turn_and_the_turn_resumes(make: Make) -> None:
+    log = await make(blocks(("ace", 50, True), ("bee", 25, True), ("cub", 0, True)), dice_seed=10)
+    await log.do("start_encounter")
+    await log.act("ace", "ready", action="aid_another", trigger="when a dog charges")
+    assert log.state.turn is not None and not log.state.turn.budget.standard
+    await log.act("ace", "move")  # readying cost only the standard action (R8.1)
+    await log.act("ace", "end_turn")
+    await log.act("bee", "move")  # bee's turn is under way
+    events = await log.act("ace", "trigger_ready")
+    assert events == ["readied_action_triggered"]
+    assert log.state.chart[-1] == "interrupted"
+    assert (await log.refused("bee", "fall_prone"))["code"] == "illegal_action"  # bee waits
+    events = await log.act("ace", "aid_another")
+    assert events == ["action_taken", "order_changed", "interrupt_ended"]
+    assert log.state.chart[-1] == "acting" and log.state.current == "bee"
+    await log.act("bee", "fall_prone")  # the interrupted turn resumes where it was
+    assert log.state.order == ["ace", "bee", "cub"]
+    assert log.state.count_of("ace") == log.state.count_of("bee")
+
+
+async def test_a_readied_action_lapses_at_the_readiers_next_turn(make: Make) -> None:
+    log = await started(make, 11)
+    await log.act("ace", "ready", action="move", trigger="never")
+    events = await log.turns_in_round()
+    assert events == ["ace", "bee"]
+    lost = [m for m in log.gm.events() if m["event"]["kind"] == "readied_action_lost"]
+    assert len(lost) == 1 and "ace" not in log.state.readied
+
+
+async def test_a_readied_action_taken_next_round_before_the_regular_turn(make: Make) -> None:
+    log = await make(blocks(("ace", 50, True), ("bee", 25, True), ("cub", 0, True)), dice_seed=12)
+    await log.do("start_encounter")
+    await log.act("ace", "end_turn")
+    await log.act("bee", "ready", action="move", trigger="when ace moves")
+    await log.act("bee", "end_turn")
+    await log.act("cub", "end_turn")
+    assert log.state.round == 2 and log.state.current == "ace"
+    await log.act("bee", "trigger_ready")
+    await log.act("bee", "move")
+    # bee's count rose to ace's; it has no regular turn this round (R8.5)
+    assert log.state.order == ["bee", "ace", "cub"]
+    await log.act("ace", "end_turn")
+    assert log.state.current == "cub"
+    await log.act("cub", "end_turn")
+    assert log.state.round == 3 and log.state.current == "bee"
+
+
+# --- NPC groups and durations --------------------------------------------------------------------
+
+
+async def test_an_npc_group_rolls_once_and_acts_together(make: Make) -> None:
+    log = await make(
+        [
+            {"name": "Ace", "id": "ace", "kind": "pc", "initiative": 50},
+            {"name": "Dog A", "id": "dog-a", "initiative": 3, "group": "dogs"},
+            {"name": "Dog B", "id": "dog-b", "initiative": 1, "group": "dogs"},
+            {"name": "Dog C", "id": "dog-c", "initiative": 2, "group": "dogs"},
+        ],
+        dice_seed=13,
+    )
+    await log.do("start_encounter")
+    rolls = [m["event"] for m in log.gm.events() if m["event"]["kind"] == "dice_rolled"]
+    assert len(rolls) == 2  # ace, and one for the pack
+    assert rolls[1]["roll"]["expr"] == "1d20+1"  # the lowest modifier in the group
+    assert log.state.order == ["ace", "dog-a", "dog-b", "dog-c"]
+    assert {log.state.initiative[d].total for d in ("dog-a", "dog-b", "dog-c")} == {
+        rolls[1]["roll"]["total"]
+    }
+    assert await log.turns_in_round() == ["ace", "dog-a", "dog-b", "dog-c"]
+
+
+async def test_a_three_round_effect_ends_at_its_count_after_its_owner_delayed(make: Make) -> None:
+    log = await make(blocks(("ace", 50, True), ("bee", 25, True), ("cub", 0, True)), dice_seed=14)
+    await log.do("start_encounter")
+    await log.act("ace", "end_turn")
+    await log.do("add_effect", name="Stunned", rounds=3, combatant="cub")  # on bee's count
+    effect = next(iter(log.state.effects.values()))
+    assert effect.round == 1 and effect.ends_round == 4
+    await log.act("bee", "end_turn")
+    await log.act("cub", "end_turn")
+    await log.act("ace", "end_turn")
+    await log.act("bee", "delay")  # round 2: bee moves down the order
+    await log.act("cub", "end_turn")
+    await log.act("bee", "end_turn")
+    await log.turns_in_round()  # round 3
+    assert log.state.round == 4 and log.state.effects
+    await log.act("ace", "end_turn")
+    # round 4: the effect ends just before the count it began on, though bee moved
+    ended = [m for m in log.gm.events() if m["event"]["kind"] == "effect_ended"]
+    assert len(ended) == 1 and not log.state.effects
+    assert await log.replays()
+
+
+# --- initiative ----------------------------------------------------------------------------------
+
+
+async def test_initiative_ties_go_to_the_higher_modifier_then_to_a_rolloff(make: Make) -> None:
+    log = await make(
+        [{"name": "Ace", "id": "ace", "kind": "pc", "initiative": 3},
+         {"name": "Bee", "id": "bee", "kind": "pc", "initiative": 1},
+         {"name": "Cub", "id": "cub", "kind": "pc", "initiative": 1},
+         {"name": "Dot", "id": "dot", "kind": "pc", "initiative": 1}],
+        players_roll=True, dice_seed=15)
+    await log.do("start_encounter")
+    faces = {"ace": 10, "bee": 12, "cub": 12, "dot": 12}  # 13, 13, 13, 13
+    for pending in list(log.state.pending_rolls.values()):
+        assert pending.combatant is not None
+        await log.do("submit_roll", request=pending.request, faces=[faces[pending.combatant]])
+    order = log.state.order
+    assert order[0] == "ace"  # same total: the higher modifier goes first
+    entries = [log.state.initiative[c] for c in order[1:]]
+    assert all(e.rolloff for e in entries)  # bee, cub and dot settled it by a roll-off
+    rolloffs = [m["event"] for m in log.gm.events() if m["event"]["kind"] == "dice_rolled"
+                and m["event"]["purpose"] == "initiative roll-off"]
+    assert len(rolloffs) >= 3
+
+
+async def test_a_late_joiner_acts_when_its_count_comes_up(make: Make) -> None:
+    log = await make(blocks(("ace", 50, True), ("cub", 0, True)), dice_seed=16)
+    await log.do("start_encounter")
+    events = await log.do("add_combatant", combatant={"name": "Bee", "id": "bee",
+                                                      "kind": "pc", "initiative": 25})
+    assert events == ["combatant_added", "dice_rolled", "combatant_joined"]
+    assert log.state.order == ["ace", "bee", "cub"] and "bee" not in log.state.flat_footed
+    assert await log.turns_in_round() == ["ace", "bee", "cub"]  # in this very round

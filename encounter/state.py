@@ -9,7 +9,7 @@ from protocol.model import CombatantProfile, EncounterOptions, Roll, Scope
 from rules.actions import Budget
 
 
-class TokenGrant(msgspec.Struct, kw_only=True):
+class TokenGrant(msgspec.Struct, kw_only=True, gc=False):
     """A credential's rights (the secret itself lives only with its holder)."""
 
     token_id: str
@@ -20,7 +20,7 @@ class TokenGrant(msgspec.Struct, kw_only=True):
     revoked: bool = False
 
 
-class PendingRoll(msgspec.Struct, kw_only=True):
+class PendingRoll(msgspec.Struct, kw_only=True, gc=False):
     """A roll the encounter waits for (physical dice)."""
 
     request: str
@@ -31,7 +31,7 @@ class PendingRoll(msgspec.Struct, kw_only=True):
     purpose: str
 
 
-class TurnState(msgspec.Struct, kw_only=True):
+class TurnState(msgspec.Struct, kw_only=True, gc=False):
     """The turn being taken: whose, what is left of its budget, whether anything was done."""
 
     combatant: str
@@ -41,14 +41,14 @@ class TurnState(msgspec.Struct, kw_only=True):
     was_flat_footed: bool = False
 
 
-class Readied(msgspec.Struct, kw_only=True):
+class Readied(msgspec.Struct, kw_only=True, gc=False):
     action: str
     action_type: str
     trigger: str
     round: int
 
 
-class SwiftProgress(msgspec.Struct, kw_only=True):
+class SwiftProgress(msgspec.Struct, kw_only=True, gc=False):
     """An action that needs several swift actions, part-way done (SWIFT ACTIONS)."""
 
     action: str
@@ -57,7 +57,7 @@ class SwiftProgress(msgspec.Struct, kw_only=True):
     round: int
 
 
-class Effect(msgspec.Struct, kw_only=True):
+class Effect(msgspec.Struct, kw_only=True, gc=False):
     effect: str
     name: str
     rounds: int
@@ -67,7 +67,7 @@ class Effect(msgspec.Struct, kw_only=True):
     combatant: str | None = None
 
 
-class EncounterState(msgspec.Struct, kw_only=True):
+class EncounterState(msgspec.Struct, kw_only=True, gc=False):
     id: str
     name: str = ""
     ruleset: str = "dramatic"

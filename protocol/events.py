@@ -20,7 +20,7 @@ from protocol.model import CombatantProfile, EncounterOptions, Roll, Scope
 Role = Literal["gm", "player", "spectator", "integration"]
 
 
-class Event(msgspec.Struct, tag_field="kind", kw_only=True):
+class Event(msgspec.Struct, tag_field="kind", kw_only=True, gc=False):
     """Base of every event."""
 
 
@@ -109,7 +109,7 @@ class DiceRolled(Event, tag="dice_rolled", kw_only=True):
     request: str | None = None
 
 
-class InitiativeEntry(msgspec.Struct, kw_only=True):
+class InitiativeEntry(msgspec.Struct, kw_only=True, gc=False):
     """One place in the initiative order: the check's ``total``, the Initiative ``modifier``,
     the faces of any ``rolloff`` that broke a tie, and whether the combatant is ``hidden``.
     ``count`` is the initiative count it acts on now (the total, until a delay or a readied
@@ -336,7 +336,7 @@ AnyEvent = (
 Visibility = list[str] | None
 
 
-class Envelope(msgspec.Struct, kw_only=True, array_like=False):
+class Envelope(msgspec.Struct, kw_only=True, gc=False):
     """One stored event: its position in the log, when, by which command, for whom."""
 
     seq: int

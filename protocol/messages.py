@@ -224,7 +224,7 @@ CLIENT_TYPES: frozenset[str] = frozenset(
 # --- server -> client -----------------------------------------------------------------------
 
 
-class ServerMessage(msgspec.Struct, tag_field="type", kw_only=True):
+class ServerMessage(msgspec.Struct, tag_field="type", kw_only=True, gc=False):
     """Base of every server -> client message."""
 
 
@@ -302,7 +302,7 @@ class Snapshot(ServerMessage, tag="snapshot", kw_only=True):
     state: dict[str, Any]
 
 
-class LegalAction(msgspec.Struct, kw_only=True):
+class LegalAction(msgspec.Struct, kw_only=True, gc=False):
     """An action a combatant (or the GM, ``combatant: null``) may take now. ``action`` names
     the command (``start_encounter``, ``end_encounter``, ``submit_roll``) or, for a combatant's
     turn, the ``act`` action (``end_turn``). For ``submit_roll``, ``targets`` holds the roll

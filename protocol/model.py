@@ -53,7 +53,7 @@ class StatBlock(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     stats: dict[str, Any] = {}
 
 
-class CombatantProfile(msgspec.Struct, kw_only=True):
+class CombatantProfile(msgspec.Struct, kw_only=True, gc=False):
     """A combatant as the encounter records it (the GM's view)."""
 
     id: str

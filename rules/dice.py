@@ -31,7 +31,7 @@ class DiceError(ValueError):
     """An expression that is not valid dice notation, or faces that do not fit it."""
 
 
-class Die(msgspec.Struct, frozen=True):
+class Die(msgspec.Struct, frozen=True, gc=False):
     """One die rolled: its number of sides, the face shown, and whether it counts."""
 
     sides: int
@@ -39,7 +39,7 @@ class Die(msgspec.Struct, frozen=True):
     kept: bool = True
 
 
-class Roll(msgspec.Struct, frozen=True):
+class Roll(msgspec.Struct, frozen=True, gc=False):
     """A finished roll as it is recorded in an event.
 
     ``seed`` is the seed the server rolled with (``None`` for physical dice entered by hand,

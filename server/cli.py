@@ -25,6 +25,8 @@ ENV = {
     "log_format": "STABLEMASTER_LOG_FORMAT",
     "secret": "STABLEMASTER_SECRET",
     "public_url": "STABLEMASTER_PUBLIC_URL",
+    "commands_per_second": "STABLEMASTER_COMMANDS_PER_SECOND",
+    "command_burst": "STABLEMASTER_COMMAND_BURST",
 }
 
 
@@ -71,6 +73,16 @@ def build_parser() -> argparse.ArgumentParser:
                        "processes (default: one generated once and kept in Redis)")
     serve.add_argument("--public-url", default=_env("public_url"),
                        help=f"base URL clients use, for printed links [{ENV['public_url']}]")
+    serve.add_argument("--commands-per-second", type=float,
+                       default=float(_env("commands_per_second", str(d.commands_per_second))
+                                     or d.commands_per_second),
+                       help=f"per-connection command rate [{ENV['commands_per_second']}] "
+                       f"(default {d.commands_per_second:g})")
+    serve.add_argument("--command-burst", type=int,
+                       default=int(_env("command_burst", str(d.command_burst))
+                                   or d.command_burst),
+                       help=f"commands a connection may send at once [{ENV['command_burst']}] "
+                       f"(default {d.command_burst})")
     serve.add_argument("--demo", action="store_true",
                        help="create a demo encounter at start and print its links")
     return parser
@@ -105,7 +117,8 @@ def settings_from(args: argparse.Namespace) -> Settings:
         host=args.host, port=args.port, redis_url=args.redis_url,
         redis_cluster=args.redis_cluster, data_dir=args.data_dir, log_level=args.log_level,
         log_format=args.log_format, secret=args.secret, public_url=args.public_url,
-        demo=args.demo,
+        demo=args.demo, commands_per_second=args.commands_per_second,
+        command_burst=args.command_burst,
     )
 
 

@@ -34,10 +34,10 @@ if TYPE_CHECKING:
 log = logging.getLogger("stablemaster.rooms")
 
 #: Recent events kept in memory per room, to resume a reconnecting client without Redis.
-RING_SIZE = 512
+RING_SIZE = 64
 #: Outcomes of commands carried out by this process, to answer a retried id without Redis
 #: (a retry that reaches another process finds the outcome in Redis).
-RECENT_OUTCOMES = 2048
+RECENT_OUTCOMES = 256
 
 _encode = msgspec.json.Encoder()
 

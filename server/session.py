@@ -92,13 +92,25 @@ class Session:
         self.send(msg.Error(id=cid, code=code, message=message, details=details))
 
     async def writer(self) -> None:
+        """Drain the queue: every frame queued so far goes out in one write to the socket."""
+        ws = self.ws
         try:
             while True:
                 await self._wake.wait()
                 self._wake.clear()
                 while self._queue:
-                    frame = self._queue.popleft()
-                    await self.ws.send(frame, text=True)
+                    frames = list(self._queue)
+                    self._queue.clear()
+                    async with ws.send_context():
+                        for frame in frames:
+                            ws.protocol.send_text(frame)
+                        chunks = ws.protocol.data_to_send()
+                        if chunks and all(chunks):
+                            ws.transport.write(b"".join(chunks))
+                        else:  # an end-of-stream marker: let websockets handle it
+                            for chunk in chunks:
+                                if chunk:
+                                    ws.transport.write(chunk)
         except ConnectionClosed:
             pass
 

@@ -92,6 +92,7 @@ class Decision(EncounterChartModel):
         self._chart: Chart | None = None
         self._last_turn: str | None = None
         self._interrupter: str | None = None
+        self._plan: tuple[tuple[str | None, int], Plan] | None = None
 
     @property
     def chart(self) -> Chart:
@@ -276,6 +277,15 @@ class Decision(EncounterChartModel):
     # -- chart callbacks: rounds and turns ---------------------------------------------------
 
     def plan(self, current: str | None) -> Plan:
+        """Who acts after ``current`` (memoized until the next event)."""
+        memo = (current, len(self.events))
+        if self._plan is not None and self._plan[0] == memo:
+            return self._plan[1]
+        plan = self._plan_now(current)
+        self._plan = (memo, plan)
+        return plan
+
+    def _plan_now(self, current: str | None) -> Plan:
         s = self.s
         seats = [Seat(combatant=cid, count=s.count_of(cid), modifier=s.initiative[cid].modifier,
                       total=s.initiative[cid].total, delaying=cid in s.delaying,

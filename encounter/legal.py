@@ -57,6 +57,20 @@ def legal_actions(
     return actions
 
 
+@lru_cache(maxsize=1024)
+def _turn_actions(ruleset_name: str, standard: bool, move: bool, swift: bool, surprise: bool,
+                  acted: bool, may_ready: bool, recover_in_scene: bool) -> tuple[str, ...]:
+    """The turn's actions depend on a handful of flags only: work them out once each."""
+    from protocol.model import EncounterOptions
+    from rules.actions import Budget
+
+    catalog = ruleset(ruleset_name).actions()
+    budget = Budget(standard=standard, move=move, swift=swift)
+    may_ready = may_ready and any(s.readyable for s in catalog.values())
+    return tuple(legal_turn_actions(budget, catalog, surprise, acted, may_ready,
+                                    EncounterOptions(recover_in_scene=recover_in_scene)))
+
+
 def _scene_actions(state: EncounterState, viewer: Actor) -> list[LegalAction]:
     rules = ruleset(state.ruleset)
     catalog = rules.actions()
@@ -77,9 +91,10 @@ def _scene_actions(state: EncounterState, viewer: Actor) -> list[LegalAction]:
         return out
     if turn is not None and current is not None and viewer.controls(state, current) \
             and visible(current):
-        may_ready = current not in state.readied and any(s.readyable for s in catalog.values())
-        for name in legal_turn_actions(turn.budget, catalog, state.surprise, turn.acted,
-                                       may_ready, state.options):
+        may_ready = current not in state.readied
+        for name in _turn_actions(state.ruleset, turn.budget.standard, turn.budget.move,
+                                  turn.budget.swift, state.surprise, turn.acted, may_ready,
+                                  state.options.recover_in_scene):
             add(name, current)
     # out of turn: the viewer's own combatants (and, for the GM, whoever is acting)
     mine = [cid for cid in state.order if cid in viewer.combatants or

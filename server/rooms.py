@@ -24,7 +24,7 @@ from encounter.legal import allowed_chart_events, legal_actions
 from encounter.state import EncounterState
 from encounter.views import view_event
 from protocol.events import Envelope, TokenRevoked
-from protocol.messages import EventMessage, LegalActions
+from protocol.messages import EventMessage
 from server import metrics
 from server.store import EventStore
 
@@ -154,10 +154,11 @@ class Room:
     def legal_frame(self, actor: Actor, allowed: set[str] | None = None) -> tuple[bytes, bytes]:
         """The ``legal_actions`` message for ``actor``, and a key that changes only when the
         actions do (the message's ``seq`` alone does not make it worth sending)."""
-        actions = legal_actions(self.state, actor, allowed)
-        key = _encode.encode(actions)
-        return key, _encode.encode(LegalActions(encounter=self.id, seq=self.version,
-                                                actions=actions))
+        key = _encode.encode(legal_actions(self.state, actor, allowed))
+        # the message around the encoded list, without encoding the list twice
+        frame = b'{"type":"legal_actions","encounter":%b,"seq":%d,"actions":%b}' % (
+            _encode.encode(self.id), self.version, key)
+        return key, frame
 
 
 class Rooms:

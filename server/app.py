@@ -249,7 +249,7 @@ def tune_gc() -> None:
     less often. Encounter data (msgspec structs) is not tracked at all (``gc=False``)."""
     gc.collect()
     gc.freeze()
-    gc.set_threshold(20_000, 50, 50)
+    gc.set_threshold(5_000, 10, 100)
 
 
 def _respond(status: HTTPStatus, body: bytes, content_type: str = "text/plain") -> Response:

@@ -2,6 +2,7 @@
 """Set-up and run in one command, on any machine with Python 3.11+.
 
     python3 dev.py serve   # install into .venv, start the server with a demo encounter
+    python3 dev.py bench   # install into .venv, run the benchmark (bench/README.md)
     python3 dev.py test    # install into .venv (and nginx, for the deployment test), run the
                            # linters, type checks, the protocol docs check and all tests
 
@@ -25,6 +26,7 @@ VENV = ROOT / ".venv"
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 PY = BIN / "python"
 STAMP = VENV / ".installed"
+EXTRAS = "test,bench"
 
 
 def run(*cmd: str | Path) -> None:
@@ -63,14 +65,15 @@ def ensure_nginx() -> None:
 
 
 def main(argv: list[str]) -> int:
-    if not argv or argv[0] not in ("serve", "test"):
+    if not argv or argv[0] not in ("serve", "test", "bench"):
         print(__doc__)
         return 2
     command, rest = argv[0], argv[1:]
+    ensure_env(EXTRAS)
     if command == "serve":
-        ensure_env("test")
         os.execv(PY, [str(PY), "-m", "server", "serve", "--demo", *rest])
-    ensure_env("test")
+    if command == "bench":
+        os.execv(PY, [str(PY), "-m", "bench", *rest])
     ensure_nginx()
     run(PY, "-m", "ruff", "check", ".")
     run(PY, "-m", "mypy")

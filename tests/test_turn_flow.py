@@ -240,7 +240,7 @@ async def test_a_readied_action_fires_mid_turn_and_the_turn_resumes(make: Make) 
     assert (await log.refused("bee", "fall_prone"))["code"] == "illegal_action"  # bee waits
     events = await log.act("ace", "aid_another")
     assert events == ["action_taken", "order_changed", "interrupt_ended"]
-    assert log.state.chart[-1] == "acting" and log.state.current == "bee"
+    assert log.state.chart[-1] == "underway" and log.state.current == "bee"  # history
     await log.act("bee", "fall_prone")  # the interrupted turn resumes where it was
     assert log.state.order == ["ace", "bee", "cub"]
     assert log.state.count_of("ace") == log.state.count_of("bee")

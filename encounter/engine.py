@@ -301,6 +301,10 @@ class Decision(EncounterChartModel):
     def round_goes_on(self) -> bool:
         return self.plan(self.s.current).next is not None
 
+    def regular_rounds_now(self) -> bool:
+        s = self.s
+        return not s.surprise and not (s.had_surprise and s.round == 0)
+
     def budget_left(self) -> bool:
         return self.s.turn is not None and not self.s.turn.budget.spent()
 

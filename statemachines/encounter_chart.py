@@ -2,8 +2,10 @@
 
     setup ─start_encounter─▶ rolling_initiative ─initiative_complete─▶ scene
     setup ─start_encounter (no physical dice)────────────────────────▶ scene
-    scene
-      round                        (the surprise round, then the regular rounds)
+    scene (parallel)
+      phase: surprise_round ─[regular rounds now]─▶ regular_rounds
+      rounds
+       round
         turn
           acting: fresh ─take_action─▶ underway ─take_action─▶ spent   (the turn's budget)
           acting ─interrupt─▶ interrupted ─resume─▶ acting (history)  (a readied action)
@@ -40,35 +42,45 @@ class EncounterChart(StateChart):
     setup = State(initial=True)
     rolling_initiative = State()
 
-    class scene(State.Compound):
-        class round(State.Compound):
-            class turn(State.Compound):
-                class acting(State.Compound):
-                    """The turn's budget as states: nothing done yet (the only moment to
-                    delay), actions under way, or nothing left but free actions."""
+    class scene(State.Parallel):
+        class phase(State.Compound):
+            """Step 1-2 of the COMBAT SEQUENCE: a surprise round first, when some but not all
+            combatants are aware (R1); then the regular rounds."""
 
-                    fresh = State(initial=True)
-                    underway = State()
-                    spent = State()
-                    resume_point = HistoryState()
+            surprise_round = State(initial=True)
+            regular_rounds = State()
 
-                    take_action = (
-                        fresh.to(underway, cond="budget_left")
-                        | fresh.to(spent)
-                        | underway.to.itself(cond="budget_left")
-                        | underway.to(spent)
-                    )
+            surprise_round.to(regular_rounds, cond="regular_rounds_now")  # eventless
 
-                interrupted = State()
+        class rounds(State.Compound):
+            class round(State.Compound):
+                class turn(State.Compound):
+                    class acting(State.Compound):
+                        """The turn's budget as states: nothing done yet (the only moment to
+                        delay), actions under way, or nothing left but free actions."""
 
-                interrupt = acting.to(interrupted, on="begin_interrupt")
-                # (the end of an interrupt is the exit of `interrupted`: a transition into a
-                # history state runs its `on` actions twice in python-statemachine 3.2)
-                resume = interrupted.to(acting.resume_point)
+                        fresh = State(initial=True)
+                        underway = State()
+                        spent = State()
+                        resume_point = HistoryState()
 
-            next_turn = turn.acting.to(turn, cond="round_goes_on")
+                        take_action = (
+                            fresh.to(underway, cond="budget_left")
+                            | fresh.to(spent)
+                            | underway.to.itself(cond="budget_left")
+                            | underway.to(spent)
+                        )
 
-        next_turn = round.turn.acting.to(round, cond="next_round_now")
+                    interrupted = State()
+
+                    interrupt = acting.to(interrupted, on="begin_interrupt")
+                    # (the end of an interrupt is the exit of `interrupted`: a transition into
+                    # a history state runs its `on` actions twice in python-statemachine 3.2)
+                    resume = interrupted.to(acting.resume_point)
+
+                next_turn = turn.acting.to(turn, cond="round_goes_on")
+
+            next_turn = round.turn.acting.to(round, cond="next_round_now")
 
     ended = State(final=True)
 
@@ -76,7 +88,7 @@ class EncounterChart(StateChart):
         rolling_initiative, cond="initiative_needs_dice", on="request_initiative"
     ) | setup.to(scene, on="roll_initiative")
     initiative_complete = rolling_initiative.to(scene, on="settle_initiative")
-    next_turn = scene.round.turn.acting.to(
+    next_turn = scene.rounds.round.turn.acting.to(
         rolling_initiative, cond="surprise_over_needs_dice", on="request_initiative")
     end_encounter = (
         setup.to(ended) | rolling_initiative.to(ended) | scene.to(ended)
@@ -107,6 +119,10 @@ class EncounterChartModel:
 
     def budget_left(self) -> bool:
         """The turn's budget (``rules.actions``) still has an action after the one taken."""
+        return True
+
+    def regular_rounds_now(self) -> bool:
+        """No surprise round is running or still to come."""
         return True
 
     def next_round_now(self) -> bool:
@@ -158,6 +174,9 @@ class _Relay(EncounterChartModel):
 
     def budget_left(self) -> bool:
         return self.target.budget_left()
+
+    def regular_rounds_now(self) -> bool:
+        return self.target.regular_rounds_now()
 
     def next_round_now(self) -> bool:
         return self.target.next_round_now()

@@ -46,6 +46,7 @@ async def test_a_surprise_round_with_two_aware_and_two_unaware(make: Make) -> No
     # given some but not all aware, when the scene starts, then a surprise round comes first
     assert events[:5] == ["scene_started"] + ["flat_footed"] * 4
     assert log.state.surprise and log.state.round == 0
+    assert "surprise_round" in log.state.chart
     assert set(log.state.initiative) == {"ace", "cub"}  # only the aware rolled (R42)
     assert log.state.current == "ace"
     assert "ace" not in log.state.flat_footed  # acting ends flat-footed (R2)
@@ -62,6 +63,7 @@ async def test_a_surprise_round_with_two_aware_and_two_unaware(make: Make) -> No
     await log.act("cub", "end_turn")
     # round 1: the unaware rolled; everyone acts in order
     assert log.state.round == 1 and not log.state.surprise
+    assert "regular_rounds" in log.state.chart
     assert set(log.state.initiative) == {"ace", "bee", "cub", "dot"}
     assert await log.turns_in_round() == ["ace", "bee", "cub", "dot"]
     assert log.state.flat_footed == []
@@ -236,11 +238,11 @@ async def test_a_readied_action_fires_mid_turn_and_the_turn_resumes(make: Make) 
     await log.act("bee", "move")  # bee's turn is under way
     events = await log.act("ace", "trigger_ready")
     assert events == ["readied_action_triggered"]
-    assert log.state.chart[-1] == "interrupted"
+    assert "interrupted" in log.state.chart
     assert (await log.refused("bee", "fall_prone"))["code"] == "illegal_action"  # bee waits
     events = await log.act("ace", "aid_another")
     assert events == ["action_taken", "order_changed", "interrupt_ended"]
-    assert log.state.chart[-1] == "underway" and log.state.current == "bee"  # history
+    assert "underway" in log.state.chart and log.state.current == "bee"  # the history state
     await log.act("bee", "fall_prone")  # the interrupted turn resumes where it was
     assert log.state.order == ["ace", "bee", "cub"]
     assert log.state.count_of("ace") == log.state.count_of("bee")
@@ -409,3 +411,18 @@ async def test_an_order_change_counts_only_the_combatants_the_viewer_sees(
     shown = await spectator.wait_for(lambda m: m["type"] == "event"
                                      and m["event"]["kind"] == "order_changed")
     assert gm_sees[0]["position"] == 1 and shown["event"]["position"] == 0
+
+
+async def test_after_the_surprise_round_the_unaware_roll_physical_dice(make: Make) -> None:
+    log = await make(blocks(("ace", 50, True), ("bee", 25, False)), players_roll=True)
+    await log.do("start_encounter")
+    (ace_roll,) = log.state.pending_rolls.values()  # only the aware roll now (R42)
+    assert ace_roll.combatant == "ace"
+    await log.do("submit_roll", request=ace_roll.request, faces=[10])
+    assert "surprise_round" in log.state.chart and log.state.current == "ace"
+    events = await log.act("ace", "end_turn")  # the surprise round is over: bee rolls
+    assert events[-1] == "roll_requested" and log.state.chart == ["rolling_initiative"]
+    (bee_roll,) = log.state.pending_rolls.values()
+    await log.do("submit_roll", request=bee_roll.request, faces=[3])
+    assert "regular_rounds" in log.state.chart and log.state.round == 1
+    assert log.state.order == ["ace", "bee"] and log.state.current == "ace"

@@ -93,13 +93,14 @@ class Decision(EncounterChartModel):
         self._last_turn: str | None = None
         self._interrupter: str | None = None
         self._plan: tuple[tuple[str | None, int], Plan] | None = None
+        self._history_before = dict(state.chart_history)
 
     @property
     def chart(self) -> Chart:
         """The encounter statechart in the saved configuration, with this decision as its
         model."""
         if self._chart is None:
-            self._chart = restore(self, self.s.chart)
+            self._chart = restore(self, self.s.chart, self.s.chart_history)
         return self._chart
 
     # -- recording ---------------------------------------------------------------------------
@@ -114,6 +115,7 @@ class Decision(EncounterChartModel):
         except TransitionNotAllowed:
             raise Rejected(ErrorCode.ILLEGAL_ACTION, refusal) from None
         self.s.chart = self.chart.configuration
+        self.s.chart_history = dict(self.chart.history)
 
     def outcome(self, base_version: int) -> Outcome:
         if not self.events:
@@ -124,6 +126,8 @@ class Decision(EncounterChartModel):
             for i, (e, v) in enumerate(self.events)
         ]
         envelopes[-1].chart = list(cmd_chart)
+        if self.s.chart_history != self._history_before:
+            envelopes[-1].history = dict(self.s.chart_history)
         self.s.version = base_version + len(envelopes)
         if base_version == 0:
             self.s.created_ts = self.ctx.now_ms
@@ -297,6 +301,13 @@ class Decision(EncounterChartModel):
     def round_goes_on(self) -> bool:
         return self.plan(self.s.current).next is not None
 
+    def regular_rounds_now(self) -> bool:
+        s = self.s
+        return not s.surprise and not (s.had_surprise and s.round == 0)
+
+    def budget_left(self) -> bool:
+        return self.s.turn is not None and not self.s.turn.budget.spent()
+
     def surprise_over_needs_dice(self) -> bool:
         return self.s.surprise and not self.round_goes_on() and self.initiative_needs_dice()
 
@@ -359,7 +370,7 @@ class Decision(EncounterChartModel):
                                             hidden=self.s.combatants[cid].hidden),
                   self.combatant_vis(cid))
 
-    def end_interrupt(self) -> None:
+    def on_exit_interrupted(self) -> None:
         """Ready: "The count on which you took your readied action becomes your new initiative
         result" — directly ahead of the combatant whose turn it interrupted (R8.4)."""
         s = self.s

@@ -27,6 +27,8 @@ def apply(state: EncounterState, envelope: Envelope) -> EncounterState:
     state.version = envelope.seq
     if envelope.chart is not None:
         state.chart = list(envelope.chart)
+    if envelope.history is not None:
+        state.chart_history = {k: list(v) for k, v in envelope.history.items()}
     if envelope.seq == 1:
         state.created_ts = envelope.ts
     return state

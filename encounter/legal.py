@@ -92,8 +92,9 @@ def _scene_actions(state: EncounterState, viewer: Actor) -> list[LegalAction]:
     if turn is not None and current is not None and viewer.controls(state, current) \
             and visible(current):
         may_ready = current not in state.readied
+        fresh = "fresh" in state.chart  # the chart says when a turn may still be delayed
         for name in _turn_actions(state.ruleset, turn.budget.standard, turn.budget.move,
-                                  turn.budget.swift, state.surprise, turn.acted, may_ready,
+                                  turn.budget.swift, state.surprise, not fresh, may_ready,
                                   state.options.recover_in_scene):
             add(name, current)
     # out of turn: the viewer's own combatants (and, for the GM, whoever is acting)

@@ -75,6 +75,8 @@ class EncounterState(msgspec.Struct, kw_only=True, gc=False):
     version: int = 0
     created_ts: int = 0
     chart: list[str] = msgspec.field(default_factory=lambda: ["setup"])
+    #: The chart's history states (the turn's budget state to return to after an interrupt).
+    chart_history: dict[str, list[str]] = {}
     combatants: dict[str, CombatantProfile] = {}
     #: Initiative results by combatant; ``order`` lists combatant ids, highest first.
     initiative: dict[str, InitiativeEntry] = {}

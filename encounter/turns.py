@@ -93,6 +93,7 @@ def _in_turn(d: Decision, c: CombatantProfile, spec: ActionSpec, cmd: msg.Act) -
                           action_type=spec.kind.value, slot=slot, progress=progress,
                           needed=spec.swifts, note=note, target=target, hidden=c.hidden),
            d.combatant_vis(c.id))
+    d.send("take_action", "nothing is left of this turn but free actions")
 
 
 def _spent_slot(before: Budget, after: Budget) -> str | None:
@@ -128,7 +129,7 @@ def _delay(d: Decision, c: CombatantProfile, cmd: msg.Act) -> None:
     _require_turn(d, c)
     turn = d.s.turn
     assert turn is not None
-    if turn.acted:
+    if "fresh" not in d.s.chart:  # the turn's chart state: nothing done yet
         raise _reject(ErrorCode.ILLEGAL_ACTION, "delay at the start of the turn, before acting")
     until = cmd.args.get("count")
     own = d.s.count_of(c.id)
@@ -190,6 +191,7 @@ def _ready(d: Decision, c: CombatantProfile, cmd: msg.Act) -> None:
                               hidden=c.hidden), vis)
     d.emit(ev.ActionReadied(round=d.s.round, combatant=c.id, action=spec.name,
                             action_type=spec.kind.value, trigger=trigger, hidden=c.hidden), vis)
+    d.send("take_action", "nothing is left of this turn to ready")
 
 
 def _trigger_ready(d: Decision, c: CombatantProfile, cmd: msg.Act) -> None:

@@ -39,6 +39,8 @@ def view_event(envelope: Envelope, viewer: Actor) -> ev.AnyEvent | None:
         # hidden combatants take no place in the order this viewer sees
         return ev.CombatantJoined(entry=event.entry, position=event.public_position,
                                   public_position=event.public_position)
+    if isinstance(event, ev.OrderChanged):
+        return msgspec.structs.replace(event, position=event.public_position)
     if isinstance(event, ev.InitiativeSet):
         entries = [e for e in event.entries if not e.hidden]
         if len(entries) != len(event.entries):
@@ -59,6 +61,19 @@ def _sees_request(state: EncounterState, viewer: Actor, roller: str) -> bool:
     if roller == "gm":
         return "roll" in viewer.scopes
     return state.visible_combatant(roller)
+
+
+def _turn_view(state: EncounterState, visible: set[str]) -> dict[str, Any] | None:
+    """The running turn: whose, what is left of its budget, whether a readied action
+    interrupts it (everyone at the table sees this)."""
+    turn = state.turn
+    if turn is None or turn.combatant not in visible:
+        return None
+    view: dict[str, Any] = msgspec.to_builtins(turn)
+    if turn.interrupted_by is not None and turn.interrupted_by not in visible:
+        view["interrupted_by"] = None
+    del view["was_flat_footed"]
+    return view
 
 
 def view_state(state: EncounterState, viewer: Actor) -> dict[str, Any]:
@@ -88,6 +103,15 @@ def view_state(state: EncounterState, viewer: Actor) -> dict[str, Any]:
             msgspec.to_builtins(state.initiative[cid])
             for cid in state.order if cid in visible and cid in state.initiative
         ],
+        "flat_footed": [cid for cid in state.flat_footed if cid in visible],
+        "turn": _turn_view(state, visible),
+        "delaying": [cid for cid in state.delaying if cid in visible],
+        "readied": {
+            cid: msgspec.to_builtins(r) for cid, r in state.readied.items()
+            if cid in visible and (full or viewer.controls(state, cid))
+        },
+        "effects": [msgspec.to_builtins(e) for e in state.effects.values()
+                    if e.combatant is None or e.combatant in visible],
         "pending_rolls": [
             msgspec.to_builtins(p) for p in state.pending_rolls.values()
             if _sees_request(state, viewer, p.roller)

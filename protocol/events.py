@@ -345,3 +345,4 @@ class Envelope(msgspec.Struct, kw_only=True, gc=False):
     cmd: str | None = None  # dedupe key of the command that caused it ("<principal>:<id>")
     vis: Visibility = None
     chart: list[str] | None = None  # statechart configuration after the event, when it changed
+    history: dict[str, list[str]] | None = None  # the chart's history states, when they changed

@@ -90,16 +90,3 @@ def insertion_index(order_keys: Sequence[OrderKey], key: OrderKey) -> int:
         if key > existing:
             return index
     return len(order_keys)
-
-
-def next_in_order(order: Sequence[str], last: str | None) -> tuple[str | None, bool]:
-    """Who acts after ``last`` (COMBAT SEQUENCE 3-4: in initiative order, then the next round
-    from the top). Returns the combatant and whether a new round begins."""
-    if not order:
-        return None, False
-    if last is None or last not in order:
-        return order[0], last is None
-    index = order.index(last) + 1
-    if index >= len(order):
-        return order[0], True
-    return order[index], False

@@ -2,10 +2,13 @@
 
     setup ─start_encounter─▶ rolling_initiative ─initiative_complete─▶ scene
     setup ─start_encounter (no physical dice)────────────────────────▶ scene
-    scene
-      round                        (the surprise round, then the regular rounds)
+    scene (parallel)
+      phase: surprise_round ─[regular rounds now]─▶ regular_rounds
+      rounds
+       round
         turn
-          acting ─interrupt─▶ interrupted ─resume─▶ acting      (a readied action)
+          acting: fresh ─take_action─▶ underway ─take_action─▶ spent   (the turn's budget)
+          acting ─interrupt─▶ interrupted ─resume─▶ acting (history)  (a readied action)
         acting ─next_turn [round goes on]─▶ turn               (the next combatant)
       acting ─next_turn [round is over]─▶ round                (the next round)
     scene ─next_turn [surprise round over, dice out]─▶ rolling_initiative
@@ -17,15 +20,17 @@ acts in initiative order; 5. rounds repeat until the scene ends. THE COMBAT ROUN
 begins with the character with the highest Initiative check result".
 
 The chart decides when; its callbacks are methods of the model (``encounter.engine.Decision``),
-which asks the rules what happens and records it as events. The action budget of a turn is
-data (``rules.actions.Budget``); the chart guards what needs the turn to be *acting*.
+which asks the rules what happens and records it as events. The turn's budget is data
+(``rules.actions.Budget``, which says what an action costs) and states: *fresh* (nothing done:
+the only moment to delay), *underway*, *spent* (guard ``budget_left``). A readied action
+interrupts the turn; the history state returns it to the budget state it was in.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from statemachine import State, StateChart
+from statemachine import HistoryState, State, StateChart
 from statemachine.exceptions import TransitionNotAllowed
 from statemachine.orderedset import OrderedSet
 
@@ -37,18 +42,45 @@ class EncounterChart(StateChart):
     setup = State(initial=True)
     rolling_initiative = State()
 
-    class scene(State.Compound):
-        class round(State.Compound):
-            class turn(State.Compound):
-                acting = State(initial=True)
-                interrupted = State()
+    class scene(State.Parallel):
+        class phase(State.Compound):
+            """Step 1-2 of the COMBAT SEQUENCE: a surprise round first, when some but not all
+            combatants are aware (R1); then the regular rounds."""
 
-                interrupt = acting.to(interrupted, on="begin_interrupt")
-                resume = interrupted.to(acting, on="end_interrupt")
+            surprise_round = State(initial=True)
+            regular_rounds = State()
 
-            next_turn = turn.acting.to(turn, cond="round_goes_on")
+            surprise_round.to(regular_rounds, cond="regular_rounds_now")  # eventless
 
-        next_turn = round.turn.acting.to(round, cond="next_round_now")
+        class rounds(State.Compound):
+            class round(State.Compound):
+                class turn(State.Compound):
+                    class acting(State.Compound):
+                        """The turn's budget as states: nothing done yet (the only moment to
+                        delay), actions under way, or nothing left but free actions."""
+
+                        fresh = State(initial=True)
+                        underway = State()
+                        spent = State()
+                        resume_point = HistoryState()
+
+                        take_action = (
+                            fresh.to(underway, cond="budget_left")
+                            | fresh.to(spent)
+                            | underway.to.itself(cond="budget_left")
+                            | underway.to(spent)
+                        )
+
+                    interrupted = State()
+
+                    interrupt = acting.to(interrupted, on="begin_interrupt")
+                    # (the end of an interrupt is the exit of `interrupted`: a transition into
+                    # a history state runs its `on` actions twice in python-statemachine 3.2)
+                    resume = interrupted.to(acting.resume_point)
+
+                next_turn = turn.acting.to(turn, cond="round_goes_on")
+
+            next_turn = round.turn.acting.to(round, cond="next_round_now")
 
     ended = State(final=True)
 
@@ -56,7 +88,7 @@ class EncounterChart(StateChart):
         rolling_initiative, cond="initiative_needs_dice", on="request_initiative"
     ) | setup.to(scene, on="roll_initiative")
     initiative_complete = rolling_initiative.to(scene, on="settle_initiative")
-    next_turn = scene.round.turn.acting.to(
+    next_turn = scene.rounds.round.turn.acting.to(
         rolling_initiative, cond="surprise_over_needs_dice", on="request_initiative")
     end_encounter = (
         setup.to(ended) | rolling_initiative.to(ended) | scene.to(ended)
@@ -85,6 +117,14 @@ class EncounterChartModel:
         """Someone still has a turn this round."""
         return True
 
+    def budget_left(self) -> bool:
+        """The turn's budget (``rules.actions``) still has an action after the one taken."""
+        return True
+
+    def regular_rounds_now(self) -> bool:
+        """No surprise round is running or still to come."""
+        return True
+
     def next_round_now(self) -> bool:
         """The round is over and the next can begin at once."""
         return False
@@ -96,7 +136,7 @@ class EncounterChartModel:
     def begin_interrupt(self) -> None:
         """A readied action interrupts the current turn."""
 
-    def end_interrupt(self) -> None:
+    def on_exit_interrupted(self) -> None:
         """The readied action is resolved; the interrupted turn resumes."""
 
     def on_exit_turn(self) -> None:
@@ -132,6 +172,12 @@ class _Relay(EncounterChartModel):
     def round_goes_on(self) -> bool:
         return self.target.round_goes_on()
 
+    def budget_left(self) -> bool:
+        return self.target.budget_left()
+
+    def regular_rounds_now(self) -> bool:
+        return self.target.regular_rounds_now()
+
     def next_round_now(self) -> bool:
         return self.target.next_round_now()
 
@@ -141,8 +187,8 @@ class _Relay(EncounterChartModel):
     def begin_interrupt(self) -> None:
         self.target.begin_interrupt()
 
-    def end_interrupt(self) -> None:
-        self.target.end_interrupt()
+    def on_exit_interrupted(self) -> None:
+        self.target.on_exit_interrupted()
 
     def on_exit_turn(self) -> None:
         self.target.on_exit_turn()
@@ -166,9 +212,11 @@ class Chart:
     _relay: _Relay | None = None
     _chart: EncounterChart | None = None
 
-    def __init__(self, model: EncounterChartModel, configuration: list[str]) -> None:
+    def __init__(self, model: EncounterChartModel, configuration: list[str],
+                 history: dict[str, list[str]] | None = None) -> None:
         self.model = model
         self.configuration = list(configuration)
+        self.history = dict(history or {})
 
     @classmethod
     def _shared(cls) -> tuple[_Relay, EncounterChart]:
@@ -182,6 +230,10 @@ class Chart:
         relay.target = self.model
         config = self.configuration
         relay.state = config[0] if len(config) == 1 else OrderedSet(config)
+        # history states live on the chart, not the model: restore them too
+        chart.history_values.clear()
+        for key, ids in self.history.items():
+            chart.history_values[key] = [chart.states_map[i] for i in ids]
         return relay, chart
 
     def send(self, event: str) -> None:
@@ -197,6 +249,8 @@ class Chart:
         finally:
             relay.target = EncounterChartModel()
         self.configuration = configuration_of(relay)
+        self.history = {key: [s.id for s in states]
+                        for key, states in chart.history_values.items()}
         if chart.is_terminated:
             Chart._relay = Chart._chart = None
 
@@ -206,9 +260,10 @@ class Chart:
         return {e.id for e in chart.allowed_events}
 
 
-def restore(model: EncounterChartModel, configuration: list[str]) -> Chart:
-    """The chart over ``model`` in the saved ``configuration``."""
-    return Chart(model, configuration)
+def restore(model: EncounterChartModel, configuration: list[str],
+            history: dict[str, list[str]] | None = None) -> Chart:
+    """The chart over ``model`` in the saved ``configuration`` (and history)."""
+    return Chart(model, configuration, history)
 
 
 def configuration_of(model: Any) -> list[str]:

@@ -17,8 +17,8 @@ class Scene:
     the server holds for it, ``do`` sends a command and returns the kinds of the events it
     caused, in order."""
 
-    def __init__(self, server: Server, gm: Client, encounter: str) -> None:
-        self.server, self.gm, self.encounter = server, gm, encounter
+    def __init__(self, server: Server, gm: Client, encounter: str, gm_token: str) -> None:
+        self.server, self.gm, self.encounter, self.gm_token = server, gm, encounter, gm_token
 
     @classmethod
     async def create(cls, server: Server, clients: list[Client], combatants: list[dict[str, Any]],
@@ -31,7 +31,7 @@ class Scene:
         gm = await open_client(url, clients)
         await gm.hello(ack["result"]["gm_token"])
         await gm.wait_for(lambda m: m["type"] == "legal_actions")
-        return cls(server, gm, ack["result"]["encounter"])
+        return cls(server, gm, ack["result"]["encounter"], ack["result"]["gm_token"])
 
     @property
     def state(self) -> EncounterState:

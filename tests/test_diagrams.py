@@ -17,5 +17,5 @@ def test_every_state_and_event_of_the_encounter_chart_is_drawn() -> None:
     for state in EncounterChart.states:
         assert f" as {state.id}" in text
     for event in ("Start encounter", "Initiative complete", "Next turn", "End encounter",
-                  "Interrupt", "Resume"):
+                  "Interrupt", "Resume", "Take action"):
         assert event in text

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rules.dice import Roll, roll_faces
-from rules.initiative import Contender, insertion_index, next_in_order, order_by_initiative
+from rules.initiative import Contender, insertion_index, order_by_initiative
 
 
 class FixedDice:
@@ -45,14 +45,6 @@ def test_a_three_way_rolloff_orders_all_three() -> None:
     dice = FixedDice([5, 9, 5, 2, 8])  # a=5 b=9 c=5 -> b first; a and c roll again: c wins
     placed = order_by_initiative([c("a", 10, 1), c("b", 10, 1), c("c", 10, 1)], dice)
     assert [p.contender.combatant for p in placed] == ["b", "c", "a"]
-
-
-def test_turns_go_down_the_order_then_a_new_round_starts() -> None:
-    order = ["a", "b", "c"]
-    assert next_in_order(order, None) == ("a", True)
-    assert next_in_order(order, "a") == ("b", False)
-    assert next_in_order(order, "c") == ("a", True)
-    assert next_in_order([], None) == (None, False)
 
 
 def test_a_late_joiner_goes_after_everyone_it_does_not_beat() -> None:

@@ -46,6 +46,7 @@ async def test_a_surprise_round_with_two_aware_and_two_unaware(make: Make) -> No
     # given some but not all aware, when the scene starts, then a surprise round comes first
     assert events[:5] == ["scene_started"] + ["flat_footed"] * 4
     assert log.state.surprise and log.state.round == 0
+    assert "surprise_round" in log.state.chart
     assert set(log.state.initiative) == {"ace", "cub"}  # only the aware rolled (R42)
     assert log.state.current == "ace"
     assert "ace" not in log.state.flat_footed  # acting ends flat-footed (R2)
@@ -62,6 +63,7 @@ async def test_a_surprise_round_with_two_aware_and_two_unaware(make: Make) -> No
     await log.act("cub", "end_turn")
     # round 1: the unaware rolled; everyone acts in order
     assert log.state.round == 1 and not log.state.surprise
+    assert "regular_rounds" in log.state.chart
     assert set(log.state.initiative) == {"ace", "bee", "cub", "dot"}
     assert await log.turns_in_round() == ["ace", "bee", "cub", "dot"]
     assert log.state.flat_footed == []
@@ -236,11 +238,11 @@ async def test_a_readied_action_fires_mid_turn_and_the_turn_resumes(make: Make) 
     await log.act("bee", "move")  # bee's turn is under way
     events = await log.act("ace", "trigger_ready")
     assert events == ["readied_action_triggered"]
-    assert log.state.chart[-1] == "interrupted"
+    assert "interrupted" in log.state.chart
     assert (await log.refused("bee", "fall_prone"))["code"] == "illegal_action"  # bee waits
     events = await log.act("ace", "aid_another")
     assert events == ["action_taken", "order_changed", "interrupt_ended"]
-    assert log.state.chart[-1] == "acting" and log.state.current == "bee"
+    assert "underway" in log.state.chart and log.state.current == "bee"  # the history state
     await log.act("bee", "fall_prone")  # the interrupted turn resumes where it was
     assert log.state.order == ["ace", "bee", "cub"]
     assert log.state.count_of("ace") == log.state.count_of("bee")
@@ -351,3 +353,76 @@ async def test_a_late_joiner_acts_when_its_count_comes_up(make: Make) -> None:
     assert events == ["combatant_added", "dice_rolled", "combatant_joined"]
     assert log.state.order == ["ace", "bee", "cub"] and "bee" not in log.state.flat_footed
     assert await log.turns_in_round() == ["ace", "bee", "cub"]  # in this very round
+
+
+async def test_snapshots_show_the_turn_flow_as_each_viewer_may_see_it(
+    make: Make, server: Server, clients: list[Client]
+) -> None:
+    from tests.conftest import ws_url
+    from tests.helpers import join
+
+    log = await make(
+        [*blocks(("ace", 50, True), ("bee", 25, False), ("cub", 0, True)),
+         {"name": "Eel", "id": "eel", "initiative": 10, "hidden": True}],
+        dice_seed=17)
+    link = await log.gm.command("issue_spectator_link")
+    invite = await log.gm.command("issue_invite", combatants=["cub"])
+    await log.do("start_encounter")  # surprise round: ace, eel (hidden) and cub are aware
+    await log.act("ace", "ready", action="move", trigger="when the eel shows")
+    await log.do("add_effect", name="Fog", rounds=2)
+    spectator = await join(ws_url(server), link["result"]["token"], clients)
+    player = await join(ws_url(server), invite["result"]["token"], clients)
+    for viewer in (spectator, player, log.gm):
+        await viewer.wait_for(lambda m: m["type"] == "legal_actions")
+    gm = await join(ws_url(server), log.gm_token, clients)
+    await gm.wait_for(lambda m: m["type"] == "snapshot")
+    full = gm.snapshot["state"]  # type: ignore[index]
+    assert full["readied"]["ace"]["trigger"] == "when the eel shows"
+    assert "eel" in full["flat_footed"]  # the GM sees the hidden eel, not yet acted
+    seen = spectator.snapshot["state"]  # type: ignore[index]
+    assert seen["turn"]["combatant"] == "ace" and seen["turn"]["acted"]
+    # readying a move in the surprise round used its single action
+    assert seen["turn"]["budget"] == {"standard": False, "move": False, "swift": False}
+    assert set(seen["flat_footed"]) == {"bee", "cub"}  # the hidden eel is not listed
+    assert seen["readied"] == {}  # a readied action's trigger is its controller's and the GM's
+    assert [e["name"] for e in seen["effects"]] == ["Fog"]
+    assert "eel" not in str(seen)
+    assert player.snapshot["state"]["readied"] == {}  # type: ignore[index]
+
+
+async def test_an_order_change_counts_only_the_combatants_the_viewer_sees(
+    make: Make, server: Server, clients: list[Client]
+) -> None:
+    from tests.conftest import ws_url
+    from tests.helpers import join
+
+    log = await make(
+        [*blocks(("ace", 50, True), ("bee", 0, True)),
+         {"name": "Eel", "id": "eel", "initiative": 25, "hidden": True}],
+        dice_seed=18)
+    link = await log.gm.command("issue_spectator_link")
+    spectator = await join(ws_url(server), link["result"]["token"], clients)
+    await log.do("start_encounter")
+    await log.act("ace", "delay")
+    await log.act("ace", "take_delayed_turn")
+    await log.act("eel", "end_turn")
+    assert log.state.order == ["eel", "ace", "bee"]
+    gm_sees = [m["event"] for m in log.gm.events() if m["event"]["kind"] == "order_changed"]
+    shown = await spectator.wait_for(lambda m: m["type"] == "event"
+                                     and m["event"]["kind"] == "order_changed")
+    assert gm_sees[0]["position"] == 1 and shown["event"]["position"] == 0
+
+
+async def test_after_the_surprise_round_the_unaware_roll_physical_dice(make: Make) -> None:
+    log = await make(blocks(("ace", 50, True), ("bee", 25, False)), players_roll=True)
+    await log.do("start_encounter")
+    (ace_roll,) = log.state.pending_rolls.values()  # only the aware roll now (R42)
+    assert ace_roll.combatant == "ace"
+    await log.do("submit_roll", request=ace_roll.request, faces=[10])
+    assert "surprise_round" in log.state.chart and log.state.current == "ace"
+    events = await log.act("ace", "end_turn")  # the surprise round is over: bee rolls
+    assert events[-1] == "roll_requested" and log.state.chart == ["rolling_initiative"]
+    (bee_roll,) = log.state.pending_rolls.values()
+    await log.do("submit_roll", request=bee_roll.request, faces=[3])
+    assert "regular_rounds" in log.state.chart and log.state.round == 1
+    assert log.state.order == ["ace", "bee"] and log.state.current == "ace"

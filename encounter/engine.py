@@ -11,13 +11,10 @@ later steps of the same command see its earlier effects, and a refused command c
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
-import msgspec
-import yaml
 from statemachine.exceptions import TransitionNotAllowed
 
 from encounter.actors import Actor
@@ -27,10 +24,10 @@ from protocol import events as ev
 from protocol import messages as msg
 from protocol.errors import ErrorCode
 from protocol.events import Envelope, InitiativeEntry
-from protocol.model import CombatantProfile, StatBlock
-from rules.dice import DiceError, Roll, derived_seed, new_seed, roll_faces, roll_seeded
+from protocol.model import CombatantProfile
+from rules.dice import DiceError, Roll, derived_seed, new_seed, roll_seeded
 from rules.initiative import Contender, insertion_index, order_by_initiative
-from rules.rulesets import Ruleset, RulesetError, ruleset
+from rules.rulesets import Ruleset, ruleset
 from rules.turn_order import Plan, Seat, plan_next
 from statemachines.encounter_chart import Chart, EncounterChartModel, restore
 
@@ -70,13 +67,6 @@ GM_COMMANDS = (
     msg.IssueSpectatorLink, msg.IssueIntegrationToken, msg.RevokeToken, msg.StartEncounter,
     msg.EndEncounter, msg.SetAwareness, msg.CallPerception, msg.AddEffect, msg.EndEffect,
 )
-
-_SLUG = re.compile(r"[^a-z0-9]+")
-
-
-def slug(name: str) -> str:
-    return (_SLUG.sub("-", name.lower()).strip("-") or "combatant")[:32]
-
 
 class Decision(EncounterChartModel):
     """One command being decided: the working state, the events so far, and the chart's
@@ -401,62 +391,7 @@ class _DecisionRoller:
         return self.decision.server_roll(expr, self.purpose, None)
 
 
-# --- commands -------------------------------------------------------------------------------
-
-
-def profile_from(block: StatBlock, rules: Ruleset, taken: set[str]) -> CombatantProfile:
-    cid = block.id or slug(block.name)
-    if block.id is None:
-        base, n = cid, 2
-        while cid in taken:
-            cid, n = f"{base}-{n}", n + 1
-    elif cid in taken:
-        raise Rejected(ErrorCode.CONFLICT, f"a combatant with id {cid!r} exists already")
-    try:
-        rules.validate_stats(block.stats)
-    except RulesetError as exc:
-        raise Rejected(ErrorCode.INVALID_PAYLOAD, f"{block.name}: {exc}") from None
-    side = block.side or ("party" if block.kind == "pc" else "enemies")
-    return CombatantProfile(id=cid, name=block.name, kind=block.kind, side=side,
-                            initiative_mod=block.initiative, hidden=block.hidden,
-                            aware=block.aware, group=block.group, stats=dict(block.stats))
-
-
-def parse_statblocks_yaml(text: str) -> list[StatBlock]:
-    """Stat blocks written in YAML: a list of blocks, or ``{combatants: [...]}``."""
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise Rejected(ErrorCode.INVALID_PAYLOAD,
-                       f"combatants_yaml is not valid YAML: {exc}") from None
-    if isinstance(data, dict):
-        data = data.get("combatants")
-    if not isinstance(data, list):
-        raise Rejected(ErrorCode.INVALID_PAYLOAD, "combatants_yaml must be a list of stat blocks")
-    try:
-        return msgspec.convert(data, list[StatBlock])
-    except msgspec.ValidationError as exc:
-        raise Rejected(ErrorCode.INVALID_PAYLOAD, f"combatants_yaml: {exc}") from None
-
-
-def create(cmd: msg.CreateEncounter, encounter_id: str, gm_token_id: str, ctx: Context) -> Outcome:
-    """The events that found an encounter: its rules, its combatants, the GM's credential."""
-    blocks = list(cmd.combatants)
-    if cmd.combatants_yaml:
-        blocks += parse_statblocks_yaml(cmd.combatants_yaml)
-    if len(blocks) > 200:
-        raise Rejected(ErrorCode.INVALID_PAYLOAD, "at most 200 combatants")
-    state = EncounterState(id=encounter_id)
-    d = Decision(state, None, ctx)
-    d.emit(ev.EncounterCreated(name=cmd.name, ruleset=cmd.ruleset, options=cmd.options),
-           None if cmd.options.dice_seed is None else ["gm"])
-    d.rules = ruleset(cmd.ruleset)
-    for block in blocks:
-        profile = profile_from(block, d.rules, set(d.s.combatants))
-        d.emit(ev.CombatantAdded(combatant=profile), ["gm"] if profile.hidden else None)
-    d.emit(ev.TokenIssued(token_id=gm_token_id, role="gm", label="game master"), ["gm"])
-    d.result = {"encounter": encounter_id, "token_id": gm_token_id}
-    return d.outcome(0)
+# --- deciding a command ------------------------------------------------------------------------
 
 
 def decide(state: EncounterState, actor: Actor, cmd: msg.Command, ctx: Context) -> Outcome:
@@ -475,229 +410,37 @@ def decide(state: EncounterState, actor: Actor, cmd: msg.Command, ctx: Context) 
     return d.outcome(state.version)
 
 
-def _combatant(d: Decision, cid: str) -> CombatantProfile:
+def find_combatant(d: Decision, cid: str) -> CombatantProfile:
     c = d.s.combatants.get(cid)
     if c is None or (c.hidden and not (d.actor and (d.actor.sees_all or d.actor.is_gm))):
         raise Rejected(ErrorCode.NOT_FOUND, f"no combatant {cid!r}")
     return c
 
 
-def _add(d: Decision, cmd: msg.AddCombatant) -> None:
-    profile = profile_from(cmd.combatant, d.rules, set(d.s.combatants))
-    d.emit(ev.CombatantAdded(combatant=profile), d.combatant_vis(profile.id) if profile.hidden
-           else None)
-    d.result = {"combatant": profile.id}
-    phase = d.s.chart[0]
-    expr = d.rules.initiative_expr(profile)
-    if phase == "rolling_initiative":
-        if d.is_manual(profile.id):
-            d.request_roll(expr, "initiative", profile.id)
-        else:
-            d.server_roll(expr, "initiative", profile.id)
-    elif phase == "scene":
-        if d.is_manual(profile.id):
-            d.request_roll(expr, "join", profile.id)
-        else:
-            d.join_scene(profile.id, d.server_roll(expr, "join", profile.id))
 
 
-def _remove(d: Decision, cmd: msg.RemoveCombatant) -> None:
-    _combatant(d, cmd.combatant)
-    if d.s.current == cmd.combatant:
-        if len(d.s.order) > 1:
-            d.send("next_turn", "cannot end this turn now")
-        else:
-            d.on_exit_turn()
-    d.emit(ev.CombatantRemoved(combatant=cmd.combatant), d.combatant_vis(cmd.combatant))
-    _maybe_settle_initiative(d)
-
-
-def _set_hidden(d: Decision, cmd: msg.SetHidden) -> None:
-    c = _combatant(d, cmd.combatant)
-    if c.hidden == cmd.hidden:
-        raise Rejected(ErrorCode.ILLEGAL_ACTION,
-                       f"{c.name} is {'hidden' if c.hidden else 'visible'} already")
-    if cmd.hidden:
-        d.emit(ev.CombatantConcealed(combatant=c.id), ["gm"])
-    else:
-        d.emit(ev.CombatantRevealed(combatant=msgspec.structs.replace(c, hidden=False)))
-
-
-def _set_options(d: Decision, cmd: msg.SetOptions) -> None:
-    d.emit(ev.OptionsChanged(options=cmd.options), ["gm"])
-
-
-def _issue(d: Decision, role: ev.Role, combatants: list[str], scopes: list[Any],
-           label: str | None) -> None:
-    token_id = d.ctx.new_id()
-    d.emit(ev.TokenIssued(token_id=token_id, role=role, combatants=combatants, scopes=scopes,
-                          label=label), ["gm"])
-    d.result = {"token_id": token_id, "role": role}
-
-
-def _invite(d: Decision, cmd: msg.IssueInvite) -> None:
-    for cid in cmd.combatants:
-        _combatant(d, cid)
-    _issue(d, "player", sorted(set(cmd.combatants)), [], cmd.label)
-
-
-def _spectator(d: Decision, cmd: msg.IssueSpectatorLink) -> None:
-    _issue(d, "spectator", [], ["view:public"], cmd.label)
-
-
-def _integration(d: Decision, cmd: msg.IssueIntegrationToken) -> None:
-    _issue(d, "integration", [], sorted(set(cmd.scopes)), cmd.label)
-
-
-def _revoke(d: Decision, cmd: msg.RevokeToken) -> None:
-    grant = d.s.tokens.get(cmd.token_id)
-    if grant is None:
-        raise Rejected(ErrorCode.NOT_FOUND, f"no token {cmd.token_id!r}")
-    if grant.revoked:
-        raise Rejected(ErrorCode.ILLEGAL_ACTION, "that token is revoked already")
-    if d.actor is not None and grant.token_id == d.actor.token_id:
-        raise Rejected(ErrorCode.ILLEGAL_ACTION, "a credential cannot revoke itself")
-    d.emit(ev.TokenRevoked(token_id=cmd.token_id), ["gm"])
-
-
-def _start(d: Decision, cmd: msg.StartEncounter) -> None:
-    """COMBAT SEQUENCE, step 1: a surprise round if some but not all are aware (R1); then
-    everyone starts flat-footed (R2)."""
-    if not d.s.combatants:
-        raise Rejected(ErrorCode.ILLEGAL_ACTION, "add combatants before starting")
-    if d.s.chart != ["setup"]:
-        raise Rejected(ErrorCode.ILLEGAL_ACTION, "the encounter has already started")
-    surprise = d.surprise_applies()
-    d.emit(ev.SceneStarted(surprise=surprise))
-    if surprise:
-        for cid, c in d.s.combatants.items():
-            d.emit(ev.FlatFooted(combatant=cid, flat_footed=True, hidden=c.hidden),
-                   d.combatant_vis(cid))
-    d.send("start_encounter", "the encounter has already started")
-
-
-def _act(d: Decision, cmd: msg.Act) -> None:
-    assert d.actor is not None
-    c = _combatant(d, cmd.combatant)
-    if not d.actor.controls(d.s, c.id):
-        raise Rejected(ErrorCode.FORBIDDEN, f"you do not control {c.name}")
-    turns.act(d, c, cmd)
-
-
-def _set_awareness(d: Decision, cmd: msg.SetAwareness) -> None:
-    """AWARENESS AND SURPRISE: "The stablemaster determines who is aware of whom at the start
-    of a dramatic scene" (R42)."""
-    c = _combatant(d, cmd.combatant)
-    if d.s.chart != ["setup"]:
-        raise Rejected(ErrorCode.ILLEGAL_ACTION, "awareness is set before the scene starts")
-    d.emit(ev.AwarenessSet(combatant=c.id, aware=cmd.aware), ["gm"])
-
-
-def _call_perception(d: Decision, cmd: msg.CallPerception) -> None:
-    """Determining Awareness: "She may call for Perception checks". The server rolls 1d20 +
-    the stat block's ``perception`` modifier; with a ``dc`` it sets awareness from the result
-    (meeting the DC succeeds)."""
-    if d.s.chart != ["setup"]:
-        raise Rejected(ErrorCode.ILLEGAL_ACTION, "Perception checks for awareness come before "
-                       "the scene starts")
-    for cid in cmd.combatants or list(d.s.combatants):
-        c = _combatant(d, cid)
-        mod = c.stats.get("perception", 0)
-        if isinstance(mod, bool) or not isinstance(mod, int):
-            raise Rejected(ErrorCode.INVALID_PAYLOAD, f"{c.name}: stats.perception is a number")
-        roll = d.server_roll("1d20" if mod == 0 else f"1d20{mod:+d}", "perception", cid)
-        if cmd.dc is not None:
-            d.emit(ev.AwarenessSet(combatant=cid, aware=roll.total >= cmd.dc), ["gm"])
-
-
-def _add_effect(d: Decision, cmd: msg.AddEffect) -> None:
-    """THE COMBAT ROUND: an effect lasting N rounds ends just before the same initiative count
-    N rounds later."""
-    if d.s.chart[0] != "scene" or d.s.current is None:
-        raise Rejected(ErrorCode.ILLEGAL_ACTION, "effects start on a turn of the running scene")
-    if cmd.combatant is not None:
-        _combatant(d, cmd.combatant)
-    d.emit(ev.EffectStarted(effect=d.ctx.new_id(), name=cmd.name, rounds=cmd.rounds,
-                            round=d.s.round, count=d.s.count_of(d.s.current),
-                            ends_round=d.s.round + cmd.rounds, combatant=cmd.combatant))
-
-
-def _end_effect(d: Decision, cmd: msg.EndEffect) -> None:
-    if cmd.effect not in d.s.effects:
-        raise Rejected(ErrorCode.NOT_FOUND, f"no effect {cmd.effect!r}")
-    d.emit(ev.EffectEnded(effect=cmd.effect, reason="removed"))
-
-
-def _pending(d: Decision, request: str) -> Any:
-    assert d.actor is not None
-    pending = d.s.pending_rolls.get(request)
-    if pending is None:
-        raise Rejected(ErrorCode.NOT_FOUND, f"no pending roll {request!r}")
-    if pending.roller == "gm":
-        allowed = d.actor.is_gm or "roll" in d.actor.scopes
-    else:
-        allowed = d.actor.controls(d.s, pending.roller)
-    if not allowed:
-        raise Rejected(ErrorCode.FORBIDDEN, "that roll is not yours to make")
-    return pending
-
-
-def _submit_roll(d: Decision, cmd: msg.SubmitRoll) -> None:
-    pending = _pending(d, cmd.request)
-    try:
-        roll = roll_faces(pending.expr, cmd.faces)
-    except DiceError as exc:
-        raise Rejected(ErrorCode.BAD_DICE, str(exc), dice=pending.dice) from None
-    assert d.actor is not None
-    by: Literal["gm", "player"] = "gm" if pending.roller == "gm" or d.actor.is_gm else "player"
-    d.emit(ev.DiceRolled(purpose=pending.purpose, roll=roll, by=by, combatant=pending.combatant,
-                         request=pending.request), d.dice_vis(pending.combatant))
-    _after_roll(d, pending.purpose, pending.combatant, roll)
-
-
-def _server_roll(d: Decision, cmd: msg.ServerRoll) -> None:
-    pending = _pending(d, cmd.request)
-    roll = d.server_roll(pending.expr, pending.purpose, pending.combatant, pending.request)
-    _after_roll(d, pending.purpose, pending.combatant, roll)
-
-
-def _after_roll(d: Decision, purpose: str, cid: str | None, roll: Roll) -> None:
-    if purpose == "initiative":
-        _maybe_settle_initiative(d)
-    elif purpose == "join" and cid is not None:
-        d.join_scene(cid, roll)
-
-
-def _maybe_settle_initiative(d: Decision) -> None:
-    if d.s.chart == ["rolling_initiative"] and not any(
-        p.purpose == "initiative" for p in d.s.pending_rolls.values()
-    ):
-        d.send("initiative_complete", "initiative is not complete")
-
-
-def _end(d: Decision, cmd: msg.EndEncounter) -> None:
-    d.finish(cmd.reason)
-
+from encounter import gm, rolls, turns  # noqa: E402  (the handlers need Decision and Rejected)
+from encounter.gm import create, parse_statblocks_yaml, profile_from  # noqa: E402
 
 _HANDLERS: dict[type, Callable[[Decision, Any], None]] = {
-    msg.AddCombatant: _add,
-    msg.RemoveCombatant: _remove,
-    msg.SetHidden: _set_hidden,
-    msg.SetOptions: _set_options,
-    msg.IssueInvite: _invite,
-    msg.IssueSpectatorLink: _spectator,
-    msg.IssueIntegrationToken: _integration,
-    msg.RevokeToken: _revoke,
-    msg.StartEncounter: _start,
-    msg.SetAwareness: _set_awareness,
-    msg.CallPerception: _call_perception,
-    msg.AddEffect: _add_effect,
-    msg.EndEffect: _end_effect,
-    msg.Act: _act,
-    msg.SubmitRoll: _submit_roll,
-    msg.ServerRoll: _server_roll,
-    msg.EndEncounter: _end,
+    msg.AddCombatant: gm.add_combatant,
+    msg.RemoveCombatant: gm.remove_combatant,
+    msg.SetHidden: gm.set_hidden,
+    msg.SetOptions: gm.set_options,
+    msg.IssueInvite: gm.invite,
+    msg.IssueSpectatorLink: gm.spectator,
+    msg.IssueIntegrationToken: gm.integration,
+    msg.RevokeToken: gm.revoke,
+    msg.StartEncounter: gm.start,
+    msg.SetAwareness: gm.set_awareness,
+    msg.CallPerception: gm.call_perception,
+    msg.AddEffect: gm.add_effect,
+    msg.EndEffect: gm.end_effect,
+    msg.Act: turns.act_command,
+    msg.SubmitRoll: rolls.submit_roll,
+    msg.ServerRoll: rolls.server_roll,
+    msg.EndEncounter: gm.end,
 }
 
-
-from encounter import turns  # noqa: E402  (the turn handlers need Decision and Rejected)
+__all__ = ["Context", "Decision", "Outcome", "Rejected", "create", "decide",
+           "parse_statblocks_yaml", "profile_from"]

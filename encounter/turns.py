@@ -26,6 +26,17 @@ def _reject(code: ErrorCode, message: str, **details: object) -> Exception:
     return Rejected(code, message, **details)
 
 
+def act_command(d: Decision, cmd: msg.Act) -> None:
+    """``act``: the sender must control the combatant; the rest is the turn's."""
+    assert d.actor is not None
+    from encounter.engine import find_combatant
+
+    c = find_combatant(d, cmd.combatant)
+    if not d.actor.controls(d.s, c.id):
+        raise _reject(ErrorCode.FORBIDDEN, f"you do not control {c.name}")
+    act(d, c, cmd)
+
+
 def act(d: Decision, c: CombatantProfile, cmd: msg.Act) -> None:
     if d.s.chart[0] != "scene":
         raise _reject(ErrorCode.ILLEGAL_ACTION, "the scene is not running")
@@ -255,4 +266,4 @@ _SPECIAL: dict[str, Callable[[Decision, CombatantProfile, msg.Act], None]] = {
     "trigger_ready": _trigger_ready,
 }
 
-__all__ = ["ACTIONS", "act", "legal_turn_actions"]
+__all__ = ["ACTIONS", "act", "act_command", "legal_turn_actions"]

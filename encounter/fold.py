@@ -6,7 +6,6 @@ from collections.abc import Iterable
 from functools import singledispatch
 
 from encounter.state import (
-    Effect,
     EncounterState,
     PendingRoll,
     Readied,
@@ -268,8 +267,7 @@ def _(e: ev.ReadiedActionLost, s: EncounterState) -> None:
 
 @_apply.register
 def _(e: ev.EffectStarted, s: EncounterState) -> None:
-    s.effects[e.effect] = Effect(effect=e.effect, name=e.name, rounds=e.rounds, round=e.round,
-                                 count=e.count, ends_round=e.ends_round, combatant=e.combatant)
+    s.effects[e.effect] = e
 
 
 @_apply.register

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import msgspec
 
-from protocol.events import InitiativeEntry, Role
+from protocol.events import EffectStarted, InitiativeEntry, Role
 from protocol.model import CombatantProfile, EncounterOptions, Roll, Scope
 from rules.actions import Budget
 
@@ -57,16 +57,6 @@ class SwiftProgress(msgspec.Struct, kw_only=True, gc=False):
     round: int
 
 
-class Effect(msgspec.Struct, kw_only=True, gc=False):
-    effect: str
-    name: str
-    rounds: int
-    round: int
-    count: int
-    ends_round: int
-    combatant: str | None = None
-
-
 class EncounterState(msgspec.Struct, kw_only=True, gc=False):
     id: str
     name: str = ""
@@ -99,7 +89,8 @@ class EncounterState(msgspec.Struct, kw_only=True, gc=False):
     delay_queue: list[str] = []
     readied: dict[str, Readied] = {}
     swift_progress: dict[str, SwiftProgress] = {}
-    effects: dict[str, Effect] = {}
+    #: Running effects, as the events that started them.
+    effects: dict[str, EffectStarted] = {}
     ended: bool = False
     end_reason: str | None = None
 

@@ -63,6 +63,12 @@ def _sees_request(state: EncounterState, viewer: Actor, roller: str) -> bool:
     return state.visible_combatant(roller)
 
 
+def _untagged(event: ev.Event) -> dict[str, Any]:
+    data: dict[str, Any] = msgspec.to_builtins(event)
+    data.pop("kind", None)
+    return data
+
+
 def _turn_view(state: EncounterState, visible: set[str]) -> dict[str, Any] | None:
     """The running turn: whose, what is left of its budget, whether a readied action
     interrupts it (everyone at the table sees this)."""
@@ -110,7 +116,7 @@ def view_state(state: EncounterState, viewer: Actor) -> dict[str, Any]:
             cid: msgspec.to_builtins(r) for cid, r in state.readied.items()
             if cid in visible and (full or viewer.controls(state, cid))
         },
-        "effects": [msgspec.to_builtins(e) for e in state.effects.values()
+        "effects": [_untagged(e) for e in state.effects.values()
                     if e.combatant is None or e.combatant in visible],
         "pending_rolls": [
             msgspec.to_builtins(p) for p in state.pending_rolls.values()

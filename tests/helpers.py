@@ -65,6 +65,11 @@ def kinds(client: Client) -> list[str]:
     return [m["event"]["kind"] for m in client.events()]
 
 
+def event_log(client: Client) -> list[tuple[int, str]]:
+    """(seq, kind) of every event the client received, in order."""
+    return [(m["seq"], m["event"]["kind"]) for m in client.events()]
+
+
 def seqs(client: Client) -> list[int]:
     return [m["seq"] for m in client.events()]
 

@@ -8,11 +8,7 @@ import asyncio
 from clients.client import Client, CommandError
 from server.app import Server
 from tests.conftest import ws_url
-from tests.helpers import create_table, join, kinds, play_turns, seqs, wait_current
-
-
-def event_log(client: Client) -> list[tuple[int, str]]:
-    return [(m["seq"], m["event"]["kind"]) for m in client.events()]
+from tests.helpers import create_table, event_log, join, kinds, play_turns, seqs, wait_current
 
 
 async def test_clients_on_two_processes_see_the_same_events_in_the_same_order(

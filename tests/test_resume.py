@@ -6,10 +6,7 @@ from clients.client import Client
 from server.app import Server
 from tests.conftest import ws_url
 from tests.helpers import create_table, join, play_turns
-
-
-def logged(client: Client) -> list[tuple[int, str]]:
-    return [(m["seq"], m["event"]["kind"]) for m in client.events()]
+from tests.helpers import event_log as logged
 
 
 async def test_a_reconnecting_player_gets_exactly_what_it_missed(

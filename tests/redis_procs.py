@@ -12,6 +12,17 @@ from pathlib import Path
 from server.embedded_redis import find_redis_server
 
 
+def stop_process(proc: subprocess.Popen[bytes] | None, timeout: float = 10) -> None:
+    """SIGTERM, then SIGKILL to the process group if it does not go in ``timeout`` seconds."""
+    if proc is not None and proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, 9)
+            proc.wait()
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -79,13 +90,7 @@ class RedisProcess:
         return self
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, 9)
-                self.proc.wait()
+        stop_process(self.proc)
 
 
 class RedisCluster3:

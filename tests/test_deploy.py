@@ -36,7 +36,7 @@ import yaml
 from clients.client import Client
 from server import cli
 from server.config import Settings
-from tests.redis_procs import RedisProcess, free_port
+from tests.redis_procs import RedisProcess, free_port, stop_process
 
 ROOT = Path(__file__).resolve().parent.parent
 COMPOSE = ROOT / "docker-compose.yml"
@@ -679,13 +679,7 @@ class Proc:
         return self.proc.wait(timeout)
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait()
+        stop_process(self.proc)
         if self._out is not None:
             self._out.close()
 

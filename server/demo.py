@@ -99,6 +99,12 @@ class Demo:
                     continue
                 combatant = acting[0]["combatant"]
                 npc = self._kind(gm, combatant) == "npc"
+                if npc and any(a["action"] == "move" for a in gm.legal):
+                    try:  # the dogs close in before their turn ends
+                        await gm.command("act", combatant=combatant, action="move",
+                                         args={"note": "closes in"})
+                    except CommandError as err:
+                        log.debug("demo bot: %s", err)
                 mark = len(gm.messages)
                 try:
                     await gm.wait_for(lambda m: m["type"] == "legal_actions", start=mark,

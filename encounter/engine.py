@@ -25,7 +25,7 @@ from protocol import messages as msg
 from protocol.errors import ErrorCode
 from protocol.events import Envelope, InitiativeEntry
 from protocol.model import CombatantProfile
-from rules.dice import DiceError, Roll, derived_seed, new_seed, roll_seeded
+from rules.dice import DiceError, Roll, derived_seed, dice_in, new_seed, roll_seeded
 from rules.initiative import Contender, insertion_index, order_by_initiative
 from rules.rulesets import Ruleset, ruleset
 from rules.turn_order import Plan, Seat, plan_next
@@ -160,8 +160,6 @@ class Decision(EncounterChartModel):
         c = self.s.combatants[cid]
         roller = cid if c.kind == "pc" else "gm"
         try:
-            from rules.dice import dice_in
-
             dice = dice_in(expr)
         except DiceError as exc:  # a ruleset's own expression: a server bug, not a user's
             raise RuntimeError(str(exc)) from exc
@@ -385,7 +383,6 @@ class _DecisionRoller:
     def __init__(self, decision: Decision, purpose: str) -> None:
         self.decision = decision
         self.purpose = purpose
-        self.combatant: str | None = None
 
     def roll(self, expr: str) -> Roll:
         return self.decision.server_roll(expr, self.purpose, None)

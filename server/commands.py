@@ -139,7 +139,7 @@ class CommandService:
                     raise
                 for e in out.envelopes:
                     e.cmd = dedupe
-                result = self._result(room.id, out)
+                result = self._with_token(room.id, out.result)
                 for token_id in _issued(out):
                     token = self.server.tokens.mint(room.id, token_id)
                     await store.put_token(room.id, token_id, auth.digest(token))
@@ -162,11 +162,13 @@ class CommandService:
                 await room.catch_up()
         raise engine.Rejected(ErrorCode.CONFLICT, "the encounter kept changing; try again")
 
-    def _result(self, encounter: str, out: engine.Outcome) -> dict[str, Any]:
-        result = dict(out.result)
-        if "token_id" in result and result.get("role") != "gm":
+    def _with_token(self, encounter: str, result: dict[str, Any]) -> dict[str, Any]:
+        """The result of a command that issued a credential carries its token, minted again
+        from its id (tokens are never stored)."""
+        result = dict(result)
+        if "token_id" in result and result.get("role") not in (None, "gm"):
             result["token"] = self.server.tokens.mint(encounter, result["token_id"])
-            if result.get("role") == "spectator":
+            if result["role"] == "spectator":
                 result["path"] = f"/ws?spectate={result['token']}"
         return result
 
@@ -175,11 +177,7 @@ class CommandService:
         if first.get("fingerprint") not in (None, fingerprint):
             raise engine.Rejected(ErrorCode.CONFLICT, f"command id {cmd.id!r} was used for a "
                                   "different command; use a new id for a new command")
-        result = dict(first.get("result") or {})
-        if "token_id" in result and "role" in result:
-            result["token"] = self.server.tokens.mint(encounter, result["token_id"])
-            if result["role"] == "spectator":
-                result["path"] = f"/ws?spectate={result['token']}"
+        result = self._with_token(encounter, first.get("result") or {})
         session.send(msg.Ack(id=cmd.id, seq=first.get("seq"), result=result, duplicate=True))
 
 

@@ -26,7 +26,7 @@ from rules.condition_track import (
     zero_fatigue,
 )
 from rules.modifiers import RuleRefusal
-from rules.sheet import DamageSource, Nature, parse_sheet
+from rules.sheet import DamageSource, Nature, Sheet, parse_sheet
 
 PONY = parse_sheet({"fatigue_points": 20})
 CRATE = parse_sheet({"nature": "object"})
@@ -191,9 +191,9 @@ def test_second_lunch() -> None:
     (PONY, 10, 0, True, "once in a single encounter"),
     (CRATE, 1, 0, False, "objects, plants and vehicles"),
 ])
-def test_second_lunch_refusals(sheet: object, fp: int, uses: int, used: bool, why: str) -> None:
+def test_second_lunch_refusals(sheet: Sheet, fp: int, uses: int, used: bool, why: str) -> None:
     with pytest.raises(RuleRefusal, match=why):
-        second_lunch(sheet, fp, uses_today=uses, used_this_encounter=used)  # type: ignore[arg-type]
+        second_lunch(sheet, fp, uses_today=uses, used_this_encounter=used)
 
 
 def test_extra_second_lunch_allows_another_per_day() -> None:

@@ -66,6 +66,7 @@ GM_COMMANDS = (
     msg.AddCombatant, msg.RemoveCombatant, msg.SetHidden, msg.SetOptions, msg.IssueInvite,
     msg.IssueSpectatorLink, msg.IssueIntegrationToken, msg.RevokeToken, msg.StartEncounter,
     msg.EndEncounter, msg.SetAwareness, msg.CallPerception, msg.AddEffect, msg.EndEffect,
+    msg.AdjustCombatant, msg.Adjudicate,
 )
 
 class Decision(EncounterChartModel):
@@ -156,7 +157,8 @@ class Decision(EncounterChartModel):
         c = self.s.combatants[cid]
         return self.s.options.players_roll if c.kind == "pc" else self.s.options.manual_rolls
 
-    def request_roll(self, expr: str, purpose: str, cid: str) -> None:
+    def request_roll(self, expr: str, purpose: str, cid: str,
+                     context: dict[str, Any] | None = None) -> None:
         c = self.s.combatants[cid]
         roller = cid if c.kind == "pc" else "gm"
         try:
@@ -165,7 +167,7 @@ class Decision(EncounterChartModel):
             raise RuntimeError(str(exc)) from exc
         self.emit(
             ev.RollRequested(request=self.ctx.new_id(), roller=roller, combatant=cid, expr=expr,
-                             dice=dice, purpose=purpose),
+                             dice=dice, purpose=purpose, context=context),
             GM_DICE if roller == "gm" or c.hidden else None,
         )
 
@@ -282,7 +284,7 @@ class Decision(EncounterChartModel):
         seats = [Seat(combatant=cid, count=s.count_of(cid), modifier=s.initiative[cid].modifier,
                       total=s.initiative[cid].total, delaying=cid in s.delaying,
                       until=s.delaying.get(cid),
-                      eligible=not s.surprise or s.combatants[cid].aware)
+                      eligible=(not s.surprise or s.combatants[cid].aware) and self.has_turn(cid))
                  for cid in s.order]
         return plan_next(seats, current, s.delay_queue)
 
@@ -295,6 +297,32 @@ class Decision(EncounterChartModel):
 
     def budget_left(self) -> bool:
         return self.s.turn is not None and not self.s.turn.budget.spent()
+
+    def has_turn(self, cid: str) -> bool:
+        """Unconscious combatants have no turns, but for the one in which their Constitution
+        check is due (R16); the dead and destroyed have none."""
+        v = self.s.vitals.get(cid)
+        if v is None or v.conscious:
+            return True
+        return (v.condition == ["unconscious", "awaiting_check"] and v.check_round is not None
+                and self.s.round >= v.check_round)
+
+    def turn_passes(self) -> bool:
+        s = self.s
+        cid = s.current
+        if cid is None or s.turn is None:
+            return False
+        v = s.vitals.get(cid)
+        return v is not None and not v.conscious
+
+    def check_round_for(self, cid: str) -> int:
+        """R16: the round of the Constitution check of a combatant falling unconscious now —
+        the first of its turns after 10 full rounds."""
+        s = self.s
+        if cid not in s.order:
+            return s.round + 10
+        fell_at = s.order.index(s.current) if s.current in s.order else 0
+        return s.round + 10 if s.order.index(cid) >= fell_at else s.round + 11
 
     def surprise_over_needs_dice(self) -> bool:
         return self.s.surprise and not self.round_goes_on() and self.initiative_needs_dice()
@@ -347,6 +375,10 @@ class Decision(EncounterChartModel):
         if cid in s.readied:  # Ready: "you don't get to take the readied action"
             self.emit(ev.ReadiedActionLost(combatant=cid, hidden=hidden), vis)
         self.emit(ev.TurnStarted(round=s.round, combatant=cid, hidden=hidden), vis)
+        if not s.vitals[cid].conscious:
+            from encounter.resolution import consciousness_check
+
+            consciousness_check(self, cid)  # R16: rolled at the start of its turn
         if cid in s.flat_footed and not (s.surprise
                                           and s.options.flat_footed_until_regular_turn):
             self.emit(ev.FlatFooted(combatant=cid, flat_footed=False, hidden=hidden), vis)
@@ -416,7 +448,7 @@ def find_combatant(d: Decision, cid: str) -> CombatantProfile:
 
 
 
-from encounter import gm, rolls, turns  # noqa: E402  (the handlers need Decision and Rejected)
+from encounter import gm, rolls, rulings, turns  # noqa: E402  (the handlers need Decision and Rejected)
 from encounter.gm import create, parse_statblocks_yaml, profile_from  # noqa: E402
 
 _HANDLERS: dict[type, Callable[[Decision, Any], None]] = {
@@ -433,6 +465,8 @@ _HANDLERS: dict[type, Callable[[Decision, Any], None]] = {
     msg.CallPerception: gm.call_perception,
     msg.AddEffect: gm.add_effect,
     msg.EndEffect: gm.end_effect,
+    msg.AdjustCombatant: rulings.adjust_combatant,
+    msg.Adjudicate: rulings.adjudicate,
     msg.Act: turns.act_command,
     msg.SubmitRoll: rolls.submit_roll,
     msg.ServerRoll: rolls.server_roll,

@@ -13,6 +13,7 @@ from encounter.state import (
     TokenGrant,
     TurnState,
 )
+from encounter.vitals import initial_vitals
 from protocol import events as ev
 from protocol.events import Envelope
 from rules.actions import Budget
@@ -58,12 +59,13 @@ def _(e: ev.EncounterCreated, s: EncounterState) -> None:
 @_apply.register
 def _(e: ev.CombatantAdded, s: EncounterState) -> None:
     s.combatants[e.combatant.id] = e.combatant
+    s.vitals[e.combatant.id] = initial_vitals(e.combatant, s.ruleset)
 
 
 @_apply.register
 def _(e: ev.CombatantRemoved, s: EncounterState) -> None:
     s.combatants.pop(e.combatant, None)
-    for table in (s.readied, s.swift_progress, s.delaying):
+    for table in (s.readied, s.swift_progress, s.delaying, s.vitals):
         table.pop(e.combatant, None)
     if e.combatant in s.delay_queue:
         s.delay_queue.remove(e.combatant)
@@ -119,7 +121,7 @@ def _(e: ev.TokenRevoked, s: EncounterState) -> None:
 def _(e: ev.RollRequested, s: EncounterState) -> None:
     s.pending_rolls[e.request] = PendingRoll(
         request=e.request, roller=e.roller, combatant=e.combatant, expr=e.expr,
-        dice=list(e.dice), purpose=e.purpose,
+        dice=list(e.dice), purpose=e.purpose, context=e.context,
     )
 
 
@@ -160,7 +162,11 @@ def _(e: ev.RoundStarted, s: EncounterState) -> None:
 def _(e: ev.TurnStarted, s: EncounterState) -> None:
     s.current = e.combatant
     s.delaying.pop(e.combatant, None)
-    budget = Budget.surprise_round() if s.surprise else Budget()
+    vitals = s.vitals.get(e.combatant)
+    # R14.5: at 0 fatigue points a single standard, move or swift action
+    single = s.surprise or (vitals is not None and vitals.condition == ["active", "defenseless"]
+                            and s.options.zero_fp_single_action)
+    budget = Budget.surprise_round() if single else Budget()
     s.turn = TurnState(combatant=e.combatant, budget=budget,
                        was_flat_footed=e.combatant in s.flat_footed)
 
@@ -273,3 +279,45 @@ def _(e: ev.EffectStarted, s: EncounterState) -> None:
 @_apply.register
 def _(e: ev.EffectEnded, s: EncounterState) -> None:
     s.effects.pop(e.effect, None)
+
+
+@_apply.register
+def _(e: ev.VitalsChanged, s: EncounterState) -> None:
+    v = s.vitals[e.combatant]
+    if e.fatigue is not None:
+        v.fatigue = e.fatigue
+    if e.fatigue_max is not None:
+        v.fatigue_max = e.fatigue_max
+    v.physical = e.physical
+    v.mental = e.mental
+    v.condition = list(e.condition)
+    v.prone = e.prone
+    v.check_round = e.check_round
+    if e.cause == "second_lunch":
+        v.second_lunch = True
+    if not v.alive and e.combatant in s.order:  # Death: it leaves the order
+        s.order.remove(e.combatant)
+        s.readied.pop(e.combatant, None)
+        s.delaying.pop(e.combatant, None)
+        if e.combatant in s.delay_queue:
+            s.delay_queue.remove(e.combatant)
+
+
+@_apply.register
+def _(e: ev.CheckMade, s: EncounterState) -> None:
+    pass
+
+
+@_apply.register
+def _(e: ev.AttackResolved, s: EncounterState) -> None:
+    pass
+
+
+@_apply.register
+def _(e: ev.DamageDealt, s: EncounterState) -> None:
+    pass
+
+
+@_apply.register
+def _(e: ev.GmRuling, s: EncounterState) -> None:
+    pass

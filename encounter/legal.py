@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from encounter.actions import AVAILABLE
 from encounter.actors import Actor
 from encounter.state import EncounterState
 from encounter.turns import legal_turn_actions
@@ -13,6 +14,9 @@ from protocol.messages import LegalAction
 from rules.actions import Kind
 from rules.rulesets import ruleset
 from statemachines.encounter_chart import EncounterChartModel, restore
+
+#: Actions aimed at another combatant: their legal action lists the possible targets.
+_TARGETED = frozenset({"attack", "grab"})
 
 #: Chart events a GM may send as commands of the same name.
 _GM_FLOW = ("start_encounter", "end_encounter")
@@ -79,7 +83,13 @@ def _scene_actions(state: EncounterState, viewer: Actor) -> list[LegalAction]:
 
     def add(name: str, cid: str) -> None:
         spec = catalog.get(name)
-        out.append(LegalAction(action=name, combatant=cid, label=spec.label if spec else None))
+        targets = None
+        if name in _TARGETED:
+            # anyone the viewer sees who can still be attacked
+            targets = [o for o in state.order if o != cid and visible(o)
+                       and (o not in state.vitals or state.vitals[o].alive)]
+        out.append(LegalAction(action=name, combatant=cid, label=spec.label if spec else None,
+                               targets=targets))
 
     def visible(cid: str) -> bool:
         return viewer.sees_all or not state.combatants[cid].hidden
@@ -96,7 +106,9 @@ def _scene_actions(state: EncounterState, viewer: Actor) -> list[LegalAction]:
         for name in _turn_actions(state.ruleset, turn.budget.standard, turn.budget.move,
                                   turn.budget.swift, state.surprise, not fresh, may_ready,
                                   state.options.recover_in_scene):
-            add(name, current)
+            test = AVAILABLE.get(name)
+            if test is None or current not in state.vitals or test(state, current):
+                add(name, current)
     # out of turn: the viewer's own combatants (and, for the GM, whoever is acting)
     mine = [cid for cid in state.order if cid in viewer.combatants or
             (viewer.is_gm and cid == current)]

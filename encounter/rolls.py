@@ -36,17 +36,22 @@ def submit_roll(d: Decision, cmd: msg.SubmitRoll) -> None:
     by: Literal["gm", "player"] = "gm" if pending.roller == "gm" or d.actor.is_gm else "player"
     d.emit(ev.DiceRolled(purpose=pending.purpose, roll=roll, by=by, combatant=pending.combatant,
                          request=pending.request), d.dice_vis(pending.combatant))
-    _after_roll(d, pending.purpose, pending.combatant, roll)
+    _after_roll(d, pending.purpose, pending.combatant, roll, pending.context)
 
 
 def server_roll(d: Decision, cmd: msg.ServerRoll) -> None:
     pending = _pending(d, cmd.request)
     roll = d.server_roll(pending.expr, pending.purpose, pending.combatant, pending.request)
-    _after_roll(d, pending.purpose, pending.combatant, roll)
+    _after_roll(d, pending.purpose, pending.combatant, roll, pending.context)
 
 
-def _after_roll(d: Decision, purpose: str, cid: str | None, roll: Roll) -> None:
-    if purpose == "initiative":
+def _after_roll(d: Decision, purpose: str, cid: str | None, roll: Roll,
+                context: dict[str, Any] | None) -> None:
+    if context is not None:
+        from encounter import combat
+
+        combat.after_roll(d, purpose, context, roll)
+    elif purpose == "initiative":
         maybe_settle_initiative(d)
     elif purpose == "join" and cid is not None:
         d.join_scene(cid, roll)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import msgspec
 
-from protocol.events import EffectStarted, InitiativeEntry, Role
+from protocol.events import EffectStarted, InitiativeEntry, Role, Track
 from protocol.model import CombatantProfile, EncounterOptions, Roll, Scope
 from rules.actions import Budget
 
@@ -29,6 +31,7 @@ class PendingRoll(msgspec.Struct, kw_only=True, gc=False):
     expr: str
     dice: list[int]
     purpose: str
+    context: dict[str, Any] | None = None
 
 
 class TurnState(msgspec.Struct, kw_only=True, gc=False):
@@ -55,6 +58,30 @@ class SwiftProgress(msgspec.Struct, kw_only=True, gc=False):
     spent: int
     needed: int
     round: int
+
+
+class Vitals(msgspec.Struct, kw_only=True, gc=False):
+    """A combatant's fatigue points, condition tracks and consciousness ("MLP Dramatic
+    Systems", FATIGUE POINTS AND DAMAGE THRESHOLD; rulings R14-R17). ``condition`` is the
+    configuration of its condition chart (``statemachines.condition_chart``)."""
+
+    fatigue: int
+    fatigue_max: int
+    physical: Track = msgspec.field(default_factory=Track)
+    mental: Track | None = msgspec.field(default_factory=Track)
+    condition: list[str] = msgspec.field(default_factory=lambda: ["active", "fit"])
+    prone: bool = False
+    check_round: int | None = None
+    #: Second Lunch taken in this encounter (never twice in one, SWIFT ACTIONS).
+    second_lunch: bool = False
+
+    @property
+    def conscious(self) -> bool:
+        return self.condition[0] == "active"
+
+    @property
+    def alive(self) -> bool:
+        return self.condition[0] in ("active", "unconscious")
 
 
 class EncounterState(msgspec.Struct, kw_only=True, gc=False):
@@ -91,6 +118,8 @@ class EncounterState(msgspec.Struct, kw_only=True, gc=False):
     swift_progress: dict[str, SwiftProgress] = {}
     #: Running effects, as the events that started them.
     effects: dict[str, EffectStarted] = {}
+    #: Fatigue, condition tracks and consciousness, by combatant.
+    vitals: dict[str, Vitals] = {}
     ended: bool = False
     end_reason: str | None = None
 

@@ -40,6 +40,14 @@ def act_command(d: Decision, cmd: msg.Act) -> None:
 def act(d: Decision, c: CombatantProfile, cmd: msg.Act) -> None:
     if d.s.chart[0] != "scene":
         raise _reject(ErrorCode.ILLEGAL_ACTION, "the scene is not running")
+    vitals = d.s.vitals.get(c.id)
+    if vitals is not None and not vitals.conscious:
+        raise _reject(ErrorCode.ILLEGAL_ACTION, f"{c.name} is {vitals.condition[0]} and takes "
+                      "no actions (Falling Unconscious)")
+    waiting = [p for p in d.s.pending_rolls.values() if p.context is not None]
+    if waiting:
+        raise _reject(ErrorCode.ILLEGAL_ACTION, f"waiting for the dice of the "
+                      f"{waiting[0].purpose} roll ({waiting[0].expr})")
     special = _SPECIAL.get(cmd.action)
     if special is not None:
         special(d, c, cmd)
@@ -100,10 +108,14 @@ def _in_turn(d: Decision, c: CombatantProfile, spec: ActionSpec, cmd: msg.Act) -
         carried = held is not None and held.action == spec.name and held.round >= d.s.round - 1
         progress = held.spent + 1 if carried and held is not None else 1
     note, target = _note(cmd)
+    resolver = RESOLVERS.get(spec.name)
+    effect = resolver(d, c, cmd) if resolver is not None else None  # may refuse
     d.emit(ev.ActionTaken(round=d.s.round, combatant=c.id, action=spec.name,
                           action_type=spec.kind.value, slot=slot, progress=progress,
                           needed=spec.swifts, note=note, target=target, hidden=c.hidden),
            d.combatant_vis(c.id))
+    if effect is not None:
+        effect()
     d.send("take_action", "nothing is left of this turn but free actions")
 
 
@@ -118,6 +130,10 @@ def _out_of_turn(d: Decision, c: CombatantProfile, spec: ActionSpec, cmd: msg.Ac
     """Free actions "even when it isn't your turn", never while flat-footed; reactions out of
     turn in response to a trigger (R4: also while flat-footed)."""
     flat = c.id in d.s.flat_footed
+    vitals = d.s.vitals.get(c.id)
+    if spec.kind is Kind.REACTION and vitals is not None and vitals.fatigue == 0:
+        raise _reject(ErrorCode.ILLEGAL_ACTION, f"{c.name} has 0 fatigue points: no reactions "
+                      "(0 Fatigue Points, R14.5)")
     if spec.kind is Kind.FREE and flat:
         raise _reject(ErrorCode.ILLEGAL_ACTION, f"{c.name} is flat-footed: no free actions")
     if spec.kind is Kind.REACTION and flat and not d.s.options.reactions_while_flat_footed:
@@ -227,9 +243,13 @@ def _readied_action(d: Decision, c: CombatantProfile, spec: ActionSpec, cmd: msg
         wanted = readied.action if readied else "nothing"
         raise _reject(ErrorCode.ILLEGAL_ACTION, f"the readied action is {wanted}")
     note, target = _note(cmd)
+    resolver = RESOLVERS.get(spec.name)
+    effect = resolver(d, c, cmd) if resolver is not None else None  # may refuse
     d.emit(ev.ActionTaken(round=d.s.round, combatant=c.id, action=spec.name,
                           action_type=spec.kind.value, out_of_turn=True, readied=True,
                           note=note, target=target, hidden=c.hidden), d.combatant_vis(c.id))
+    if effect is not None:
+        effect()
     d.send("resume", "the interrupted turn cannot resume now")
 
 
@@ -257,6 +277,8 @@ def legal_turn_actions(budget: Budget, catalog: dict[str, ActionSpec], surprise:
     names.append("end_turn")
     return names
 
+
+from encounter.actions import RESOLVERS  # noqa: E402  (the resolvers need this module's names)
 
 _SPECIAL: dict[str, Callable[[Decision, CombatantProfile, msg.Act], None]] = {
     "end_turn": _end_turn,

@@ -45,12 +45,34 @@ def view_event(envelope: Envelope, viewer: Actor) -> ev.AnyEvent | None:
         entries = [e for e in event.entries if not e.hidden]
         if len(entries) != len(event.entries):
             return ev.InitiativeSet(entries=entries)
+    if isinstance(event, ev.VitalsChanged):
+        if event.fatigue_secret and event.combatant not in viewer.combatants:
+            return msgspec.structs.replace(event, fatigue=None, fatigue_max=None)
+        return event
+    if isinstance(event, ev.AttackResolved):
+        return _attack_view(event, viewer)
+    if isinstance(event, ev.DamageDealt):
+        if event.dice_secret and event.target not in viewer.combatants:
+            # the GM's dice behind the screen: the loss is known, not how it was made up
+            return msgspec.structs.replace(event, rolled=None, before_reduction=None)
+        return event
     if isinstance(event, ev.CombatantAdded | ev.CombatantRevealed):
         c = event.combatant
         if c.id not in viewer.combatants:
             public = msgspec.structs.replace(c, stats={})
             return type(event)(combatant=public)
     return event
+
+
+def _attack_view(event: ev.AttackResolved, viewer: Actor) -> ev.AttackResolved:
+    """Players see every modifier and the outcome of an attack; not the numbers of a roll
+    made behind the GM's screen, nor the defense of a stat block they do not hold."""
+    replace: dict[str, object] = {}
+    if event.roll_secret and event.attacker not in viewer.combatants:
+        replace.update(natural=None, total=None)
+    if event.defense_secret and event.target not in viewer.combatants:
+        replace.update(defense_value=None, defense_parts=None)
+    return msgspec.structs.replace(event, **replace) if replace else event
 
 
 def _sees_request(state: EncounterState, viewer: Actor, roller: str) -> bool:
@@ -93,6 +115,12 @@ def view_state(state: EncounterState, viewer: Actor) -> dict[str, Any]:
         if not (full or c.id in viewer.combatants):
             entry["stats"] = {}
         entry["controlled"] = viewer.controls(state, c.id)
+        v = state.vitals.get(c.id)
+        if v is not None:
+            vitals = msgspec.to_builtins(v)
+            if c.kind == "npc" and not (full or c.id in viewer.combatants):
+                vitals["fatigue"] = vitals["fatigue_max"] = None  # behind the GM's screen
+            entry["vitals"] = vitals
         combatants.append(entry)
     visible = {c["id"] for c in combatants}
     current = state.current if state.current in visible else None

@@ -11,11 +11,12 @@ should ignore kinds they do not know.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 import msgspec
 
 from protocol.model import CombatantProfile, EncounterOptions, Roll, Scope
+from rules.modifiers import Modifier
 
 Role = Literal["gm", "player", "spectator", "integration"]
 
@@ -96,6 +97,9 @@ class RollRequested(Event, tag="roll_requested", kw_only=True):
     expr: str
     dice: list[int]
     purpose: str
+    #: What the action that waits for the roll needs to finish when the dice come in (an
+    #: attack's target, weapon and circumstances).
+    context: dict[str, Any] | None = None
 
 
 class DiceRolled(Event, tag="dice_rolled", kw_only=True):
@@ -291,6 +295,119 @@ class EffectEnded(Event, tag="effect_ended", kw_only=True):
     reason: Literal["expired", "removed"] = "expired"
 
 
+class Track(msgspec.Struct, kw_only=True, gc=False):
+    """A condition track (ruling R15): ``step`` 0 (normal) to 5 (bottom: unconscious, or
+    destroyed for objects); ``persistent`` of those steps cannot be recovered without treatment,
+    ``crippling`` of those only by the GM (R14.4, R17); ``penalty`` on checks and defenses."""
+
+    step: int = 0
+    persistent: int = 0
+    crippling: int = 0
+    penalty: int = 0
+
+
+class CheckMade(Event, tag="check_made", kw_only=True):
+    """A check the server rolled and judged: ``check`` names it (``constitution``,
+    ``aid_another``, ``distraction``, ``break_object``, ``acrobatics``, ``adjudicated``…),
+    ``natural`` is the d20, ``modifiers`` every term added, ``dc`` the number to reach
+    (equal succeeds). The die itself is in the ``dice_rolled`` event before it."""
+
+    combatant: str
+    check: str
+    natural: int | None
+    modifiers: list[Modifier] = []
+    total: int | None
+    dc: int | None
+    success: bool
+    section: str | None = None
+    hidden: bool = False
+
+
+class AttackResolved(Event, tag="attack_resolved", kw_only=True):
+    """An attack roll against a defense: every modifier itemised, the defense with its parts,
+    and the outcome ("MLP Dramatic Systems", ATTACK ROLL; critical hits and automatic misses,
+    ruling R44). Players and spectators do not see the numbers of an NPC's roll (unless the GM
+    rolls in the open) nor an NPC's defense; they see the modifiers and the outcome."""
+
+    round: int
+    attacker: str
+    target: str
+    action: str
+    weapon: str | None = None
+    defense: Literal["reflex", "fortitude", "will", "wits"] = "reflex"
+    natural: int | None
+    modifiers: list[Modifier] = []
+    total: int | None
+    defense_value: int | None
+    defense_parts: list[Modifier] | None = None
+    outcome: Literal["hit", "critical", "miss", "automatic_miss"]
+    #: an NPC's roll behind the GM's screen / an NPC's defense: shown to the GM only
+    roll_secret: bool = False
+    defense_secret: bool = False
+    hidden: bool = False
+
+
+class DamageDealt(Event, tag="damage_dealt", kw_only=True):
+    """Fatigue loss from a hit or a hazard (DAMAGE; DAMAGE REDUCTION; rulings R12, R13):
+    ``dice`` and their ``rolled`` total, the flat ``bonuses``, doubling on a critical hit, the
+    minimum of 1, then the damage reduction that most benefits the target; ``loss`` is what the
+    target loses. A ``vitals_changed`` event with the consequences follows."""
+
+    target: str
+    source: str | None = None
+    damage: Literal["physical", "mental"] = "physical"
+    types: list[str] = []
+    dice: str
+    rolled: int | None
+    bonuses: list[Modifier] = []
+    critical: bool = False
+    halved: bool = False
+    before_reduction: int | None
+    reduction: int | None = 0
+    reduction_label: str | None = None
+    loss: int
+    #: the dice were rolled behind the GM's screen: others see the loss, not the roll
+    dice_secret: bool = False
+    hidden: bool = False
+
+
+class VitalsChanged(Event, tag="vitals_changed", kw_only=True):
+    """A combatant's fatigue points, condition tracks, consciousness or stance changed; the
+    event carries the new values (``fatigue`` is ``null`` for viewers who may not see an NPC's
+    fatigue points) and ``notes`` say why, rule by rule. ``condition`` is the configuration of
+    the combatant's condition chart: ``["active", "fit"]``, ``["active", "defenseless"]`` (0
+    fatigue points), ``["unconscious", "awaiting_check"]``, ``["unconscious",
+    "out_for_scene"]``, ``["dead"]`` or ``["destroyed"]``. ``check_round``: the round of the
+    next Constitution check of an unconscious combatant (R16)."""
+
+    combatant: str
+    cause: str
+    fatigue: int | None
+    fatigue_max: int | None
+    physical: Track
+    mental: Track | None = None
+    condition: list[str]
+    prone: bool = False
+    check_round: int | None = None
+    notes: list[str] = []
+    #: an NPC's fatigue points: shown to the GM only
+    fatigue_secret: bool = False
+    hidden: bool = False
+
+
+class GmRuling(Event, tag="gm_ruling", kw_only=True):
+    """The GM adjudicated an action or overrode a value, with a reason (audited). ``changes``
+    lists what was set (``{"field": "fatigue", "value": 3}``); the consequences follow as
+    their own events."""
+
+    combatant: str | None = None
+    ruling: Literal["adjudicated", "override"]
+    description: str
+    reason: str | None = None
+    changes: list[dict[str, Any]] = []
+    hidden: bool = False
+
+
 class EncounterEnded(Event, tag="encounter_ended", kw_only=True):
     """The scene is over: pending rolls are dropped, and the only command still accepted is
     ``revoke_token``."""
@@ -327,6 +444,11 @@ AnyEvent = (
     | ReadiedActionLost
     | EffectStarted
     | EffectEnded
+    | CheckMade
+    | AttackResolved
+    | DamageDealt
+    | VitalsChanged
+    | GmRuling
     | EncounterEnded
 )
 

@@ -164,6 +164,60 @@ class EndEffect(Command, tag="end_effect", kw_only=True):
     effect: Annotated[str, msgspec.Meta(min_length=1, max_length=40)]
 
 
+Reason = Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
+TrackStep = Annotated[int, msgspec.Meta(ge=0, le=5)]
+
+
+class AdjustCombatant(Command, tag="adjust_combatant", kw_only=True):
+    """Override a combatant's values (GM), with a ``reason`` that everyone who sees the
+    combatant sees (audited as a ``gm_ruling``). Fields left out are unchanged. ``condition``
+    sets consciousness directly (``unconscious`` makes it prone; ``conscious`` revives an
+    unconscious combatant, never a dead one). Steps count down the track, 0 (normal) to 5
+    (rulings R15, R17; ``*_crippling`` clears or sets crippling steps, R14.4)."""
+
+    combatant: CombatantRef
+    reason: Reason
+    fatigue: Annotated[int, msgspec.Meta(ge=0, le=100_000)] | None = None
+    fatigue_max: Annotated[int, msgspec.Meta(ge=1, le=100_000)] | None = None
+    physical_step: TrackStep | None = None
+    physical_persistent: TrackStep | None = None
+    physical_crippling: TrackStep | None = None
+    mental_step: TrackStep | None = None
+    mental_persistent: TrackStep | None = None
+    mental_crippling: TrackStep | None = None
+    prone: bool | None = None
+    condition: Literal["conscious", "unconscious", "dead", "destroyed"] | None = None
+
+
+class AdjudicatedOutcome(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """What an adjudicated action does to its target: a fatigue loss (resolved with damage
+    reduction left out, then thresholds and the condition track as for any loss, R14), steps
+    down a track, healing, falling prone or standing."""
+
+    fatigue_loss: Annotated[int, msgspec.Meta(ge=0, le=10_000)] = 0
+    loss_kind: Literal["physical", "mental"] = "physical"
+    steps: Annotated[int, msgspec.Meta(ge=0, le=5)] = 0
+    persistent: bool = False
+    heal: Annotated[int, msgspec.Meta(ge=0, le=10_000)] = 0
+    prone: bool | None = None
+
+
+class Adjudicate(Command, tag="adjudicate", kw_only=True):
+    """An action the rules do not list, adjudicated by the GM: the GM states the check — a
+    d20 rolled by the server plus ``modifier`` against ``dc`` (equal succeeds) — and what success
+    and failure do to ``target`` (default: ``combatant``). Without ``dc`` nothing is rolled and
+    ``on_success`` applies. Everyone who sees the combatants sees the ruling, the roll and the
+    outcome, as at the table."""
+
+    description: Reason
+    combatant: CombatantRef | None = None
+    target: CombatantRef | None = None
+    modifier: Annotated[int, msgspec.Meta(ge=-100, le=100)] = 0
+    dc: Annotated[int, msgspec.Meta(ge=-100, le=200)] | None = None
+    on_success: AdjudicatedOutcome = msgspec.field(default_factory=AdjudicatedOutcome)
+    on_failure: AdjudicatedOutcome = msgspec.field(default_factory=AdjudicatedOutcome)
+
+
 class Act(Command, tag="act", kw_only=True):
     """Take an action for a combatant. ``action`` is one of the names the server listed in
     ``legal_actions``; ``args`` holds what that action needs (see the ruleset's actions)."""
@@ -210,6 +264,8 @@ AnyClientMessage = (
     | CallPerception
     | AddEffect
     | EndEffect
+    | AdjustCombatant
+    | Adjudicate
     | Act
     | SubmitRoll
     | ServerRoll

@@ -80,7 +80,15 @@ class EncounterOptions(msgspec.Struct, forbid_unknown_fields=True, kw_only=True,
     - The other switches choose between readings of the rule text: see the rulings they name
       in docs/rulings.md (``surprise_when_none_aware`` R1, ``flat_footed_until_regular_turn``
       R2, ``delay_keeps_flat_footed`` R3, ``reactions_while_flat_footed`` R4,
-      ``ready_costs_standard_action`` R8, ``recover_in_scene`` R18).
+      ``ready_costs_standard_action`` R8, ``recover_in_scene`` R18); resolving actions:
+      ``creatures_block_line_of_sight`` R9, ``prone_helpless_bonuses_stack`` R10,
+      ``engage_adds_half_level`` R12, ``dr_respects_minimum_damage`` R13,
+      ``zero_fp_threshold_inclusive``, ``zero_fp_overflow_counts``, ``zero_fp_single_action``
+      R14, ``condition_half_speed`` R15, ``prone_crawl_squares`` R19,
+      ``squeeze_cost_multiplier`` R20, ``refined_garment_runs_triple`` R21,
+      ``falling_acrobatics_dc``, ``falling_acrobatics_reduction_m`` R22,
+      ``ram_speed_from_distance``, ``ram_needs_attack_roll`` R23, ``non_dexterous_penalty``
+      R24.
     """
 
     manual_rolls: bool = False
@@ -92,4 +100,20 @@ class EncounterOptions(msgspec.Struct, forbid_unknown_fields=True, kw_only=True,
     reactions_while_flat_footed: bool = True
     ready_costs_standard_action: bool = False
     recover_in_scene: bool = False
+    creatures_block_line_of_sight: bool = False
+    prone_helpless_bonuses_stack: bool = False
+    engage_adds_half_level: bool = True
+    dr_respects_minimum_damage: bool = False
+    zero_fp_threshold_inclusive: bool = False
+    zero_fp_overflow_counts: bool = True
+    zero_fp_single_action: bool = True
+    condition_half_speed: bool = False
+    prone_crawl_squares: Annotated[int, msgspec.Meta(ge=0, le=10)] = 1
+    squeeze_cost_multiplier: Annotated[int, msgspec.Meta(ge=1, le=4)] = 2
+    refined_garment_runs_triple: bool = False
+    falling_acrobatics_dc: Annotated[int, msgspec.Meta(ge=0, le=100)] = 15
+    falling_acrobatics_reduction_m: Annotated[int, msgspec.Meta(ge=0, le=30)] = 3
+    ram_speed_from_distance: bool = False
+    ram_needs_attack_roll: bool = True
+    non_dexterous_penalty: Annotated[int, msgspec.Meta(ge=0, le=10)] = 2
     dice_seed: Annotated[int, msgspec.Meta(ge=0, le=2**53 - 1)] | None = None

@@ -120,6 +120,8 @@ class ActionSpec:
 
 _CATALOG = [
     # STANDARD ACTIONS
+    ActionSpec("attack", Kind.STANDARD, "COMBAT STATISTICS: ATTACK ROLL",
+               "Attack (melee, ranged, unarmed or natural)", readyable=True),
     ActionSpec("aid_another", Kind.STANDARD, "STANDARD ACTIONS: Aid Another", "Aid another",
                readyable=True),
     ActionSpec("distraction", Kind.STANDARD, "STANDARD ACTIONS: Distraction", "Distract",
@@ -147,12 +149,18 @@ _CATALOG = [
                "Activate an item"),
     ActionSpec("drop_item", Kind.SWIFT, "SWIFT ACTIONS: Drop an Item", "Drop an item"),
     ActionSpec("fall_prone", Kind.SWIFT, "SWIFT ACTIONS: Fall Prone", "Fall prone"),
+    ActionSpec("second_lunch", Kind.SWIFT,
+               "SWIFT ACTIONS: Catch a Second Lunch without Food (Second Wind)",
+               "Catch a Second Lunch"),
     ActionSpec("recover", Kind.SWIFT, "SWIFT ACTIONS: Recover",
                "Recover (three swift actions)", swifts=3),
     ActionSpec("other_swift", Kind.SWIFT, "ACTIONS IN COMBAT: Swift Action",
                "Another swift action (GM adjudicates)"),
     # FULL-ROUND ACTIONS
     ActionSpec("run", Kind.FULL_ROUND, "FULL-ROUND ACTIONS: Run", "Run"),
+    ActionSpec("second_lunch_with_food", Kind.FULL_ROUND,
+               "FULL-ROUND ACTIONS: Catch a Second Lunch with Food",
+               "Catch a Second Lunch with food"),
     ActionSpec("other_full_round", Kind.FULL_ROUND, "ACTIONS IN COMBAT: Full-Round Action",
                "Another full-round action (GM adjudicates)"),
     # FREE ACTIONS AND REACTIONS

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from rules.actions import ACTIONS, ActionSpec
+from rules.sheet import SheetError, parse_sheet
 
 DIE_LADDER = (4, 6, 8, 10, 12, 20)
 
@@ -48,7 +49,11 @@ class DramaticSystems:
     title: str = "MLP Dramatic Systems"
 
     def validate_stats(self, stats: dict[str, Any]) -> None:
-        return None
+        """The stat block's ``stats`` must be a Dramatic sheet (``rules.sheet``)."""
+        try:
+            parse_sheet(stats)
+        except SheetError as exc:
+            raise RulesetError(str(exc)) from None
 
     def initiative_expr(self, combatant: CombatantLike) -> str:
         """INITIATIVE CHECKS: "each player makes an Initiative skill check"; a check is 1d20 plus

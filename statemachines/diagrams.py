@@ -15,6 +15,7 @@ from pathlib import Path
 
 from statemachine.contrib.diagram import MermaidGraphMachine
 
+from statemachines.condition_chart import ConditionChart
 from statemachines.encounter_chart import EncounterChart
 
 OUT = Path(__file__).resolve().parent.parent / "docs" / "statecharts.md"
@@ -23,6 +24,10 @@ CHARTS = [
     ("Encounter", EncounterChart,
      "The scene: setup, initiative (waiting in *rolling initiative* while physical dice are "
      "out), the running scene of turns, and the end. `statemachines/encounter_chart.py`."),
+    ("Combatant condition", ConditionChart,
+     "One per combatant, beside the turn flow: conscious (fit, or defenseless at 0 fatigue "
+     "points), unconscious (awaiting its Constitution check, or out for the scene), dead, "
+     "destroyed. `statemachines/condition_chart.py`."),
 ]
 
 

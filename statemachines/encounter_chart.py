@@ -11,6 +11,7 @@
           acting ─interrupt─▶ interrupted ─resume─▶ acting (history)  (a readied action)
         acting ─next_turn [round goes on]─▶ turn               (the next combatant)
       acting ─next_turn [round is over]─▶ round                (the next round)
+      (the same two without an event when the combatant cannot act [turn passes])
     scene ─next_turn [surprise round over, dice out]─▶ rolling_initiative
     setup | rolling_initiative | scene ─end_encounter─▶ ended
 
@@ -79,8 +80,11 @@ class EncounterChart(StateChart):
                     resume = interrupted.to(acting.resume_point)
 
                 next_turn = turn.acting.to(turn, cond="round_goes_on")
+                # eventless: the turn of a combatant that cannot act passes by itself
+                turn.acting.to(turn, cond=["turn_passes", "round_goes_on"])
 
             next_turn = round.turn.acting.to(round, cond="next_round_now")
+            round.turn.acting.to(round, cond=["turn_passes", "next_round_now"])
 
     ended = State(final=True)
 
@@ -90,6 +94,9 @@ class EncounterChart(StateChart):
     initiative_complete = rolling_initiative.to(scene, on="settle_initiative")
     next_turn = scene.rounds.round.turn.acting.to(
         rolling_initiative, cond="surprise_over_needs_dice", on="request_initiative")
+    scene.rounds.round.turn.acting.to(
+        rolling_initiative, cond=["turn_passes", "surprise_over_needs_dice"],
+        on="request_initiative")
     end_encounter = (
         setup.to(ended) | rolling_initiative.to(ended) | scene.to(ended)
     )
@@ -120,6 +127,11 @@ class EncounterChartModel:
     def budget_left(self) -> bool:
         """The turn's budget (``rules.actions``) still has an action after the one taken."""
         return True
+
+    def turn_passes(self) -> bool:
+        """The combatant whose turn it is cannot act (unconscious, dead: its condition chart,
+        ``statemachines.condition_chart``): the turn passes without a command."""
+        return False
 
     def regular_rounds_now(self) -> bool:
         """No surprise round is running or still to come."""
@@ -174,6 +186,9 @@ class _Relay(EncounterChartModel):
 
     def budget_left(self) -> bool:
         return self.target.budget_left()
+
+    def turn_passes(self) -> bool:
+        return self.target.turn_passes()
 
     def regular_rounds_now(self) -> bool:
         return self.target.regular_rounds_now()

@@ -272,6 +272,7 @@ def test_random_legal_moves_keep_the_flow_sound(choices: list[int], seed: int) -
     log.do(msg.StartEncounter(id="s"))
     completed: dict[int, list[str]] = {}  # round -> combatants whose turn ran to its end
     readied_in: dict[int, set[str]] = {}
+    down_in: dict[int, set[str]] = {}  # round -> combatants unconscious or dead in it
     for n, choice in enumerate(choices):
         options = [a for a in legal_actions(log.state, GM)
                    if a.action not in ("end_encounter", "start_encounter")]
@@ -283,6 +284,8 @@ def test_random_legal_moves_keep_the_flow_sound(choices: list[int], seed: int) -
         args: dict[str, Any] = {}
         if a.action == "ready":
             args = {"action": "move", "trigger": "when it happens"}
+        elif a.targets and a.action in ("attack", "grab"):
+            args = {"target": a.targets[0]}
         events = log.do(msg.Act(id=f"m{n}", combatant=a.combatant, action=a.action, args=args))
         for e in events:
             event: Any = e.event
@@ -293,6 +296,14 @@ def test_random_legal_moves_keep_the_flow_sound(choices: list[int], seed: int) -
                 completed.setdefault(event.round, []).append(event.combatant)
             if tag == "action_taken" and event.readied:
                 readied_in.setdefault(log.state.round, set()).add(event.combatant)
+        # fatigue and the condition tracks stay in their bounds (R14, R15, R17)
+        for cid, v in log.state.vitals.items():
+            assert 0 <= v.fatigue <= v.fatigue_max, (cid, v)
+            for track in (v.physical, v.mental):
+                assert track is not None
+                assert 0 <= track.crippling <= track.persistent <= track.step <= 5, (cid, v)
+            if not v.conscious:
+                down_in.setdefault(log.state.round, set()).add(cid)
         # the initiative order is a total order: each combatant once, counts never rising
         assert len(log.state.order) == len(set(log.state.order))
         if log.state.initiative and log.state.round >= 1:
@@ -303,7 +314,8 @@ def test_random_legal_moves_keep_the_flow_sound(choices: list[int], seed: int) -
         assert len(who) == len(set(who)), (rnd, who)
         if rnd < log.state.round and rnd >= 1:
             # every combatant had its turn in a finished round, unless it took a readied
-            # action before it that round (R8.5)
-            missing = set(log.state.order) - set(who) - readied_in.get(rnd, set())
+            # action before it that round (R8.5) or was out of the fight (R16)
+            missing = (set(log.state.order) - set(who) - readied_in.get(rnd, set())
+                       - down_in.get(rnd, set()))
             assert not missing, (rnd, who, missing)
     assert fold("enc", log.envelopes) == log.state

@@ -157,7 +157,7 @@ async def test_a_stalled_client_is_cut_off_without_slowing_the_others(
     saved = (settings.max_queued_messages, settings.commands_per_second, settings.command_burst)
     settings.max_queued_messages, settings.commands_per_second, settings.command_burst = (
         50, 10_000.0, 10_000)
-    bulky = {"notes": "x" * 50_000}
+    bulky = {"note": "x" * 50_000}
     try:
         sent = 0
         while not session._closing and sent < 400:

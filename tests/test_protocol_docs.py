@@ -352,6 +352,29 @@ async def play_flow(rec: Recorder, url: str, clients: list[Client]) -> None:
     assert events_of(gm, "readied_action_lost") and events_of(gm, "effect_ended")
 
 
+async def play_resolution(rec: Recorder, url: str, clients: list[Client]) -> None:
+    """An attack that hits, a GM override and an adjudicated check, so that the events of
+    resolution cross the wire."""
+    anon = await open_client(url, clients)
+    await anon.hello()
+    ack = await anon.command("create_encounter", name="Blows", combatants=[
+        {"name": "Ace", "id": "ace", "kind": "pc", "initiative": 9,
+         "stats": {"skills": {"melee": 30}, "str": 14}},
+        {"name": "Cub", "id": "cub", "kind": "npc", "initiative": 1}], options={"dice_seed": 3})
+    gm = await open_client(url, clients)
+    await rec.hello(gm, ack["result"]["gm_token"])
+    mark = len(gm.messages)
+    await rec.ok(gm, "start_encounter")
+    assert await acting_now(gm, mark) == "ace"
+    await rec.ok(gm, "act", combatant="ace", action="attack", args={"target": "cub"})
+    await rec.ok(gm, "adjust_combatant", combatant="cub", prone=True, reason="slipped in mud")
+    await rec.ok(gm, "adjudicate", combatant="ace", description="swing from the chandelier",
+                 modifier=2, dc=12)
+    for kind in ("attack_resolved", "damage_dealt", "vitals_changed", "gm_ruling",
+                 "check_made"):
+        assert events_of(gm, kind), kind
+
+
 async def next_error(client: Client, start: int) -> Message:
     return await client.wait_for(lambda m: m["type"] == "error", start=start)
 
@@ -422,6 +445,7 @@ async def test_real_messages_validate_against_the_schemas(
     assert forbidden["code"] == "forbidden"
 
     await play_flow(rec, url, clients)
+    await play_resolution(rec, url, clients)
 
     # resuming: from the start (every event), and from ahead of the log (a snapshot)
     replay = await open_client(url, clients)

@@ -1,0 +1,100 @@
+"""What the actions of a turn do, beyond spending the budget ("MLP Dramatic Systems", TYPES OF
+ACTIONS). A resolver checks the action when it is declared (refusing it before anything is
+recorded) and returns what to do once the ``action_taken`` event is in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from encounter import combat
+from encounter import vitals as vt
+from encounter.state import EncounterState
+from protocol import messages as msg
+from protocol.errors import ErrorCode
+from protocol.model import CombatantProfile
+from rules import condition_track as ct
+from rules.modifiers import RuleRefusal
+
+if TYPE_CHECKING:
+    from encounter.engine import Decision
+
+Resolver = Callable[["Decision", CombatantProfile, msg.Act], Callable[[], None] | None]
+
+
+def _reject(code: ErrorCode, message: str) -> Exception:
+    from encounter.engine import Rejected
+
+    return Rejected(code, message)
+
+
+def fall_prone(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[], None]:
+    """SWIFT ACTIONS: Fall Prone."""
+    if d.s.vitals[c.id].prone:
+        raise _reject(ErrorCode.ILLEGAL_ACTION, f"{c.name} is prone already")
+    return lambda: vt.record(d, c.id, "fall_prone", ["falls prone (SWIFT ACTIONS: Fall Prone)"],
+                             prone=True)
+
+
+def stand_up(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[], None]:
+    """MOVE ACTIONS: Stand Up: "Standing up from a prone position requires a move action"."""
+    if not d.s.vitals[c.id].prone:
+        raise _reject(ErrorCode.ILLEGAL_ACTION, f"{c.name} is not prone")
+    return lambda: vt.record(d, c.id, "stand_up", ["stands up (MOVE ACTIONS: Stand Up)"],
+                             prone=False)
+
+
+def _second_lunch(d: Decision, c: CombatantProfile, food_bonus: int) -> Callable[[], None]:
+    """Second Lunch: at one-half the maximum fatigue points or less, once per day, never twice
+    in one encounter; a quarter of the maximum back (plus the food's bonus)."""
+    v = d.s.vitals[c.id]
+    sheet = vt.sheet_of(c, d.s.ruleset)
+    try:
+        lunch = ct.second_lunch(sheet, v.fatigue, uses_today=int(v.second_lunch),
+                                used_this_encounter=v.second_lunch, food_bonus=food_bonus)
+    except RuleRefusal as exc:
+        raise _reject(ErrorCode.ILLEGAL_ACTION, str(exc)) from None
+    note = (f"catches a Second Lunch: +{lunch.regained}"
+            + (f" and +{lunch.food_bonus} from food" if lunch.food_bonus else "")
+            + f" fatigue points ({lunch.fatigue_before} -> {lunch.fatigue_after})")
+    return lambda: vt.record(d, c.id, "second_lunch", [note], fatigue=lunch.fatigue_after)
+
+
+def second_lunch(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[], None]:
+    return _second_lunch(d, c, 0)
+
+
+def second_lunch_with_food(d: Decision, c: CombatantProfile,
+                           cmd: msg.Act) -> Callable[[], None]:
+    """FULL-ROUND ACTIONS: Catch a Second Lunch with Food: ``args.food_bonus`` is the extra
+    fatigue the food gives (Goods & Services)."""
+    bonus = cmd.args.get("food_bonus", 0)
+    if isinstance(bonus, bool) or not isinstance(bonus, int) or not 0 <= bonus <= 1000:
+        raise _reject(ErrorCode.INVALID_PAYLOAD, "args.food_bonus is a whole number, 0-1000")
+    return _second_lunch(d, c, bonus)
+
+
+def _lunch_possible(state: EncounterState, cid: str) -> bool:
+    v = state.vitals[cid]
+    return (not v.second_lunch and v.fatigue * 2 <= v.fatigue_max
+            and v.mental is not None)  # creatures only: objects have no mental track
+
+
+#: Actions that only some states allow, with the test (``legal_actions`` offers them only then).
+AVAILABLE: dict[str, Callable[[EncounterState, str], bool]] = {
+    "stand_up": lambda s, cid: s.vitals[cid].prone,
+    "fall_prone": lambda s, cid: not s.vitals[cid].prone,
+    "second_lunch": _lunch_possible,
+    "second_lunch_with_food": _lunch_possible,
+}
+
+
+RESOLVERS: dict[str, Resolver] = {
+    "attack": combat.attack,
+    "grab": combat.grab,
+    "fall_prone": fall_prone,
+    "stand_up": stand_up,
+    "second_lunch": second_lunch,
+    "second_lunch_with_food": second_lunch_with_food,
+}

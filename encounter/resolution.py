@@ -1,0 +1,162 @@
+"""What fatigue loss, healing and consciousness checks do to a combatant, as events.
+
+"MLP Dramatic Systems", FATIGUE POINTS AND DAMAGE THRESHOLD (0 Fatigue Points, Damage
+Threshold, Falling Unconscious, Death, Condition, Persistent Conditions); rulings R14-R17, R45.
+The numbers come from ``rules.condition_track`` and ``rules.defenses``; this module reads the
+combatant's state for them and records the outcome with ``encounter.vitals.record``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from encounter import vitals as vt
+from protocol import events as ev
+from rules import condition_track as ct
+from rules.defenses import Defenses, Status, damage_thresholds, defenses
+from rules.sheet import DamageSource, Nature, Sheet
+
+if TYPE_CHECKING:
+    from encounter.engine import Decision
+
+
+def status_of(d: Decision, cid: str) -> Status:
+    """What the rules read of a combatant's state now."""
+    v = d.s.vitals[cid]
+    return Status(physical=vt.to_rules(v.physical), mental=vt.to_rules(v.mental),
+                  fatigue_points=v.fatigue, flat_footed=cid in d.s.flat_footed,
+                  unconscious=v.condition[0] == "unconscious", prone=v.prone)
+
+
+def defenses_of(d: Decision, cid: str, *, unaware: bool = False) -> tuple[Sheet, Defenses]:
+    sheet = vt.sheet_of(d.s.combatants[cid], d.s.ruleset)
+    return sheet, defenses(sheet, status_of(d, cid), unaware=unaware)
+
+
+def lose_fatigue(d: Decision, cid: str, loss: int, source: DamageSource, cause: str,
+                 notes: list[str] | None = None) -> ct.FatigueLoss:
+    """Apply one fatigue loss (after damage reduction) to ``cid`` (R14, R45): fatigue points,
+    the track of the loss's source, and what that does to consciousness."""
+    v = d.s.vitals[cid]
+    sheet, defs = defenses_of(d, cid)
+    threshold = damage_thresholds(sheet, defs).get(source)
+    physical = source is DamageSource.PHYSICAL or v.mental is None
+    track = vt.to_rules(v.physical if physical else v.mental)
+    o = d.s.options
+    result = ct.fatigue_loss(
+        v.fatigue, loss, threshold, track, source=source if not physical else
+        DamageSource.PHYSICAL, nature=sheet.nature,
+        zero_fp_threshold_inclusive=o.zero_fp_threshold_inclusive,
+        zero_fp_overflow_counts=o.zero_fp_overflow_counts)
+    said = list(notes or [])
+    said.append(f"loses {loss} fatigue point{'s' if loss != 1 else ''} "
+                f"({result.fatigue_before} -> {result.fatigue_after})")
+    if result.threshold_reached:
+        said.append(f"the loss reaches the {source.value} damage threshold of {threshold}: "
+                    "-1 step (Damage Threshold, R45)")
+    if result.tier is not ct.LossTier.NONE:
+        said.append(f"{result.at_zero} at 0 fatigue points against a threshold of "
+                    f"{threshold}: {_TIER_WORDS[result.tier]} (0 Fatigue Points, R14.2)")
+    if result.dead:
+        said.append("a fatal blow: dead (Death, R14.3)")
+        kwargs = {"physical": result.track_after} if physical else {"mental": result.track_after}
+        vt.record(d, cid, cause, said, fatigue=result.fatigue_after,
+                  condition_events=("killed",), **kwargs)  # type: ignore[arg-type]
+    else:
+        _record_track(d, cid, sheet, physical, result.track_after, said, cause,
+                      fatigue=result.fatigue_after)
+    return result
+
+
+def move_down(d: Decision, cid: str, steps: int, source: DamageSource, persistent: bool,
+              note: str) -> None:
+    """Steps down a condition track from a debilitating effect (Condition: "Each effect to which
+    it succumbs moves it one or more steps along the condition track")."""
+    v = d.s.vitals[cid]
+    sheet = vt.sheet_of(d.s.combatants[cid], d.s.ruleset)
+    physical = source is DamageSource.PHYSICAL or v.mental is None
+    track = vt.to_rules(v.physical if physical else v.mental)
+    for _ in range(steps):
+        track = ct.move_down(track, persistent=persistent)
+    notes = [note, f"{steps} step{'s' if steps != 1 else ''} down the "
+             f"{'physical' if physical else 'mental'} track (step {track.step})"]
+    _record_track(d, cid, sheet, physical, track, notes, "condition")
+
+
+def _record_track(d: Decision, cid: str, sheet: Sheet, physical: bool, track: ct.Track,
+                  notes: list[str], cause: str, fatigue: int | None = None) -> None:
+    v = d.s.vitals[cid]
+    events: tuple[str, ...] = ()
+    prone: bool | None = None
+    check_round: int | bool | None = False
+    if track.at_bottom and v.alive:
+        if sheet.nature is not Nature.CREATURE:
+            events = ("wrecked",)
+            notes.append("at the bottom of the track: destroyed (R15)")
+        elif v.conscious:
+            events, prone = ("knocked_out",), True
+            check_round = d.check_round_for(cid)
+            notes.append(f"at the bottom of the track: unconscious and prone; Constitution "
+                         f"check in round {check_round} (Falling Unconscious, R16)")
+    kwargs = {"physical": track} if physical else {"mental": track}
+    vt.record(d, cid, cause, notes, fatigue=fatigue, prone=prone, condition_events=events,
+              check_round=check_round, **kwargs)  # type: ignore[arg-type]
+
+
+_TIER_WORDS = {
+    ct.LossTier.STEP: "one step",
+    ct.LossTier.PERSISTENT: "one persistent step",
+    ct.LossTier.CRIPPLING: "one persistent and one crippling step",
+    ct.LossTier.FATAL: "a fatal blow",
+}
+
+
+def heal(d: Decision, cid: str, amount: int, cause: str, note: str) -> None:
+    """Healing: fatigue points up to the maximum; an unconscious creature revives at once,
+    prone, with fatigue points equal to the healing and one step up (Falling Unconscious,
+    R16)."""
+    v = d.s.vitals[cid]
+    unconscious = v.condition[0] == "unconscious"
+    result = ct.heal(v.fatigue, v.fatigue_max, amount, physical=vt.to_rules(v.physical),
+                     mental=vt.to_rules(v.mental), unconscious=unconscious)
+    notes = [note, f"fatigue points {result.fatigue_before} -> {result.fatigue_after}"]
+    events: tuple[str, ...] = ()
+    if result.revived:
+        events = ("woke",)
+        notes.append("healed while unconscious: revives, prone, one step up (R16)")
+    vt.record(d, cid, cause, notes, fatigue=result.fatigue_after, physical=result.physical,
+              mental=result.mental if v.mental is not None else None,
+              prone=True if result.revived else None, condition_events=events)
+
+
+def consciousness_check(d: Decision, cid: str) -> None:
+    """Falling Unconscious (R16): 1d20 + Constitution modifier against DC 10, rolled by the
+    server (no taking 10). Success: one step up, conscious, prone, and the turn is taken;
+    failure: one condition becomes persistent and no further check in this scene."""
+    v = d.s.vitals[cid]
+    c = d.s.combatants[cid]
+    sheet = vt.sheet_of(c, d.s.ruleset)
+    roll = d.server_roll("1d20", "constitution check", cid)
+    con = sheet.mod("con")
+    result = ct.constitution_check(roll.total, con, physical=vt.to_rules(v.physical),
+                                   mental=vt.to_rules(v.mental))
+    section = "Falling Unconscious (R16)"
+    d.emit(ev.CheckMade(combatant=cid, check="constitution", natural=roll.total,
+                        modifiers=[ev.Modifier("Constitution modifier", con, section)],
+                        total=result.total, dc=result.dc, success=result.success,
+                        section=section, hidden=c.hidden), d.combatant_vis(cid))
+    if result.success and result.conscious:
+        vt.record(d, cid, "constitution_check",
+                  [f"Constitution check {result.total} against DC {result.dc}: regains "
+                   "consciousness, one step up, prone (R16)"],
+                  physical=result.physical,
+                  mental=result.mental if v.mental is not None else None,
+                  prone=True, condition_events=("woke",))
+    else:
+        vt.record(d, cid, "constitution_check",
+                  [f"Constitution check {result.total} against DC {result.dc}: stays "
+                   "unconscious; one condition becomes persistent; no further check in this "
+                   "scene (R16, R17)"],
+                  physical=result.physical,
+                  mental=result.mental if v.mental is not None else None,
+                  condition_events=("check_failed",) if not result.success else ())

@@ -1,0 +1,152 @@
+"""The GM's rulings: overriding a value, and adjudicating an action the rules do not list.
+
+Both are audited: a ``gm_ruling`` event with the description and reason comes first, then the
+events of what it did, which players see as they would see any other change at the table.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from encounter import resolution
+from encounter import vitals as vt
+from encounter.engine import Decision, Rejected, find_combatant
+from protocol import events as ev
+from protocol import messages as msg
+from protocol.errors import ErrorCode
+from rules.condition_track import BOTTOM, Track
+from rules.modifiers import Modifier
+from rules.sheet import DamageSource
+
+_CONDITION_EVENTS = {
+    # the chart events that take a combatant to the state the GM names
+    ("active", "unconscious"): ("knocked_out",),
+    ("unconscious", "conscious"): ("woke",),
+    ("active", "dead"): ("killed",),
+    ("unconscious", "dead"): ("killed",),
+    ("active", "destroyed"): ("wrecked",),
+    ("unconscious", "destroyed"): ("wrecked",),
+}
+
+
+def _track(old: ev.Track | None, step: int | None, persistent: int | None,
+           crippling: int | None, name: str) -> Track | None:
+    if old is None:
+        if step is not None or persistent is not None or crippling is not None:
+            raise Rejected(ErrorCode.INVALID_PAYLOAD, f"objects have no {name} track (R15)")
+        return None
+    s = old.step if step is None else step
+    p = old.persistent if persistent is None else persistent
+    c = old.crippling if crippling is None else crippling
+    if not 0 <= c <= p <= s <= BOTTOM:
+        raise Rejected(ErrorCode.INVALID_PAYLOAD, f"the {name} track needs 0 <= crippling <= "
+                       f"persistent <= step <= {BOTTOM} (got {c}, {p}, {s})")
+    return Track(step=s, persistent=p, crippling=c)
+
+
+def adjust_combatant(d: Decision, cmd: msg.AdjustCombatant) -> None:
+    c = find_combatant(d, cmd.combatant)
+    v = d.s.vitals[c.id]
+    changes: list[dict[str, Any]] = [
+        {"field": f, "value": getattr(cmd, f)} for f in (
+            "fatigue", "fatigue_max", "physical_step", "physical_persistent",
+            "physical_crippling", "mental_step", "mental_persistent", "mental_crippling",
+            "prone", "condition")
+        if getattr(cmd, f) is not None
+    ]
+    if not changes:
+        raise Rejected(ErrorCode.INVALID_PAYLOAD, "name at least one value to set")
+    fatigue_max = cmd.fatigue_max if cmd.fatigue_max is not None else v.fatigue_max
+    fatigue = cmd.fatigue if cmd.fatigue is not None else min(v.fatigue, fatigue_max)
+    if fatigue > fatigue_max:
+        raise Rejected(ErrorCode.INVALID_PAYLOAD,
+                       f"fatigue {fatigue} is above the maximum of {fatigue_max}")
+    physical = _track(v.physical, cmd.physical_step, cmd.physical_persistent,
+                      cmd.physical_crippling, "physical")
+    mental = _track(v.mental, cmd.mental_step, cmd.mental_persistent, cmd.mental_crippling,
+                    "mental")
+    events: tuple[str, ...] = ()
+    prone = cmd.prone
+    check_round: int | bool | None = False
+    if cmd.condition is not None:
+        now = v.condition[0]
+        wanted = "active" if cmd.condition == "conscious" else cmd.condition
+        if wanted != now:
+            found = _CONDITION_EVENTS.get((now, cmd.condition))
+            if found is None:
+                raise Rejected(ErrorCode.ILLEGAL_ACTION,
+                               f"{c.name} is {now}: cannot become {cmd.condition}")
+            events = found
+            if cmd.condition == "unconscious":
+                prone = True if prone is None else prone
+                check_round = d.check_round_for(c.id)
+    d.emit(ev.GmRuling(combatant=c.id, ruling="override",
+                       description=f"GM sets {', '.join(ch['field'] for ch in changes)} of "
+                                   f"{c.name}", reason=cmd.reason, changes=changes,
+                       hidden=c.hidden), d.combatant_vis(c.id))
+    vt.record(d, c.id, "gm_override", [f"GM: {cmd.reason}"], fatigue=fatigue,
+              fatigue_max=fatigue_max, physical=physical, mental=mental, prone=prone,
+              condition_events=events, check_round=check_round)
+    d.result = {"combatant": c.id}
+    pass_turn_if_down(d)
+
+
+def adjudicate(d: Decision, cmd: msg.Adjudicate) -> None:
+    if d.s.chart[0] not in ("scene", "setup", "rolling_initiative"):
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, "the encounter has ended")
+    actor = find_combatant(d, cmd.combatant) if cmd.combatant else None
+    target = find_combatant(d, cmd.target) if cmd.target else actor
+    outcomes = (cmd.on_success, cmd.on_failure)
+    if target is None and any(_does_something(o) for o in outcomes):
+        raise Rejected(ErrorCode.INVALID_PAYLOAD, "name the combatant or target the outcome "
+                       "applies to")
+    hidden = bool((actor and actor.hidden) or (target and target.hidden))
+    vis: ev.Visibility = ["gm"] if hidden else None
+    d.emit(ev.GmRuling(combatant=actor.id if actor else None, ruling="adjudicated",
+                       description=cmd.description,
+                       changes=[{"field": "dc", "value": cmd.dc},
+                                {"field": "modifier", "value": cmd.modifier}]
+                       if cmd.dc is not None else [], hidden=hidden), vis)
+    success = True
+    if cmd.dc is not None:
+        cid = actor.id if actor else None
+        roll = d.server_roll("1d20", "adjudicated check", cid)
+        success = roll.total + cmd.modifier >= cmd.dc
+        d.emit(ev.CheckMade(combatant=cid or "", check="adjudicated", natural=roll.total,
+                            modifiers=[Modifier("GM's modifier", cmd.modifier,
+                                                "adjudicated by the GM")],
+                            total=roll.total + cmd.modifier, dc=cmd.dc, success=success,
+                            section="adjudicated by the GM", hidden=hidden), vis)
+    outcome = cmd.on_success if success else cmd.on_failure
+    if target is not None and _does_something(outcome):
+        _apply_outcome(d, target.id, outcome, cmd.description)
+    d.result = {"success": success}
+    pass_turn_if_down(d)
+
+
+def _does_something(o: msg.AdjudicatedOutcome) -> bool:
+    return bool(o.fatigue_loss or o.steps or o.heal or o.prone is not None)
+
+
+def _apply_outcome(d: Decision, cid: str, o: msg.AdjudicatedOutcome, why: str) -> None:
+    v = d.s.vitals[cid]
+    if not v.alive:
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{d.s.combatants[cid].name} is "
+                       f"{v.condition[0]}")
+    note = f"GM: {why}"
+    if o.fatigue_loss:
+        resolution.lose_fatigue(d, cid, o.fatigue_loss, DamageSource(o.loss_kind),
+                                "adjudicated", [note])
+    if o.steps:
+        resolution.move_down(d, cid, o.steps, DamageSource(o.loss_kind), o.persistent, note)
+    if o.heal:
+        resolution.heal(d, cid, o.heal, "adjudicated", note)
+    if o.prone is not None and d.s.vitals[cid].alive:
+        vt.record(d, cid, "adjudicated", [note], prone=o.prone)
+
+
+def pass_turn_if_down(d: Decision) -> None:
+    """A GM ruling that leaves the combatant whose turn it is unable to act ends that turn
+    (the chart passes it, as it passes the turns of the unconscious)."""
+    if d.turn_passes():
+        d.send("next_turn", "the turn cannot end now")

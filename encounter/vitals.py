@@ -1,0 +1,91 @@
+"""Fatigue points, condition tracks and consciousness, as the decider records them.
+
+The rules (``rules.condition_track``) work out what a loss, a healing or a check does; the
+condition chart (``statemachines.condition_chart``) says whether the change of consciousness
+may happen; this module records the result as one ``vitals_changed`` event with the new values
+and the reasons ("MLP Dramatic Systems", FATIGUE POINTS AND DAMAGE THRESHOLD; rulings R14-R17).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from encounter.state import Vitals
+from protocol import events as ev
+from protocol.errors import ErrorCode
+from protocol.events import Track
+from protocol.model import CombatantProfile
+from rules.condition_track import Track as RulesTrack
+from rules.condition_track import condition_penalty
+from rules.sheet import Nature, Sheet, SheetError, parse_sheet
+from statemachines.condition_chart import INITIAL, TransitionNotAllowed, condition_after
+
+if TYPE_CHECKING:
+    from encounter.engine import Decision
+
+
+def sheet_of(profile: CombatantProfile, ruleset: str = "dramatic") -> Sheet:
+    """The combatant's Dramatic stat sheet (its stats were validated when it was added)."""
+    try:
+        return parse_sheet(profile.stats if ruleset == "dramatic" else {})
+    except SheetError:  # pragma: no cover - refused when the combatant was added
+        return parse_sheet({})
+
+
+def initial_vitals(profile: CombatantProfile, ruleset: str) -> Vitals:
+    """A combatant as it joins: full fatigue points, both tracks at normal (objects, plants and
+    vehicles have a physical track only, R15)."""
+    sheet = sheet_of(profile, ruleset)
+    creature = sheet.nature is Nature.CREATURE
+    return Vitals(fatigue=sheet.fatigue_points, fatigue_max=sheet.fatigue_points,
+                  physical=Track(), mental=Track() if creature else None,
+                  condition=list(INITIAL))
+
+
+def to_rules(track: Track | None) -> RulesTrack:
+    if track is None:
+        return RulesTrack()
+    return RulesTrack(step=track.step, persistent=track.persistent, crippling=track.crippling)
+
+
+def to_event(track: RulesTrack) -> Track:
+    return Track(step=track.step, persistent=track.persistent, crippling=track.crippling,
+                 penalty=condition_penalty(track.step))
+
+
+def record(d: Decision, cid: str, cause: str, notes: list[str], *, fatigue: int | None = None,
+           physical: RulesTrack | None = None, mental: RulesTrack | None = None,
+           prone: bool | None = None, condition_events: tuple[str, ...] = (),
+           check_round: int | bool | None = False, fatigue_max: int | None = None) -> None:
+    """Record the combatant's new vitals; ``condition_events`` are sent to its condition chart
+    in order (a refusal is a refused command: nothing wakes the dead)."""
+    from encounter.engine import Rejected
+
+    v = d.s.vitals[cid]
+    c = d.s.combatants[cid]
+    new_fatigue = v.fatigue if fatigue is None else fatigue
+    new_max = v.fatigue_max if fatigue_max is None else fatigue_max
+    condition = list(v.condition)
+    for event in condition_events:
+        try:
+            condition = condition_after(condition, event, new_fatigue)
+        except TransitionNotAllowed:
+            raise Rejected(ErrorCode.ILLEGAL_ACTION,
+                           f"{c.name} is {' '.join(condition).replace('_', ' ')}") from None
+    # "As long as you have at least 1 Fatigue point, you can act normally" (R14.5)
+    if condition == ["active", "fit"] and new_fatigue == 0:
+        condition = condition_after(condition, "exhausted", new_fatigue)
+    elif condition == ["active", "defenseless"] and new_fatigue > 0:
+        condition = condition_after(condition, "refreshed", new_fatigue)
+    new_check = v.check_round if check_round is False else check_round
+    if condition[0] != "unconscious":
+        new_check = None
+    d.emit(ev.VitalsChanged(
+        combatant=cid, cause=cause, fatigue=new_fatigue, fatigue_max=new_max,
+        physical=to_event(physical) if physical is not None else v.physical,
+        mental=(to_event(mental) if mental is not None and v.mental is not None else v.mental),
+        condition=condition, prone=v.prone if prone is None else prone,
+        check_round=new_check if isinstance(new_check, int) else None, notes=notes,
+        fatigue_secret=c.kind == "npc", hidden=c.hidden), d.combatant_vis(cid))
+
+

@@ -1,0 +1,273 @@
+"""Resolving actions in "MLP Dramatic Systems": attacks, damage, damage reduction, fatigue, the
+condition tracks, unconsciousness, death, Second Lunch and the GM's rulings. One scenario per
+rule, given / when / then, through the real websocket protocol against a real Redis. Player
+characters roll physical dice (``players_roll``), so each scenario states the faces it needs;
+initiative modifiers 50 apart fix the order."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import pytest
+
+from clients.client import Client
+from server.app import Server
+from tests.conftest import ws_url
+from tests.helpers import open_client
+from tests.scene import Scene
+
+Make = Callable[..., Awaitable[Scene]]
+
+PONY = {"name": "Ace", "id": "ace", "kind": "pc", "initiative": 50,
+        "stats": {"skills": {"melee": 5, "ranged": 4}, "str": 14,
+                  "weapons": [{"name": "bow", "damage": "1d8", "kind": "ranged"},
+                              {"name": "glowing horn", "damage": "1d6",
+                               "damage_types": ["magic"]}]}}
+DOG = {"name": "Dog", "id": "dog", "kind": "npc", "initiative": 0,
+       "stats": {"dex": 12, "fatigue_points": 10}}
+
+
+@pytest.fixture
+def make(server: Server, clients: list[Client]) -> Make:
+    async def create(combatants: list[dict[str, Any]], **options: Any) -> Scene:
+        scene = await Scene.create(server, clients, combatants, players_roll=True, **options)
+        await scene.do("start_encounter")
+        for request in list(scene.state.pending_rolls):  # initiative: a middling roll
+            await scene.do("submit_roll", request=request, faces=[10])
+        return scene
+
+    return create
+
+
+async def roll(scene: Scene, *faces: int) -> list[str]:
+    """Answer the one pending roll with these faces."""
+    (request,) = scene.state.pending_rolls
+    return await scene.do("submit_roll", request=request, faces=list(faces))
+
+
+def last(scene: Scene, kind: str) -> dict[str, Any]:
+    return [m["event"] for m in scene.gm.events() if m["event"]["kind"] == kind][-1]
+
+
+def dog(**stats: Any) -> dict[str, Any]:
+    return {**DOG, "stats": {**DOG["stats"], **stats}}
+
+
+# --- the attack roll --------------------------------------------------------------------------
+
+
+async def test_a_melee_hit_itemises_the_roll_and_deals_size_die_plus_strength(make: Make) -> None:
+    scene = await make([PONY, DOG])
+    assert scene.state.current == "ace"
+    # ATTACK ROLL: 1d20 + Melee skill against Reflex Defense (10 + Dex 1 = 11)
+    assert await scene.act("ace", "attack", target="dog") == ["action_taken", "roll_requested"]
+    assert (await scene.refused("ace", "end_turn"))["code"] == "illegal_action"  # dice first
+    await roll(scene, 6)  # 6 + 5 = 11: equal to the defense hits
+    attack = last(scene, "attack_resolved")
+    assert (attack["natural"], attack["total"], attack["defense_value"]) == (6, 11, 11)
+    assert attack["outcome"] == "hit"
+    assert ["Melee skill", 5, "ATTACK ROLL"] in [list(m.values()) for m in attack["modifiers"]]
+    # DAMAGE (R12): unarmed Medium 1d6 + Strength modifier 2
+    assert await roll(scene, 4) == ["dice_rolled", "damage_dealt", "vitals_changed"]
+    damage = last(scene, "damage_dealt")
+    assert (damage["rolled"], damage["loss"]) == (4, 6)
+    assert scene.state.vitals["dog"].fatigue == 4
+    assert await scene.replays()
+
+
+async def test_a_natural_1_misses_and_a_natural_20_is_a_critical_hit(make: Make) -> None:
+    scene = await make([{**PONY, "stats": {**PONY["stats"], "skills": {"melee": 30}}},
+                        dog(fatigue_points=40)])
+    await scene.act("ace", "attack", target="dog")
+    assert await roll(scene, 1) == ["dice_rolled", "attack_resolved"]  # no damage roll
+    assert last(scene, "attack_resolved")["outcome"] == "automatic_miss"
+    await scene.act("ace", "end_turn")
+    await scene.act("dog", "end_turn")
+    await scene.act("ace", "attack", target="dog")
+    await roll(scene, 20)
+    assert last(scene, "attack_resolved")["outcome"] == "critical"
+    await roll(scene, 3)  # (3 + 2) doubled (R44)
+    assert last(scene, "damage_dealt")["loss"] == 10
+
+
+async def test_ranged_attacks_take_the_range_penalty_and_miss_below_the_defense(
+        make: Make) -> None:
+    scene = await make([PONY, dog()])
+    refused = await scene.refused("ace", "attack", target="dog", weapon="bow")
+    assert "distance or the range band" in refused["message"]
+    # Ranged skill 4, medium range -5: 11 + 4 - 5 = 10 against 11
+    await scene.act("ace", "attack", target="dog", weapon="bow", range="medium")
+    await roll(scene, 11)
+    attack = last(scene, "attack_resolved")
+    assert ["range (medium)", -5] in [[m["name"], m["value"]] for m in attack["modifiers"]]
+    assert (attack["total"], attack["outcome"]) == (10, "miss")
+
+
+async def test_cover_and_a_prone_target_are_itemised(make: Make) -> None:
+    scene = await make([PONY, dog()])
+    await scene.do("adjust_combatant", combatant="dog", prone=True, reason="tripped")
+    total_cover = await scene.refused("ace", "attack", target="dog", cover="total")
+    assert total_cover["code"] == "illegal_action"
+    await scene.act("ace", "attack", target="dog", weapon="bow", range="point_blank",
+                    cover="cover")
+    await roll(scene, 9)
+    attack = last(scene, "attack_resolved")
+    names = {m["name"]: m["value"] for m in attack["modifiers"]}
+    assert names["prone target"] == -2  # ranged against prone (PRONE TARGETS, R10)
+    assert attack["defense_value"] == 13  # cover +2 on Reflex (COVER)
+
+
+# --- damage reduction and the damage threshold ------------------------------------------------
+
+
+async def test_damage_reduction_takes_the_best_value_for_the_defender(make: Make) -> None:
+    reductions = [{"value": 5, "bypass": ["magic"]}, {"value": 1}]
+    scene = await make([PONY, dog(damage_reduction=reductions, fatigue_points=30)])
+    await scene.act("ace", "attack", target="dog", weapon="glowing horn")
+    await roll(scene, 15)
+    await roll(scene, 6)  # 6 + 2 = 8; magic bypasses DR 5, so DR 1 applies (R13)
+    damage = last(scene, "damage_dealt")
+    assert (damage["reduction"], damage["reduction_label"], damage["loss"]) == (1, "DR 1", 7)
+
+
+async def test_a_loss_that_reaches_the_threshold_moves_the_track_a_step(make: Make) -> None:
+    # physical damage threshold = Fortitude Defense 10 (R45: equal reaches it)
+    scene = await make([{**PONY, "stats": {**PONY["stats"], "str": 30}}, dog(fatigue_points=40)])
+    await scene.act("ace", "attack", target="dog")
+    await roll(scene, 15)
+    await roll(scene, 1)  # 1 + Str 10 = 11 >= 10
+    dog_now = scene.state.vitals["dog"]
+    assert (dog_now.fatigue, dog_now.physical.step, dog_now.physical.penalty) == (29, 1, -1)
+    assert any("damage threshold" in n for n in last(scene, "vitals_changed")["notes"])
+
+
+# --- 0 fatigue points, unconsciousness and death ----------------------------------------------
+
+
+async def knock_out(scene: Scene) -> None:
+    """The GM's ruling takes the dog to 0 fatigue points and four steps down; one more loss
+    at 0 moves it to the bottom."""
+    await scene.do("adjust_combatant", combatant="dog", fatigue=0, physical_step=4,
+                   reason="a long fight")
+    await scene.do("adjudicate", description="a falling beam", target="dog",
+                   on_success={"fatigue_loss": 1})
+
+
+async def test_at_0_fatigue_a_loss_is_a_step_and_the_bottom_is_unconscious(make: Make) -> None:
+    scene = await make([PONY, dog()])
+    await knock_out(scene)
+    v = scene.state.vitals["dog"]
+    assert (v.physical.step, v.condition, v.prone) == (5, ["unconscious", "awaiting_check"], True)
+    # R16: fell in round 1 during ace's turn (position 0); the dog is at position 1
+    assert v.check_round == 11
+    notes = last(scene, "vitals_changed")["notes"]
+    assert any("one step (0 Fatigue Points, R14.2)" in n for n in notes)
+    # an unconscious creature takes no actions, and its turns pass by themselves
+    assert (await scene.refused("dog", "end_turn"))["code"] in ("illegal_action",
+                                                                "not_your_turn")
+    assert await scene.turns_in_round() == ["ace"]
+    assert scene.state.current == "ace" and scene.state.round == 2
+    assert await scene.replays()
+
+
+async def test_the_constitution_check_comes_after_ten_rounds(make: Make) -> None:
+    scene = await make([PONY, dog(con=30)], dice_seed=4)  # Con +10: the check succeeds
+    await knock_out(scene)
+    for _ in range(10):
+        assert await scene.turns_in_round() == ["ace"]
+    assert scene.state.round == 11
+    events = await scene.act("ace", "end_turn")  # the dog's turn in round 11: the check
+    assert "check_made" in events
+    check = last(scene, "check_made")
+    assert (check["check"], check["dc"], check["success"]) == ("constitution", 10, True)
+    v = scene.state.vitals["dog"]
+    assert (v.condition, v.prone, v.physical.step) == (["active", "defenseless"], True, 4)
+    assert scene.state.current == "dog"  # and it takes that turn (R16)
+
+
+async def test_a_failed_constitution_check_makes_a_condition_persistent(make: Make) -> None:
+    scene = await make([PONY, dog(con=0)], dice_seed=1)  # Con -5: 1d20-5 fails below 15
+    await knock_out(scene)
+    for _ in range(10):
+        await scene.turns_in_round()
+    await scene.act("ace", "end_turn")
+    check = last(scene, "check_made")
+    assert (check["natural"] < 15, check["success"]) == (True, False)  # seed 1 rolls low
+    v = scene.state.vitals["dog"]
+    assert v.condition == ["unconscious", "out_for_scene"]
+    assert v.physical.persistent == 1
+    assert scene.state.current == "ace"  # no further turns in this scene
+
+
+async def test_healing_revives_an_unconscious_creature_prone(make: Make) -> None:
+    scene = await make([PONY, dog()])
+    await knock_out(scene)
+    await scene.do("adjudicate", description="a healing potion", target="dog",
+                   on_success={"heal": 3})
+    v = scene.state.vitals["dog"]
+    assert (v.condition, v.fatigue, v.prone, v.physical.step) == (["active", "fit"], 3, True, 4)
+
+
+async def test_a_fatal_blow_kills_and_nothing_wakes_the_dead(make: Make) -> None:
+    scene = await make([PONY, dog()])
+    await scene.do("adjust_combatant", combatant="dog", fatigue=0, reason="exhausted")
+    # at 0 fp a loss of three times the threshold (10) is a fatal blow (R14.2, R14.3)
+    await scene.do("adjudicate", description="a boulder", target="dog",
+                   on_success={"fatigue_loss": 30})
+    assert scene.state.vitals["dog"].condition == ["dead"]
+    refused = await scene.gm.request({"type": "adjudicate", "id": "heal-dead",
+                                      "description": "a potion", "target": "dog",
+                                      "on_success": {"heal": 5}})
+    assert refused["type"] == "error" and refused["code"] == "illegal_action"
+    assert await scene.turns_in_round() == ["ace"]  # the dead have no turns
+    assert "dog" not in next(a for a in scene.gm.legal if a["action"] == "attack")["targets"]
+
+
+# --- Second Lunch -----------------------------------------------------------------------------
+
+
+async def test_second_lunch_at_half_fatigue_once_per_encounter(make: Make) -> None:
+    scene = await make([{**PONY, "stats": {**PONY["stats"], "fatigue_points": 20}}, DOG])
+    assert (await scene.refused("ace", "second_lunch"))["code"] == "illegal_action"
+    await scene.do("adjust_combatant", combatant="ace", fatigue=10, reason="tired")
+    await scene.act("ace", "second_lunch")  # a quarter of 20
+    assert scene.state.vitals["ace"].fatigue == 15
+    await scene.do("adjust_combatant", combatant="ace", fatigue=2, reason="tired again")
+    refused = await scene.refused("ace", "second_lunch")
+    assert "never more than once in a single encounter" in refused["message"]
+
+
+# --- what each viewer sees --------------------------------------------------------------------
+
+
+async def test_players_see_why_they_hit_but_not_behind_the_gm_screen(
+        make: Make, server: Server, clients: list[Client]) -> None:
+    scene = await make([PONY, dog()])
+    invite = await scene.gm.command("issue_invite", combatants=["ace"])
+    player = await open_client(ws_url(server), clients)
+    await player.hello(invite["result"]["token"])
+    await player.wait_for(lambda m: m["type"] == "snapshot")
+    snap = [m for m in player.messages if m["type"] == "snapshot"][-1]["state"]
+    vitals = {c["id"]: c["vitals"] for c in snap["combatants"]}
+    assert vitals["ace"]["fatigue"] == 10 and vitals["dog"]["fatigue"] is None
+    await scene.act("ace", "attack", target="dog")
+    await roll(scene, 12)
+    await roll(scene, 2)
+    seen = await player.wait_for(lambda m: m["type"] == "event"
+                                 and m["event"]["kind"] == "vitals_changed")
+    assert seen["event"]["fatigue"] is None  # the dog's fatigue points stay secret
+    attack = [m["event"] for m in player.events() if m["event"]["kind"] == "attack_resolved"][-1]
+    assert attack["natural"] == 12 and attack["modifiers"]  # its own roll, itemised
+    assert attack["defense_value"] is None  # the dog's Reflex Defense is the GM's
+    assert last(scene, "attack_resolved")["defense_value"] == 11
+    # the GM's override, with its reason, as the table sees it
+    await scene.do("adjust_combatant", combatant="ace", physical_step=2,
+                   physical_crippling=0, reason="old wound")
+    ruling = await player.wait_for(lambda m: m["type"] == "event"
+                                   and m["event"]["kind"] == "gm_ruling")
+    assert ruling["event"]["reason"] == "old wound"
+    bad = await scene.gm.request({"type": "adjust_combatant", "id": "bad-track",
+                                  "combatant": "ace", "physical_persistent": 3,
+                                  "reason": "x"})
+    assert bad["code"] == "invalid_payload"

@@ -82,7 +82,7 @@ def _lunch_possible(state: EncounterState, cid: str) -> bool:
 
 
 #: Actions that only some states allow, with the test (``legal_actions`` offers them only then).
-AVAILABLE: dict[str, Callable[[EncounterState, str], bool]] = {
+DRAMATIC_AVAILABLE: dict[str, Callable[[EncounterState, str], bool]] = {
     "stand_up": lambda s, cid: s.vitals[cid].prone,
     "fall_prone": lambda s, cid: not s.vitals[cid].prone,
     "second_lunch": _lunch_possible,
@@ -90,7 +90,7 @@ AVAILABLE: dict[str, Callable[[EncounterState, str], bool]] = {
 }
 
 
-RESOLVERS: dict[str, Resolver] = {
+DRAMATIC_RESOLVERS: dict[str, Resolver] = {
     "attack": combat.attack,
     "grab": combat.grab,
     "fall_prone": fall_prone,
@@ -98,3 +98,21 @@ RESOLVERS: dict[str, Resolver] = {
     "second_lunch": second_lunch,
     "second_lunch_with_food": second_lunch_with_food,
 }
+
+
+#: Each ruleset's resolvers and availability tests, by ruleset name: the one place where the
+#: encounter engine learns what a ruleset's actions do.
+RESOLVERS: dict[str, dict[str, Resolver]] = {"dramatic": DRAMATIC_RESOLVERS}
+AVAILABLE: dict[str, dict[str, Callable[[EncounterState, str], bool]]] = {
+    "dramatic": DRAMATIC_AVAILABLE,
+}
+
+
+def resolver(state: EncounterState, action: str) -> Resolver | None:
+    return RESOLVERS.get(state.ruleset, {}).get(action)
+
+
+def available(state: EncounterState, cid: str, action: str) -> bool:
+    """Whether the state allows ``action`` for ``cid`` (beyond the turn's budget)."""
+    test = AVAILABLE.get(state.ruleset, {}).get(action)
+    return test is None or cid not in state.vitals or test(state, cid)

@@ -17,6 +17,7 @@ from encounter.vitals import initial_vitals
 from protocol import events as ev
 from protocol.events import Envelope
 from rules.actions import Budget
+from rules.rulesets import ruleset
 
 
 def apply(state: EncounterState, envelope: Envelope) -> EncounterState:
@@ -166,7 +167,7 @@ def _(e: ev.TurnStarted, s: EncounterState) -> None:
     # R14.5: at 0 fatigue points a single standard, move or swift action
     single = s.surprise or (vitals is not None and vitals.condition == ["active", "defenseless"]
                             and s.options.zero_fp_single_action)
-    budget = Budget.surprise_round() if single else Budget()
+    budget = ruleset(s.ruleset).turn_budget(single)
     s.turn = TurnState(combatant=e.combatant, budget=budget,
                        was_flat_footed=e.combatant in s.flat_footed)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from encounter.actions import AVAILABLE
+from encounter.actions import available
 from encounter.actors import Actor
 from encounter.state import EncounterState
 from encounter.turns import legal_turn_actions
@@ -106,8 +106,7 @@ def _scene_actions(state: EncounterState, viewer: Actor) -> list[LegalAction]:
         for name in _turn_actions(state.ruleset, turn.budget.standard, turn.budget.move,
                                   turn.budget.swift, state.surprise, not fresh, may_ready,
                                   state.options.recover_in_scene):
-            test = AVAILABLE.get(name)
-            if test is None or current not in state.vitals or test(state, current):
+            if available(state, current, name):
                 add(name, current)
     # out of turn: the viewer's own combatants (and, for the GM, whoever is acting)
     mine = [cid for cid in state.order if cid in viewer.combatants or

@@ -108,8 +108,8 @@ def _in_turn(d: Decision, c: CombatantProfile, spec: ActionSpec, cmd: msg.Act) -
         carried = held is not None and held.action == spec.name and held.round >= d.s.round - 1
         progress = held.spent + 1 if carried and held is not None else 1
     note, target = _note(cmd)
-    resolver = RESOLVERS.get(spec.name)
-    effect = resolver(d, c, cmd) if resolver is not None else None  # may refuse
+    resolve = resolver(d.s, spec.name)
+    effect = resolve(d, c, cmd) if resolve is not None else None  # may refuse
     d.emit(ev.ActionTaken(round=d.s.round, combatant=c.id, action=spec.name,
                           action_type=spec.kind.value, slot=slot, progress=progress,
                           needed=spec.swifts, note=note, target=target, hidden=c.hidden),
@@ -243,8 +243,8 @@ def _readied_action(d: Decision, c: CombatantProfile, spec: ActionSpec, cmd: msg
         wanted = readied.action if readied else "nothing"
         raise _reject(ErrorCode.ILLEGAL_ACTION, f"the readied action is {wanted}")
     note, target = _note(cmd)
-    resolver = RESOLVERS.get(spec.name)
-    effect = resolver(d, c, cmd) if resolver is not None else None  # may refuse
+    resolve = resolver(d.s, spec.name)
+    effect = resolve(d, c, cmd) if resolve is not None else None  # may refuse
     d.emit(ev.ActionTaken(round=d.s.round, combatant=c.id, action=spec.name,
                           action_type=spec.kind.value, out_of_turn=True, readied=True,
                           note=note, target=target, hidden=c.hidden), d.combatant_vis(c.id))
@@ -278,7 +278,7 @@ def legal_turn_actions(budget: Budget, catalog: dict[str, ActionSpec], surprise:
     return names
 
 
-from encounter.actions import RESOLVERS  # noqa: E402  (the resolvers need this module's names)
+from encounter.actions import resolver  # noqa: E402  (the resolvers need this module's names)
 
 _SPECIAL: dict[str, Callable[[Decision, CombatantProfile, msg.Act], None]] = {
     "end_turn": _end_turn,

@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from rules.actions import ACTIONS, ActionSpec
+from rules.actions import ACTIONS, ActionSpec, Budget
 from rules.sheet import SheetError, parse_sheet
 
 DIE_LADDER = (4, 6, 8, 10, 12, 20)
@@ -39,6 +39,7 @@ class Ruleset(Protocol):
     def initiative_expr(self, combatant: CombatantLike) -> str: ...
     def initiative_tiebreak(self, combatant: CombatantLike) -> tuple[int, ...]: ...
     def actions(self) -> dict[str, ActionSpec]: ...
+    def turn_budget(self, single_action: bool) -> Budget: ...
 
 
 @dataclass(frozen=True)
@@ -68,8 +69,13 @@ class DramaticSystems:
         return (combatant.initiative_mod,)
 
     def actions(self) -> dict[str, ActionSpec]:
-        """TYPES OF ACTIONS (the resolution of each arrives with the rules that resolve it)."""
+        """TYPES OF ACTIONS."""
         return ACTIONS
+
+    def turn_budget(self, single_action: bool) -> Budget:
+        """ACTIONS IN COMBAT: a standard, a move and a swift action; THE SURPRISE ROUND (and 0
+        fatigue points, R14.5): a single standard, move or swift action."""
+        return Budget.surprise_round() if single_action else Budget()
 
 
 _DIE = re.compile(r"^d(4|6|8|10|12|20)$")
@@ -105,6 +111,12 @@ class ActionTime:
     def actions(self) -> dict[str, ActionSpec]:
         """Action Time's major and minor actions are not modelled yet: a turn can be ended."""
         return {}
+
+    def turn_budget(self, single_action: bool) -> Budget:
+        """Action Time: "one major and one minor action, or two minor actions". A major action
+        takes the ``standard`` slot; a minor action (``Kind.MOVE``) the ``move`` slot, else the
+        ``standard`` slot — the same rule as a Dramatic move action; there is no swift slot."""
+        return Budget(standard=True, move=not single_action, swift=False)
 
 
 RULESETS: dict[str, Ruleset] = {r.name: r for r in (DramaticSystems(), ActionTime())}

@@ -1,0 +1,182 @@
+"""The Action Time stat sheet, read from a stat block's free ``stats`` mapping (rulings R29, R33,
+R60).
+
+Format (YAML as in ``server/examples/demo-action-time.yaml``; every field but ``body`` optional)::
+
+    stats:
+      body: d8          # abilities: every key whose value is a die d4..d20 ("d8", "D8" or 8);
+      mind: d6          #   body is required (initiative is a Body test); any others allowed
+      cunning: d10
+      health: 14        # maximum Health (R29); attacks and Heal need it
+      defense: 11       # Defense, the Difficulty of attacks against it (R29); attacks need it
+      speed: 8          # Speed in yards (R60; default: option default_speed_yards, 10)
+      bandages: ready   # ready | stowed | none (default none) — Heal needs them ready (R33)
+      weapons:
+        - name: Claws
+          damage: d6        # damage die (R29), required
+          kind: melee       # melee (default; reach 2 yards) | ranged
+          range: 30         # yards, required for ranged weapons
+          ability: body     # the ability the attack tests (default body, R29)
+          reload: minor     # none | free | minor | major (default: none for melee, minor for
+                            #   ranged, R60)
+          stowed: false     # true: needs the Ready action before it is used
+      spells:
+        - name: Frost Weapons
+          cast: major       # major (default) | minor | free
+          ability: mind     # default mind
+
+Public API: :func:`parse_sheet` (raises :class:`SheetError`, a ``ValueError`` with the bad
+``field``), :class:`Sheet`, :class:`Weapon`, :class:`Spell`, :func:`role`, :data:`MELEE_REACH`.
+Whether a combatant is a player, a major NPC or a minor NPC comes from the stat block's
+``kind`` and ``group`` (R39), outside ``stats``: see :func:`role`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal
+
+import msgspec
+
+from rules.action_time.dice_ladder import DieError, parse_die
+from rules.action_time.options import DEFAULT, AtOptions
+
+#: Melee Attack: "An enemy within 2 yards of you is considered adjacent."
+MELEE_REACH = 2
+
+Cost = Literal["major", "minor", "free"]
+Role = Literal["player", "major_npc", "minor_npc"]
+_DIE_TEXT = Annotated[str, msgspec.Meta(pattern=r"^(1)?[dD](4|6|8|10|12|20)$")]
+_YARDS = Annotated[int, msgspec.Meta(ge=0)]
+
+
+class SheetError(ValueError):
+    """A stat block this ruleset cannot use; ``field`` names the bad field."""
+
+    def __init__(self, field: str, problem: str) -> None:
+        super().__init__(f"stats.{field}: {problem}")
+        self.field = field
+        self.problem = problem
+
+
+class Weapon(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A weapon: damage die, melee or ranged with range in yards, the ability it tests, and the
+    action a reload costs (``"none"``: it needs none)."""
+
+    name: str
+    damage: _DIE_TEXT
+    kind: Literal["melee", "ranged"] = "melee"
+    range: Annotated[int, msgspec.Meta(ge=1)] | None = None
+    ability: str = "body"
+    reload: Literal["none", "free", "minor", "major"] | None = None
+    stowed: bool = False
+
+    @property
+    def damage_die(self) -> int:
+        return parse_die(self.damage)
+
+    @property
+    def reach(self) -> int:
+        """Yards at which it can attack: 2 for melee (adjacent), its range when ranged."""
+        return MELEE_REACH if self.kind == "melee" else (self.range or 0)
+
+    @property
+    def reload_cost(self) -> Cost | None:
+        """R60: the cost of a reload, ``None`` when it needs none (melee default)."""
+        cost = self.reload or ("none" if self.kind == "melee" else "minor")
+        return None if cost == "none" else cost
+
+
+class Spell(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A spell and the action its casting costs (R60: major unless the stat block says)."""
+
+    name: str
+    cast: Cost = "major"
+    ability: str = "mind"
+
+
+class Sheet(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A parsed stat sheet. ``abilities`` maps each ability to its die's sides."""
+
+    abilities: dict[str, int]
+    health: Annotated[int, msgspec.Meta(ge=1)] | None = None
+    defense: Annotated[int, msgspec.Meta(ge=0)] | None = None
+    speed: _YARDS = 10
+    bandages: Literal["ready", "stowed", "none"] = "none"
+    weapons: tuple[Weapon, ...] = ()
+    spells: tuple[Spell, ...] = ()
+
+    def ability(self, name: str) -> int:
+        """The die of ability ``name``; :class:`SheetError` when the sheet has none."""
+        try:
+            return self.abilities[name]
+        except KeyError:
+            raise SheetError(name, "no such ability in the stat block") from None
+
+    def weapon(self, name: str) -> Weapon:
+        """The weapon called ``name``; :class:`SheetError` when the sheet has none."""
+        for w in self.weapons:
+            if w.name == name:
+                return w
+        raise SheetError("weapons", f"no weapon named {name!r}")
+
+    def spell(self, name: str) -> Spell:
+        for s in self.spells:
+            if s.name == name:
+                return s
+        raise SheetError("spells", f"no spell named {name!r}")
+
+
+_FIELDS = frozenset(Sheet.__struct_fields__) - {"abilities"}
+_AT = re.compile(r" - at `\$\.?(.*)`$")
+
+
+def parse_sheet(stats: dict[str, Any], options: AtOptions = DEFAULT) -> Sheet:
+    """The sheet written in ``stats`` (format in the module docstring). Raises
+    :class:`SheetError` naming the first bad field."""
+    if not isinstance(stats, dict):
+        raise SheetError("", "stats must be a mapping")
+    abilities: dict[str, int] = {}
+    rest: dict[str, Any] = {}
+    for key, value in stats.items():
+        if not isinstance(key, str):
+            raise SheetError(str(key), "field names must be text")
+        if key in _FIELDS:
+            rest[key] = value
+            continue
+        try:
+            abilities[key] = parse_die(value, key)
+        except DieError:
+            raise SheetError(key, f"{value!r} is neither an ability die (d4, d6, d8, d10, "
+                                  f"d12, d20) nor a field ({', '.join(sorted(_FIELDS))})"
+                             ) from None
+    if "body" not in abilities:
+        raise SheetError("body", "required: the Body die (d4, d6, d8, d10, d12, d20)")
+    rest.setdefault("speed", options.default_speed_yards)
+    try:
+        sheet = msgspec.convert({**rest, "abilities": abilities}, Sheet)
+    except msgspec.ValidationError as exc:
+        message = str(exc)
+        match = _AT.search(message)
+        field = match.group(1) if match else ""
+        raise SheetError(field, _AT.sub("", message)) from None
+    for i, weapon in enumerate(sheet.weapons):
+        if weapon.ability not in abilities:
+            raise SheetError(f"weapons[{i}].ability", f"no ability {weapon.ability!r}")
+        if weapon.kind == "ranged" and weapon.range is None:
+            raise SheetError(f"weapons[{i}].range", "a ranged weapon needs a range in yards")
+    for i, spell in enumerate(sheet.spells):
+        if spell.ability not in abilities:
+            raise SheetError(f"spells[{i}].ability", f"no ability {spell.ability!r}")
+    for what, names in (("weapons", [w.name for w in sheet.weapons]),
+                        ("spells", [s.name for s in sheet.spells])):
+        if len(set(names)) != len(names):
+            raise SheetError(what, "names must be unique")
+    return sheet
+
+
+def role(kind: str, group: str | None) -> Role:
+    """R39: a player character; an NPC in a ``group`` is a minor NPC, any other a major NPC."""
+    if kind == "pc":
+        return "player"
+    return "minor_npc" if group else "major_npc"

@@ -66,7 +66,8 @@ def _(e: ev.CombatantAdded, s: EncounterState) -> None:
 @_apply.register
 def _(e: ev.CombatantRemoved, s: EncounterState) -> None:
     s.combatants.pop(e.combatant, None)
-    for table in (s.readied, s.swift_progress, s.delaying, s.vitals):
+    for table in (s.readied, s.swift_progress, s.delaying, s.vitals, s.aid, s.distracted,
+                  s.grabs):
         table.pop(e.combatant, None)
     if e.combatant in s.delay_queue:
         s.delay_queue.remove(e.combatant)
@@ -163,6 +164,11 @@ def _(e: ev.RoundStarted, s: EncounterState) -> None:
 def _(e: ev.TurnStarted, s: EncounterState) -> None:
     s.current = e.combatant
     s.delaying.pop(e.combatant, None)
+    # R11: an aider's bonus lapses when the aider's next turn starts
+    for target in [t for t, aiders in s.aid.items() if e.combatant in aiders]:
+        s.aid[target].remove(e.combatant)
+        if not s.aid[target]:
+            del s.aid[target]
     vitals = s.vitals.get(e.combatant)
     # R14.5: at 0 fatigue points a single standard, move or swift action
     single = s.surprise or (vitals is not None and vitals.condition == ["active", "defenseless"]
@@ -306,12 +312,34 @@ def _(e: ev.VitalsChanged, s: EncounterState) -> None:
 
 @_apply.register
 def _(e: ev.CheckMade, s: EncounterState) -> None:
-    pass
+    if e.check == "aid_another" and e.success and e.target is not None:
+        s.aid.setdefault(e.target, []).append(e.combatant)
+    elif e.check == "distraction" and e.success and e.target is not None:
+        s.distracted[e.target] = e.combatant
+    elif e.check not in ("aid_another", "distraction", "constitution", "adjudicated"):
+        _check_made_by(s, e.combatant)
+
+
+def _check_made_by(s: EncounterState, cid: str) -> None:
+    """Aid another and distraction count on the next check only (R11)."""
+    s.aid.pop(cid, None)
+    s.distracted.pop(cid, None)
 
 
 @_apply.register
 def _(e: ev.AttackResolved, s: EncounterState) -> None:
-    pass
+    _check_made_by(s, e.attacker)
+
+
+@_apply.register
+def _(e: ev.GrabChanged, s: EncounterState) -> None:
+    grabbers = s.grabs.setdefault(e.target, [])
+    if e.held and e.grabber not in grabbers:
+        grabbers.append(e.grabber)
+    elif not e.held and e.grabber in grabbers:
+        grabbers.remove(e.grabber)
+    if not grabbers:
+        del s.grabs[e.target]
 
 
 @_apply.register

@@ -120,6 +120,11 @@ class EncounterState(msgspec.Struct, kw_only=True, gc=False):
     effects: dict[str, EffectStarted] = {}
     #: Fatigue, condition tracks and consciousness, by combatant.
     vitals: dict[str, Vitals] = {}
+    #: Aid another (R11): the allies whose aid a combatant's next check gets; a distracted
+    #: combatant and who distracted it; grabbed combatants and their grabbers (Grab).
+    aid: dict[str, list[str]] = {}
+    distracted: dict[str, str] = {}
+    grabs: dict[str, list[str]] = {}
     ended: bool = False
     end_reason: str | None = None
 

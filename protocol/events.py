@@ -320,6 +320,9 @@ class CheckMade(Event, tag="check_made", kw_only=True):
     dc: int | None
     success: bool
     section: str | None = None
+    #: whom the check helps or hinders: the ally an ``aid_another`` aids (+2 on its next
+    #: check), the creature a ``distraction`` distracts (-2 on its next), the object broken
+    target: str | None = None
     hidden: bool = False
 
 
@@ -395,6 +398,17 @@ class VitalsChanged(Event, tag="vitals_changed", kw_only=True):
     hidden: bool = False
 
 
+class GrabChanged(Event, tag="grab_changed", kw_only=True):
+    """``grabber`` holds ``target`` (``held: true``: -2 on all its skill rolls, and it cannot
+    move) or lets go (the grab broken, or the grabber out of the fight) (STANDARD ACTIONS:
+    Grab; R55)."""
+
+    grabber: str
+    target: str
+    held: bool
+    hidden: bool = False
+
+
 class GmRuling(Event, tag="gm_ruling", kw_only=True):
     """The GM adjudicated an action or overrode a value, with a reason (audited). ``changes``
     lists what was set (``{"field": "fatigue", "value": 3}``); the consequences follow as
@@ -448,6 +462,7 @@ AnyEvent = (
     | AttackResolved
     | DamageDealt
     | VitalsChanged
+    | GrabChanged
     | GmRuling
     | EncounterEnded
 )

@@ -52,6 +52,12 @@ new MutationObserver(() => {
 """
 
 
+# The links the GM console issued, by label (the overlay's transparent variant for spectators).
+LINKS = """items => Object.fromEntries(items.map(li => [
+    li.querySelector('strong').textContent,
+    li.querySelector('input.overlay')?.value || li.querySelector('input').value]))"""
+
+
 @pytest.fixture(scope="module")
 async def browser(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Any]:
     # Playwright starts Chromium with a fresh, temporary user-data-dir of its own.
@@ -125,9 +131,7 @@ async def test_a_gm_and_two_players_play_a_round_watched_by_a_spectator(
     await gm.click("button.invite[data-combatant=dash]")
     await gm.click("button.spectator-link")
     await gm.wait_for_function("document.querySelectorAll('.links-panel input.link').length === 3")
-    links = await gm.eval_on_selector_all(".links-panel ul.links li", """items => Object.fromEntries(
-        items.map(li => [li.querySelector('strong').textContent,
-                         li.querySelector('input.overlay')?.value || li.querySelector('input').value]))""")
+    links = await gm.eval_on_selector_all(".links-panel ul.links li", LINKS)
     assert set(links) == {"Twilight Sparkle", "Rainbow Dash", "Spectators"}
     assert "transparent=1" in links["Spectators"]
     twilight = await pages.open(links["Twilight Sparkle"])

@@ -3,8 +3,9 @@
 
     python3 dev.py serve   # install into .venv, start the server with a demo encounter
     python3 dev.py bench   # install into .venv, run the benchmark (bench/README.md)
-    python3 dev.py test    # install into .venv (and nginx, for the deployment test), run the
-                           # linters, type checks, the protocol docs check and all tests
+    python3 dev.py test    # install into .venv (and nginx and Chromium, for the deployment and
+                           # browser tests), run the linters, type checks, the docs checks and
+                           # all tests
 
 Both create ``.venv`` beside this file on first use and install the project into it (again
 whenever pyproject.toml changes). Extra arguments are passed on (to ``stablemaster serve``,
@@ -48,16 +49,26 @@ def ensure_env(extras: str) -> None:
     STAMP.write_text(want)
 
 
-def ensure_nginx() -> None:
-    """The deployment test runs deploy/nginx.conf in a real nginx. Install it when missing
-    (Debian/Ubuntu as root), else say how."""
-    if shutil.which("nginx") or Path("/usr/sbin/nginx").exists():
+def ensure_test_tools() -> None:
+    """The deployment test runs deploy/nginx.conf in a real nginx; the browser tests drive
+    Debian's Chromium (/usr/bin/chromium; Playwright downloads no browser). Install whichever
+    is missing (Debian/Ubuntu as root), else say how."""
+    missing = []
+    if not (shutil.which("nginx") or Path("/usr/sbin/nginx").exists()):
+        missing.append("nginx")
+    if not Path("/usr/bin/chromium").exists():
+        missing.append("chromium")
+    if not missing:
         return
     if os.name == "posix" and os.geteuid() == 0 and shutil.which("apt-get"):
         env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
         subprocess.run(["apt-get", "update", "-qq"], check=True, env=env)
-        subprocess.run(["apt-get", "install", "-y", "-qq", "--no-install-recommends", "nginx"],
+        subprocess.run(["apt-get", "install", "-y", "-qq", "--no-install-recommends", *missing],
                        check=True, env=env, stdout=subprocess.DEVNULL)
+        return
+    if missing == ["chromium"]:  # the browser tests skip themselves without it
+        print("note: /usr/bin/chromium is missing: the browser tests will be skipped "
+              "(sudo apt-get install -y chromium)", flush=True)
         return
     sys.exit("The test suite needs nginx (for the deployment test). Install it, e.g.\n"
              "  sudo apt-get install -y nginx      # Debian, Ubuntu\n"
@@ -74,7 +85,7 @@ def main(argv: list[str]) -> int:
         os.execv(PY, [str(PY), "-m", "server", "serve", "--demo", *rest])
     if command == "bench":
         os.execv(PY, [str(PY), "-m", "bench", *rest])
-    ensure_nginx()
+    ensure_test_tools()
     run(PY, "-m", "ruff", "check", ".")
     run(PY, "-m", "mypy")
     run(PY, "-m", "protocol.docs", "--check")

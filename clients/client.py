@@ -125,7 +125,7 @@ class Client:
             raise CommandError(reply)
         return reply
 
-    async def wait_for(self, predicate: Callable[[Message], bool], timeout: float = 10,
+    async def wait_for(self, predicate: Callable[[Message], bool], timeout: float | None = 10,
                        start: int = 0) -> Message:
         """The first message from index ``start`` on that matches ``predicate``."""
         async def scan() -> Message:

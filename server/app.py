@@ -8,7 +8,6 @@ import logging
 import signal
 import time
 from http import HTTPStatus
-from importlib import resources
 from typing import Any
 
 import orjson
@@ -23,7 +22,7 @@ from encounter.actors import Actor
 from encounter.views import view_state
 from protocol.messages import Limits, Snapshot
 from protocol.version import PROTOCOL_VERSION
-from server import __version__, auth, metrics
+from server import __version__, auth, metrics, web
 from server.commands import CommandService
 from server.config import Settings
 from server.embedded_redis import EmbeddedRedis
@@ -230,15 +229,16 @@ class Server:
             return _respond(HTTPStatus.OK, metrics.render(), "text/plain; version=0.0.4")
         if path == "/":
             return _respond(HTTPStatus.OK, _INDEX.encode(), "text/html; charset=utf-8")
-        if path == "/watch":
-            page = resources.files("server").joinpath("static", "watch.html").read_bytes()
-            return _respond(HTTPStatus.OK, page, "text/html; charset=utf-8")
+        found = web.lookup(path)  # the web table (/table/…) and the spectator page (/watch)
+        if found is not None:
+            return _respond(HTTPStatus.OK, *found)
         return _respond(HTTPStatus.NOT_FOUND, b"not found\n")
 
 
 _INDEX = """<!doctype html><meta charset="utf-8"><title>Stablemaster</title>
 <h1>Stablemaster</h1><p>Encounter server. Websocket endpoint: <code>/ws</code>.
 Health: <a href="/healthz">/healthz</a>. Metrics: <a href="/metrics">/metrics</a>.
+Web table (GM console, players' view): <a href="/table/">/table/</a>.
 Spectator page: <code>/watch?spectate=&lt;spectator token&gt;</code>.</p>
 """
 

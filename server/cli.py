@@ -84,7 +84,14 @@ def build_parser() -> argparse.ArgumentParser:
                        help=f"commands a connection may send at once [{ENV['command_burst']}] "
                        f"(default {d.command_burst})")
     serve.add_argument("--demo", action="store_true",
-                       help="create a demo encounter at start and print its links")
+                       help="create demo encounters at start and print their links")
+    serve.add_argument("--demo-ruleset", choices=["dramatic", "action_time", "both"],
+                       default="both", help="the demo's ruleset(s) (default both)")
+    serve.add_argument("--demo-wait", type=float, default=d.demo_wait, metavar="SECONDS",
+                       help="seconds the demo waits for people before bots play every seat "
+                       f"nobody has taken (default {d.demo_wait:g}; negative: no bots)")
+    serve.add_argument("--demo-pace", type=float, default=d.demo_pace, metavar="SECONDS",
+                       help=f"seconds between bot moves in the demo (default {d.demo_pace:g})")
     return parser
 
 
@@ -118,6 +125,8 @@ def settings_from(args: argparse.Namespace) -> Settings:
         redis_cluster=args.redis_cluster, data_dir=args.data_dir, log_level=args.log_level,
         log_format=args.log_format, secret=args.secret, public_url=args.public_url,
         demo=args.demo, commands_per_second=args.commands_per_second,
+        demo_rulesets=("dramatic", "action_time") if args.demo_ruleset == "both"
+        else (args.demo_ruleset,), demo_wait=args.demo_wait, demo_pace=args.demo_pace,
         command_burst=args.command_burst,
     )
 

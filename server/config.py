@@ -18,6 +18,13 @@ class Settings:
     secret: str | None = None
     public_url: str | None = None
     demo: bool = False
+    #: The demo's encounters, by ruleset (``--demo-ruleset``).
+    demo_rulesets: tuple[str, ...] = ("dramatic", "action_time")
+    #: Seconds the demo waits for people to take seats before bots play the free ones; a
+    #: negative value: no bots.
+    demo_wait: float = 10.0
+    #: Seconds between two bot moves in the demo.
+    demo_pace: float = 1.5
     #: Largest command accepted (bytes); larger ones get ``too_large``.
     max_command_bytes: int = 64 * 1024
     #: Frames over this close the connection with 1009.

@@ -1,146 +1,188 @@
-"""``stablemaster serve --demo``: a demo encounter to look at, played by a simple GM bot.
+"""``stablemaster serve --demo``: encounters to look at and join, played by bots.
 
-The demo speaks the public protocol to its own server, like any client: it creates (or, after
-a restart, resumes) an encounter of ponies against Diamond Dogs, prints the links for the GM,
-each player and the spectator page, starts the scene, and ends each turn after a short wait
-unless a connected player or GM ended it first.
+The demo speaks the public protocol to its own server, like any client. For each ruleset it
+asks for (``--demo-ruleset``) it creates (or, after a restart, resumes) the example encounter of
+ponies against Diamond Dogs and prints its links: the GM console, one per player character
+and the spectator page. After ``--demo-wait`` seconds it starts the scene, unless a person is
+at the GM console, and bots (``clients.bot``) play every seat nobody has taken: a player
+character whose player is not connected, the NPCs while no GM is.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-from importlib import resources
+import time
+from dataclasses import dataclass
 
 import orjson
 
+from clients.bot import Bot
 from clients.client import Client, CommandError
+from clients.live import Seat
+from server import web
 from server.app import Server
 
 log = logging.getLogger("stablemaster.demo")
 
-DEMO_KEY = "stablemaster:demo"
-NPC_DELAY = 2.0
-PC_DELAY = 8.0
+DEMO_KEY = "stablemaster:demo:{ruleset}"
+EXAMPLES = {"dramatic": "dramatic-ponies-vs-diamond-dogs.yaml",
+            "action_time": "action-time-ponies-vs-diamond-dogs.yaml"}
 
 
-def example(name: str) -> str:
-    return resources.files("server").joinpath("examples", name).read_text()
+@dataclass
+class DemoEncounter:
+    ruleset: str
+    encounter: str
+    gm_token: str
+    bot_token: str
+    bot_token_id: str
+    seat: Seat | None = None
 
 
 class Demo:
     def __init__(self, server: Server) -> None:
         self.server = server
+        self.settings = server.settings
         self.task: asyncio.Task[None] | None = None
+        self.encounters: list[DemoEncounter] = []
+        self.ready = asyncio.Event()  # set once every demo encounter is set up
+        self.started_at = time.monotonic()
+        self.bots: list[Bot] = []
 
     @property
     def base(self) -> str:
-        s = self.server.settings
-        return (s.public_url or f"http://{s.host}:{s.port}").rstrip("/")
+        s = self.settings
+        host = "127.0.0.1" if s.host in ("0.0.0.0", "::", "") else s.host
+        return (s.public_url or f"http://{host}:{s.port}").rstrip("/")
+
+    @property
+    def url(self) -> str:
+        return f"ws://127.0.0.1:{self.settings.port}/ws"
 
     async def start(self) -> None:
+        self.started_at = time.monotonic()
         self.task = asyncio.get_running_loop().create_task(self.run())
 
     async def stop(self) -> None:
         if self.task is not None:
             self.task.cancel()
             await asyncio.gather(self.task, return_exceptions=True)
+        await asyncio.gather(*(e.seat.stop() for e in self.encounters if e.seat),
+                             return_exceptions=True)
 
     async def run(self) -> None:
-        url = f"ws://127.0.0.1:{self.server.settings.port}/ws"
         try:
-            gm_token = await self._encounter(url)
-            while True:
-                try:
-                    await self._play(url, gm_token)
-                except (ConnectionError, OSError) as exc:
-                    log.info("demo bot reconnecting (%s)", exc)
-                    await asyncio.sleep(1)
+            for ruleset in self.settings.demo_rulesets:
+                enc = await self._encounter(ruleset)
+                enc.seat = Seat(self.url, enc.bot_token, client_name="stablemaster-demo").start()
+                await enc.seat.wait_online(30)
+                await self._print_links(enc)
+                self.encounters.append(enc)
+            self.ready.set()
+            if self.settings.demo_wait < 0:
+                return
+            await asyncio.gather(*(self._play(enc) for enc in self.encounters))
         except asyncio.CancelledError:
             raise
         except Exception:
             log.exception("the demo stopped")
 
-    async def _encounter(self, url: str) -> str:
-        """The running demo encounter's GM token, creating the encounter when there is none."""
-        redis = self.server.redis
-        saved = await redis.get(DEMO_KEY)
+    async def _encounter(self, ruleset: str) -> DemoEncounter:
+        """The running demo encounter of ``ruleset``, created when there is none."""
+        redis, key = self.server.redis, DEMO_KEY.format(ruleset=ruleset)
+        saved = await redis.get(key)
         if saved:
             data = orjson.loads(saved)
             room = await self.server.rooms.get(data["encounter"])
             if room is not None and not room.state.ended:
-                return self.server.tokens.mint(data["encounter"], data["token_id"])
-        anon = await Client.open(url)
-        try:
+                mint, eid = self.server.tokens.mint, data["encounter"]
+                return DemoEncounter(ruleset, eid, mint(eid, data["gm"]), mint(eid, data["bot"]),
+                                     data["bot"])
+        example = next(e for e in web.examples() if e["file"] == EXAMPLES[ruleset])
+        async with Client.connect(self.url) as anon:
             await anon.hello()
-            ack = await anon.command(
-                "create_encounter", name="Ponies vs. Diamond Dogs", ruleset="dramatic",
-                combatants_yaml=example("demo-dramatic.yaml"))
-        finally:
-            await anon.close()
+            ack = await anon.command("create_encounter", name=example["name"], ruleset=ruleset,
+                                     combatants_yaml=web.example_text(example["file"]))
         result = ack["result"]
-        await redis.set(DEMO_KEY, orjson.dumps({"encounter": result["encounter"],
-                                                "token_id": result["token_id"]}))
-        return str(result["gm_token"])
+        async with Client.connect(self.url) as gm:
+            await gm.hello(result["gm_token"])
+            bots = await gm.command("issue_integration_token", scopes=["view:gm", "command:gm"],
+                                    label="demo bots", id="demo-bots")
+        enc = DemoEncounter(ruleset, result["encounter"], result["gm_token"],
+                            bots["result"]["token"], bots["result"]["token_id"])
+        await redis.set(key, orjson.dumps({"encounter": enc.encounter, "gm": result["token_id"],
+                                           "bot": enc.bot_token_id}))
+        return enc
 
-    async def _play(self, url: str, gm_token: str) -> None:
-        gm = await Client.open(url)
-        try:
-            await gm.hello(gm_token)
-            await gm.wait_for(lambda m: m["type"] == "legal_actions")
-            await self._print_links(gm, gm_token)
-            if any(a["action"] == "start_encounter" for a in gm.legal):
-                await gm.command("start_encounter")
-            while True:
-                acting = [a for a in gm.legal if a["action"] == "end_turn"]
-                if not acting:
-                    await gm.wait_for(lambda m: m["type"] == "legal_actions",
-                                      start=len(gm.messages), timeout=3600)
-                    continue
-                combatant = acting[0]["combatant"]
-                npc = self._kind(gm, combatant) == "npc"
-                if npc and any(a["action"] == "move" for a in gm.legal):
-                    try:  # the dogs close in before their turn ends
-                        await gm.command("act", combatant=combatant, action="move",
-                                         args={"note": "closes in"})
-                    except CommandError as err:
-                        log.debug("demo bot: %s", err)
-                mark = len(gm.messages)
-                try:
-                    await gm.wait_for(lambda m: m["type"] == "legal_actions", start=mark,
-                                      timeout=NPC_DELAY if npc else PC_DELAY)
-                    continue  # someone else moved things on
-                except TimeoutError:
-                    pass
-                try:
-                    await gm.command("act", combatant=combatant, action="end_turn")
-                except CommandError as err:
-                    log.debug("demo bot: %s", err)
-        finally:
-            await gm.close()
-
-    def _kind(self, gm: Client, combatant: str) -> str:
-        snapshot = gm.snapshot["state"] if gm.snapshot else {"combatants": []}
-        for c in snapshot["combatants"]:
-            if c["id"] == combatant:
-                return str(c["kind"])
-        return "npc"  # added after the snapshot: the demo only adds dogs
-
-    async def _print_links(self, gm: Client, gm_token: str) -> None:
-        state = gm.snapshot["state"] if gm.snapshot else {}
-        links = [f"Demo encounter {state.get('name')!r} ({state.get('id')})",
-                 f"  spectator page:  {self.base}/watch?spectate={await self._spectator(gm)}",
-                 f"  GM token:        {gm_token}"]
-        for c in state.get("combatants", []):
+    async def _print_links(self, enc: DemoEncounter) -> None:
+        seat = enc.seat
+        assert seat is not None
+        view = seat.view
+        spectator = await seat.command("issue_spectator_link", id="demo-spectator",
+                                       label="demo spectators")
+        lines = [f"Demo encounter {view.name!r} ({view.ruleset}, {enc.encounter})",
+                 f"  GM console:     {self.base}/table/#token={enc.gm_token}",
+                 f"  spectator page: {self.base}/watch?spectate={spectator['result']['token']}"]
+        for cid, c in view.combatants.items():
             if c["kind"] == "pc":
-                invite = await gm.command("issue_invite", combatants=[c["id"]],
-                                          id=f"demo-invite-{c['id']}")
-                links.append(f"  player {c['name']:<18} token: {invite['result']['token']}")
-        links.append("  (connect a client to /ws and send hello with a token; "
-                     "the GM bot ends turns nobody takes)")
-        for line in links:
-            log.info(line)
+                invite = await seat.command("issue_invite", combatants=[cid], label=c["name"],
+                                            id=f"demo-invite-{cid}")
+                lines.append(f"  player {c['name'] + ':':<19} "
+                             f"{self.base}/table/#token={invite['result']['token']}")
+        wait = self.settings.demo_wait
+        lines.append("  terminal:       python -m clients.cli '<any link above>'")
+        lines.append(f"  bots play every seat nobody has taken after {wait:g} s" if wait >= 0
+                     else "  no bots (--demo-wait is negative)")
+        print("\n".join(lines), flush=True)
 
-    async def _spectator(self, gm: Client) -> str:
-        ack = await gm.command("issue_spectator_link", id="demo-spectator", label="demo")
-        return str(ack["result"]["token"])
+    # -- bots --------------------------------------------------------------------------------
+
+    def taken(self, enc: DemoEncounter, combatant: str | None) -> bool:
+        """Whether a person holds this seat: the player of a character, the GM for NPCs and
+        the flow of the scene (``combatant`` None)."""
+        room = self.server.rooms.peek(enc.encounter)
+        if room is None:
+            return False
+        npc = combatant is None or room.state.combatants.get(combatant) is None or \
+            room.state.combatants[combatant].kind == "npc"
+        for session in room.sessions:
+            actor = session.actor
+            if actor is None or actor.token_id == enc.bot_token_id:
+                continue
+            if combatant is not None and combatant in actor.combatants:
+                return True
+            if npc and actor.is_gm:
+                return True
+        return False
+
+    async def _waited(self) -> None:
+        left = self.started_at + self.settings.demo_wait - time.monotonic()
+        if left > 0:
+            await asyncio.sleep(left)
+
+    async def _play(self, enc: DemoEncounter) -> None:
+        seat = enc.seat
+        assert seat is not None
+
+        async def may_play(_seat: Seat, combatant: str) -> bool:
+            await self._waited()
+            while self.taken(enc, combatant):
+                await asyncio.sleep(0.25)
+            return True
+
+        await self._waited()
+        while not seat.view.started and not seat.view.ended:
+            if not self.taken(enc, None) and any(a["action"] == "start_encounter"
+                                                 for a in seat.legal):
+                try:
+                    await seat.command("start_encounter")
+                except CommandError as err:
+                    log.debug("demo: %s", err)
+            with contextlib.suppress(TimeoutError):
+                await seat.wait_change(seat.generation, timeout=0.5)
+        bot = Bot([seat], pace=self.settings.demo_pace, may_play=may_play)
+        self.bots.append(bot)
+        await bot.run()
+        log.info("demo encounter %s ended", enc.encounter)

@@ -1,0 +1,304 @@
+"""Bots: take one or more seats and play them with a simple policy.
+
+    python -m clients.bot http://127.0.0.1:8765/table/#token=sm1.… [more links or tokens]
+    python -m clients.bot --url ws://127.0.0.1:8765/ws TOKEN TOKEN --pace 0.5
+
+A bot only ever sends what the server lists in ``legal_actions``. For each turn of a combatant
+it plays, in this order:
+
+1. it answers the dice it is asked for (``server_roll``);
+2. it heals an ally at low fatigue, when an action whose name says ``heal`` is legal and lists
+   that ally among its ``targets``;
+3. it attacks the nearest enemy, when an action whose name says ``attack`` is legal with
+   ``targets`` (nearest by the positions the server sends, else the first in initiative order);
+4. it ends the turn.
+
+With a GM credential (or an integration with ``command:gm``) it plays every combatant whose
+turn comes (``--seat`` narrows that), may start the scene (``--start``) and end it after some
+rounds (``--end-after``). It stops when the scene ends (or after ``--rounds`` rounds).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import sys
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from clients.client import CommandError
+from clients.live import Seat, parse_link
+from clients.view import LogLine, TableView
+
+log = logging.getLogger("stablemaster.bot")
+
+Message = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Move:
+    """One command a bot sends: ``type`` and its fields."""
+
+    type: str
+    fields: dict[str, Any]
+
+    def describe(self, view: TableView) -> str:
+        if self.type == "act":
+            target = self.fields.get("args", {}).get("target")
+            return (f"{view.name_of(self.fields['combatant'])}: {self.fields['action']}"
+                    + (f" → {view.name_of(target)}" if target else ""))
+        return self.type
+
+
+def position(view: TableView, cid: str) -> tuple[float, float] | None:
+    """Where a combatant stands, if the server says: ``position`` in its profile or stats, or
+    ``positions`` in the snapshot; ``[x, y]`` or ``{"x": …, "y": …}``."""
+    profile = view.combatants.get(cid, {})
+    raw = profile.get("position") or profile.get("stats", {}).get("position") \
+        or (view.state.get("positions") or {}).get(cid)
+    if isinstance(raw, dict) and "x" in raw and "y" in raw:
+        return float(raw["x"]), float(raw["y"])
+    if isinstance(raw, list | tuple) and len(raw) >= 2:
+        return float(raw[0]), float(raw[1])
+    return None
+
+
+def fatigue_left(view: TableView, cid: str) -> float | None:
+    """The share of its fatigue track a combatant has left (1.0 fresh, 0.0 spent), if the
+    server says: ``fatigue`` with ``max_fatigue`` (or ``fatigue: {current, max}``) in the
+    profile or its stats."""
+    profile = view.combatants.get(cid, {})
+    for source in (profile, profile.get("stats", {})):
+        value = source.get("fatigue")
+        if isinstance(value, dict):
+            current, most = value.get("current"), value.get("max")
+        else:
+            current, most = value, source.get("max_fatigue", source.get("fatigue_max"))
+        if isinstance(current, int | float) and isinstance(most, int | float) and most > 0:
+            return max(0.0, min(1.0, current / most))
+    return None
+
+
+@dataclass
+class Policy:
+    """Attack the nearest enemy, heal an ally at low fatigue, end the turn."""
+
+    heal_below: float = 0.34
+    #: combatants this bot plays (None: every one its credential controls)
+    seats: set[str] | None = None
+    #: actions taken per (round, combatant) turn, to take one attack or heal a turn
+    done: dict[tuple[int, str], int] = field(default_factory=dict)
+
+    def mine(self, entry: Message, others: frozenset[str] = frozenset()) -> bool:
+        cid = entry.get("combatant")
+        return cid is not None and cid not in others and (self.seats is None or cid in self.seats)
+
+    def choose(self, view: TableView, legal: list[Message],
+               others: frozenset[str] = frozenset()) -> Move | None:
+        """The next move, or None; ``others`` are combatants another seat plays."""
+        entries = [a for a in legal if self.mine(a, others)]
+        for a in entries:
+            if a["action"] == "server_roll" and a.get("targets"):
+                return Move("server_roll", {"request": a["targets"][0]})
+        turn = [a for a in entries if a["action"] == "end_turn"]
+        if not turn:
+            return None
+        me = turn[0]["combatant"]
+        mine = [a for a in entries if a["combatant"] == me]
+        if self.done.get((view.round, me), 0) == 0:
+            heal = self._heal(view, me, mine)
+            if heal is not None:
+                return heal
+            attack = self._attack(view, me, mine)
+            if attack is not None:
+                return attack
+        return Move("act", {"combatant": me, "action": "end_turn"})
+
+    def taken(self, view: TableView, move: Move) -> None:
+        if move.type == "act" and move.fields["action"] != "end_turn":
+            key = (view.round, move.fields["combatant"])
+            self.done[key] = self.done.get(key, 0) + 1
+
+    def _side(self, view: TableView, cid: str) -> str | None:
+        side = view.combatants.get(cid, {}).get("side")
+        return str(side) if side is not None else None
+
+    def _attack(self, view: TableView, me: str, mine: list[Message]) -> Move | None:
+        for a in mine:
+            if "attack" not in a["action"] or not a.get("targets"):
+                continue
+            enemies = [t for t in a["targets"] if t != me and
+                       self._side(view, t) != self._side(view, me)] or \
+                [t for t in a["targets"] if t != me]
+            if not enemies:
+                continue
+            here = position(view, me)
+
+            def distance(t: str, here: tuple[float, float] | None = here) -> tuple[float, int]:
+                there = position(view, t)
+                rank = view.order.index(t) if t in view.order else len(view.order)
+                if here is None or there is None:
+                    return (float("inf"), rank)
+                return (max(abs(here[0] - there[0]), abs(here[1] - there[1])), rank)
+
+            target = min(enemies, key=distance)
+            return Move("act", {"combatant": me, "action": a["action"],
+                                "args": {"target": target}})
+        return None
+
+    def _heal(self, view: TableView, me: str, mine: list[Message]) -> Move | None:
+        for a in mine:
+            if "heal" not in a["action"] or not a.get("targets"):
+                continue
+            allies = [(left, t) for t in a["targets"]
+                      if self._side(view, t) == self._side(view, me)
+                      and (left := fatigue_left(view, t)) is not None and left <= self.heal_below]
+            if allies:
+                target = min(allies)[1]
+                return Move("act", {"combatant": me, "action": a["action"],
+                                    "args": {"target": target}})
+        return None
+
+
+#: Asked before each move: may the bot play this combatant now? (The demo waits for people.)
+MayPlay = Callable[[Seat, str], Awaitable[bool]]
+
+
+class Bot:
+    """Plays the seats it is given until their scenes end."""
+
+    def __init__(self, seats: Sequence[Seat], *, pace: float = 0.5, policy: Policy | None = None,
+                 start: bool = False, end_after: int | None = None, rounds: int | None = None,
+                 may_play: MayPlay | None = None) -> None:
+        self.seats = list(seats)
+        self.pace = pace
+        self.policy = policy or Policy()
+        self.start, self.end_after, self.rounds = start, end_after, rounds
+        self.may_play = may_play
+        self.moves = 0
+
+    async def run(self) -> None:
+        await asyncio.gather(*(seat.wait_online(30) for seat in self.seats))
+        await asyncio.gather(*(self.play(seat) for seat in self.seats))
+
+    def finished(self, seat: Seat) -> bool:
+        return seat.view.ended or seat.fatal is not None or (
+            self.rounds is not None and seat.view.round > self.rounds)
+
+    def _flow(self, seat: Seat) -> Move | None:
+        names = {a["action"] for a in seat.legal if a.get("combatant") is None}
+        if self.start and "start_encounter" in names:
+            return Move("start_encounter", {})
+        if self.end_after is not None and "end_encounter" in names \
+                and seat.view.round > self.end_after:
+            return Move("end_encounter", {"reason": f"the bots played {self.end_after} rounds"})
+        return None
+
+    async def play(self, seat: Seat) -> None:
+        await seat.wait_online(30)
+        # a GM seat leaves the combatants of the bot's player seats to them
+        others = frozenset(c for s in self.seats if s is not seat and s.role == "player"
+                           for c in s.controls) if seat.role != "player" else frozenset()
+        while not self.finished(seat):
+            generation = seat.generation
+            move = self._flow(seat) or self.policy.choose(seat.view, seat.legal, others)
+            if move is None or not await self._ready(seat, move, generation):
+                if generation == seat.generation:
+                    await seat.wait_change(generation)
+                continue
+            try:
+                await seat.command(move.type, **move.fields)
+                self.policy.taken(seat.view, move)
+                self.moves += 1
+                log.info("%s", move.describe(seat.view))
+            except CommandError as err:
+                log.info("%s refused: %s", move.describe(seat.view), err)
+                if generation == seat.generation:
+                    await seat.wait_change(generation)
+            except TimeoutError:
+                continue
+
+    async def _ready(self, seat: Seat, move: Move, generation: int) -> bool:
+        """Wait the pace (and the demo's say); false when the legal actions changed meanwhile."""
+        async def wait() -> bool:
+            if self.pace > 0:
+                await asyncio.sleep(self.pace)
+            combatant = move.fields.get("combatant")
+            if self.may_play is not None and combatant is not None:
+                return await self.may_play(seat, combatant)
+            return True
+
+        waiting = asyncio.ensure_future(wait())
+        changed = asyncio.ensure_future(seat.wait_change(generation))
+        done, _ = await asyncio.wait({waiting, changed}, return_when=asyncio.FIRST_COMPLETED)
+        for task in (waiting, changed):
+            if task not in done:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        if waiting in done and seat.generation == generation:
+            return bool(waiting.result())
+        return False
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m clients.bot", description=__doc__.split("\n\n")[0],
+                                epilog="Each seat is a table link (…/table/#token=…) or, with "
+                                "--url, a bare token.")
+    p.add_argument("seats", nargs="+", help="table links or tokens, one per seat")
+    p.add_argument("--url", help="websocket URL (ws://host:port/ws) for bare tokens")
+    p.add_argument("--pace", type=float, default=0.5, help="seconds between moves (0.5)")
+    p.add_argument("--seat", action="append", dest="only", metavar="COMBATANT",
+                   help="play only these combatants (repeatable; default: all it controls)")
+    p.add_argument("--start", action="store_true", help="start the scene when it may (GM)")
+    p.add_argument("--end-after", type=int, metavar="N",
+                   help="end the scene once N rounds are played (GM)")
+    p.add_argument("--rounds", type=int, metavar="N", help="stop after round N")
+    p.add_argument("--heal-below", type=float, default=0.34,
+                   help="heal an ally with at most this share of its fatigue track left (0.34)")
+    p.add_argument("-q", "--quiet", action="store_true", help="print only errors")
+    return p
+
+
+async def main_async(args: argparse.Namespace) -> int:
+    def say(seat: Seat, lines: list[LogLine]) -> None:
+        for line in lines:
+            log.debug("[%s] %s", seat.view.name, line.text)
+
+    seats = []
+    for item in args.seats:
+        url, token = parse_link(item) if "://" in item else (args.url, item)
+        if not url or not token:
+            print(f"no websocket URL or token in {item!r} (give --url for bare tokens)",
+                  file=sys.stderr)
+            return 2
+        seats.append(Seat(url, token, client_name="stablemaster-bot", on_lines=say).start())
+    policy = Policy(heal_below=args.heal_below, seats=set(args.only) if args.only else None)
+    bot = Bot(seats, pace=args.pace, policy=policy, start=args.start, end_after=args.end_after,
+              rounds=args.rounds)
+    try:
+        await bot.run()
+    finally:
+        await asyncio.gather(*(s.stop() for s in seats))
+    failed = [s.fatal for s in seats if s.fatal]
+    for reason in failed:
+        print(f"seat stopped: {reason}", file=sys.stderr)
+    print(f"bot finished after {bot.moves} moves", flush=True)
+    return 1 if failed else 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.WARNING if args.quiet else logging.INFO,
+                        format="%(asctime)s %(message)s", datefmt="%H:%M:%S")
+    logging.getLogger("websockets").setLevel(logging.WARNING)
+    with contextlib.suppress(KeyboardInterrupt):
+        return asyncio.run(main_async(args))
+    return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,315 @@
+"""Join an encounter from a terminal, as its GM or as a player.
+
+    python -m clients.cli 'http://127.0.0.1:8765/table/#token=sm1.…'
+    python -m clients.cli --url ws://127.0.0.1:8765/ws sm1.…
+
+It prints the log as it happens (every die of every roll), the initiative order and whose turn
+it is, and the actions the server says you may take now, numbered. Take one by its number or
+its name; type ``help`` for the rest. It reconnects by itself and resumes where it left off.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import shlex
+import sys
+import threading
+from collections.abc import Sequence
+from typing import Any, TextIO
+
+from clients.client import CommandError
+from clients.live import Seat, parse_link
+from clients.view import LogLine
+
+Message = dict[str, Any]
+
+HELP = """\
+Commands:
+  <number> or <action> [target] [key=value ...] [note ...]
+                      take an action from the list (e.g. "3", "end_turn", "attack dog",
+                      "ready action=move trigger='the dog moves'"); a roll takes its faces
+                      ("submit_roll 14"), end_encounter a reason
+  a, actions          list the actions you may take now, with their labels
+  s, state            the round, whose turn it is, the initiative order and your sheet
+  log [N]             the last N log lines (20)
+  GM only: reveal ID, hide ID, aware ID yes|no, invite ID [ID ...], spectate,
+           raw {"type": …}  (any protocol command as JSON; the id is added)
+  help, quit"""
+
+
+def _value(text: str) -> Any:
+    if text.lstrip("-").isdigit():
+        return int(text)
+    return {"true": True, "false": False}.get(text.lower(), text)
+
+
+class Terminal:
+    def __init__(self, seat: Seat, out: TextIO) -> None:
+        self.seat, self.out = seat, out
+        self.shown_generation = -1
+
+    def say(self, text: str = "") -> None:
+        print(text, file=self.out, flush=True)
+
+    # -- output ------------------------------------------------------------------------------
+
+    def lines(self, seat: Seat, lines: list[LogLine]) -> None:
+        for line in lines:
+            self.say(f"  [{line.seq}] {'dice: ' if line.roll else ''}{line.text}")
+
+    def status(self, seat: Seat, text: str) -> None:
+        self.say(f"* {text}")
+
+    def entry_text(self, entry: Message) -> str:
+        view = self.seat.view
+        name = entry["action"]
+        text = name + (f": {entry['label']}" if entry.get("label") else "")
+        targets = entry.get("targets")
+        if targets and name not in ("submit_roll", "server_roll"):
+            text += " → " + ", ".join(f"{view.name_of(t)} [{t}]" for t in targets)
+        return text
+
+    def show_actions(self, full: bool = False) -> None:
+        """The legal actions, numbered, under the combatant they are for."""
+        legal = self.seat.legal
+        self.shown_generation = self.seat.generation
+        if not legal:
+            if full:
+                self.say("No actions for you now.")
+            return
+        view = self.seat.view
+        heading = None
+        for i, entry in enumerate(legal, 1):
+            cid = entry.get("combatant")
+            who = "Game master" if cid is None else view.name_of(cid)
+            if cid is not None and cid == view.current:
+                who += f" — turn, round {view.round}"
+            if who != heading:
+                heading = who
+                self.say(f"{who}:")
+            self.say(f"  {i:>2}) {self.entry_text(entry)}")
+
+    def show_state(self) -> None:
+        view = self.seat.view
+        phase = "ended" if view.ended else (f"round {view.round}" if view.started else "setup")
+        self.say(f"{view.name} ({view.ruleset}) — {phase}")
+        order = view.order or [c for c in view.combatants]
+        for cid in order:
+            c = view.combatants.get(cid, {})
+            marks = []
+            if cid == view.current:
+                marks.append("<- acting")
+            if c.get("hidden"):
+                marks.append("hidden")
+            if cid in view.flat_footed:
+                marks.append("flat-footed")
+            if cid in view.delaying:
+                marks.append("delaying")
+            init = view.initiative.get(cid, {}).get("total")
+            self.say(f"  {'' if init is None else init:>3} {view.name_of(cid):<22} "
+                     f"{c.get('side', ''):<8} {' '.join(marks)}")
+        for cid in self.seat.controls:
+            stats = view.combatants.get(cid, {}).get("stats") or {}
+            if stats:
+                self.say(f"  {view.name_of(cid)}: " + ", ".join(f"{k} {v}" for k, v in
+                                                            stats.items()))
+        for effect in view.effects.values():
+            self.say(f"  effect: {effect['name']} (ends round {effect['ends_round']})")
+
+    # -- input -------------------------------------------------------------------------------
+
+    def find(self, word: str) -> Message | None:
+        legal = self.seat.legal
+        if word.isdigit():
+            n = int(word)
+            return legal[n - 1] if 1 <= n <= len(legal) else None
+        named = [a for a in legal if a["action"] == word]
+        current = [a for a in named if a.get("combatant") == self.seat.view.current]
+        found = current or named
+        return found[0] if found else None
+
+    def target(self, word: str, targets: list[str]) -> str | None:
+        view = self.seat.view
+        lowered = word.lower()
+        for t in targets:
+            if t.lower() == lowered or view.name_of(t).lower() == lowered:
+                return t
+        for t in targets:
+            if view.name_of(t).lower().startswith(lowered):
+                return t
+        return None
+
+    async def handle(self, line: str) -> bool:
+        """Carry out one typed line; false to quit."""
+        try:
+            words = shlex.split(line)
+        except ValueError as exc:
+            self.say(f"? {exc}")
+            return True
+        if not words:
+            return True
+        head, rest = words[0], words[1:]
+        try:
+            return await self._handle(head, rest, line)
+        except CommandError as err:
+            self.say(f"! {err.code}: {err.reply.get('message')}")
+        except (TimeoutError, ConnectionError) as exc:
+            self.say(f"! no answer ({exc or 'offline'}); try again")
+        return True
+
+    async def _handle(self, head: str, rest: list[str], line: str) -> bool:
+        seat = self.seat
+        if head in ("q", "quit", "exit"):
+            return False
+        if head in ("help", "?", "h"):
+            self.say(HELP)
+        elif head in ("a", "actions"):
+            self.show_actions(full=True)
+        elif head in ("s", "state"):
+            self.show_state()
+        elif head == "log":
+            n = int(rest[0]) if rest and rest[0].isdigit() else 20
+            for line_ in seat.view.log[-n:]:
+                self.say(f"  [{line_.seq}] {line_.text}")
+        elif head in ("reveal", "hide") and rest:
+            await seat.command("set_hidden", combatant=rest[0], hidden=head == "hide")
+            self.say("ok")
+        elif head == "aware" and len(rest) == 2:
+            await seat.command("set_awareness", combatant=rest[0],
+                               aware=rest[1].lower() in ("yes", "y", "true", "1"))
+            self.say("ok")
+        elif head == "invite" and rest:
+            ack = await seat.command("issue_invite", combatants=rest)
+            self.say(f"player token for {', '.join(rest)}: {ack['result']['token']}")
+        elif head == "spectate":
+            ack = await seat.command("issue_spectator_link")
+            self.say(f"spectator token: {ack['result']['token']}")
+        elif head == "raw":
+            data = json.loads(line.split(None, 1)[1])
+            ack = await seat.command(data.pop("type"), **data)
+            self.say(json.dumps(ack["result"]))
+        else:
+            entry = self.find(head)
+            if entry is None:
+                self.say(f"? no action {head!r} now; 'a' lists them, 'help' says more")
+                return True
+            await self.take(entry, rest)
+        return True
+
+    async def take(self, entry: Message, words: list[str]) -> None:
+        seat, name = self.seat, entry["action"]
+        args: dict[str, Any] = {}
+        bare: list[str] = []
+        for word in words:
+            key, eq, value = word.partition("=")
+            if eq and key.isidentifier():
+                args[key] = _value(value)
+            else:
+                bare.append(word)
+        targets = entry.get("targets") or []
+        if name == "submit_roll":
+            faces = [int(w) for w in bare if w.lstrip("-").isdigit()]
+            await seat.command("submit_roll", request=targets[0], faces=faces)
+        elif name == "server_roll":
+            await seat.command("server_roll", request=targets[0])
+        elif name == "start_encounter":
+            await seat.command("start_encounter")
+        elif name == "end_encounter":
+            await seat.command("end_encounter", reason=" ".join(bare)[:80] or None)
+        elif entry.get("combatant") is None:
+            await seat.command(name, **args)  # another GM command the server offers
+        else:
+            if targets and bare and "target" not in args:
+                chosen = self.target(bare[0], targets)
+                if chosen is not None:
+                    args["target"] = chosen
+                    bare = bare[1:]
+            if targets and "target" not in args and name != "end_turn":
+                self.say(f"? {name} needs a target: " +
+                         ", ".join(f"{seat.view.name_of(t)} [{t}]" for t in targets))
+                return
+            if bare:
+                args["note"] = " ".join(bare)[:200]
+            await seat.act(entry["combatant"], name, **args)
+        self.say(f"ok: {name}")
+
+
+def read_lines(queue: asyncio.Queue[str | None], stream: TextIO) -> None:
+    """Feed typed lines to the queue from a daemon thread (it must not hold up the exit)."""
+    loop = asyncio.get_running_loop()
+
+    def pump() -> None:
+        with contextlib.suppress(RuntimeError):  # the loop closed: we are exiting
+            for line in iter(stream.readline, ""):
+                loop.call_soon_threadsafe(queue.put_nowait, line)
+            loop.call_soon_threadsafe(queue.put_nowait, None)
+
+    threading.Thread(target=pump, name="stdin", daemon=True).start()
+
+
+async def main_async(args: argparse.Namespace) -> int:
+    if "://" in args.link:
+        url, token = parse_link(args.link)
+        url = args.url or url
+    else:
+        url, token = args.url, args.link
+    if not url or not token:
+        print("give a table link, or --url and a token", file=sys.stderr)
+        return 2
+    out = sys.stdout
+    seat = Seat(url, token, client_name="stablemaster-cli")
+    term = Terminal(seat, out)
+    seat.on_lines, seat.on_status = term.lines, term.status
+    seat.start()
+    try:
+        await seat.wait_online(30)
+    except (ConnectionError, TimeoutError) as exc:
+        print(f"cannot join: {exc or seat.fatal}", file=sys.stderr)
+        await seat.stop()
+        return 1
+    who = seat.role or "?"
+    if seat.controls:
+        who += " of " + ", ".join(seat.view.name_of(c) for c in seat.controls)
+    term.say(f"Joined {seat.view.name!r} ({seat.view.ruleset}) as {who}. "
+             "Type 'help' for commands.")
+    term.show_state()
+    queue: asyncio.Queue[str | None] = asyncio.Queue()
+    read_lines(queue, sys.stdin)
+    try:
+        while seat.fatal is None:
+            if term.shown_generation != seat.generation:
+                term.show_actions()
+            get = asyncio.ensure_future(queue.get())
+            change = asyncio.ensure_future(seat.wait_change(seat.generation))
+            done, _ = await asyncio.wait({get, change}, return_when=asyncio.FIRST_COMPLETED)
+            change.cancel()
+            if get not in done:
+                get.cancel()
+                continue
+            line = get.result()
+            if line is None or not await term.handle(line):
+                break
+    finally:
+        await seat.stop()
+    if seat.fatal:
+        print(f"disconnected: {seat.fatal}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m clients.cli",
+                                     description=__doc__.split("\n\n")[0])
+    parser.add_argument("link", help="a table link (…/table/#token=…) or, with --url, a token")
+    parser.add_argument("--url", help="websocket URL, e.g. ws://127.0.0.1:8765/ws")
+    args = parser.parse_args(argv)
+    with contextlib.suppress(KeyboardInterrupt):
+        return asyncio.run(main_async(args))
+    return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

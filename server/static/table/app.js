@@ -1,0 +1,160 @@
+// The web table: /table/ without a token creates an encounter; /table/#token=<token> opens
+// the GM console or the player's view, whichever the token's role is. Spectator links open
+// the overlay (/watch?spectate=<token>).
+
+import { Connection, anonymous } from "/table/conn.js";
+import { Table } from "/table/model.js";
+import { h, renderStatus, renderOrder, renderLog, renderSheet, renderActions, subtitle } from "/table/render.js";
+import { gmView } from "/table/gm.js";
+
+const $ = (id) => document.getElementById(id);
+const app = $("app");
+const hash = new URLSearchParams(location.hash.slice(1));
+const query = new URLSearchParams(location.search);
+const token = hash.get("token") || query.get("token");
+const spectate = hash.get("spectate") || query.get("spectate");
+
+if (spectate) location.replace(`/watch?spectate=${encodeURIComponent(spectate)}`);
+else if (token) join(token);
+else landing();
+
+window.addEventListener("hashchange", () => location.reload());
+
+function join(tok) {
+  const table = new Table();
+  let view = null;
+  const status = $("status");
+  const conn = new Connection({
+    token: tok,
+    since: () => table.seq,
+    onStatus: (state, detail) => {
+      renderStatus(status, state, detail);
+      if (state === "closed" && !view) app.replaceChildren(h("section", { class: "wide" }, h("h2", {}, "Cannot join"), h("p", {}, detail)));
+    },
+    onMessage: (msg) => {
+      table.apply(msg);
+      if (msg.type === "welcome") {
+        if (msg.role === "spectator") { location.replace(`/watch?spectate=${encodeURIComponent(tok)}`); return; }
+        if (!view) view = msg.role === "gm" || (msg.scopes || []).includes("view:gm") ? gmView(app, table, conn) : playerView(app, table, conn);
+      }
+      if (table.needsSnapshot) { table.needsSnapshot = false; conn.resync(); }
+      if (view) view.update(msg);
+      if (view && (msg.type === "snapshot" || msg.type === "event")) {
+        document.title = `${table.name} — Stablemaster`;
+        $("title").textContent = table.name;
+      }
+    },
+  });
+  window.stablemaster = { conn, table };
+  conn.start();
+}
+
+function playerView(root, table, conn) {
+  const banner = h("section", { class: "banner", hidden: true });
+  const sheets = h("section", {}, h("h2", {}, "Your character"));
+  const sheetBox = h("div", {});
+  sheets.append(sheetBox);
+  const order = h("ol", { class: "order" });
+  const actions = h("div", {});
+  const log = h("div", { class: "log" });
+  const map = h("section", { hidden: true }, h("h2", {}, "Map"));
+  const mapBox = h("div", {});
+  map.append(mapBox);
+  root.replaceChildren(banner, sheets,
+    h("section", {}, h("h2", {}, "Initiative"), order),
+    h("section", { class: "actions-panel" }, h("h2", {}, "Actions"), actions),
+    map,
+    h("section", { class: "wide" }, h("h2", {}, "Log"), log));
+  const run = (type, fields) => conn.command(type, fields);
+  return {
+    update(msg) {
+      $("subtitle").textContent = subtitle(table);
+      const mine = (table.welcome?.combatants || []);
+      const acting = table.current && mine.includes(table.current);
+      banner.hidden = !(acting || table.ended || table.current);
+      banner.textContent = table.ended ? `The scene is over.${table.endReason ? " " + table.endReason : ""}`
+        : acting ? `Your turn: ${table.nameOf(table.current)}` : table.current ? `${table.nameOf(table.current)}'s turn` : "";
+      banner.className = `banner${acting ? "" : " quiet"}`;
+      banner.dataset.current = table.current || "";
+      sheetBox.replaceChildren(...mine.map((id) => renderSheet(table, id)));
+      renderOrder(order, table);
+      renderMap(map, mapBox, table);
+      if (msg.type === "legal_actions") renderActions(actions, table, run);
+      renderLog(log, table);
+    },
+  };
+}
+
+/** Positions on a grid, when the server sends them (a `position` in a combatant's profile). */
+function renderMap(section, box, table) {
+  const placed = [...table.combatants.values()].map((c) => [c, c.position ?? (c.stats || {}).position]).filter(([, p]) => p);
+  section.hidden = placed.length === 0;
+  if (!placed.length) return;
+  const xy = (p) => (Array.isArray(p) ? p : [p.x, p.y]);
+  const xs = placed.map(([, p]) => xy(p)[0]), ys = placed.map(([, p]) => xy(p)[1]);
+  const [x0, y0] = [Math.min(...xs), Math.min(...ys)];
+  const [w, hgt] = [Math.max(...xs) - x0 + 1, Math.max(...ys) - y0 + 1];
+  if (w * hgt > 4000) { box.textContent = placed.map(([c, p]) => `${c.name} ${xy(p).join(",")}`).join("; "); return; }
+  const grid = h("div", { class: "map", style: `grid-template-columns: repeat(${w}, 1.6rem)` });
+  const cells = Array.from({ length: w * hgt }, () => h("div", {}));
+  for (const [c, p] of placed) {
+    const [x, y] = xy(p);
+    const cell = cells[(y - y0) * w + (x - x0)];
+    cell.textContent = c.name.slice(0, 2);
+    cell.title = c.name;
+    if (c.id === table.current) cell.style.outline = "2px solid var(--accent)";
+  }
+  grid.append(...cells);
+  box.replaceChildren(grid);
+}
+
+async function landing() {
+  $("title").textContent = "Stablemaster";
+  $("subtitle").textContent = "new encounter";
+  $("status").hidden = true;
+  const name = h("input", { type: "text", name: "name", required: true, maxlength: 120, value: "New encounter" });
+  const ruleset = h("select", { name: "ruleset" }, h("option", { value: "dramatic" }, "MLP Dramatic Systems"), h("option", { value: "action_time" }, "Action Time"));
+  const text = h("textarea", { name: "statblocks", placeholder: "combatants:\n  - {name: Twilight Sparkle, kind: pc, initiative: 3}\n  - {name: Diamond Dog, kind: npc, initiative: 1}", spellcheck: "false" });
+  const upload = h("input", { type: "file", accept: ".yaml,.yml,.json,application/json,text/yaml" });
+  upload.addEventListener("change", async () => { if (upload.files[0]) text.value = await upload.files[0].text(); });
+  const error = h("p", { class: "error", role: "alert" });
+  const examples = h("div", { class: "examples" }, h("p", { class: "muted" }, "Loading the examples…"));
+  const form = h("form", {},
+    h("p", {}, h("label", {}, "Name ", name), " ", h("label", {}, "Ruleset ", ruleset)),
+    h("p", {}, h("label", {}, "Stat blocks (YAML or JSON) — or upload a file: ", upload)),
+    text,
+    h("p", {}, h("button", { type: "submit", class: "primary" }, "Create the encounter")),
+    error);
+  const joinBox = h("input", { type: "text", placeholder: "a table link or a token" });
+  app.replaceChildren(
+    h("section", {}, h("h2", {}, "Create an encounter"), form),
+    h("section", {}, h("h2", {}, "Shipped examples"), examples,
+      h("h2", {}, "Join"), h("form", { onsubmit: (ev) => {
+        ev.preventDefault();
+        const v = joinBox.value.trim();
+        location.hash = v.includes("#") ? v.split("#")[1] : v.includes("spectate=") ? `spectate=${v.split("spectate=")[1]}` : `token=${v}`;
+      } }, joinBox, " ", h("button", { type: "submit" }, "Join"))));
+  form.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    error.textContent = "";
+    try {
+      const anon = await anonymous();
+      const ack = await anon.command("create_encounter", { name: name.value.trim(), ruleset: ruleset.value, combatants_yaml: text.value });
+      anon.close();
+      location.hash = `token=${encodeURIComponent(ack.result.gm_token)}`;
+    } catch (err) {
+      error.textContent = err.message || String(err);
+    }
+  });
+  try {
+    const list = (await (await fetch("/table/examples.json")).json()).examples;
+    examples.replaceChildren(...list.map((ex) => h("label", {},
+      h("input", { type: "radio", name: "example", value: ex.file, onchange: async () => {
+        name.value = ex.name;
+        ruleset.value = ex.ruleset;
+        text.value = await (await fetch(`/table/examples/${ex.file}`)).text();
+      } }), ` ${ex.name} `, h("span", { class: "muted" }, `(${ex.ruleset === "action_time" ? "Action Time" : "MLP Dramatic Systems"}; ${ex.combatants.length} combatants) ${ex.description}`))));
+  } catch (err) {
+    examples.replaceChildren(h("p", { class: "error" }, `No examples: ${err}`));
+  }
+}

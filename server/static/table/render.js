@@ -1,0 +1,250 @@
+// Pieces every view shares: the status badge, the initiative order, the log with its dice, a
+// combatant's sheet, and the legal actions as controls. Everything shown comes from what the
+// server sent; actions are rendered from the legal_actions entries alone, so an action the
+// rules engine adds tomorrow shows up as a control without a change here.
+
+/** Build an element: h("li", {class: "x", dataset: {a: 1}, onclick}, "text", child…). */
+export function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === "class") el.className = v;
+    else if (k === "dataset") Object.assign(el.dataset, v);
+    else if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
+    else if (k === "value") el.value = v;
+    else el.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children.flat()) {
+    if (c === null || c === undefined || c === false) continue;
+    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return el;
+}
+
+export const humanize = (name) => name.replaceAll("_", " ");
+
+export function renderStatus(el, state, detail) {
+  el.dataset.state = state;
+  el.textContent = { live: "● live", connecting: "… connecting", offline: "○ offline", closed: "✕ closed" }[state] || state;
+  if (detail) el.textContent += ` — ${detail}`;
+  el.title = detail || state;
+}
+
+/** The initiative order (or, before it is rolled, the combatants), whose turn it is marked. */
+export function renderOrder(el, table) {
+  const ids = table.order.length ? table.order : [...table.combatants.keys()];
+  el.replaceChildren(...ids.map((id) => {
+    const c = table.combatants.get(id) || { name: id };
+    const init = table.initiative.get(id);
+    const badges = [];
+    if (c.hidden) badges.push(h("span", { class: "badge hidden" }, "hidden"));
+    if (table.flatFooted.has(id)) badges.push(h("span", { class: "badge" }, "flat-footed"));
+    if (table.delaying.has(id)) badges.push(h("span", { class: "badge" }, "delaying"));
+    if (table.readied[id]) badges.push(h("span", { class: "badge" }, "readied"));
+    for (const e of table.effects.values()) if (e.combatant === id) badges.push(h("span", { class: "badge effect" }, e.name));
+    for (const cond of conditionsOf(c)) badges.push(h("span", { class: "badge condition" }, cond));
+    return h("li", { class: [id === table.current ? "current" : "", c.side || ""].join(" ").trim(), dataset: { combatant: id } },
+      h("span", { class: "init" }, init ? String(init.count ?? init.total) : ""),
+      h("span", { class: "name" }, c.name),
+      ...badges);
+  }));
+}
+
+/** Conditions the server lists for a combatant (a `conditions` list in its profile or stats). */
+export function conditionsOf(c) {
+  const raw = c.conditions ?? (c.stats || {}).conditions;
+  if (Array.isArray(raw)) return raw.map((x) => (typeof x === "string" ? x : x.name || JSON.stringify(x)));
+  if (raw && typeof raw === "object") return Object.entries(raw).filter(([, v]) => v).map(([k, v]) => (v === true ? k : `${k} ${v}`));
+  return [];
+}
+
+/** One roll with every die: expression, each die's face (dropped dice struck), the total. */
+export function renderRoll(roll, by) {
+  const dice = (roll.dice || []).map((d) =>
+    h("span", { class: `die${d.kept === false ? " dropped" : ""}`, title: `d${d.sides}` }, String(d.face)));
+  const bits = [h("span", { class: "expr" }, roll.expr), " ", ...dice, " = ", h("strong", { class: "total" }, String(roll.total))];
+  const notes = [];
+  if (roll.manual) notes.push(`physical dice${by ? ", entered by " + (by === "gm" ? "the GM" : "the player") : ""}`);
+  else if (roll.seed !== null && roll.seed !== undefined) notes.push(`seed ${roll.seed}`);
+  return h("span", { class: "roll", title: roll.text || "" }, ...bits,
+    roll.text ? h("span", { class: "rolltext" }, ` (${roll.text}${notes.length ? "; " + notes.join(", ") : ""})`) : "");
+}
+
+export function renderLog(el, table, limit = 200) {
+  const lines = table.log.slice(-limit);
+  const stick = el.scrollTop + el.clientHeight >= el.scrollHeight - 20;
+  el.replaceChildren(...lines.map((l) => h("div", { class: `line ${l.kind}`, dataset: { seq: l.seq, kind: l.kind } },
+    h("span", { class: "seq" }, String(l.seq)), " ", l.text, l.roll ? [": ", renderRoll(l.roll, l.by)] : "")));
+  if (stick) el.scrollTop = el.scrollHeight;
+}
+
+function renderValue(v) {
+  if (v === null || v === undefined) return "—";
+  if (Array.isArray(v)) return v.map((x) => (typeof x === "object" ? JSON.stringify(x) : String(x))).join(", ");
+  if (typeof v === "object") {
+    return h("table", { class: "kv" }, ...Object.entries(v).map(([k, x]) => h("tr", {}, h("th", {}, humanize(k)), h("td", {}, renderValue(x)))));
+  }
+  return String(v);
+}
+
+const PROFILE_KEYS = new Set(["id", "name", "kind", "side", "initiative_mod", "hidden", "aware", "group", "stats", "controlled"]);
+
+/** A combatant's sheet: what the server sent of its profile and stats, whatever they hold. */
+export function renderSheet(table, id) {
+  const c = table.combatants.get(id);
+  if (!c) return h("section", { class: "sheet" }, id);
+  const rows = [["kind", c.kind === "pc" ? "player character" : "NPC"], ["side", c.side], ["initiative modifier", c.initiative_mod]];
+  const init = table.initiative.get(id);
+  if (init) rows.push(["initiative", init.total]);
+  if (c.group) rows.push(["group", c.group]);
+  for (const [k, v] of Object.entries(c)) if (!PROFILE_KEYS.has(k)) rows.push([humanize(k), v]); // fatigue, conditions…
+  for (const [k, v] of Object.entries(c.stats || {})) rows.push([humanize(k), v]);
+  const state = [];
+  if (id === table.current) state.push("acting");
+  if (table.flatFooted.has(id)) state.push("flat-footed");
+  if (table.delaying.has(id)) state.push("delaying");
+  if (table.readied[id]) state.push(`readied: ${humanize(table.readied[id].action)} (${table.readied[id].trigger})`);
+  for (const e of table.effects.values()) if (e.combatant === id) state.push(`${e.name} until round ${e.ends_round}`);
+  return h("section", { class: "sheet", dataset: { combatant: id } },
+    h("h3", {}, c.name, c.hidden ? h("span", { class: "badge hidden" }, "hidden") : ""),
+    h("table", { class: "kv" }, ...rows.map(([k, v]) => h("tr", {}, h("th", {}, k), h("td", {}, renderValue(v))))),
+    state.length ? h("p", { class: "conditions" }, state.join(" · ")) : "");
+}
+
+/** key=value pairs typed by a person into args: numbers become numbers. */
+export function parseArgs(text) {
+  const args = {};
+  for (const m of (text || "").matchAll(/(\w+)=("([^"]*)"|'([^']*)'|\S+)/g)) {
+    const raw = m[3] ?? m[4] ?? m[2];
+    args[m[1]] = /^-?\d+$/.test(raw) ? Number(raw) : raw === "true" ? true : raw === "false" ? false : raw;
+  }
+  return args;
+}
+
+/** An input for one argument the server describes in an entry's `args` (if it ever does). */
+function argInput(name, spec) {
+  if (Array.isArray(spec)) return h("select", { name }, ...spec.map((o) => h("option", { value: typeof o === "object" ? o.value ?? o.id : o }, typeof o === "object" ? o.label ?? o.name ?? o.id : o)));
+  const type = typeof spec === "object" && spec ? spec.type : spec;
+  if (type === "integer" || type === "number" || typeof spec === "number") return h("input", { name, type: "number", placeholder: humanize(name) });
+  if (type === "boolean" || typeof spec === "boolean") return h("input", { name, type: "checkbox" });
+  return h("input", { name, type: "text", placeholder: humanize(name) });
+}
+
+function collect(form) {
+  const args = {};
+  for (const el of form.querySelectorAll("[name]")) {
+    if (el.type === "checkbox") args[el.name] = el.checked;
+    else if (el.value !== "") args[el.name] = el.type === "number" ? Number(el.value) : el.value;
+  }
+  return args;
+}
+
+/**
+ * The legal actions as controls, grouped by combatant (the GM's own under "Game master").
+ * `send(type, fields)` returns a promise; errors are shown next to the group.
+ */
+export function renderActions(el, table, send) {
+  const groups = new Map();
+  for (const a of table.legal) {
+    const key = a.combatant ?? "";
+    if (!groups.has(key)) groups.set(key, []);
+    groups.get(key).push(a);
+  }
+  if (!groups.size) {
+    el.replaceChildren(h("p", { class: "muted" }, table.ended ? "The scene is over." : "Nothing to do right now."));
+    return;
+  }
+  el.replaceChildren(...[...groups].map(([cid, entries]) => {
+    const note = h("input", { type: "text", class: "note", placeholder: "note (optional)", maxlength: 200 });
+    const extra = h("input", { type: "text", class: "args", placeholder: "more arguments: key=value …" });
+    const error = h("p", { class: "error", role: "alert" });
+    const turn = cid && cid === table.current;
+    const fieldset = h("fieldset", { class: `actions${turn ? " turn" : ""}`, dataset: { combatant: cid } },
+      h("legend", {}, cid ? `${table.nameOf(cid)}${turn ? " — turn" : ""}` : "Game master"));
+    const run = async (button, type, fields) => {
+      error.textContent = "";
+      for (const b of fieldset.querySelectorAll("button")) b.disabled = true;
+      try {
+        await send(type, fields);
+        note.value = ""; extra.value = "";
+      } catch (err) {
+        error.textContent = err && err.message ? `${err.code ? err.code + ": " : ""}${err.message}` : String(err);
+      } finally {
+        for (const b of fieldset.querySelectorAll("button")) b.disabled = false;
+      }
+    };
+    const rows = entries.map((a) => actionControl(a, table, run, () => ({ note: note.value.trim(), extra: parseArgs(extra.value) })));
+    fieldset.append(h("div", { class: "buttons" }, ...rows));
+    if (cid) fieldset.append(h("div", { class: "argrow" }, note, extra));
+    else if (entries.some((a) => !["start_encounter", "submit_roll", "server_roll"].includes(a.action))) fieldset.append(h("div", { class: "argrow" }, extra));
+    fieldset.append(error);
+    return fieldset;
+  }));
+}
+
+function actionControl(a, table, run, shared) {
+  const data = { action: a.action, combatant: a.combatant ?? "" };
+  const label = a.label || humanize(a.action);
+  if (a.action === "submit_roll") {
+    const pending = table.pendingRolls.get((a.targets || [])[0]);
+    const dice = pending ? pending.dice : [];
+    const inputs = dice.length
+      ? dice.map((sides, i) => h("input", { type: "number", min: 1, max: sides, class: "face", title: `d${sides}`, placeholder: `d${sides}`, "aria-label": `die ${i + 1}: d${sides}` }))
+      : [h("input", { type: "text", class: "face", placeholder: "faces, e.g. 14 3" })];
+    const form = h("form", { class: "roll", dataset: data }, h("span", {}, `${label}: `), ...inputs,
+      h("button", { type: "submit", dataset: data }, "Enter dice"));
+    form.addEventListener("submit", (ev) => {
+      ev.preventDefault();
+      const faces = inputs.flatMap((i) => i.value.split(/[\s,]+/)).filter((x) => x !== "").map(Number);
+      run(form.querySelector("button"), "submit_roll", { request: a.targets[0], faces });
+    });
+    return form;
+  }
+  if (a.action === "server_roll") {
+    return h("button", { type: "button", dataset: data, onclick: (ev) => run(ev.target, "server_roll", { request: a.targets[0] }) }, `Let the server roll ${a.label ? "(" + a.label + ")" : ""}`);
+  }
+  if (a.combatant === null || a.combatant === undefined) {
+    // the GM's own commands: named after the command to send
+    const reason = a.action === "end_encounter" ? h("input", { type: "text", class: "reason", placeholder: "reason (optional)", maxlength: 80 }) : null;
+    const text = { start_encounter: "Start the scene", end_encounter: "End the scene" }[a.action] || label;
+    return h("span", { class: "gmaction" }, reason,
+      h("button", { type: "button", dataset: data, onclick: (ev) => {
+        const fields = { ...shared().extra };
+        if (reason && reason.value.trim()) fields.reason = reason.value.trim();
+        run(ev.target, a.action, fields);
+      } }, text));
+  }
+  // an action of the combatant: its targets (if the server lists any) and its arguments
+  const select = a.targets && a.targets.length
+    ? h("select", { class: "target", "aria-label": `${label}: target` }, ...a.targets.map((t) => h("option", { value: t }, table.nameOf(t))))
+    : null;
+  const argInputs = a.args && typeof a.args === "object" && !Array.isArray(a.args)
+    ? Object.entries(a.args).map(([name, spec]) => argInput(name, spec)) : [];
+  const form = h("form", { class: `act${select || argInputs.length ? " with-args" : ""}`, dataset: data },
+    h("button", { type: "submit", dataset: data, title: a.action }, label), select, ...argInputs);
+  form.addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const { note, extra } = shared();
+    const args = { ...extra, ...collect(form) };
+    if (select) args.target = select.value;
+    if (note) args.note = note;
+    run(form.querySelector("button"), "act", { combatant: a.combatant, action: a.action, args });
+  });
+  return form;
+}
+
+/** A link to the table for a token. */
+export function tableLink(tok) {
+  return `${location.origin}/table/#token=${encodeURIComponent(tok)}`;
+}
+
+/** A link to the spectator overlay for a spectator token. */
+export function watchLink(tok, transparent = false) {
+  return `${location.origin}/watch?spectate=${encodeURIComponent(tok)}${transparent ? "&transparent=1" : ""}`;
+}
+
+export function subtitle(table) {
+  const w = table.welcome || {};
+  const phase = table.ended ? "ended" : table.started ? (table.round ? `round ${table.round}` : "rolling initiative") : "setting up";
+  return `${w.role || ""} · ${table.ruleset === "action_time" ? "Action Time" : "MLP Dramatic Systems"} · ${phase}`;
+}

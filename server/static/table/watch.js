@@ -1,0 +1,42 @@
+// The spectator overlay: initiative order, whose turn it is, the conditions a spectator may
+// see and the last few log lines. /watch?spectate=<token>; add &transparent=1 for streaming
+// software, &lines=N for more or fewer log lines. It reconnects and catches up by itself.
+
+import { Connection } from "/table/conn.js";
+import { Table } from "/table/model.js";
+import { renderStatus, renderOrder, renderLog } from "/table/render.js";
+
+const $ = (id) => document.getElementById(id);
+const params = new URLSearchParams(location.search);
+const token = params.get("spectate");
+const lines = Math.max(0, Math.min(50, Number(params.get("lines") || 6)));
+if (params.get("transparent")) document.body.classList.add("transparent");
+
+const table = new Table();
+
+function render() {
+  $("title").textContent = table.name || "…";
+  document.title = `${table.name} — Stablemaster`;
+  $("round").textContent = table.ended ? "the scene is over" : table.round ? `round ${table.round}` : table.started ? "" : "not started";
+  $("turn").textContent = table.current ? `${table.nameOf(table.current)}'s turn` : "";
+  $("turn").dataset.current = table.current || "";
+  renderOrder($("order"), table);
+  renderLog($("log"), table, lines);
+}
+
+if (!token) {
+  $("title").textContent = "Add ?spectate=<spectator token> to the address";
+} else {
+  const conn = new Connection({
+    spectate: token,
+    since: () => table.seq,
+    onStatus: (state, detail) => renderStatus($("status"), state, detail),
+    onMessage: (msg) => {
+      table.apply(msg);
+      if (table.needsSnapshot) { table.needsSnapshot = false; conn.resync(); }
+      render();
+    },
+  });
+  window.stablemaster = { conn, table };
+  conn.start();
+}

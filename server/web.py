@@ -1,0 +1,81 @@
+"""The web table's files and the shipped example encounters, for the HTTP side of the server.
+
+``/table/<file>`` serves the files of ``server/static/table/`` (plain HTML, CSS and JavaScript
+modules; no build step), ``/table/examples.json`` lists the example encounters of
+``server/examples/`` and ``/table/examples/<file>`` returns one of them as YAML.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+import orjson
+import yaml
+
+CONTENT_TYPES = {
+    "html": "text/html; charset=utf-8",
+    "js": "text/javascript; charset=utf-8",
+    "css": "text/css; charset=utf-8",
+    "svg": "image/svg+xml",
+    "json": "application/json",
+    "yaml": "application/yaml; charset=utf-8",
+}
+_FILE = re.compile(r"^[a-z0-9][a-z0-9_-]*\.(html|js|css|svg|yaml)$")
+
+
+def example_names() -> list[str]:
+    folder = resources.files("server").joinpath("examples")
+    return sorted(p.name for p in folder.iterdir() if p.name.endswith(".yaml"))
+
+
+def example_text(name: str) -> str:
+    if name not in example_names():
+        raise KeyError(name)
+    return resources.files("server").joinpath("examples", name).read_text(encoding="utf-8")
+
+
+@lru_cache(maxsize=1)
+def examples() -> list[dict[str, Any]]:
+    """The shipped example encounters: ``file``, ``name``, ``ruleset``, ``description`` and
+    the ``combatants`` (name, kind, hidden) each holds."""
+    out = []
+    for name in example_names():
+        data = yaml.safe_load(example_text(name))
+        out.append({
+            "file": name,
+            "name": data.get("name", name),
+            "ruleset": data.get("ruleset", "dramatic"),
+            "description": data.get("description", ""),
+            "combatants": [{"name": c["name"], "kind": c.get("kind", "npc"),
+                            "hidden": bool(c.get("hidden", False))}
+                           for c in data.get("combatants", [])],
+        })
+    return out
+
+
+def lookup(path: str) -> tuple[bytes, str] | None:
+    """The body and content type for a ``/table/…`` or ``/watch`` path, or None."""
+    if path == "/watch":
+        path = "/table/watch.html"
+    if path == "/table":
+        path = "/table/"
+    if not path.startswith("/table/"):
+        return None
+    name = path[len("/table/"):] or "index.html"
+    if name == "examples.json":
+        return orjson.dumps({"examples": examples()}), CONTENT_TYPES["json"]
+    if name.startswith("examples/"):
+        try:
+            return example_text(name[len("examples/"):]).encode(), CONTENT_TYPES["yaml"]
+        except KeyError:
+            return None
+    match = _FILE.match(name)
+    if match is None:
+        return None
+    file = resources.files("server").joinpath("static", "table", name)
+    if not file.is_file():
+        return None
+    return file.read_bytes(), CONTENT_TYPES[match.group(1)]

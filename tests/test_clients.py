@@ -1,0 +1,290 @@
+"""The reference clients against a real server and Redis: the shipped examples, the web
+table's HTTP routes, the terminal client driven through a pseudo-terminal, the bots and a
+bots-only demo encounter."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import pty
+import re
+import sys
+import urllib.error
+import urllib.request
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+import yaml
+
+from clients.client import Client
+from encounter.gm import parse_statblocks_yaml
+from rules.rulesets import ruleset
+from server import web
+from server.app import Server
+from tests.conftest import ROOT, settings_for, ws_url
+from tests.helpers import create_table, join, open_client
+from tests.redis_procs import RedisProcess
+
+DUO: list[dict[str, Any]] = [
+    {"name": "Twilight Sparkle", "id": "twilight", "kind": "pc", "initiative": 3},
+    {"name": "Rainbow Dash", "id": "dash", "kind": "pc", "initiative": 5},
+    {"name": "Diamond Dog", "id": "dog", "kind": "npc", "initiative": 1},
+    {"name": "Lurking Dog", "id": "lurker", "kind": "npc", "initiative": 4, "hidden": True},
+]
+
+
+# -- example content ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", web.example_names())
+async def test_each_example_is_valid_and_plays(name: str, server: Server,
+                                               clients: list[Client]) -> None:
+    text = web.example_text(name)
+    data = yaml.safe_load(text)
+    assert data["name"] and data["description"] and data["ruleset"] in ("dramatic", "action_time")
+    assert name.startswith({"dramatic": "dramatic-", "action_time": "action-time-"}[
+        data["ruleset"]])
+    blocks = parse_statblocks_yaml(text)
+    ids = [b.id for b in blocks]
+    assert all(ids) and len(set(ids)) == len(ids), "every block names a unique id"
+    assert sum(b.kind == "pc" for b in blocks) >= 2 and sum(b.kind == "npc" for b in blocks) >= 2
+    for block in blocks:
+        ruleset(data["ruleset"]).validate_stats(block.stats)
+    # the server takes it as it is, and a round can be played
+    anon = await open_client(ws_url(server), clients)
+    await anon.hello()
+    ack = await anon.command("create_encounter", name=data["name"], ruleset=data["ruleset"],
+                             combatants_yaml=text)
+    gm = await join(ws_url(server), ack["result"]["gm_token"], clients)
+    await gm.command("start_encounter")
+    for _ in range(40):  # end turns until round 2 begins
+        if any(m["event"]["kind"] == "round_started" and m["event"]["round"] == 2
+               for m in gm.events()):
+            break
+        acting = [a["combatant"] for a in gm.legal if a["action"] == "end_turn"]
+        assert acting, gm.legal
+        await gm.command("act", combatant=acting[0], action="end_turn")
+    round_one = {m["event"]["combatant"] for m in gm.events()
+                 if m["event"]["kind"] == "turn_started" and m["event"]["round"] == 1}
+    assert round_one == set(ids)
+
+
+def test_every_example_is_listed_for_the_web_table() -> None:
+    listed = {e["file"]: e for e in web.examples()}
+    assert set(listed) == set(web.example_names()) and len(listed) >= 4
+    assert {e["ruleset"] for e in listed.values()} == {"dramatic", "action_time"}
+
+
+# -- HTTP routes of the web table --------------------------------------------------------------
+
+
+def http_get(port: int, path: str) -> tuple[int, str, str]:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=5) as r:
+            return r.status, r.headers["Content-Type"], r.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, e.headers["Content-Type"], e.read().decode()
+
+
+async def test_the_web_table_is_served_with_its_content_types(server: Server) -> None:
+    port = server.settings.port
+    get = asyncio.to_thread
+    expect = {
+        "/table/": ("text/html", "/table/app.js"),
+        "/table": ("text/html", "/table/app.js"),
+        "/table/app.js": ("text/javascript", "import"),
+        "/table/conn.js": ("text/javascript", "since"),
+        "/table/style.css": ("text/css", "{"),
+        "/watch": ("text/html", "/table/watch.js"),
+        "/table/examples.json": ("application/json", "dramatic-ponies-vs-diamond-dogs.yaml"),
+        "/table/examples/dramatic-ponies-vs-diamond-dogs.yaml": ("application/yaml", "combatants"),
+    }
+    for path, (ctype, needle) in expect.items():
+        status, got, body = await get(http_get, port, path)
+        assert (status, got.split(";")[0]) == (200, ctype), path
+        assert needle in body, path
+    for path in ("/table/nope.js", "/table/../app.py", "/table/%2e%2e/app.py", "/table/x/y.js",
+                 "/table/examples/../demo.py", "/table/examples/missing.yaml", "/table/.hidden.js"):
+        status, _, _ = await get(http_get, port, path)
+        assert status == 404, path
+
+
+# -- the terminal client, through a pseudo-terminal --------------------------------------------
+
+
+class Pty:
+    """A process on a pseudo-terminal, read without blocking the event loop."""
+
+    def __init__(self, proc: asyncio.subprocess.Process, fd: int) -> None:
+        self.proc, self.fd, self.out, self.mark = proc, fd, "", 0
+        asyncio.get_running_loop().add_reader(fd, self._read)
+
+    @classmethod
+    async def spawn(cls, *args: str) -> Pty:
+        master, slave = pty.openpty()
+        proc = await asyncio.create_subprocess_exec(
+            *args, stdin=slave, stdout=slave, stderr=slave, cwd=ROOT,
+            env={**os.environ, "PYTHONUNBUFFERED": "1", "COLUMNS": "100"})
+        os.close(slave)
+        return cls(proc, master)
+
+    def _read(self) -> None:
+        try:
+            self.out += os.read(self.fd, 65536).decode(errors="replace")
+        except OSError:
+            asyncio.get_running_loop().remove_reader(self.fd)
+
+    async def expect(self, pattern: str, timeout: float = 10) -> re.Match[str]:
+        """The first match of ``pattern`` after the previous match."""
+        deadline = asyncio.get_running_loop().time() + timeout
+        while True:
+            found = re.compile(pattern).search(self.out, self.mark)
+            if found:
+                self.mark = found.end()
+                return found
+            if asyncio.get_running_loop().time() > deadline:
+                raise AssertionError(f"no {pattern!r} in:\n{self.out[self.mark:]}")
+            await asyncio.sleep(0.02)
+
+    def send(self, line: str) -> None:
+        os.write(self.fd, (line + "\n").encode())
+
+    async def close(self) -> int:
+        with contextlib.suppress(ProcessLookupError):
+            await asyncio.wait_for(self.proc.wait(), 10)
+        asyncio.get_running_loop().remove_reader(self.fd)
+        os.close(self.fd)
+        return self.proc.returncode if self.proc.returncode is not None else -1
+
+
+@pytest.fixture
+async def ptys() -> AsyncIterator[list[Pty]]:
+    started: list[Pty] = []
+    yield started
+    for p in started:
+        if p.proc.returncode is None:
+            p.proc.kill()
+            await p.close()
+
+
+async def test_a_player_plays_a_turn_from_the_terminal(server: Server, clients: list[Client],
+                                                       ptys: list[Pty]) -> None:
+    url = ws_url(server)
+    table = await create_table(url, clients, DUO)
+    term = await Pty.spawn(sys.executable, "-m", "clients.cli", "--url", url,
+                           table.tokens["twilight"])
+    ptys.append(term)
+    await term.expect(r"Joined 'Test encounter' \(dramatic\) as player of Twilight Sparkle")
+    await table.gm.command("start_encounter")
+    # the dice in full: expression, each die, total, as the server rolled them
+    await term.expect(r"dice: Twilight Sparkle rolls initiative: 1d20\+3 → \[d20:\d+\] = \d+")
+    await term.expect(r"Initiative: ")
+    while True:  # the GM plays the others until it is Twilight's turn
+        acting = [a["combatant"] for a in table.gm.legal if a["action"] == "end_turn"]
+        if acting == ["twilight"]:
+            break
+        await table.gm.command("act", combatant=acting[0], action="end_turn")
+    await term.expect(r"Twilight Sparkle — turn, round 1:")
+    listing = await term.expect(r"(\d+)\) move: Move up to your speed")
+    term.send(f"{listing.group(1)} trots to the window")  # by number, with a note
+    await term.expect(r"\] Twilight Sparkle: move — trots to the window")
+    await term.expect(r"ok: move")
+    term.send("s")
+    await term.expect(r"Twilight Sparkle\s+party\s+<- acting")
+    term.send("end_turn")  # by name
+    await term.expect(r"\] Twilight Sparkle ends the turn")
+    term.send("end_turn")
+    await term.expect(r"\? no action 'end_turn' now")
+    term.send("quit")
+    assert await term.close() == 0
+    kinds = [(m["event"]["kind"], m["event"].get("combatant")) for m in table.gm.events()]
+    assert ("action_taken", "twilight") in kinds and ("turn_ended", "twilight") in kinds
+
+
+async def test_the_gm_starts_and_ends_the_scene_from_the_terminal(
+        server: Server, clients: list[Client], ptys: list[Pty]) -> None:
+    url = ws_url(server)
+    table = await create_table(url, clients, DUO)
+    link = f"http://127.0.0.1:{server.settings.port}/table/#token={table.gm_token}"
+    term = await Pty.spawn(sys.executable, "-m", "clients.cli", link)
+    ptys.append(term)
+    await term.expect(r"as gm\. Type 'help'")
+    await term.expect(r"Lurking Dog .*hidden")  # the GM sees the hidden combatant
+    term.send("start_encounter")
+    await term.expect(r"dice: Lurking Dog rolls initiative: 1d20\+4 → \[d20:\d+\] = \d+")
+    await term.expect(r"ok: start_encounter")
+    term.send("reveal lurker")
+    await term.expect(r"Lurking Dog is revealed!")
+    term.send("end_encounter the dogs fled")
+    await term.expect(r"The scene ends\. the dogs fled")
+    term.send("q")
+    assert await term.close() == 0
+
+
+# -- bots ------------------------------------------------------------------------------------
+
+
+async def test_bots_play_every_seat_until_the_gm_bot_ends_the_scene(
+        server: Server, clients: list[Client]) -> None:
+    url = ws_url(server)
+    table = await create_table(url, clients, DUO)
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "clients.bot", "--url", url, "--pace", "0", "--start",
+        "--end-after", "3", table.gm_token, table.tokens["twilight"], table.tokens["dash"],
+        cwd=ROOT, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+    out, _ = await asyncio.wait_for(proc.communicate(), 60)
+    assert proc.returncode == 0, out.decode()
+    assert "bot finished" in out.decode()
+    await table.gm.wait_for(lambda m: m["type"] == "event"
+                            and m["event"]["kind"] == "encounter_ended")
+    assert_turns_taken(table.gm, {"twilight", "dash", "dog", "lurker"}, range(1, 4))
+
+
+def assert_turns_taken(gm: Client, combatants: set[str], rounds: range) -> None:
+    """Every combatant had its turn in each of these rounds, and each turn that started ended
+    (the scene ended after them)."""
+    events = [m["event"] for m in gm.events()]
+    started: dict[int, list[str]] = {}
+    for e in events:
+        if e["kind"] == "turn_started":
+            started.setdefault(e["round"], []).append(e["combatant"])
+    for r in rounds:
+        assert sorted(started.get(r, [])) == sorted(combatants), (r, started)
+    opened: str | None = None
+    for e in events[[e["kind"] for e in events].index("turn_started"):]:
+        if e["kind"] == "turn_started":
+            assert opened is None
+            opened = e["combatant"]
+        elif e["kind"] == "turn_ended":
+            assert opened == e["combatant"]
+            opened = None
+    assert events[-1]["kind"] == "encounter_ended"
+
+
+async def test_a_bots_only_demo_encounter_plays_until_the_gm_ends_it(
+        redis_server: RedisProcess, clients: list[Client]) -> None:
+    srv = Server(settings_for(redis_server.url, demo=True, demo_rulesets=("dramatic",),
+                              demo_wait=0.0, demo_pace=0.0))
+    await srv.start()
+    try:
+        await asyncio.wait_for(srv.demo.ready.wait(), 20)
+        enc = srv.demo.encounters[0]
+        watcher = await join(ws_url(srv), enc.bot_token, clients)  # sees all, takes no seat
+        def new_round(m: dict[str, Any]) -> bool:
+            return m["type"] == "event" and m["event"]["kind"] == "round_started"
+
+        first = (await watcher.wait_for(new_round, timeout=30))["event"]["round"]
+        await watcher.wait_for(lambda m: new_round(m) and m["event"]["round"] == first + 3,
+                               timeout=30)
+        gm = await join(ws_url(srv), enc.gm_token, clients)
+        await gm.command("end_encounter", reason="the GM calls it a day")
+        await watcher.wait_for(lambda m: m["type"] == "event"
+                               and m["event"]["kind"] == "encounter_ended")
+        ids = set(srv.rooms.peek(enc.encounter).state.combatants)  # type: ignore[union-attr]
+        # the bots took every turn of the three rounds the watcher saw whole
+        assert_turns_taken(watcher, ids, range(first, first + 3))
+        await asyncio.wait_for(asyncio.shield(srv.demo.task), 10)  # the bots stopped
+    finally:
+        await srv.stop()

@@ -1,0 +1,250 @@
+"""The web table in a real browser (Debian's Chromium driven by Playwright) against a real
+server and Redis: a GM and two players play a round, a spectator overlay follows every turn
+within a second and never shows a hidden combatant, and a player whose websocket is killed
+mid-turn reconnects and loses nothing. Screenshots of each view go to
+test-artifacts/web/."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from clients.client import Client
+from server.app import Server
+from tests.conftest import ROOT, ws_url
+from tests.helpers import create_table, join
+
+CHROMIUM = "/usr/bin/chromium"
+ARTIFACTS = ROOT / "test-artifacts" / "web"
+
+playwright_api = pytest.importorskip("playwright.async_api")
+pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM),
+                                reason=f"{CHROMIUM} missing (python3 dev.py test installs it)")
+
+YAML = """\
+combatants:
+  - {name: Twilight Sparkle, id: twilight, kind: pc, initiative: 3, stats: {perception: 4}}
+  - {name: Rainbow Dash, id: dash, kind: pc, initiative: 5}
+  - {name: Diamond Dog, id: dog, kind: npc, initiative: 1}
+  - {name: Lurking Dog, id: lurker, kind: npc, initiative: 4, hidden: true}
+"""
+
+# Records every text the overlay ever shows, to prove a hidden combatant never appears.
+WATCH_TEXTS = """
+window.__texts = [];
+new MutationObserver(() => window.__texts.push(document.body ? document.body.innerText : ""))
+  .observe(document, {subtree: true, childList: true, characterData: true});
+"""
+# Records every state of the connection badge.
+STATUS_STATES = """
+window.__states = [];
+new MutationObserver(() => {
+  const s = document.getElementById("status");
+  if (s && window.__states[window.__states.length - 1] !== s.dataset.state)
+    window.__states.push(s.dataset.state);
+}).observe(document, {subtree: true, attributes: true, attributeFilter: ["data-state"]});
+"""
+
+
+# The links the GM console issued, by label (the overlay's transparent variant for spectators).
+LINKS = """items => Object.fromEntries(items.map(li => [
+    li.querySelector('strong').textContent,
+    li.querySelector('input.overlay')?.value || li.querySelector('input').value]))"""
+
+
+@pytest.fixture(scope="module")
+async def browser(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Any]:
+    # Playwright starts Chromium with a fresh, temporary user-data-dir of its own.
+    async with playwright_api.async_playwright() as p:
+        browser = await p.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                  "--no-first-run", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync"])
+        yield browser
+        await browser.close()
+
+
+@pytest.fixture(scope="module")
+def artifacts() -> Path:
+    shutil.rmtree(ARTIFACTS, ignore_errors=True)
+    ARTIFACTS.mkdir(parents=True)
+    return ARTIFACTS
+
+
+class Pages:
+    def __init__(self, browser: Any) -> None:
+        self.browser, self.contexts, self.errors = browser, [], []
+
+    async def open(self, url: str, init: str = "") -> Any:
+        context = await self.browser.new_context(viewport={"width": 1280, "height": 900})
+        self.contexts.append(context)
+        page = await context.new_page()
+        page.on("pageerror", lambda e: self.errors.append(str(e)))
+        if init:
+            await page.add_init_script(init)
+        await page.goto(url)
+        return page
+
+
+@pytest.fixture
+async def pages(browser: Any) -> AsyncIterator[Pages]:
+    opened = Pages(browser)
+    yield opened
+    for context in opened.contexts:
+        await context.close()
+    assert not opened.errors, opened.errors
+
+
+async def live(page: Any) -> None:
+    await page.wait_for_selector('#status[data-state="live"]', timeout=10_000)
+
+
+async def current_of(page: Any) -> str | None:
+    current: str | None = await page.evaluate("window.stablemaster.table.current")
+    return current
+
+
+async def test_a_gm_and_two_players_play_a_round_watched_by_a_spectator(
+        server: Server, pages: Pages, artifacts: Path, tmp_path: Path) -> None:
+    base = f"http://127.0.0.1:{server.settings.port}"
+    # The GM creates the encounter from an uploaded stat-block file.
+    gm = await pages.open(f"{base}/table/")
+    await gm.wait_for_selector(".examples input[type=radio]")  # the shipped examples are listed
+    await gm.screenshot(path=artifacts / "new-encounter.png", full_page=True)
+    statblocks = tmp_path / "party.yaml"
+    statblocks.write_text(YAML)
+    await gm.set_input_files("input[type=file]", str(statblocks))
+    await gm.wait_for_function("document.querySelector('textarea').value.includes('Lurking')")
+    await gm.fill("input[name=name]", "Browser round")
+    await gm.click("button.primary")
+    await gm.wait_for_selector(".roster-panel tr[data-combatant=lurker] .badge.hidden")
+    await live(gm)
+    # Invites and a spectator link, from the console.
+    await gm.click("button.invite[data-combatant=twilight]")
+    await gm.click("button.invite[data-combatant=dash]")
+    await gm.click("button.spectator-link")
+    await gm.wait_for_function("document.querySelectorAll('.links-panel input.link').length === 3")
+    links = await gm.eval_on_selector_all(".links-panel ul.links li", LINKS)
+    assert set(links) == {"Twilight Sparkle", "Rainbow Dash", "Spectators"}
+    assert "transparent=1" in links["Spectators"]
+    twilight = await pages.open(links["Twilight Sparkle"])
+    dash = await pages.open(links["Rainbow Dash"])
+    watch = await pages.open(links["Spectators"], init=WATCH_TEXTS)
+    players = {"twilight": twilight, "dash": dash}
+    for page in (twilight, dash):
+        await live(page)
+    await watch.wait_for_selector("#order li[data-combatant=dog]")
+    await twilight.wait_for_selector(".sheet[data-combatant=twilight] >> text=perception")
+
+    # Everyone is aware (no surprise round): the GM starts the scene, the server rolls.
+    await gm.click('button[data-action="start_encounter"]')
+    await gm.wait_for_function("window.stablemaster.table.round === 1")
+    await gm.screenshot(path=artifacts / "gm-console.png", full_page=True)
+
+    turns: list[tuple[str, float]] = []
+    while True:
+        actor = await current_of(gm)
+        assert actor is not None
+        if actor in players:
+            page = players[actor]
+            await page.wait_for_selector(".banner >> text=Your turn")
+            await page.screenshot(path=artifacts / f"player-{actor}-turn.png", full_page=True)
+            # an action with a note, then the end of the turn
+            await page.fill(f'fieldset[data-combatant="{actor}"] input.note', "trots closer")
+            await page.click(f'button[data-action="move"][data-combatant="{actor}"]')
+            done = len([t for t in turns if t[0] in players]) + 1
+            await gm.wait_for_function("window.stablemaster.table.log.filter(l => l.kind === "
+                                       f"'action_taken').length === {done}")
+            sender = page
+        else:
+            sender = gm
+        before = time.monotonic()
+        await sender.click(f'button[data-action="end_turn"][data-combatant="{actor}"]')
+        await gm.wait_for_function(f"window.stablemaster.table.current !== {actor!r}")
+        following = await current_of(gm)
+        seen = following if following != "lurker" else ""  # the spectator never sees the lurker
+        await watch.wait_for_function(
+            f"document.getElementById('turn').dataset.current === {seen!r}", timeout=1000)
+        turns.append((actor, time.monotonic() - before))
+        if await gm.evaluate("window.stablemaster.table.round") == 2:
+            break
+    assert sorted(a for a, _ in turns) == ["dash", "dog", "lurker", "twilight"]
+    assert all(delay < 1.0 for _, delay in turns), turns
+    await watch.screenshot(path=artifacts / "spectator.png", full_page=True)
+
+    # the players saw every die of their initiative rolls, in full
+    await twilight.wait_for_selector(".log .line.dice_rolled .roll .die")
+    await twilight.screenshot(path=artifacts / "player-twilight.png", full_page=True)
+    # the GM reveals nothing, ends the scene; everyone sees it end
+    await gm.fill("input.reason", "the dogs fled")
+    await gm.click('button[data-action="end_encounter"]')
+    for page in (twilight, dash, watch):
+        await page.wait_for_selector(".log >> text=The scene ends. the dogs fled")
+    texts = await watch.evaluate("window.__texts.join('\\n')")
+    assert "Diamond Dog" in texts and "Lurking" not in texts
+    assert "Lurking" not in await twilight.inner_text("body")
+    # a transparent overlay for streaming software
+    assert await watch.evaluate("getComputedStyle(document.body).backgroundColor") == \
+        "rgba(0, 0, 0, 0)"
+    await watch.screenshot(path=artifacts / "spectator-ended.png", full_page=True)
+
+
+async def test_a_player_whose_websocket_dies_mid_turn_loses_nothing(
+        server: Server, pages: Pages, artifacts: Path, clients: list[Client]) -> None:
+    url = ws_url(server)
+    table = await create_table(url, clients, [
+        {"name": "Twilight Sparkle", "id": "twilight", "kind": "pc", "initiative": 30},
+        {"name": "Diamond Dog", "id": "dog", "kind": "npc", "initiative": 1},
+    ])
+    # a reference connection of the same player that never drops
+    reference = await join(url, table.tokens["twilight"], clients)
+    base = f"http://127.0.0.1:{server.settings.port}"
+    page = await pages.open(f"{base}/table/#token={table.tokens['twilight']}", init=STATUS_STATES)
+    await live(page)
+    await table.gm.command("start_encounter")
+    await page.wait_for_selector(".banner >> text=Your turn")
+    token_id = reference.welcome["token_id"] if reference.welcome else ""
+
+    # Slow the page's next reconnect, then kill its websocket on the server side (as a
+    # network failure would: no close frame).
+    await page.evaluate("window.stablemaster.conn.backoff = 1500")
+    killed = 0
+    for session in list(server.sessions):
+        if session.actor is not None and session.actor.token_id == token_id and \
+                session.ws.remote_address[1] != reference.ws.local_address[1]:
+            session.ws.transport.abort()
+            killed += 1
+    assert killed == 1
+    await page.wait_for_selector('#status[data-state="offline"]', timeout=5000)
+    await page.screenshot(path=artifacts / "player-offline.png", full_page=True)
+    # While it is away: the GM acts for Twilight, and the player clicks an action (queued).
+    await table.gm.command("act", combatant="twilight", action="draw",
+                           args={"note": "the GM draws her quill"})
+    await page.fill('fieldset[data-combatant="twilight"] input.note', "sent while offline")
+    await page.click('button[data-action="move"][data-combatant="twilight"]')
+    await live(page)
+    await page.wait_for_selector(".log >> text=sent while offline")
+    await page.click('button[data-action="end_turn"][data-combatant="twilight"]')
+    await reference.wait_for(lambda m: m["type"] == "event" and m["event"]["kind"] == "turn_ended")
+    await page.wait_for_selector(".log >> text=Twilight Sparkle ends the turn")
+
+    states = await page.evaluate("window.__states")
+    assert "offline" in states and states[-1] == "live", states
+    # The page folded exactly the events the reference saw, each once: it resumed with since
+    # (no snapshot), and the command sent while offline took effect once.
+    seqs = await page.evaluate("[...new Set(window.stablemaster.table.log.map(l => l.seq))]")
+    kinds = await page.evaluate("window.stablemaster.table.log.map(l => l.kind)")
+    expected = [m["seq"] for m in reference.events()]
+    assert seqs == expected
+    assert "snapshot" not in kinds
+    notes = [m["event"].get("note") for m in reference.events()
+             if m["event"]["kind"] == "action_taken"]
+    assert notes == ["the GM draws her quill", "sent while offline"]
+    await page.screenshot(path=artifacts / "player-reconnected.png", full_page=True)

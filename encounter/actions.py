@@ -11,10 +11,12 @@ from typing import TYPE_CHECKING
 from encounter import combat
 from encounter import vitals as vt
 from encounter.state import EncounterState
+from protocol import events as ev
 from protocol import messages as msg
 from protocol.errors import ErrorCode
 from protocol.model import CombatantProfile
 from rules import condition_track as ct
+from rules import grab as grab_rules
 from rules.modifiers import RuleRefusal
 
 if TYPE_CHECKING:
@@ -75,6 +77,35 @@ def second_lunch_with_food(d: Decision, c: CombatantProfile,
     return _second_lunch(d, c, bonus)
 
 
+def break_grab(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[], None]:
+    """Standard action: breaking the grab clears one grabber per character level, at least one;
+    ``args.grabbers`` may say which first (STANDARD ACTIONS: Grab; R55)."""
+    grabbers = d.s.grabs.get(c.id, [])
+    chosen = cmd.args.get("grabbers")
+    if chosen is not None and (not isinstance(chosen, list)
+                               or not all(isinstance(g, str) for g in chosen)):
+        raise _reject(ErrorCode.INVALID_PAYLOAD, "args.grabbers lists combatant ids")
+    try:
+        broken = grab_rules.break_grab(grabbers, vt.sheet_of(c, d.s.ruleset).heroic_level,
+                                       chosen)
+    except (RuleRefusal, ValueError) as exc:
+        raise _reject(ErrorCode.ILLEGAL_ACTION, str(exc)) from None
+
+    def effect() -> None:
+        for grabber in broken.cleared:
+            d.emit(ev.GrabChanged(grabber=grabber, target=c.id, held=False, hidden=c.hidden),
+                   d.combatant_vis(c.id))
+    return effect
+
+
+def _not_grabbed(d: Decision, c: CombatantProfile, cmd: msg.Act) -> None:
+    """Grab: a grabbed creature "cannot move until it breaks the grab"."""
+    if d.s.grabs.get(c.id):
+        raise _reject(ErrorCode.ILLEGAL_ACTION, f"{c.name} is grabbed and cannot move until it "
+                      "breaks the grab (STANDARD ACTIONS: Grab)")
+    return None
+
+
 def _lunch_possible(state: EncounterState, cid: str) -> bool:
     v = state.vitals[cid]
     return (not v.second_lunch and v.fatigue * 2 <= v.fatigue_max
@@ -87,12 +118,20 @@ DRAMATIC_AVAILABLE: dict[str, Callable[[EncounterState, str], bool]] = {
     "fall_prone": lambda s, cid: not s.vitals[cid].prone,
     "second_lunch": _lunch_possible,
     "second_lunch_with_food": _lunch_possible,
+    "break_grab": lambda s, cid: bool(s.grabs.get(cid)),
+    "move": lambda s, cid: not s.grabs.get(cid),
+    "run": lambda s, cid: not s.grabs.get(cid),
 }
 
 
 DRAMATIC_RESOLVERS: dict[str, Resolver] = {
     "attack": combat.attack,
     "grab": combat.grab,
+    "aid_another": combat.aid_another,
+    "distraction": combat.distraction,
+    "break_grab": break_grab,
+    "move": _not_grabbed,
+    "run": _not_grabbed,
     "fall_prone": fall_prone,
     "stand_up": stand_up,
     "second_lunch": second_lunch,

@@ -27,10 +27,12 @@ from rules.attack import (
     attack_check,
     attack_outcome,
 )
+from rules.attack import aid_another as aid_succeeds
 from rules.damage import damage_dealt, damage_formula
 from rules.defenses import DefenseName
 from rules.dice import Roll
-from rules.modifiers import RuleRefusal
+from rules.grab import grab_check
+from rules.modifiers import Modifier, RuleRefusal
 from rules.sheet import SheetError, WeaponKind
 
 if TYPE_CHECKING:
@@ -104,11 +106,20 @@ def check(d: Decision, ctx: dict[str, Any]) -> AttackCheck:
         range_band=RangeBand(ctx["range"]) if ctx["range"] else None,
         cover=Cover(ctx["cover"]), concealment=Concealment(ctx["concealment"]),
         into_melee=ctx["into_melee"], creatures_in_the_way=ctx["creatures_in_the_way"],
+        aiders=len(d.s.aid.get(attacker, [])),
         unaware=not d.s.combatants[target].aware and d.s.surprise)
     o = d.s.options
     try:
+        if ctx["grab"]:
+            return grab_check(
+                a_sheet, t_sheet, grabber_status=resolution.status_of(d, attacker),
+                target_status=resolution.status_of(d, target), situation=situation,
+                already_grabbing=any(attacker in g and t != target
+                                     for t, g in d.s.grabs.items()),
+                non_dexterous_penalty=o.non_dexterous_penalty,
+                prone_helpless_bonuses_stack=o.prone_helpless_bonuses_stack)
         return attack_check(
-            a_sheet, t_sheet, weapon=ctx["weapon"], throw=ctx["throw"], grab=ctx["grab"],
+            a_sheet, t_sheet, weapon=ctx["weapon"], throw=ctx["throw"],
             attacker_status=resolution.status_of(d, attacker),
             target_status=resolution.status_of(d, target), situation=situation,
             creatures_block_line_of_sight=o.creatures_block_line_of_sight,
@@ -147,6 +158,49 @@ def after_roll(d: Decision, stage: str, ctx: dict[str, Any], roll: Roll) -> None
         _resolve_attack(d, ctx, roll)
     elif stage == "damage":
         _resolve_damage(d, ctx, roll)
+    elif stage in ("aid_another", "distraction"):
+        _resolve_help(d, ctx, roll)
+
+
+def _helper_ctx(d: Decision, c: CombatantProfile, cmd: msg.Act, action: str) -> dict[str, Any]:
+    target = cmd.args.get("target")
+    if not isinstance(target, str) or target not in d.s.combatants or target == c.id or (
+            d.s.combatants[target].hidden and not c.hidden):
+        raise _reject(ErrorCode.INVALID_PAYLOAD, "args.target names another combatant")
+    skill = cmd.args.get("skill", "melee")
+    if not isinstance(skill, str) or not 1 <= len(skill) <= 40:
+        raise _reject(ErrorCode.INVALID_PAYLOAD, "args.skill names the skill of the check")
+    return {"action": action, "attacker": c.id, "target": target, "skill": skill}
+
+
+def aid_another(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[], None]:
+    """Standard action: aid an ally's next check — a check of the same kind against 10; on a
+    success the ally gets +2 (STANDARD ACTIONS: Aid Another; R11). ``args.skill`` names the
+    skill (default ``melee``: aiding an attack)."""
+    ctx = _helper_ctx(d, c, cmd, "aid_another")
+    return lambda: _roll(d, ctx, "aid_another", "1d20")
+
+
+def distraction(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[], None]:
+    """Standard action: a check against 10; on a success the target takes -2 on its next skill
+    roll (STANDARD ACTIONS: Distraction; R11)."""
+    ctx = _helper_ctx(d, c, cmd, "distraction")
+    return lambda: _roll(d, ctx, "distraction", "1d20")
+
+
+def _resolve_help(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
+    cid, target, skill = ctx["attacker"], ctx["target"], ctx["skill"]
+    c = d.s.combatants[cid]
+    sheet = vt.sheet_of(c, d.s.ruleset)
+    value = sheet.skill(skill)
+    parts = [Modifier(f"{skill} skill", value, "STANDARD ACTIONS: " + (
+        "Aid Another (R11)" if ctx["action"] == "aid_another" else "Distraction (R11)"))]
+    parts += resolution.status_of(d, cid).condition_modifiers()
+    total = roll.total + sum(p.value for p in parts)
+    hidden = c.hidden or d.s.combatants[target].hidden
+    d.emit(ev.CheckMade(combatant=cid, check=ctx["action"], natural=roll.total, modifiers=parts,
+                        total=total, dc=10, success=aid_succeeds(total), section=parts[0].section,
+                        target=target, hidden=hidden), ["gm"] if hidden else None)
 
 
 def _resolve_attack(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
@@ -166,7 +220,10 @@ def _resolve_attack(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
         roll_secret=d.dice_vis(attacker) is not None,
         defense_secret=d.s.combatants[target].kind == "npc",
         hidden=hidden), ["gm"] if hidden else None)
-    if out.hit and not ctx["grab"]:
+    if out.hit and ctx["grab"]:
+        d.emit(ev.GrabChanged(grabber=attacker, target=target, held=True, hidden=hidden),
+               ["gm"] if hidden else None)
+    elif out.hit:
         ctx = {**ctx, "critical": out.critical}
         formula = damage_formula(vt.sheet_of(d.s.combatants[attacker], d.s.ruleset),
                                  weapon=ctx["weapon"], throw=ctx["throw"])

@@ -10,13 +10,15 @@ from typing import Any
 import msgspec
 import yaml
 
-from encounter import rolls
+from encounter import resolution, rolls
+from encounter import vitals as vt
 from encounter.engine import Context, Decision, Outcome, Rejected, find_combatant
 from encounter.state import EncounterState
 from protocol import events as ev
 from protocol import messages as msg
 from protocol.errors import ErrorCode
 from protocol.model import CombatantProfile, StatBlock
+from rules.condition_track import end_of_scene
 from rules.rulesets import Ruleset, RulesetError, ruleset
 
 _SLUG = re.compile(r"[^a-z0-9]+")
@@ -224,6 +226,30 @@ def end_effect(d: Decision, cmd: msg.EndEffect) -> None:
 
 
 def end(d: Decision, cmd: msg.EndEncounter) -> None:
+    if d.s.chart[0] == "scene":
+        after_the_scene(d)
     d.finish(cmd.reason)
+
+
+def after_the_scene(d: Decision) -> None:
+    """R50 (Removing Conditions) and R16: the Constitution check of every unconscious creature
+    first, then every living, conscious creature +1 step on each track (never below its
+    persistent steps); ``end_of_scene_recovery: false`` leaves the tracks."""
+    for cid, v in list(d.s.vitals.items()):
+        if v.condition[0] == "unconscious":
+            resolution.consciousness_check(d, cid)
+    if d.s.ruleset != "dramatic":
+        return
+    for cid, v in list(d.s.vitals.items()):
+        c = d.s.combatants[cid]
+        result = end_of_scene(vt.sheet_of(c, d.s.ruleset), physical=vt.to_rules(v.physical),
+                              mental=vt.to_rules(v.mental),
+                              unconscious=not v.conscious, dead=not v.alive,
+                              end_of_scene_recovery=d.s.options.end_of_scene_recovery)
+        if result.improved and (v.physical.step or (v.mental and v.mental.step)):
+            vt.record(d, cid, "end_of_scene",
+                      ["after the scene: +1 step on each condition track (Removing Conditions, "
+                       "R50)"], physical=result.physical,
+                      mental=result.mental if v.mental is not None else None)
 
 

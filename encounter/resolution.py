@@ -25,7 +25,8 @@ def status_of(d: Decision, cid: str) -> Status:
     v = d.s.vitals[cid]
     return Status(physical=vt.to_rules(v.physical), mental=vt.to_rules(v.mental),
                   fatigue_points=v.fatigue, flat_footed=cid in d.s.flat_footed,
-                  unconscious=v.condition[0] == "unconscious", prone=v.prone)
+                  unconscious=v.condition[0] == "unconscious", prone=v.prone,
+                  grabbed=bool(d.s.grabs.get(cid)), distracted=cid in d.s.distracted)
 
 
 def defenses_of(d: Decision, cid: str, *, unaware: bool = False) -> tuple[Sheet, Defenses]:

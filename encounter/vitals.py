@@ -87,5 +87,11 @@ def record(d: Decision, cid: str, cause: str, notes: list[str], *, fatigue: int 
         condition=condition, prone=v.prone if prone is None else prone,
         check_round=new_check if isinstance(new_check, int) else None, notes=notes,
         fatigue_secret=c.kind == "npc", hidden=c.hidden), d.combatant_vis(cid))
+    if condition[0] != "active":  # out of the fight: its grabs let go (Grab)
+        for target, grabbers in list(d.s.grabs.items()):
+            if cid in grabbers:
+                d.emit(ev.GrabChanged(grabber=cid, target=target, held=False,
+                                      hidden=c.hidden or d.s.combatants[target].hidden),
+                       d.combatant_vis(cid) or d.combatant_vis(target))
 
 

@@ -88,7 +88,7 @@ class EncounterOptions(msgspec.Struct, forbid_unknown_fields=True, kw_only=True,
       ``squeeze_cost_multiplier`` R20, ``refined_garment_runs_triple`` R21,
       ``falling_acrobatics_dc``, ``falling_acrobatics_reduction_m`` R22,
       ``ram_speed_from_distance``, ``ram_needs_attack_roll`` R23, ``non_dexterous_penalty``
-      R24.
+      R24, ``end_of_scene_recovery`` R50.
     """
 
     manual_rolls: bool = False
@@ -116,4 +116,5 @@ class EncounterOptions(msgspec.Struct, forbid_unknown_fields=True, kw_only=True,
     ram_speed_from_distance: bool = False
     ram_needs_attack_roll: bool = True
     non_dexterous_penalty: Annotated[int, msgspec.Meta(ge=0, le=10)] = 2
+    end_of_scene_recovery: bool = True
     dice_seed: Annotated[int, msgspec.Meta(ge=0, le=2**53 - 1)] | None = None

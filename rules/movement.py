@@ -43,6 +43,9 @@ from rules.battle_map import (
     tiny_or_smaller,
 )
 
+Space = tuple[Square, ...]
+"""The squares a creature takes up: its whole space, or a strip of it while squeezing."""
+
 
 class IllegalMove(MapError):
     """A path the rules do not allow; the message names the step and the reason."""
@@ -189,13 +192,17 @@ def _walk(
         raise IllegalMove("the path is empty: name at least one square to enter")
     if not battle_map.contains(mover.at):
         raise IllegalMove(f"the mover's square {fmt(mover.at)} is off the map")
-    space = _fit(g, mover, mover.at)
-    if space is None:
+    starts = _fits(g, mover, mover.at)
+    if not starts:
         raise IllegalMove(f"the mover's space at {fmt(mover.at)} is not open floor")
-    steps: list[StepCost] = []
-    total = 0
+    full_size = mover.side ** 2
+    # The squares a squeezing creature takes up can be chosen step by step (SQUEEZING); keep
+    # every way of standing that can be reached, with the cheapest cost of reaching it.
+    frontier: dict[Space, int] = {space: 0 for space in starts}
+    layers: list[dict[Space, tuple[int, Space, StepCost]]] = []
     here = mover.at
     falls = False
+    where = ""
     for index, raw in enumerate(path, start=1):
         there = (int(raw[0]), int(raw[1]))
         where = f"step {index} {fmt(here)}->{fmt(there)}"
@@ -205,37 +212,57 @@ def _walk(
         dx, dy = there[0] - here[0], there[1] - here[1]
         if (dx, dy) == (0, 0) or max(abs(dx), abs(dy)) != 1:
             raise IllegalMove(f"{where} is not a step to an adjacent square")
-        new_space = _enter(g, mover, there, where)
-        squeezing = len(new_space) < mover.side ** 2
-        _cross(g, space, new_space, (dx, dy), where)
-        _pass(mover, new_space, others, squeezing, where)
         diagonal = dx != 0 and dy != 0
-        rough = any(s in g.difficult or s in g.low for s in new_space)
-        if crawl:
-            cost = 1
-        else:
-            cost = (2 if diagonal else 1) * (2 if rough else 1)
-            if squeezing:
-                cost *= squeeze_cost_multiplier
-        total += cost
-        if total > budget:
+        layer: dict[Space, tuple[int, Space, StepCost]] = {}
+        refusal: IllegalMove | None = None
+        for new_space in _enter(g, mover, there, where):
+            squeezing = len(new_space) < full_size
+            rough = any(s in g.difficult or s in g.low for s in new_space)
+            if crawl:
+                cost = 1
+            else:
+                cost = (2 if diagonal else 1) * (2 if rough else 1)
+                if squeezing:
+                    cost *= squeeze_cost_multiplier
+            step = StepCost(index=index, start=here, end=there, cost=cost, diagonal=diagonal,
+                            difficult=rough, squeezing=squeezing)
+            for space, total in frontier.items():
+                try:
+                    _cross(g, space, new_space, (dx, dy), where)
+                    _pass(mover, new_space, others, squeezing, where)
+                except IllegalMove as exc:
+                    refusal = refusal or exc
+                    continue
+                if new_space not in layer or total + cost < layer[new_space][0]:
+                    layer[new_space] = (total + cost, space, step)
+        if not layer:
+            assert refusal is not None
+            raise refusal
+        cheapest = min(layer.values(), key=lambda entry: entry[0])
+        if cheapest[0] > budget:
             unit = "square" if budget == 1 else "squares"
             what = (f"the prone crawl of {budget} {unit} (ruling R19)" if crawl
                     else f"the budget of {budget} {unit}")
-            raise IllegalMove(f"{where} costs {cost} and brings the total to {total}, over "
-                              f"{what}")
-        steps.append(StepCost(index=index, start=here, end=there, cost=cost, diagonal=diagonal,
-                              difficult=rough, squeezing=squeezing))
-        falls = any(s in g.pits for s in new_space)
-        here, space = there, new_space
-    last = steps[-1]
-    where = f"step {last.index} {fmt(last.start)}->{fmt(last.end)}"
-    if last.squeezing:
+            raise IllegalMove(f"{where} costs {cheapest[2].cost} and brings the total to "
+                              f"{cheapest[0]}, over {what}")
+        layer = {space: entry for space, entry in layer.items() if entry[0] <= budget}
+        layers.append(layer)
+        frontier = {space: entry[0] for space, entry in layer.items()}
+        falls = any(s in g.pits for s in occupied(mover.moved_to(there)))
+        here = there
+    ends = [space for space in layers[-1] if len(space) == full_size]
+    if not ends:
         raise IllegalMove(f"{where} ends the movement squeezed: a squeezing creature must end "
                           "where it can normally stand (SQUEEZING)")
     _end(mover.moved_to(here), others, where)
-    return MovePlan(start=mover.at, end=here, steps=tuple(steps), total=total, budget=budget,
-                    crawl=crawl, falls=falls)
+    space = ends[0]
+    total = layers[-1][space][0]
+    steps: list[StepCost] = []
+    for layer in reversed(layers):
+        _, space, step = layer[space]
+        steps.append(step)
+    return MovePlan(start=mover.at, end=here, steps=tuple(reversed(steps)), total=total,
+                    budget=budget, crawl=crawl, falls=falls)
 
 
 def _rect_fits(g: Grid, squares: Sequence[Square]) -> bool:
@@ -249,36 +276,37 @@ def _rect_fits(g: Grid, squares: Sequence[Square]) -> bool:
     return True
 
 
-def _fit(g: Grid, mover: Placement, at: Square) -> tuple[Square, ...] | None:
-    """The squares the mover occupies with its top-left square at ``at``: its whole space, or
-    for Large and bigger creatures a squeezed strip at least half as wide (SQUEEZING), or None
-    when neither fits."""
+def _fits(g: Grid, mover: Placement, at: Square) -> list[tuple[Square, ...]]:
+    """The ways the mover can occupy squares with its top-left square at ``at``: its whole
+    space, or else (Large and bigger, SQUEEZING) every strip of its space at least half as wide
+    that is open floor. Empty when none fits."""
     full = occupied(mover.moved_to(at))
     if _rect_fits(g, full):
-        return full
+        return [full]
     side = mover.side
     if side < 2:
-        return None
+        return []
     narrow = (side + 1) // 2
+    strips = []
     for offset in range(side - narrow + 1):
         for wide, high, ox, oy in ((narrow, side, offset, 0), (side, narrow, 0, offset)):
             strip = tuple((at[0] + ox + i, at[1] + oy + j)
                           for j in range(high) for i in range(wide))
             if _rect_fits(g, strip):
-                return strip
-    return None
+                strips.append(strip)
+    return strips
 
 
-def _enter(g: Grid, mover: Placement, there: Square, where: str) -> tuple[Square, ...]:
+def _enter(g: Grid, mover: Placement, there: Square, where: str) -> list[Space]:
     side = mover.side
     for j in range(side):
         for i in range(side):
             s = (there[0] + i, there[1] + j)
             if not (0 <= s[0] < g.width and 0 <= s[1] < g.height):
                 raise IllegalMove(f"{where} leaves the map at {fmt(s)}")
-    space = _fit(g, mover, there)
-    if space is not None:
-        return space
+    spaces = _fits(g, mover, there)
+    if spaces:
+        return spaces
     full = occupied(mover.moved_to(there))
     blocked = [s for s in full if s in g.blocked]
     if side == 1:

@@ -12,13 +12,14 @@ touching counts, exactly. Line of effect ignores darkness. With ``creatures_bloc
 (ruling R9) other creatures' squares block line of sight too.
 
 Cover and concealment use the corner rule: the attacker picks a corner of (any square of) its
-space; lines run from it to the four corners of (any square of) the target's space; the
-attacker's pick that gives the target the least cover counts. Corners are again taken an
-infinitesimal distance inside their squares, so a line that only runs along or touches an edge
-or a corner passes through nothing, and one that slips exactly between two squares of cover
-touching at a corner passes through them. Cover comes from blocked squares, walls, squares of
-other creatures and low objects (not those in or adjacent to the attacker's space); concealment
-from fog and darkness squares, the attacker's and target's own included.
+space; lines run from it exactly to the four corners of (any square of) the target's space; the
+attacker's pick that gives the target the least cover counts. A line that only runs along or
+touches an edge or a corner passes through nothing; one that slips exactly through a grid point
+where cover lies on both sides of it (two blocked squares meeting at a corner, a wall running on
+past the point, a wall the attacker's corner sits on with the target beyond it) passes through
+(ruling R57). Cover comes from blocked squares, walls, squares of other creatures (R9) and low
+objects not in or adjacent to the attacker's space (R55); concealment from fog and darkness
+squares, the attacker's or target's picked square in one included.
 
 Distance: "When moving or counting along a diagonal path, each diagonal counts as 2 squares"
 (DIAGONAL MOVEMENT), so the distance between two spaces is the number of squares between them
@@ -43,10 +44,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from enum import StrEnum
 from itertools import pairwise
+from math import gcd
 
 import msgspec
 
-from rules.battle_map import BattleMap, Edge, Grid, Placement, Square, grid, occupied
+from rules.battle_map import BattleMap, Edge, Grid, Placement, Point, Square, grid, occupied
 
 # ---------------------------------------------------------------------------------------------
 # Distance, adjacency, reach, range
@@ -223,52 +225,67 @@ def _clear(p: P, q: P, n: int, solid: frozenset[Square], walls: frozenset[Edge])
     return True
 
 
-def _passes(p: P, q: P, n: int, material: frozenset[Square], walls: frozenset[Edge]) -> bool:
-    """COVER / CONCEALMENT: the segment passes through a square of ``material`` or across a
-    wall. Running along or touching an edge or a corner is not passing through; slipping
-    exactly between two pieces that meet at a grid point (material on both sides of the line
-    there) is."""
+#: The eight slots around a grid point, turning from +x towards +y: even slots are the four
+#: wall edges that may leave the point, odd slots the four squares that touch it.
+_RAY_SLOTS = {(1, 0): 0, (0, 1): 2, (-1, 0): 4, (0, -1): 6}
+_SQUARE_SLOTS = {(0, 0): 1, (-1, 0): 3, (-1, -1): 5, (0, -1): 7}
+
+
+def _slot(vx: int, vy: int) -> int:
+    """The slot a direction from a grid point points into."""
+    if vx == 0 or vy == 0:
+        return _RAY_SLOTS[((vx > 0) - (vx < 0), (vy > 0) - (vy < 0))]
+    return _SQUARE_SLOTS[(0 if vx > 0 else -1, 0 if vy > 0 else -1)]
+
+
+def _separated(point: Point, a: int, b: int, material: frozenset[Square],
+               walls: frozenset[Edge]) -> bool:
+    """Whether material around a grid point lies on both ways round from slot ``a`` to slot
+    ``b``: a line coming from ``a`` and leaving by ``b`` then slips through it exactly."""
+    if a == b:
+        return False
+    x, y = point
+    solid = {slot for (dx, dy), slot in _SQUARE_SLOTS.items() if (x + dx, y + dy) in material}
+    edges = {0: ("h", x, y), 2: ("v", x, y), 4: ("h", x - 1, y), 6: ("v", x, y - 1)}
+    solid.update(slot for slot, edge in edges.items() if edge in walls)
+    one = {(a + i) % 8 for i in range(1, (b - a) % 8)}
+    other = {(b + i) % 8 for i in range(1, (a - b) % 8)}
+    return bool(solid & one) and bool(solid & other)
+
+
+def _passes(start: Point, own: Square, end: Point, theirs: Square,
+            material: frozenset[Square], walls: frozenset[Edge]) -> bool:
+    """COVER / CONCEALMENT: whether the line from grid point ``start`` (a corner of square
+    ``own``) to grid point ``end`` (a corner of square ``theirs``) passes through a square of
+    ``material`` or across a wall. Running along or touching an edge or a corner is not passing
+    through; slipping exactly through a grid point where material lies on both sides of the line
+    is (at the two ends: between the line and the corner's own square)."""
+    n = 2  # map coordinates doubled: squares' centres are whole numbers too
+    p, q = (start[0] * n, start[1] * n), (end[0] * n, end[1] * n)
     window = _Window(p, q, n)
-    squares = window.squares(material)
-    for x, y in squares:
+    for x, y in window.squares(material):
         if _enters_box(p, q, x * n, y * n, (x + 1) * n, (y + 1) * n):
             return True
-    edges = window.edges(walls)
-    for edge in edges:
+    for edge in window.edges(walls):
         a, b = _edge_points(edge, n)
         if _side(p, q, a) * _side(p, q, b) < 0 and _side(a, b, p) * _side(a, b, q) < 0:
             return True
-    points: set[tuple[int, int]] = set()
-    for x, y in squares:
-        points.update(((x, y), (x + 1, y), (x, y + 1), (x + 1, y + 1)))
-    for edge in edges:
-        a, b = _edge_points(edge, n)
-        points.update(((a[0] // n, a[1] // n), (b[0] // n, b[1] // n)))
-    d = (q[0] - p[0], q[1] - p[1])
-    length = d[0] * d[0] + d[1] * d[1]
-    for gx, gy in points:
-        point = (gx * n, gy * n)
-        if _side(p, q, point) != 0:
-            continue
-        along = (point[0] - p[0]) * d[0] + (point[1] - p[1]) * d[1]
-        if not 0 < along < length:
-            continue
-        sides: set[int] = set()
-        for sx, sy in ((gx - 1, gy - 1), (gx, gy - 1), (gx - 1, gy), (gx, gy)):
-            if (sx, sy) in material:
-                sides.add(_side(p, q, (sx * n + n // 2, sy * n + n // 2)))
-        for other in ((gx + 1, gy), (gx - 1, gy), (gx, gy + 1), (gx, gy - 1)):
-            if _wall_between_points(walls, (gx, gy), other):
-                sides.add(_side(p, q, (other[0] * n, other[1] * n)))
-        if 1 in sides and -1 in sides:
+    dx, dy = end[0] - start[0], end[1] - start[1]
+    step = gcd(dx, dy)
+    ux, uy = dx // step, dy // step
+    for i in range(step + 1):
+        point = (start[0] + i * ux, start[1] + i * uy)
+        if i == 0:
+            source = _SQUARE_SLOTS[(own[0] - point[0], own[1] - point[1])]
+            if _separated(point, source, _slot(ux, uy), material, walls):
+                return True
+        elif i == step:
+            source = _SQUARE_SLOTS[(theirs[0] - point[0], theirs[1] - point[1])]
+            if _separated(point, source, _slot(-ux, -uy), material, walls):
+                return True
+        elif _separated(point, _slot(-ux, -uy), _slot(ux, uy), material, walls):
             return True
     return False
-
-
-def _wall_between_points(walls: frozenset[Edge], a: tuple[int, int], b: tuple[int, int]) -> bool:
-    if a[0] == b[0]:
-        return ("v", a[0], min(a[1], b[1])) in walls
-    return ("h", min(a[0], b[0]), a[1]) in walls
 
 
 # ---------------------------------------------------------------------------------------------
@@ -337,17 +354,27 @@ CONCEALMENT_PENALTY: dict[Concealment, int] = {Concealment.NONE: 0,
                                                Concealment.TOTAL: -5}
 
 
-def _corner_rule(g: Grid, attacker: Placement, target: Placement,
-                 material: frozenset[Square], walls: frozenset[Edge]) -> bool:
-    """Whether every pick of the attacker's corner and the target's square leaves some line
-    passing through ``material`` or ``walls`` (COVER, Big Creatures and Cover)."""
-    n = _scale(g)
-    target_squares = occupied(target)
+def _corners(square: Square) -> tuple[Point, ...]:
+    x, y = square
+    return ((x, y), (x + 1, y), (x, y + 1), (x + 1, y + 1))
+
+
+def _corner_rule(attacker: Placement, target: Placement, material: frozenset[Square],
+                 walls: frozenset[Edge], within: frozenset[Square] = frozenset()) -> bool:
+    """Whether every pick of a square of the attacker's space, a corner of it and a square of
+    the target's space leaves some line from that corner to a corner of that square passing
+    through ``material`` or ``walls`` — or picks a square in ``within`` (COVER, Big Creatures
+    and Cover; CONCEALMENT)."""
+    target_squares = [s for s in occupied(target)]
     for own in occupied(attacker):
-        for corner in _inner_corners(own, n):
+        if own in within:
+            continue
+        for corner in _corners(own):
             for square in target_squares:
-                if not any(_passes(corner, q, n, material, walls)
-                           for q in _inner_corners(square, n)):
+                if square in within:
+                    continue
+                if not any(_passes(corner, own, end, square, material, walls)
+                           for end in _corners(square)):
                     return False
     return True
 
@@ -372,7 +399,7 @@ def cover(battle_map: BattleMap, attacker: Placement, target: Placement,
                 | frozenset(s for o in others for s in occupied(o)
                             if s not in mine and s not in theirs)
                 | frozenset(s for s in g.low if s not in near))
-    if not _corner_rule(g, attacker, target, material, g.walls):
+    if not _corner_rule(attacker, target, material, g.walls):
         return Cover.NONE
     if theirs & g.improved_cover:
         return Cover.IMPROVED
@@ -396,7 +423,9 @@ def concealment(battle_map: BattleMap, attacker: Placement, target: Placement,
     if _close(attacker, target):
         inside = all(s in hazy for s in occupied(target))
         return Concealment.CONCEALMENT if inside else Concealment.NONE
-    if _corner_rule(g, attacker, target, hazy, frozenset()):
+    mine = set(occupied(attacker)) | set(occupied(target))
+    between = frozenset(s for s in hazy if s not in mine)
+    if _corner_rule(attacker, target, between, frozenset(), within=hazy):
         return Concealment.CONCEALMENT
     return Concealment.NONE
 

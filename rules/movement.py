@@ -1,6 +1,6 @@
 """Moving on the battle map ("MLP Dramatic Systems", MOVE ACTIONS → Move, FULL-ROUND ACTIONS →
 Run, DIAGONAL MOVEMENT, DIFFICULT TERRAIN, ENCUMBRANCE AND SPEED, MOVING THROUGH OCCUPIED
-SQUARES, SQUEEZING; rulings R19, R20, R21, R56).
+SQUARES, SQUEEZING; rulings R19, R20, R21, R56, R58).
 
 A *path* is the list of squares the mover enters, in order, each orthogonally or diagonally
 adjacent to the one before; for a creature bigger than one square each entry is the new top-left
@@ -157,7 +157,8 @@ def validate_run(
 ) -> MovePlan:
     """FULL-ROUND ACTIONS → Run: "moving up to four times your speed in a straight line (or
     three times …)". The budget is :func:`effective_speed` times :func:`run_multiplier` (ruling
-    R21); every step goes the same way, one of the eight directions, and costs as in a move.
+    R21); every step goes the same way, one of the eight directions (ruling R58), and costs as
+    in a move.
     A prone creature cannot run (ruling R19)."""
     if prone:
         raise IllegalMove("a prone creature cannot run; standing up is a move action (ruling "

@@ -163,14 +163,15 @@ def validate_run(
     if prone:
         raise IllegalMove("a prone creature cannot run; standing up is a move action (ruling "
                           "R19)")
-    if path:
-        first = (path[0][0] - mover.at[0], path[0][1] - mover.at[1])
-        for index in range(1, len(path)):
-            step = (path[index][0] - path[index - 1][0], path[index][1] - path[index - 1][1])
+    here, first = mover.at, None
+    for index, there in enumerate(path, start=1):
+        step = (there[0] - here[0], there[1] - here[1])
+        if max(abs(step[0]), abs(step[1])) == 1:  # other steps are refused below
+            first = first or step
             if step != first:
-                raise IllegalMove(f"step {index + 1} {fmt(path[index - 1])}->"
-                                  f"{fmt(path[index])} leaves the straight line: a run goes "
-                                  "in one direction (Run)")
+                raise IllegalMove(f"step {index} {fmt(here)}->{fmt(there)} leaves the straight "
+                                  "line: a run goes in one direction (Run, ruling R58)")
+        here = there
     budget = effective_speed(speed, load) * run_multiplier(
         load, refined_garment_runs_triple=refined_garment_runs_triple)
     plan = _walk(battle_map, mover, path, budget=budget, others=others, crawl=False,

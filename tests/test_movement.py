@@ -432,3 +432,36 @@ def test_any_accepted_path_costs_at_least_its_steps_and_stays_on_open_floor(
     for step in plan.steps:
         base = 2 if step.diagonal else 1
         assert step.cost == base * (2 if step.end in m.difficult or step.end in m.low else 1)
+
+
+def test_a_run_names_a_jump_as_a_bad_step_not_a_bend() -> None:
+    with pytest.raises(IllegalMove, match=r"step 2 \(1,0\)->\(3,0\) is not a step to an adjacent"):
+        validate_run(OPEN, medium((0, 0)), [(1, 0), (3, 0)], speed=6)
+
+
+def test_a_large_creature_cannot_walk_into_a_wall_it_cannot_squeeze_past() -> None:
+    m, _ = scene("""
+        LL##
+        LL##
+        ....
+    """)
+    # one column of floor is enough to squeeze into; none is not
+    with pytest.raises(IllegalMove, match=r"step 2 \(1,0\)->\(2,0\): the large creature's space "
+                                          r"would take in blocked square \(2,0\)"):
+        validate_move(m, Placement(x=0, y=0, size=Size.LARGE), [(1, 0), (2, 0)], speed=6)
+
+
+def test_a_large_creature_cannot_cut_a_corner_with_any_part_of_its_space() -> None:
+    m, _ = scene("""
+        LL#.
+        LL..
+        ....
+    """)
+    with pytest.raises(IllegalMove, match=r"cuts the corner of a wall at grid point \(2,1\)"):
+        validate_move(m, Placement(x=0, y=0, size=Size.LARGE), [(1, 1)], speed=6)
+
+
+def test_the_mover_must_start_on_open_floor() -> None:
+    m, _ = scene("#..")
+    with pytest.raises(IllegalMove, match=r"the mover's space at \(0,0\) is not open floor"):
+        validate_move(m, medium((0, 0)), [(1, 0)], speed=6)

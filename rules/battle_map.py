@@ -32,9 +32,11 @@ Public API:
   ``BattleMap.from_json(data)``, ``BattleMap.from_ascii(text, walls=...)``;
   :func:`ascii_marks` — the squares of the letters in an ASCII drawing.
 - :class:`MapError` — a map, placement or path the rules cannot use (a ``ValueError``).
-- :class:`Size`, :func:`space_side`, :func:`default_reach`, :func:`size_steps`.
+- :class:`Size`, :func:`space_side`, :func:`default_reach`, :func:`size_steps`,
+  :func:`tiny_or_smaller`.
 - :class:`Placement` — a creature's top-left square and size; :func:`occupied`,
   :func:`check_placement`.
+- :func:`grid` — a map's layers as look-up sets (:class:`Grid`), for the other map modules.
 
 Pure functions over plain data; no I/O.
 """
@@ -116,6 +118,7 @@ def size_steps(a: Size, b: Size) -> int:
 
 
 def tiny_or_smaller(size: Size) -> bool:
+    """Fine, Diminutive or Tiny: may share a square with another creature (ruling R20)."""
     return _ORDER.index(size) <= _ORDER.index(Size.TINY)
 
 

@@ -122,10 +122,11 @@ SIZE_DAMAGE: dict[Size, str] = {
 }
 
 #: REACH: Small and Medium reach 1 square; Fine, Diminutive and Tiny must share the space (0);
-#: larger creatures follow the d20 progression for tall creatures.
+#: Large 1, Huge 2, Gargantuan 3, Colossal 4 (ruling R64; the same table as
+#: ``rules.battle_map.DEFAULT_REACH``).
 DEFAULT_REACH: dict[Size, int] = {
     Size.FINE: 0, Size.DIMINUTIVE: 0, Size.TINY: 0, Size.SMALL: 1, Size.MEDIUM: 1,
-    Size.LARGE: 2, Size.HUGE: 3, Size.GARGANTUAN: 4, Size.COLOSSAL: 6,
+    Size.LARGE: 1, Size.HUGE: 2, Size.GARGANTUAN: 3, Size.COLOSSAL: 4,
 }
 
 

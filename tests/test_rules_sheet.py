@@ -79,5 +79,5 @@ def test_size_steps_and_reach_by_size() -> None:
     assert size_steps(Size.SMALL, Size.LARGE) == 2
     assert size_steps(Size.LARGE, Size.MEDIUM) == -1
     assert parse_sheet({"size": "tiny"}).reach_squares == 0
-    assert parse_sheet({"size": "large"}).reach_squares == 2
-    assert parse_sheet({"size": "large", "reach": 1}).reach_squares == 1
+    assert parse_sheet({"size": "huge"}).reach_squares == 2  # R64
+    assert parse_sheet({"size": "large", "reach": 2}).reach_squares == 2

@@ -1,0 +1,137 @@
+"""The battle map: the GM's format, the ASCII drawing, sizes and spaces (rules/battle_map.py)."""
+
+from __future__ import annotations
+
+import msgspec
+import pytest
+
+from rules.battle_map import (
+    BattleMap,
+    MapError,
+    Placement,
+    Size,
+    ascii_marks,
+    check_placement,
+    default_reach,
+    grid,
+    occupied,
+    size_steps,
+    space_side,
+)
+
+
+def test_an_ascii_drawing_names_every_layer_and_letters_are_open_floor() -> None:
+    drawing = """
+        A . # ~
+        = : % ^
+        ! . . B
+    """
+    m = BattleMap.from_ascii(drawing)
+    assert (m.width, m.height) == (4, 3)
+    assert m.blocked == ((2, 0),)
+    assert m.difficult == ((3, 0),)
+    assert m.low == ((0, 1),)
+    assert m.fog == ((1, 1),)
+    assert m.darkness == ((2, 1),)
+    assert m.pits == ((3, 1),)
+    assert m.improved_cover == ((0, 2),)
+    assert ascii_marks(drawing) == {"A": ((0, 0),), "B": ((3, 2),)}
+
+
+def test_a_large_creature_drawn_in_four_squares_lists_its_top_left_square_first() -> None:
+    marks = ascii_marks("""
+        ....
+        .LL.
+        .LL.
+    """)
+    assert marks["L"] == ((1, 1), (2, 1), (1, 2), (2, 2))
+
+
+def test_thin_walls_are_stored_as_unit_edges() -> None:
+    m = BattleMap.from_ascii("....\n....\n....", walls=[((2, 0), (2, 3)), ((0, 1), (2, 1))])
+    g = grid(m)
+    assert g.walls == {("v", 2, 0), ("v", 2, 1), ("v", 2, 2), ("h", 0, 1), ("h", 1, 1)}
+    assert g.wall_between((1, 0), (2, 0))
+    assert g.wall_between((0, 0), (0, 1))
+    assert not g.wall_between((2, 0), (3, 0))
+    assert g.wall_at_point((2, 3)) and g.wall_at_point((0, 1)) and not g.wall_at_point((4, 0))
+
+
+def test_the_gm_writes_the_map_as_json() -> None:
+    m = BattleMap.from_json(b"""{"width": 8, "height": 6, "blocked": [[3, 1], [3, 2]],
+        "walls": [[[5, 0], [5, 3]]], "low": [[1, 4]], "difficult": [[6, 4], [7, 4]],
+        "fog": [[0, 0]]}""")
+    assert m.blocked == ((3, 1), (3, 2)) and m.walls == (((5, 0), (5, 3)),)
+    assert BattleMap.from_json(msgspec.json.encode(m)) == m
+    assert hash(m) == hash(BattleMap.from_dict(msgspec.to_builtins(m)))
+
+
+@pytest.mark.parametrize(("data", "message"), [
+    ({"width": 0, "height": 3}, "width must be between 1 and 1000 squares, not 0"),
+    ({"width": 3, "height": 2, "blocked": [[5, 1]]}, "blocked: square (5,1) is outside the 3x2"),
+    ({"width": 3, "height": 2, "fog": [[-1, 0]]}, "fog: square (-1,0) is outside"),
+    ({"width": 3, "height": 2, "walls": [[[0, 0], [1, 1]]]},
+     "walls[0] (0,0)-(1,1): a wall runs along a grid line"),
+    ({"width": 3, "height": 2, "walls": [[[3, 0], [3, 3]]]},
+     "walls[0] (3,0)-(3,3): grid point (3,3) is outside the map"),
+    ({"width": 3, "height": 2, "walls": [[[1, 1], [1, 1]]]}, "two different grid points"),
+    ({"width": 3, "height": 2, "trees": []}, "unknown field `trees`"),
+    ({"width": 3}, "missing required field `height`"),
+])
+def test_a_bad_map_is_refused_with_a_clear_message(data: dict[str, object], message: str) -> None:
+    with pytest.raises(MapError) as info:
+        BattleMap.from_dict(data)
+    assert message in str(info.value)
+    assert isinstance(info.value, ValueError)
+
+
+def test_a_map_built_in_code_is_checked_too() -> None:
+    with pytest.raises(MapError, match=r"low: square \(2,0\) is outside the 2x2 map"):
+        BattleMap(width=2, height=2, low=((2, 0),))
+
+
+@pytest.mark.parametrize(("drawing", "message"), [
+    ("...\n..", "row 2 has 2 squares, row 1 has 3"),
+    ("..?", "row 1, column 3: unknown map character '?'"),
+    ("\n  \n", "the map drawing is empty"),
+])
+def test_a_bad_drawing_is_refused(drawing: str, message: str) -> None:
+    with pytest.raises(MapError) as info:
+        BattleMap.from_ascii(drawing)
+    assert message in str(info.value)
+
+
+@pytest.mark.parametrize(("size", "side", "reach"), [
+    (Size.FINE, 1, 0), (Size.DIMINUTIVE, 1, 0), (Size.TINY, 1, 0), (Size.SMALL, 1, 1),
+    (Size.MEDIUM, 1, 1), (Size.LARGE, 2, 1), (Size.HUGE, 3, 2), (Size.GARGANTUAN, 4, 3),
+    (Size.COLOSSAL, 6, 4),
+])
+def test_occupied_space_and_reach_by_size(size: Size, side: int, reach: int) -> None:
+    """OCCUPIED SPACE: Small and Medium 1 square, Large 2x2, Huge 3x3; Gargantuan and Colossal
+    by ruling R63. REACH: Tiny and smaller 0, Small and Medium 1; bigger by ruling R64."""
+    assert space_side(size) == side
+    assert default_reach(size) == reach
+    squares = occupied(Placement(x=2, y=3, size=size))
+    assert len(squares) == side * side
+    assert squares[0] == (2, 3) and squares[-1] == (2 + side - 1, 3 + side - 1)
+
+
+def test_size_steps_count_categories() -> None:
+    assert size_steps(Size.MEDIUM, Size.MEDIUM) == 0
+    assert size_steps(Size.MEDIUM, Size.DIMINUTIVE) == 3
+    assert size_steps(Size.SMALL, Size.HUGE) == 3
+
+
+def test_a_placement_must_stand_on_open_floor_inside_the_map() -> None:
+    m = BattleMap.from_ascii("""
+        ....
+        ..#.
+        ....
+    """, walls=[((1, 2), (1, 3))])
+    check_placement(m, Placement(x=0, y=0, size=Size.LARGE))
+    with pytest.raises(MapError, match=r"square \(2,1\) is blocked"):
+        check_placement(m, Placement(x=1, y=0, size=Size.LARGE))
+    with pytest.raises(MapError, match=r"square \(4,0\) is off the map"):
+        check_placement(m, Placement(x=3, y=0, size=Size.LARGE))
+    with pytest.raises(MapError, match=r"a wall runs between \(0,2\) and \(1,2\)"):
+        check_placement(m, Placement(x=0, y=1, size=Size.LARGE))

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from encounter import combat
+from encounter import battle, combat
 from encounter import vitals as vt
 from encounter.state import EncounterState
 from protocol import events as ev
@@ -98,14 +98,6 @@ def break_grab(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[], N
     return effect
 
 
-def _not_grabbed(d: Decision, c: CombatantProfile, cmd: msg.Act) -> None:
-    """Grab: a grabbed creature "cannot move until it breaks the grab"."""
-    if d.s.grabs.get(c.id):
-        raise _reject(ErrorCode.ILLEGAL_ACTION, f"{c.name} is grabbed and cannot move until it "
-                      "breaks the grab (STANDARD ACTIONS: Grab)")
-    return None
-
-
 def _lunch_possible(state: EncounterState, cid: str) -> bool:
     v = state.vitals[cid]
     return (not v.second_lunch and v.fatigue * 2 <= v.fatigue_max
@@ -130,8 +122,8 @@ DRAMATIC_RESOLVERS: dict[str, Resolver] = {
     "aid_another": combat.aid_another,
     "distraction": combat.distraction,
     "break_grab": break_grab,
-    "move": _not_grabbed,
-    "run": _not_grabbed,
+    "move": battle.move,
+    "run": battle.run,
     "fall_prone": fall_prone,
     "stand_up": stand_up,
     "second_lunch": second_lunch,

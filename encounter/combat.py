@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
-from encounter import resolution
+from encounter import battle, resolution
 from encounter import vitals as vt
 from protocol import events as ev
 from protocol import messages as msg
@@ -93,6 +93,12 @@ def declare(d: Decision, c: CombatantProfile, cmd: msg.Act, *, grab: bool = Fals
         "into_melee": bool(args.get("into_melee", False)),
         "creatures_in_the_way": bool(args.get("creatures_in_the_way", False)),
     }
+    try:
+        sheet = vt.sheet_of(c, d.s.ruleset)
+        kind = sheet.weapon(weapon).kind
+    except SheetError as exc:
+        raise _reject(ErrorCode.INVALID_PAYLOAD, str(exc)) from None
+    ctx.update(battle.attack_situation(d, ctx, kind, sheet.reach_squares))  # the map decides
     check(d, ctx)  # refuses what the rules refuse (total cover, out of range) before acting
     return ctx
 

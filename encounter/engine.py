@@ -66,7 +66,7 @@ GM_COMMANDS = (
     msg.AddCombatant, msg.RemoveCombatant, msg.SetHidden, msg.SetOptions, msg.IssueInvite,
     msg.IssueSpectatorLink, msg.IssueIntegrationToken, msg.RevokeToken, msg.StartEncounter,
     msg.EndEncounter, msg.SetAwareness, msg.CallPerception, msg.AddEffect, msg.EndEffect,
-    msg.AdjustCombatant, msg.Adjudicate,
+    msg.AdjustCombatant, msg.Adjudicate, msg.SetMap, msg.PlaceCombatant, msg.Fall,
 )
 
 class Decision(EncounterChartModel):
@@ -448,7 +448,7 @@ def find_combatant(d: Decision, cid: str) -> CombatantProfile:
 
 
 
-from encounter import gm, rolls, rulings, turns  # noqa: E402  (the handlers need Decision and Rejected)
+from encounter import battle, gm, rolls, rulings, turns  # noqa: E402  (the handlers need Decision and Rejected)
 from encounter.gm import create, parse_statblocks_yaml, profile_from  # noqa: E402
 
 _HANDLERS: dict[type, Callable[[Decision, Any], None]] = {
@@ -466,6 +466,9 @@ _HANDLERS: dict[type, Callable[[Decision, Any], None]] = {
     msg.AddEffect: gm.add_effect,
     msg.EndEffect: gm.end_effect,
     msg.AdjustCombatant: rulings.adjust_combatant,
+    msg.SetMap: battle.set_map,
+    msg.PlaceCombatant: battle.place_combatant,
+    msg.Fall: rulings.fall,
     msg.Adjudicate: rulings.adjudicate,
     msg.Act: turns.act_command,
     msg.SubmitRoll: rolls.submit_roll,

@@ -67,7 +67,7 @@ def _(e: ev.CombatantAdded, s: EncounterState) -> None:
 def _(e: ev.CombatantRemoved, s: EncounterState) -> None:
     s.combatants.pop(e.combatant, None)
     for table in (s.readied, s.swift_progress, s.delaying, s.vitals, s.aid, s.distracted,
-                  s.grabs):
+                  s.grabs, s.positions):
         table.pop(e.combatant, None)
     if e.combatant in s.delay_queue:
         s.delay_queue.remove(e.combatant)
@@ -350,3 +350,22 @@ def _(e: ev.DamageDealt, s: EncounterState) -> None:
 @_apply.register
 def _(e: ev.GmRuling, s: EncounterState) -> None:
     pass
+
+
+@_apply.register
+def _(e: ev.MapSet, s: EncounterState) -> None:
+    s.battle_map = e.map
+
+
+@_apply.register
+def _(e: ev.CombatantPlaced, s: EncounterState) -> None:
+    if e.at is None:
+        s.positions.pop(e.combatant, None)
+    else:
+        s.positions[e.combatant] = (e.at[0], e.at[1])
+
+
+@_apply.register
+def _(e: ev.CombatantMoved, s: EncounterState) -> None:
+    if e.path:
+        s.positions[e.combatant] = (e.path[-1][0], e.path[-1][1])

@@ -10,7 +10,7 @@ from typing import Any
 import msgspec
 import yaml
 
-from encounter import resolution, rolls
+from encounter import battle, resolution, rolls
 from encounter import vitals as vt
 from encounter.engine import Context, Decision, Outcome, Rejected, find_combatant
 from encounter.state import EncounterState
@@ -75,9 +75,13 @@ def create(cmd: msg.CreateEncounter, encounter_id: str, gm_token_id: str, ctx: C
     d.emit(ev.EncounterCreated(name=cmd.name, ruleset=cmd.ruleset, options=cmd.options),
            None if cmd.options.dice_seed is None else ["gm"])
     d.rules = ruleset(cmd.ruleset)
+    if cmd.map is not None:
+        d.emit(ev.MapSet(map=cmd.map))
     for block in blocks:
         profile = profile_from(block, d.rules, set(d.s.combatants))
         d.emit(ev.CombatantAdded(combatant=profile), ["gm"] if profile.hidden else None)
+        if block.position is not None:
+            battle.place(d, profile, block.position)
     d.emit(ev.TokenIssued(token_id=gm_token_id, role="gm", label="game master"), ["gm"])
     d.result = {"encounter": encounter_id, "token_id": gm_token_id}
     return d.outcome(0)
@@ -88,6 +92,8 @@ def add_combatant(d: Decision, cmd: msg.AddCombatant) -> None:
     profile = profile_from(cmd.combatant, d.rules, set(d.s.combatants))
     d.emit(ev.CombatantAdded(combatant=profile), d.combatant_vis(profile.id) if profile.hidden
            else None)
+    if cmd.combatant.position is not None:
+        battle.place(d, profile, cmd.combatant.position)
     d.result = {"combatant": profile.id}
     phase = d.s.chart[0]
     expr = d.rules.initiative_expr(profile)

@@ -16,7 +16,7 @@ from rules.rulesets import ruleset
 from statemachines.encounter_chart import EncounterChartModel, restore
 
 #: Actions aimed at another combatant: their legal action lists the possible targets.
-_TARGETED = frozenset({"attack", "grab"})
+_TARGETED = frozenset({"attack", "grab", "aid_another", "distraction"})
 
 #: Chart events a GM may send as commands of the same name.
 _GM_FLOW = ("start_encounter", "end_encounter")

@@ -15,6 +15,7 @@ from protocol import events as ev
 from protocol import messages as msg
 from protocol.errors import ErrorCode
 from rules.condition_track import BOTTOM, Track
+from rules.hazards import fall_outcome, fall_plan
 from rules.modifiers import Modifier
 from rules.sheet import DamageSource
 
@@ -150,3 +151,58 @@ def pass_turn_if_down(d: Decision) -> None:
     (the chart passes it, as it passes the turns of the unconscious)."""
     if d.turn_passes():
         d.send("next_turn", "the turn cannot end now")
+
+
+def fall(d: Decision, cmd: msg.Fall) -> None:
+    """Flying: Falling Damage (R22), rolled by the server: a trained faller's Acrobatics check
+    (DC ``falling_acrobatics_dc``; success: the fall counts shorter), then 1d20+20 against
+    Fortitude Defense — full damage (1d6 per whole 3 m, at most 20d6) or half — and it lands
+    prone unless the Acrobatics check succeeded and it took no damage."""
+    c = find_combatant(d, cmd.combatant)
+    v = d.s.vitals[c.id]
+    if not v.alive:
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{c.name} is {v.condition[0]}")
+    o = d.s.options
+    sheet, defs = resolution.defenses_of(d, c.id)
+    hidden = c.hidden
+    vis = d.combatant_vis(c.id)
+    d.emit(ev.GmRuling(combatant=c.id, ruling="adjudicated",
+                       description=f"{c.name} falls {cmd.meters:g} m", hidden=hidden), vis)
+    section = "Flying: Falling Damage (R22)"
+    acrobatics_total = None
+    trained = "acrobatics" in sheet.trained
+    if trained:
+        roll = d.server_roll("1d20", "acrobatics", c.id)
+        skill = sheet.skill("acrobatics")
+        acrobatics_total = roll.total + skill
+        d.emit(ev.CheckMade(combatant=c.id, check="acrobatics", natural=roll.total,
+                            modifiers=[Modifier("Acrobatics", skill, section)],
+                            total=acrobatics_total, dc=o.falling_acrobatics_dc,
+                            success=acrobatics_total >= o.falling_acrobatics_dc,
+                            section=section, hidden=hidden), vis)
+    plan = fall_plan(cmd.meters, trained_acrobatics=trained, acrobatics_total=acrobatics_total,
+                     falling_acrobatics_dc=o.falling_acrobatics_dc,
+                     falling_acrobatics_reduction_m=o.falling_acrobatics_reduction_m)
+    natural = d.server_roll("1d20", "falling", c.id).total
+    dice_total = d.server_roll(plan.dice, "falling damage", c.id).total if plan.dice else 0
+    fortitude = defs.fortitude.total
+    result = fall_outcome(plan, natural, dice_total, fortitude,
+                          reductions=sheet.damage_reduction)
+    d.emit(ev.AttackResolved(
+        round=d.s.round, attacker=c.id, target=c.id, action="fall", defense="fortitude",
+        natural=natural, modifiers=[Modifier("falling", plan.attack_bonus, section)],
+        total=result.attack_total, defense_value=fortitude,
+        defense_parts=list(defs.fortitude.parts),
+        outcome="hit" if result.full else "miss", hidden=hidden), vis)
+    d.emit(ev.DamageDealt(
+        target=c.id, dice=plan.dice or "0", rolled=dice_total, halved=not result.full,
+        before_reduction=result.damage, reduction=result.damage - result.dealt,
+        reduction_label=f"DR {result.reduction.value}" if result.reduction else None,
+        loss=result.dealt, hidden=hidden), vis)
+    if result.dealt:
+        resolution.lose_fatigue(d, c.id, result.dealt, DamageSource.PHYSICAL, "fall",
+                                [f"falls {cmd.meters:g} m"])
+    if result.prone and d.s.vitals[c.id].alive and not d.s.vitals[c.id].prone:
+        vt.record(d, c.id, "fall", ["lands prone (Falling Damage)"], prone=True)
+    d.result = {"loss": result.dealt}
+    pass_turn_if_down(d)

@@ -7,7 +7,7 @@ from typing import Any
 import msgspec
 
 from protocol.events import EffectStarted, InitiativeEntry, Role, Track
-from protocol.model import CombatantProfile, EncounterOptions, Roll, Scope
+from protocol.model import BattleMap, CombatantProfile, EncounterOptions, Roll, Scope
 from rules.actions import Budget
 
 
@@ -125,6 +125,9 @@ class EncounterState(msgspec.Struct, kw_only=True, gc=False):
     aid: dict[str, list[str]] = {}
     distracted: dict[str, str] = {}
     grabs: dict[str, list[str]] = {}
+    #: The battle map, if any, and where combatants stand on it (top-left square of the space).
+    battle_map: BattleMap | None = None
+    positions: dict[str, tuple[int, int]] = {}
     ended: bool = False
     end_reason: str | None = None
 

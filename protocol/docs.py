@@ -132,6 +132,21 @@ def _drop_key(node: Any, key: str) -> Any:
     return node
 
 
+def _draft7_tuples(node: Any) -> Any:
+    """Tuples in draft 7's words: draft 2020-12's ``prefixItems`` (with ``items: false``) is
+    draft 7's ``items`` list with ``additionalItems: false`` (AsyncAPI's schema format is a
+    superset of draft 7)."""
+    if isinstance(node, dict):
+        out = {k: _draft7_tuples(v) for k, v in node.items()}
+        if "prefixItems" in out:
+            out["items"] = out.pop("prefixItems")
+            out["additionalItems"] = False
+        return out
+    if isinstance(node, list):
+        return [_draft7_tuples(v) for v in node]
+    return node
+
+
 def summary(description: str) -> str:
     """The first sentence of a description, on one line."""
     text = " ".join(description.split())
@@ -303,7 +318,7 @@ def asyncapi() -> dict[str, Any]:
     )
     # The AsyncAPI schema format's ``discriminator`` is a property name for inheritance, not
     # OpenAPI's object; the unions validate by their ``anyOf`` and each member's tag alone.
-    schemas = _sorted(_tidy(_drop_key(schemas, "discriminator")))
+    schemas = _sorted(_tidy(_draft7_tuples(_drop_key(schemas, "discriminator"))))
 
     messages: dict[str, Any] = {}
     for cls in client + server:

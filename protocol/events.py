@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 import msgspec
 
-from protocol.model import CombatantProfile, EncounterOptions, Roll, Scope
+from protocol.model import BattleMap, CombatantProfile, EncounterOptions, Roll, Scope, Square
 from rules.modifiers import Modifier
 
 Role = Literal["gm", "player", "spectator", "integration"]
@@ -409,6 +409,37 @@ class GrabChanged(Event, tag="grab_changed", kw_only=True):
     hidden: bool = False
 
 
+class MapSet(Event, tag="map_set", kw_only=True):
+    """The encounter's battle map (``null``: none; the GM states ranges, cover and
+    concealment with each attack)."""
+
+    map: BattleMap | None
+
+
+class CombatantPlaced(Event, tag="combatant_placed", kw_only=True):
+    """A combatant was put on the map (``at``: the top-left square of its space) or taken off
+    (``null``) by the GM."""
+
+    combatant: str
+    at: Square | None
+    hidden: bool = False
+
+
+class CombatantMoved(Event, tag="combatant_moved", kw_only=True):
+    """A combatant moved along ``path`` (the squares entered, in order), spending ``cost`` of
+    the ``budget`` squares its move allowed (MOVE ACTIONS: Move, FULL-ROUND ACTIONS: Run;
+    DIAGONAL MOVEMENT, DIFFICULT TERRAIN; rulings R19-R21, R68). ``falls``: the path ends in a
+    pit (R66; the GM resolves the fall)."""
+
+    combatant: str
+    path: list[Square]
+    cost: int
+    budget: int
+    mode: Literal["move", "run", "crawl"] = "move"
+    falls: bool = False
+    hidden: bool = False
+
+
 class GmRuling(Event, tag="gm_ruling", kw_only=True):
     """The GM adjudicated an action or overrode a value, with a reason (audited). ``changes``
     lists what was set (``{"field": "fatigue", "value": 3}``); the consequences follow as
@@ -463,6 +494,9 @@ AnyEvent = (
     | DamageDealt
     | VitalsChanged
     | GrabChanged
+    | MapSet
+    | CombatantPlaced
+    | CombatantMoved
     | GmRuling
     | EncounterEnded
 )

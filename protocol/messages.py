@@ -13,7 +13,7 @@ import msgspec
 
 from protocol.errors import ErrorCode
 from protocol.events import AnyEvent, Role
-from protocol.model import EncounterOptions, RulesetName, Scope, StatBlock
+from protocol.model import BattleMap, EncounterOptions, RulesetName, Scope, Square, StatBlock
 
 CommandId = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
 CombatantRef = Annotated[str, msgspec.Meta(min_length=1, max_length=40)]
@@ -65,6 +65,7 @@ class CreateEncounter(Command, tag="create_encounter", kw_only=True):
     combatants: Annotated[list[StatBlock], msgspec.Meta(max_length=200)] = []
     combatants_yaml: Annotated[str, msgspec.Meta(max_length=200_000)] | None = None
     options: EncounterOptions = EncounterOptions()
+    map: BattleMap | None = None
 
 
 class AddCombatant(Command, tag="add_combatant", kw_only=True):
@@ -189,6 +190,31 @@ class AdjustCombatant(Command, tag="adjust_combatant", kw_only=True):
     condition: Literal["conscious", "unconscious", "dead", "destroyed"] | None = None
 
 
+class SetMap(Command, tag="set_map", kw_only=True):
+    """Give the encounter a battle map, replace it, or (``map: null``) take it away (GM).
+    Squares of 1.5 m; see ``BattleMap`` for walls, low objects, difficult terrain, fog and
+    darkness. Combatants keep their positions; one that no longer fits is taken off the map."""
+
+    map: BattleMap | None
+
+
+class PlaceCombatant(Command, tag="place_combatant", kw_only=True):
+    """Put a combatant on the battle map with the top-left square of its space at ``at``, or
+    take it off (``at: null``) (GM)."""
+
+    combatant: CombatantRef
+    at: Square | None
+
+
+class Fall(Command, tag="fall", kw_only=True):
+    """A combatant falls ``meters`` (GM): Acrobatics first if it is trained, then 1d20+20
+    against its Fortitude Defense for full or half damage, and it lands prone (Flying: Falling
+    Damage; ruling R22). The server rolls."""
+
+    combatant: CombatantRef
+    meters: Annotated[float, msgspec.Meta(ge=0, le=1000)]
+
+
 class AdjudicatedOutcome(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     """What an adjudicated action does to its target: a fatigue loss (resolved with damage
     reduction left out, then thresholds and the condition track as for any loss, R14), steps
@@ -264,6 +290,9 @@ AnyClientMessage = (
     | CallPerception
     | AddEffect
     | EndEffect
+    | SetMap
+    | PlaceCombatant
+    | Fall
     | AdjustCombatant
     | Adjudicate
     | Act

@@ -6,9 +6,11 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
+from rules.battle_map import BattleMap
 from rules.dice import Die, Roll
 
 __all__ = [
+    "BattleMap",
     "CombatantId",
     "CombatantKind",
     "CombatantProfile",
@@ -22,6 +24,9 @@ __all__ = [
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=80)]
 CombatantId = Annotated[str, msgspec.Meta(pattern=r"^[a-z0-9][a-z0-9_-]{0,39}$")]
 CombatantKind = Literal["pc", "npc"]
+Coordinate = Annotated[int, msgspec.Meta(ge=0, le=1000)]
+#: A square of the battle map, ``[x, y]`` (x to the right, y downwards, from 0).
+Square = tuple[Coordinate, Coordinate]
 RulesetName = Literal["dramatic", "action_time"]
 
 #: Integration credential scopes. ``view:gm`` sees what the GM sees; ``command:gm`` may send
@@ -36,10 +41,12 @@ class StatBlock(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     ``initiative`` is the Initiative modifier ("MLP Dramatic Systems", INITIATIVE). ``aware``:
     aware of its opponents when the scene starts (AWARENESS AND SURPRISE; ruling R42).
     ``group``: NPCs with the same group name roll one Initiative check and act on one count
-    (ruling R6). ``stats``
-    holds whatever else the ruleset reads (for "Action Time": ability dice such as
-    ``{"body": "d8", "mind": "d6"}``). ``id`` defaults to a slug of the name; ``side``
-    defaults to ``party`` for player characters and ``enemies`` for NPCs.
+    (ruling R6). ``stats`` holds the ruleset's statistics: for "MLP Dramatic Systems" the
+    sheet of ``rules/sheet.py`` (abilities, skills, defenses, fatigue points, weapons, damage
+    reduction...), for "Action Time" ability dice such as ``{"body": "d8", "mind": "d6"}``
+    (``rules/action_time/sheet.py``). ``id`` defaults to a slug of the name; ``side`` defaults
+    to ``party`` for player characters and ``enemies`` for NPCs. ``position``: the top-left
+    square ``[x, y]`` of its space on the encounter's battle map, if it has one.
     """
 
     name: Name
@@ -50,6 +57,7 @@ class StatBlock(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     hidden: bool = False
     aware: bool = True
     group: Annotated[str, msgspec.Meta(min_length=1, max_length=40)] | None = None
+    position: Square | None = None
     stats: dict[str, Any] = {}
 
 

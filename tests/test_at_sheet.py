@@ -11,7 +11,7 @@ import yaml
 from rules.action_time.options import AtOptions
 from rules.action_time.sheet import SheetError, parse_sheet, role
 
-EXAMPLE = Path(__file__).parent.parent / "server" / "examples" / "demo-action-time.yaml"
+EXAMPLES = sorted((Path(__file__).parent.parent / "server" / "examples").glob("action-time-*.yaml"))
 
 FULL: dict[str, Any] = {
     "body": "d8", "mind": "d6", "cunning": "D10", "health": 14, "defense": 11, "speed": 8,
@@ -25,8 +25,15 @@ FULL: dict[str, Any] = {
 }
 
 
-def test_every_stat_block_of_the_demo_parses() -> None:
-    demo = yaml.safe_load(EXAMPLE.read_text())
+@pytest.mark.parametrize("example", EXAMPLES, ids=[p.stem for p in EXAMPLES])
+def test_every_stat_block_of_the_examples_parses(example: Path) -> None:
+    demo = yaml.safe_load(example.read_text())
+    assert all(parse_sheet(c["stats"]).abilities["body"] for c in demo["combatants"])
+
+
+def test_the_demo_party_parses_with_defaults() -> None:
+    demo = yaml.safe_load((EXAMPLES[0].parent / "action-time-ponies-vs-diamond-dogs.yaml")
+                          .read_text())
     sheets = [parse_sheet(c["stats"]) for c in demo["combatants"]]
     twilight = sheets[0]
     assert twilight.abilities == {"body": 6, "mind": 12}

@@ -284,7 +284,7 @@ def test_random_legal_moves_keep_the_flow_sound(choices: list[int], seed: int) -
         args: dict[str, Any] = {}
         if a.action == "ready":
             args = {"action": "move", "trigger": "when it happens"}
-        elif a.targets and a.action in ("attack", "grab"):
+        elif a.targets and a.action not in ("submit_roll", "server_roll"):
             args = {"target": a.targets[0]}
         events = log.do(msg.Act(id=f"m{n}", combatant=a.combatant, action=a.action, args=args))
         for e in events:

@@ -358,20 +358,28 @@ async def play_resolution(rec: Recorder, url: str, clients: list[Client]) -> Non
     anon = await open_client(url, clients)
     await anon.hello()
     ack = await anon.command("create_encounter", name="Blows", combatants=[
-        {"name": "Ace", "id": "ace", "kind": "pc", "initiative": 9,
+        {"name": "Ace", "id": "ace", "kind": "pc", "initiative": 9, "position": [0, 0],
          "stats": {"skills": {"melee": 30}, "str": 14}},
-        {"name": "Cub", "id": "cub", "kind": "npc", "initiative": 1}], options={"dice_seed": 3})
+        {"name": "Cub", "id": "cub", "kind": "npc", "initiative": 1, "position": [3, 0]}],
+        options={"dice_seed": 3}, map={"width": 6, "height": 4, "blocked": [[5, 3]]})
     gm = await open_client(url, clients)
     await rec.hello(gm, ack["result"]["gm_token"])
     mark = len(gm.messages)
     await rec.ok(gm, "start_encounter")
     assert await acting_now(gm, mark) == "ace"
+    await rec.ok(gm, "act", combatant="ace", action="move", args={"path": [[1, 0], [2, 0]]})
     await rec.ok(gm, "act", combatant="ace", action="attack", args={"target": "cub"})
+    await rec.ok(gm, "act", combatant="ace", action="end_turn")
+    await rec.ok(gm, "act", combatant="cub", action="grab", args={"target": "ace"})
+    await rec.ok(gm, "fall", combatant="cub", meters=6)
+    await rec.ok(gm, "place_combatant", combatant="cub", at=[4, 2])
+    await rec.ok(gm, "set_map", map={"width": 8, "height": 8})
     await rec.ok(gm, "adjust_combatant", combatant="cub", prone=True, reason="slipped in mud")
     await rec.ok(gm, "adjudicate", combatant="ace", description="swing from the chandelier",
                  modifier=2, dc=12)
     for kind in ("attack_resolved", "damage_dealt", "vitals_changed", "gm_ruling",
-                 "check_made"):
+                 "check_made", "map_set", "combatant_placed", "combatant_moved",
+                 "grab_changed"):
         assert events_of(gm, kind), kind
 
 

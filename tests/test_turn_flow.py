@@ -105,19 +105,19 @@ async def test_delaying_on_the_first_turn_keeps_a_combatant_flat_footed(make: Ma
 # --- the action budget -------------------------------------------------------------------------
 
 LEGAL = [
-    ["aid_another", "move", "fall_prone"],
-    ["fall_prone", "move", "aid_another"],
+    ["other_standard", "move", "fall_prone"],
+    ["fall_prone", "move", "other_standard"],
     ["move", "move", "fall_prone"],
-    ["aid_another", "fall_prone", "drop_item"],
+    ["other_standard", "fall_prone", "drop_item"],
     ["fall_prone", "drop_item", "activate_item"],
     ["run"],
     ["move", "drop_item", "drop_item"],
 ]
 ILLEGAL = [
-    (["aid_another"], "grab"),
+    (["other_standard"], "other_standard"),
     (["move"], "run"),
     (["drop_item", "drop_item", "drop_item"], "fall_prone"),
-    (["move", "move"], "aid_another"),
+    (["move", "move"], "other_standard"),
     (["move", "move"], "move"),
     (["run"], "fall_prone"),
 ]
@@ -231,7 +231,7 @@ async def test_delay_to_a_named_count(make: Make) -> None:
 async def test_a_readied_action_fires_mid_turn_and_the_turn_resumes(make: Make) -> None:
     log = await make(blocks(("ace", 50, True), ("bee", 25, True), ("cub", 0, True)), dice_seed=10)
     await log.do("start_encounter")
-    await log.act("ace", "ready", action="aid_another", trigger="when a dog charges")
+    await log.act("ace", "ready", action="other_standard", trigger="when a dog charges")
     assert log.state.turn is not None and not log.state.turn.budget.standard
     await log.act("ace", "move")  # readying cost only the standard action (R8.1)
     await log.act("ace", "end_turn")
@@ -240,7 +240,7 @@ async def test_a_readied_action_fires_mid_turn_and_the_turn_resumes(make: Make) 
     assert events == ["readied_action_triggered"]
     assert "interrupted" in log.state.chart
     assert (await log.refused("bee", "fall_prone"))["code"] == "illegal_action"  # bee waits
-    events = await log.act("ace", "aid_another")
+    events = await log.act("ace", "other_standard")
     assert events == ["action_taken", "order_changed", "interrupt_ended"]
     assert "underway" in log.state.chart and log.state.current == "bee"  # the history state
     await log.act("bee", "fall_prone")  # the interrupted turn resumes where it was

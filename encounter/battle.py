@@ -1,0 +1,205 @@
+"""The battle map in the encounter: placing combatants, moving them, and what the map decides
+about an attack ("MLP Dramatic Systems", SPEED, MOVE ACTIONS: Move, FULL-ROUND ACTIONS: Run,
+DIAGONAL MOVEMENT, DIFFICULT TERRAIN, OCCUPIED SPACE, MOVING THROUGH OCCUPIED SQUARES, LINE OF
+SIGHT, COVER, CONCEALMENT, REACH, RANGED MANEUVER INTO A MELEE; rulings R9, R19-R21, R63-R68).
+
+The geometry is ``rules.battle_map``, ``rules.movement`` and ``rules.sight``; this module reads
+the encounter's state for them and records the results. An encounter without a map, or a
+combatant not on it, still works: then the GM or the player states range, cover and
+concealment with the attack, and a move only spends the action.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Literal
+
+from encounter import vitals as vt
+from protocol import events as ev
+from protocol import messages as msg
+from protocol.errors import ErrorCode
+from protocol.model import CombatantProfile
+from rules import movement, sight
+from rules.battle_map import MapError, Placement, Size, check_placement, occupied
+from rules.sheet import WeaponKind
+
+if TYPE_CHECKING:
+    from encounter.engine import Decision
+
+
+def _reject(code: ErrorCode, message: str) -> Exception:
+    from encounter.engine import Rejected
+
+    return Rejected(code, message)
+
+
+def placement(d: Decision, cid: str) -> Placement | None:
+    """Where ``cid`` stands on the map (``None``: no map, or not on it)."""
+    at = d.s.positions.get(cid)
+    if at is None or d.s.battle_map is None:
+        return None
+    size = vt.sheet_of(d.s.combatants[cid], d.s.ruleset).size.value
+    return Placement(x=at[0], y=at[1], size=Size(size))
+
+
+def _others(d: Decision, *exclude: str) -> list[tuple[str, Placement]]:
+    found = []
+    for cid in d.s.positions:
+        if cid in exclude or not d.s.vitals.get(cid) or not d.s.vitals[cid].alive:
+            continue
+        p = placement(d, cid)
+        if p is not None:
+            found.append((cid, p))
+    return found
+
+
+# --- the GM's map -----------------------------------------------------------------------------
+
+
+def set_map(d: Decision, cmd: msg.SetMap) -> None:
+    d.emit(ev.MapSet(map=cmd.map))
+    if cmd.map is None:
+        return
+    for cid in list(d.s.positions):  # those who no longer fit come off the map
+        p = placement(d, cid)
+        try:
+            if p is not None:
+                check_placement(cmd.map, p)
+        except MapError:
+            c = d.s.combatants[cid]
+            d.emit(ev.CombatantPlaced(combatant=cid, at=None, hidden=c.hidden),
+                   d.combatant_vis(cid))
+
+
+def place(d: Decision, c: CombatantProfile, at: tuple[int, int] | None) -> None:
+    """Put ``c`` on the map at ``at`` (its space must fit on open squares, and not on another
+    creature's unless one of them is Tiny or smaller, R20)."""
+    if at is not None:
+        if d.s.battle_map is None:
+            raise _reject(ErrorCode.ILLEGAL_ACTION, "the encounter has no battle map (set_map)")
+        size = vt.sheet_of(c, d.s.ruleset).size.value
+        where = Placement(x=at[0], y=at[1], size=Size(size))
+        try:
+            check_placement(d.s.battle_map, where)
+        except MapError as exc:
+            raise _reject(ErrorCode.ILLEGAL_ACTION, f"{c.name}: {exc}") from None
+        mine = set(occupied(where))
+        for other, p in _others(d, c.id):
+            if mine & set(occupied(p)) and not _may_share(where, p):
+                raise _reject(ErrorCode.ILLEGAL_ACTION, f"{c.name} would stand in the space of "
+                              f"{d.s.combatants[other].name} (R20)")
+    d.emit(ev.CombatantPlaced(combatant=c.id, at=at, hidden=c.hidden), d.combatant_vis(c.id))
+
+
+def _may_share(a: Placement, b: Placement) -> bool:
+    small = (Size.FINE, Size.DIMINUTIVE, Size.TINY)
+    return a.size in small or b.size in small
+
+
+def place_combatant(d: Decision, cmd: msg.PlaceCombatant) -> None:
+    from encounter.engine import find_combatant
+
+    place(d, find_combatant(d, cmd.combatant), cmd.at)
+
+
+# --- moving -----------------------------------------------------------------------------------
+
+
+def _path(cmd: msg.Act) -> list[tuple[int, int]]:
+    raw = cmd.args.get("path")
+    if not isinstance(raw, list) or not raw or len(raw) > 200 or not all(
+            isinstance(sq, list) and len(sq) == 2 and all(
+                isinstance(v, int) and not isinstance(v, bool) for v in sq) for sq in raw):
+        raise _reject(ErrorCode.INVALID_PAYLOAD, "args.path lists the squares entered, in "
+                      "order, as [x, y] pairs")
+    return [(sq[0], sq[1]) for sq in raw]
+
+
+def _move(d: Decision, c: CombatantProfile, cmd: msg.Act, run: bool) -> Callable[[], None] | None:
+    if d.s.grabs.get(c.id):
+        raise _reject(ErrorCode.ILLEGAL_ACTION, f"{c.name} is grabbed and cannot move until it "
+                      "breaks the grab (STANDARD ACTIONS: Grab)")
+    me = placement(d, c.id)
+    if me is None:
+        if "path" in cmd.args:
+            raise _reject(ErrorCode.ILLEGAL_ACTION, f"{c.name} is not on a battle map: the GM "
+                          "tracks where it goes")
+        return None
+    assert d.s.battle_map is not None
+    path = _path(cmd)
+    sheet = vt.sheet_of(c, d.s.ruleset)
+    load = movement.Load(armor=sheet.armor_type.value,
+                         garment=sheet.garment.value,
+                         heavy_load=sheet.heavy_load)
+    side = c.side
+    others = [movement.Occupant(id=o, at=p, hostile=d.s.combatants[o].side != side,
+                                helpless=not d.s.vitals[o].conscious)
+              for o, p in _others(d, c.id)]
+    o = d.s.options
+    prone = d.s.vitals[c.id].prone
+    try:
+        if run:
+            plan = movement.validate_run(
+                d.s.battle_map, me, path, speed=sheet.speed, load=load, others=others,
+                prone=prone, refined_garment_runs_triple=o.refined_garment_runs_triple,
+                squeeze_cost_multiplier=o.squeeze_cost_multiplier)
+        else:
+            plan = movement.validate_move(
+                d.s.battle_map, me, path, speed=sheet.speed, load=load, others=others,
+                prone=prone, prone_crawl_squares=o.prone_crawl_squares,
+                squeeze_cost_multiplier=o.squeeze_cost_multiplier)
+    except (MapError, ValueError) as exc:
+        raise _reject(ErrorCode.ILLEGAL_ACTION, str(exc)) from None
+    mode: Literal["move", "run", "crawl"] = "run" if run else "crawl" if plan.crawl else "move"
+    return lambda: d.emit(ev.CombatantMoved(
+        combatant=c.id, path=list(path), cost=plan.total, budget=plan.budget,
+        mode=mode, falls=plan.falls, hidden=c.hidden),
+        d.combatant_vis(c.id))
+
+
+def move(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[], None] | None:
+    """Move action: up to the combatant's speed (``args.path``: the squares entered)."""
+    return _move(d, c, cmd, run=False)
+
+
+def run(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[], None] | None:
+    """Full-round action: Run, ×4 (×3 heavy) in a straight line (R21, R68)."""
+    return _move(d, c, cmd, run=True)
+
+
+# --- what the map says about an attack ---------------------------------------------------------
+
+
+def attack_situation(d: Decision, ctx: dict[str, Any], weapon_kind: WeaponKind,
+                     reach: int) -> dict[str, Any]:
+    """The map's answers for an attack between two placed combatants: distance, cover,
+    concealment, into melee; refused when a melee target is out of reach or nothing reaches
+    it. Nothing changes when either is not on the map (the stated circumstances count)."""
+    attacker, target = ctx["attacker"], ctx["target"]
+    a, t = placement(d, attacker), placement(d, target)
+    if a is None or t is None or d.s.battle_map is None:
+        return {}
+    others = [p for o, p in _others(d, attacker, target)]
+    o = d.s.options
+    seen = sight.view(d.s.battle_map, a, t, others,
+                      creatures_block_line_of_sight=o.creatures_block_line_of_sight)
+    name, other = d.s.combatants[attacker].name, d.s.combatants[target].name
+    if not seen.line_of_effect:
+        raise _reject(ErrorCode.ILLEGAL_ACTION, f"{other} has total cover from {name}: no "
+                      "line of effect (COVER: Total Cover)")
+    ranged = weapon_kind is WeaponKind.RANGED or ctx["throw"]
+    if not ranged and not sight.within_reach(a, t, reach):
+        raise _reject(ErrorCode.ILLEGAL_ACTION, f"{other} is out of {name}'s reach ({reach} "
+                      f"square{'s' if reach != 1 else ''}, REACH)")
+    concealment = seen.concealment.value
+    if not seen.line_of_sight:
+        concealment = "total"  # line of effect without sight (Total Concealment)
+    return {
+        "distance": seen.distance if ranged else None,
+        "range": None,
+        "cover": seen.cover.value,
+        "concealment": concealment,
+        "into_melee": ranged and sight.in_melee(t, [p for o, p in _others(d, attacker, target)
+                                                     if d.s.vitals[o].conscious]),
+        "creatures_in_the_way": False,
+    }

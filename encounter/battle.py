@@ -163,7 +163,8 @@ def move(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[], None] |
 
 
 def run(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[], None] | None:
-    """Full-round action: Run, 4 times the speed (3 times in heavy armor) in a straight line (R21, R68)."""
+    """Full-round action: Run, 4 times the speed (3 times in heavy armor) in a straight line
+    (R21, R68)."""
     return _move(d, c, cmd, run=True)
 
 

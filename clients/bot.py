@@ -131,8 +131,7 @@ class Policy:
             if "attack" not in a["action"] or not a.get("targets"):
                 continue
             enemies = [t for t in a["targets"] if t != me and
-                       self._side(view, t) != self._side(view, me)] or \
-                [t for t in a["targets"] if t != me]
+                       self._side(view, t) != self._side(view, me)]
             if not enemies:
                 continue
             here = position(view, me)
@@ -161,6 +160,21 @@ class Policy:
                 return Move("act", {"combatant": me, "action": a["action"],
                                     "args": {"target": target}})
         return None
+
+
+def beaten_side(view: TableView) -> str | None:
+    """A side none of whose combatants can fight on (unconscious, dead or destroyed), when
+    another side still can: the scene is decided."""
+    standing: dict[str, bool] = {}
+    for c in view.combatants.values():
+        if c.get("hidden"):
+            continue
+        condition = (c.get("vitals") or {}).get("condition") or ["active"]
+        side = str(c.get("side"))
+        standing[side] = standing.get(side, False) or condition[0] == "active"
+    if len(standing) < 2 or sum(standing.values()) != 1:
+        return None
+    return next(side for side, up in standing.items() if not up)
 
 
 #: Asked before each move: may the bot play this combatant now? (The demo waits for people.)
@@ -195,6 +209,9 @@ class Bot:
         if self.end_after is not None and "end_encounter" in names \
                 and seat.view.round > self.end_after:
             return Move("end_encounter", {"reason": f"the bots played {self.end_after} rounds"})
+        beaten = beaten_side(seat.view)
+        if "end_encounter" in names and seat.view.started and beaten is not None:
+            return Move("end_encounter", {"reason": f"the {beaten} are out of the fight"})
         return None
 
     async def play(self, seat: Seat) -> None:
@@ -216,7 +233,9 @@ class Bot:
                 log.info("%s", move.describe(seat.view))
             except CommandError as err:
                 log.info("%s refused: %s", move.describe(seat.view), err)
-                if generation == seat.generation:
+                self.policy.taken(seat.view, move)  # not again this turn: end it instead
+                retry = move.type == "act" and move.fields.get("action") != "end_turn"
+                if generation == seat.generation and not retry:
                     await seat.wait_change(generation)
             except TimeoutError:
                 continue

@@ -126,6 +126,13 @@ class TableView:
             self.order.insert(min(e["position"], len(self.order)), cid)
             self.initiative[cid] = e["entry"]
             return [(f"{n(cid)} joins the order at {e['entry']['total']}", None)]
+        if k == "vitals_changed":
+            entry = self.combatants.setdefault(e["combatant"], {})
+            vitals = dict(entry.get("vitals") or {})
+            vitals.update({f: e[f] for f in ("fatigue", "fatigue_max", "physical", "mental",
+                                             "condition", "prone", "check_round")})
+            entry["vitals"] = vitals
+            return [(f"{n(e['combatant'])}: {'; '.join(e.get('notes') or [])}", None)]
         if k == "awareness_set":
             self.combatants.get(e["combatant"], {})["aware"] = e["aware"]
             return [(f"{n(e['combatant'])} is {'aware' if e['aware'] else 'unaware'}", None)]

@@ -98,6 +98,29 @@ def break_grab(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[], N
     return effect
 
 
+def recover(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[], None] | None:
+    """Recover (R18, with ``recover_in_scene``): three swift actions in the same or
+    consecutive rounds regain 1 fatigue point; refused with a persistent condition (R17)."""
+    v = d.s.vitals[c.id]
+    try:
+        after = ct.recover(vt.sheet_of(c, d.s.ruleset), v.fatigue,
+                           physical=vt.to_rules(v.physical), mental=vt.to_rules(v.mental),
+                           recover_in_scene=d.s.options.recover_in_scene)
+    except RuleRefusal as exc:
+        raise _reject(ErrorCode.ILLEGAL_ACTION, str(exc)) from None
+    held = d.s.swift_progress.get(c.id)
+    carried = held is not None and held.action == "recover" and held.round >= d.s.round - 1
+    if (held.spent + 1 if carried and held is not None else 1) < 3:
+        return None  # the fatigue point comes with the third swift action
+    return lambda: vt.record(d, c.id, "recover", ["Recover: three swift actions, +1 fatigue "
+                                                  "point (R18)"], fatigue=min(after, v.fatigue_max))
+
+
+def _persistent(state: EncounterState, cid: str) -> bool:
+    v = state.vitals[cid]
+    return bool(v.physical.persistent or (v.mental is not None and v.mental.persistent))
+
+
 def _lunch_possible(state: EncounterState, cid: str) -> bool:
     v = state.vitals[cid]
     return (not v.second_lunch and v.fatigue * 2 <= v.fatigue_max
@@ -111,6 +134,7 @@ DRAMATIC_AVAILABLE: dict[str, Callable[[EncounterState, str], bool]] = {
     "second_lunch": _lunch_possible,
     "second_lunch_with_food": _lunch_possible,
     "break_grab": lambda s, cid: bool(s.grabs.get(cid)),
+    "recover": lambda s, cid: not _persistent(s, cid),
     "move": lambda s, cid: not s.grabs.get(cid),
     "run": lambda s, cid: not s.grabs.get(cid),
 }
@@ -122,6 +146,9 @@ DRAMATIC_RESOLVERS: dict[str, Resolver] = {
     "aid_another": combat.aid_another,
     "distraction": combat.distraction,
     "break_grab": break_grab,
+    "ram": combat.ram,
+    "break_object": combat.break_object,
+    "recover": recover,
     "move": battle.move,
     "run": battle.run,
     "fall_prone": fall_prone,

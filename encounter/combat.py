@@ -28,12 +28,15 @@ from rules.attack import (
     attack_outcome,
 )
 from rules.attack import aid_another as aid_succeeds
-from rules.damage import damage_dealt, damage_formula
+from rules.condition_track import BOTTOM, Track
+from rules.damage import DamageFormula, damage_dealt, damage_formula
 from rules.defenses import DefenseName
 from rules.dice import Roll
 from rules.grab import grab_check
+from rules.hazards import ram_formula
 from rules.modifiers import Modifier, RuleRefusal
-from rules.sheet import SheetError, WeaponKind
+from rules.objects import break_dc, break_succeeds, object_reflex
+from rules.sheet import Nature, SheetError, WeaponKind
 
 if TYPE_CHECKING:
     from encounter.engine import Decision
@@ -124,8 +127,12 @@ def check(d: Decision, ctx: dict[str, Any]) -> AttackCheck:
                                      for t, g in d.s.grabs.items()),
                 non_dexterous_penalty=o.non_dexterous_penalty,
                 prone_helpless_bonuses_stack=o.prone_helpless_bonuses_stack)
+        target_defense = None
+        if t_sheet.nature is not Nature.CREATURE:  # Destructive Harvest: unattended objects
+            target_defense = object_reflex(t_sheet, moving=bool(ctx.get("moving")))
         return attack_check(
             a_sheet, t_sheet, weapon=ctx["weapon"], throw=ctx["throw"],
+            target_defense=target_defense,
             attacker_status=resolution.status_of(d, attacker),
             target_status=resolution.status_of(d, target), situation=situation,
             creatures_block_line_of_sight=o.creatures_block_line_of_sight,
@@ -166,6 +173,109 @@ def after_roll(d: Decision, stage: str, ctx: dict[str, Any], roll: Roll) -> None
         _resolve_damage(d, ctx, roll)
     elif stage in ("aid_another", "distraction"):
         _resolve_help(d, ctx, roll)
+    elif stage == "ram_damage":
+        _resolve_ram(d, ctx, roll)
+    elif stage == "break_object":
+        _resolve_break(d, ctx, roll)
+
+
+def ram(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[], None]:
+    """Standard action: Ramming (Flying Basic Maneuver; R23) — a melee attack against Reflex;
+    on a hit both take the attacker's speed (less the target's when ``args.moving_away``) +
+    Strength modifier + the attacker's size damage. ``args.flying``: with the fly speed."""
+    for flag in ("flying", "moving_away", "target_flying"):
+        if not isinstance(cmd.args.get(flag, False), bool):
+            raise _reject(ErrorCode.INVALID_PAYLOAD, f"args.{flag} is true or false")
+    ctx = declare(d, c, cmd)
+    ctx.update(action="ram", ram=True, weapon="unarmed", flying=cmd.args.get("flying", False),
+               moving_away=cmd.args.get("moving_away", False),
+               target_flying=cmd.args.get("target_flying", False))
+    _ram_formula(d, ctx)  # refuses a flying ram without a fly speed
+    if not d.s.options.ram_needs_attack_roll:
+        return lambda: _roll(d, {**ctx, "critical": False}, "ram_damage",
+                             _ram_formula(d, ctx).dice)
+    return lambda: _roll(d, ctx, "attack", "1d20")
+
+
+def _ram_formula(d: Decision, ctx: dict[str, Any]) -> DamageFormula:
+    a = vt.sheet_of(d.s.combatants[ctx["attacker"]], d.s.ruleset)
+    t = vt.sheet_of(d.s.combatants[ctx["target"]], d.s.ruleset)
+    try:
+        return ram_formula(a, t, flying=ctx["flying"], target_flying=ctx["target_flying"],
+                           target_moving_away=ctx["moving_away"])
+    except (RuleRefusal, ValueError) as exc:
+        raise _reject(ErrorCode.ILLEGAL_ACTION, str(exc)) from None
+
+
+def _resolve_ram(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
+    attacker, target = ctx["attacker"], ctx["target"]
+    formula = _ram_formula(d, ctx)
+    a_sheet = vt.sheet_of(d.s.combatants[attacker], d.s.ruleset)
+    t_sheet = vt.sheet_of(d.s.combatants[target], d.s.ruleset)
+    o = d.s.options
+    dealt = damage_dealt(formula, roll.total, critical=bool(ctx.get("critical")),
+                         reductions=t_sheet.damage_reduction,
+                         dr_respects_minimum_damage=o.dr_respects_minimum_damage)
+    back = damage_dealt(formula, roll.total, reductions=a_sheet.damage_reduction,
+                        dr_respects_minimum_damage=o.dr_respects_minimum_damage)
+    # Ramming: "Both involved suffer the damage" (R23: a natural 20 doubles the target's only)
+    for who, dmg, note in ((target, dealt, "rammed"), (attacker, back, "the ram's impact")):
+        _record_damage(d, who, attacker, formula, roll, dmg)
+        resolution.lose_fatigue(d, who, dmg.dealt, formula.source, "ram", [note])
+
+
+def _record_damage(d: Decision, target: str, source: str | None, formula: DamageFormula,
+                   roll: Roll, dmg: Any) -> None:
+    hidden = d.s.combatants[target].hidden or (source is not None
+                                                and d.s.combatants[source].hidden)
+    dr = dmg.reduction
+    d.emit(ev.DamageDealt(
+        target=target, source=source, damage=formula.source.value,
+        types=list(formula.damage_types), dice=formula.dice, rolled=dmg.dice_total,
+        bonuses=list(formula.parts), critical=dmg.critical,
+        before_reduction=dmg.after_minimum, reduction=dmg.reduced_by,
+        reduction_label=(f"DR {dr.value}" + (f"/{' or '.join(dr.bypass)}" if dr.bypass else "")
+                         if dr else None),
+        loss=dmg.dealt, dice_secret=source is not None and d.dice_vis(source) is not None,
+        hidden=hidden), ["gm"] if hidden else None)
+
+
+def break_object(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[], None]:
+    """Standard action: Breaking an Object — a Strength check (1d20 + Strength modifier + the
+    stat block's ``physical_base_bonus`` skill) against DC 15 + the object's Strength modifier
+    (with its condition penalty); success breaks it (destroyed, R15)."""
+    target = cmd.args.get("target")
+    if not isinstance(target, str) or target not in d.s.combatants or target == c.id:
+        raise _reject(ErrorCode.INVALID_PAYLOAD, "args.target names the object to break")
+    t = d.s.combatants[target]
+    if vt.sheet_of(t, d.s.ruleset).nature is Nature.CREATURE:
+        raise _reject(ErrorCode.ILLEGAL_ACTION, f"{t.name} is a creature, not an object "
+                      "(Breaking an Object)")
+    if not d.s.vitals[target].alive:
+        raise _reject(ErrorCode.ILLEGAL_ACTION, f"{t.name} is destroyed already")
+    ctx = {"action": "break_object", "attacker": c.id, "target": target}
+    return lambda: _roll(d, ctx, "break_object", "1d20")
+
+
+def _resolve_break(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
+    cid, target = ctx["attacker"], ctx["target"]
+    sheet = vt.sheet_of(d.s.combatants[cid], d.s.ruleset)
+    obj = vt.sheet_of(d.s.combatants[target], d.s.ruleset)
+    section = "STANDARD ACTIONS: Breaking an Object"
+    parts = [Modifier("Strength modifier", sheet.mod("str"), section),
+             Modifier("Physical Base Bonus", sheet.skill("physical_base_bonus"), section),
+             *resolution.status_of(d, cid).condition_modifiers()]
+    dc = break_dc(obj, vt.to_rules(d.s.vitals[target].physical))
+    total = roll.total + sum(p.value for p in parts)
+    success = break_succeeds(dc, total)
+    hidden = d.s.combatants[cid].hidden or d.s.combatants[target].hidden
+    d.emit(ev.CheckMade(combatant=cid, check="break_object", natural=roll.total,
+                        modifiers=parts, total=total, dc=dc.dc, success=success,
+                        section=section, target=target, hidden=hidden),
+           ["gm"] if hidden else None)
+    if success:
+        vt.record(d, target, "broken", [f"broken by {d.s.combatants[cid].name} ({section})"],
+                  physical=Track(step=BOTTOM), condition_events=("wrecked",))
 
 
 def _helper_ctx(d: Decision, c: CombatantProfile, cmd: msg.Act, action: str) -> dict[str, Any]:
@@ -226,7 +336,10 @@ def _resolve_attack(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
         roll_secret=d.dice_vis(attacker) is not None,
         defense_secret=d.s.combatants[target].kind == "npc",
         hidden=hidden), ["gm"] if hidden else None)
-    if out.hit and ctx["grab"]:
+    if out.hit and ctx.get("ram"):
+        ctx = {**ctx, "critical": out.critical}
+        _roll(d, ctx, "ram_damage", _ram_formula(d, ctx).dice)
+    elif out.hit and ctx["grab"]:
         d.emit(ev.GrabChanged(grabber=attacker, target=target, held=True, hidden=hidden),
                ["gm"] if hidden else None)
     elif out.hit:
@@ -244,17 +357,7 @@ def _resolve_damage(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
     dmg = damage_dealt(formula, roll.total, critical=bool(ctx.get("critical")),
                        reductions=t_sheet.damage_reduction,
                        dr_respects_minimum_damage=d.s.options.dr_respects_minimum_damage)
-    hidden = d.s.combatants[attacker].hidden or d.s.combatants[target].hidden
-    dr = dmg.reduction
-    d.emit(ev.DamageDealt(
-        target=target, source=attacker, damage=formula.source.value,
-        types=list(formula.damage_types), dice=formula.dice, rolled=dmg.dice_total,
-        bonuses=list(formula.parts), critical=dmg.critical,
-        before_reduction=dmg.after_minimum, reduction=dmg.reduced_by,
-        reduction_label=(f"DR {dr.value}" + (f"/{' or '.join(dr.bypass)}" if dr.bypass else "")
-                         if dr else None),
-        loss=dmg.dealt, dice_secret=d.dice_vis(attacker) is not None, hidden=hidden),
-           ["gm"] if hidden else None)
+    _record_damage(d, target, attacker, formula, roll, dmg)
     resolution.lose_fatigue(d, target, dmg.dealt, formula.source, "attack",
                             [f"hit by {d.s.combatants[attacker].name}"])
 

@@ -16,7 +16,7 @@ from rules.rulesets import ruleset
 from statemachines.encounter_chart import EncounterChartModel, restore
 
 #: Actions aimed at another combatant: their legal action lists the possible targets.
-_TARGETED = frozenset({"attack", "grab", "aid_another", "distraction"})
+_TARGETED = frozenset({"attack", "grab", "aid_another", "distraction", "ram", "break_object"})
 
 #: Chart events a GM may send as commands of the same name.
 _GM_FLOW = ("start_encounter", "end_encounter")
@@ -86,8 +86,13 @@ def _scene_actions(state: EncounterState, viewer: Actor) -> list[LegalAction]:
         targets = None
         if name in _TARGETED:
             # anyone the viewer sees who can still be attacked
+            # a hidden combatant can be targeted only by the hidden (the GM's own business)
             targets = [o for o in state.order if o != cid and visible(o)
-                       and (o not in state.vitals or state.vitals[o].alive)]
+                       and (not state.combatants[o].hidden or state.combatants[cid].hidden)
+                       and (o not in state.vitals or state.vitals[o].alive)
+                       and (name != "break_object" or state.vitals[o].mental is None)]
+            if not targets:
+                return  # nobody to aim it at: not a legal action now
         out.append(LegalAction(action=name, combatant=cid, label=spec.label if spec else None,
                                targets=targets))
 
@@ -112,14 +117,17 @@ def _scene_actions(state: EncounterState, viewer: Actor) -> list[LegalAction]:
     mine = [cid for cid in state.order if cid in viewer.combatants or
             (viewer.is_gm and cid == current)]
     for cid in mine:
-        if not visible(cid):
-            continue
+        vitals = state.vitals.get(cid)
+        if not visible(cid) or (vitals is not None and not vitals.conscious):
+            continue  # the unconscious take no actions (Falling Unconscious)
         if cid in state.readied and cid != current and turn is not None:
             add("trigger_ready", cid)
         if cid in state.delaying and cid not in state.delay_queue and current is not None:
             add("take_delayed_turn", cid)
         flat = cid in state.flat_footed
         for spec in catalog.values():
+            if spec.kind is Kind.REACTION and vitals is not None and vitals.fatigue == 0:
+                continue  # R14.5: no reactions at 0 fatigue points
             if (spec.kind is Kind.FREE and not flat) or (spec.kind is Kind.REACTION and (not flat
                                                  or state.options.reactions_while_flat_footed)):
                 add(spec.name, cid)

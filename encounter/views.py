@@ -150,6 +150,10 @@ def view_state(state: EncounterState, viewer: Actor) -> dict[str, Any]:
             msgspec.to_builtins(p) for p in state.pending_rolls.values()
             if _sees_request(state, viewer, p.roller)
         ],
+        "map": msgspec.to_builtins(state.battle_map) if state.battle_map else None,
+        "positions": {cid: list(at) for cid, at in state.positions.items() if cid in visible},
+        "grabs": {cid: [g for g in grabbers if g in visible]
+                  for cid, grabbers in state.grabs.items() if cid in visible},
         "ended": state.ended,
         "end_reason": state.end_reason,
         "created_ts": state.created_ts,

@@ -6,6 +6,7 @@ from typing import Any
 
 import msgspec
 
+from encounter.at_state import AtState
 from protocol.events import EffectStarted, InitiativeEntry, Role, Track
 from protocol.model import CombatantProfile, EncounterOptions, Roll, Scope
 from rules.actions import Budget
@@ -120,6 +121,8 @@ class EncounterState(msgspec.Struct, kw_only=True, gc=False):
     effects: dict[str, EffectStarted] = {}
     #: Fatigue, condition tracks and consciousness, by combatant.
     vitals: dict[str, Vitals] = {}
+    #: What "Action Time" adds: its effects and what combatants hold (``encounter.at_state``).
+    action_time: AtState = msgspec.field(default_factory=AtState)
     ended: bool = False
     end_reason: str | None = None
 

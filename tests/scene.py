@@ -22,12 +22,12 @@ class Scene:
 
     @classmethod
     async def create(cls, server: Server, clients: list[Client], combatants: list[dict[str, Any]],
-                     **options: Any) -> Scene:
+                     ruleset: str = "dramatic", **options: Any) -> Scene:
         url = ws_url(server)
         anon = await open_client(url, clients)
         await anon.hello()
         ack = await anon.command("create_encounter", name="Scenario", combatants=combatants,
-                                 options=options)
+                                 ruleset=ruleset, options=options)
         gm = await open_client(url, clients)
         await gm.hello(ack["result"]["gm_token"])
         await gm.wait_for(lambda m: m["type"] == "legal_actions")

@@ -55,7 +55,7 @@ from rules.action_time.effects import (
 )
 from rules.action_time.health import Vitals as AtVitals
 from rules.action_time.health import restore, take_damage
-from rules.action_time.options import DEFAULT, AtOptions
+from rules.action_time.options import AtOptions
 from rules.action_time.sheet import MELEE_REACH, Sheet, SheetError, parse_sheet
 from rules.action_time.turn_budget import TurnBudget
 from rules.actions import IllegalAction
@@ -101,9 +101,12 @@ def _illegal(message: str) -> Exception:
 
 
 def options(s: EncounterState) -> AtOptions:
-    """The Action Time options (R30, R33, R38, R60). The encounter options do not carry them
-    yet, so the rulings' defaults apply."""
-    return DEFAULT
+    """The Action Time options, from the encounter's (R30, R33, R38, R60)."""
+    o = s.options
+    return AtOptions(die_ladder_overflow=o.die_ladder_overflow,
+                     heal_rolls_again=o.heal_rolls_again, heal_self=o.heal_self,
+                     opposed_tie_reroll=o.opposed_tie_reroll,
+                     default_speed_yards=o.default_speed_yards)
 
 
 def sheet_of(s: EncounterState, cid: str) -> Sheet:

@@ -51,9 +51,9 @@ def with_stats(block: dict[str, Any], **stats: Any) -> dict[str, Any]:
 @pytest.fixture
 def make(server: Server, clients: list[Client]) -> Make:
     async def create(combatants: list[dict[str, Any]] | None = None,
-                     initiative: dict[str, int] | None = None) -> Scene:
+                     initiative: dict[str, int] | None = None, **options: Any) -> Scene:
         scene = await Scene.create(server, clients, combatants or CAST, ruleset="action_time",
-                                   players_roll=True, manual_rolls=True)
+                                   players_roll=True, manual_rolls=True, **options)
         await scene.do("start_encounter")
         faces = initiative or ORDER
         for request, pending in list(scene.state.pending_rolls.items()):
@@ -344,6 +344,18 @@ async def test_heal_rolls_mind_against_4_and_heals_the_face_once_until_new_damag
     await scene.act("bloom", "heal", target="ace")
     await roll(scene, 3)  # a failed test heals nothing
     assert health(scene, "ace") == 8 and last(scene, "check_made")["success"] is False
+    assert await scene.replays()
+
+
+async def test_heal_options_let_a_pony_heal_itself_with_a_second_roll(make: Make) -> None:
+    scene = await make(heal_self=True, heal_rolls_again=True)  # R33's options
+    await scene.do("adjust_combatant", combatant="ace", fatigue=2, reason="bruised")
+    await scene.act("ace", "heal", target="ace")
+    await roll(scene, 4)  # the test: Mind d10 against 4
+    assert last(scene, "check_made")["success"] is True and health(scene, "ace") == 2
+    assert pending_expr(scene) == "1d10"  # the amount, rolled again
+    await roll(scene, 7)
+    assert health(scene, "ace") == 9
     assert await scene.replays()
 
 

@@ -42,7 +42,7 @@ from protocol.errors import ErrorCode
 from protocol.events import Track
 from protocol.model import CombatantProfile
 from rules.action_time import actions as at
-from rules.action_time.catalog import CATALOG, PREPARABLE, rules_name
+from rules.action_time.catalog import CATALOG, KIND_OF, PREPARABLE, rules_name
 from rules.action_time.checks import Planned
 from rules.action_time.dice_ladder import Laddered, die_name, face_total
 from rules.action_time.effects import (
@@ -57,8 +57,8 @@ from rules.action_time.health import Vitals as AtVitals
 from rules.action_time.health import restore, take_damage
 from rules.action_time.options import AtOptions
 from rules.action_time.sheet import MELEE_REACH, Sheet, SheetError, parse_sheet
-from rules.action_time.turn_budget import TurnBudget
-from rules.actions import IllegalAction
+from rules.action_time.turn_budget import TurnBudget, spend
+from rules.actions import ActionSpec, Budget, IllegalAction
 from rules.dice import Roll
 from rules.modifiers import Modifier
 from statemachines.condition_chart import condition_after
@@ -163,6 +163,22 @@ def _budget(d: Decision) -> TurnBudget:
         return TurnBudget()
     majors = 0 if turn.budget.standard else 1
     return TurnBudget(majors=majors, minors=0 if turn.budget.move else 1)
+
+
+def budget_refusal(budget: Budget, spec: ActionSpec) -> str:
+    """Why the turn's budget refuses ``spec``, as Action Time says it (Taking Actions, R51).
+    A minor action takes the move slot first: the standard slot gone with the move slot free
+    means a major action was taken."""
+    if not budget.standard and not budget.move:
+        return ("no action left: a turn is a major and a minor action, or two minor actions "
+                "(Taking Actions, ruling R51)")
+    kind = next(k for k, v in KIND_OF.items() if v is spec.kind)
+    try:
+        spend(TurnBudget(majors=0 if budget.standard else 1, minors=0 if budget.move else 1),
+              kind, spec.name)
+    except IllegalAction as exc:
+        return str(exc)
+    return "the turn has no action of that kind left (Taking Actions, ruling R51)"
 
 
 def _major_taken(s: EncounterState) -> bool:

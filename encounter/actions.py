@@ -16,6 +16,7 @@ from protocol import messages as msg
 from protocol.errors import ErrorCode
 from protocol.model import CombatantProfile
 from rules import condition_track as ct
+from rules.actions import ActionSpec, Budget
 from rules.dice import Roll
 from rules.modifiers import RuleRefusal
 
@@ -128,13 +129,17 @@ class RulesetHooks:
     targets: dict[str, Callable[[EncounterState, str], list[str]]] = field(
         default_factory=dict)
     readied_moves_order: bool = True
+    #: Why the turn's budget refuses an action, in the ruleset's words (default: the Dramatic
+    #: budget's own reason).
+    budget_refusal: Callable[[Budget, ActionSpec], str] | None = None
 
 
 HOOKS: dict[str, RulesetHooks] = {
     "action_time": RulesetHooks(
         turn_started=action_time.turn_started, round_ending=action_time.round_ending,
         turn_passes=action_time.turn_passes, after_roll=action_time.after_roll,
-        targets=action_time.TARGETS, readied_moves_order=False),
+        targets=action_time.TARGETS, readied_moves_order=False,
+        budget_refusal=action_time.budget_refusal),
 }
 _DEFAULT_HOOKS = RulesetHooks()
 

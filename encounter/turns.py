@@ -98,7 +98,9 @@ def _in_turn(d: Decision, c: CombatantProfile, spec: ActionSpec, cmd: msg.Act) -
     try:
         after = spend(turn.budget, spec.kind)
     except IllegalAction as exc:
-        raise _reject(ErrorCode.ILLEGAL_ACTION, str(exc)) from None
+        explain = d.hooks.budget_refusal
+        raise _reject(ErrorCode.ILLEGAL_ACTION,
+                      explain(turn.budget, spec) if explain else str(exc)) from None
     slot = "full_round" if spec.kind is Kind.FULL_ROUND else _spent_slot(turn.budget, after)
     progress = 1
     if spec.swifts > 1:

@@ -130,10 +130,11 @@ async def test_a_turn_is_a_major_and_a_minor_or_two_minors(make: Make) -> None:
     await scene.act("ace", "aim")
     await scene.act("ace", "defend")  # minor, then major: any order
     refused = await scene.refused("ace", "stand_firm")
-    assert refused["code"] == "illegal_action"
+    assert refused["message"].startswith("no action left")
     await scene.act("ace", "end_turn")
     await scene.act("bloom", "defend")
-    assert (await scene.refused("bloom", "run"))["code"] == "illegal_action"  # never 2 majors
+    refused = await scene.refused("bloom", "run")  # never two majors
+    assert refused["message"].startswith("a turn has one major action at most")
     await scene.act("bloom", "stand_firm")
     await scene.act("bloom", "end_turn")
     await scene.act("brute", "move", yards=3)
@@ -149,6 +150,9 @@ async def test_a_turn_is_a_major_and_a_minor_or_two_minors(make: Make) -> None:
 async def test_melee_attack_meets_the_defense_and_deals_the_damage_die_in_health(
         make: Make) -> None:
     scene = await make()
+    legal = {a["action"]: a.get("targets") for a in scene.gm.legal if a.get("combatant") == "ace"}
+    assert legal["melee_attack"] == ["brute", "digger1", "digger2"]  # the enemies
+    assert "heal" in legal and "press_the_attack" not in legal and "ready" not in legal
     assert await scene.act("ace", "melee_attack", target="brute") == ["action_taken",
                                                                       "roll_requested"]
     assert pending_expr(scene) == "1d8"  # Ace's Body die

@@ -57,7 +57,7 @@ def make(server: Server, clients: list[Client]) -> Make:
         await scene.do("start_encounter")
         faces = initiative or ORDER
         for request, pending in list(scene.state.pending_rolls.items()):
-            await scene.do("submit_roll", request=request, faces=[faces[pending.combatant]])
+            await scene.do("submit_roll", request=request, faces=[faces[pending.combatant or ""]])
         return scene
 
     return create

@@ -6,9 +6,10 @@ recorded) and returns what to do once the ``action_taken`` event is in.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
-from encounter import battle, combat
+from encounter import action_time, battle, combat
 from encounter import vitals as vt
 from encounter.state import EncounterState
 from protocol import events as ev
@@ -17,6 +18,8 @@ from protocol.errors import ErrorCode
 from protocol.model import CombatantProfile
 from rules import condition_track as ct
 from rules import grab as grab_rules
+from rules.actions import ActionSpec, Budget
+from rules.dice import Roll
 from rules.modifiers import RuleRefusal
 
 if TYPE_CHECKING:
@@ -160,10 +163,47 @@ DRAMATIC_RESOLVERS: dict[str, Resolver] = {
 
 #: Each ruleset's resolvers and availability tests, by ruleset name: the one place where the
 #: encounter engine learns what a ruleset's actions do.
-RESOLVERS: dict[str, dict[str, Resolver]] = {"dramatic": DRAMATIC_RESOLVERS}
+RESOLVERS: dict[str, dict[str, Resolver]] = {
+    "dramatic": DRAMATIC_RESOLVERS,
+    "action_time": action_time.RESOLVERS,
+}
 AVAILABLE: dict[str, dict[str, Callable[[EncounterState, str], bool]]] = {
     "dramatic": DRAMATIC_AVAILABLE,
+    "action_time": action_time.AVAILABLE,
 }
+
+
+@dataclass(frozen=True)
+class RulesetHooks:
+    """Where a ruleset takes part in the engine's turn flow beyond its actions (the defaults
+    are "MLP Dramatic Systems"): effects ending when a turn starts or a round ends, turns that
+    pass by themselves, the stages of its dice, the targets its legal actions list, and whether
+    a readied action moves its taker in the order (R8.4; Action Time's Prepare does not, R36)."""
+
+    turn_started: Callable[[Decision, str], None] | None = None
+    round_ending: Callable[[Decision], None] | None = None
+    turn_passes: Callable[[EncounterState, str], bool] | None = None
+    after_roll: Callable[[Decision, str, dict[str, Any], Roll], None] = combat.after_roll
+    targets: dict[str, Callable[[EncounterState, str], list[str]]] = field(
+        default_factory=dict)
+    readied_moves_order: bool = True
+    #: Why the turn's budget refuses an action, in the ruleset's words (default: the Dramatic
+    #: budget's own reason).
+    budget_refusal: Callable[[Budget, ActionSpec], str] | None = None
+
+
+HOOKS: dict[str, RulesetHooks] = {
+    "action_time": RulesetHooks(
+        turn_started=action_time.turn_started, round_ending=action_time.round_ending,
+        turn_passes=action_time.turn_passes, after_roll=action_time.after_roll,
+        targets=action_time.TARGETS, readied_moves_order=False,
+        budget_refusal=action_time.budget_refusal),
+}
+_DEFAULT_HOOKS = RulesetHooks()
+
+
+def hooks(ruleset: str) -> RulesetHooks:
+    return HOOKS.get(ruleset, _DEFAULT_HOOKS)
 
 
 def resolver(state: EncounterState, action: str) -> Resolver | None:

@@ -17,6 +17,8 @@ from typing import Any
 
 from statemachine.exceptions import TransitionNotAllowed
 
+from encounter.actions import RulesetHooks
+from encounter.actions import hooks as ruleset_hooks
 from encounter.actors import Actor
 from encounter.fold import apply_event
 from encounter.state import EncounterState, copy_state
@@ -85,6 +87,14 @@ class Decision(EncounterChartModel):
         self._interrupter: str | None = None
         self._plan: tuple[tuple[str | None, int], Plan] | None = None
         self._history_before = dict(state.chart_history)
+        #: Steps an action's resolver asks for once the chart has taken the action (a turn that
+        #: ends with it, an interrupt that follows it); run by ``encounter.turns``.
+        self.followups: list[Callable[[], None]] = []
+
+    @property
+    def hooks(self) -> RulesetHooks:
+        """The ruleset's part in the turn flow (``encounter.actions.RulesetHooks``)."""
+        return ruleset_hooks(self.s.ruleset)
 
     @property
     def chart(self) -> Chart:
@@ -313,7 +323,10 @@ class Decision(EncounterChartModel):
         if cid is None or s.turn is None:
             return False
         v = s.vitals.get(cid)
-        return v is not None and not v.conscious
+        if v is not None and not v.conscious:
+            return True
+        passes = self.hooks.turn_passes
+        return passes is not None and passes(s, cid)
 
     def check_round_for(self, cid: str) -> int:
         """R16: the round of the Constitution check of a combatant falling unconscious now —
@@ -349,6 +362,8 @@ class Decision(EncounterChartModel):
         for effect in list(s.effects.values()):  # no turn came at or below its count
             if effect.ends_round <= s.round:
                 self.emit(ev.EffectEnded(effect=effect.effect))
+        if s.round and self.hooks.round_ending is not None:
+            self.hooks.round_ending(self)
         self.emit(ev.RoundStarted(round=s.round + 1))
 
     def on_enter_turn(self) -> None:
@@ -375,6 +390,8 @@ class Decision(EncounterChartModel):
         if cid in s.readied:  # Ready: "you don't get to take the readied action"
             self.emit(ev.ReadiedActionLost(combatant=cid, hidden=hidden), vis)
         self.emit(ev.TurnStarted(round=s.round, combatant=cid, hidden=hidden), vis)
+        if self.hooks.turn_started is not None:
+            self.hooks.turn_started(self, cid)
         if not s.vitals[cid].conscious:
             from encounter.resolution import consciousness_check
 
@@ -399,9 +416,11 @@ class Decision(EncounterChartModel):
         order = [o for o in s.order if o != cid]
         position = order.index(s.current)
         hidden = s.combatants[cid].hidden
-        self.emit(ev.OrderChanged(combatant=cid, position=position, count=s.count_of(s.current),
-                                  public_position=self.public_position(position, without=cid),
-                                  reason="ready", hidden=hidden), self.combatant_vis(cid))
+        if self.hooks.readied_moves_order:
+            self.emit(ev.OrderChanged(
+                combatant=cid, position=position, count=s.count_of(s.current),
+                public_position=self.public_position(position, without=cid), reason="ready",
+                hidden=hidden), self.combatant_vis(cid))
         self.emit(ev.InterruptEnded(combatant=cid, hidden=hidden), self.combatant_vis(cid))
 
     def finish(self, reason: str | None) -> None:

@@ -52,6 +52,9 @@ def _apply(event: ev.Event, state: EncounterState) -> None:
     raise TypeError(f"no fold for {type(event).__name__}")
 
 
+from encounter import at_fold  # noqa: E402,F401  (registers the "Action Time" events)
+
+
 @_apply.register
 def _(e: ev.EncounterCreated, s: EncounterState) -> None:
     s.name, s.ruleset, s.options = e.name, e.ruleset, e.options

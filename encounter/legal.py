@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from encounter.actions import available
+from encounter.actions import available, hooks
 from encounter.actors import Actor
 from encounter.state import EncounterState
 from encounter.turns import legal_turn_actions
@@ -84,7 +84,10 @@ def _scene_actions(state: EncounterState, viewer: Actor) -> list[LegalAction]:
     def add(name: str, cid: str) -> None:
         spec = catalog.get(name)
         targets = None
-        if name in _TARGETED:
+        pick = hooks(state.ruleset).targets.get(name)
+        if pick is not None:  # the ruleset says who may be targeted
+            targets = [o for o in pick(state, cid) if visible(o)]
+        elif name in _TARGETED:
             # anyone the viewer sees who can still be attacked
             # a hidden combatant can be targeted only by the hidden (the GM's own business)
             targets = [o for o in state.order if o != cid and visible(o)
@@ -128,7 +131,8 @@ def _scene_actions(state: EncounterState, viewer: Actor) -> list[LegalAction]:
         for spec in catalog.values():
             if spec.kind is Kind.REACTION and vitals is not None and vitals.fatigue == 0:
                 continue  # R14.5: no reactions at 0 fatigue points
-            if (spec.kind is Kind.FREE and not flat) or (spec.kind is Kind.REACTION and (not flat
-                                                 or state.options.reactions_while_flat_footed)):
+            if ((spec.kind is Kind.FREE and not flat) or (spec.kind is Kind.REACTION and (
+                    not flat or state.options.reactions_while_flat_footed))) \
+                    and available(state, cid, spec.name):
                 add(spec.name, cid)
     return out

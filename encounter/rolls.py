@@ -47,10 +47,8 @@ def server_roll(d: Decision, cmd: msg.ServerRoll) -> None:
 
 def _after_roll(d: Decision, purpose: str, cid: str | None, roll: Roll,
                 context: dict[str, Any] | None) -> None:
-    if context is not None:
-        from encounter import combat
-
-        combat.after_roll(d, purpose, context, roll)
+    if context is not None:  # a stage of an action: the ruleset's (encounter.combat for Dramatic)
+        d.hooks.after_roll(d, purpose, context, roll)
     elif purpose == "initiative":
         maybe_settle_initiative(d)
     elif purpose == "join" and cid is not None:

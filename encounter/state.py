@@ -6,6 +6,7 @@ from typing import Any
 
 import msgspec
 
+from encounter.at_state import AtState
 from protocol.events import EffectStarted, InitiativeEntry, Role, Track
 from protocol.model import BattleMap, CombatantProfile, EncounterOptions, Roll, Scope
 from rules.actions import Budget
@@ -128,6 +129,8 @@ class EncounterState(msgspec.Struct, kw_only=True, gc=False):
     #: The battle map, if any, and where combatants stand on it (top-left square of the space).
     battle_map: BattleMap | None = None
     positions: dict[str, tuple[int, int]] = {}
+    #: What "Action Time" adds: its effects and what combatants hold (``encounter.at_state``).
+    action_time: AtState = msgspec.field(default_factory=AtState)
     ended: bool = False
     end_reason: str | None = None
 

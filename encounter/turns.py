@@ -98,7 +98,9 @@ def _in_turn(d: Decision, c: CombatantProfile, spec: ActionSpec, cmd: msg.Act) -
     try:
         after = spend(turn.budget, spec.kind)
     except IllegalAction as exc:
-        raise _reject(ErrorCode.ILLEGAL_ACTION, str(exc)) from None
+        explain = d.hooks.budget_refusal
+        raise _reject(ErrorCode.ILLEGAL_ACTION,
+                      explain(turn.budget, spec) if explain else str(exc)) from None
     slot = "full_round" if spec.kind is Kind.FULL_ROUND else _spent_slot(turn.budget, after)
     progress = 1
     if spec.swifts > 1:
@@ -117,6 +119,13 @@ def _in_turn(d: Decision, c: CombatantProfile, spec: ActionSpec, cmd: msg.Act) -
     if effect is not None:
         effect()
     d.send("take_action", "nothing is left of this turn but free actions")
+    run_followups(d)
+
+
+def run_followups(d: Decision) -> None:
+    """What the action's resolver asked for once the chart has taken it (``d.followups``)."""
+    while d.followups:
+        d.followups.pop(0)()
 
 
 def _spent_slot(before: Budget, after: Budget) -> str | None:
@@ -140,9 +149,14 @@ def _out_of_turn(d: Decision, c: CombatantProfile, spec: ActionSpec, cmd: msg.Ac
         raise _reject(ErrorCode.ILLEGAL_ACTION, f"{c.name} is flat-footed: no reactions "
                       "(option reactions_while_flat_footed)")
     note, target = _note(cmd)
+    resolve = resolver(d.s, spec.name)
+    effect = resolve(d, c, cmd) if resolve is not None else None  # may refuse
     d.emit(ev.ActionTaken(round=d.s.round, combatant=c.id, action=spec.name,
                           action_type=spec.kind.value, out_of_turn=d.s.current != c.id,
                           note=note, target=target, hidden=c.hidden), d.combatant_vis(c.id))
+    if effect is not None:
+        effect()
+    run_followups(d)
 
 
 def _end_turn(d: Decision, c: CombatantProfile, cmd: msg.Act) -> None:
@@ -251,6 +265,7 @@ def _readied_action(d: Decision, c: CombatantProfile, spec: ActionSpec, cmd: msg
     if effect is not None:
         effect()
     d.send("resume", "the interrupted turn cannot resume now")
+    run_followups(d)
 
 
 def allowed_in_scene(spec: ActionSpec, options: EncounterOptions) -> bool:

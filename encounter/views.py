@@ -158,6 +158,10 @@ def view_state(state: EncounterState, viewer: Actor) -> dict[str, Any]:
         "end_reason": state.end_reason,
         "created_ts": state.created_ts,
     }
+    if state.ruleset == "action_time":
+        from encounter.action_time import view as at_view
+
+        view["action_time"] = at_view(state, visible, lambda c: viewer.controls(state, c), full)
     if full:
         view["options"] = msgspec.to_builtins(state.options)
         view["tokens"] = [msgspec.to_builtins(t) for t in state.tokens.values()]

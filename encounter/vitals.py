@@ -34,7 +34,11 @@ def sheet_of(profile: CombatantProfile, ruleset: str = "dramatic") -> Sheet:
 
 def initial_vitals(profile: CombatantProfile, ruleset: str) -> Vitals:
     """A combatant as it joins: full fatigue points, both tracks at normal (objects, plants and
-    vehicles have a physical track only, R15)."""
+    vehicles have a physical track only, R15). "Action Time": Health in the fatigue fields."""
+    if ruleset == "action_time":
+        from encounter.action_time import initial_vitals as at_initial_vitals
+
+        return at_initial_vitals(profile)
     sheet = sheet_of(profile, ruleset)
     creature = sheet.nature is Nature.CREATURE
     return Vitals(fatigue=sheet.fatigue_points, fatigue_max=sheet.fatigue_points,

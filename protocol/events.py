@@ -16,6 +16,7 @@ from typing import Any, Literal
 import msgspec
 
 from protocol.model import BattleMap, CombatantProfile, EncounterOptions, Roll, Scope, Square
+from rules.action_time.effects import Effect as AtEffect
 from rules.modifiers import Modifier
 
 Role = Literal["gm", "player", "spectator", "integration"]
@@ -337,7 +338,9 @@ class AttackResolved(Event, tag="attack_resolved", kw_only=True):
     target: str
     action: str
     weapon: str | None = None
-    defense: Literal["reflex", "fortitude", "will", "wits"] = "reflex"
+    #: "Action Time": ``defense`` (the one Defense, R29), and ``die`` the attack die rolled
+    defense: Literal["reflex", "fortitude", "will", "wits", "defense"] = "reflex"
+    die: str | None = None
     natural: int | None
     modifiers: list[Modifier] = []
     total: int | None
@@ -460,6 +463,57 @@ class EncounterEnded(Event, tag="encounter_ended", kw_only=True):
     reason: str | None = None
 
 
+# --- Action Time (rulings R29-R39, R51, R60-R62) ------------------------------------------------
+
+
+class AtEffectStarted(Event, tag="at_effect_started", kw_only=True):
+    """"Action Time": a lasting modifier begins (Defend, Guard Up, Aim, All-Out Attack's
+    penalty, Stand Firm, Press the Attack, and the marks "struck in melee this turn" and
+    "healed"). ``effect.holder`` holds it; ``target`` is what it modifies (``defense``,
+    ``test_steps``, ``attack_steps``, ``damage_steps``, ``stand_firm``, ``pursuit``, ``struck``,
+    ``healed``); ``source_kind`` and ``source`` are its identity for the stacking rule (R61);
+    ``expiry`` says when it ends (``end_of_round``, ``start_of_next_turn:<id>``, ``next_action``,
+    ``until_removed``). An earlier instance of the very same thing from the same ``origin`` on
+    the same holder is replaced (R51)."""
+
+    effect: AtEffect
+    hidden: bool = False
+
+
+class AtEffectEnded(Event, tag="at_effect_ended", kw_only=True):
+    """"Action Time": an effect ended: at the start of a turn, at the end of the round, used up
+    (Aim, a pursuit), cleared by damage (the healed mark, R33) or by falling to 0 Health."""
+
+    effect: AtEffect
+    reason: Literal["turn_start", "round_end", "used", "damage", "out_of_fight"]
+    hidden: bool = False
+
+
+class AtMoved(Event, tag="at_moved", kw_only=True):
+    """"Action Time": a combatant moved ``yards`` of at most ``max_yards`` (Move, Run, Charge,
+    a pursuit, a Skirmish stunt), with the reason for the limit. The server keeps no map: the
+    mover declares whom it moves ``away_from`` (Press the Attack, R37)."""
+
+    combatant: str
+    action: str
+    yards: int
+    max_yards: int
+    reason: str
+    away_from: list[str] = []
+    hidden: bool = False
+
+
+class ItemsReadied(Event, tag="items_readied", kw_only=True):
+    """"Action Time", Ready: an item drawn and/or one stowed; ``in_hoof`` is what the combatant
+    now holds (weapons by name, ``bandages``)."""
+
+    combatant: str
+    drawn: str | None = None
+    stowed: str | None = None
+    in_hoof: list[str]
+    hidden: bool = False
+
+
 AnyEvent = (
     EncounterCreated
     | CombatantAdded
@@ -499,6 +553,10 @@ AnyEvent = (
     | CombatantMoved
     | GmRuling
     | EncounterEnded
+    | AtEffectStarted
+    | AtEffectEnded
+    | AtMoved
+    | ItemsReadied
 )
 
 #: Who may see an event: ``None`` is everyone; otherwise a list of audiences, where ``"gm"``

@@ -97,7 +97,14 @@ class ActionTime:
     title: str = "Action Time"
 
     def validate_stats(self, stats: dict[str, Any]) -> None:
-        ability_die(stats, "body")
+        """The stat block's ``stats`` must be an Action Time sheet (ruling R60)."""
+        from rules.action_time.sheet import SheetError as AtSheetError
+        from rules.action_time.sheet import parse_sheet as parse_at_sheet
+
+        try:
+            parse_at_sheet(stats)
+        except AtSheetError as exc:
+            raise RulesetError(str(exc)) from None
 
     def initiative_expr(self, combatant: CombatantLike) -> str:
         """Action Time: "Each player makes an initiative roll. This is a Body test." """
@@ -109,8 +116,11 @@ class ActionTime:
         return (1 if combatant.kind == "pc" else 0, ability_die(combatant.stats, "body"))
 
     def actions(self) -> dict[str, ActionSpec]:
-        """Action Time's major and minor actions are not modelled yet: a turn can be ended."""
-        return {}
+        """Major Actions, Minor Actions, Taking Actions: major actions as standard actions,
+        minor actions as move actions, free actions (``rules.action_time.catalog``)."""
+        from rules.action_time.catalog import CATALOG
+
+        return CATALOG
 
     def turn_budget(self, single_action: bool) -> Budget:
         """Action Time: "one major and one minor action, or two minor actions". A major action

@@ -22,12 +22,13 @@ class Scene:
 
     @classmethod
     async def create(cls, server: Server, clients: list[Client], combatants: list[dict[str, Any]],
-                     battle_map: dict[str, Any] | None = None, **options: Any) -> Scene:
+                     battle_map: dict[str, Any] | None = None, ruleset: str = "dramatic",
+                     **options: Any) -> Scene:
         url = ws_url(server)
         anon = await open_client(url, clients)
         await anon.hello()
         ack = await anon.command("create_encounter", name="Scenario", combatants=combatants,
-                                 options=options, map=battle_map)
+                                 ruleset=ruleset, options=options, map=battle_map)
         gm = await open_client(url, clients)
         await gm.hello(ack["result"]["gm_token"])
         await gm.wait_for(lambda m: m["type"] == "legal_actions")

@@ -383,6 +383,30 @@ async def play_resolution(rec: Recorder, url: str, clients: list[Client]) -> Non
         assert events_of(gm, kind), kind
 
 
+async def play_action_time(rec: Recorder, url: str, clients: list[Client]) -> None:
+    """An "Action Time" turn: an effect gained and used up, an item readied, a move."""
+    anon = await open_client(url, clients)
+    await anon.hello()
+    stats = {"body": "d8", "health": 6, "defense": 3, "bandages": "stowed"}
+    ack = await anon.command("create_encounter", name="Action", ruleset="action_time",
+                             combatants=[{"name": "Ace", "kind": "pc", "stats": stats},
+                                         {"name": "Cub", "stats": stats}],
+                             options={"dice_seed": 3})
+    gm = await open_client(url, clients)
+    await rec.hello(gm, ack["result"]["gm_token"])
+    mark = len(gm.messages)
+    await rec.ok(gm, "start_encounter")
+    first = await acting_now(gm, mark)
+    await rec.ok(gm, "act", combatant=first, action="aim")
+    await rec.ok(gm, "act", combatant=first, action="ready_item", args={"draw": "bandages"})
+    mark = len(gm.messages)
+    await rec.ok(gm, "act", combatant=first, action="end_turn")
+    second = await acting_now(gm, mark)
+    await rec.ok(gm, "act", combatant=second, action="move", args={"yards": 4})
+    for kind in ("at_effect_started", "at_effect_ended", "items_readied", "at_moved"):
+        assert events_of(gm, kind), kind
+
+
 async def next_error(client: Client, start: int) -> Message:
     return await client.wait_for(lambda m: m["type"] == "error", start=start)
 
@@ -454,6 +478,7 @@ async def test_real_messages_validate_against_the_schemas(
 
     await play_flow(rec, url, clients)
     await play_resolution(rec, url, clients)
+    await play_action_time(rec, url, clients)
 
     # resuming: from the start (every event), and from ahead of the log (a snapshot)
     replay = await open_client(url, clients)

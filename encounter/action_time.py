@@ -1,0 +1,1021 @@
+""""Action Time" in the encounter engine: what each action does, as events (Major Actions,
+Minor Actions, Taking Actions, Stacking Effects; rulings R29-R39, R51, R60-R62).
+
+The engine is the same as for "MLP Dramatic Systems" (``encounter.turns``): the ``act``
+command spends the turn's budget (a major action is a standard action, a minor action a move
+action: ``rules.action_time.catalog``), a resolver from this module checks the action before
+anything is recorded and returns what to do after the ``action_taken`` event. The mechanics are
+those of ``rules.action_time``; this module reads the state for them and records the outcome:
+
+- **Health** is the combatant's ``Vitals.fatigue`` (``fatigue_max`` the maximum; see
+  ``encounter.at_state``), changed with ``vitals_changed`` events.
+- **Effects** (Defend, Guard Up, Aim, All-Out Attack's penalty, Stand Firm, Press the Attack,
+  the "struck in melee" and "healed" marks) are ``at_effect_started`` / ``at_effect_ended``
+  events; the one stacking rule of ``rules.action_time.effects`` counts them (R51, R61). They end
+  at the start of their holder's turn, at the end of the round, or when used up
+  (:func:`turn_started`, :func:`round_ending`).
+- **Dice**: an attack rolls its ability die (upgraded and downgraded, R30) against the target's
+  Defense (R29), then the damage die on a hit; Heal rolls the Mind die against Difficulty 4
+  (R33); a stunt against one who Stands Firm rolls both Body dice (R38). Each die comes from the
+  server or from physical dice (``roll_requested`` with a ``context`` that
+  :func:`after_roll` gets back), as in ``encounter.combat``.
+- **Interrupts** reuse the readied-action mechanism of the encounter chart: Prepare records
+  an ``action_readied`` event naming the major action, which its holder takes with
+  ``trigger_ready`` until its next turn starts (R36); Press the Attack readies the free
+  ``pursue`` action and interrupts the enemy's turn as soon as it moves away (R37).
+- **Distances**: the server keeps no map. An attack, Heal or Press the Attack states the yards
+  to its target in ``args.distance`` (default: adjacent, within 2 yards); a ranged attack must
+  state it. A movement states ``args.yards`` and whom it moves ``args.away_from``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from encounter.state import EncounterState, Vitals
+from protocol import events as ev
+from protocol import messages as msg
+from protocol.errors import ErrorCode
+from protocol.events import Track
+from protocol.model import CombatantProfile
+from rules.action_time import actions as at
+from rules.action_time.catalog import CATALOG, KIND_OF, PREPARABLE, rules_name
+from rules.action_time.checks import Planned
+from rules.action_time.dice_ladder import Laddered, die_name, face_total
+from rules.action_time.effects import (
+    PURSUIT,
+    UNTIL_REMOVED,
+    Effect,
+    Net,
+    at_round_end,
+    start_of_next_turn,
+)
+from rules.action_time.health import Vitals as AtVitals
+from rules.action_time.health import restore, take_damage
+from rules.action_time.options import AtOptions
+from rules.action_time.sheet import MELEE_REACH, Sheet, SheetError, parse_sheet
+from rules.action_time.turn_budget import TurnBudget, spend
+from rules.actions import ActionSpec, Budget, IllegalAction
+from rules.dice import Roll
+from rules.modifiers import Modifier
+from statemachines.condition_chart import condition_after
+
+if TYPE_CHECKING:
+    from encounter.engine import Decision
+
+Thunk = Callable[[], None]
+
+#: Marks kept as effects: "already successfully struck in a melee scuffle this turn" (Press the
+#: Attack, R37) and "cannot benefit from another heal action until they take additional damage"
+#: (Heal, R33). They modify nothing; the stacking rule never counts them.
+STRUCK = "struck"
+HEALED = "healed"
+
+_ATTACKS = ("melee_attack", "ranged_attack", "all_out_attack", "charge")
+_MELEE = ("melee_attack", "all_out_attack", "charge")
+
+#: Where each effect's rule is, for itemised modifiers.
+_SECTIONS = {
+    "Aim": "Minor Actions: AIM (R35)",
+    "Charge": "Major Actions: CHARGE (R62)",
+    "Guard Up": "Minor Actions: GUARD UP",
+    "Defend": "Major Actions: DEFEND",
+    "All-Out Attack": "Major Actions: ALL-OUT ATTACK",
+}
+
+
+def _reject(code: ErrorCode, message: str) -> Exception:
+    from encounter.engine import Rejected
+
+    return Rejected(code, message)
+
+
+def _illegal(message: str) -> Exception:
+    return _reject(ErrorCode.ILLEGAL_ACTION, message)
+
+
+# --------------------------------------------------------------------------- reading the state
+
+
+def options(s: EncounterState) -> AtOptions:
+    """The Action Time options, from the encounter's (R30, R33, R38, R60)."""
+    o = s.options
+    return AtOptions(die_ladder_overflow=o.die_ladder_overflow,
+                     heal_rolls_again=o.heal_rolls_again, heal_self=o.heal_self,
+                     opposed_tie_reroll=o.opposed_tie_reroll,
+                     default_speed_yards=o.default_speed_yards)
+
+
+def sheet_of(s: EncounterState, cid: str) -> Sheet:
+    """The combatant's Action Time stat sheet (validated when it was added, R60)."""
+    return parse_sheet(s.combatants[cid].stats, options(s))
+
+
+def initial_vitals(profile: CombatantProfile) -> Vitals:
+    """A combatant as it joins: full Health (R29) in the ``fatigue`` fields; no condition
+    tracks. A stat block without ``health`` has 0 of 0: it cannot be attacked or healed."""
+    try:
+        health = parse_sheet(profile.stats).health or 0
+    except SheetError:  # pragma: no cover - refused when the combatant was added
+        health = 0
+    return Vitals(fatigue=health, fatigue_max=health, physical=Track(), mental=None)
+
+
+def out_of_fight(s: EncounterState, cid: str) -> bool:
+    """R29: at 0 Health a combatant is out of the fight until healed above 0."""
+    v = s.vitals.get(cid)
+    return v is not None and v.fatigue_max > 0 and v.fatigue <= 0
+
+
+def effects(s: EncounterState) -> tuple[Effect, ...]:
+    return tuple(s.action_time.effects)
+
+
+def _marks(s: EncounterState, holder: str, target: str) -> list[Effect]:
+    return [e for e in s.action_time.effects if e.holder == holder and e.target == target]
+
+
+def health_of(s: EncounterState, cid: str) -> AtVitals | None:
+    """Health as the rules read it, with the healed mark (R33); ``None`` without Health."""
+    v = s.vitals[cid]
+    if v.fatigue_max <= 0:
+        return None
+    return AtVitals(health=v.fatigue, max_health=v.fatigue_max,
+                    healed=bool(_marks(s, cid, HEALED)))
+
+
+def in_hoof(s: EncounterState, cid: str) -> frozenset[str]:
+    """What the combatant holds: as the stat block starts (R60), or as Ready left it."""
+    held = s.action_time.in_hoof.get(cid)
+    if held is not None:
+        return frozenset(held)
+    return at.in_hoof_at_start(sheet_of(s, cid))
+
+
+def _budget(d: Decision) -> TurnBudget:
+    """The turn so far as Action Time counts it. A minor action takes the move slot first, so
+    a free move slot with the standard slot gone means a major action was taken (R51)."""
+    turn = d.s.turn
+    if turn is None:
+        return TurnBudget()
+    majors = 0 if turn.budget.standard else 1
+    return TurnBudget(majors=majors, minors=0 if turn.budget.move else 1)
+
+
+def budget_refusal(budget: Budget, spec: ActionSpec) -> str:
+    """Why the turn's budget refuses ``spec``, as Action Time says it (Taking Actions, R51).
+    A minor action takes the move slot first: the standard slot gone with the move slot free
+    means a major action was taken."""
+    if not budget.standard and not budget.move:
+        return ("no action left: a turn is a major and a minor action, or two minor actions "
+                "(Taking Actions, ruling R51)")
+    kind = next(k for k, v in KIND_OF.items() if v is spec.kind)
+    try:
+        spend(TurnBudget(majors=0 if budget.standard else 1, minors=0 if budget.move else 1),
+              kind, spec.name)
+    except IllegalAction as exc:
+        return str(exc)
+    return "the turn has no action of that kind left (Taking Actions, ruling R51)"
+
+
+def _major_taken(s: EncounterState) -> bool:
+    return s.turn is not None and not s.turn.budget.standard
+
+
+def _enemies(s: EncounterState, cid: str) -> list[str]:
+    side = s.combatants[cid].side
+    return [o for o in s.order if o != cid and s.combatants[o].side != side
+            and not out_of_fight(s, o)]
+
+
+# --------------------------------------------------------------------------- recording
+
+
+def _vis(d: Decision, cid: str) -> ev.Visibility:
+    return d.combatant_vis(cid)
+
+
+def start_effect(d: Decision, effect: Effect) -> None:
+    hidden = d.s.combatants[effect.holder].hidden if effect.holder in d.s.combatants else False
+    d.emit(ev.AtEffectStarted(effect=effect, hidden=hidden), _vis(d, effect.holder))
+
+
+def end_effect(d: Decision, effect: Effect, reason: Any) -> None:
+    hidden = d.s.combatants[effect.holder].hidden if effect.holder in d.s.combatants else False
+    d.emit(ev.AtEffectEnded(effect=effect, reason=reason, hidden=hidden), _vis(d, effect.holder))
+
+
+def _used_by_action(d: Decision, cid: str, action: str) -> None:
+    """R35: a major or minor action uses up Aim (whatever it is); free actions use nothing."""
+    for e in at.after_action(effects(d.s), cid, rules_name(action)).ended:
+        end_effect(d, e, "used")
+
+
+def set_health(d: Decision, cid: str, health: int, cause: str, notes: list[str],
+               prone: bool | None = None) -> None:
+    """Record the combatant's Health (R29: not below 0, out of the fight at 0) or stance."""
+    v = d.s.vitals[cid]
+    c = d.s.combatants[cid]
+    condition = list(v.condition)
+    if v.fatigue_max > 0:
+        if health <= 0 and condition == ["active", "fit"]:
+            condition = condition_after(condition, "exhausted", 0)
+        elif health > 0 and condition == ["active", "defenseless"]:
+            condition = condition_after(condition, "refreshed", health)
+    d.emit(ev.VitalsChanged(
+        combatant=cid, cause=cause, fatigue=health, fatigue_max=v.fatigue_max,
+        physical=v.physical, mental=v.mental, condition=condition,
+        prone=v.prone if prone is None else prone, notes=notes,
+        fatigue_secret=c.kind == "npc", hidden=c.hidden), _vis(d, cid))
+
+
+def _moved(d: Decision, cid: str, action: str, yards: int, movement: at.Movement,
+           away_from: list[str]) -> None:
+    c = d.s.combatants[cid]
+    d.emit(ev.AtMoved(combatant=cid, action=action, yards=yards, max_yards=movement.yards,
+                      reason=movement.reason, away_from=away_from, hidden=c.hidden),
+           _vis(d, cid))
+
+
+# --------------------------------------------------------------------------- arguments
+
+
+def _int(cmd: msg.Act, name: str, default: int | None, low: int = 0,
+         high: int = 10_000) -> int | None:
+    value = cmd.args.get(name, default)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise _reject(ErrorCode.INVALID_PAYLOAD, f"args.{name} is a whole number, {low}-{high}")
+    return value
+
+
+def _target(d: Decision, c: CombatantProfile, cmd: msg.Act, what: str = "target") -> str:
+    target = cmd.args.get("target")
+    if not isinstance(target, str) or target not in d.s.combatants or (
+            d.s.combatants[target].hidden and not (d.actor is not None and d.actor.sees_all)):
+        raise _reject(ErrorCode.INVALID_PAYLOAD, f"args.target names the {what}")
+    return target
+
+
+def _away_from(d: Decision, cmd: msg.Act) -> list[str]:
+    away = cmd.args.get("away_from", [])
+    if not isinstance(away, list) or not all(isinstance(a, str) and a in d.s.combatants
+                                             for a in away):
+        raise _reject(ErrorCode.INVALID_PAYLOAD, "args.away_from lists the combatants the "
+                      "movement takes it farther from")
+    return list(dict.fromkeys(away))
+
+
+def _able(d: Decision, c: CombatantProfile) -> None:
+    """R29: at 0 Health a combatant's turns pass without actions."""
+    if out_of_fight(d.s, c.id):
+        raise _illegal(f"{c.name} is at 0 Health: out of the fight until healed (ruling R29)")
+
+
+def _rules(call: Callable[[], Any]) -> Any:
+    try:
+        return call()
+    except (IllegalAction, SheetError) as exc:
+        raise _illegal(str(exc)) from None
+
+
+# --------------------------------------------------------------------------- dice
+
+
+def _roll(d: Decision, ctx: dict[str, Any], stage: str, expr: str, cid: str) -> None:
+    if d.is_manual(cid):
+        d.request_roll(expr, stage, cid, context=ctx)
+    else:
+        after_roll(d, stage, ctx, d.server_roll(expr, stage, cid))
+
+
+def _plain(value: Any) -> Any:
+    """``value`` as the JSON it is stored as (a roll's ``context`` must fold back equal)."""
+    return msgspec.json.decode(msgspec.json.encode(value))
+
+
+def _face(roll: Roll) -> int:
+    return roll.dice[0].face if roll.dice else roll.total
+
+
+def after_roll(d: Decision, stage: str, ctx: dict[str, Any], roll: Roll) -> None:
+    """The dice of a stage are in: resolve it (and roll the next)."""
+    handler = _STAGES.get(stage)
+    if handler is None:  # pragma: no cover - a context this module did not write
+        raise RuntimeError(f"no Action Time stage {stage!r}")
+    handler(d, ctx, _face(roll))
+
+
+def _step_parts(steps: Net) -> list[Modifier]:
+    """Upgrades and downgrades itemised (R30), with the stacking rule's verdicts (R61)."""
+    parts = []
+    for c in steps.contributions:
+        word = "upgrade" if c.value > 0 else "downgrade"
+        name = f"{c.source} ({word}{'s' if abs(c.value) > 1 else ''})"
+        if not c.counted:
+            name += f" - not counted: {c.note}"
+        parts.append(Modifier(name, c.value if c.counted else 0,
+                              _SECTIONS.get(c.source, "Stacking Effects (R61)")))
+    return parts
+
+
+# --------------------------------------------------------------------------- attacks
+
+
+def _weapon(s: EncounterState, cid: str, action: str, cmd: msg.Act) -> str:
+    name = cmd.args.get("weapon")
+    if name is not None:
+        if not isinstance(name, str):
+            raise _reject(ErrorCode.INVALID_PAYLOAD, "args.weapon names a weapon of the stat "
+                          "block")
+        return name
+    kind = "ranged" if action == "ranged_attack" else "melee"
+    sheet, held = sheet_of(s, cid), in_hoof(s, cid)
+    fitting = [w.name for w in sheet.weapons if w.kind == kind]
+    if not fitting:
+        raise _illegal(f"{s.combatants[cid].name} has no {kind} weapon in its stat block "
+                       "(ruling R60)")
+    return next((w for w in fitting if w in held), fitting[0])
+
+
+def _plan(s: EncounterState, action: str, attacker: str, weapon: str, target: str,
+          distance: int) -> at.AttackPlan:
+    return _rules(lambda: at.plan_attack(
+        action, attacker=attacker, sheet=sheet_of(s, attacker), weapon=weapon, target=target,
+        target_sheet=sheet_of(s, target), distance=distance, effects=effects(s),
+        in_hoof=in_hoof(s, attacker), options=options(s)))
+
+
+def _attack(action: str) -> Callable[[Decision, CombatantProfile, msg.Act], Thunk]:
+    def resolve(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Thunk:
+        """Melee Attack, Ranged Attack, All-Out Attack, Charge: a test of the weapon's ability
+        die against the target's Defense; a hit deals the damage die in Health (R29)."""
+        _able(d, c)
+        target = _target(d, c, cmd, "combatant attacked")
+        if target == c.id:
+            raise _illegal("a combatant cannot attack itself")
+        if out_of_fight(d.s, target):
+            raise _illegal(f"{d.s.combatants[target].name} is already out of the fight "
+                           "(0 Health, ruling R29)")
+        weapon = _weapon(d.s, c.id, action, cmd)
+        ranged = action == "ranged_attack"
+        distance = _int(cmd, "distance", None if ranged else MELEE_REACH)
+        if distance is None:
+            raise _reject(ErrorCode.INVALID_PAYLOAD, "args.distance: the yards to the target "
+                          "(a ranged attack needs it: \"one visible enemy within range\")")
+        movement: at.Movement | None = None
+        yards = 0
+        away: list[str] = []
+        if action == "charge":
+            speed, prone = sheet_of(d.s, c.id).speed, d.s.vitals[c.id].prone
+            movement = _rules(lambda: at.charge_move(speed, prone=prone))
+            assert movement is not None
+            yards = _int(cmd, "yards", movement.yards) or 0
+            if yards > movement.yards:
+                raise _illegal(f"Charge: up to half Speed, {movement.yards} yards (R62)")
+            away = _away_from(d, cmd)
+        plan = _plan(d.s, action, c.id, weapon, target, distance)
+        ctx = {"action": action, "attacker": c.id, "target": target, "weapon": plan.weapon,
+               "distance": distance, "check": _plain(plan.check)}
+
+        def run() -> None:
+            if movement is not None:
+                _moved(d, c.id, action, yards, movement, away)
+                d.followups.append(lambda: pursuits(d, c.id, away))
+            _used_by_action(d, c.id, action)
+            _roll(d, ctx, "attack", plan.check.die.expr, c.id)
+        return run
+    return resolve
+
+
+def _resolve_attack(d: Decision, ctx: dict[str, Any], face: int) -> None:
+    attacker, target, action = ctx["attacker"], ctx["target"], ctx["action"]
+    # the attack die as declared (Aim, Charge and Guard Up counted then); Defense as it is now
+    fresh = _plan(d.s, action, attacker, ctx["weapon"], target, ctx["distance"])
+    plan = msgspec.structs.replace(fresh, check=msgspec.convert(ctx["check"], Planned))
+    result = at.resolve_attack(plan, face)
+    s = d.s
+    hidden = s.combatants[attacker].hidden or s.combatants[target].hidden
+    base = plan.defense - plan.defense_modifiers.total
+    defense_parts = [Modifier("Defense", base, "stat block (R29)")] + [
+        Modifier(c.source + ("" if c.counted else f" - not counted: {c.note}"),
+                 c.value if c.counted else 0, _SECTIONS.get(c.source, "Stacking Effects (R61)"))
+        for c in plan.defense_modifiers.contributions]
+    d.emit(ev.AttackResolved(
+        round=s.round, attacker=attacker, target=target, action=action, weapon=plan.weapon,
+        defense="defense", die=die_name(plan.check.die.sides), natural=face,
+        modifiers=_step_parts(plan.check.steps), total=result.check.rolled.total,
+        defense_value=plan.defense, defense_parts=defense_parts,
+        outcome="hit" if result.hit else "miss", roll_secret=d.dice_vis(attacker) is not None,
+        defense_secret=s.combatants[target].kind == "npc", hidden=hidden),
+        ["gm"] if hidden else None)
+    for effect in plan.attacker_effects:  # All-Out Attack: -1 Defense, hit or miss
+        start_effect(d, effect)
+    if not result.hit or result.damage_die is None:
+        return
+    if action in _MELEE:  # "an enemy you have already successfully struck in a melee scuffle"
+        start_effect(d, Effect(holder=attacker, target=STRUCK, value=1, source_kind="mark",
+                               source="struck in melee", expiry=start_of_next_turn(attacker),
+                               origin=attacker, detail=target))
+    die = result.damage_die
+    _roll(d, {**ctx, "damage": _plain(die),
+              "damage_steps": _plain(plan.damage_steps)},
+          "damage", die.expr, attacker)
+
+
+def _resolve_damage(d: Decision, ctx: dict[str, Any], face: int) -> None:
+    """R29: the damage die's face in Health, not below 0; losing Health clears the healed mark
+    (R33); at 0 the target is out of the fight."""
+    attacker, target = ctx["attacker"], ctx["target"]
+    die = msgspec.convert(ctx["damage"], Laddered)
+    steps = msgspec.convert(ctx["damage_steps"], Net)
+    amount = face_total(face, die)
+    s = d.s
+    hidden = s.combatants[attacker].hidden or s.combatants[target].hidden
+    d.emit(ev.DamageDealt(
+        target=target, source=attacker, dice=die.expr, rolled=face, bonuses=_step_parts(steps),
+        before_reduction=amount, loss=amount, dice_secret=d.dice_vis(attacker) is not None,
+        hidden=hidden), ["gm"] if hidden else None)
+    lose_health(d, target, amount, [f"hit by {s.combatants[attacker].name}"])
+
+
+def lose_health(d: Decision, cid: str, amount: int, notes: list[str]) -> None:
+    vitals = health_of(d.s, cid)
+    if vitals is None:  # pragma: no cover - attacks need Health (R29)
+        return
+    after = take_damage(vitals, amount)
+    lost = vitals.health - after.health
+    said = [*notes, f"loses {lost} Health ({vitals.health} -> {after.health})"]
+    if after.out_of_fight:
+        said.append("0 Health: out of the fight until healed (R29)")
+    set_health(d, cid, after.health, "damage", said)
+    if lost:
+        for mark in _marks(d.s, cid, HEALED):  # R33: may benefit from a heal again
+            end_effect(d, mark, "damage")
+    if after.out_of_fight:
+        _out_of_fight(d, cid)
+
+
+def _out_of_fight(d: Decision, cid: str) -> None:
+    """R29: out of the fight, its prepared action and its pursuit are lost; if it is its own
+    turn, the turn passes."""
+    c = d.s.combatants[cid]
+    if cid in d.s.readied and not (d.s.turn and d.s.turn.interrupted_by == cid):
+        d.emit(ev.ReadiedActionLost(combatant=cid, hidden=c.hidden), _vis(d, cid))
+    for e in _marks(d.s, cid, PURSUIT):
+        end_effect(d, e, "out_of_fight")
+    turn = d.s.turn
+    if d.s.current == cid and turn is not None and turn.interrupted_by is None \
+            and d.turn_passes():
+        d.send("next_turn", "the turn cannot end now")
+
+
+# --------------------------------------------------------------------------- stances
+
+
+def defend(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Thunk:
+    """DEFEND: +2 Defense until the beginning of your next turn."""
+    _able(d, c)
+
+    def run() -> None:
+        _used_by_action(d, c.id, "defend")
+        for e in at.defend(c.id):
+            start_effect(d, e)
+    return run
+
+
+def guard_up(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Thunk:
+    """GUARD UP: +1 or +2 Defense (``args.amount``) until the end of the round, with as many
+    downgrades on all tests; only before any major action of the turn; a second replaces the
+    first (R51)."""
+    _able(d, c)
+    amount = _int(cmd, "amount", 1, 1, 2) or 1
+    new = _rules(lambda: at.guard_up(c.id, amount, _budget(d)))
+
+    def run() -> None:
+        _used_by_action(d, c.id, "guard_up")
+        for e in new:
+            start_effect(d, e)
+    return run
+
+
+def aim(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Thunk:
+    """AIM: an upgrade on the attack die of the next action if it is an attack (R35)."""
+    _able(d, c)
+
+    def run() -> None:
+        _used_by_action(d, c.id, "aim")  # an earlier Aim is used up without benefit
+        for e in at.aim(c.id):
+            start_effect(d, e)
+    return run
+
+
+def stand_firm(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Thunk:
+    """STAND FIRM: until the beginning of your next turn, Skirmish and Knock Prone stunts
+    against you need an opposed Body test (``stunt``)."""
+    _able(d, c)
+
+    def run() -> None:
+        _used_by_action(d, c.id, "stand_firm")
+        for e in at.stand_firm(c.id):
+            start_effect(d, e)
+    return run
+
+
+def plain(action: str) -> Callable[[Decision, CombatantProfile, msg.Act], Thunk]:
+    """Activate, and another major or minor action the GM adjudicates (Taking Actions): the
+    action is recorded (with ``args.note``) and uses up Aim (R35)."""
+    def resolve(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Thunk:
+        _able(d, c)
+        return lambda: _used_by_action(d, c.id, action)
+    return resolve
+
+
+def free(d: Decision, c: CombatantProfile, cmd: msg.Act) -> None:
+    """A free action: costs nothing and uses up nothing (R35), but not at 0 Health (R29)."""
+    _able(d, c)
+
+
+# --------------------------------------------------------------------------- cast and reload
+
+
+def _cost_of(action: str) -> str:
+    return action.rsplit("_", 1)[1]
+
+
+def cast(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Thunk:
+    """Cast (Taking Actions): ``args.spell``, at the cost the stat block gives it (R60)."""
+    _able(d, c)
+    action = cmd.action
+    spell = cmd.args.get("spell")
+    if not isinstance(spell, str):
+        raise _reject(ErrorCode.INVALID_PAYLOAD, "args.spell names a spell of the stat block")
+    kind = _rules(lambda: at.cast_kind(sheet_of(d.s, c.id), spell))
+    if kind.value != _cost_of(action):
+        raise _illegal(f"{spell} is cast as a {kind.value} action (stat block, R60)")
+    return lambda: _used_by_action(d, c.id, action)
+
+
+def reload(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Thunk:
+    """Reload (Taking Actions): ``args.weapon``, at the cost the stat block gives it (R60)."""
+    _able(d, c)
+    action = cmd.action
+    weapon = cmd.args.get("weapon")
+    if not isinstance(weapon, str):
+        raise _reject(ErrorCode.INVALID_PAYLOAD, "args.weapon names a weapon of the stat block")
+    kind = _rules(lambda: at.reload_kind(sheet_of(d.s, c.id), weapon))
+    if kind is None:
+        raise _illegal(f"{weapon} needs no reload (stat block, R60)")
+    if kind.value != _cost_of(action):
+        raise _illegal(f"{weapon} reloads as a {kind.value} action (stat block, R60)")
+    return lambda: _used_by_action(d, c.id, action)
+
+
+# --------------------------------------------------------------------------- Ready
+
+
+def ready_item(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Thunk:
+    """READY: draw a stowed item (``args.draw``: a weapon's name or ``bandages``) and/or put
+    one away (``args.stow``)."""
+    _able(d, c)
+    draw, stow = cmd.args.get("draw"), cmd.args.get("stow")
+    if (draw is None and stow is None) or not all(x is None or isinstance(x, str)
+                                                  for x in (draw, stow)):
+        raise _reject(ErrorCode.INVALID_PAYLOAD, "args.draw and/or args.stow name an item")
+    sheet = sheet_of(d.s, c.id)
+    items = {w.name for w in sheet.weapons} | ({"bandages"} if sheet.bandages != "none"
+                                               else set())
+    if draw is not None and draw not in items:
+        raise _illegal(f"Ready: {c.name} has no {draw!r} (stat block, R60)")
+    before = in_hoof(d.s, c.id)
+    after = _rules(lambda: at.ready(sheet, before, draw=draw, stow=stow))
+
+    def run() -> None:
+        _used_by_action(d, c.id, "ready_item")
+        d.emit(ev.ItemsReadied(combatant=c.id, drawn=draw, stowed=stow,
+                               in_hoof=sorted(after), hidden=c.hidden), _vis(d, c.id))
+    return run
+
+
+# --------------------------------------------------------------------------- movement
+
+
+def _movement(d: Decision, c: CombatantProfile, cmd: msg.Act, action: str,
+              movement: at.Movement) -> Thunk:
+    yards = _int(cmd, "yards", movement.yards)
+    assert yards is not None
+    if yards > movement.yards:
+        raise _illegal(f"{CATALOG[action].label}: at most {movement.yards} yards "
+                       f"({movement.reason})")
+    away = _away_from(d, cmd)
+    prone = d.s.vitals[c.id].prone
+
+    def run() -> None:
+        _used_by_action(d, c.id, action)
+        _moved(d, c.id, action, yards, movement, away)
+        if movement.prone_after != prone:
+            set_health(d, c.id, d.s.vitals[c.id].fatigue, "stance",
+                       ["goes prone" if movement.prone_after else "stands up"],
+                       prone=movement.prone_after)
+        d.followups.append(lambda: pursuits(d, c.id, away))
+    return run
+
+
+def move(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Thunk:
+    """MOVE: up to Speed in yards; going prone, standing up or mounting (``args.posture``)
+    at half Speed; prone at the time of the Move, half Speed (R34)."""
+    _able(d, c)
+    posture = cmd.args.get("posture", "none")
+    if posture not in ("none", "go_prone", "stand", "mount"):
+        raise _reject(ErrorCode.INVALID_PAYLOAD, "args.posture is none, go_prone, stand or "
+                      "mount")
+    speed, prone = sheet_of(d.s, c.id).speed, d.s.vitals[c.id].prone
+    movement = _rules(lambda: at.move(speed, prone=prone, posture=posture))
+    return _movement(d, c, cmd, "move", movement)
+
+
+def run_action(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Thunk:
+    """RUN: up to double Speed; not while prone."""
+    _able(d, c)
+    speed, prone = sheet_of(d.s, c.id).speed, d.s.vitals[c.id].prone
+    movement = _rules(lambda: at.run(speed, prone=prone))
+    return _movement(d, c, cmd, "run", movement)
+
+
+# --------------------------------------------------------------------------- Heal
+
+
+def heal(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Thunk:
+    """HEAL (R33): an adjacent injured ally, bandages in hoof, a Difficulty 4 Mind test; the
+    ally regains the face rolled; no second heal until it takes damage again."""
+    _able(d, c)
+    target = _target(d, c, cmd, "ally healed")
+    distance = _int(cmd, "distance", MELEE_REACH)
+    assert distance is not None
+    s = d.s
+    same_side = s.combatants[target].side == c.side
+    planned = _rules(lambda: at.plan_heal(
+        healer=c.id, sheet=sheet_of(s, c.id), in_hoof=in_hoof(s, c.id), target=target,
+        same_side=same_side, distance=distance, target_vitals=health_of(s, target),
+        effects=effects(s), options=options(s)))
+    ctx = {"action": "heal", "healer": c.id, "target": target,
+           "check": _plain(planned)}
+
+    def run() -> None:
+        _used_by_action(d, c.id, "heal")
+        _roll(d, ctx, "heal", planned.die.expr, c.id)
+    return run
+
+
+def _resolve_heal(d: Decision, ctx: dict[str, Any], face: int) -> None:
+    healer, target = ctx["healer"], ctx["target"]
+    planned = msgspec.convert(ctx["check"], Planned)
+    vitals = health_of(d.s, target)
+    assert vitals is not None
+    result = at.resolve_heal(planned, face, vitals, options(d.s))
+    c = d.s.combatants[healer]
+    hidden = c.hidden or d.s.combatants[target].hidden
+    d.emit(ev.CheckMade(combatant=healer, check="heal", natural=face,
+                        modifiers=_step_parts(planned.steps), total=result.check.rolled.total,
+                        dc=at.HEAL_DIFFICULTY, success=result.check.success,
+                        section="Major Actions: HEAL (R33)", hidden=hidden),
+           ["gm"] if hidden else None)
+    if result.amount_die is not None:  # option heal_rolls_again (R33)
+        _roll(d, {**ctx, "die": _plain(result.amount_die)}, "heal amount",
+              result.amount_die.expr, healer)
+        return
+    if result.check.success:
+        _healed(d, healer, target, vitals, result.vitals)
+
+
+def _resolve_heal_amount(d: Decision, ctx: dict[str, Any], face: int) -> None:
+    vitals = health_of(d.s, ctx["target"])
+    assert vitals is not None
+    after = restore(vitals, face_total(face, msgspec.convert(ctx["die"], Laddered)))
+    _healed(d, ctx["healer"], ctx["target"], vitals, after)
+
+
+def _healed(d: Decision, healer: str, target: str, before: AtVitals, after: AtVitals) -> None:
+    set_health(d, target, after.health, "heal",
+               [f"healed by {d.s.combatants[healer].name}: Health {before.health} -> "
+                f"{after.health} (Major Actions: HEAL, R33)"])
+    start_effect(d, Effect(holder=target, target=HEALED, value=1, source_kind="mark",
+                           source="healed", expiry=UNTIL_REMOVED, origin=healer))
+
+
+# --------------------------------------------------------------------------- Prepare
+
+
+def prepare(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Thunk:
+    """PREPARE (R36): name one major action (``args.action``) and end the turn; refused after
+    a major action this turn. Until its next turn starts the combatant may interrupt anyone
+    with ``trigger_ready`` and take that action — the Dramatic readied action's mechanism —
+    without changing its place in the order; then it is lost."""
+    _able(d, c)
+    action = cmd.args.get("action")
+    if not isinstance(action, str) or action not in PREPARABLE:
+        raise _illegal(f"Prepare names a major action: args.action is one of "
+                       f"{', '.join(sorted(PREPARABLE))}")
+    _rules(lambda: at.prepare(c.id, rules_name(action), _budget(d)))
+    trigger = cmd.args.get("trigger") or f"any time until {c.name}'s next turn (Prepare)"
+    if not isinstance(trigger, str) or len(trigger) > 200:
+        raise _reject(ErrorCode.INVALID_PAYLOAD, "args.trigger says when (1-200 characters)")
+
+    def run() -> None:
+        _used_by_action(d, c.id, "prepare")  # R35: Prepare uses Aim up
+        d.emit(ev.ActionReadied(round=d.s.round, combatant=c.id, action=action,
+                                action_type=CATALOG[action].kind.value, trigger=trigger,
+                                hidden=c.hidden), _vis(d, c.id))
+        d.followups.append(lambda: d.send("next_turn", "the turn cannot end now"))
+    return run
+
+
+# --------------------------------------------------------------------------- Press the Attack
+
+
+def press_the_attack(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Thunk:
+    """PRESS THE ATTACK (R37): on an adjacent enemy struck in melee this turn; if it moves
+    away by its own action before the presser's next turn, the presser may pursue at once."""
+    _able(d, c)
+    target = _target(d, c, cmd, "enemy pressed")
+    distance = _int(cmd, "distance", MELEE_REACH)
+    assert distance is not None
+    struck = any(e.detail == target for e in _marks(d.s, c.id, STRUCK)) \
+        and d.s.current == c.id
+    speed = sheet_of(d.s, c.id).speed
+    new = _rules(lambda: at.press_the_attack(c.id, target, distance=distance,
+                                             struck_in_melee=struck, speed=speed))
+
+    def run() -> None:
+        _used_by_action(d, c.id, "press_the_attack")
+        for e in new:
+            start_effect(d, e)
+    return run
+
+
+def pursuits(d: Decision, mover: str, away_from: Iterable[str]) -> None:
+    """R37: the enemy's own movement took it farther from those who Press the Attack on it:
+    each may pursue, once, before the enemy does anything else. The pursuit is readied
+    (``action_readied`` with the free ``pursue`` action) and interrupts the current turn."""
+    away = set(away_from)
+    for effect in list(d.s.action_time.effects):
+        if effect.holder in away and at.pursuit_triggered(
+                effect, mover, own_action=True, distance_before=0, distance_after=1) \
+                and not out_of_fight(d.s, effect.holder):
+            holder = d.s.combatants[effect.holder]
+            end_effect(d, effect, "used")
+            d.emit(ev.ActionReadied(
+                round=d.s.round, combatant=holder.id, action="pursue", action_type="free",
+                trigger=f"{d.s.combatants[mover].name} moved away (Press the Attack, R37)",
+                hidden=holder.hidden), _vis(d, holder.id))
+    next_pursuit(d)
+
+
+def next_pursuit(d: Decision) -> None:
+    """Interrupt the current turn for the first pursuit waiting, if no interrupt is running."""
+    turn = d.s.turn
+    if turn is None or turn.interrupted_by is not None:
+        return
+    for cid, readied in d.s.readied.items():
+        if readied.action == "pursue" and cid != d.s.current:
+            d._interrupter = cid
+            d.send("interrupt", "the turn cannot be interrupted now")
+            return
+
+
+def pursue(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Thunk:
+    """The pursuit of Press the Attack: up to Speed in yards (``args.yards``; fewer, or 0, as
+    the presser wishes), at no cost in actions (R37)."""
+    turn = d.s.turn
+    readied = d.s.readied.get(c.id)
+    if turn is None or turn.interrupted_by != c.id or readied is None \
+            or readied.action != "pursue":
+        raise _illegal("a pursuit comes only when the enemy you Press the Attack on moves "
+                       "away (ruling R37)")
+    speed = sheet_of(d.s, c.id).speed
+    movement = at.Movement(speed, prone_after=d.s.vitals[c.id].prone,
+                           reason="Press the Attack: up to Speed in pursuit (R37)")
+    yards = _int(cmd, "yards", speed)
+    assert yards is not None
+    if yards > speed:
+        raise _illegal(f"a pursuit covers at most your Speed, {speed} yards (R37)")
+
+    def run() -> None:
+        _moved(d, c.id, "pursue", yards, movement, [])
+        d.followups.append(lambda: next_pursuit(d))
+    return run
+
+
+# --------------------------------------------------------------------------- stunts
+
+
+def stunt(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Thunk:
+    """A Skirmish (``args.yards``, default 2) or Knock Prone stunt (``args.stunt``) whose
+    points the user has spent (R39: the server does not track stunt points). Against one who
+    Stands Firm, an opposed Body test first, one per attack (R38: a tie goes to the larger die,
+    then to the one Standing Firm); the stunt works only if its user wins."""
+    _able(d, c)
+    kind = cmd.args.get("stunt")
+    if kind not in ("skirmish", "knock_prone"):
+        raise _reject(ErrorCode.INVALID_PAYLOAD, "args.stunt is skirmish or knock_prone")
+    target = _target(d, c, cmd, "combatant the stunt is used on")
+    if target == c.id:
+        raise _illegal("a stunt is used on someone else")
+    yards = _int(cmd, "yards", 2, 1, 100) if kind == "skirmish" else 0
+    if kind == "knock_prone" and d.s.vitals[target].prone:
+        raise _illegal(f"{d.s.combatants[target].name} is prone already")
+    ctx: dict[str, Any] = {"action": "stunt", "stunt": kind, "user": c.id, "target": target,
+                           "yards": yards}
+
+    def run() -> None:
+        if not at.stand_firm_applies(effects(d.s), target):
+            _stunt_works(d, ctx)
+            return
+        user_plan, _target_plan = _stand_firm_plans(d, c.id, target)
+        _roll(d, ctx, "stand firm (stunt)", user_plan.die.expr, c.id)
+    return run
+
+
+def _stand_firm_plans(d: Decision, user: str, target: str) -> tuple[Planned, Planned]:
+    s = d.s
+    return at.plan_stand_firm(user=user, user_sheet=sheet_of(s, user), target=target,
+                              target_sheet=sheet_of(s, target), effects=effects(s),
+                              options=options(s))
+
+
+def _stand_firm_user(d: Decision, ctx: dict[str, Any], face: int) -> None:
+    _user_plan, target_plan = _stand_firm_plans(d, ctx["user"], ctx["target"])
+    _roll(d, {**ctx, "user_face": face}, "stand firm", target_plan.die.expr, ctx["target"])
+
+
+def _stand_firm_target(d: Decision, ctx: dict[str, Any], face: int) -> None:
+    user, target = ctx["user"], ctx["target"]
+    user_plan, target_plan = _stand_firm_plans(d, user, target)
+    s = d.s
+    result = at.resolve_stand_firm(user, user_plan, ctx["user_face"], target, target_plan,
+                                   face, options(s))
+    hidden = s.combatants[user].hidden or s.combatants[target].hidden
+    d.emit(ev.CheckMade(
+        combatant=user, check="stand_firm", natural=ctx["user_face"],
+        modifiers=_step_parts(user_plan.steps), total=result.first.total,
+        dc=result.second.total, success=result.winner == "first",
+        section=f"Minor Actions: STAND FIRM: {result.text}", hidden=hidden),
+        ["gm"] if hidden else None)
+    if result.winner == "first":
+        _stunt_works(d, ctx)
+    elif result.winner is None:  # option opposed_tie_reroll (R38)
+        _roll(d, ctx, "stand firm (stunt)", user_plan.die.expr, user)
+
+
+def _stunt_works(d: Decision, ctx: dict[str, Any]) -> None:
+    target, user = ctx["target"], d.s.combatants[ctx["user"]]
+    if ctx["stunt"] == "knock_prone":
+        set_health(d, target, d.s.vitals[target].fatigue, "stunt",
+                   [f"knocked prone by {user.name} (Knock Prone stunt)"], prone=True)
+    else:  # moved by others: no pursuit (R37)
+        movement = at.Movement(ctx["yards"], prone_after=d.s.vitals[target].prone,
+                               reason=f"Skirmish stunt by {user.name}")
+        _moved(d, target, "skirmish", ctx["yards"], movement, [])
+
+
+_STAGES: dict[str, Callable[[Decision, dict[str, Any], int], None]] = {
+    "attack": _resolve_attack,
+    "damage": _resolve_damage,
+    "heal": _resolve_heal,
+    "heal amount": _resolve_heal_amount,
+    "stand firm (stunt)": _stand_firm_user,
+    "stand firm": _stand_firm_target,
+}
+
+
+# --------------------------------------------------------------------------- turn flow hooks
+
+
+def turn_started(d: Decision, cid: str) -> None:
+    """A turn starts: the effects lasting "until the beginning of your next turn" end (Defend,
+    All-Out Attack, Press the Attack, Stand Firm, the struck marks; R36's Prepare is a readied
+    action, which the engine drops)."""
+    for e in at.start_turn(effects(d.s), cid, health_of(d.s, cid)).ended:
+        end_effect(d, e, "turn_start")
+
+
+def round_ending(d: Decision) -> None:
+    """GUARD UP: its bonus and its downgrades last "for the remainder of the current round"."""
+    for e in at_round_end(effects(d.s)).ended:
+        end_effect(d, e, "round_end")
+
+
+def turn_passes(s: EncounterState, cid: str) -> bool:
+    """R29 (and R39 for group members): at 0 Health the turn passes without actions."""
+    return out_of_fight(s, cid)
+
+
+# --------------------------------------------------------------------------- legal actions
+
+
+def _attack_targets(s: EncounterState, cid: str) -> list[str]:
+    return [o for o in _enemies(s, cid) if s.vitals[o].fatigue_max > 0]
+
+
+def _heal_targets(s: EncounterState, cid: str) -> list[str]:
+    side = s.combatants[cid].side
+    out = []
+    for o in s.order:
+        h = health_of(s, o)
+        if s.combatants[o].side == side and (o != cid or options(s).heal_self) \
+                and h is not None and h.injured and not h.healed:
+            out.append(o)
+    return out
+
+
+def _press_targets(s: EncounterState, cid: str) -> list[str]:
+    return list(dict.fromkeys(e.detail for e in _marks(s, cid, STRUCK)))
+
+
+def _others(s: EncounterState, cid: str) -> list[str]:
+    return [o for o in s.order if o != cid]
+
+
+TARGETS: dict[str, Callable[[EncounterState, str], list[str]]] = {
+    **{a: _attack_targets for a in _ATTACKS},
+    "heal": _heal_targets,
+    "press_the_attack": _press_targets,
+    "pursue": lambda s, cid: [s.current] if s.current else [],
+    "stunt": _others,
+}
+
+
+def _has_weapon(kind: str) -> Callable[[EncounterState, str], bool]:
+    return lambda s, cid: any(w.kind == kind for w in sheet_of(s, cid).weapons)
+
+
+def _costs(what: str, cost: str) -> Callable[[EncounterState, str], bool]:
+    def test(s: EncounterState, cid: str) -> bool:
+        sheet = sheet_of(s, cid)
+        if what == "cast":
+            return any(sp.cast == cost for sp in sheet.spells)
+        return any(w.reload_cost == cost for w in sheet.weapons)
+    return test
+
+
+def _not_prone(s: EncounterState, cid: str) -> bool:
+    return not s.vitals[cid].prone
+
+
+AVAILABLE: dict[str, Callable[[EncounterState, str], bool]] = {
+    "melee_attack": _has_weapon("melee"),
+    "all_out_attack": _has_weapon("melee"),
+    "charge": lambda s, cid: _not_prone(s, cid) and _has_weapon("melee")(s, cid),
+    "ranged_attack": _has_weapon("ranged"),
+    "run": _not_prone,
+    "heal": lambda s, cid: "bandages" in in_hoof(s, cid) and "mind" in sheet_of(s, cid)
+    .abilities,
+    "guard_up": lambda s, cid: not _major_taken(s),  # "before any major action"
+    "prepare": lambda s, cid: not _major_taken(s),  # R36
+    "press_the_attack": lambda s, cid: bool(_marks(s, cid, STRUCK)),
+    "pursue": lambda s, cid: False,  # offered while its interrupt runs (R37)
+    **{f"{what}_{cost}": _costs(what, cost) for what in ("cast", "reload")
+       for cost in ("major", "minor", "free")},
+}
+
+
+RESOLVERS: dict[str, Callable[[Decision, CombatantProfile, msg.Act], Thunk | None]] = {
+    **{a: _attack(a) for a in _ATTACKS},
+    "defend": defend,
+    "guard_up": guard_up,
+    "aim": aim,
+    "stand_firm": stand_firm,
+    "heal": heal,
+    "move": move,
+    "run": run_action,
+    "prepare": prepare,
+    "press_the_attack": press_the_attack,
+    "pursue": pursue,
+    "ready_item": ready_item,
+    "activate": plain("activate"),
+    "other_major": plain("other_major"),
+    "other_minor": plain("other_minor"),
+    "free": free,
+    "stunt": stunt,
+    **{f"cast_{cost}": cast for cost in ("major", "minor", "free")},
+    **{f"reload_{cost}": reload for cost in ("major", "minor", "free")},
+}
+
+
+# --------------------------------------------------------------------------- views
+
+
+def view(s: EncounterState, visible: set[str], controls: Callable[[str], bool],
+         full: bool) -> dict[str, Any]:
+    """What a viewer sees of the Action Time state: the effects on the combatants it sees
+    (the table sees every stance), and what its own combatants hold."""
+    return {
+        "effects": [_plain(e) for e in s.action_time.effects
+                    if e.holder in visible],
+        "in_hoof": {cid: sorted(in_hoof(s, cid)) for cid in s.combatants
+                    if cid in visible and (full or controls(cid))},
+    }

@@ -48,6 +48,8 @@ Stat-block format (every key optional)::
     non_dexterous: false   # grabs with hooves or mouth: the non-dexterous malus (R24)
     load_limit: null       # an object's heavy load, in the unit its supported weight is given
     note: ""               # free text
+    social: {}             # the social statistics, read by rules.social.sheet.parse_social
+                           #   (reputation, status talents, temporary status, ...)
 
 Ranged and thrown weapons without ``ranges`` use the Star Wars Saga Edition bands (the
 convention where the text is silent): thrown 6/8/10/12 squares, ranged 20/40/60/80 squares.
@@ -281,6 +283,7 @@ class Sheet(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
     non_dexterous: bool = False
     load_limit: float | None = None
     note: str = ""
+    social: dict[str, Any] = msgspec.field(default_factory=dict)
 
     def __post_init__(self) -> None:
         for label, score in (("str", self.strength), ("dex", self.dexterity),

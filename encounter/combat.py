@@ -30,12 +30,18 @@ from rules.attack import (
 from rules.attack import aid_another as aid_succeeds
 from rules.condition_track import BOTTOM, Track
 from rules.damage import DamageFormula, damage_dealt, damage_formula
-from rules.defenses import DefenseName
+from rules.defenses import DefenseName, damage_thresholds
 from rules.dice import Roll
 from rules.grab import grab_check
 from rules.hazards import ram_formula
 from rules.modifiers import Modifier, RuleRefusal
-from rules.objects import break_dc, break_succeeds, object_reflex
+from rules.objects import (
+    break_dc,
+    break_succeeds,
+    held_object_reflex,
+    object_reflex,
+    structure_loss,
+)
 from rules.sheet import Nature, SheetError, WeaponKind
 
 if TYPE_CHECKING:
@@ -95,6 +101,8 @@ def declare(d: Decision, c: CombatantProfile, cmd: msg.Act, *, grab: bool = Fals
         "concealment": _choice(args, "concealment", Concealment, "none").value,
         "into_melee": bool(args.get("into_melee", False)),
         "creatures_in_the_way": bool(args.get("creatures_in_the_way", False)),
+        "moving": bool(args.get("moving", False)),
+        "held_by": _held_by(d, args),
     }
     try:
         sheet = vt.sheet_of(c, d.s.ruleset)
@@ -104,6 +112,14 @@ def declare(d: Decision, c: CombatantProfile, cmd: msg.Act, *, grab: bool = Fals
     ctx.update(battle.attack_situation(d, ctx, kind, sheet.reach_squares))  # the map decides
     check(d, ctx)  # refuses what the rules refuse (total cover, out of range) before acting
     return ctx
+
+
+def _held_by(d: Decision, args: dict[str, Any]) -> str | None:
+    holder = args.get("held_by")
+    if holder is not None and (not isinstance(holder, str) or holder not in d.s.combatants):
+        raise _reject(ErrorCode.INVALID_PAYLOAD, "args.held_by names the combatant holding the "
+                      "object")
+    return holder
 
 
 def check(d: Decision, ctx: dict[str, Any]) -> AttackCheck:
@@ -128,7 +144,11 @@ def check(d: Decision, ctx: dict[str, Any]) -> AttackCheck:
                 non_dexterous_penalty=o.non_dexterous_penalty,
                 prone_helpless_bonuses_stack=o.prone_helpless_bonuses_stack)
         target_defense = None
-        if t_sheet.nature is not Nature.CREATURE:  # Destructive Harvest: unattended objects
+        if t_sheet.nature is not Nature.CREATURE and ctx.get("held_by"):
+            # Held, Carried, or Worn Objects: 10 + size + the holder's Reflex Defense
+            _, holder = resolution.defenses_of(d, ctx["held_by"])
+            target_defense = held_object_reflex(t_sheet, holder.reflex)
+        elif t_sheet.nature is not Nature.CREATURE:  # Destructive Harvest: unattended objects
             target_defense = object_reflex(t_sheet, moving=bool(ctx.get("moving")))
         return attack_check(
             a_sheet, t_sheet, weapon=ctx["weapon"], throw=ctx["throw"],
@@ -220,11 +240,11 @@ def _resolve_ram(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
                         dr_respects_minimum_damage=o.dr_respects_minimum_damage)
     # Ramming: "Both involved suffer the damage" (R23: a natural 20 doubles the target's only)
     for who, dmg, note in ((target, dealt, "rammed"), (attacker, back, "the ram's impact")):
-        _record_damage(d, who, attacker, formula, roll, dmg)
+        record_damage(d, who, attacker, formula, roll, dmg)
         resolution.lose_fatigue(d, who, dmg.dealt, formula.source, "ram", [note])
 
 
-def _record_damage(d: Decision, target: str, source: str | None, formula: DamageFormula,
+def record_damage(d: Decision, target: str, source: str | None, formula: DamageFormula,
                    roll: Roll, dmg: Any) -> None:
     hidden = d.s.combatants[target].hidden or (source is not None
                                                 and d.s.combatants[source].hidden)
@@ -357,9 +377,33 @@ def _resolve_damage(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
     dmg = damage_dealt(formula, roll.total, critical=bool(ctx.get("critical")),
                        reductions=t_sheet.damage_reduction,
                        dr_respects_minimum_damage=d.s.options.dr_respects_minimum_damage)
-    _record_damage(d, target, attacker, formula, roll, dmg)
+    record_damage(d, target, attacker, formula, roll, dmg)
+    if t_sheet.nature is not Nature.CREATURE:
+        _structure_loss(d, target, dmg.dealt, formula.fierce, attacker)
+        return
     resolution.lose_fatigue(d, target, dmg.dealt, formula.source, "attack",
                             [f"hit by {d.s.combatants[attacker].name}"])
+
+
+def _structure_loss(d: Decision, target: str, loss: int, fierce: bool, attacker: str) -> None:
+    """Destructive Harvest (R46): a fierce hit's loss adds up on the object; every damage
+    threshold of it moves the object a step down; at the bottom it is destroyed."""
+    v = d.s.vitals[target]
+    sheet, defs = resolution.defenses_of(d, target)
+    threshold = damage_thresholds(sheet, defs).physical.total
+    try:
+        result = structure_loss(v.structure_loss, loss, threshold, vt.to_rules(v.physical),
+                                fierce=fierce)
+    except RuleRefusal:
+        return
+    notes = [f"hit by {d.s.combatants[attacker].name}: structure loss {result.loss}"
+             + ("" if fierce else " (not a fierce weapon: none)")
+             + f", {result.accumulated_after} toward the threshold of {threshold} (R46)"]
+    if result.steps:
+        notes.append(f"{result.steps} step(s) down the track")
+    vt.record(d, target, "structure_loss", notes, physical=result.track_after,
+              structure_loss=result.accumulated_after,
+              condition_events=("wrecked",) if result.destroyed else ())
 
 
 def is_ranged(d: Decision, cid: str, weapon: str) -> bool:

@@ -69,6 +69,7 @@ GM_COMMANDS = (
     msg.IssueSpectatorLink, msg.IssueIntegrationToken, msg.RevokeToken, msg.StartEncounter,
     msg.EndEncounter, msg.SetAwareness, msg.CallPerception, msg.AddEffect, msg.EndEffect,
     msg.AdjustCombatant, msg.Adjudicate, msg.SetMap, msg.PlaceCombatant, msg.Fall,
+    msg.Collide, msg.LoadObject,
 )
 
 class Decision(EncounterChartModel):
@@ -385,6 +386,12 @@ class Decision(EncounterChartModel):
             # the same initiative number that they began on."
             if effect.ends_round == s.round and count <= effect.count:
                 self.emit(ev.EffectEnded(effect=effect.effect))
+        for loaded, load in list(s.loads.items()):
+            # Strength: "another -1 step each round on the same initiative count"
+            if s.round > load.strained_round and count <= load.count:
+                from encounter.rulings import strain
+
+                strain(self, loaded)
         hidden = s.combatants[cid].hidden
         vis = self.combatant_vis(cid)
         if cid in s.readied:  # Ready: "you don't get to take the readied action"
@@ -488,6 +495,8 @@ _HANDLERS: dict[type, Callable[[Decision, Any], None]] = {
     msg.SetMap: battle.set_map,
     msg.PlaceCombatant: battle.place_combatant,
     msg.Fall: rulings.fall,
+    msg.Collide: rulings.collide,
+    msg.LoadObject: rulings.load_object,
     msg.Adjudicate: rulings.adjudicate,
     msg.Act: turns.act_command,
     msg.SubmitRoll: rolls.submit_roll,

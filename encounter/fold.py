@@ -7,6 +7,7 @@ from functools import singledispatch
 
 from encounter.state import (
     EncounterState,
+    Load,
     PendingRoll,
     Readied,
     SwiftProgress,
@@ -70,7 +71,7 @@ def _(e: ev.CombatantAdded, s: EncounterState) -> None:
 def _(e: ev.CombatantRemoved, s: EncounterState) -> None:
     s.combatants.pop(e.combatant, None)
     for table in (s.readied, s.swift_progress, s.delaying, s.vitals, s.aid, s.distracted,
-                  s.grabs, s.positions):
+                  s.grabs, s.positions, s.loads):
         table.pop(e.combatant, None)
     if e.combatant in s.delay_queue:
         s.delay_queue.remove(e.combatant)
@@ -302,7 +303,11 @@ def _(e: ev.VitalsChanged, s: EncounterState) -> None:
     v.mental = e.mental
     v.condition = list(e.condition)
     v.prone = e.prone
+    v.helpless = e.helpless
     v.check_round = e.check_round
+    v.structure_loss = e.structure_loss
+    if e.cause == "overweight" and e.combatant in s.loads:
+        s.loads[e.combatant].strained_round = s.round
     if e.cause == "second_lunch":
         v.second_lunch = True
     if not v.alive and e.combatant in s.order:  # Death: it leaves the order
@@ -372,3 +377,12 @@ def _(e: ev.CombatantPlaced, s: EncounterState) -> None:
 def _(e: ev.CombatantMoved, s: EncounterState) -> None:
     if e.path:
         s.positions[e.combatant] = (e.path[-1][0], e.path[-1][1])
+
+
+@_apply.register
+def _(e: ev.ObjectLoaded, s: EncounterState) -> None:
+    if e.weight:
+        s.loads[e.combatant] = Load(weight=e.weight, round=e.round, count=e.count,
+                                    strained_round=e.round)
+    else:
+        s.loads.pop(e.combatant, None)

@@ -18,7 +18,8 @@ from protocol import events as ev
 from protocol import messages as msg
 from protocol.errors import ErrorCode
 from protocol.model import CombatantProfile, StatBlock
-from rules.condition_track import end_of_scene
+from rules.condition_track import end_of_scene, natural_healing
+from rules.modifiers import RuleRefusal
 from rules.rulesets import Ruleset, RulesetError, ruleset
 
 _SLUG = re.compile(r"[^a-z0-9]+")
@@ -234,7 +235,28 @@ def end_effect(d: Decision, cmd: msg.EndEffect) -> None:
 def end(d: Decision, cmd: msg.EndEncounter) -> None:
     if d.s.chart[0] == "scene":
         after_the_scene(d)
+    if cmd.rest:
+        rest(d)
     d.finish(cmd.reason)
+
+
+def rest(d: Decision) -> None:
+    """Natural Healing: eight uninterrupted hours of rest bring back all fatigue points and the
+    whole condition track — not for objects, nor with a persistent condition (R17), nor for the
+    unconscious or dead."""
+    for cid, v in list(d.s.vitals.items()):
+        c = d.s.combatants[cid]
+        if not v.conscious:
+            continue
+        try:
+            healed = natural_healing(vt.sheet_of(c, d.s.ruleset), physical=vt.to_rules(v.physical),
+                                     mental=vt.to_rules(v.mental))
+        except RuleRefusal:
+            continue
+        vt.record(d, cid, "natural_healing",
+                  ["eight hours of rest: all fatigue points and the whole track back "
+                   "(Natural Healing)"], fatigue=v.fatigue_max, physical=healed.physical,
+                  mental=healed.mental if v.mental is not None else None)
 
 
 def after_the_scene(d: Decision) -> None:

@@ -26,6 +26,7 @@ def status_of(d: Decision, cid: str) -> Status:
     return Status(physical=vt.to_rules(v.physical), mental=vt.to_rules(v.mental),
                   fatigue_points=v.fatigue, flat_footed=cid in d.s.flat_footed,
                   unconscious=v.condition[0] == "unconscious", prone=v.prone,
+                  helpless=v.helpless,
                   grabbed=bool(d.s.grabs.get(cid)), distracted=cid in d.s.distracted)
 
 

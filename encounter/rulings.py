@@ -15,8 +15,10 @@ from protocol import events as ev
 from protocol import messages as msg
 from protocol.errors import ErrorCode
 from rules.condition_track import BOTTOM, Track
-from rules.hazards import fall_outcome, fall_plan
-from rules.modifiers import Modifier
+from rules.damage import damage_dealt
+from rules.hazards import collision_formulas, fall_outcome, fall_plan
+from rules.modifiers import Modifier, RuleRefusal
+from rules.objects import Overweight, apply_overweight, overweight
 from rules.sheet import DamageSource
 
 _CONDITION_EVENTS = {
@@ -52,7 +54,7 @@ def adjust_combatant(d: Decision, cmd: msg.AdjustCombatant) -> None:
         {"field": f, "value": getattr(cmd, f)} for f in (
             "fatigue", "fatigue_max", "physical_step", "physical_persistent",
             "physical_crippling", "mental_step", "mental_persistent", "mental_crippling",
-            "prone", "condition")
+            "prone", "helpless", "condition")
         if getattr(cmd, f) is not None
     ]
     if not changes:
@@ -87,7 +89,7 @@ def adjust_combatant(d: Decision, cmd: msg.AdjustCombatant) -> None:
                        hidden=c.hidden), d.combatant_vis(c.id))
     vt.record(d, c.id, "gm_override", [f"GM: {cmd.reason}"], fatigue=fatigue,
               fatigue_max=fatigue_max, physical=physical, mental=mental, prone=prone,
-              condition_events=events, check_round=check_round)
+              condition_events=events, check_round=check_round, helpless=cmd.helpless)
     d.result = {"combatant": c.id}
     pass_turn_if_down(d)
 
@@ -206,3 +208,70 @@ def fall(d: Decision, cmd: msg.Fall) -> None:
         vt.record(d, c.id, "fall", ["lands prone (Falling Damage)"], prone=True)
     d.result = {"loss": result.dealt}
     pass_turn_if_down(d)
+
+
+def collide(d: Decision, cmd: msg.Collide) -> None:
+    """Flying Basic Maneuver: Collision (R23), rolled by the server: each side takes both speeds
+    + the other's Strength modifier + the other's size damage, each less its own DR."""
+    from encounter.combat import record_damage
+
+    a, b = find_combatant(d, cmd.first), find_combatant(d, cmd.second)
+    if a.id == b.id:
+        raise Rejected(ErrorCode.INVALID_PAYLOAD, "a collision needs two combatants")
+    for c in (a, b):
+        if not d.s.vitals[c.id].alive:
+            raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{c.name} is {d.s.vitals[c.id].condition[0]}")
+    a_sheet, b_sheet = vt.sheet_of(a, d.s.ruleset), vt.sheet_of(b, d.s.ruleset)
+    try:
+        to_a, to_b = collision_formulas(a_sheet, b_sheet, a_flying=cmd.first_flying,
+                                        b_flying=cmd.second_flying)
+    except (RuleRefusal, ValueError) as exc:
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, str(exc)) from None
+    hidden = a.hidden or b.hidden
+    d.emit(ev.GmRuling(ruling="adjudicated", description=f"{a.name} and {b.name} collide",
+                       hidden=hidden), ["gm"] if hidden else None)
+    o = d.s.options
+    for victim, other, formula, sheet in ((a, b, to_a, a_sheet), (b, a, to_b, b_sheet)):
+        roll = d.server_roll(formula.dice, "collision damage", other.id)
+        dmg = damage_dealt(formula, roll.total, reductions=sheet.damage_reduction,
+                           dr_respects_minimum_damage=o.dr_respects_minimum_damage)
+        record_damage(d, victim.id, other.id, formula, roll, dmg)
+        if d.s.vitals[victim.id].alive:
+            resolution.lose_fatigue(d, victim.id, dmg.dealt, formula.source, "collision",
+                                    [f"collides with {other.name}"])
+    pass_turn_if_down(d)
+
+
+def load_object(d: Decision, cmd: msg.LoadObject) -> None:
+    """Breaking an Object → Strength: an object beyond its heavy load moves -1 step at once and
+    each round on the same initiative count; beyond twice its heavy load it is disabled, which
+    for an object is destroyed (R15)."""
+    c = find_combatant(d, cmd.combatant)
+    sheet = vt.sheet_of(c, d.s.ruleset)
+    if sheet.nature.value == "creature":
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{c.name} is a creature, not an object")
+    if sheet.load_limit is None and cmd.weight:
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{c.name}'s stat block gives no load_limit")
+    count = d.s.count_of(d.s.current) if d.s.current in d.s.initiative else 0
+    d.emit(ev.ObjectLoaded(combatant=c.id, weight=cmd.weight, round=d.s.round, count=count,
+                           hidden=c.hidden), d.combatant_vis(c.id))
+    if cmd.weight:
+        strain(d, c.id)
+
+
+def strain(d: Decision, cid: str) -> None:
+    """One application of an object's load (Breaking an Object → Strength)."""
+    load = d.s.loads.get(cid)
+    v = d.s.vitals[cid]
+    if load is None or not v.alive:
+        return
+    c = d.s.combatants[cid]
+    sheet = vt.sheet_of(c, d.s.ruleset)
+    effect = overweight(sheet, load.weight)
+    if effect is Overweight.NONE:
+        return
+    track = apply_overweight(sheet, load.weight, vt.to_rules(v.physical))
+    note = ("beyond twice its heavy load: disabled, destroyed (Strength, R15)"
+            if effect is Overweight.DISABLED else "beyond its heavy load: -1 step (Strength)")
+    vt.record(d, cid, "overweight", [note], physical=track,
+              condition_events=("wrecked",) if track.at_bottom else ())

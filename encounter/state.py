@@ -61,6 +61,15 @@ class SwiftProgress(msgspec.Struct, kw_only=True, gc=False):
     round: int
 
 
+class Load(msgspec.Struct, kw_only=True, gc=False):
+    """The weight an object supports, and the round and count it began on."""
+
+    weight: float
+    round: int
+    count: int
+    strained_round: int = 0
+
+
 class Vitals(msgspec.Struct, kw_only=True, gc=False):
     """A combatant's fatigue points, condition tracks and consciousness ("MLP Dramatic
     Systems", FATIGUE POINTS AND DAMAGE THRESHOLD; rulings R14-R17). ``condition`` is the
@@ -72,7 +81,10 @@ class Vitals(msgspec.Struct, kw_only=True, gc=False):
     mental: Track | None = msgspec.field(default_factory=Track)
     condition: list[str] = msgspec.field(default_factory=lambda: ["active", "fit"])
     prone: bool = False
+    helpless: bool = False
     check_round: int | None = None
+    #: An object's running structure loss (Destructive Harvest, R46).
+    structure_loss: int = 0
     #: Second Lunch taken in this encounter (never twice in one, SWIFT ACTIONS).
     second_lunch: bool = False
 
@@ -129,6 +141,8 @@ class EncounterState(msgspec.Struct, kw_only=True, gc=False):
     #: The battle map, if any, and where combatants stand on it (top-left square of the space).
     battle_map: BattleMap | None = None
     positions: dict[str, tuple[int, int]] = {}
+    #: Objects under a load (Breaking an Object: Strength), by combatant.
+    loads: dict[str, Load] = {}
     #: What "Action Time" adds: its effects and what combatants hold (``encounter.at_state``).
     action_time: AtState = msgspec.field(default_factory=AtState)
     ended: bool = False

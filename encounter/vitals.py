@@ -60,7 +60,8 @@ def to_event(track: RulesTrack) -> Track:
 def record(d: Decision, cid: str, cause: str, notes: list[str], *, fatigue: int | None = None,
            physical: RulesTrack | None = None, mental: RulesTrack | None = None,
            prone: bool | None = None, condition_events: tuple[str, ...] = (),
-           check_round: int | bool | None = False, fatigue_max: int | None = None) -> None:
+           check_round: int | bool | None = False, fatigue_max: int | None = None,
+           helpless: bool | None = None, structure_loss: int | None = None) -> None:
     """Record the combatant's new vitals; ``condition_events`` are sent to its condition chart
     in order (a refusal is a refused command: nothing wakes the dead)."""
     from encounter.engine import Rejected
@@ -89,6 +90,8 @@ def record(d: Decision, cid: str, cause: str, notes: list[str], *, fatigue: int 
         physical=to_event(physical) if physical is not None else v.physical,
         mental=(to_event(mental) if mental is not None and v.mental is not None else v.mental),
         condition=condition, prone=v.prone if prone is None else prone,
+        helpless=v.helpless if helpless is None else helpless,
+        structure_loss=v.structure_loss if structure_loss is None else structure_loss,
         check_round=new_check if isinstance(new_check, int) else None, notes=notes,
         fatigue_secret=c.kind == "npc", hidden=c.hidden), d.combatant_vis(cid))
     if condition[0] != "active":  # out of the fight: its grabs let go (Grab)

@@ -394,10 +394,23 @@ class VitalsChanged(Event, tag="vitals_changed", kw_only=True):
     mental: Track | None = None
     condition: list[str]
     prone: bool = False
+    helpless: bool = False
     check_round: int | None = None
+    structure_loss: int = 0
     notes: list[str] = []
     #: an NPC's fatigue points: shown to the GM only
     fatigue_secret: bool = False
+    hidden: bool = False
+
+
+class ObjectLoaded(Event, tag="object_loaded", kw_only=True):
+    """An object supports ``weight`` from ``round`` and ``count`` on (Breaking an Object:
+    Strength); 0: the load is off."""
+
+    combatant: str
+    weight: float
+    round: int
+    count: int
     hidden: bool = False
 
 
@@ -548,6 +561,7 @@ AnyEvent = (
     | DamageDealt
     | VitalsChanged
     | GrabChanged
+    | ObjectLoaded
     | MapSet
     | CombatantPlaced
     | CombatantMoved

@@ -174,7 +174,8 @@ class AdjustCombatant(Command, tag="adjust_combatant", kw_only=True):
     combatant sees (audited as a ``gm_ruling``). Fields left out are unchanged. ``condition``
     sets consciousness directly (``unconscious`` makes it prone; ``conscious`` revives an
     unconscious combatant, never a dead one). Steps count down the track, 0 (normal) to 5
-    (rulings R15, R17; ``*_crippling`` clears or sets crippling steps, R14.4)."""
+    (rulings R15, R17; ``*_crippling`` clears or sets crippling steps, R14.4). ``helpless``:
+    bound or asleep (HELPLESS CONDITION)."""
 
     combatant: CombatantRef
     reason: Reason
@@ -187,6 +188,7 @@ class AdjustCombatant(Command, tag="adjust_combatant", kw_only=True):
     mental_persistent: TrackStep | None = None
     mental_crippling: TrackStep | None = None
     prone: bool | None = None
+    helpless: bool | None = None
     condition: Literal["conscious", "unconscious", "dead", "destroyed"] | None = None
 
 
@@ -213,6 +215,26 @@ class Fall(Command, tag="fall", kw_only=True):
 
     combatant: CombatantRef
     meters: Annotated[float, msgspec.Meta(ge=0, le=1000)]
+
+
+class Collide(Command, tag="collide", kw_only=True):
+    """Two movers run into each other (GM): no roll to hit; each takes both speeds + the other's
+    Strength modifier + the other's size damage (Flying Basic Maneuver: Collision; R23)."""
+
+    first: CombatantRef
+    second: CombatantRef
+    first_flying: bool = False
+    second_flying: bool = False
+
+
+class LoadObject(Command, tag="load_object", kw_only=True):
+    """An object now supports ``weight`` (in the unit of its stat block's ``load_limit``; 0
+    takes the load off) (GM). Beyond its heavy load it moves a step down the track at once and
+    again each round on the same initiative count; beyond twice its heavy load it is destroyed
+    (Breaking an Object: Strength; R15)."""
+
+    combatant: CombatantRef
+    weight: Annotated[float, msgspec.Meta(ge=0, le=1e9)]
 
 
 class AdjudicatedOutcome(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
@@ -268,9 +290,13 @@ class ServerRoll(Command, tag="server_roll", kw_only=True):
 
 
 class EndEncounter(Command, tag="end_encounter", kw_only=True):
-    """End the scene; narrative time resumes (COMBAT SEQUENCE, step 5)."""
+    """End the scene; narrative time resumes (COMBAT SEQUENCE, step 5). The unconscious roll
+    their Constitution checks and everyone conscious improves a step (R16, R50); with
+    ``rest: true`` the party then rests eight hours (Natural Healing: all fatigue points and
+    the whole track back, except with a persistent condition, R17)."""
 
     reason: Label | None = None
+    rest: bool = False
 
 
 AnyClientMessage = (
@@ -293,6 +319,8 @@ AnyClientMessage = (
     | SetMap
     | PlaceCombatant
     | Fall
+    | Collide
+    | LoadObject
     | AdjustCombatant
     | Adjudicate
     | Act

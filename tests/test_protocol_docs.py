@@ -360,7 +360,9 @@ async def play_resolution(rec: Recorder, url: str, clients: list[Client]) -> Non
     ack = await anon.command("create_encounter", name="Blows", combatants=[
         {"name": "Ace", "id": "ace", "kind": "pc", "initiative": 9, "position": [0, 0],
          "stats": {"skills": {"melee": 30}, "str": 14}},
-        {"name": "Cub", "id": "cub", "kind": "npc", "initiative": 1, "position": [3, 0]}],
+        {"name": "Cub", "id": "cub", "kind": "npc", "initiative": 1, "position": [3, 0],
+         "stats": {"skills": {"melee": 30}, "fatigue_points": 40}},
+        {"name": "Cart", "id": "cart", "stats": {"nature": "object", "load_limit": 10}}],
         options={"dice_seed": 3}, map={"width": 6, "height": 4, "blocked": [[5, 3]]})
     gm = await open_client(url, clients)
     await rec.hello(gm, ack["result"]["gm_token"])
@@ -374,12 +376,14 @@ async def play_resolution(rec: Recorder, url: str, clients: list[Client]) -> Non
     await rec.ok(gm, "fall", combatant="cub", meters=6)
     await rec.ok(gm, "place_combatant", combatant="cub", at=[4, 2])
     await rec.ok(gm, "set_map", map={"width": 8, "height": 8})
+    await rec.ok(gm, "load_object", combatant="cart", weight=12)
+    await rec.ok(gm, "collide", first="ace", second="cub")
     await rec.ok(gm, "adjust_combatant", combatant="cub", prone=True, reason="slipped in mud")
     await rec.ok(gm, "adjudicate", combatant="ace", description="swing from the chandelier",
                  modifier=2, dc=12)
     for kind in ("attack_resolved", "damage_dealt", "vitals_changed", "gm_ruling",
                  "check_made", "map_set", "combatant_placed", "combatant_moved",
-                 "grab_changed"):
+                 "grab_changed", "object_loaded"):
         assert events_of(gm, kind), kind
 
 

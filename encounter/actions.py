@@ -151,6 +151,7 @@ DRAMATIC_RESOLVERS: dict[str, Resolver] = {
     "break_grab": break_grab,
     "ram": combat.ram,
     "break_object": combat.break_object,
+    "harvest": combat.harvest,
     "recover": recover,
     "move": battle.move,
     "run": battle.run,

@@ -38,6 +38,8 @@ from rules.modifiers import Modifier, RuleRefusal
 from rules.objects import (
     break_dc,
     break_succeeds,
+    harvest_check,
+    harvest_yield,
     held_object_reflex,
     object_reflex,
     structure_loss,
@@ -197,6 +199,81 @@ def after_roll(d: Decision, stage: str, ctx: dict[str, Any], roll: Roll) -> None
         _resolve_ram(d, ctx, roll)
     elif stage == "break_object":
         _resolve_break(d, ctx, roll)
+    elif stage == "harvest":
+        _resolve_harvest_check(d, ctx, roll)
+    elif stage == "harvest_roll":
+        _resolve_harvest_roll(d, ctx, roll)
+
+
+def harvest(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[], None]:
+    """Standard action: Harvest — a Profession check (``args.skill``, e.g. ``profession_miner``)
+    against 10, or the target's Reflex Defense when there is a ``args.target``; on a success the
+    harvest roll (``args.weapon``'s damage, or the unarmed die) + 1 per 5 points over the DC,
+    doubled after a natural 20, less DR, is the amount of ``args.resource`` gained (R54); a
+    result reaching the target's damage threshold moves it a step down (R45)."""
+    args = cmd.args
+    skill, resource = args.get("skill", "profession"), args.get("resource", "resources")
+    if not isinstance(skill, str) or not isinstance(resource, str) or len(resource) > 40:
+        raise _reject(ErrorCode.INVALID_PAYLOAD, "args.skill and args.resource are names")
+    target = args.get("target")
+    if target is not None and (not isinstance(target, str) or target not in d.s.combatants
+                               or not d.s.vitals[target].alive):
+        raise _reject(ErrorCode.INVALID_PAYLOAD, "args.target names what is harvested")
+    weapon = args.get("weapon", "unarmed")
+    try:
+        vt.sheet_of(c, d.s.ruleset).weapon(weapon)
+    except (SheetError, TypeError):
+        raise _reject(ErrorCode.INVALID_PAYLOAD, "args.weapon names a weapon of the stat "
+                      "block") from None
+    ctx = {"action": "harvest", "attacker": c.id, "target": target, "skill": skill,
+           "resource": resource, "weapon": weapon}
+    return lambda: _roll(d, ctx, "harvest", "1d20")
+
+
+def _resolve_harvest_check(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
+    cid, target = ctx["attacker"], ctx["target"]
+    sheet = vt.sheet_of(d.s.combatants[cid], d.s.ruleset)
+    modifier = sheet.skill(ctx["skill"])
+    dc = 10
+    if target is not None:
+        dc = resolution.defenses_of(d, target)[1].reflex.total
+    result = harvest_check(roll.total, modifier, dc=dc)
+    hidden = d.s.combatants[cid].hidden
+    d.emit(ev.CheckMade(combatant=cid, check="harvest", natural=roll.total,
+                        modifiers=[Modifier(ctx["skill"], modifier, "STANDARD ACTIONS: Harvest")],
+                        total=result.total, dc=dc, success=result.success,
+                        section="STANDARD ACTIONS: Harvest", target=target, hidden=hidden),
+           ["gm"] if hidden else None)
+    if result.success:
+        ctx = {**ctx, "natural": roll.total, "modifier": modifier, "dc": dc}
+        formula = damage_formula(sheet, weapon=ctx["weapon"])
+        _roll(d, ctx, "harvest_roll", formula.dice)
+
+
+def _resolve_harvest_roll(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
+    cid, target = ctx["attacker"], ctx["target"]
+    check = harvest_check(ctx["natural"], ctx["modifier"], dc=ctx["dc"])
+    reductions: tuple[Any, ...] = ()
+    threshold, track = None, None
+    if target is not None:
+        t_sheet, t_defs = resolution.defenses_of(d, target)
+        reductions = t_sheet.damage_reduction
+        threshold = damage_thresholds(t_sheet, t_defs).physical.total
+        track = vt.to_rules(d.s.vitals[target].physical)
+    got = harvest_yield(check, roll.total, reductions=reductions, threshold=threshold,
+                        track=track)
+    hidden = d.s.combatants[cid].hidden
+    formula = damage_formula(vt.sheet_of(d.s.combatants[cid], d.s.ruleset),
+                             weapon=ctx["weapon"])
+    d.emit(ev.Harvested(combatant=cid, target=target, resource=ctx["resource"],
+                        dice=formula.dice, rolled=roll.total, bonus=got.bonus,
+                        doubled=check.critical, reduction=got.doubled - got.result,
+                        resources=got.resources, hidden=hidden), ["gm"] if hidden else None)
+    if target is not None and got.threshold_reached and got.track_after is not None:
+        t_sheet = vt.sheet_of(d.s.combatants[target], d.s.ruleset)
+        resolution.record_track(d, target, t_sheet, True, got.track_after,
+                                ["the harvest reaches its damage threshold: -1 step (R45)"],
+                                "harvest")
 
 
 def ram(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[], None]:

@@ -386,3 +386,8 @@ def _(e: ev.ObjectLoaded, s: EncounterState) -> None:
                                     strained_round=e.round)
     else:
         s.loads.pop(e.combatant, None)
+
+
+@_apply.register
+def _(e: ev.Harvested, s: EncounterState) -> None:
+    pass

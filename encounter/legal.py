@@ -10,9 +10,11 @@ from encounter.actions import available, hooks
 from encounter.actors import Actor
 from encounter.state import EncounterState
 from encounter.turns import legal_turn_actions
+from encounter.vitals import sheet_of
 from protocol.messages import LegalAction
 from rules.actions import Kind
 from rules.rulesets import ruleset
+from rules.sheet import size_steps
 from statemachines.encounter_chart import EncounterChartModel, restore
 
 #: Actions aimed at another combatant: their legal action lists the possible targets.
@@ -75,6 +77,16 @@ def _turn_actions(ruleset_name: str, standard: bool, move: bool, swift: bool, su
                                     EncounterOptions(recover_in_scene=recover_in_scene)))
 
 
+def _grabbable(state: EncounterState, cid: str, targets: list[str]) -> list[str]:
+    """Grab: "only an target up to one size category larger than yourself, and only one
+    target at a time"."""
+    if any(cid in grabbers for grabbers in state.grabs.values()):
+        return []
+    size = sheet_of(state.combatants[cid], state.ruleset).size
+    return [t for t in targets
+            if size_steps(size, sheet_of(state.combatants[t], state.ruleset).size) <= 1]
+
+
 def _scene_actions(state: EncounterState, viewer: Actor) -> list[LegalAction]:
     rules = ruleset(state.ruleset)
     catalog = rules.actions()
@@ -94,6 +106,8 @@ def _scene_actions(state: EncounterState, viewer: Actor) -> list[LegalAction]:
                        and (not state.combatants[o].hidden or state.combatants[cid].hidden)
                        and (o not in state.vitals or state.vitals[o].alive)
                        and (name != "break_object" or state.vitals[o].mental is None)]
+            if name == "grab":
+                targets = _grabbable(state, cid, targets)
             if not targets:
                 return  # nobody to aim it at: not a legal action now
         out.append(LegalAction(action=name, combatant=cid, label=spec.label if spec else None,

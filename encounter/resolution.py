@@ -65,7 +65,7 @@ def lose_fatigue(d: Decision, cid: str, loss: int, source: DamageSource, cause: 
         vt.record(d, cid, cause, said, fatigue=result.fatigue_after,
                   condition_events=("killed",), **kwargs)  # type: ignore[arg-type]
     else:
-        _record_track(d, cid, sheet, physical, result.track_after, said, cause,
+        record_track(d, cid, sheet, physical, result.track_after, said, cause,
                       fatigue=result.fatigue_after)
     return result
 
@@ -82,10 +82,10 @@ def move_down(d: Decision, cid: str, steps: int, source: DamageSource, persisten
         track = ct.move_down(track, persistent=persistent)
     notes = [note, f"{steps} step{'s' if steps != 1 else ''} down the "
              f"{'physical' if physical else 'mental'} track (step {track.step})"]
-    _record_track(d, cid, sheet, physical, track, notes, "condition")
+    record_track(d, cid, sheet, physical, track, notes, "condition")
 
 
-def _record_track(d: Decision, cid: str, sheet: Sheet, physical: bool, track: ct.Track,
+def record_track(d: Decision, cid: str, sheet: Sheet, physical: bool, track: ct.Track,
                   notes: list[str], cause: str, fatigue: int | None = None) -> None:
     v = d.s.vitals[cid]
     events: tuple[str, ...] = ()

@@ -403,6 +403,23 @@ class VitalsChanged(Event, tag="vitals_changed", kw_only=True):
     hidden: bool = False
 
 
+class Harvested(Event, tag="harvested", kw_only=True):
+    """A harvest roll after a successful Profession check (STANDARD ACTIONS: Harvest; R54):
+    the dice, the check's bonus (+1 per 5 over the DC), doubling after a natural 20, damage
+    reduction, and the ``resources`` gained (one unit per point)."""
+
+    combatant: str
+    target: str | None = None
+    resource: str
+    dice: str
+    rolled: int
+    bonus: int
+    doubled: bool = False
+    reduction: int = 0
+    resources: int
+    hidden: bool = False
+
+
 class ObjectLoaded(Event, tag="object_loaded", kw_only=True):
     """An object supports ``weight`` from ``round`` and ``count`` on (Breaking an Object:
     Strength); 0: the load is off."""
@@ -562,6 +579,7 @@ AnyEvent = (
     | VitalsChanged
     | GrabChanged
     | ObjectLoaded
+    | Harvested
     | MapSet
     | CombatantPlaced
     | CombatantMoved

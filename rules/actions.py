@@ -130,6 +130,8 @@ _CATALOG = [
     ActionSpec("break_grab", Kind.STANDARD, "STANDARD ACTIONS: Grab", "Break a grab"),
     ActionSpec("break_object", Kind.STANDARD, "STANDARD ACTIONS: Breaking an Object",
                "Break an object", readyable=True),
+    ActionSpec("harvest", Kind.STANDARD, "STANDARD ACTIONS: Harvest", "Harvest",
+               readyable=True),
     ActionSpec("ram", Kind.STANDARD, "Flying Basic Maneuver: Ramming", "Ram", readyable=True),
     ActionSpec("other_standard", Kind.STANDARD, "ACTIONS IN COMBAT: Standard Action",
                "Another standard action (GM adjudicates)", readyable=True),

@@ -146,3 +146,18 @@ async def test_a_nights_rest_after_the_scene_heals_all_but_the_persistent(make: 
     ace, bee_now = scene.state.vitals["ace"], scene.state.vitals["bee"]
     assert (ace.fatigue, ace.physical.step) == (10, 0)  # Natural Healing
     assert (bee_now.fatigue, bee_now.physical.step) == (2, 2)  # only R50's step (R17)
+
+
+async def test_a_harvest_gains_one_unit_per_point_of_the_harvest_roll(make: Make) -> None:
+    miner = {**ACE, "stats": {**ACE["stats"], "skills": {"profession_miner": 6}}}
+    rock = {**DOOR, "name": "Rock", "id": "rock", "stats": {"nature": "object",
+                                                           "fatigue_points": 50}}
+    scene = await make([miner, rock])
+    await scene.act("ace", "harvest", skill="profession_miner", resource="gems",
+                    weapon="axe")
+    await roll(scene, 14)  # 14 + 6 = 20 against 10: +2 on the harvest roll (every 5 over)
+    check = last(scene, "check_made")
+    assert (check["check"], check["total"], check["success"]) == ("harvest", 20, True)
+    await roll(scene, 5)
+    got = last(scene, "harvested")
+    assert (got["rolled"], got["bonus"], got["resources"], got["resource"]) == (5, 2, 7, "gems")

@@ -378,12 +378,16 @@ async def play_resolution(rec: Recorder, url: str, clients: list[Client]) -> Non
     await rec.ok(gm, "set_map", map={"width": 8, "height": 8})
     await rec.ok(gm, "load_object", combatant="cart", weight=12)
     await rec.ok(gm, "collide", first="ace", second="cub")
+    await rec.ok(gm, "act", combatant="cub", action="end_turn")
+    await rec.ok(gm, "act", combatant="cart", action="end_turn")
+    await rec.ok(gm, "act", combatant="ace", action="harvest",
+                 args={"target": "cart", "skill": "melee", "resource": "planks"})
     await rec.ok(gm, "adjust_combatant", combatant="cub", prone=True, reason="slipped in mud")
     await rec.ok(gm, "adjudicate", combatant="ace", description="swing from the chandelier",
                  modifier=2, dc=12)
     for kind in ("attack_resolved", "damage_dealt", "vitals_changed", "gm_ruling",
                  "check_made", "map_set", "combatant_placed", "combatant_moved",
-                 "grab_changed", "object_loaded"):
+                 "grab_changed", "object_loaded", "harvested"):
         assert events_of(gm, kind), kind
 
 

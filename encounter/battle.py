@@ -21,6 +21,7 @@ from protocol.errors import ErrorCode
 from protocol.model import CombatantProfile
 from rules import movement, sight
 from rules.battle_map import MapError, Placement, Size, check_placement, occupied
+from rules.condition_track import condition_speed
 from rules.sheet import WeaponKind
 
 if TYPE_CHECKING:
@@ -136,16 +137,19 @@ def _move(d: Decision, c: CombatantProfile, cmd: msg.Act, run: bool) -> Callable
                                 helpless=not d.s.vitals[o].conscious)
               for o, p in _others(d, c.id)]
     o = d.s.options
-    prone = d.s.vitals[c.id].prone
+    v = d.s.vitals[c.id]
+    prone = v.prone
+    step = max(v.physical.step, v.mental.step if v.mental is not None else 0)
+    speed = condition_speed(sheet.speed, step, condition_half_speed=o.condition_half_speed)
     try:
         if run:
             plan = movement.validate_run(
-                d.s.battle_map, me, path, speed=sheet.speed, load=load, others=others,
+                d.s.battle_map, me, path, speed=speed, load=load, others=others,
                 prone=prone, refined_garment_runs_triple=o.refined_garment_runs_triple,
                 squeeze_cost_multiplier=o.squeeze_cost_multiplier)
         else:
             plan = movement.validate_move(
-                d.s.battle_map, me, path, speed=sheet.speed, load=load, others=others,
+                d.s.battle_map, me, path, speed=speed, load=load, others=others,
                 prone=prone, prone_crawl_squares=o.prone_crawl_squares,
                 squeeze_cost_multiplier=o.squeeze_cost_multiplier)
     except (MapError, ValueError) as exc:

@@ -20,6 +20,10 @@ from statemachines.encounter_chart import EncounterChartModel, restore
 #: Actions aimed at another combatant: their legal action lists the possible targets.
 _TARGETED = frozenset({"attack", "grab", "aid_another", "distraction", "ram", "break_object"})
 
+#: The GM's commands for what the rules leave to the GM, offered while the encounter runs.
+_GM_TOOLS = ("adjudicate", "adjust_combatant", "set_map", "place_combatant", "fall", "collide",
+             "load_object")
+
 #: Chart events a GM may send as commands of the same name.
 _GM_FLOW = ("start_encounter", "end_encounter")
 
@@ -48,6 +52,8 @@ def legal_actions(
         for name in _GM_FLOW:
             if name in allowed and (name != "start_encounter" or state.combatants):
                 actions.append(LegalAction(action=name))
+        if state.combatants and state.ruleset == "dramatic":
+            actions += [LegalAction(action=name) for name in _GM_TOOLS]
     if state.chart and state.chart[0] == "scene":
         actions += _scene_actions(state, viewer)
     for pending in state.pending_rolls.values():

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from encounter import action_time, battle, combat
+from encounter import action_time, battle, combat, social
 from encounter import vitals as vt
 from encounter.state import EncounterState
 from protocol import events as ev
@@ -62,7 +62,8 @@ def _second_lunch(d: Decision, c: CombatantProfile, food_bonus: int) -> Callable
         raise _reject(ErrorCode.ILLEGAL_ACTION, str(exc)) from None
     note = (f"catches a Second Lunch: +{lunch.regained}"
             + (f" and +{lunch.food_bonus} from food" if lunch.food_bonus else "")
-            + f" fatigue points ({lunch.fatigue_before} -> {lunch.fatigue_after})")
+            + " fatigue points"
+            + ("" if c.kind == "npc" else f" ({lunch.fatigue_before} -> {lunch.fatigue_after})"))
     return lambda: vt.record(d, c.id, "second_lunch", [note], fatigue=lunch.fatigue_after)
 
 
@@ -119,6 +120,13 @@ def recover(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[], None
                                                   "point (R18)"], fatigue=min(after, v.fatigue_max))
 
 
+def _may_argue(state: EncounterState, cid: str) -> bool:
+    """Dispute and Conversation need an unspent statement of one's own, no Blocking, and a
+    debate still going (R26, R27, R49)."""
+    return not state.debate_over and cid not in state.blocking and any(
+        a.owner == cid and a.size for a in state.arguments.values())
+
+
 def _persistent(state: EncounterState, cid: str) -> bool:
     v = state.vitals[cid]
     return bool(v.physical.persistent or (v.mental is not None and v.mental.persistent))
@@ -138,6 +146,11 @@ DRAMATIC_AVAILABLE: dict[str, Callable[[EncounterState, str], bool]] = {
     "second_lunch_with_food": _lunch_possible,
     "break_grab": lambda s, cid: bool(s.grabs.get(cid)),
     "recover": lambda s, cid: not _persistent(s, cid),
+    "dispute": lambda s, cid: _may_argue(s, cid),
+    "conversation": lambda s, cid: _may_argue(s, cid),
+    "lie": lambda s, cid: cid not in s.blocking,
+    "block": lambda s, cid: cid not in s.blocking,
+    "stop_blocking": lambda s, cid: cid in s.blocking and s.current == cid,
     "move": lambda s, cid: not s.grabs.get(cid),
     "run": lambda s, cid: not s.grabs.get(cid),
 }
@@ -152,6 +165,11 @@ DRAMATIC_RESOLVERS: dict[str, Resolver] = {
     "ram": combat.ram,
     "break_object": combat.break_object,
     "harvest": combat.harvest,
+    "dispute": social.dispute,
+    "conversation": social.converse,
+    "lie": social.lie,
+    "block": social.block,
+    "stop_blocking": social.stop_blocking,
     "recover": recover,
     "move": battle.move,
     "run": battle.run,

@@ -31,7 +31,7 @@ from rules.attack import aid_another as aid_succeeds
 from rules.condition_track import BOTTOM, Track
 from rules.damage import DamageFormula, damage_dealt, damage_formula
 from rules.defenses import DefenseName, damage_thresholds
-from rules.dice import Roll
+from rules.dice import Roll, dice_in
 from rules.grab import grab_check
 from rules.hazards import ram_formula
 from rules.modifiers import Modifier, RuleRefusal
@@ -180,8 +180,15 @@ def grab(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[], None]:
 
 
 def _roll(d: Decision, ctx: dict[str, Any], stage: str, expr: str) -> None:
-    cid = ctx["attacker"]
-    if d.is_manual(cid):
+    roll_stage(d, ctx, stage, expr)
+
+
+def roll_stage(d: Decision, ctx: dict[str, Any], stage: str, expr: str,
+               roller: str | None = None) -> None:
+    """Roll the dice of a stage of an action — the server's, or physical dice of whoever rolls
+    for ``roller`` (default: the acting combatant) — and resolve the stage once they are in."""
+    cid = roller or ctx["attacker"]
+    if d.is_manual(cid) and dice_in(expr):  # a constant ("1") needs no dice thrown
         d.request_roll(expr, stage, cid, context=ctx)
     else:
         after_roll(d, stage, ctx, d.server_roll(expr, stage, cid))
@@ -203,6 +210,10 @@ def after_roll(d: Decision, stage: str, ctx: dict[str, Any], roll: Roll) -> None
         _resolve_harvest_check(d, ctx, roll)
     elif stage == "harvest_roll":
         _resolve_harvest_roll(d, ctx, roll)
+    else:
+        from encounter import social
+
+        social.after_roll(d, stage, ctx, roll)
 
 
 def harvest(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[], None]:

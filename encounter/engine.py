@@ -69,7 +69,7 @@ GM_COMMANDS = (
     msg.IssueSpectatorLink, msg.IssueIntegrationToken, msg.RevokeToken, msg.StartEncounter,
     msg.EndEncounter, msg.SetAwareness, msg.CallPerception, msg.AddEffect, msg.EndEffect,
     msg.AdjustCombatant, msg.Adjudicate, msg.SetMap, msg.PlaceCombatant, msg.Fall,
-    msg.Collide, msg.LoadObject,
+    msg.Collide, msg.LoadObject, msg.SizeArgument, msg.SetAttitude,
 )
 
 class Decision(EncounterChartModel):
@@ -396,6 +396,10 @@ class Decision(EncounterChartModel):
         vis = self.combatant_vis(cid)
         if cid in s.readied:  # Ready: "you don't get to take the readied action"
             self.emit(ev.ReadiedActionLost(combatant=cid, hidden=hidden), vis)
+        if any(a.target == cid for a in s.answers.values()):
+            from encounter.social import unanswered_at_turn
+
+            unanswered_at_turn(self, cid)  # R48: no answer before its turn refuses
         self.emit(ev.TurnStarted(round=s.round, combatant=cid, hidden=hidden), vis)
         if self.hooks.turn_started is not None:
             self.hooks.turn_started(self, cid)
@@ -474,7 +478,7 @@ def find_combatant(d: Decision, cid: str) -> CombatantProfile:
 
 
 
-from encounter import battle, gm, rolls, rulings, turns  # noqa: E402  (the handlers need Decision and Rejected)
+from encounter import battle, gm, rolls, rulings, social, turns  # noqa: E402  (the handlers need Decision and Rejected)
 from encounter.gm import create, parse_statblocks_yaml, profile_from  # noqa: E402
 
 _HANDLERS: dict[type, Callable[[Decision, Any], None]] = {
@@ -497,6 +501,8 @@ _HANDLERS: dict[type, Callable[[Decision, Any], None]] = {
     msg.Fall: rulings.fall,
     msg.Collide: rulings.collide,
     msg.LoadObject: rulings.load_object,
+    msg.SizeArgument: social.size_argument,
+    msg.SetAttitude: social.set_attitude,
     msg.Adjudicate: rulings.adjudicate,
     msg.Act: turns.act_command,
     msg.SubmitRoll: rolls.submit_roll,

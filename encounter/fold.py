@@ -6,8 +6,10 @@ from collections.abc import Iterable
 from functools import singledispatch
 
 from encounter.state import (
+    Argument,
     EncounterState,
     Load,
+    PendingAnswer,
     PendingRoll,
     Readied,
     SwiftProgress,
@@ -390,4 +392,43 @@ def _(e: ev.ObjectLoaded, s: EncounterState) -> None:
 
 @_apply.register
 def _(e: ev.Harvested, s: EncounterState) -> None:
+    pass
+
+
+@_apply.register
+def _(e: ev.ArgumentChanged, s: EncounterState) -> None:
+    s.arguments[e.argument] = Argument(owner=e.combatant, size=e.size, text=e.text,
+                                       perilous=e.perilous)
+
+
+@_apply.register
+def _(e: ev.AttitudeChanged, s: EncounterState) -> None:
+    s.attitudes.setdefault(e.holder, {})[e.toward] = e.attitude
+
+
+@_apply.register
+def _(e: ev.BlockingChanged, s: EncounterState) -> None:
+    if e.blocking and e.combatant not in s.blocking:
+        s.blocking.append(e.combatant)
+    elif not e.blocking and e.combatant in s.blocking:
+        s.blocking.remove(e.combatant)
+
+
+@_apply.register
+def _(e: ev.StatementHit, s: EncounterState) -> None:
+    s.answers[e.statement] = PendingAnswer(speaker=e.speaker, target=e.target, loss=e.loss)
+
+
+@_apply.register
+def _(e: ev.StatementAnswered, s: EncounterState) -> None:
+    s.answers.pop(e.statement, None)
+
+
+@_apply.register
+def _(e: ev.DebateEnded, s: EncounterState) -> None:
+    s.debate_over = True
+
+
+@_apply.register
+def _(e: ev.LieTold, s: EncounterState) -> None:
     pass

@@ -18,7 +18,8 @@ from rules.sheet import size_steps
 from statemachines.encounter_chart import EncounterChartModel, restore
 
 #: Actions aimed at another combatant: their legal action lists the possible targets.
-_TARGETED = frozenset({"attack", "grab", "aid_another", "distraction", "ram", "break_object"})
+_TARGETED = frozenset({"attack", "grab", "aid_another", "distraction", "ram", "break_object",
+                       "dispute", "conversation", "lie"})
 
 #: The GM's commands for what the rules leave to the GM, offered while the encounter runs.
 _GM_TOOLS = ("adjudicate", "adjust_combatant", "set_map", "place_combatant", "fall", "collide",
@@ -143,6 +144,11 @@ def _scene_actions(state: EncounterState, viewer: Actor) -> list[LegalAction]:
         vitals = state.vitals.get(cid)
         if not visible(cid) or (vitals is not None and not vitals.conscious):
             continue  # the unconscious take no actions (Falling Unconscious)
+        if any(a.target == cid for a in state.answers.values()):
+            out.append(LegalAction(action="answer_statement", combatant=cid,
+                                   label="Answer the statement (R48)",
+                                   targets=[s for s, a in state.answers.items()
+                                            if a.target == cid]))
         if cid in state.readied and cid != current and turn is not None:
             add("trigger_ready", cid)
         if cid in state.delaying and cid not in state.delay_queue and current is not None:

@@ -35,6 +35,12 @@ def defenses_of(d: Decision, cid: str, *, unaware: bool = False) -> tuple[Sheet,
     return sheet, defenses(sheet, status_of(d, cid), unaware=unaware)
 
 
+def _secret(d: Decision, cid: str) -> bool:
+    """An NPC's fatigue points are behind the GM's screen: notes that everyone reads do not
+    name them (the GM sees the numbers in the event's fields)."""
+    return d.s.combatants[cid].kind == "npc"
+
+
 def lose_fatigue(d: Decision, cid: str, loss: int, source: DamageSource, cause: str,
                  notes: list[str] | None = None) -> ct.FatigueLoss:
     """Apply one fatigue loss (after damage reduction) to ``cid`` (R14, R45): fatigue points,
@@ -51,14 +57,16 @@ def lose_fatigue(d: Decision, cid: str, loss: int, source: DamageSource, cause: 
         zero_fp_threshold_inclusive=o.zero_fp_threshold_inclusive,
         zero_fp_overflow_counts=o.zero_fp_overflow_counts)
     said = list(notes or [])
-    said.append(f"loses {loss} fatigue point{'s' if loss != 1 else ''} "
-                f"({result.fatigue_before} -> {result.fatigue_after})")
+    said.append(f"loses {loss} fatigue point{'s' if loss != 1 else ''}"
+                + ("" if _secret(d, cid) else
+                   f" ({result.fatigue_before} -> {result.fatigue_after})"))
+    of = "" if _secret(d, cid) else f" of {threshold}"
     if result.threshold_reached:
-        said.append(f"the loss reaches the {source.value} damage threshold of {threshold}: "
+        said.append(f"the loss reaches the {source.value} damage threshold{of}: "
                     "-1 step (Damage Threshold, R45)")
     if result.tier is not ct.LossTier.NONE:
-        said.append(f"{result.at_zero} at 0 fatigue points against a threshold of "
-                    f"{threshold}: {_TIER_WORDS[result.tier]} (0 Fatigue Points, R14.2)")
+        said.append(f"{result.at_zero} at 0 fatigue points against the threshold{of}: "
+                    f"{_TIER_WORDS[result.tier]} (0 Fatigue Points, R14.2)")
     if result.dead:
         said.append("a fatal blow: dead (Death, R14.3)")
         kwargs = {"physical": result.track_after} if physical else {"mental": result.track_after}
@@ -121,7 +129,9 @@ def heal(d: Decision, cid: str, amount: int, cause: str, note: str) -> None:
     unconscious = v.condition[0] == "unconscious"
     result = ct.heal(v.fatigue, v.fatigue_max, amount, physical=vt.to_rules(v.physical),
                      mental=vt.to_rules(v.mental), unconscious=unconscious)
-    notes = [note, f"fatigue points {result.fatigue_before} -> {result.fatigue_after}"]
+    notes = [note, f"regains {result.fatigue_after - result.fatigue_before} fatigue points"
+             + ("" if _secret(d, cid) else
+                f" ({result.fatigue_before} -> {result.fatigue_after})")]
     events: tuple[str, ...] = ()
     if result.revived:
         events = ("woke",)

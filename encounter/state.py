@@ -70,6 +70,24 @@ class Load(msgspec.Struct, kw_only=True, gc=False):
     strained_round: int = 0
 
 
+class Argument(msgspec.Struct, kw_only=True, gc=False):
+    """A statement a combatant can use in a social maneuver (STATEMENTS); ``size`` ``None``:
+    spent."""
+
+    owner: str
+    size: str | None
+    text: str = ""
+    perilous: bool = False
+
+
+class PendingAnswer(msgspec.Struct, kw_only=True, gc=False):
+    """A statement that hit and waits for its target's answer (R48)."""
+
+    speaker: str
+    target: str
+    loss: int
+
+
 class Vitals(msgspec.Struct, kw_only=True, gc=False):
     """A combatant's fatigue points, condition tracks and consciousness ("MLP Dramatic
     Systems", FATIGUE POINTS AND DAMAGE THRESHOLD; rulings R14-R17). ``condition`` is the
@@ -143,6 +161,13 @@ class EncounterState(msgspec.Struct, kw_only=True, gc=False):
     positions: dict[str, tuple[int, int]] = {}
     #: Objects under a load (Breaking an Object: Strength), by combatant.
     loads: dict[str, Load] = {}
+    #: Social scenes: statements by id, attitudes (holder -> toward -> attitude), who is
+    #: Blocking, statements waiting for an answer, whether the debate has ended (R25-R28).
+    arguments: dict[str, Argument] = {}
+    attitudes: dict[str, dict[str, str]] = {}
+    blocking: list[str] = []
+    answers: dict[str, PendingAnswer] = {}
+    debate_over: bool = False
     #: What "Action Time" adds: its effects and what combatants hold (``encounter.at_state``).
     action_time: AtState = msgspec.field(default_factory=AtState)
     ended: bool = False

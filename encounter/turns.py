@@ -295,7 +295,16 @@ def legal_turn_actions(budget: Budget, catalog: dict[str, ActionSpec], surprise:
 
 from encounter.actions import resolver  # noqa: E402  (the resolvers need this module's names)
 
+
+def _answer_statement(d: Decision, c: CombatantProfile, cmd: msg.Act) -> None:
+    """Answering a statement is no action: any time, by the target's controller (R48)."""
+    from encounter.social import answer
+
+    answer(d, c, cmd)
+
+
 _SPECIAL: dict[str, Callable[[Decision, CombatantProfile, msg.Act], None]] = {
+    "answer_statement": _answer_statement,
     "end_turn": _end_turn,
     "delay": _delay,
     "take_delayed_turn": _take_delayed_turn,

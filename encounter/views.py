@@ -14,6 +14,7 @@ import msgspec
 
 from encounter.actors import Actor
 from encounter.state import EncounterState
+from encounter.vitals import sheet_of
 from protocol import events as ev
 from protocol.events import Envelope
 
@@ -115,6 +116,9 @@ def view_state(state: EncounterState, viewer: Actor) -> dict[str, Any]:
         if not (full or c.id in viewer.combatants):
             entry["stats"] = {}
         entry["controlled"] = viewer.controls(state, c.id)
+        # the size of its space is there for all to see on the map
+        entry["size"] = sheet_of(c, state.ruleset).size.value if state.ruleset == "dramatic" \
+            else None
         v = state.vitals.get(c.id)
         if v is not None:
             vitals = msgspec.to_builtins(v)
@@ -154,6 +158,14 @@ def view_state(state: EncounterState, viewer: Actor) -> dict[str, Any]:
         "positions": {cid: list(at) for cid, at in state.positions.items() if cid in visible},
         "grabs": {cid: [g for g in grabbers if g in visible]
                   for cid, grabbers in state.grabs.items() if cid in visible},
+        "arguments": {aid: msgspec.to_builtins(a) for aid, a in state.arguments.items()
+                      if a.owner in visible},
+        "attitudes": {h: {t: a for t, a in row.items() if t in visible}
+                      for h, row in state.attitudes.items() if h in visible},
+        "blocking": [cid for cid in state.blocking if cid in visible],
+        "answers": {sid: msgspec.to_builtins(a) for sid, a in state.answers.items()
+                    if a.target in visible},
+        "debate_over": state.debate_over,
         "ended": state.ended,
         "end_reason": state.end_reason,
         "created_ts": state.created_ts,

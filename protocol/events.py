@@ -420,6 +420,87 @@ class Harvested(Event, tag="harvested", kw_only=True):
     hidden: bool = False
 
 
+class ArgumentChanged(Event, tag="argument_changed", kw_only=True):
+    """A statement (argument) of ``combatant`` was sized by the GM, shrank with use or in a
+    Conversation, or came from a caught lie (STATEMENTS; R27, R28, R48). ``size`` ``null``: spent,
+    it cannot be used again."""
+
+    argument: str
+    combatant: str
+    size: str | None
+    text: str = ""
+    perilous: bool = False
+    reason: str = ""
+    hidden: bool = False
+
+
+class AttitudeChanged(Event, tag="attitude_changed", kw_only=True):
+    """``holder``'s attitude toward ``toward`` (hostile, unfriendly, indifferent, friendly,
+    helpful; R25), set by the GM or moved by a Dispute or a caught lie (R26, R28)."""
+
+    holder: str
+    toward: str
+    attitude: str
+    reason: str = ""
+    hidden: bool = False
+
+
+class BlockingChanged(Event, tag="blocking_changed", kw_only=True):
+    """A combatant withdraws from the discussion (Blocking: +5 Wits Defense against every social
+    maneuver, no arguments of its own) or returns to it (R49)."""
+
+    combatant: str
+    blocking: bool
+    hidden: bool = False
+
+
+class StatementHit(Event, tag="statement_hit", kw_only=True):
+    """A Dispute's statement hit ``target`` for ``loss`` mental fatigue points: its controller
+    answers (``answer_statement``: accept, accept_with_reservation, refuse); no answer before its
+    next turn refuses (R48)."""
+
+    statement: str
+    speaker: str
+    target: str
+    loss: int
+    hidden: bool = False
+
+
+class StatementAnswered(Event, tag="statement_answered", kw_only=True):
+    """The target answered a statement (R48): ``loss`` is what it lost now, ``recorded`` the
+    loss kept for a reservation (half of it applies if the GM rules the doubt unfounded)."""
+
+    statement: str
+    target: str
+    answer: Literal["accept", "accept_with_reservation", "refuse"]
+    loss: int
+    recorded: int = 0
+    hidden: bool = False
+
+
+class DebateEnded(Event, tag="debate_ended", kw_only=True):
+    """An attitude reached Unfriendly or lower: no further Dispute or Conversation in this
+    scene (R26)."""
+
+    reason: str
+
+
+class LieTold(Event, tag="lie_told", kw_only=True):
+    """A lie against an Empathy check (Creating a Lie; R28): believed, or caught (then each
+    target holds a statement against the liar, and attitudes drop unless it was a white
+    lie)."""
+
+    liar: str
+    targets: list[str]
+    size: str
+    white: bool = False
+    deception_total: int | None
+    empathy_total: int | None
+    judge: str
+    believed: bool
+    hidden: bool = False
+
+
 class ObjectLoaded(Event, tag="object_loaded", kw_only=True):
     """An object supports ``weight`` from ``round`` and ``count`` on (Breaking an Object:
     Strength); 0: the load is off."""
@@ -579,6 +660,13 @@ AnyEvent = (
     | VitalsChanged
     | GrabChanged
     | ObjectLoaded
+    | ArgumentChanged
+    | AttitudeChanged
+    | BlockingChanged
+    | StatementHit
+    | StatementAnswered
+    | DebateEnded
+    | LieTold
     | Harvested
     | MapSet
     | CombatantPlaced

@@ -237,6 +237,28 @@ class LoadObject(Command, tag="load_object", kw_only=True):
     weight: Annotated[float, msgspec.Meta(ge=0, le=1e9)]
 
 
+class SizeArgument(Command, tag="size_argument", kw_only=True):
+    """Give ``combatant`` a statement of ``size`` (GM; STATEMENTS: "The scale of a statement is
+    determined by the stable master"), or resize one (``argument``: its id). The ack's result
+    holds the ``argument`` id to use in ``dispute`` and ``conversation``."""
+
+    combatant: CombatantRef
+    size: Literal["fine", "diminutive", "tiny", "small", "medium", "large", "huge",
+                  "gargantuan", "colossal"] | None
+    text: Annotated[str, msgspec.Meta(max_length=200)] = ""
+    perilous: bool = False
+    argument: Annotated[str, msgspec.Meta(min_length=1, max_length=40)] | None = None
+
+
+class SetAttitude(Command, tag="set_attitude", kw_only=True):
+    """Set ``holder``'s attitude toward ``toward`` (GM; R25)."""
+
+    holder: CombatantRef
+    toward: CombatantRef
+    attitude: Literal["hostile", "unfriendly", "indifferent", "friendly", "helpful"]
+    reason: Label | None = None
+
+
 class AdjudicatedOutcome(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     """What an adjudicated action does to its target: a fatigue loss (resolved with damage
     reduction left out, then thresholds and the condition track as for any loss, R14), steps
@@ -321,6 +343,8 @@ AnyClientMessage = (
     | Fall
     | Collide
     | LoadObject
+    | SizeArgument
+    | SetAttitude
     | AdjustCombatant
     | Adjudicate
     | Act

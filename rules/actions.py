@@ -133,6 +133,13 @@ _CATALOG = [
     ActionSpec("harvest", Kind.STANDARD, "STANDARD ACTIONS: Harvest", "Harvest",
                readyable=True),
     ActionSpec("ram", Kind.STANDARD, "Flying Basic Maneuver: Ramming", "Ram", readyable=True),
+    # SOCIAL SYSTEMS: Social Basic Maneuver, Creating a Lie
+    ActionSpec("dispute", Kind.STANDARD, "Social Basic Maneuver: Dispute", "Dispute"),
+    ActionSpec("conversation", Kind.STANDARD, "Social Basic Maneuver: Conversation",
+               "Conversation"),
+    ActionSpec("lie", Kind.STANDARD, "Creating a Lie", "Tell a lie"),
+    ActionSpec("block", Kind.STANDARD, "Social Basic Maneuver: Blocking",
+               "Block (withdraw from the discussion)"),
     ActionSpec("other_standard", Kind.STANDARD, "ACTIONS IN COMBAT: Standard Action",
                "Another standard action (GM adjudicates)", readyable=True),
     # MOVE ACTIONS
@@ -167,6 +174,8 @@ _CATALOG = [
     ActionSpec("other_full_round", Kind.FULL_ROUND, "ACTIONS IN COMBAT: Full-Round Action",
                "Another full-round action (GM adjudicates)"),
     # FREE ACTIONS AND REACTIONS
+    ActionSpec("stop_blocking", Kind.FREE, "Social Basic Maneuver: Blocking (R49)",
+               "Stop Blocking"),
     ActionSpec("free", Kind.FREE, "Free Actions and Reactions: Free Action",
                "A free action (call out, taunt)"),
     ActionSpec("reaction", Kind.REACTION, "Free Actions and Reactions: Reaction",

@@ -359,7 +359,7 @@ async def play_resolution(rec: Recorder, url: str, clients: list[Client]) -> Non
     await anon.hello()
     ack = await anon.command("create_encounter", name="Blows", combatants=[
         {"name": "Ace", "id": "ace", "kind": "pc", "initiative": 9, "position": [0, 0],
-         "stats": {"skills": {"melee": 30}, "str": 14}},
+         "stats": {"skills": {"melee": 30, "persuasion": 30}, "str": 14, "cha": 30}},
         {"name": "Cub", "id": "cub", "kind": "npc", "initiative": 1, "position": [3, 0],
          "stats": {"skills": {"melee": 30}, "fatigue_points": 40}},
         {"name": "Cart", "id": "cart", "stats": {"nature": "object", "load_limit": 10}}],
@@ -385,9 +385,12 @@ async def play_resolution(rec: Recorder, url: str, clients: list[Client]) -> Non
     await rec.ok(gm, "adjust_combatant", combatant="cub", prone=True, reason="slipped in mud")
     await rec.ok(gm, "adjudicate", combatant="ace", description="swing from the chandelier",
                  modifier=2, dc=12)
+    await play_social(rec, gm)
     for kind in ("attack_resolved", "damage_dealt", "vitals_changed", "gm_ruling",
                  "check_made", "map_set", "combatant_placed", "combatant_moved",
-                 "grab_changed", "object_loaded", "harvested"):
+                 "grab_changed", "object_loaded", "harvested", "argument_changed",
+                 "attitude_changed", "blocking_changed", "statement_hit",
+                 "statement_answered", "debate_ended", "lie_told"):
         assert events_of(gm, kind), kind
 
 
@@ -413,6 +416,31 @@ async def play_action_time(rec: Recorder, url: str, clients: list[Client]) -> No
     await rec.ok(gm, "act", combatant=second, action="move", args={"yards": 4})
     for kind in ("at_effect_started", "at_effect_ended", "items_readied", "at_moved"):
         assert events_of(gm, kind), kind
+
+
+async def play_social(rec: Recorder, gm: Client) -> None:
+    """Statements, a Dispute answered, a caught lie, Blocking: the social events on the wire."""
+    ace = await rec.ok(gm, "size_argument", combatant="ace", size="medium", text="we win")
+    await rec.ok(gm, "set_attitude", holder="cub", toward="ace", attitude="indifferent")
+    await rec.ok(gm, "act", combatant="ace", action="end_turn")
+    await rec.ok(gm, "size_argument", combatant="cub", size="fine")
+    while gm_current(gm) != "ace":
+        await rec.ok(gm, "act", combatant=gm_current(gm), action="end_turn")
+    await rec.ok(gm, "act", combatant="ace", action="dispute",
+                 args={"target": "cub", "argument": ace["result"]["argument"]})
+    await rec.ok(gm, "act", combatant="cub", action="answer_statement",
+                 args={"answer": "refuse"})
+    await rec.ok(gm, "act", combatant="ace", action="end_turn")
+    await rec.ok(gm, "act", combatant="cub", action="lie",
+                 args={"target": "ace", "size": "colossal"})
+    await rec.ok(gm, "act", combatant="cub", action="end_turn")
+    await rec.ok(gm, "act", combatant="cart", action="block")
+
+
+def gm_current(gm: Client) -> str:
+    started = [m["event"]["combatant"] for m in gm.events()
+               if m["event"]["kind"] == "turn_started"]
+    return started[-1]
 
 
 async def next_error(client: Client, start: int) -> Message:

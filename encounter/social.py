@@ -1,0 +1,453 @@
+"""Social dramatic scenes in the encounter: statements, attitudes, Dispute, Conversation,
+Blocking and lies ("MLP Dramatic Systems", SOCIAL SYSTEMS; rulings R25-R28, R40, R47-R49,
+R76, R77). A social scene is an encounter like a fight — initiative, turns and the action
+budget are the same; these maneuvers are standard actions aimed at Wits Defense, hurting the
+mental track, and moving attitudes.
+
+The mechanics are ``rules.social``; this module reads the state for them, stages their dice (the
+server's, or physical dice) through ``encounter.combat``'s roll stages, and records the events.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Literal
+
+from encounter import resolution
+from encounter import vitals as vt
+from protocol import events as ev
+from protocol import messages as msg
+from protocol.errors import ErrorCode
+from protocol.model import CombatantProfile
+from rules.damage import damage_dealt
+from rules.defenses import damage_thresholds
+from rules.dice import Roll
+from rules.modifiers import RuleRefusal
+from rules.sheet import DamageSource, Size
+from rules.social.attitude import DEFAULT_ATTITUDE, Attitude, shift
+from rules.social.lies import lie_check, lie_outcome
+from rules.social.maneuvers import (
+    ConversationSide,
+    argument_formula,
+    conversation,
+    debate_ends,
+    social_attack_check,
+    social_outcome,
+)
+from rules.social.sheet import parse_social
+from rules.social.statements import Answer, answer_statement, shrink
+from rules.social.status import social_status
+
+if TYPE_CHECKING:
+    from encounter.engine import Decision
+
+
+def _reject(code: ErrorCode, message: str) -> Exception:
+    from encounter.engine import Rejected
+
+    return Rejected(code, message)
+
+
+def _vis(d: Decision, *cids: str) -> ev.Visibility:
+    return ["gm"] if any(d.s.combatants[c].hidden for c in cids) else None
+
+
+def attitude_of(d: Decision, holder: str, toward: str) -> Attitude:
+    return Attitude(d.s.attitudes.get(holder, {}).get(toward, DEFAULT_ATTITUDE.value))
+
+
+def status_of(d: Decision, cid: str) -> int:
+    """Social Status (R70) as the stat block gives it; the GM adds situations with
+    ``adjudicate``-style modifiers when needed."""
+    c = d.s.combatants[cid]
+    sheet = vt.sheet_of(c, d.s.ruleset)
+    return social_status(sheet, parse_social(c.stats if d.s.ruleset == "dramatic" else {})).total
+
+
+# --- the GM's part ----------------------------------------------------------------------------
+
+
+def size_argument(d: Decision, cmd: msg.SizeArgument) -> None:
+    """STATEMENTS: "The scale of a statement is determined by the stable master": the GM gives
+    a combatant a statement of a size (or resizes one, ``argument``)."""
+    from encounter.engine import find_combatant
+
+    c = find_combatant(d, cmd.combatant)
+    argument = cmd.argument or f"arg{len(d.s.arguments) + 1}"
+    if cmd.argument is not None and cmd.argument not in d.s.arguments:
+        raise _reject(ErrorCode.NOT_FOUND, f"no argument {cmd.argument!r}")
+    d.emit(ev.ArgumentChanged(argument=argument, combatant=c.id, size=cmd.size, text=cmd.text,
+                              perilous=cmd.perilous, reason="sized by the GM",
+                              hidden=c.hidden), d.combatant_vis(c.id))
+    d.result = {"argument": argument}
+
+
+def set_attitude(d: Decision, cmd: msg.SetAttitude) -> None:
+    from encounter.engine import find_combatant
+
+    holder, toward = find_combatant(d, cmd.holder), find_combatant(d, cmd.toward)
+    if holder.id == toward.id:
+        raise _reject(ErrorCode.INVALID_PAYLOAD, "an attitude is held toward another character")
+    d.emit(ev.AttitudeChanged(holder=holder.id, toward=toward.id, attitude=cmd.attitude,
+                              reason=cmd.reason or "set by the GM",
+                              hidden=holder.hidden or toward.hidden),
+           _vis(d, holder.id, toward.id))
+
+
+# --- maneuvers --------------------------------------------------------------------------------
+
+
+def _argument(d: Decision, c: CombatantProfile, name: Any) -> str:
+    if not isinstance(name, str) or name not in d.s.arguments \
+            or d.s.arguments[name].owner != c.id:
+        mine = sorted(a for a, arg in d.s.arguments.items() if arg.owner == c.id and arg.size)
+        raise _reject(ErrorCode.INVALID_PAYLOAD, f"args.argument names one of {c.name}'s "
+                      f"statements: {', '.join(mine) or 'none (the GM sizes them)'}")
+    if d.s.arguments[name].size is None:
+        raise _reject(ErrorCode.ILLEGAL_ACTION, "this argument is spent and cannot be used "
+                      "again (R27)")
+    return name
+
+
+def _target(d: Decision, c: CombatantProfile, raw: Any) -> str:
+    if not isinstance(raw, str) or raw not in d.s.combatants or raw == c.id or (
+            d.s.combatants[raw].hidden and not c.hidden):
+        raise _reject(ErrorCode.INVALID_PAYLOAD, "args.target names another combatant")
+    return raw
+
+
+def _check(d: Decision, speaker: str, target: str, argument: str, maneuver: str) -> Any:
+    s_sheet = vt.sheet_of(d.s.combatants[speaker], d.s.ruleset)
+    t_sheet = vt.sheet_of(d.s.combatants[target], d.s.ruleset)
+    size = d.s.arguments[argument].size
+    try:
+        return social_attack_check(
+            s_sheet, t_sheet, Size(size) if size else None, maneuver=maneuver,
+            speaker_status=resolution.status_of(d, speaker),
+            target_status=resolution.status_of(d, target),
+            speaker_social=status_of(d, speaker), target_social=status_of(d, target),
+            speaker_blocking=speaker in d.s.blocking, target_blocking=target in d.s.blocking,
+            debate_over=d.s.debate_over, social_attack_skill=d.s.options.social_attack_skill)
+    except RuleRefusal as exc:
+        raise _reject(ErrorCode.ILLEGAL_ACTION, str(exc)) from None
+
+
+def dispute(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[], None]:
+    """Standard action: Dispute (R26) — a social attack with a statement (``args.argument``)
+    against the target's Wits Defense; a hit rolls the statement's damage + Charisma modifier,
+    which the target answers (R48)."""
+    from encounter.combat import roll_stage
+
+    target = _target(d, c, cmd.args.get("target"))
+    argument = _argument(d, c, cmd.args.get("argument"))
+    _check(d, c.id, target, argument, "Dispute")  # refuses before anything is recorded
+    ctx = {"action": "dispute", "attacker": c.id, "target": target, "argument": argument}
+    return lambda: roll_stage(d, ctx, "dispute", "1d20")
+
+
+def after_roll(d: Decision, stage: str, ctx: dict[str, Any], roll: Roll) -> None:
+    if stage == "dispute":
+        _dispute_attack(d, ctx, roll)
+    elif stage == "dispute_damage":
+        _dispute_damage(d, ctx, roll)
+    elif stage.startswith("conversation"):
+        _conversation_step(d, stage, ctx, roll)
+    elif stage.startswith("lie"):
+        _lie_step(d, stage, ctx, roll)
+
+
+def _use(d: Decision, argument: str, reason: str, steps: int = 1) -> None:
+    """STATEMENTS: "A statement loses one size step every time it is used" (R27)."""
+    arg = d.s.arguments[argument]
+    size = Size(arg.size) if arg.size else None
+    after = shrink(size, steps)
+    d.emit(ev.ArgumentChanged(argument=argument, combatant=arg.owner,
+                              size=after.value if after else None, text=arg.text,
+                              perilous=arg.perilous, reason=reason,
+                              hidden=d.s.combatants[arg.owner].hidden),
+           d.combatant_vis(arg.owner))
+
+
+def _emit_social_attack(d: Decision, ctx: dict[str, Any], chk: Any, out: Any,
+                        speaker: str, target: str, maneuver: str) -> None:
+    outcome: Literal["hit", "critical", "miss", "automatic_miss"] = (
+        "critical" if out.critical else "hit" if out.hit
+        else "automatic_miss" if out.automatic == "miss" else "miss")
+    d.emit(ev.AttackResolved(
+        round=d.s.round, attacker=speaker, target=target, action=maneuver,
+        weapon=f"argument ({chk.argument.value})", defense="wits", natural=out.natural,
+        modifiers=list(chk.parts), total=out.total, defense_value=out.defense,
+        defense_parts=list(chk.defense.parts), outcome=outcome,
+        roll_secret=d.dice_vis(speaker) is not None,
+        defense_secret=d.s.combatants[target].kind == "npc"), _vis(d, speaker, target))
+
+
+def _dispute_attack(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
+    from encounter.combat import roll_stage
+
+    speaker, target, argument = ctx["attacker"], ctx["target"], ctx["argument"]
+    chk = _check(d, speaker, target, argument, "Dispute")
+    out = social_outcome(chk, roll.total)
+    _emit_social_attack(d, ctx, chk, out, speaker, target, "dispute")
+    if out.hit:
+        formula = argument_formula(vt.sheet_of(d.s.combatants[speaker], d.s.ruleset),
+                                   chk.argument)
+        roll_stage(d, {**ctx, "critical": out.critical, "size": chk.argument.value},
+                   "dispute_damage", formula.dice)
+    else:
+        _use(d, argument, "used in a Dispute")
+
+
+def _dispute_damage(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
+    from encounter.combat import record_damage
+
+    speaker, target, argument = ctx["attacker"], ctx["target"], ctx["argument"]
+    formula = argument_formula(vt.sheet_of(d.s.combatants[speaker], d.s.ruleset),
+                               Size(ctx["size"]))
+    t_sheet = vt.sheet_of(d.s.combatants[target], d.s.ruleset)
+    dmg = damage_dealt(formula, roll.total, critical=bool(ctx.get("critical")),
+                       reductions=t_sheet.damage_reduction)
+    record_damage(d, target, speaker, formula, roll, dmg)
+    _use(d, argument, "used in a Dispute")
+    statement = f"st{len(d.s.answers) + d.s.version}"
+    d.emit(ev.StatementHit(statement=statement, speaker=speaker, target=target, loss=dmg.dealt,
+                           hidden=d.s.combatants[target].hidden), _vis(d, speaker, target))
+
+
+def answer(d: Decision, c: CombatantProfile, cmd: msg.Act) -> None:
+    """The target answers a statement that hit it (R48): ``args.answer`` is ``accept``,
+    ``accept_with_reservation`` or ``refuse``; ``args.statement`` which (default: the only
+    one waiting)."""
+    waiting = [s for s, a in d.s.answers.items() if a.target == c.id]
+    statement = cmd.args.get("statement", waiting[0] if len(waiting) == 1 else None)
+    if statement not in waiting:
+        raise _reject(ErrorCode.INVALID_PAYLOAD, f"args.statement names a statement waiting "
+                      f"for {c.name}'s answer: {', '.join(waiting) or 'none'}")
+    try:
+        given = Answer(str(cmd.args.get("answer")))
+    except ValueError:
+        raise _reject(ErrorCode.INVALID_PAYLOAD, "args.answer is accept, "
+                      "accept_with_reservation or refuse") from None
+    settle(d, statement, given)
+
+
+def settle(d: Decision, statement: str, given: Answer | None) -> None:
+    """Apply an answer (``None``: no answer before the target's turn, which refuses): the
+    loss, the mental track and the attitude toward the speaker (R26 step 4, R48, R77), then
+    whether the debate ends (R26 step 5)."""
+    pending = d.s.answers[statement]
+    target, speaker = pending.target, pending.speaker
+    answered = answer_statement(pending.loss, given)
+    d.emit(ev.StatementAnswered(statement=statement, target=target,
+                                answer=answered.answer.value,
+                                loss=answered.loss, recorded=answered.recorded,
+                                hidden=d.s.combatants[target].hidden), _vis(d, target, speaker))
+    if answered.loss and d.s.vitals[target].alive:
+        sheet, defs = resolution.defenses_of(d, target)
+        threshold = damage_thresholds(sheet, defs).mental.total
+        resolution.lose_fatigue(d, target, answered.loss, DamageSource.MENTAL, "dispute",
+                                [f"refuses {d.s.combatants[speaker].name}'s statement"])
+        if answered.loss >= max(1, threshold):  # R26 step 4: the attitude follows the track
+            before = attitude_of(d, target, speaker)
+            after = shift(before, -1)
+            if after != before:
+                d.emit(ev.AttitudeChanged(holder=target, toward=speaker, attitude=after.value,
+                                          reason="the statement reached the mental damage "
+                                                 "threshold (R26)"), _vis(d, target, speaker))
+    _maybe_end_debate(d)
+
+
+def _maybe_end_debate(d: Decision) -> None:
+    if d.s.debate_over or d.s.answers:
+        return
+    attitudes = [Attitude(a) for row in d.s.attitudes.values() for a in row.values()]
+    if debate_ends(attitudes, dispute_ends_at_unfriendly=d.s.options.dispute_ends_at_unfriendly):
+        d.emit(ev.DebateEnded(reason="an attitude reached Unfriendly (R26)"))
+
+
+def unanswered_at_turn(d: Decision, cid: str) -> None:
+    """R48: "A target that does not answer before its next turn starts refuses"."""
+    for statement, pending in list(d.s.answers.items()):
+        if pending.target == cid:
+            settle(d, statement, None)
+
+
+def block(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[], None]:
+    """Standard action: Blocking (R49) — +5 Wits Defense against every social maneuver until it
+    stops, and no arguments of its own."""
+    if c.id in d.s.blocking:
+        raise _reject(ErrorCode.ILLEGAL_ACTION, f"{c.name} is Blocking already")
+    return lambda: d.emit(ev.BlockingChanged(combatant=c.id, blocking=True, hidden=c.hidden),
+                          d.combatant_vis(c.id))
+
+
+def stop_blocking(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[], None]:
+    """Free action on its own turn: back into the discussion (R49)."""
+    if c.id not in d.s.blocking:
+        raise _reject(ErrorCode.ILLEGAL_ACTION, f"{c.name} is not Blocking")
+    if d.s.current != c.id:
+        raise _reject(ErrorCode.NOT_YOUR_TURN, "Blocking stops on the blocker's own turn (R49)")
+    return lambda: d.emit(ev.BlockingChanged(combatant=c.id, blocking=False, hidden=c.hidden),
+                          d.combatant_vis(c.id))
+
+
+# --- Conversation (R27) -----------------------------------------------------------------------
+
+
+def converse(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[], None]:
+    """Standard action: Conversation (R27) — both sides roll a social attack with their
+    arguments (``args.argument``, and the target's ``args.against``) against the other's Wits;
+    the net damage may shrink the loser's argument; nobody loses fatigue points."""
+    from encounter.combat import roll_stage
+
+    target = _target(d, c, cmd.args.get("target"))
+    mine = _argument(d, c, cmd.args.get("argument"))
+    theirs = _argument(d, d.s.combatants[target], cmd.args.get("against"))
+    _check(d, c.id, target, mine, "Conversation")
+    _check(d, target, c.id, theirs, "Conversation")
+    ctx = {"action": "conversation", "attacker": c.id, "target": target, "argument": mine,
+           "against": theirs}
+    return lambda: roll_stage(d, ctx, "conversation_a", "1d20")
+
+
+def _conversation_step(d: Decision, stage: str, ctx: dict[str, Any], roll: Roll) -> None:
+    from encounter.combat import roll_stage
+
+    a, b = ctx["attacker"], ctx["target"]
+    if stage in ("conversation_a", "conversation_b"):
+        speaker, other, arg = (a, b, ctx["argument"]) if stage == "conversation_a" \
+            else (b, a, ctx["against"])
+        chk = _check(d, speaker, other, arg, "Conversation")
+        out = social_outcome(chk, roll.total)
+        _emit_social_attack(d, ctx, chk, out, speaker, other, "conversation")
+        ctx = {**ctx, f"hit_{stage[-1]}": out.hit, f"crit_{stage[-1]}": out.critical}
+        if stage == "conversation_a":
+            roll_stage(d, ctx, "conversation_b", "1d20", roller=b)
+            return
+        _conversation_damage(d, ctx, "a")
+        return
+    side = stage[-1]
+    ctx = {**ctx, f"damage_{side}": _argument_damage(d, ctx, side, roll)}
+    _conversation_damage(d, ctx, "b" if side == "a" else None)
+
+
+def _argument_damage(d: Decision, ctx: dict[str, Any], side: str, roll: Roll) -> int:
+    speaker, other, arg = (ctx["attacker"], ctx["target"], ctx["argument"]) if side == "a" \
+        else (ctx["target"], ctx["attacker"], ctx["against"])
+    size = Size(d.s.arguments[arg].size or "fine")
+    formula = argument_formula(vt.sheet_of(d.s.combatants[speaker], d.s.ruleset), size)
+    t_sheet = vt.sheet_of(d.s.combatants[other], d.s.ruleset)
+    return damage_dealt(formula, roll.total, critical=bool(ctx.get(f"crit_{side}")),
+                        reductions=t_sheet.damage_reduction).dealt
+
+
+def _conversation_damage(d: Decision, ctx: dict[str, Any], side: str | None) -> None:
+    """Roll the damage of each side that hit, in turn; then settle the exchange."""
+    from encounter.combat import roll_stage
+
+    while side is not None:
+        if ctx.get(f"hit_{side}") and f"damage_{side}" not in ctx:
+            arg = ctx["argument"] if side == "a" else ctx["against"]
+            speaker = ctx["attacker"] if side == "a" else ctx["target"]
+            size = Size(d.s.arguments[arg].size or "fine")
+            formula = argument_formula(vt.sheet_of(d.s.combatants[speaker], d.s.ruleset), size)
+            roll_stage(d, ctx, f"conversation_damage_{side}", formula.dice, roller=speaker)
+            return
+        side = "b" if side == "a" else None
+    sides = []
+    for s, cid, arg in (("a", ctx["target"], ctx["argument"]),
+                        ("b", ctx["attacker"], ctx["against"])):
+        # each side's threshold is that of the one its argument is aimed at... R27: the
+        # losing side's own threshold: the threshold of the argument's owner
+        owner = d.s.arguments[arg].owner
+        sheet, defs = resolution.defenses_of(d, owner)
+        sides.append(ConversationSide(
+            argument=Size(d.s.arguments[arg].size or "fine"), hit=bool(ctx.get(f"hit_{s}")),
+            damage=ctx.get(f"damage_{s}", 0),
+            threshold=damage_thresholds(sheet, defs).mental.total))
+        del cid
+    result = conversation(sides[0], sides[1])
+    for arg, after in ((ctx["argument"], result.arguments[0]),
+                       (ctx["against"], result.arguments[1])):
+        old = d.s.arguments[arg]
+        reason = "used in a Conversation (R27)"
+        if result.loser is not None and arg == (ctx["argument"], ctx["against"])[result.loser] \
+                and result.loser_shrinks:
+            reason = f"lost the Conversation by {result.net} (R27)"
+        d.emit(ev.ArgumentChanged(argument=arg, combatant=old.owner,
+                                  size=after.value if after else None, text=old.text,
+                                  perilous=old.perilous, reason=reason,
+                                  hidden=d.s.combatants[old.owner].hidden),
+               d.combatant_vis(old.owner))
+
+
+# --- lies (R28) -------------------------------------------------------------------------------
+
+
+def lie(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[], None]:
+    """Standard action: a lie (Creating a Lie; R28) — Deception against the best Empathy of the
+    targets (``args.targets``, or ``args.target``), the lie's ``args.size`` (default
+    ``medium``) making it harder;
+    ``args.white`` for a white lie, ``args.text`` what is said."""
+    from encounter.combat import roll_stage
+
+    raw = cmd.args.get("targets") or ([cmd.args["target"]] if "target" in cmd.args else [])
+    if not isinstance(raw, list) or not raw:
+        raise _reject(ErrorCode.INVALID_PAYLOAD, "args.targets lists who is lied to")
+    targets = [_target(d, c, t) for t in raw]
+    try:
+        size = Size(str(cmd.args.get("size", "medium")))
+    except ValueError:
+        raise _reject(ErrorCode.INVALID_PAYLOAD, "args.size is the lie's size, fine to "
+                      "colossal") from None
+    white = cmd.args.get("white", False)
+    text = cmd.args.get("text", "")
+    if not isinstance(white, bool) or not isinstance(text, str) or len(text) > 200:
+        raise _reject(ErrorCode.INVALID_PAYLOAD, "args.white is true or false, args.text a "
+                      "short text")
+    _lie_check(d, c.id, targets, size)
+    ctx = {"action": "lie", "attacker": c.id, "targets": targets, "size": size.value,
+           "white": white, "text": text}
+    return lambda: roll_stage(d, ctx, "lie_deception", "1d20")
+
+
+def _lie_check(d: Decision, liar: str, targets: list[str], size: Size) -> Any:
+    try:
+        return lie_check(vt.sheet_of(d.s.combatants[liar], d.s.ruleset),
+                         [vt.sheet_of(d.s.combatants[t], d.s.ruleset) for t in targets], size,
+                         liar_status=resolution.status_of(d, liar),
+                         target_statuses=[resolution.status_of(d, t) for t in targets],
+                         liar_blocking=liar in d.s.blocking)
+    except RuleRefusal as exc:
+        raise _reject(ErrorCode.ILLEGAL_ACTION, str(exc)) from None
+
+
+def _lie_step(d: Decision, stage: str, ctx: dict[str, Any], roll: Roll) -> None:
+    from encounter.combat import roll_stage
+
+    targets = ctx["targets"]
+    chk = _lie_check(d, ctx["attacker"], targets, Size(ctx["size"]))
+    judge = targets[chk.judge]
+    if stage == "lie_deception":
+        roll_stage(d, {**ctx, "deception": roll.total}, "lie_empathy", "1d20", roller=judge)
+        return
+    out = lie_outcome(chk, ctx["deception"], roll.total, white=ctx["white"],
+                      white_lie_statement=d.s.options.white_lie_statement)
+    liar = ctx["attacker"]
+    vis = _vis(d, liar, *targets)
+    d.emit(ev.LieTold(liar=liar, targets=targets, size=ctx["size"], white=ctx["white"],
+                      deception_total=out.deception_total, empathy_total=out.empathy_total,
+                      judge=judge, believed=out.believed), vis)
+    if out.believed:
+        return
+    for t in targets:
+        if out.statement is not None:
+            argument = f"arg{len(d.s.arguments) + 1}"
+            d.emit(ev.ArgumentChanged(argument=argument, combatant=t, size=out.statement.value,
+                                      text=f"the lie: {ctx['text']}" if ctx["text"] else
+                                      "a caught lie", reason="a caught lie (R28)"), vis)
+        if out.attitude_steps:
+            after = shift(attitude_of(d, t, liar), out.attitude_steps)
+            d.emit(ev.AttitudeChanged(holder=t, toward=liar, attitude=after.value,
+                                      reason="caught lying (R28)"), vis)
+    _maybe_end_debate(d)

@@ -1,0 +1,154 @@
+"""Social dramatic scenes: statements sized by the GM, Dispute and its answers, Conversation,
+Blocking, lies and attitudes ("MLP Dramatic Systems", SOCIAL SYSTEMS; rulings R25-R28, R47-R49,
+R76, R77). One scenario per rule through the real protocol against a real Redis; the player
+characters' dice are given face by face (``players_roll``)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import pytest
+
+from clients.client import Client
+from server.app import Server
+from tests.scene import Scene
+from tests.test_resolution import last, roll
+
+Make = Callable[..., Awaitable[Scene]]
+
+
+def pony(cid: str, init: int, **stats: Any) -> dict[str, Any]:
+    return {"name": cid.title(), "id": cid, "kind": "pc", "initiative": init,
+            "stats": {"cha": 14, "skills": {"persuasion": 5, "deception": 4, "empathy": 2},
+                      "fatigue_points": 20, **stats}}
+
+
+@pytest.fixture
+def make(server: Server, clients: list[Client]) -> Make:
+    async def create(combatants: list[dict[str, Any]], **options: Any) -> Scene:
+        scene = await Scene.create(server, clients, combatants, players_roll=True, **options)
+        await scene.do("start_encounter")
+        for request in list(scene.state.pending_rolls):
+            await scene.do("submit_roll", request=request, faces=[10])
+        return scene
+
+    return create
+
+
+async def sized(scene: Scene, who: str, size: str, text: str = "") -> str:
+    ack = await scene.gm.command("size_argument", combatant=who, size=size, text=text)
+    return str(ack["result"]["argument"])
+
+
+async def test_the_gm_sizes_statements_and_a_dispute_needs_one(make: Make) -> None:
+    scene = await make([pony("ace", 50), pony("bee", 0)])
+    assert "dispute" not in [a["action"] for a in scene.gm.legal]  # no statement yet
+    arg = await sized(scene, "ace", "small", "the mill is ours")
+    assert scene.state.arguments[arg].size == "small"
+    assert "dispute" in [a["action"] for a in scene.gm.legal]
+    refused = await scene.refused("ace", "dispute", target="bee", argument="nonsense")
+    assert refused["code"] == "invalid_payload"
+
+
+async def test_a_refused_statement_costs_mental_fatigue_and_attitude(make: Make) -> None:
+    scene = await make([pony("ace", 50, cha=30), pony("bee", 0, fatigue_points=40)])
+    arg = await sized(scene, "ace", "medium")
+    await scene.act("ace", "dispute", target="bee", argument=arg)
+    await roll(scene, 10)  # 10 + Persuasion 5 = 15 against Wits 10 (R26, R76)
+    attack = last(scene, "attack_resolved")
+    assert (attack["defense"], attack["outcome"]) == ("wits", "hit")
+    await roll(scene, 3, 4)  # Medium 2d6 = 7 + Charisma 10 = 17
+    hit = last(scene, "statement_hit")
+    assert (hit["target"], hit["loss"]) == ("bee", 17)
+    assert scene.state.arguments[arg].size == "small"  # one size smaller per use (R27)
+    # R48: Bee answers; refusing takes the loss; 17 reaches the mental threshold (Will 10)
+    await scene.act("bee", "answer_statement", answer="refuse")
+    bee = scene.state.vitals["bee"]
+    assert (bee.fatigue, bee.mental.step) == (23, 1)  # type: ignore[union-attr]
+    assert scene.state.attitudes["bee"]["ace"] == "unfriendly"
+    # R26: an attitude at Unfriendly ends the debate
+    assert scene.state.debate_over
+    refused = await scene.refused("ace", "dispute", target="bee", argument=arg)
+    assert refused["code"] == "illegal_action"
+    assert await scene.replays()
+
+
+async def test_accepting_a_statement_costs_nothing(make: Make) -> None:
+    scene = await make([pony("ace", 50, cha=30), pony("bee", 0)])
+    arg = await sized(scene, "ace", "fine")
+    await scene.act("ace", "dispute", target="bee", argument=arg)
+    await roll(scene, 10)  # a Fine statement deals 1 (no die) + Charisma 10
+    await scene.act("bee", "answer_statement", answer="accept_with_reservation")
+    answered = last(scene, "statement_answered")
+    assert (answered["loss"], answered["recorded"]) == (0, 11)  # kept for the GM (R48)
+    assert scene.state.vitals["bee"].fatigue == 20
+    assert scene.state.arguments[arg].size is None  # a Fine statement used is spent
+
+
+async def test_an_unanswered_statement_is_refused_when_the_turn_comes(make: Make) -> None:
+    scene = await make([pony("ace", 50), pony("bee", 0)])
+    arg = await sized(scene, "ace", "small")
+    await scene.act("ace", "dispute", target="bee", argument=arg)
+    await roll(scene, 10)
+    await roll(scene, 2)
+    events = await scene.act("ace", "end_turn")
+    assert "statement_answered" in events
+    assert last(scene, "statement_answered")["answer"] == "refuse"
+
+
+async def test_blocking_adds_5_to_wits_and_forbids_arguments(make: Make) -> None:
+    scene = await make([pony("ace", 0), pony("bee", 50)])
+    theirs = await sized(scene, "bee", "small")
+    await scene.act("bee", "block")
+    assert "bee" in scene.state.blocking
+    await scene.act("bee", "end_turn")
+    arg = await sized(scene, "ace", "small")
+    await scene.act("ace", "dispute", target="bee", argument=arg)
+    await roll(scene, 9)
+    assert last(scene, "attack_resolved")["defense_value"] == 15  # Wits 10 + 5 (R49)
+    await scene.act("ace", "end_turn")
+    assert last(scene, "attack_resolved")["outcome"] == "miss"  # 9 + 5 = 14
+    refused = await scene.refused("bee", "dispute", target="ace", argument=theirs)
+    assert refused["code"] == "illegal_action"
+    await scene.act("bee", "stop_blocking")
+    assert scene.state.blocking == []
+
+
+async def test_a_conversation_shrinks_the_losing_argument(make: Make) -> None:
+    scene = await make([pony("ace", 50, cha=30), pony("bee", 0)])
+    mine = await sized(scene, "ace", "medium")
+    theirs = await sized(scene, "bee", "medium")
+    await scene.act("ace", "conversation", target="bee", argument=mine, against=theirs)
+    await roll(scene, 10)  # ace hits Bee's Wits
+    await roll(scene, 2)  # bee misses Ace's
+    await roll(scene, 3, 3)  # ace's damage 6 + 10 = 16: at least Bee's threshold (10)
+    # R27: Bee's argument shrinks for losing and again for its use; Ace's for its use
+    assert scene.state.arguments[theirs].size == "tiny"
+    assert scene.state.arguments[mine].size == "small"
+    assert scene.state.vitals["bee"].fatigue == 20  # nobody loses fatigue points
+
+
+async def test_a_caught_lie_becomes_a_bigger_statement_and_sours_attitudes(make: Make) -> None:
+    scene = await make([pony("ace", 50), pony("bee", 0, skills={"empathy": 8})])
+    await scene.act("ace", "lie", target="bee", size="small", text="we were never here")
+    await roll(scene, 5)  # Deception 5 + 4 = 9
+    await roll(scene, 10)  # Empathy 10 + 8 + size (small) 0: caught (R28)
+    told = last(scene, "lie_told")
+    assert told["believed"] is False
+    (statement,) = [a for a in scene.state.arguments.values() if a.owner == "bee"]
+    assert statement.size == "medium"  # one size bigger
+    assert scene.state.attitudes["bee"]["ace"] == "unfriendly"
+
+
+async def test_the_gm_sets_attitudes_and_no_one_argues_with_the_unconscious(
+        make: Make) -> None:
+    scene = await make([pony("ace", 50), pony("bee", 0)])
+    await scene.do("set_attitude", holder="bee", toward="ace", attitude="friendly",
+                   reason="old friends")
+    assert scene.state.attitudes["bee"]["ace"] == "friendly"
+    await scene.do("adjust_combatant", combatant="bee", condition="unconscious",
+                   physical_step=5, reason="fainted")
+    arg = await sized(scene, "ace", "small")
+    refused = await scene.refused("ace", "dispute", target="bee", argument=arg)
+    assert refused["code"] == "illegal_action"  # R47

@@ -56,7 +56,7 @@ async def test_each_example_is_valid_and_plays(name: str, server: Server,
     anon = await open_client(ws_url(server), clients)
     await anon.hello()
     ack = await anon.command("create_encounter", name=data["name"], ruleset=data["ruleset"],
-                             combatants_yaml=text)
+                             combatants_yaml=text, map=web.example_map(data))
     gm = await join(ws_url(server), ack["result"]["gm_token"], clients)
     await gm.command("start_encounter")
     for _ in range(40):  # end turns until round 2 begins

@@ -24,7 +24,7 @@ from rules.rulesets import ruleset
 from server import web
 from server.app import Server
 from tests.conftest import ROOT, settings_for, ws_url
-from tests.helpers import create_table, join, open_client
+from tests.helpers import create_table, join, kinds, open_client
 from tests.redis_procs import RedisProcess
 
 DUO: list[dict[str, Any]] = [
@@ -308,8 +308,11 @@ async def test_a_bots_only_demo_encounter_plays_until_the_gm_ends_it(
             sides = {c.side for c in state.combatants.values()
                      if not c.hidden and state.vitals[c.id].conscious}
             assert len(sides) == 1, sides
-        # the bots took every turn of the rounds the watcher saw whole
+        # the bots took every turn of the rounds the watcher saw whole, moving on the map
+        # toward the enemy and fighting
         assert_turns_taken(watcher, set(state.combatants), range(first, state.round))
+        seen = kinds(watcher)
+        assert "combatant_moved" in seen and "attack_resolved" in seen, seen
         await asyncio.wait_for(asyncio.shield(srv.demo.task), 10)  # the bots stopped
     finally:
         await srv.stop()

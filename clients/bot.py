@@ -333,6 +333,9 @@ class Bot:
                 self.moves += 1
                 log.info("%s", move.describe(seat.view))
             except CommandError as err:
+                if err.code == "rate_limited":  # too fast for the server: the same move again
+                    await asyncio.sleep(0.5)
+                    continue
                 log.info("%s refused: %s", move.describe(seat.view), err)
                 self.policy.taken(seat.view, move)  # not again this turn: end it instead
                 retry = move.type == "act" and move.fields.get("action") != "end_turn"

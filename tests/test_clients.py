@@ -1,6 +1,7 @@
-"""The reference clients against a real server and Redis: the shipped examples, the web
-table's HTTP routes, the terminal client driven through a pseudo-terminal, the bots and a
-bots-only demo encounter."""
+"""The reference clients against a real server and Redis: the shipped examples (stat blocks and
+battle maps), the web table's HTTP routes, the terminal client driven through a
+pseudo-terminal (a move, an attack with its itemised roll), the bots and a bots-only demo
+encounter that moves and fights on its map."""
 
 from __future__ import annotations
 
@@ -18,7 +19,9 @@ from typing import Any
 import pytest
 import yaml
 
+from clients import cli
 from clients.client import Client, CommandError
+from clients.view import TableView, drawing_to_map, map_lines
 from encounter.gm import parse_statblocks_yaml
 from rules.rulesets import ruleset
 from server import web
@@ -191,8 +194,12 @@ async def test_a_player_plays_a_turn_from_the_terminal(server: Server, clients: 
     term.send(f"{listing.group(1)} trots to the window")  # by number, with a note
     await term.expect(r"\] Twilight Sparkle: move — trots to the window")
     await term.expect(r"ok: move")
+    term.send("attack dog")  # the target by name; the server picks the unarmed attack
+    await term.expect(r"\] Twilight Sparkle attacks Diamond Dog with unarmed: d20 \d+ .*= \d+ "
+                      r"vs Reflex → (HIT|MISS|CRITICAL HIT|AUTOMATIC MISS)")
+    await term.expect(r"ok: attack")
     term.send("s")
-    await term.expect(r"Twilight Sparkle\s+party\s+<- acting")
+    await term.expect(r"Twilight Sparkle\s+party\s+<- acting \[fatigue 10/10\]")
     term.send("end_turn")  # by name
     await term.expect(r"\] Twilight Sparkle ends the turn")
     term.send("end_turn")
@@ -201,6 +208,17 @@ async def test_a_player_plays_a_turn_from_the_terminal(server: Server, clients: 
     assert await term.close() == 0
     kinds = [(m["event"]["kind"], m["event"].get("combatant")) for m in table.gm.events()]
     assert ("action_taken", "twilight") in kinds and ("turn_ended", "twilight") in kinds
+
+
+def test_the_terminal_reads_squares_and_draws_the_map() -> None:
+    assert cli._value("2,1;3,1") == [[2, 1], [3, 1]] == cli._value("[[2,1],[3,1]]")
+    assert cli._value("7") == 7 and cli._value("magic bolt") == "magic bolt"
+    view = TableView(battle_map={"width": 3, "height": 2, "blocked": [[1, 0]],
+                                 "difficult": [[2, 1]]}, positions={"dog": (0, 1)},
+                     combatants={"dog": {"name": "Diamond Dog"}})
+    assert map_lines(view) == ["   012", " 0 .#.", " 1 D.~", "   D Diamond Dog (0,1)"]
+    assert drawing_to_map(".#.\nD.~") == {"width": 3, "height": 2, "blocked": [[1, 0]],
+                                          "difficult": [[2, 1]]}
 
 
 async def test_the_gm_starts_and_ends_the_scene_from_the_terminal(

@@ -7,11 +7,16 @@ A bot only ever sends what the server lists in ``legal_actions``. For each turn 
 it plays, in this order:
 
 1. it answers the dice it is asked for (``server_roll``);
-2. it heals an ally at low fatigue, when an action whose name says ``heal`` is legal and lists
+2. it stands up when it is prone (``stand_up``);
+3. it heals an ally at low fatigue, when an action whose name says ``heal`` is legal and lists
    that ally among its ``targets``;
-3. it attacks the nearest enemy, when an action whose name says ``attack`` is legal with
-   ``targets`` (nearest by the positions the server sends, else the first in initiative order);
-4. it ends the turn.
+4. on a battle map, when the nearest enemy is out of its reach and it has no ranged weapon, it
+   moves toward it (``move`` with a path of adjacent squares, straight-line greedy, around
+   blocked and occupied squares, within its ``speed``);
+5. it attacks the nearest enemy, when an action whose name says ``attack`` is legal with
+   ``targets`` (nearest by the map's positions, else the first in initiative order), with a
+   melee weapon of its stat block when the enemy is within reach, else a ranged one;
+6. it ends the turn. A refused move or attack is not tried again that turn.
 
 With a GM credential (or an integration with ``command:gm``) it plays every combatant whose
 turn comes (``--seat`` narrows that), may start the scene (``--start``) and end it after some
@@ -53,33 +58,95 @@ class Move:
         return self.type
 
 
-def position(view: TableView, cid: str) -> tuple[float, float] | None:
-    """Where a combatant stands, if the server says: ``position`` in its profile or stats, or
-    ``positions`` in the snapshot; ``[x, y]`` or ``{"x": …, "y": …}``."""
-    profile = view.combatants.get(cid, {})
-    raw = profile.get("position") or profile.get("stats", {}).get("position") \
-        or (view.state.get("positions") or {}).get(cid)
-    if isinstance(raw, dict) and "x" in raw and "y" in raw:
-        return float(raw["x"]), float(raw["y"])
-    if isinstance(raw, list | tuple) and len(raw) >= 2:
-        return float(raw[0]), float(raw[1])
-    return None
+def position(view: TableView, cid: str) -> tuple[int, int] | None:
+    """Where a combatant stands on the battle map, if the server says (the snapshot's
+    ``positions``, kept up to date by ``combatant_placed`` and ``combatant_moved``)."""
+    return view.positions.get(cid)
 
 
 def fatigue_left(view: TableView, cid: str) -> float | None:
-    """The share of its fatigue track a combatant has left (1.0 fresh, 0.0 spent), if the
-    server says: ``fatigue`` with ``max_fatigue`` (or ``fatigue: {current, max}``) in the
-    profile or its stats."""
-    profile = view.combatants.get(cid, {})
-    for source in (profile, profile.get("stats", {})):
-        value = source.get("fatigue")
-        if isinstance(value, dict):
-            current, most = value.get("current"), value.get("max")
-        else:
-            current, most = value, source.get("max_fatigue", source.get("fatigue_max"))
-        if isinstance(current, int | float) and isinstance(most, int | float) and most > 0:
-            return max(0.0, min(1.0, current / most))
+    """The share of its fatigue points (Health in "Action Time") a combatant has left (1.0
+    fresh, 0.0 spent), if this viewer may see them: ``vitals.fatigue`` / ``fatigue_max``."""
+    vitals = view.combatants.get(cid, {}).get("vitals") or {}
+    current, most = vitals.get("fatigue"), vitals.get("fatigue_max")
+    if isinstance(current, int | float) and isinstance(most, int | float) and most > 0:
+        return max(0.0, min(1.0, current / most))
     return None
+
+
+def weapons(view: TableView, cid: str) -> list[dict[str, Any]]:
+    """The weapons of a combatant's stat block (empty when this viewer may not see it)."""
+    found = (view.combatants.get(cid, {}).get("stats") or {}).get("weapons") or []
+    return [w for w in found if isinstance(w, dict) and isinstance(w.get("name"), str)]
+
+
+def _ranged(weapon: dict[str, Any]) -> bool:
+    return weapon.get("kind") in ("ranged", "thrown")
+
+
+def distance(a: tuple[int, int], b: tuple[int, int]) -> int:
+    """Squares between two squares, counting a diagonal as one (who stands next to whom)."""
+    return max(abs(a[0] - b[0]), abs(a[1] - b[1]))
+
+
+def _sign(v: int) -> int:
+    return (v > 0) - (v < 0)
+
+
+def wall_edges(m: dict[str, Any]) -> set[tuple[str, int, int]]:
+    """The map's thin walls as unit edges: ``("v", x, y)`` from grid point (x, y) down one,
+    ``("h", x, y)`` from (x, y) right one."""
+    edges: set[tuple[str, int, int]] = set()
+    for (ax, ay), (bx, by) in m.get("walls") or []:
+        if ax == bx:
+            edges.update(("v", ax, y) for y in range(min(ay, by), max(ay, by)))
+        else:
+            edges.update(("h", x, ay) for x in range(min(ax, bx), max(ax, bx)))
+    return edges
+
+
+def _crosses(walls: set[tuple[str, int, int]], a: tuple[int, int], b: tuple[int, int]) -> bool:
+    """Whether a thin wall runs between two orthogonally adjacent squares."""
+    if a[1] == b[1]:
+        return ("v", max(a[0], b[0]), a[1]) in walls
+    return ("h", a[0], max(a[1], b[1])) in walls
+
+
+def path_toward(view: TableView, me: str, there: tuple[int, int], speed: int,
+                reach: int = 1) -> list[list[int]]:
+    """Squares to enter, one orthogonal step at a time, to come within ``reach`` of
+    ``there``: the longer gap first, around blocked and occupied squares, difficult terrain
+    counted twice, at most ``speed``. Empty when no step helps. The server judges the path."""
+    m = view.battle_map
+    here = position(view, me)
+    if m is None or here is None:
+        return []
+    blocked = {tuple(sq) for sq in m.get("blocked") or []}
+    walls = wall_edges(m)
+    difficult = {tuple(sq) for sq in m.get("difficult") or []}
+    taken = {at for cid, at in view.positions.items() if cid != me}
+    path: list[list[int]] = []
+    spent = 0
+    while distance(here, there) > reach:
+        dx, dy = there[0] - here[0], there[1] - here[1]
+        steps = [(_sign(dx), 0), (0, _sign(dy))]
+        if abs(dy) > abs(dx):
+            steps.reverse()
+        for sx, sy in steps:
+            nxt = (here[0] + sx, here[1] + sy)
+            if (sx, sy) == (0, 0) or nxt in blocked or nxt in taken or _crosses(walls, here, nxt) \
+                    or not (0 <= nxt[0] < m["width"] and 0 <= nxt[1] < m["height"]):
+                continue
+            cost = 2 if nxt in difficult else 1
+            if spent + cost > speed:
+                continue
+            spent += cost
+            here = nxt
+            path.append([nxt[0], nxt[1]])
+            break
+        else:
+            break
+    return path
 
 
 @dataclass
@@ -89,8 +156,8 @@ class Policy:
     heal_below: float = 0.34
     #: combatants this bot plays (None: every one its credential controls)
     seats: set[str] | None = None
-    #: actions taken per (round, combatant) turn, to take one attack or heal a turn
-    done: dict[tuple[int, str], int] = field(default_factory=dict)
+    #: actions tried per (round, combatant) turn: each at most once a turn
+    done: dict[tuple[int, str], set[str]] = field(default_factory=dict)
 
     def mine(self, entry: Message, others: frozenset[str] = frozenset()) -> bool:
         cid = entry.get("combatant")
@@ -107,12 +174,15 @@ class Policy:
         if not turn:
             return None
         me = turn[0]["combatant"]
-        mine = [a for a in entries if a["combatant"] == me]
-        if self.done.get((view.round, me), 0) == 0:
+        done = self.done.get((view.round, me), set())
+        mine = [a for a in entries if a["combatant"] == me and a["action"] not in done]
+        if any(a["action"] == "stand_up" for a in mine):
+            return Move("act", {"combatant": me, "action": "stand_up"})
+        if not any("attack" in d or "heal" in d for d in done):
             heal = self._heal(view, me, mine)
             if heal is not None:
                 return heal
-            attack = self._attack(view, me, mine)
+            attack = self._attack(view, me, mine, may_move="move" not in done)
             if attack is not None:
                 return attack
         return Move("act", {"combatant": me, "action": "end_turn"})
@@ -120,13 +190,14 @@ class Policy:
     def taken(self, view: TableView, move: Move) -> None:
         if move.type == "act" and move.fields["action"] != "end_turn":
             key = (view.round, move.fields["combatant"])
-            self.done[key] = self.done.get(key, 0) + 1
+            self.done.setdefault(key, set()).add(move.fields["action"])
 
     def _side(self, view: TableView, cid: str) -> str | None:
         side = view.combatants.get(cid, {}).get("side")
         return str(side) if side is not None else None
 
-    def _attack(self, view: TableView, me: str, mine: list[Message]) -> Move | None:
+    def _attack(self, view: TableView, me: str, mine: list[Message],
+                may_move: bool = True) -> Move | None:
         for a in mine:
             if "attack" not in a["action"] or not a.get("targets"):
                 continue
@@ -136,16 +207,42 @@ class Policy:
                 continue
             here = position(view, me)
 
-            def distance(t: str, here: tuple[float, float] | None = here) -> tuple[float, int]:
+            def rank(t: str, here: tuple[int, int] | None = here) -> tuple[bool, float, int]:
                 there = position(view, t)
-                rank = view.order.index(t) if t in view.order else len(view.order)
+                order = view.order.index(t) if t in view.order else len(view.order)
+                vitals = view.combatants.get(t, {}).get("vitals") or {}
+                down = (vitals.get("condition") or ["active"])[0] != "active"  # fight the up
                 if here is None or there is None:
-                    return (float("inf"), rank)
-                return (max(abs(here[0] - there[0]), abs(here[1] - there[1])), rank)
+                    return (down, float("inf"), order)
+                return (down, distance(here, there), order)
 
-            target = min(enemies, key=distance)
-            return Move("act", {"combatant": me, "action": a["action"],
-                                "args": {"target": target}})
+            target = min(enemies, key=rank)
+            args: dict[str, Any] = {"target": target}
+            there = position(view, target)
+            arms = weapons(view, me)
+            stats = view.combatants.get(me, {}).get("stats") or {}
+            reach: int = stats["reach"] if isinstance(stats.get("reach"), int) else 1
+            near = here is None or there is None or distance(here, there) <= reach
+            melee = [w for w in arms if not _ranged(w)]
+            ranged = [w for w in arms if _ranged(w)]
+            if view.ruleset == "action_time":
+                pass  # the server picks the weapon that fits the action
+            elif near and melee:
+                args["weapon"] = melee[0]["name"]
+            elif not near and ranged:
+                args["weapon"] = ranged[0]["name"]
+                if ranged[0].get("kind") == "thrown":
+                    args["throw"] = True
+            elif not near:
+                moves = [m for m in mine if m["action"] == "move"]
+                speed: int = stats["speed"] if isinstance(stats.get("speed"), int) else 6
+                path = path_toward(view, me, there, speed, reach) \
+                    if moves and may_move and there is not None else []
+                if path:
+                    return Move("act", {"combatant": me, "action": "move",
+                                        "args": {"path": path}})
+                return None  # out of reach, nothing to throw: wait for the enemy
+            return Move("act", {"combatant": me, "action": a["action"], "args": args})
         return None
 
     def _heal(self, view: TableView, me: str, mine: list[Message]) -> Move | None:
@@ -169,9 +266,13 @@ def beaten_side(view: TableView) -> str | None:
     for c in view.combatants.values():
         if c.get("hidden"):
             continue
-        condition = (c.get("vitals") or {}).get("condition") or ["active"]
+        vitals = c.get("vitals") or {}
+        condition = vitals.get("condition") or ["active"]
+        up = condition[0] == "active"
+        if view.ruleset == "action_time" and "defenseless" in condition:
+            up = False  # 0 Health: out of the fight until healed (R29)
         side = str(c.get("side"))
-        standing[side] = standing.get(side, False) or condition[0] == "active"
+        standing[side] = standing.get(side, False) or up
     if len(standing) < 2 or sum(standing.values()) != 1:
         return None
     return next(side for side, up in standing.items() if not up)
@@ -232,6 +333,9 @@ class Bot:
                 self.moves += 1
                 log.info("%s", move.describe(seat.view))
             except CommandError as err:
+                if err.code == "rate_limited":  # too fast for the server: the same move again
+                    await asyncio.sleep(0.5)
+                    continue
                 log.info("%s refused: %s", move.describe(seat.view), err)
                 self.policy.taken(seat.view, move)  # not again this turn: end it instead
                 retry = move.type == "act" and move.fields.get("action") != "end_turn"

@@ -22,7 +22,7 @@ from typing import Any, TextIO
 
 from clients.client import CommandError
 from clients.live import Seat, parse_link
-from clients.view import LogLine
+from clients.view import LogLine, drawing_to_map, map_lines, vitals_text
 
 Message = dict[str, Any]
 
@@ -30,12 +30,22 @@ HELP = """\
 Commands:
   <number> or <action> [target] [key=value ...] [note ...]
                       take an action from the list (e.g. "3", "end_turn", "attack dog",
+                      "attack dog weapon='magic bolt' cover=partial", "move path=2,1;3,1",
                       "ready action=move trigger='the dog moves'"); a roll takes its faces
-                      ("submit_roll 14"), end_encounter a reason
+                      ("submit_roll 14"), end_encounter a reason; path=x,y;x,y… lists the
+                      squares entered, in order
   a, actions          list the actions you may take now, with their labels
-  s, state            the round, whose turn it is, the initiative order and your sheet
+  s, state            the round, whose turn it is, the order with fatigue and conditions,
+                      your sheet
+  m, map              the battle map (# blocked, ~ difficult, = low, : fog, % darkness,
+                      ^ pit, letters: combatants)
   log [N]             the last N log lines (20)
   GM only: reveal ID, hide ID, aware ID yes|no, invite ID [ID ...], spectate,
+           adjust ID key=value … REASON   (fatigue=7 physical_step=1 prone=true
+                                           condition=unconscious …)
+           adjudicate ID [key=value …] DESCRIPTION  (target=ID modifier=2 dc=15
+                      success.fatigue_loss=4 failure.prone=true …)
+           place ID x,y | place ID off, fall ID METERS, setmap FILE (JSON or a drawing)
            raw {"type": …}  (any protocol command as JSON; the id is added)
   help, quit"""
 
@@ -43,7 +53,31 @@ Commands:
 def _value(text: str) -> Any:
     if text.lstrip("-").isdigit():
         return int(text)
+    squares = _squares(text)
+    if squares is not None:
+        return squares
     return {"true": True, "false": False}.get(text.lower(), text)
+
+
+def _squares(text: str) -> list[list[int]] | None:
+    """``2,1;3,1`` (or ``2,1 3,1``, ``[[2,1],[3,1]]``) as ``[[2, 1], [3, 1]]``; None when
+    the text is not a list of squares."""
+    if text.startswith("["):
+        try:
+            data = json.loads(text)
+        except ValueError:
+            return None
+        ok = isinstance(data, list) and all(
+            isinstance(sq, list) and len(sq) == 2 and all(isinstance(v, int) for v in sq)
+            for sq in data)
+        return data if ok else None
+    out = []
+    for part in text.replace(";", " ").split():
+        x, comma, y = part.partition(",")
+        if not comma or not x.strip().isdigit() or not y.strip().isdigit():
+            return None
+        out.append([int(x), int(y)])
+    return out or None
 
 
 class Terminal:
@@ -108,6 +142,11 @@ class Terminal:
                 marks.append("flat-footed")
             if cid in view.delaying:
                 marks.append("delaying")
+            if view.grabs.get(cid):
+                marks.append("grabbed by " + ", ".join(view.name_of(g) for g in view.grabs[cid]))
+            vitals = vitals_text(c.get("vitals") or {})
+            if vitals:
+                marks.append(f"[{vitals}]")
             init = view.initiative.get(cid, {}).get("total")
             self.say(f"  {'' if init is None else init:>3} {view.name_of(cid):<22} "
                      f"{c.get('side', ''):<8} {' '.join(marks)}")
@@ -170,6 +209,35 @@ class Terminal:
             self.show_actions(full=True)
         elif head in ("s", "state"):
             self.show_state()
+        elif head in ("m", "map"):
+            lines = map_lines(seat.view)
+            for text in lines or ["No battle map."]:
+                self.say(text)
+        elif head == "adjust" and len(rest) >= 2:
+            args, bare = _split(rest[1:])
+            await seat.command("adjust_combatant", combatant=rest[0],
+                               reason=" ".join(bare)[:200] or "GM override", **args)
+            self.say("ok")
+        elif head == "adjudicate" and rest:
+            args, bare = _split(rest[1:])
+            outcomes: dict[str, dict[str, Any]] = {}
+            for key in [k for k in args if "." in k]:
+                which, _, name = key.partition(".")
+                outcomes.setdefault(f"on_{which}", {})[name] = args.pop(key)
+            args.update(outcomes)
+            await seat.command("adjudicate", combatant=rest[0],
+                               description=" ".join(bare)[:200] or "GM ruling", **args)
+            self.say("ok")
+        elif head == "place" and len(rest) == 2:
+            at = None if rest[1] == "off" else (_squares(rest[1]) or [[-1, -1]])[0]
+            await seat.command("place_combatant", combatant=rest[0], at=at)
+            self.say("ok")
+        elif head == "fall" and len(rest) == 2:
+            await seat.command("fall", combatant=rest[0], meters=float(rest[1]))
+            self.say("ok")
+        elif head == "setmap" and rest:
+            await seat.command("set_map", map=read_map(rest[0]))
+            self.say("ok")
         elif head == "log":
             n = int(rest[0]) if rest and rest[0].isdigit() else 20
             for line_ in seat.view.log[-n:]:
@@ -201,14 +269,7 @@ class Terminal:
 
     async def take(self, entry: Message, words: list[str]) -> None:
         seat, name = self.seat, entry["action"]
-        args: dict[str, Any] = {}
-        bare: list[str] = []
-        for word in words:
-            key, eq, value = word.partition("=")
-            if eq and key.isidentifier():
-                args[key] = _value(value)
-            else:
-                bare.append(word)
+        args, bare = _split(words)
         targets = entry.get("targets") or []
         if name == "submit_roll":
             faces = [int(w) for w in bare if w.lstrip("-").isdigit()]
@@ -235,6 +296,31 @@ class Terminal:
                 args["note"] = " ".join(bare)[:200]
             await seat.act(entry["combatant"], name, **args)
         self.say(f"ok: {name}")
+
+
+def _split(words: list[str]) -> tuple[dict[str, Any], list[str]]:
+    """``key=value`` arguments (numbers, true/false and squares converted) and the other
+    words."""
+    args: dict[str, Any] = {}
+    bare: list[str] = []
+    for word in words:
+        key, eq, value = word.partition("=")
+        if eq and key.replace(".", "_").isidentifier():
+            args[key] = _value(value)
+        else:
+            bare.append(word)
+    return args, bare
+
+
+def read_map(path: str) -> dict[str, Any]:
+    """A battle map file for ``set_map``: JSON, or a drawing in the format of
+    ``BattleMap.from_ascii`` (the server checks either)."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    if text.lstrip().startswith("{"):
+        data: dict[str, Any] = json.loads(text)
+        return data
+    return drawing_to_map(text)
 
 
 def read_lines(queue: asyncio.Queue[str | None], stream: TextIO) -> None:

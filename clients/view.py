@@ -8,6 +8,7 @@ take arrive in ``legal_actions``. Event kinds it does not know are kept in the l
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,6 +36,12 @@ class TableView:
     delaying: set[str] = field(default_factory=set)
     effects: dict[str, dict[str, Any]] = field(default_factory=dict)
     pending_rolls: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: the battle map (``None``: none), where combatants stand on it, who grabs whom
+    #: (target -> grabbers), and the "Action Time" effects by holder
+    battle_map: dict[str, Any] | None = None
+    positions: dict[str, tuple[int, int]] = field(default_factory=dict)
+    grabs: dict[str, list[str]] = field(default_factory=dict)
+    at_effects: list[dict[str, Any]] = field(default_factory=list)
     started: bool = False
     ended: bool = False
     end_reason: str | None = None
@@ -77,6 +84,10 @@ class TableView:
         self.delaying = set(s.get("delaying", []))
         self.effects = {e["effect"]: e for e in s.get("effects", [])}
         self.pending_rolls = {p["request"]: p for p in s.get("pending_rolls", [])}
+        self.battle_map = s.get("map")
+        self.positions = {cid: (at[0], at[1]) for cid, at in (s.get("positions") or {}).items()}
+        self.grabs = {cid: list(g) for cid, g in (s.get("grabs") or {}).items() if g}
+        self.at_effects = list((s.get("action_time") or {}).get("effects") or [])
         phase = s.get("phase", [])
         self.started = bool(phase) and phase[0] not in ("setup",)
         self.ended, self.end_reason = bool(s.get("ended")), s.get("end_reason")
@@ -99,6 +110,7 @@ class TableView:
         if k == "combatant_removed":
             line = f"{n(e['combatant'])} leaves the encounter"
             self.combatants.pop(e["combatant"], None)
+            self.positions.pop(e["combatant"], None)
             self._drop(e["combatant"])
             return [(line, None)]
         if k == "combatant_concealed":
@@ -129,10 +141,38 @@ class TableView:
         if k == "vitals_changed":
             entry = self.combatants.setdefault(e["combatant"], {})
             vitals = dict(entry.get("vitals") or {})
-            vitals.update({f: e[f] for f in ("fatigue", "fatigue_max", "physical", "mental",
-                                             "condition", "prone", "check_round")})
+            vitals.update({f: e.get(f) for f in ("fatigue", "fatigue_max", "physical", "mental",
+                                                 "condition", "prone", "check_round")})
             entry["vitals"] = vitals
-            return [(f"{n(e['combatant'])}: {'; '.join(e.get('notes') or [])}", None)]
+            return [(describe(e, n), None)]
+        if k == "grab_changed":
+            grabbers = [g for g in self.grabs.get(e["target"], []) if g != e["grabber"]]
+            if e["held"]:
+                grabbers.append(e["grabber"])
+            if grabbers:
+                self.grabs[e["target"]] = grabbers
+            else:
+                self.grabs.pop(e["target"], None)
+            return [(describe(e, n), None)]
+        if k == "map_set":
+            self.battle_map = e.get("map")
+            return [(describe(e, n), None)]
+        if k in ("combatant_placed", "combatant_moved"):
+            at = e.get("at") if k == "combatant_placed" else (e.get("path") or [None])[-1]
+            if at is None:
+                self.positions.pop(e["combatant"], None)
+            else:
+                self.positions[e["combatant"]] = (at[0], at[1])
+            return [(describe(e, n), None)]
+        if k == "at_effect_started":
+            self.at_effects.append(e["effect"])
+            return [(describe(e, n), None)]
+        if k == "at_effect_ended":
+            if e["effect"] in self.at_effects:
+                self.at_effects.remove(e["effect"])
+            return [(describe(e, n), None)]
+        if k in DESCRIBED:
+            return [(describe(e, n), None)]
         if k == "awareness_set":
             self.combatants.get(e["combatant"], {})["aware"] = e["aware"]
             return [(f"{n(e['combatant'])} is {'aware' if e['aware'] else 'unaware'}", None)]
@@ -217,3 +257,232 @@ def dice_text(roll: dict[str, Any]) -> str:
     text = roll.get("text") or ""
     total = roll.get("total")
     return f"{roll.get('expr', '')} → [{faces}] = {total}" + (f"   ({text})" if text else "")
+
+
+# -- readable lines for the resolution events (the web table's model.js says the same) ---------
+
+NameOf = Callable[[str | None], str]
+
+#: Event kinds :func:`describe` turns into a line without folding anything.
+DESCRIBED = frozenset({"attack_resolved", "damage_dealt", "check_made", "gm_ruling",
+                       "at_moved", "items_readied"})
+
+_VERBS = {"attack": "attacks", "grab": "tries to grab", "ram": "rams",
+          "break_object": "strikes at", "melee_attack": "attacks (melee)",
+          "ranged_attack": "shoots at", "all_out_attack": "goes all out against",
+          "charge": "charges"}
+_OUTCOMES = {"hit": "HIT", "critical": "CRITICAL HIT", "miss": "MISS",
+             "automatic_miss": "AUTOMATIC MISS (natural 1)"}
+_CONDITIONS = {"fit": "", "active": "", "defenseless": "defenseless (0 fatigue points)",
+               "unconscious": "unconscious", "awaiting_check": "awaiting a Constitution check",
+               "out_for_scene": "out for the scene", "dead": "dead", "destroyed": "destroyed"}
+
+
+def _plain(value: Any) -> str:
+    return {True: "yes", False: "no"}.get(value, str(value)) if isinstance(value, bool) \
+        else str(value)
+
+
+def signed(value: int) -> str:
+    return f"+{value}" if value >= 0 else f"-{-value}"
+
+
+def terms(modifiers: list[dict[str, Any]] | None) -> str:
+    """Itemised modifiers: ``+6 Ranged skill -2 into melee``."""
+    return " ".join(f"{signed(m['value'])} {m['name']}" for m in modifiers or [])
+
+
+def condition_text(condition: list[str] | None) -> str:
+    """A condition chart configuration in words (empty for an active, fit combatant)."""
+    words = [_CONDITIONS.get(c, c.replace("_", " ")) for c in condition or []]
+    return ", ".join(w for w in words if w)
+
+
+def track_text(name: str, track: dict[str, Any] | None) -> str:
+    if not track or not track.get("step"):
+        return ""
+    text = f"{name} track step {track['step']}/5 ({signed(track.get('penalty', 0))})"
+    if track.get("persistent"):
+        text += f", {track['persistent']} persistent"
+    if track.get("crippling"):
+        text += f", {track['crippling']} crippling"
+    return text
+
+
+def vitals_text(v: dict[str, Any]) -> str:
+    """Fatigue, tracks, consciousness and stance, as far as this viewer may see them."""
+    parts = []
+    if v.get("fatigue") is not None:
+        parts.append(f"fatigue {v['fatigue']}/{v.get('fatigue_max')}")
+    parts += [track_text("physical", v.get("physical")), track_text("mental", v.get("mental")),
+              condition_text(v.get("condition"))]
+    if v.get("prone"):
+        parts.append("prone")
+    if v.get("check_round") is not None:
+        parts.append(f"Constitution check in round {v['check_round']}")
+    return ", ".join(p for p in parts if p)
+
+
+def describe(e: dict[str, Any], n: NameOf) -> str:
+    """One readable line for a resolution event: every die, every modifier by name."""
+    k = e["kind"]
+    if k == "attack_resolved":
+        if e["action"] == "fall":
+            head = f"{n(e['attacker'])} falls"
+        else:
+            verb = _VERBS.get(e["action"], e["action"].replace("_", " "))
+            head = f"{n(e['attacker'])} {verb} {n(e['target'])}"
+        if e.get("weapon"):
+            head += f" with {e['weapon']}"
+        die = e.get("die") or "d20"
+        natural = e.get("natural")
+        roll = f"{die} {natural if natural is not None else '(behind the GM screen)'}"
+        mods = terms(e.get("modifiers"))
+        total = e.get("total")
+        text = f"{head}: {roll}{' ' + mods if mods else ''}"
+        if total is not None:
+            text += f" = {total}"
+        defense = e.get("defense", "reflex").capitalize()
+        if e.get("defense_value") is not None:
+            text += f" vs {defense} {e['defense_value']}"
+            parts = [p for p in e.get("defense_parts") or [] if p["value"]]
+            if parts:
+                text += " (" + ", ".join(f"{p['name']} {p['value']}" for p in parts) + ")"
+        else:
+            text += f" vs {defense}"
+        return f"{text} → {_OUTCOMES.get(e['outcome'], e['outcome'])}"
+    if k == "damage_dealt":
+        source = f" from {n(e['source'])}" if e.get("source") else ""
+        rolled = e.get("rolled")
+        dice = f"rolled {rolled}" if rolled is not None else "(behind the GM screen)"
+        text = (f"{n(e['target'])} takes {e.get('damage', 'physical')} damage{source}: "
+                f"{e['dice']} {dice}")
+        bonuses = terms(e.get("bonuses"))
+        if bonuses:
+            text += " " + bonuses
+        if e.get("critical"):
+            text += " x2 critical"
+        if e.get("halved"):
+            text += " halved"
+        if e.get("before_reduction") is not None:
+            text += f" = {e['before_reduction']}"
+        if e.get("reduction"):
+            text += f" - {e.get('reduction_label') or 'DR'} {e['reduction']}"
+        types = f" ({', '.join(e['types'])})" if e.get("types") else ""
+        return f"{text} → loses {e['loss']}{types}"
+    if k == "vitals_changed":
+        notes = "; ".join(e.get("notes") or [])
+        status = vitals_text(e)
+        return f"{n(e['combatant'])}: {notes}" + (f" [{status}]" if status else "")
+    if k == "check_made":
+        who = n(e["combatant"]) if e.get("combatant") else "The GM"
+        natural = e.get("natural")
+        text = (f"{who}: {e['check'].replace('_', ' ')} check: d20 "
+                f"{natural if natural is not None else '(behind the GM screen)'}")
+        mods = terms(e.get("modifiers"))
+        if mods:
+            text += " " + mods
+        if e.get("total") is not None:
+            text += f" = {e['total']}"
+        if e.get("dc") is not None:
+            text += f" vs DC {e['dc']}"
+        text += " → " + ("success" if e["success"] else "failure")
+        if e.get("target"):
+            text += f" ({n(e['target'])})"
+        return text
+    if k == "grab_changed":
+        if e["held"]:
+            return f"{n(e['grabber'])} grabs {n(e['target'])}: it is held (-2, cannot move)"
+        return f"{n(e['grabber'])} no longer holds {n(e['target'])}"
+    if k == "map_set":
+        m = e.get("map")
+        return (f"The GM sets a battle map ({m['width']}x{m['height']} squares)" if m
+                else "The GM takes the battle map away")
+    if k == "combatant_placed":
+        at = e.get("at")
+        return (f"{n(e['combatant'])} is placed at ({at[0]},{at[1]})" if at
+                else f"{n(e['combatant'])} is taken off the map")
+    if k == "combatant_moved":
+        verb = {"run": "runs", "crawl": "crawls"}.get(e.get("mode", "move"), "moves")
+        path = " → ".join(f"({x},{y})" for x, y in e["path"])
+        text = f"{n(e['combatant'])} {verb} {path}: {e['cost']} of {e['budget']} squares"
+        return text + (" — and falls into a pit!" if e.get("falls") else "")
+    if k == "gm_ruling":
+        if e["ruling"] == "override":
+            changes = ", ".join(f"{c.get('field', '').replace('_', ' ')} {_plain(c.get('value'))}"
+                                for c in e.get("changes") or [])
+            text = f"GM override: {e['description']}" + (f" ({changes})" if changes else "")
+        else:
+            values = {c.get("field"): c.get("value") for c in e.get("changes") or []}
+            text = f"GM adjudicates: {e['description']}"
+            if values.get("dc") is not None:
+                text += f" (d20 {signed(int(values.get('modifier') or 0))} vs DC {values['dc']})"
+        return text + (f" — reason: {e['reason']}" if e.get("reason") else "")
+    if k in ("at_effect_started", "at_effect_ended"):
+        f = e["effect"]
+        what = f"{f['source']} ({f['target'].replace('_', ' ')} {signed(f['value'])})"
+        if k == "at_effect_started":
+            return f"{n(f['holder'])}: {what} begins"
+        return f"{n(f['holder'])}: {what} ends ({e['reason'].replace('_', ' ')})"
+    if k == "at_moved":
+        text = (f"{n(e['combatant'])} {e['action'].replace('_', ' ')}: {e['yards']} of "
+                f"{e['max_yards']} yards ({e['reason']})")
+        if e.get("away_from"):
+            text += " away from " + ", ".join(n(a) for a in e["away_from"])
+        return text
+    if k == "items_readied":
+        bits = []
+        if e.get("drawn"):
+            bits.append(f"draws {e['drawn']}")
+        if e.get("stowed"):
+            bits.append(f"stows {e['stowed']}")
+        held = ", ".join(e.get("in_hoof") or []) or "nothing"
+        return f"{n(e['combatant'])} {' and '.join(bits) or 'readies'}; holds {held}"
+    fields = ", ".join(f"{key}={value}" for key, value in e.items() if key != "kind")
+    return f"{k.replace('_', ' ')}: {fields}"
+
+
+def map_lines(view: TableView, width_limit: int = 60) -> list[str]:
+    """The battle map as text, one character per square (the drawing format of
+    ``BattleMap.from_ascii``), with each placed combatant as the first letter of its id."""
+    m = view.battle_map
+    if not m:
+        return []
+    w, h = m["width"], m["height"]
+    if w > width_limit or h > width_limit:
+        return [f"a {w}x{h} battle map (too large to draw here)"]
+    grid = [["."] * w for _ in range(h)]
+    for layer, char in (("difficult", "~"), ("low", "="), ("fog", ":"), ("darkness", "%"),
+                        ("pits", "^"), ("improved_cover", "!"), ("blocked", "#")):
+        for x, y in m.get(layer) or []:
+            if 0 <= x < w and 0 <= y < h:
+                grid[y][x] = char
+    legend = []
+    for cid, (x, y) in sorted(view.positions.items()):
+        if 0 <= x < w and 0 <= y < h:
+            mark = cid[0].upper()
+            grid[y][x] = mark
+            legend.append(f"{mark} {view.name_of(cid)} ({x},{y})")
+    header = "   " + "".join(str(x % 10) for x in range(w))
+    rows = [f"{y:>2} " + "".join(row) for y, row in enumerate(grid)]
+    return [header, *rows, *(["   " + "; ".join(legend)] if legend else [])]
+
+
+#: The characters of a map drawing and the ``BattleMap`` layer each stands for (the format of
+#: ``rules.battle_map.BattleMap.from_ascii``; letters and digits are open floor).
+DRAWING = {"#": "blocked", "~": "difficult", "=": "low", ":": "fog", "%": "darkness",
+           "^": "pits", "!": "improved_cover"}
+
+
+def drawing_to_map(text: str) -> dict[str, Any]:
+    """A map drawn in text as the ``map`` of ``set_map`` (the server checks it: unknown
+    characters and ragged rows are refused there)."""
+    rows = ["".join(line.split()) for line in text.splitlines()]
+    rows = [row for row in rows if row]
+    out: dict[str, Any] = {"width": max((len(r) for r in rows), default=0),
+                           "height": len(rows)}
+    for y, row in enumerate(rows):
+        for x, char in enumerate(row):
+            if char in DRAWING:
+                out.setdefault(DRAWING[char], []).append([x, y])
+    return out

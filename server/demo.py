@@ -2,10 +2,11 @@
 
 The demo speaks the public protocol to its own server, like any client. For each ruleset it
 asks for (``--demo-ruleset``) it creates (or, after a restart, resumes) the example encounter of
-ponies against Diamond Dogs and prints its links: the GM console, one per player character
-and the spectator page. After ``--demo-wait`` seconds it starts the scene, unless a person is
-at the GM console, and bots (``clients.bot``) play every seat nobody has taken: a player
-character whose player is not connected, the NPCs while no GM is.
+ponies against Diamond Dogs (on its battle map, for "MLP Dramatic Systems") and prints its
+links: the GM console, one per player character and the spectator page. After
+``--demo-wait`` seconds it starts the scene, unless a person is at the GM console, and bots
+(``clients.bot``) play every seat nobody has taken: a player character whose player is not
+connected, the NPCs while no GM is.
 """
 
 from __future__ import annotations
@@ -104,7 +105,8 @@ class Demo:
         async with Client.connect(self.url) as anon:
             await anon.hello()
             ack = await anon.command("create_encounter", name=example["name"], ruleset=ruleset,
-                                     combatants_yaml=web.example_text(example["file"]))
+                                     combatants_yaml=web.example_text(example["file"]),
+                                     map=example["map"])
         result = ack["result"]
         async with Client.connect(self.url) as gm:
             await gm.hello(result["gm_token"])

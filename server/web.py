@@ -2,7 +2,13 @@
 
 ``/table/<file>`` serves the files of ``server/static/table/`` (plain HTML, CSS and JavaScript
 modules; no build step), ``/table/examples.json`` lists the example encounters of
-``server/examples/`` and ``/table/examples/<file>`` returns one of them as YAML.
+``server/examples/`` (with each one's battle map as JSON, when it has one) and
+``/table/examples/<file>`` returns one of them as YAML.
+
+An example's ``map`` is either a ``BattleMap`` as JSON or YAML (``width``, ``height``,
+``blocked``…) or a drawing: ``{drawing: <text>, walls: [...]}`` in the format of
+``BattleMap.from_ascii``. :func:`example_map` turns either into the ``map`` of
+``create_encounter``.
 """
 
 from __future__ import annotations
@@ -12,8 +18,11 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
+import msgspec
 import orjson
 import yaml
+
+from rules.battle_map import BattleMap
 
 CONTENT_TYPES = {
     "html": "text/html; charset=utf-8",
@@ -37,10 +46,25 @@ def example_text(name: str) -> str:
     return resources.files("server").joinpath("examples", name).read_text(encoding="utf-8")
 
 
+def example_map(data: dict[str, Any]) -> dict[str, Any] | None:
+    """The battle map of an example (its parsed YAML) as ``create_encounter`` takes it, or
+    None; raises ``rules.battle_map.MapError`` for a map the rules cannot use."""
+    raw = data.get("map")
+    if raw is None:
+        return None
+    if isinstance(raw, dict) and "drawing" in raw:
+        walls = [(tuple(a), tuple(b)) for a, b in raw.get("walls") or []]
+        battle_map = BattleMap.from_ascii(str(raw["drawing"]), walls=walls)
+    else:
+        battle_map = BattleMap.from_dict(raw)
+    built: dict[str, Any] = msgspec.to_builtins(battle_map)
+    return built
+
+
 @lru_cache(maxsize=1)
 def examples() -> list[dict[str, Any]]:
-    """The shipped example encounters: ``file``, ``name``, ``ruleset``, ``description`` and
-    the ``combatants`` (name, kind, hidden) each holds."""
+    """The shipped example encounters: ``file``, ``name``, ``ruleset``, ``description``, the
+    ``combatants`` (name, kind, hidden) each holds and its battle ``map`` (or None)."""
     out = []
     for name in example_names():
         data = yaml.safe_load(example_text(name))
@@ -52,6 +76,7 @@ def examples() -> list[dict[str, Any]]:
             "combatants": [{"name": c["name"], "kind": c.get("kind", "npc"),
                             "hidden": bool(c.get("hidden", False))}
                            for c in data.get("combatants", [])],
+            "map": example_map(data),
         })
     return out
 

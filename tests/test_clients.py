@@ -1,6 +1,7 @@
-"""The reference clients against a real server and Redis: the shipped examples, the web
-table's HTTP routes, the terminal client driven through a pseudo-terminal, the bots and a
-bots-only demo encounter."""
+"""The reference clients against a real server and Redis: the shipped examples (stat blocks and
+battle maps), the web table's HTTP routes, the terminal client driven through a
+pseudo-terminal (a move, an attack with its itemised roll), the bots and a bots-only demo
+encounter that moves and fights on its map."""
 
 from __future__ import annotations
 
@@ -18,13 +19,15 @@ from typing import Any
 import pytest
 import yaml
 
-from clients.client import Client
+from clients import cli
+from clients.client import Client, CommandError
+from clients.view import TableView, drawing_to_map, map_lines
 from encounter.gm import parse_statblocks_yaml
 from rules.rulesets import ruleset
 from server import web
 from server.app import Server
 from tests.conftest import ROOT, settings_for, ws_url
-from tests.helpers import create_table, join, open_client
+from tests.helpers import create_table, join, kinds, open_client
 from tests.redis_procs import RedisProcess
 
 DUO: list[dict[str, Any]] = [
@@ -56,7 +59,7 @@ async def test_each_example_is_valid_and_plays(name: str, server: Server,
     anon = await open_client(ws_url(server), clients)
     await anon.hello()
     ack = await anon.command("create_encounter", name=data["name"], ruleset=data["ruleset"],
-                             combatants_yaml=text)
+                             combatants_yaml=text, map=web.example_map(data))
     gm = await join(ws_url(server), ack["result"]["gm_token"], clients)
     await gm.command("start_encounter")
     for _ in range(40):  # end turns until round 2 begins
@@ -191,8 +194,12 @@ async def test_a_player_plays_a_turn_from_the_terminal(server: Server, clients: 
     term.send(f"{listing.group(1)} trots to the window")  # by number, with a note
     await term.expect(r"\] Twilight Sparkle: move — trots to the window")
     await term.expect(r"ok: move")
+    term.send("attack dog")  # the target by name; the server picks the unarmed attack
+    await term.expect(r"\] Twilight Sparkle attacks Diamond Dog with unarmed: d20 \d+ .*= \d+ "
+                      r"vs Reflex → (HIT|MISS|CRITICAL HIT|AUTOMATIC MISS)")
+    await term.expect(r"ok: attack")
     term.send("s")
-    await term.expect(r"Twilight Sparkle\s+party\s+<- acting")
+    await term.expect(r"Twilight Sparkle\s+party\s+<- acting \[fatigue 10/10\]")
     term.send("end_turn")  # by name
     await term.expect(r"\] Twilight Sparkle ends the turn")
     term.send("end_turn")
@@ -201,6 +208,17 @@ async def test_a_player_plays_a_turn_from_the_terminal(server: Server, clients: 
     assert await term.close() == 0
     kinds = [(m["event"]["kind"], m["event"].get("combatant")) for m in table.gm.events()]
     assert ("action_taken", "twilight") in kinds and ("turn_ended", "twilight") in kinds
+
+
+def test_the_terminal_reads_squares_and_draws_the_map() -> None:
+    assert cli._value("2,1;3,1") == [[2, 1], [3, 1]] == cli._value("[[2,1],[3,1]]")
+    assert cli._value("7") == 7 and cli._value("magic bolt") == "magic bolt"
+    view = TableView(battle_map={"width": 3, "height": 2, "blocked": [[1, 0]],
+                                 "difficult": [[2, 1]]}, positions={"dog": (0, 1)},
+                     combatants={"dog": {"name": "Diamond Dog"}})
+    assert map_lines(view) == ["   012", " 0 .#.", " 1 D.~", "   D Diamond Dog (0,1)"]
+    assert drawing_to_map(".#.\nD.~") == {"width": 3, "height": 2, "blocked": [[1, 0]],
+                                          "difficult": [[2, 1]]}
 
 
 async def test_the_gm_starts_and_ends_the_scene_from_the_terminal(
@@ -237,9 +255,13 @@ async def test_bots_play_every_seat_until_the_gm_bot_ends_the_scene(
     out, _ = await asyncio.wait_for(proc.communicate(), 60)
     assert proc.returncode == 0, out.decode()
     assert "bot finished" in out.decode()
-    await table.gm.wait_for(lambda m: m["type"] == "event"
-                            and m["event"]["kind"] == "encounter_ended")
-    assert_turns_taken(table.gm, {"twilight", "dash", "dog", "lurker"}, range(1, 4))
+    end = await table.gm.wait_for(lambda m: m["type"] == "event"
+                                  and m["event"]["kind"] == "encounter_ended")
+    # three whole rounds, unless the bots beat the dog first (the GM bot then ends the scene)
+    last = max(m["event"]["round"] for m in table.gm.events()
+               if m["event"]["kind"] == "round_started")
+    rounds = range(1, 4) if "3 rounds" in (end["event"]["reason"] or "") else range(1, last)
+    assert_turns_taken(table.gm, {"twilight", "dash", "dog", "lurker"}, rounds)
 
 
 def assert_turns_taken(gm: Client, combatants: set[str], rounds: range) -> None:
@@ -300,7 +322,8 @@ async def test_a_bots_only_demo_encounter_plays_until_the_gm_ends_it(
             timeout=30)
         if not ended(last):
             gm = await join(ws_url(srv), enc.gm_token, clients)
-            await gm.command("end_encounter", reason="the GM calls it a day")
+            with contextlib.suppress(CommandError):  # unless the bots have just ended it
+                await gm.command("end_encounter", reason="the GM calls it a day")
         end = (await watcher.wait_for(ended))["event"]
         state = srv.rooms.peek(enc.encounter).state  # type: ignore[union-attr]
         if end["reason"] != "the GM calls it a day":  # one side is out of the fight
@@ -308,8 +331,11 @@ async def test_a_bots_only_demo_encounter_plays_until_the_gm_ends_it(
             sides = {c.side for c in state.combatants.values()
                      if not c.hidden and state.vitals[c.id].conscious}
             assert len(sides) == 1, sides
-        # the bots took every turn of the rounds the watcher saw whole
+        # the bots took every turn of the rounds the watcher saw whole, moving on the map
+        # toward the enemy and fighting
         assert_turns_taken(watcher, set(state.combatants), range(first, state.round))
+        seen = kinds(watcher)
+        assert "combatant_moved" in seen and "attack_resolved" in seen, seen
         await asyncio.wait_for(asyncio.shield(srv.demo.task), 10)  # the bots stopped
     finally:
         await srv.stop()

@@ -1,12 +1,14 @@
 """The web table in a real browser (Debian's Chromium driven by Playwright) against a real
 server and Redis: a GM and two players play a round, a spectator overlay follows every turn
 within a second and never shows a hidden combatant, and a player whose websocket is killed
-mid-turn reconnects and loses nothing. Screenshots of each view go to
-test-artifacts/web/."""
+mid-turn reconnects and loses nothing; on a battle map a player attacks from the web table and
+reads the itemised roll, moves by clicking squares while the overlay follows, and sees the GM's
+override with its reason. Screenshots of each view go to test-artifacts/web/."""
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import time
 from collections.abc import AsyncIterator
@@ -18,7 +20,7 @@ import pytest
 from clients.client import Client
 from server.app import Server
 from tests.conftest import ROOT, ws_url
-from tests.helpers import create_table, join
+from tests.helpers import create_table, join, open_client
 
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = ROOT / "test-artifacts" / "web"
@@ -248,3 +250,83 @@ async def test_a_player_whose_websocket_dies_mid_turn_loses_nothing(
              if m["event"]["kind"] == "action_taken"]
     assert notes == ["the GM draws her quill", "sent while offline"]
     await page.screenshot(path=artifacts / "player-reconnected.png", full_page=True)
+
+
+ARENA = [
+    {"name": "Twilight Sparkle", "id": "twilight", "kind": "pc", "initiative": 30,
+     "position": [0, 1],
+     "stats": {"skills": {"ranged": 6}, "fatigue_points": 12,
+               "weapons": [{"name": "magic bolt", "damage": "1d8", "kind": "ranged"}]}},
+    {"name": "Diamond Dog", "id": "dog", "kind": "npc", "initiative": 1, "position": [5, 1],
+     "stats": {"skills": {"melee": 4}, "fatigue_points": 40}},
+]
+ARENA_MAP = {"width": 7, "height": 3, "blocked": [[3, 0]], "difficult": [[3, 2]],
+             "walls": [[[6, 0], [6, 1]]]}
+
+
+async def test_a_player_attacks_and_moves_on_the_map_and_sees_the_gms_override(
+        server: Server, pages: Pages, artifacts: Path, clients: list[Client]) -> None:
+    url = ws_url(server)
+    creator = await open_client(url, clients)
+    await creator.hello()
+    ack = await creator.command("create_encounter", name="Map duel", combatants=ARENA,
+                                map=ARENA_MAP)
+    gm_token = ack["result"]["gm_token"]
+    gm_api = await join(url, gm_token, clients)
+    invite = await gm_api.command("issue_invite", combatants=["twilight"])
+    spectator = await gm_api.command("issue_spectator_link")
+    base = f"http://127.0.0.1:{server.settings.port}"
+    gm = await pages.open(f"{base}/table/#token={gm_token}")
+    player = await pages.open(f"{base}/table/#token={invite['result']['token']}")
+    watch = await pages.open(f"{base}/watch?spectate={spectator['result']['token']}")
+    for page in (gm, player):
+        await live(page)
+    # the map is drawn from the snapshot: squares, a blocked square, a wall, both tokens
+    await watch.wait_for_selector('#map .sq[data-x="5"][data-y="1"] .token[data-combatant=dog]')
+    await player.wait_for_selector('.map .sq.blocked[data-x="3"][data-y="0"]')
+    await player.wait_for_selector('.map .sq.wl[data-x="6"][data-y="0"]')
+    await gm_api.command("start_encounter")
+    await player.wait_for_selector(".banner >> text=Your turn")
+
+    # An attack from the web table: target and weapon chosen, the server's itemised roll shown.
+    attack = 'form.act[data-action="attack"][data-combatant="twilight"]'
+    await player.select_option(f"{attack} select.target", "dog")
+    await player.select_option(f"{attack} select.weapon", "magic bolt")
+    assert await player.locator(f"{attack} select.cover").count() == 0  # the map decides
+    await player.click(f'{attack} button[data-action="attack"]')
+    line = player.locator(".log .line.attack_resolved")
+    await line.wait_for()
+    text = await line.inner_text()
+    assert re.search(r"Twilight Sparkle attacks Diamond Dog with magic bolt: d20 \d+ "
+                     r"\+6 Ranged skill .*= \d+ vs Reflex → (HIT|MISS|CRITICAL HIT|AUTOMATIC MISS)",
+                     text), text
+    await player.screenshot(path=artifacts / "player-attack.png", full_page=True)
+
+    # A move picked by clicking squares on the map; the spectator overlay follows it.
+    for x, y in ((1, 1), (2, 1), (2, 2)):
+        await player.click(f'.map-panel .sq[data-x="{x}"][data-y="{y}"]')
+    await player.wait_for_selector(".path-text >> text=path: (1,1) → (2,1) → (2,2)")
+    before = time.monotonic()
+    await player.click('button[data-action="move"][data-combatant="twilight"]')
+    await watch.wait_for_selector(
+        '#map .sq[data-x="2"][data-y="2"] .token[data-combatant=twilight]', timeout=2000)
+    assert time.monotonic() - before < 2
+    await watch.wait_for_selector(".log >> text=Twilight Sparkle moves (1,1) → (2,1) → (2,2)")
+    await watch.screenshot(path=artifacts / "spectator-map.png", full_page=True)
+
+    # The GM overrides her fatigue with a reason; the player sees the value and the reason.
+    tool = 'form.tool[data-command="adjust_combatant"]'
+    await gm.select_option(f"{tool} select[name=combatant]", "twilight")
+    await gm.fill(f"{tool} input[name=reason]", "a lucky horseshoe")
+    await gm.fill(f"{tool} input[name=fatigue]", "5")
+    await gm.select_option(f"{tool} select[name=prone]", "true")
+    await gm.click(f"{tool} button[type=submit]")
+    await player.wait_for_selector('.sheet[data-combatant=twilight] .fatigue[data-fatigue="5"]')
+    await player.wait_for_selector(".sheet[data-combatant=twilight] .badge.prone")
+    await player.wait_for_selector(".log >> text=GM override")
+    await player.wait_for_selector(".log >> text=reason: a lucky horseshoe")
+    ruling = [m["event"] for m in gm_api.events() if m["event"]["kind"] == "gm_ruling"][-1]
+    assert ruling["changes"] == [{"field": "fatigue", "value": 5},  # sent as JSON numbers
+                                 {"field": "prone", "value": True}]
+    await gm.screenshot(path=artifacts / "gm-override.png", full_page=True)
+    await player.screenshot(path=artifacts / "player-overridden.png", full_page=True)

@@ -3,8 +3,8 @@
 // the overlay (/watch?spectate=<token>).
 
 import { Connection, anonymous } from "/table/conn.js";
-import { Table } from "/table/model.js";
-import { h, renderStatus, renderOrder, renderLog, renderSheet, renderActions, subtitle } from "/table/render.js";
+import { Table, drawingToMap } from "/table/model.js";
+import { h, renderStatus, renderOrder, renderLog, renderSheet, renderActions, renderMap, pickSquare, subtitle } from "/table/render.js";
 import { gmView } from "/table/gm.js";
 
 const $ = (id) => document.getElementById(id);
@@ -57,8 +57,9 @@ function playerView(root, table, conn) {
   const order = h("ol", { class: "order" });
   const actions = h("div", {});
   const log = h("div", { class: "log" });
-  const map = h("section", { hidden: true }, h("h2", {}, "Map"));
-  const mapBox = h("div", {});
+  const map = h("section", { hidden: true, class: "map-panel" }, h("h2", {}, "Map"),
+    h("p", { class: "muted" }, "On your turn, click the squares to move through, in order, then Move or Run."));
+  const mapBox = h("div", { class: "mapbox" });
   map.append(mapBox);
   root.replaceChildren(banner, sheets,
     h("section", {}, h("h2", {}, "Initiative"), order),
@@ -78,34 +79,11 @@ function playerView(root, table, conn) {
       banner.dataset.current = table.current || "";
       sheetBox.replaceChildren(...mine.map((id) => renderSheet(table, id)));
       renderOrder(order, table);
-      renderMap(map, mapBox, table);
       if (msg.type === "legal_actions") renderActions(actions, table, run);
+      map.hidden = !renderMap(mapBox, table, (x, y) => pickSquare(table, x, y));
       renderLog(log, table);
     },
   };
-}
-
-/** Positions on a grid, when the server sends them (a `position` in a combatant's profile). */
-function renderMap(section, box, table) {
-  const placed = [...table.combatants.values()].map((c) => [c, c.position ?? (c.stats || {}).position]).filter(([, p]) => p);
-  section.hidden = placed.length === 0;
-  if (!placed.length) return;
-  const xy = (p) => (Array.isArray(p) ? p : [p.x, p.y]);
-  const xs = placed.map(([, p]) => xy(p)[0]), ys = placed.map(([, p]) => xy(p)[1]);
-  const [x0, y0] = [Math.min(...xs), Math.min(...ys)];
-  const [w, hgt] = [Math.max(...xs) - x0 + 1, Math.max(...ys) - y0 + 1];
-  if (w * hgt > 4000) { box.textContent = placed.map(([c, p]) => `${c.name} ${xy(p).join(",")}`).join("; "); return; }
-  const grid = h("div", { class: "map", style: `grid-template-columns: repeat(${w}, 1.6rem)` });
-  const cells = Array.from({ length: w * hgt }, () => h("div", {}));
-  for (const [c, p] of placed) {
-    const [x, y] = xy(p);
-    const cell = cells[(y - y0) * w + (x - x0)];
-    cell.textContent = c.name.slice(0, 2);
-    cell.title = c.name;
-    if (c.id === table.current) cell.style.outline = "2px solid var(--accent)";
-  }
-  grid.append(...cells);
-  box.replaceChildren(grid);
 }
 
 async function landing() {
@@ -118,11 +96,14 @@ async function landing() {
   const upload = h("input", { type: "file", accept: ".yaml,.yml,.json,application/json,text/yaml" });
   upload.addEventListener("change", async () => { if (upload.files[0]) text.value = await upload.files[0].text(); });
   const error = h("p", { class: "error", role: "alert" });
+  const mapText = h("textarea", { name: "map", class: "map-json", placeholder: "battle map (optional): JSON, or a drawing — . floor # blocked ~ difficult = low : fog % darkness ^ pit ! improved cover", spellcheck: "false" });
   const examples = h("div", { class: "examples" }, h("p", { class: "muted" }, "Loading the examples…"));
   const form = h("form", {},
     h("p", {}, h("label", {}, "Name ", name), " ", h("label", {}, "Ruleset ", ruleset)),
     h("p", {}, h("label", {}, "Stat blocks (YAML or JSON) — or upload a file: ", upload)),
     text,
+    h("p", {}, h("label", {}, "Battle map (JSON, or drawn in text; optional)")),
+    mapText,
     h("p", {}, h("button", { type: "submit", class: "primary" }, "Create the encounter")),
     error);
   const joinBox = h("input", { type: "text", placeholder: "a table link or a token" });
@@ -139,7 +120,10 @@ async function landing() {
     error.textContent = "";
     try {
       const anon = await anonymous();
-      const ack = await anon.command("create_encounter", { name: name.value.trim(), ruleset: ruleset.value, combatants_yaml: text.value });
+      const fields = { name: name.value.trim(), ruleset: ruleset.value, combatants_yaml: text.value };
+      const drawn = mapText.value.trim();
+      if (drawn) fields.map = drawn.startsWith("{") ? JSON.parse(drawn) : drawingToMap(drawn);
+      const ack = await anon.command("create_encounter", fields);
       anon.close();
       location.hash = `token=${encodeURIComponent(ack.result.gm_token)}`;
     } catch (err) {
@@ -153,6 +137,7 @@ async function landing() {
         name.value = ex.name;
         ruleset.value = ex.ruleset;
         text.value = await (await fetch(`/table/examples/${ex.file}`)).text();
+        mapText.value = ex.map ? JSON.stringify(ex.map) : "";
       } }), ` ${ex.name} `, h("span", { class: "muted" }, `(${ex.ruleset === "action_time" ? "Action Time" : "MLP Dramatic Systems"}; ${ex.combatants.length} combatants) ${ex.description}`))));
   } catch (err) {
     examples.replaceChildren(h("p", { class: "error" }, `No examples: ${err}`));

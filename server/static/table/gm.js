@@ -1,18 +1,60 @@
 // The GM console: the roster (awareness, hide and reveal, invites), links for players and
 // spectators, the scene's flow and every legal action, rulings, the order and the log.
 
-import { h, renderOrder, renderLog, renderActions, subtitle, tableLink, watchLink } from "/table/render.js";
+import { h, renderOrder, renderLog, renderActions, renderMap, renderSheet, pickSquare, subtitle, tableLink, watchLink } from "/table/render.js";
+import { drawingToMap } from "/table/model.js";
 
-// GM rulings: adjudicate an action the rules leave open, override a result, each with a
-// reason. The server does not offer these commands yet; each form turns on by itself once the
-// server lists its command among the GM's legal actions, and sends that command with the
-// fields below (add or rename fields here when the protocol defines them).
-export const GM_TOOLS = [
-  { command: "adjudicate", title: "Adjudicate", help: "Rule on an action the rules leave to the GM.",
-    fields: [["combatant", "combatant"], ["ruling", "text"], ["reason", "text"]] },
-  { command: "override", title: "Override", help: "Change a result the server worked out.",
-    fields: [["combatant", "combatant"], ["change", "text"], ["reason", "text"]] },
+// GM rulings: overriding a value and adjudicating an action the rules do not list (each
+// audited by the server as a gm_ruling, with its reason), a fall, and the battle map. The
+// GM's commands are not among the legal actions (the GM may always send them); each form
+// sends its command with the fields below. A field is [name, kind, label]: "combatant" a
+// combatant, "combatant?" an optional one, "int" a whole number (sent as a JSON number),
+// "number" any number, "step" a track step 0-5, "bool?" yes/no/unchanged, a list the
+// choices, "text" text; a dotted name ("on_success.heal") goes into a nested object. Empty
+// fields are left out.
+const OUTCOME = (key, title) => [
+  [`${key}.fatigue_loss`, "int", `${title}: fatigue loss`],
+  [`${key}.loss_kind`, ["physical", "mental"], `${title}: loss kind`],
+  [`${key}.steps`, "step", `${title}: steps down the track`],
+  [`${key}.persistent`, "bool?", `${title}: persistent steps`],
+  [`${key}.heal`, "int", `${title}: heal`],
+  [`${key}.prone`, "bool?", `${title}: prone`],
 ];
+
+export const GM_TOOLS = [
+  { command: "adjust_combatant", title: "Override", help: "Set a combatant's values, with a reason everyone who sees it sees.",
+    fields: [["combatant", "combatant", "combatant"], ["reason", "text", "reason (required)"], ["fatigue", "int", "fatigue"],
+      ["fatigue_max", "int", "fatigue max"], ["physical_step", "step", "physical step"], ["physical_persistent", "step", "physical persistent"],
+      ["physical_crippling", "step", "physical crippling"], ["mental_step", "step", "mental step"], ["mental_persistent", "step", "mental persistent"],
+      ["mental_crippling", "step", "mental crippling"], ["prone", "bool?", "prone"],
+      ["condition", ["", "conscious", "unconscious", "dead", "destroyed"], "condition"]] },
+  { command: "adjudicate", title: "Adjudicate", help: "An action the rules do not list: the server rolls d20 + modifier against the DC (no DC: success).",
+    fields: [["description", "text", "description (required)"], ["combatant", "combatant?", "acting combatant"],
+      ["target", "combatant?", "target (default: the combatant)"], ["modifier", "int", "modifier"], ["dc", "int", "DC"],
+      ...OUTCOME("on_success", "success"), ...OUTCOME("on_failure", "failure")] },
+  { command: "fall", title: "Fall", help: "A combatant falls: the server rolls Acrobatics (if trained), the fall and its damage.",
+    fields: [["combatant", "combatant", "combatant"], ["meters", "number", "meters"]] },
+];
+
+/** The fields of a tool form as the command's payload: numbers as JSON numbers, dotted names
+ * nested, empty fields left out. */
+export function toolFields(form) {
+  const out = {};
+  for (const el of form.querySelectorAll("[name]")) {
+    if (el.value === "") continue;
+    const kind = el.dataset.kind;
+    let value = el.value;
+    if (kind === "int" || kind === "step") value = parseInt(value, 10);
+    else if (kind === "number") value = Number(value);
+    else if (kind === "bool?") value = value === "true";
+    if (typeof value === "number" && Number.isNaN(value)) continue;
+    const path = el.name.split(".");
+    let obj = out;
+    for (const key of path.slice(0, -1)) obj = obj[key] ||= {};
+    obj[path.at(-1)] = value;
+  }
+  return out;
+}
 
 export function gmView(root, table, conn) {
   const run = (type, fields) => conn.command(type, fields);
@@ -24,6 +66,11 @@ export function gmView(root, table, conn) {
   const links = h("ul", { class: "links" });
   const tokens = h("ul", { class: "tokens" });
   const tools = h("div", { class: "tools" });
+  const mapBox = h("div", { class: "mapbox" });
+  const mapError = h("p", { class: "error", role: "alert" });
+  const clickMode = h("select", { class: "click-mode", "aria-label": "a click on the map" });
+  const mapText = h("textarea", { class: "map-json", placeholder: "JSON ({\"width\": 8, \"height\": 6, \"blocked\": [[3, 1]], \"walls\": [[[5, 0], [5, 3]]]…}) or a drawing: . floor # blocked ~ difficult = low : fog % darkness ^ pit ! improved cover", spellcheck: "false" });
+  const sheets = h("div", { class: "sheets" });
   const linkError = h("p", { class: "error", role: "alert" });
   const storeKey = () => `stablemaster:links:${table.welcome?.encounter}`;
   const issued = () => JSON.parse(sessionStorage.getItem(storeKey()) || "[]");
@@ -35,6 +82,7 @@ export function gmView(root, table, conn) {
     try { return await run(type, fields); } catch (err) { errorEl.textContent = `${err.code || ""}: ${err.message || err}`; return null; }
   };
   const rosterRun = guard(rosterError);
+  const mapRun = guard(mapError);
   const linkRun = guard(linkError);
 
   const spectatorButton = h("button", { type: "button", class: "spectator-link", onclick: async () => {
@@ -52,6 +100,16 @@ export function gmView(root, table, conn) {
       h("p", {}, spectatorButton, " ", h("span", { class: "muted" }, "invite players from the roster")), links, linkError,
       h("h3", {}, "Credentials"), tokens),
     h("section", { class: "tools-panel" }, h("h2", {}, "Rulings"), tools),
+    h("section", { class: "wide map-panel" }, h("h2", {}, "Battle map"),
+      h("p", {}, h("label", {}, "A click on the map: ", clickMode)), mapBox, mapError,
+      h("details", { class: "set-map" }, h("summary", {}, "Set or replace the map"), mapText,
+        h("p", {}, h("button", { type: "button", class: "set-map", onclick: async () => {
+          const text = mapText.value.trim();
+          let map;
+          try { map = text.startsWith("{") ? JSON.parse(text) : drawingToMap(text); } catch (err) { mapError.textContent = `not JSON: ${err.message}`; return; }
+          if (await mapRun("set_map", { map })) mapText.value = "";
+        } }, "Set the map"), " ", h("button", { type: "button", class: "remove-map", onclick: () => mapRun("set_map", { map: null }) }, "Remove the map")))),
+    h("section", { class: "wide sheets-panel" }, h("h2", {}, "Stat blocks and vitals"), sheets),
     h("section", { class: "wide" }, h("h2", {}, "Log"), log));
 
   function renderRoster() {
@@ -88,33 +146,70 @@ export function gmView(root, table, conn) {
   }
 
   function renderTools() {
-    const offered = new Set(table.legal.filter((a) => a.combatant === null || a.combatant === undefined).map((a) => a.action));
+    const everyone = [...table.combatants.values()];
     tools.replaceChildren(...GM_TOOLS.map((tool) => {
-      const on = offered.has(tool.command);
-      const inputs = tool.fields.map(([name, kind]) => kind === "combatant"
-        ? h("select", { name }, ...[...table.combatants.values()].map((c) => h("option", { value: c.id }, c.name)))
-        : h("input", { type: "text", name, placeholder: name, maxlength: 200 }));
+      const inputs = tool.fields.map(([name, kind, label]) => {
+        let input;
+        if (kind === "combatant" || kind === "combatant?") {
+          input = h("select", { name }, kind === "combatant?" ? h("option", { value: "" }, "—") : null,
+            ...everyone.map((c) => h("option", { value: c.id }, c.name)));
+        } else if (Array.isArray(kind)) {
+          input = h("select", { name }, ...kind.map((o) => h("option", { value: o }, o || "—")));
+        } else if (kind === "bool?") {
+          input = h("select", { name }, h("option", { value: "" }, "—"), h("option", { value: "true" }, "yes"), h("option", { value: "false" }, "no"));
+        } else if (kind === "int" || kind === "step" || kind === "number") {
+          input = h("input", { type: "number", name, step: kind === "number" ? "any" : 1, min: kind === "step" ? 0 : null, max: kind === "step" ? 5 : null });
+        } else {
+          input = h("input", { type: "text", name, maxlength: 200 });
+        }
+        input.dataset.kind = Array.isArray(kind) ? "choice" : kind;
+        return h("label", { class: "field" }, h("span", {}, label), input);
+      });
       const error = h("p", { class: "error", role: "alert" });
       const form = h("form", { class: "tool", dataset: { command: tool.command } },
-        h("h3", {}, tool.title), h("p", { class: "muted" }, tool.help + (on ? "" : " (not offered by this server yet)")),
-        h("fieldset", { disabled: !on }, ...inputs, h("button", { type: "submit" }, tool.title)), error);
+        h("h3", {}, tool.title), h("p", { class: "muted" }, tool.help),
+        h("fieldset", { disabled: table.ended }, h("div", { class: "fields" }, ...inputs), h("button", { type: "submit" }, tool.title)), error);
       form.addEventListener("submit", async (ev) => {
         ev.preventDefault();
-        const fields = Object.fromEntries(inputs.filter((i) => i.value).map((i) => [i.name, i.value]));
-        await guard(error)(tool.command, fields);
+        if (await guard(error)(tool.command, toolFields(form))) form.reset();
       });
       return form;
     }));
   }
 
+  function renderClickMode() {
+    const was = clickMode.value;
+    clickMode.replaceChildren(h("option", { value: "path" }, "picks a square of the acting combatant's move"),
+      ...[...table.combatants.values()].map((c) => h("option", { value: `place:${c.id}` }, `places ${c.name}`)),
+      ...[...table.positions.keys()].map((id) => h("option", { value: `off:${id}` }, `takes ${table.nameOf(id)} off the map (any square)`)));
+    clickMode.value = [...clickMode.options].some((o) => o.value === was) ? was : "path";
+  }
+
+  const onMapClick = async (x, y) => {
+    const [mode, id] = clickMode.value.split(":");
+    if (mode === "place") await mapRun("place_combatant", { combatant: id, at: [x, y] });
+    else if (mode === "off") { if (await mapRun("place_combatant", { combatant: id, at: null })) clickMode.value = "path"; }
+    else if (!pickSquare(table, x, y)) mapError.textContent = "nobody may move now: choose whom a click places";
+  };
+
   let rosterKey = "";
+  let toolsKey = "";
   return {
     update(msg) {
       document.getElementById("subtitle").textContent = subtitle(table);
-      const key = JSON.stringify([[...table.combatants.values()], [...table.initiative.keys()], table.current, table.started]);
+      const cs = [...table.combatants.values()];
+      const key = JSON.stringify([cs.map((c) => [c.id, c.name, c.kind, c.side, c.hidden, c.aware, c.initiative_mod]),
+        [...table.initiative.keys()], table.current, table.started]);
       if (key !== rosterKey) { rosterKey = key; renderRoster(); }
+      const names = JSON.stringify([cs.map((c) => [c.id, c.name]), table.ended]);
+      if (names !== toolsKey) { toolsKey = names; renderTools(); }
       renderOrder(order, table);
-      if (msg.type === "legal_actions") { renderActions(actions, table, run); renderTools(); }
+      if (msg.type === "legal_actions") renderActions(actions, table, run);
+      if (msg.type === "snapshot" || msg.type === "event") {
+        renderClickMode();
+        renderMap(mapBox, table, onMapClick);
+        sheets.replaceChildren(...[...table.combatants.keys()].map((id) => renderSheet(table, id)));
+      }
       if (msg.type === "snapshot" || (msg.type === "event" && msg.event.kind.startsWith("token_")) || msg.type === "welcome") renderLinks();
       renderLog(log, table);
     },

@@ -28,6 +28,10 @@ export class Table {
     this.effects = new Map();
     this.pendingRolls = new Map();
     this.tokens = new Map();
+    this.map = null; // the battle map (BattleMap as JSON) or null
+    this.positions = new Map(); // combatant -> [x, y], the top-left square of its space
+    this.grabs = new Map(); // target -> [grabbers]
+    this.atEffects = []; // "Action Time" effects on the combatants this viewer sees
     this.options = {};
     this.started = false;
     this.ended = false;
@@ -81,6 +85,10 @@ export class Table {
     for (const e of s.effects || []) this.effects.set(e.effect, e);
     for (const p of s.pending_rolls || []) this.pendingRolls.set(p.request, p);
     for (const t of s.tokens || []) this.tokens.set(t.token_id, t);
+    this.map = s.map || null;
+    this.positions = new Map(Object.entries(s.positions || {}));
+    this.grabs = new Map(Object.entries(s.grabs || {}).filter(([, g]) => g && g.length));
+    this.atEffects = [...((s.action_time || {}).effects || [])];
     this.options = s.options || {};
     this.started = this.phase.length > 0 && this.phase[0] !== "setup";
     this.ended = !!s.ended;
@@ -118,7 +126,7 @@ export class Table {
       }
       case "combatant_removed": {
         const text = `${n(e.combatant)} leaves the encounter`;
-        this.combatants.delete(e.combatant); this.drop(e.combatant);
+        this.combatants.delete(e.combatant); this.drop(e.combatant); this.positions.delete(e.combatant);
         return line(text);
       }
       case "combatant_concealed": {
@@ -197,6 +205,37 @@ export class Table {
         this.effects.delete(e.effect);
         return line(`${effect ? effect.name : "An effect"} ends`);
       }
+      case "vitals_changed": {
+        const c = this.combatants.get(e.combatant);
+        if (c) {
+          const v = { ...(c.vitals || {}) };
+          for (const f of ["fatigue", "fatigue_max", "physical", "mental", "condition", "prone", "check_round"]) v[f] = e[f] ?? null;
+          c.vitals = v;
+        }
+        return line(describe(e, n), { vitals: e.combatant });
+      }
+      case "grab_changed": {
+        const grabbers = (this.grabs.get(e.target) || []).filter((g) => g !== e.grabber);
+        if (e.held) grabbers.push(e.grabber);
+        if (grabbers.length) this.grabs.set(e.target, grabbers); else this.grabs.delete(e.target);
+        return line(describe(e, n));
+      }
+      case "map_set": this.map = e.map || null; return line(describe(e, n));
+      case "combatant_placed": case "combatant_moved": {
+        const at = e.kind === "combatant_placed" ? e.at : (e.path || []).at(-1);
+        if (at) this.positions.set(e.combatant, at); else this.positions.delete(e.combatant);
+        return line(describe(e, n));
+      }
+      case "at_effect_started": this.atEffects.push(e.effect); return line(describe(e, n));
+      case "at_effect_ended": {
+        const key = JSON.stringify(e.effect);
+        const i = this.atEffects.findIndex((x) => JSON.stringify(x) === key);
+        if (i >= 0) this.atEffects.splice(i, 1);
+        return line(describe(e, n));
+      }
+      case "attack_resolved": case "damage_dealt": case "check_made": case "gm_ruling":
+      case "at_moved": case "items_readied":
+        return line(describe(e, n), { detail: e });
       case "encounter_ended":
         this.ended = true; this.endReason = e.reason; this.current = null; this.phase = ["ended"];
         this.pendingRolls.clear();
@@ -214,4 +253,143 @@ export class Table {
       }
     }
   }
+}
+
+// -- readable lines for the resolution events (clients/view.py says the same) -----------------
+
+const VERBS = { attack: "attacks", grab: "tries to grab", ram: "rams", break_object: "strikes at",
+  melee_attack: "attacks (melee)", ranged_attack: "shoots at", all_out_attack: "goes all out against", charge: "charges" };
+const OUTCOMES = { hit: "HIT", critical: "CRITICAL HIT", miss: "MISS", automatic_miss: "AUTOMATIC MISS (natural 1)" };
+const CONDITIONS = { fit: "", active: "", defenseless: "defenseless (0 fatigue points)", unconscious: "unconscious",
+  awaiting_check: "awaiting a Constitution check", out_for_scene: "out for the scene", dead: "dead", destroyed: "destroyed" };
+const human = (s) => String(s).replaceAll("_", " ");
+const plain = (v) => (v === true ? "yes" : v === false ? "no" : String(v));
+
+export const signed = (v) => (v >= 0 ? `+${v}` : `-${-v}`);
+
+/** Itemised modifiers: "+6 Ranged skill -2 into melee". */
+export const terms = (mods) => (mods || []).map((m) => `${signed(m.value)} ${m.name}`).join(" ");
+
+/** A condition chart configuration in words ("" for an active, fit combatant). */
+export function conditionText(condition) {
+  return (condition || []).map((c) => CONDITIONS[c] ?? human(c)).filter(Boolean).join(", ");
+}
+
+export function trackText(name, t) {
+  if (!t || !t.step) return "";
+  let text = `${name} track step ${t.step}/5 (${signed(t.penalty || 0)})`;
+  if (t.persistent) text += `, ${t.persistent} persistent`;
+  if (t.crippling) text += `, ${t.crippling} crippling`;
+  return text;
+}
+
+/** Fatigue, tracks, consciousness and stance, as far as this viewer may see them. */
+export function vitalsText(v) {
+  const parts = [];
+  if (v.fatigue !== null && v.fatigue !== undefined) parts.push(`fatigue ${v.fatigue}/${v.fatigue_max}`);
+  parts.push(trackText("physical", v.physical), trackText("mental", v.mental), conditionText(v.condition));
+  if (v.prone) parts.push("prone");
+  if (v.check_round !== null && v.check_round !== undefined) parts.push(`Constitution check in round ${v.check_round}`);
+  return parts.filter(Boolean).join(", ");
+}
+
+/** One readable line for a resolution event: every die, every modifier by name. */
+export function describe(e, n) {
+  switch (e.kind) {
+    case "attack_resolved": {
+      let head = e.action === "fall" ? `${n(e.attacker)} falls` : `${n(e.attacker)} ${VERBS[e.action] || human(e.action)} ${n(e.target)}`;
+      if (e.weapon) head += ` with ${e.weapon}`;
+      const natural = e.natural ?? "(behind the GM screen)";
+      const mods = terms(e.modifiers);
+      let text = `${head}: ${e.die || "d20"} ${natural}${mods ? " " + mods : ""}`;
+      if (e.total !== null && e.total !== undefined) text += ` = ${e.total}`;
+      const defense = (e.defense || "reflex").replace(/^./, (c) => c.toUpperCase());
+      if (e.defense_value !== null && e.defense_value !== undefined) {
+        text += ` vs ${defense} ${e.defense_value}`;
+        const parts = (e.defense_parts || []).filter((p) => p.value);
+        if (parts.length) text += ` (${parts.map((p) => `${p.name} ${p.value}`).join(", ")})`;
+      } else text += ` vs ${defense}`;
+      return `${text} → ${OUTCOMES[e.outcome] || e.outcome}`;
+    }
+    case "damage_dealt": {
+      const source = e.source ? ` from ${n(e.source)}` : "";
+      const rolled = e.rolled !== null && e.rolled !== undefined ? `rolled ${e.rolled}` : "(behind the GM screen)";
+      let text = `${n(e.target)} takes ${e.damage || "physical"} damage${source}: ${e.dice} ${rolled}`;
+      const bonuses = terms(e.bonuses);
+      if (bonuses) text += " " + bonuses;
+      if (e.critical) text += " x2 critical";
+      if (e.halved) text += " halved";
+      if (e.before_reduction !== null && e.before_reduction !== undefined) text += ` = ${e.before_reduction}`;
+      if (e.reduction) text += ` - ${e.reduction_label || "DR"} ${e.reduction}`;
+      return `${text} → loses ${e.loss}${e.types && e.types.length ? ` (${e.types.join(", ")})` : ""}`;
+    }
+    case "vitals_changed": {
+      const status = vitalsText(e);
+      return `${n(e.combatant)}: ${(e.notes || []).join("; ")}${status ? ` [${status}]` : ""}`;
+    }
+    case "check_made": {
+      let text = `${e.combatant ? n(e.combatant) : "The GM"}: ${human(e.check)} check: d20 ${e.natural ?? "(behind the GM screen)"}`;
+      const mods = terms(e.modifiers);
+      if (mods) text += " " + mods;
+      if (e.total !== null && e.total !== undefined) text += ` = ${e.total}`;
+      if (e.dc !== null && e.dc !== undefined) text += ` vs DC ${e.dc}`;
+      text += ` → ${e.success ? "success" : "failure"}`;
+      if (e.target) text += ` (${n(e.target)})`;
+      return text;
+    }
+    case "grab_changed":
+      return e.held ? `${n(e.grabber)} grabs ${n(e.target)}: it is held (-2, cannot move)` : `${n(e.grabber)} no longer holds ${n(e.target)}`;
+    case "map_set":
+      return e.map ? `The GM sets a battle map (${e.map.width}x${e.map.height} squares)` : "The GM takes the battle map away";
+    case "combatant_placed":
+      return e.at ? `${n(e.combatant)} is placed at (${e.at[0]},${e.at[1]})` : `${n(e.combatant)} is taken off the map`;
+    case "combatant_moved": {
+      const verb = { run: "runs", crawl: "crawls" }[e.mode] || "moves";
+      const path = e.path.map(([x, y]) => `(${x},${y})`).join(" → ");
+      return `${n(e.combatant)} ${verb} ${path}: ${e.cost} of ${e.budget} squares${e.falls ? " — and falls into a pit!" : ""}`;
+    }
+    case "gm_ruling": {
+      let text;
+      if (e.ruling === "override") {
+        const changes = (e.changes || []).map((c) => `${human(c.field || "")} ${plain(c.value)}`).join(", ");
+        text = `GM override: ${e.description}${changes ? ` (${changes})` : ""}`;
+      } else {
+        const values = Object.fromEntries((e.changes || []).map((c) => [c.field, c.value]));
+        text = `GM adjudicates: ${e.description}`;
+        if (values.dc !== null && values.dc !== undefined) text += ` (d20 ${signed(Number(values.modifier || 0))} vs DC ${values.dc})`;
+      }
+      return text + (e.reason ? ` — reason: ${e.reason}` : "");
+    }
+    case "at_effect_started": case "at_effect_ended": {
+      const f = e.effect;
+      const what = `${f.source} (${human(f.target)} ${signed(f.value)})`;
+      return e.kind === "at_effect_started" ? `${n(f.holder)}: ${what} begins` : `${n(f.holder)}: ${what} ends (${human(e.reason)})`;
+    }
+    case "at_moved": {
+      let text = `${n(e.combatant)} ${human(e.action)}: ${e.yards} of ${e.max_yards} yards (${e.reason})`;
+      if (e.away_from && e.away_from.length) text += ` away from ${e.away_from.map(n).join(", ")}`;
+      return text;
+    }
+    case "items_readied": {
+      const bits = [];
+      if (e.drawn) bits.push(`draws ${e.drawn}`);
+      if (e.stowed) bits.push(`stows ${e.stowed}`);
+      return `${n(e.combatant)} ${bits.join(" and ") || "readies"}; holds ${(e.in_hoof || []).join(", ") || "nothing"}`;
+    }
+    default: return human(e.kind);
+  }
+}
+
+/** The characters of a map drawing and the BattleMap layer each stands for (the format of
+ * BattleMap.from_ascii; letters and digits are open floor). */
+export const DRAWING = { "#": "blocked", "~": "difficult", "=": "low", ":": "fog", "%": "darkness", "^": "pits", "!": "improved_cover" };
+
+/** A map drawn in text as the `map` of set_map (the server checks it). */
+export function drawingToMap(text, walls = []) {
+  const rows = text.split("\n").map((l) => l.replace(/\s+/g, "")).filter(Boolean);
+  const map = { width: Math.max(0, ...rows.map((r) => r.length)), height: rows.length, walls };
+  rows.forEach((row, y) => [...row].forEach((ch, x) => {
+    if (DRAWING[ch]) (map[DRAWING[ch]] ||= []).push([x, y]);
+  }));
+  return map;
 }

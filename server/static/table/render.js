@@ -1,7 +1,12 @@
 // Pieces every view shares: the status badge, the initiative order, the log with its dice, a
 // combatant's sheet, and the legal actions as controls. Everything shown comes from what the
 // server sent; actions are rendered from the legal_actions entries alone, so an action the
-// rules engine adds tomorrow shows up as a control without a change here.
+// rules engine adds tomorrow shows up as a control without a change here. A few actions get
+// richer controls for the arguments the protocol documents: an attack's weapon (from the
+// sheet) and, without a map, its range, cover and concealment; a move's path, picked by
+// clicking squares on the map.
+
+import { vitalsText, conditionText, trackText } from "/table/model.js";
 
 /** Build an element: h("li", {class: "x", dataset: {a: 1}, onclick}, "text", child…). */
 export function h(tag, attrs = {}, ...children) {
@@ -43,11 +48,44 @@ export function renderOrder(el, table) {
     if (table.readied[id]) badges.push(h("span", { class: "badge" }, "readied"));
     for (const e of table.effects.values()) if (e.combatant === id) badges.push(h("span", { class: "badge effect" }, e.name));
     for (const cond of conditionsOf(c)) badges.push(h("span", { class: "badge condition" }, cond));
+    badges.push(...vitalBadges(table, id));
     return h("li", { class: [id === table.current ? "current" : "", c.side || ""].join(" ").trim(), dataset: { combatant: id } },
       h("span", { class: "init" }, init ? String(init.count ?? init.total) : ""),
       h("span", { class: "name" }, c.name),
       ...badges);
   }));
+}
+
+/** A bar for fatigue points (Health), when this viewer may see them. */
+export function fatigueBar(v) {
+  if (!v || v.fatigue === null || v.fatigue === undefined || !v.fatigue_max) return null;
+  const pct = Math.max(0, Math.min(100, Math.round((100 * v.fatigue) / v.fatigue_max)));
+  return h("span", { class: `fatigue${pct <= 34 ? " low" : ""}`, title: `fatigue ${v.fatigue}/${v.fatigue_max}`, dataset: { fatigue: v.fatigue } },
+    h("span", { class: "fill", style: `width:${pct}%` }), h("span", { class: "num" }, `${v.fatigue}/${v.fatigue_max}`));
+}
+
+/** Badges for what the server says of a combatant's state: fatigue, tracks, consciousness,
+ * prone, grabbed, "Action Time" effects. */
+export function vitalBadges(table, id) {
+  const c = table.combatants.get(id) || {};
+  const v = c.vitals;
+  const out = [];
+  if (v) {
+    const bar = fatigueBar(v);
+    if (bar) out.push(bar);
+    for (const [name, t] of [["physical", v.physical], ["mental", v.mental]]) {
+      if (t && t.step) out.push(h("span", { class: "badge track", title: trackText(name, t) }, `${name} ${t.step}/5 (${t.penalty})`));
+    }
+    const cond = conditionText(v.condition);
+    if (cond) out.push(h("span", { class: `badge consciousness ${(v.condition || [])[0] || ""}` }, cond));
+    if (v.prone) out.push(h("span", { class: "badge prone" }, "prone"));
+  }
+  const grabbers = table.grabs.get(id);
+  if (grabbers && grabbers.length) out.push(h("span", { class: "badge grabbed" }, `grabbed by ${grabbers.map((g) => table.nameOf(g)).join(", ")}`));
+  for (const e of table.atEffects || []) {
+    if (e.holder === id && e.source_kind !== "mark") out.push(h("span", { class: "badge effect" }, `${e.source} ${e.value >= 0 ? "+" : ""}${e.value}`));
+  }
+  return out;
 }
 
 /** Conditions the server lists for a combatant (a `conditions` list in its profile or stats). */
@@ -80,14 +118,19 @@ export function renderLog(el, table, limit = 200) {
 
 function renderValue(v) {
   if (v === null || v === undefined) return "—";
-  if (Array.isArray(v)) return v.map((x) => (typeof x === "object" ? JSON.stringify(x) : String(x))).join(", ");
+  if (Array.isArray(v) && v.some((x) => x && typeof x === "object")) {
+    return h("ul", { class: "items" }, ...v.map((x) => h("li", {}, x && typeof x === "object"
+      ? Object.entries(x).map(([k, y]) => (k === "name" ? String(y) : `${humanize(k)} ${typeof y === "object" ? JSON.stringify(y) : y}`)).join(" · ")
+      : String(x))));
+  }
+  if (Array.isArray(v)) return v.map(String).join(", ");
   if (typeof v === "object") {
     return h("table", { class: "kv" }, ...Object.entries(v).map(([k, x]) => h("tr", {}, h("th", {}, humanize(k)), h("td", {}, renderValue(x)))));
   }
   return String(v);
 }
 
-const PROFILE_KEYS = new Set(["id", "name", "kind", "side", "initiative_mod", "hidden", "aware", "group", "stats", "controlled"]);
+const PROFILE_KEYS = new Set(["id", "name", "kind", "side", "initiative_mod", "hidden", "aware", "group", "stats", "controlled", "vitals"]);
 
 /** A combatant's sheet: what the server sent of its profile and stats, whatever they hold. */
 export function renderSheet(table, id) {
@@ -97,6 +140,8 @@ export function renderSheet(table, id) {
   const init = table.initiative.get(id);
   if (init) rows.push(["initiative", init.total]);
   if (c.group) rows.push(["group", c.group]);
+  const at = table.positions.get(id);
+  if (at) rows.push(["position", `(${at[0]},${at[1]})`]);
   for (const [k, v] of Object.entries(c)) if (!PROFILE_KEYS.has(k)) rows.push([humanize(k), v]); // fatigue, conditions…
   for (const [k, v] of Object.entries(c.stats || {})) rows.push([humanize(k), v]);
   const state = [];
@@ -105,8 +150,11 @@ export function renderSheet(table, id) {
   if (table.delaying.has(id)) state.push("delaying");
   if (table.readied[id]) state.push(`readied: ${humanize(table.readied[id].action)} (${table.readied[id].trigger})`);
   for (const e of table.effects.values()) if (e.combatant === id) state.push(`${e.name} until round ${e.ends_round}`);
+  const v = c.vitals;
   return h("section", { class: "sheet", dataset: { combatant: id } },
     h("h3", {}, c.name, c.hidden ? h("span", { class: "badge hidden" }, "hidden") : ""),
+    v ? h("div", { class: "vitals", dataset: { combatant: id } }, ...vitalBadges(table, id),
+      h("span", { class: "vitals-text" }, vitalsText(v) || "fit")) : "",
     h("table", { class: "kv" }, ...rows.map(([k, v]) => h("tr", {}, h("th", {}, k), h("td", {}, renderValue(v))))),
     state.length ? h("p", { class: "conditions" }, state.join(" · ")) : "");
 }
@@ -128,6 +176,118 @@ function argInput(name, spec) {
   if (type === "integer" || type === "number" || typeof spec === "number") return h("input", { name, type: "number", placeholder: humanize(name) });
   if (type === "boolean" || typeof spec === "boolean") return h("input", { name, type: "checkbox" });
   return h("input", { name, type: "text", placeholder: humanize(name) });
+}
+
+/** The documented arguments of an attack: the weapon (from the attacker's sheet, when this
+ * viewer holds it) and, without a battle map to decide them, range, cover and concealment. */
+const ATTACKS = new Set(["attack", "grab", "ram", "melee_attack", "ranged_attack", "all_out_attack", "charge"]);
+const CHOICES = {
+  range: ["", "point_blank", "short", "medium", "long"],
+  cover: ["none", "cover", "improved", "total"],
+  concealment: ["none", "concealment", "total"],
+};
+
+function extraInputs(a, table) {
+  if (!ATTACKS.has(a.action)) return [];
+  const out = [];
+  const c = table.combatants.get(a.combatant) || {};
+  const weapons = ((c.stats || {}).weapons || []).filter((w) => w && w.name);
+  if (weapons.length && a.action !== "grab" && a.action !== "ram") {
+    out.push(h("select", { name: "weapon", class: "weapon", "aria-label": "weapon" },
+      ...weapons.map((w) => h("option", { value: w.name }, `${w.name}${w.damage ? " " + w.damage : ""}${w.kind ? " (" + w.kind + ")" : ""}`)),
+      table.ruleset === "dramatic" ? h("option", { value: "unarmed" }, "unarmed") : null));
+  }
+  if (table.ruleset === "action_time") {
+    if (a.action === "ranged_attack") out.push(h("input", { name: "distance", type: "number", min: 0, class: "distance", placeholder: "yards", "aria-label": "distance in yards" }));
+    return out;
+  }
+  const placed = table.map && table.positions.has(a.combatant);
+  if (!placed) {
+    for (const [name, options] of Object.entries(CHOICES)) {
+      out.push(h("select", { name, class: name, "aria-label": name },
+        ...options.map((o) => h("option", { value: o }, o ? `${name}: ${humanize(o)}` : `${name}: —`))));
+    }
+    out.push(h("label", { class: "flag" }, h("input", { type: "checkbox", name: "into_melee" }), " into melee"));
+  }
+  return out;
+}
+
+// -- picking a path on the map ------------------------------------------------------------
+
+/** The squares picked for a move, for one combatant; map clicks add to it. */
+export const picking = { combatant: null, path: [] };
+const PATH_ACTIONS = new Set(["move", "run"]);
+
+function pathText(cid) {
+  const path = picking.combatant === cid ? picking.path : [];
+  return path.length ? `path: ${path.map(([x, y]) => `(${x},${y})`).join(" → ")}` : "click squares on the map";
+}
+
+export function setPath(cid, path) {
+  picking.combatant = cid;
+  picking.path = path;
+  for (const el of document.querySelectorAll(".path-text")) el.textContent = pathText(el.dataset.combatant);
+  for (const el of document.querySelectorAll(".map .sq.path")) el.classList.remove("path");
+  path.forEach(([x, y], i) => {
+    for (const el of document.querySelectorAll(`.map .sq[data-x="${x}"][data-y="${y}"]`)) { el.classList.add("path"); el.dataset.step = String(i + 1); }
+  });
+}
+
+/** Add a clicked square to the path of the combatant whose move is legal (clicking the last
+ * square again takes it back). Returns false when no move is to be picked. */
+export function pickSquare(table, x, y) {
+  const mover = table.legal.find((a) => PATH_ACTIONS.has(a.action) && table.positions.has(a.combatant));
+  if (!mover) return false;
+  const path = picking.combatant === mover.combatant ? [...picking.path] : [];
+  const last = path.at(-1);
+  if (last && last[0] === x && last[1] === y) path.pop(); else path.push([x, y]);
+  setPath(mover.combatant, path);
+  return true;
+}
+
+/** "Twilight Sparkle" → "TS", "Spike" → "Sp". */
+function initials(name) {
+  const words = name.split(/\s+/).filter(Boolean);
+  return words.length > 1 ? (words[0][0] + words.at(-1)[0]).toUpperCase() : name.slice(0, 2);
+}
+
+/**
+ * The battle map: squares, blocked squares, thin walls, low objects, difficult terrain, fog,
+ * darkness, pits, improved cover, and a token per placed combatant. `onClick(x, y)` gets
+ * the clicked square.
+ */
+export function renderMap(box, table, onClick) {
+  const m = table.map;
+  if (!m) { box.replaceChildren(); return false; }
+  const w = m.width, hgt = m.height;
+  if (w * hgt > 10000) { box.replaceChildren(h("p", { class: "muted" }, `a ${w}x${hgt} map: too large to draw`)); return true; }
+  const cells = [];
+  for (let y = 0; y < hgt; y++) for (let x = 0; x < w; x++) cells.push(h("div", { class: "sq", dataset: { x, y }, title: `(${x},${y})` }));
+  const at = (x, y) => (x >= 0 && y >= 0 && x < w && y < hgt ? cells[y * w + x] : null);
+  for (const layer of ["blocked", "low", "difficult", "fog", "darkness", "pits", "improved_cover"]) {
+    for (const [x, y] of m[layer] || []) { const c = at(x, y); if (c) { c.classList.add(layer); c.title += ` ${humanize(layer)}`; } }
+  }
+  for (const [[ax, ay], [bx, by]] of m.walls || []) {
+    if (ax === bx) for (let y = Math.min(ay, by); y < Math.max(ay, by); y++) { at(ax, y)?.classList.add("wl"); at(ax - 1, y)?.classList.add("wr"); }
+    else for (let x = Math.min(ax, bx); x < Math.max(ax, bx); x++) { at(x, ay)?.classList.add("wt"); at(x, ay - 1)?.classList.add("wb"); }
+  }
+  for (const [id, [x, y]] of table.positions) {
+    const c = table.combatants.get(id);
+    const cell = at(x, y);
+    if (!c || !cell) continue;
+    const v = c.vitals || {};
+    const down = v.condition && v.condition[0] !== "active";
+    cell.append(h("span", { class: `token ${c.side || ""}${id === table.current ? " current" : ""}${down ? " down" : ""}${v.prone ? " prone" : ""}`,
+      dataset: { combatant: id }, title: `${c.name}${vitalsText(v) ? " — " + vitalsText(v) : ""}` }, initials(c.name)));
+  }
+  const grid = h("div", { class: "map", style: `grid-template-columns: repeat(${w}, var(--sq))` }, ...cells);
+  if (onClick) grid.addEventListener("click", (ev) => {
+    const sq = ev.target.closest(".sq");
+    if (sq) onClick(Number(sq.dataset.x), Number(sq.dataset.y));
+  });
+  box.replaceChildren(grid);
+  if (picking.path.length) setPath(picking.combatant, picking.path);
+  return true;
 }
 
 function collect(form) {
@@ -163,12 +323,15 @@ export function renderActions(el, table, send) {
       h("legend", {}, cid ? `${table.nameOf(cid)}${turn ? " — turn" : ""}` : "Game master"));
     const run = async (button, type, fields) => {
       error.textContent = "";
+      if (type === "_local") { error.textContent = fields.message; return; }
       for (const b of fieldset.querySelectorAll("button")) b.disabled = true;
       try {
         await send(type, fields);
         note.value = ""; extra.value = "";
+        return true;
       } catch (err) {
         error.textContent = err && err.message ? `${err.code ? err.code + ": " : ""}${err.message}` : String(err);
+        return false;
       } finally {
         for (const b of fieldset.querySelectorAll("button")) b.disabled = false;
       }
@@ -220,6 +383,9 @@ function actionControl(a, table, run, shared) {
     : null;
   const argInputs = a.args && typeof a.args === "object" && !Array.isArray(a.args)
     ? Object.entries(a.args).map(([name, spec]) => argInput(name, spec)) : [];
+  argInputs.push(...extraInputs(a, table));
+  const onMap = table.map && table.positions.has(a.combatant) && PATH_ACTIONS.has(a.action);
+  if (onMap) argInputs.push(h("span", { class: "path-text", dataset: { combatant: a.combatant } }, pathText(a.combatant)));
   const form = h("form", { class: `act${select || argInputs.length ? " with-args" : ""}`, dataset: data },
     h("button", { type: "submit", dataset: data, title: a.action }, label), select, ...argInputs);
   form.addEventListener("submit", (ev) => {
@@ -228,7 +394,15 @@ function actionControl(a, table, run, shared) {
     const args = { ...extra, ...collect(form) };
     if (select) args.target = select.value;
     if (note) args.note = note;
-    run(form.querySelector("button"), "act", { combatant: a.combatant, action: a.action, args });
+    if (onMap && !args.path) {
+      if (!picking.path.length || picking.combatant !== a.combatant) {
+        run(null, "_local", { message: "click the squares to enter on the map first" });
+        return;
+      }
+      args.path = picking.path.map(([x, y]) => [x, y]);
+    }
+    run(form.querySelector("button"), "act", { combatant: a.combatant, action: a.action, args })
+      .then((ok) => { if (ok && onMap) setPath(a.combatant, []); });
   });
   return form;
 }

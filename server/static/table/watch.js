@@ -1,10 +1,11 @@
 // The spectator overlay: initiative order, whose turn it is, the conditions a spectator may
-// see and the last few log lines. /watch?spectate=<token>; add &transparent=1 for streaming
+// see (fatigue only where the server sends it), the battle map with every token, and the last
+// few log lines. /watch?spectate=<token>; add &transparent=1 for streaming
 // software, &lines=N for more or fewer log lines. It reconnects and catches up by itself.
 
 import { Connection } from "/table/conn.js";
 import { Table } from "/table/model.js";
-import { renderStatus, renderOrder, renderLog } from "/table/render.js";
+import { renderStatus, renderOrder, renderLog, renderMap } from "/table/render.js";
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -21,6 +22,7 @@ function render() {
   $("turn").textContent = table.current ? `${table.nameOf(table.current)}'s turn` : "";
   $("turn").dataset.current = table.current || "";
   renderOrder($("order"), table);
+  renderMap($("map"), table);
   renderLog($("log"), table, lines);
 }
 

@@ -366,6 +366,22 @@ class Decision(EncounterChartModel):
         if s.round and self.hooks.round_ending is not None:
             self.hooks.round_ending(self)
         self.emit(ev.RoundStarted(round=s.round + 1))
+        if s.ruleset == "action_time" and s.round > 1:
+            self.newcomers_join()
+
+    def newcomers_join(self) -> None:
+        """Action Time (R32): "If new ponies join the encounter, they roll initiative at the
+        start of the round they appear and are added to the initiative list"."""
+        s = self.s
+        asked = {p.combatant for p in s.pending_rolls.values() if p.purpose == "join"}
+        for cid in list(s.combatants):
+            if cid in s.initiative or cid in asked:
+                continue
+            expr = self.rules.initiative_expr(s.combatants[cid])
+            if self.is_manual(cid):
+                self.request_roll(expr, "join", cid)
+            else:
+                self.join_scene(cid, self.server_roll(expr, "join", cid))
 
     def on_enter_turn(self) -> None:
         s = self.s

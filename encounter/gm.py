@@ -103,6 +103,9 @@ def add_combatant(d: Decision, cmd: msg.AddCombatant) -> None:
             d.request_roll(expr, "initiative", profile.id)
         else:
             d.server_roll(expr, "initiative", profile.id)
+    elif phase == "scene" and d.s.ruleset == "action_time" and d.s.round >= 1 \
+            and not d.s.options.action_time_join_immediately:
+        return  # R32: it rolls when the next round starts (Engine.on_enter_round)
     elif phase == "scene":
         if d.is_manual(profile.id):
             d.request_roll(expr, "join", profile.id)

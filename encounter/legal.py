@@ -81,7 +81,8 @@ def _turn_actions(ruleset_name: str, standard: bool, move: bool, swift: bool, su
     budget = Budget(standard=standard, move=move, swift=swift)
     may_ready = may_ready and any(s.readyable for s in catalog.values())
     return tuple(legal_turn_actions(budget, catalog, surprise, acted, may_ready,
-                                    EncounterOptions(recover_in_scene=recover_in_scene)))
+                                    EncounterOptions(recover_in_scene=recover_in_scene),
+                                    may_delay=ruleset_name == "dramatic"))
 
 
 def _grabbable(state: EncounterState, cid: str, targets: list[str]) -> list[str]:

@@ -170,6 +170,9 @@ def _delay(d: Decision, c: CombatantProfile, cmd: msg.Act) -> None:
     _require_turn(d, c)
     turn = d.s.turn
     assert turn is not None
+    if d.s.ruleset != "dramatic":
+        raise _reject(ErrorCode.ILLEGAL_ACTION, f"{d.rules.title} has no delay: a turn is "
+                      "taken when it comes (or Prepared)")
     if "fresh" not in d.s.chart:  # the turn's chart state: nothing done yet
         raise _reject(ErrorCode.ILLEGAL_ACTION, "delay at the start of the turn, before acting")
     until = cmd.args.get("count")
@@ -274,7 +277,8 @@ def allowed_in_scene(spec: ActionSpec, options: EncounterOptions) -> bool:
 
 
 def legal_turn_actions(budget: Budget, catalog: dict[str, ActionSpec], surprise: bool,
-                       acted: bool, may_ready: bool, options: EncounterOptions) -> list[str]:
+                       acted: bool, may_ready: bool, options: EncounterOptions,
+                       may_delay: bool = True) -> list[str]:
     """The actions the budget allows now, in the catalog's order, then the special ones."""
     names = []
     for spec in catalog.values():
@@ -287,7 +291,7 @@ def legal_turn_actions(budget: Budget, catalog: dict[str, ActionSpec], surprise:
             names.append(spec.name)
     if may_ready and any(slot_for(budget, s.kind) for s in catalog.values() if s.readyable):
         names.append("ready")
-    if not acted:
+    if not acted and may_delay:
         names.append("delay")
     names.append("end_turn")
     return names

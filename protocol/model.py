@@ -99,7 +99,8 @@ class EncounterOptions(msgspec.Struct, forbid_unknown_fields=True, kw_only=True,
       R24, ``end_of_scene_recovery`` R50; social scenes: ``dispute_ends_at_unfriendly`` R26,
       ``white_lie_statement`` R28, ``social_attack_skill`` R76; "Action Time":
       ``die_ladder_overflow`` R30, ``heal_rolls_again``, ``heal_self`` R33,
-      ``opposed_tie_reroll`` R38, ``default_speed_yards`` R60.
+      ``opposed_tie_reroll`` R38, ``default_speed_yards`` R60, ``action_time_join_immediately``
+      R32.
     """
 
     manual_rolls: bool = False
@@ -136,4 +137,5 @@ class EncounterOptions(msgspec.Struct, forbid_unknown_fields=True, kw_only=True,
     heal_self: bool = False
     opposed_tie_reroll: bool = False
     default_speed_yards: Annotated[int, msgspec.Meta(ge=0, le=1000)] = 10
+    action_time_join_immediately: bool = False
     dice_seed: Annotated[int, msgspec.Meta(ge=0, le=2**53 - 1)] | None = None

@@ -568,3 +568,29 @@ async def test_players_see_the_stances_but_not_an_npcs_health(
     assert snap["action_time"]["in_hoof"] == {"ace": ["Hoof", "Sling", "bandages"]}
     vitals = {c["id"]: c["vitals"] for c in snap["combatants"]}
     assert vitals["ace"]["fatigue"] == 10 and vitals["brute"]["fatigue"] is None
+
+
+# --- newcomers and delay ----------------------------------------------------------------------
+
+
+async def test_a_newcomer_rolls_at_the_start_of_the_next_round(make: Make) -> None:
+    scene = await make()
+    # R32: added mid-round, the newcomer waits for the next round's start
+    await scene.do("add_combatant", combatant={**BRUTE, "name": "Boss", "id": "boss"})
+    assert "boss" not in scene.state.order and not scene.state.pending_rolls
+    rest = await scene.turns_in_round()
+    assert "boss" not in rest
+    assert scene.state.round == 2
+    # the round began with the newcomer's initiative (a Body test, the GM's physical die)
+    (pending,) = scene.state.pending_rolls.values()
+    assert (pending.combatant, pending.purpose, pending.expr) == ("boss", "join", "1d10")
+    await roll(scene, 7)
+    assert scene.state.order.index("boss") == 1  # after Ace's 8, before Bloom's 6
+    assert await scene.replays()
+
+
+async def test_action_time_has_no_delay(make: Make) -> None:
+    scene = await make()
+    assert "delay" not in [a["action"] for a in scene.gm.legal]
+    refused = await scene.refused("ace", "delay")
+    assert refused["code"] == "illegal_action" and "no delay" in refused["message"]

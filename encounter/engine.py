@@ -70,6 +70,7 @@ GM_COMMANDS = (
     msg.EndEncounter, msg.SetAwareness, msg.CallPerception, msg.AddEffect, msg.EndEffect,
     msg.AdjustCombatant, msg.Adjudicate, msg.SetMap, msg.PlaceCombatant, msg.Fall,
     msg.Collide, msg.LoadObject, msg.SizeArgument, msg.SetAttitude,
+    msg.SetSocialEvent, msg.SetSocialSituation,
 )
 
 class Decision(EncounterChartModel):
@@ -519,6 +520,8 @@ _HANDLERS: dict[type, Callable[[Decision, Any], None]] = {
     msg.LoadObject: rulings.load_object,
     msg.SizeArgument: social.size_argument,
     msg.SetAttitude: social.set_attitude,
+    msg.SetSocialEvent: social.set_social_event,
+    msg.SetSocialSituation: social.set_social_situation,
     msg.Adjudicate: rulings.adjudicate,
     msg.Act: turns.act_command,
     msg.SubmitRoll: rolls.submit_roll,

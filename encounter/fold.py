@@ -432,3 +432,18 @@ def _(e: ev.DebateEnded, s: EncounterState) -> None:
 @_apply.register
 def _(e: ev.LieTold, s: EncounterState) -> None:
     pass
+
+
+@_apply.register
+def _(e: ev.SocialEventSet, s: EncounterState) -> None:
+    s.social_event = e if e.rating is not None else None
+
+
+@_apply.register
+def _(e: ev.SocialSituationSet, s: EncounterState) -> None:
+    s.social_situations[e.combatant] = e
+
+
+@_apply.register
+def _(e: ev.AuraPointsChanged, s: EncounterState) -> None:
+    s.auras[e.combatant] = (e.harmony, e.discord)

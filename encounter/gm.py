@@ -10,7 +10,7 @@ from typing import Any
 import msgspec
 import yaml
 
-from encounter import battle, resolution, rolls
+from encounter import battle, resolution, rolls, social
 from encounter import vitals as vt
 from encounter.engine import Context, Decision, Outcome, Rejected, find_combatant
 from encounter.state import EncounterState
@@ -21,6 +21,7 @@ from protocol.model import CombatantProfile, StatBlock
 from rules.condition_track import end_of_scene, natural_healing
 from rules.modifiers import RuleRefusal
 from rules.rulesets import Ruleset, RulesetError, ruleset
+from rules.social.access import Moment
 
 _SLUG = re.compile(r"[^a-z0-9]+")
 
@@ -182,6 +183,7 @@ def start(d: Decision, cmd: msg.StartEncounter) -> None:
         raise Rejected(ErrorCode.ILLEGAL_ACTION, "the encounter has already started")
     surprise = d.surprise_applies()
     d.emit(ev.SceneStarted(surprise=surprise))
+    social.aura_moment(d, Moment.START)  # R73: auras that give a point at the start
     if surprise:
         for cid, c in d.s.combatants.items():
             d.emit(ev.FlatFooted(combatant=cid, flat_footed=True, hidden=c.hidden),
@@ -238,6 +240,7 @@ def end_effect(d: Decision, cmd: msg.EndEffect) -> None:
 def end(d: Decision, cmd: msg.EndEncounter) -> None:
     if d.s.chart[0] == "scene":
         after_the_scene(d)
+        social.aura_moment(d, Moment.END)  # R73
     if cmd.rest:
         rest(d)
     d.finish(cmd.reason)

@@ -13,8 +13,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
+import msgspec
+
 from encounter import resolution
 from encounter import vitals as vt
+from encounter.state import EncounterState
 from protocol import events as ev
 from protocol import messages as msg
 from protocol.errors import ErrorCode
@@ -22,9 +25,22 @@ from protocol.model import CombatantProfile
 from rules.damage import damage_dealt
 from rules.defenses import damage_thresholds
 from rules.dice import Roll
-from rules.modifiers import RuleRefusal
+from rules.modifiers import Modifier, RuleRefusal
 from rules.sheet import DamageSource, Size
+from rules.social.access import (
+    AccessRating,
+    AccessSituation,
+    Attire,
+    Aura,
+    AuraPool,
+    Moment,
+    access_rating,
+    add_aura_point,
+    aura,
+    aura_points,
+)
 from rules.social.attitude import DEFAULT_ATTITUDE, Attitude, shift
+from rules.social.events import event_rating
 from rules.social.lies import lie_check, lie_outcome
 from rules.social.maneuvers import (
     ConversationSide,
@@ -36,7 +52,13 @@ from rules.social.maneuvers import (
 )
 from rules.social.sheet import parse_social
 from rules.social.statements import Answer, answer_statement, shrink
-from rules.social.status import social_status
+from rules.social.status import (
+    Familiarity,
+    RaceStanding,
+    SocialStatus,
+    StatusSituation,
+    social_status,
+)
 
 if TYPE_CHECKING:
     from encounter.engine import Decision
@@ -57,11 +79,109 @@ def attitude_of(d: Decision, holder: str, toward: str) -> Attitude:
 
 
 def status_of(d: Decision, cid: str) -> int:
-    """Social Status (R70) as the stat block gives it; the GM adds situations with
-    ``adjudicate``-style modifiers when needed."""
-    c = d.s.combatants[cid]
-    sheet = vt.sheet_of(c, d.s.ruleset)
-    return social_status(sheet, parse_social(c.stats if d.s.ruleset == "dramatic" else {})).total
+    return social_standing(d.s, cid).status.total
+
+
+class Standing(msgspec.Struct, frozen=True, kw_only=True):
+    """A combatant's Social Status, Social Access Rating and aura at the scene's event."""
+
+    status: SocialStatus
+    access: AccessRating | None
+    aura: Aura | None
+
+
+def social_standing(state: EncounterState, cid: str) -> Standing:
+    """SOCIAL STATUS with the situation the GM set (R70), and at an event the SOCIAL ACCESS
+    RATING (R72) and the aura its difference to the Event Rating makes (R25, R73)."""
+    c = state.combatants[cid]
+    stats = c.stats if state.ruleset == "dramatic" else {}
+    sheet = vt.sheet_of(c, state.ruleset)
+    social = parse_social(stats)
+    event = state.social_event
+    sit = state.social_situations.get(cid)
+    situation = StatusSituation(
+        familiarity=Familiarity(sit.familiarity) if sit else Familiarity.KNOWN,
+        race=RaceStanding(sit.race) if sit else RaceStanding.PREVAILING,
+        subject_rank=sit.subject_rank if sit else None,
+        topic=event.topic if event else None, circle=event.circle if event else None)
+    status = social_status(sheet, social, situation)
+    if event is None or event.rating is None:
+        return Standing(status=status, access=None, aura=None)
+    access = access_rating(status.total, social, AccessSituation(
+        invitation=sit.invitation if sit else None, knows_host=bool(sit and sit.knows_host),
+        knows_most=bool(sit and sit.knows_most),
+        attire=Attire(sit.attire) if sit else Attire.ORDINARY))
+    return Standing(status=status, access=access,
+                    aura=aura(access.total, event.rating,
+                              aura_gap_band=state.options.aura_gap_band))
+
+
+def set_social_event(d: Decision, cmd: msg.SetSocialEvent) -> None:
+    """SOCIAL EVENTS: the organiser's rating, capped by its status and raised by VIPs (R25,
+    R71); at the start of a running scene, the auras give their first points (R73)."""
+    from encounter.engine import find_combatant
+
+    if cmd.rating is None:
+        d.emit(ev.SocialEventSet(rating=None))
+        return
+    parts: list[Modifier] = [Modifier("the GM's rating", cmd.rating, "SOCIAL EVENTS")]
+    total = cmd.rating
+    if cmd.organizer is not None:
+        organizer = find_combatant(d, cmd.organizer)
+        raises = [parse_social(find_combatant(d, v).stats).event_raise for v in cmd.vips]
+        try:
+            rated = event_rating(status_of(d, organizer.id), cmd.rating, vip_raises=raises,
+                                 gm_override=cmd.gm_override)
+        except RuleRefusal as exc:
+            raise _reject(ErrorCode.ILLEGAL_ACTION, str(exc)) from None
+        parts, total = list(rated.parts), rated.total
+    d.emit(ev.SocialEventSet(rating=total, parts=parts, organizer=cmd.organizer,
+                             circle=cmd.circle, topic=cmd.topic, encounter=cmd.encounter,
+                             last=cmd.last))
+    if d.s.chart[0] == "scene":
+        aura_moment(d, Moment.START)
+
+
+def set_social_situation(d: Decision, cmd: msg.SetSocialSituation) -> None:
+    from encounter.engine import find_combatant
+
+    c = find_combatant(d, cmd.combatant)
+    old = d.s.social_situations.get(c.id) or ev.SocialSituationSet(combatant=c.id)
+    changes = {f: getattr(cmd, f) for f in ("familiarity", "race", "subject_rank", "invitation",
+                                            "knows_host", "knows_most", "attire")
+               if getattr(cmd, f) is not None}
+    d.emit(msgspec.structs.replace(old, hidden=c.hidden, **changes), d.combatant_vis(c.id))
+
+
+def aura_moment(d: Decision, moment: Moment) -> None:
+    """R73: the points each aura gives at this moment of the event; a point of one kind first
+    removes one of the other; Discord stops at one point once Harmony is gone."""
+    event = d.s.social_event
+    if event is None or d.s.ruleset != "dramatic":
+        return
+    if moment is Moment.END and not event.last:
+        moment, encounter = Moment.ENCOUNTER, event.encounter
+    else:
+        encounter = event.encounter
+    for cid, c in d.s.combatants.items():
+        if c.kind != "pc" or not d.s.vitals[cid].alive:
+            continue
+        a = social_standing(d.s, cid).aura
+        if a is None or a.level == 0:
+            continue
+        points = aura_points(a, moment, encounter)
+        if moment is Moment.END:  # the event's end is also this encounter's end
+            points += aura_points(a, Moment.ENCOUNTER, encounter)
+        harmony, discord = d.s.auras.get(cid, (0, 0))
+        pool = AuraPool(harmony=harmony, discord=discord)
+        for _ in range(points):
+            pool = add_aura_point(pool, a.kind)
+        if (pool.harmony, pool.discord) != (harmony, discord):
+            d.emit(ev.AuraPointsChanged(combatant=cid, harmony=pool.harmony,
+                                        discord=pool.discord,
+                                        reason=f"Aura of {a.kind.value.title()} level {a.level}"
+                                               f" at the {moment.value} (R73)",
+                                        hidden=c.hidden), d.combatant_vis(cid))
 
 
 # --- the GM's part ----------------------------------------------------------------------------

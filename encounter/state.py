@@ -7,7 +7,14 @@ from typing import Any
 import msgspec
 
 from encounter.at_state import AtState
-from protocol.events import EffectStarted, InitiativeEntry, Role, Track
+from protocol.events import (
+    EffectStarted,
+    InitiativeEntry,
+    Role,
+    SocialEventSet,
+    SocialSituationSet,
+    Track,
+)
 from protocol.model import BattleMap, CombatantProfile, EncounterOptions, Roll, Scope
 from rules.actions import Budget
 
@@ -168,6 +175,10 @@ class EncounterState(msgspec.Struct, kw_only=True, gc=False):
     blocking: list[str] = []
     answers: dict[str, PendingAnswer] = {}
     debate_over: bool = False
+    #: The social event of the scene, each combatant's situation at it, and aura points.
+    social_event: SocialEventSet | None = None
+    social_situations: dict[str, SocialSituationSet] = {}
+    auras: dict[str, tuple[int, int]] = {}
     #: What "Action Time" adds: its effects and what combatants hold (``encounter.at_state``).
     action_time: AtState = msgspec.field(default_factory=AtState)
     ended: bool = False

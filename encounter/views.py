@@ -76,6 +76,30 @@ def _attack_view(event: ev.AttackResolved, viewer: Actor) -> ev.AttackResolved:
     return msgspec.structs.replace(event, **replace) if replace else event
 
 
+def _social_view(state: EncounterState, visible: set[str]) -> dict[str, Any] | None:
+    """The social event and each visible combatant's standing at it: Social Status (itemised),
+    Social Access Rating, aura and its points (SOCIAL SYSTEMS). ``None`` outside social play."""
+    if state.ruleset != "dramatic" or (state.social_event is None and not state.arguments):
+        return None
+    from encounter.social import social_standing
+
+    standing: dict[str, Any] = {}
+    for cid in state.combatants:
+        if cid not in visible:
+            continue
+        st = social_standing(state, cid)
+        harmony, discord = state.auras.get(cid, (0, 0))
+        standing[cid] = {
+            "status": st.status.total,
+            "status_parts": msgspec.to_builtins(st.status.parts),
+            "access": st.access.total if st.access else None,
+            "aura": msgspec.to_builtins(st.aura) if st.aura else None,
+            "harmony": harmony, "discord": discord,
+        }
+    event = _untagged(state.social_event) if state.social_event else None
+    return {"event": event, "standing": standing}
+
+
 def _sees_request(state: EncounterState, viewer: Actor, roller: str) -> bool:
     """As the ``roll_requested`` event's visibility: a player character's request is public
     (unless it is hidden), the GM's is for the GM and ``roll`` integrations."""
@@ -166,6 +190,7 @@ def view_state(state: EncounterState, viewer: Actor) -> dict[str, Any]:
         "answers": {sid: msgspec.to_builtins(a) for sid, a in state.answers.items()
                     if a.target in visible},
         "debate_over": state.debate_over,
+        "social": _social_view(state, visible),
         "ended": state.ended,
         "end_reason": state.end_reason,
         "created_ts": state.created_ts,

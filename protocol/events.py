@@ -501,6 +501,44 @@ class LieTold(Event, tag="lie_told", kw_only=True):
     hidden: bool = False
 
 
+class SocialEventSet(Event, tag="social_event_set", kw_only=True):
+    """The social event of the scene (``rating: null``: none), with its Event Rating's parts
+    (SOCIAL EVENTS; R25, R71)."""
+
+    rating: int | None
+    parts: list[Modifier] = []
+    organizer: str | None = None
+    circle: str | None = None
+    topic: str | None = None
+    encounter: int = 1
+    last: bool = True
+
+
+class SocialSituationSet(Event, tag="social_situation_set", kw_only=True):
+    """A combatant's situation at the event (R70, R72): the GM's answers to the tables."""
+
+    combatant: str
+    familiarity: str = "known"
+    race: str = "prevailing"
+    subject_rank: int | None = None
+    invitation: bool | None = None
+    knows_host: bool = False
+    knows_most: bool = False
+    attire: str = "ordinary"
+    hidden: bool = False
+
+
+class AuraPointsChanged(Event, tag="aura_points_changed", kw_only=True):
+    """A combatant's Aura of Harmony or Discord gave a point (SOCIAL ACCESS RATING; R73):
+    ``harmony`` and ``discord`` are the points it holds now."""
+
+    combatant: str
+    harmony: int
+    discord: int
+    reason: str
+    hidden: bool = False
+
+
 class ObjectLoaded(Event, tag="object_loaded", kw_only=True):
     """An object supports ``weight`` from ``round`` and ``count`` on (Breaking an Object:
     Strength); 0: the load is off."""
@@ -667,6 +705,9 @@ AnyEvent = (
     | StatementAnswered
     | DebateEnded
     | LieTold
+    | SocialEventSet
+    | SocialSituationSet
+    | AuraPointsChanged
     | Harvested
     | MapSet
     | CombatantPlaced

@@ -259,6 +259,38 @@ class SetAttitude(Command, tag="set_attitude", kw_only=True):
     reason: Label | None = None
 
 
+class SetSocialEvent(Command, tag="set_social_event", kw_only=True):
+    """The social event this scene is part of (GM; SOCIAL EVENTS, SOCIAL ACCESS RATING): the
+    ``organizer`` (a combatant) chooses a ``rating`` — at most its Social Status, normally at
+    least half of it (``gm_override`` allows lower; R25) — that VIP guests (``vips``) raise
+    (R71). ``circle`` is the circle of society (temporary status counts there), ``topic`` the
+    event's subject; ``encounter`` counts this scene within the event and ``last`` says it
+    ends the event (for the aura points, R73). ``rating: null`` ends the event."""
+
+    rating: Annotated[int, msgspec.Meta(ge=-100, le=200)] | None
+    organizer: CombatantRef | None = None
+    vips: Annotated[list[CombatantRef], msgspec.Meta(max_length=50)] = []
+    gm_override: bool = False
+    circle: Label | None = None
+    topic: Label | None = None
+    encounter: Annotated[int, msgspec.Meta(ge=1, le=1000)] = 1
+    last: bool = True
+
+
+class SetSocialSituation(Command, tag="set_social_situation", kw_only=True):
+    """A combatant's situation at the event (GM; the situation table of SOCIAL STATUS and the
+    influencing effects of SOCIAL ACCESS RATING; R70, R72). Fields left out keep their value."""
+
+    combatant: CombatantRef
+    familiarity: Literal["known", "few_know", "stranger"] | None = None
+    race: Literal["prevailing", "not_prevailing", "rare", "unknown_or_dangerous"] | None = None
+    subject_rank: Annotated[int, msgspec.Meta(ge=-50, le=100)] | None = None
+    invitation: bool | None = None
+    knows_host: bool | None = None
+    knows_most: bool | None = None
+    attire: Literal["ordinary", "appropriate", "inappropriate"] | None = None
+
+
 class AdjudicatedOutcome(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     """What an adjudicated action does to its target: a fatigue loss (resolved with damage
     reduction left out, then thresholds and the condition track as for any loss, R14), steps
@@ -345,6 +377,8 @@ AnyClientMessage = (
     | LoadObject
     | SizeArgument
     | SetAttitude
+    | SetSocialEvent
+    | SetSocialSituation
     | AdjustCombatant
     | Adjudicate
     | Act

@@ -390,7 +390,8 @@ async def play_resolution(rec: Recorder, url: str, clients: list[Client]) -> Non
                  "check_made", "map_set", "combatant_placed", "combatant_moved",
                  "grab_changed", "object_loaded", "harvested", "argument_changed",
                  "attitude_changed", "blocking_changed", "statement_hit",
-                 "statement_answered", "debate_ended", "lie_told"):
+                 "statement_answered", "debate_ended", "lie_told", "social_event_set",
+                 "social_situation_set", "aura_points_changed"):
         assert events_of(gm, kind), kind
 
 
@@ -420,6 +421,8 @@ async def play_action_time(rec: Recorder, url: str, clients: list[Client]) -> No
 
 async def play_social(rec: Recorder, gm: Client) -> None:
     """Statements, a Dispute answered, a caught lie, Blocking: the social events on the wire."""
+    await rec.ok(gm, "set_social_situation", combatant="ace", invitation=False)
+    await rec.ok(gm, "set_social_event", rating=15, circle="the mill", topic="digging")
     ace = await rec.ok(gm, "size_argument", combatant="ace", size="medium", text="we win")
     await rec.ok(gm, "set_attitude", holder="cub", toward="ace", attitude="indifferent")
     await rec.ok(gm, "act", combatant="ace", action="end_turn")

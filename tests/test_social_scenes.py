@@ -12,6 +12,8 @@ import pytest
 
 from clients.client import Client
 from server.app import Server
+from tests.conftest import ws_url
+from tests.helpers import open_client
 from tests.scene import Scene
 from tests.test_resolution import last, roll
 
@@ -152,3 +154,54 @@ async def test_the_gm_sets_attitudes_and_no_one_argues_with_the_unconscious(
     arg = await sized(scene, "ace", "small")
     refused = await scene.refused("ace", "dispute", target="bee", argument=arg)
     assert refused["code"] == "illegal_action"  # R47
+
+
+# --- social status, events, access and auras ---------------------------------------------------
+
+
+async def test_the_situation_changes_social_status_and_the_maneuver_difficulty(
+        make: Make) -> None:
+    scene = await make([pony("ace", 50, social={"reputation": 6}),
+                        pony("bee", 0, social={"reputation": 6})])
+    await scene.do("set_social_situation", combatant="ace", familiarity="stranger")
+    arg = await sized(scene, "ace", "small")
+    await scene.act("ace", "dispute", target="bee", argument=arg)
+    await roll(scene, 10)
+    # Ace: 6 + Cha 2 - 5 (stranger) = 3 against Bee's 8: the target is higher by 5 (R40)
+    names = {m["name"]: m["value"] for m in last(scene, "attack_resolved")["modifiers"]}
+    assert -4 in names.values(), names
+
+
+async def test_an_event_rating_is_capped_by_the_organisers_status(make: Make) -> None:
+    scene = await make([pony("ace", 50, social={"reputation": 8}), pony("bee", 0)])
+    too_high = await scene.gm.request({"type": "set_social_event", "id": "ev1", "rating": 20,
+                                       "organizer": "ace"})
+    assert too_high["code"] == "illegal_action"  # Ace's status is 8 + 2 = 10 (R25)
+    await scene.do("set_social_event", rating=9, organizer="ace", circle="canterlot")
+    assert scene.state.social_event is not None and scene.state.social_event.rating == 9
+
+
+async def test_an_invitation_raises_access_and_a_wide_gap_makes_an_aura(
+        make: Make, server: Server, clients: list[Client]) -> None:
+    scene = await make([pony("ace", 50, social={"reputation": 2}),
+                        pony("bee", 0, social={"reputation": 20})])
+    await scene.do("set_social_situation", combatant="ace", invitation=False)
+    await scene.do("set_social_situation", combatant="bee", invitation=True)
+    await scene.do("set_social_event", rating=12, last=True)
+    spectator = await open_client(ws_url(server), clients)
+    link = await scene.gm.command("issue_spectator_link")
+    await spectator.hello(link["result"]["token"])
+    snap = await spectator.wait_for(lambda m: m["type"] == "snapshot")
+    ace = snap["state"]["social"]["standing"]["ace"]
+    # status 2 + Cha 2 = 4; no invitation -5: access -1; 13 below the Event Rating: Discord
+    assert (ace["status"], ace["access"]) == (4, -1)
+    assert ace["aura"]["kind"] == "discord" and ace["aura"]["level"] == 2
+    # level 2 gives a point at the start and at the end (R73); the event starts now
+    assert scene.state.auras["ace"] == (0, 1)
+    # Bee: 20 + 2 + 5 (invited) = 27, 15 above: Harmony level 3, every 2 encounters and at
+    # the end
+    assert "bee" not in scene.state.auras
+    events = await scene.do("end_encounter", reason="the party is over")
+    assert "aura_points_changed" in events
+    assert scene.state.auras["bee"] == (1, 0)
+    assert scene.state.auras["ace"] == (0, 1)  # Discord stops at one point (R73)

@@ -23,7 +23,8 @@ _TARGETED = frozenset({"attack", "grab", "aid_another", "distraction", "ram", "b
 
 #: The GM's commands for what the rules leave to the GM, offered while the encounter runs.
 _GM_TOOLS = ("adjudicate", "adjust_combatant", "set_map", "place_combatant", "fall", "collide",
-             "load_object")
+             "load_object", "size_argument", "set_attitude", "set_social_event",
+             "set_social_situation")
 
 #: Chart events a GM may send as commands of the same name.
 _GM_FLOW = ("start_encounter", "end_encounter")

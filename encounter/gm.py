@@ -18,6 +18,7 @@ from protocol import events as ev
 from protocol import messages as msg
 from protocol.errors import ErrorCode
 from protocol.model import CombatantProfile, StatBlock
+from rules.attack import Concealment, perception_modifiers
 from rules.condition_track import end_of_scene, natural_healing
 from rules.modifiers import RuleRefusal
 from rules.rulesets import Ruleset, RulesetError, ruleset
@@ -214,8 +215,9 @@ def call_perception(d: Decision, cmd: msg.CallPerception) -> None:
         if isinstance(mod, bool) or not isinstance(mod, int):
             raise Rejected(ErrorCode.INVALID_PAYLOAD, f"{c.name}: stats.perception is a number")
         roll = d.server_roll("1d20" if mod == 0 else f"1d20{mod:+d}", "perception", cid)
+        penalty = sum(m.value for m in perception_modifiers(Concealment(cmd.concealment)))
         if cmd.dc is not None:
-            d.emit(ev.AwarenessSet(combatant=cid, aware=roll.total >= cmd.dc), ["gm"])
+            d.emit(ev.AwarenessSet(combatant=cid, aware=roll.total + penalty >= cmd.dc), ["gm"])
 
 
 def add_effect(d: Decision, cmd: msg.AddEffect) -> None:

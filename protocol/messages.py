@@ -144,10 +144,12 @@ class SetAwareness(Command, tag="set_awareness", kw_only=True):
 class CallPerception(Command, tag="call_perception", kw_only=True):
     """Before the scene starts: Perception checks (1d20 + ``stats.perception``) rolled by the
     server for these combatants (all when empty). With ``dc``, each becomes aware when its
-    check meets the DC; without, the GM reads the results and sets awareness."""
+    check meets the DC; without, the GM reads the results and sets awareness. ``concealment``:
+    what they try to notice is concealed (-5) or totally concealed (-10) (CONCEALMENT)."""
 
     combatants: Annotated[list[CombatantRef], msgspec.Meta(max_length=200)] = []
     dc: Annotated[int, msgspec.Meta(ge=0, le=100)] | None = None
+    concealment: Literal["none", "concealment", "total"] = "none"
 
 
 class AddEffect(Command, tag="add_effect", kw_only=True):

@@ -86,6 +86,12 @@ async def test_awareness_is_set_by_the_gm_or_by_perception_checks(make: Make) ->
     events = await log.do("call_perception", combatants=["bee"], dc=1)
     assert events == ["dice_rolled", "awareness_set"]  # any roll meets DC 1
     assert log.state.combatants["bee"].aware
+    total = [m["event"] for m in log.gm.events()
+             if m["event"]["kind"] == "dice_rolled"][-1]["roll"]["total"]
+    # the same roll against what is totally concealed: -10 to notice it (CONCEALMENT)
+    again = await make(blocks(("ace", 50, True), ("bee", 25, True)), dice_seed=3)
+    await again.do("call_perception", combatants=["bee"], dc=total, concealment="total")
+    assert not again.state.combatants["bee"].aware
 
 
 async def test_delaying_on_the_first_turn_keeps_a_combatant_flat_footed(make: Make) -> None:

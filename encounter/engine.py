@@ -117,8 +117,19 @@ class Decision(EncounterChartModel):
             self.chart.send(chart_event)
         except TransitionNotAllowed:
             raise Rejected(ErrorCode.ILLEGAL_ACTION, refusal) from None
+        self._pass_turns()
         self.s.chart = self.chart.configuration
         self.s.chart_history = dict(self.chart.history)
+
+    def _pass_turns(self) -> None:
+        """The turn of a combatant that cannot act (unconscious, dead) passes at once: the chart
+        is told ``pass_turn`` (guarded by ``turn_passes``) until someone who can act has the
+        turn, or nobody has."""
+        for _ in range(10_000):
+            if not (self.turn_passes() and "acting" in self.chart.configuration):
+                return
+            self.chart.send("pass_turn")
+        raise RuntimeError("turns kept passing")  # pragma: no cover - a bug, not a user's
 
     def outcome(self, base_version: int) -> Outcome:
         if not self.events:

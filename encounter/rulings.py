@@ -151,8 +151,8 @@ def _apply_outcome(d: Decision, cid: str, o: msg.AdjudicatedOutcome, why: str) -
 def pass_turn_if_down(d: Decision) -> None:
     """A GM ruling that leaves the combatant whose turn it is unable to act ends that turn
     (the chart passes it, as it passes the turns of the unconscious)."""
-    if d.turn_passes():
-        d.send("next_turn", "the turn cannot end now")
+    if d.turn_passes() and "acting" in d.s.chart:
+        d.send("pass_turn", "the turn cannot pass now")
 
 
 def fall(d: Decision, cmd: msg.Fall) -> None:

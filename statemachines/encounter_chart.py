@@ -11,7 +11,8 @@
           acting ─interrupt─▶ interrupted ─resume─▶ acting (history)  (a readied action)
         acting ─next_turn [round goes on]─▶ turn               (the next combatant)
       acting ─next_turn [round is over]─▶ round                (the next round)
-      (the same two without an event when the combatant cannot act [turn passes])
+      acting ─pass_turn [turn passes]─▶ the same, for a combatant that cannot act
+      (the decider sends it after any event that leaves such a combatant's turn running)
     scene ─next_turn [surprise round over, dice out]─▶ rolling_initiative
     setup | rolling_initiative | scene ─end_encounter─▶ ended
 
@@ -80,11 +81,11 @@ class EncounterChart(StateChart):
                     resume = interrupted.to(acting.resume_point)
 
                 next_turn = turn.acting.to(turn, cond="round_goes_on")
-                # eventless: the turn of a combatant that cannot act passes by itself
-                turn.acting.to(turn, cond=["turn_passes", "round_goes_on"])
+                # the turn of a combatant that cannot act passes without a command of its own
+                pass_turn = turn.acting.to(turn, cond=["turn_passes", "round_goes_on"])
 
             next_turn = round.turn.acting.to(round, cond="next_round_now")
-            round.turn.acting.to(round, cond=["turn_passes", "next_round_now"])
+            pass_turn = round.turn.acting.to(round, cond=["turn_passes", "next_round_now"])
 
     ended = State(final=True)
 
@@ -94,7 +95,7 @@ class EncounterChart(StateChart):
     initiative_complete = rolling_initiative.to(scene, on="settle_initiative")
     next_turn = scene.rounds.round.turn.acting.to(
         rolling_initiative, cond="surprise_over_needs_dice", on="request_initiative")
-    scene.rounds.round.turn.acting.to(
+    pass_turn = scene.rounds.round.turn.acting.to(
         rolling_initiative, cond=["turn_passes", "surprise_over_needs_dice"],
         on="request_initiative")
     end_encounter = (

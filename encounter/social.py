@@ -78,7 +78,7 @@ def attitude_of(d: Decision, holder: str, toward: str) -> Attitude:
     return Attitude(d.s.attitudes.get(holder, {}).get(toward, DEFAULT_ATTITUDE.value))
 
 
-def status_of(d: Decision, cid: str) -> int:
+def social_status_of(d: Decision, cid: str) -> int:
     return social_standing(d.s, cid).status.total
 
 
@@ -130,7 +130,7 @@ def set_social_event(d: Decision, cmd: msg.SetSocialEvent) -> None:
         organizer = find_combatant(d, cmd.organizer)
         raises = [parse_social(find_combatant(d, v).stats).event_raise for v in cmd.vips]
         try:
-            rated = event_rating(status_of(d, organizer.id), cmd.rating, vip_raises=raises,
+            rated = event_rating(social_status_of(d, organizer.id), cmd.rating, vip_raises=raises,
                                  gm_override=cmd.gm_override)
         except RuleRefusal as exc:
             raise _reject(ErrorCode.ILLEGAL_ACTION, str(exc)) from None
@@ -245,7 +245,8 @@ def _check(d: Decision, speaker: str, target: str, argument: str, maneuver: str)
             s_sheet, t_sheet, Size(size) if size else None, maneuver=maneuver,
             speaker_status=resolution.status_of(d, speaker),
             target_status=resolution.status_of(d, target),
-            speaker_social=status_of(d, speaker), target_social=status_of(d, target),
+            speaker_social=social_status_of(d, speaker),
+            target_social=social_status_of(d, target),
             speaker_blocking=speaker in d.s.blocking, target_blocking=target in d.s.blocking,
             debate_over=d.s.debate_over, social_attack_skill=d.s.options.social_attack_skill)
     except RuleRefusal as exc:
@@ -288,7 +289,7 @@ def _use(d: Decision, argument: str, reason: str, steps: int = 1) -> None:
            d.combatant_vis(arg.owner))
 
 
-def _emit_social_attack(d: Decision, ctx: dict[str, Any], chk: Any, out: Any,
+def _emit_social_attack(d: Decision, chk: Any, out: Any,
                         speaker: str, target: str, maneuver: str) -> None:
     outcome: Literal["hit", "critical", "miss", "automatic_miss"] = (
         "critical" if out.critical else "hit" if out.hit
@@ -308,7 +309,7 @@ def _dispute_attack(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
     speaker, target, argument = ctx["attacker"], ctx["target"], ctx["argument"]
     chk = _check(d, speaker, target, argument, "Dispute")
     out = social_outcome(chk, roll.total)
-    _emit_social_attack(d, ctx, chk, out, speaker, target, "dispute")
+    _emit_social_attack(d, chk, out, speaker, target, "dispute")
     if out.hit:
         formula = argument_formula(vt.sheet_of(d.s.combatants[speaker], d.s.ruleset),
                                    chk.argument)
@@ -439,7 +440,7 @@ def _conversation_step(d: Decision, stage: str, ctx: dict[str, Any], roll: Roll)
             else (b, a, ctx["against"])
         chk = _check(d, speaker, other, arg, "Conversation")
         out = social_outcome(chk, roll.total)
-        _emit_social_attack(d, ctx, chk, out, speaker, other, "conversation")
+        _emit_social_attack(d, chk, out, speaker, other, "conversation")
         ctx = {**ctx, f"hit_{stage[-1]}": out.hit, f"crit_{stage[-1]}": out.critical}
         if stage == "conversation_a":
             roll_stage(d, ctx, "conversation_b", "1d20", roller=b)
@@ -475,17 +476,15 @@ def _conversation_damage(d: Decision, ctx: dict[str, Any], side: str | None) -> 
             return
         side = "b" if side == "a" else None
     sides = []
-    for s, cid, arg in (("a", ctx["target"], ctx["argument"]),
-                        ("b", ctx["attacker"], ctx["against"])):
-        # each side's threshold is that of the one its argument is aimed at... R27: the
-        # losing side's own threshold: the threshold of the argument's owner
+    for s, arg in (("a", ctx["argument"]), ("b", ctx["against"])):
+        # R27: a losing argument shrinks when the net reaches its own side's (its owner's)
+        # Mental Damage Threshold
         owner = d.s.arguments[arg].owner
         sheet, defs = resolution.defenses_of(d, owner)
         sides.append(ConversationSide(
             argument=Size(d.s.arguments[arg].size or "fine"), hit=bool(ctx.get(f"hit_{s}")),
             damage=ctx.get(f"damage_{s}", 0),
             threshold=damage_thresholds(sheet, defs).mental.total))
-        del cid
     result = conversation(sides[0], sides[1])
     for arg, after in ((ctx["argument"], result.arguments[0]),
                        (ctx["against"], result.arguments[1])):

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from encounter.rejected import Rejected
 from encounter.state import EncounterState, Vitals
 from protocol import events as ev
 from protocol import messages as msg
@@ -87,14 +88,8 @@ _SECTIONS = {
 }
 
 
-def _reject(code: ErrorCode, message: str) -> Exception:
-    from encounter.engine import Rejected
-
-    return Rejected(code, message)
-
-
 def _illegal(message: str) -> Exception:
-    return _reject(ErrorCode.ILLEGAL_ACTION, message)
+    return Rejected(ErrorCode.ILLEGAL_ACTION, message)
 
 
 # --------------------------------------------------------------------------- reading the state
@@ -249,7 +244,7 @@ def _int(cmd: msg.Act, name: str, default: int | None, low: int = 0,
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise _reject(ErrorCode.INVALID_PAYLOAD, f"args.{name} is a whole number, {low}-{high}")
+        raise Rejected(ErrorCode.INVALID_PAYLOAD, f"args.{name} is a whole number, {low}-{high}")
     return value
 
 
@@ -257,7 +252,7 @@ def _target(d: Decision, c: CombatantProfile, cmd: msg.Act, what: str = "target"
     target = cmd.args.get("target")
     if not isinstance(target, str) or target not in d.s.combatants or (
             d.s.combatants[target].hidden and not (d.actor is not None and d.actor.sees_all)):
-        raise _reject(ErrorCode.INVALID_PAYLOAD, f"args.target names the {what}")
+        raise Rejected(ErrorCode.INVALID_PAYLOAD, f"args.target names the {what}")
     return target
 
 
@@ -265,7 +260,7 @@ def _away_from(d: Decision, cmd: msg.Act) -> list[str]:
     away = cmd.args.get("away_from", [])
     if not isinstance(away, list) or not all(isinstance(a, str) and a in d.s.combatants
                                              for a in away):
-        raise _reject(ErrorCode.INVALID_PAYLOAD, "args.away_from lists the combatants the "
+        raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.away_from lists the combatants the "
                       "movement takes it farther from")
     return list(dict.fromkeys(away))
 
@@ -330,7 +325,7 @@ def _weapon(s: EncounterState, cid: str, action: str, cmd: msg.Act) -> str:
     name = cmd.args.get("weapon")
     if name is not None:
         if not isinstance(name, str):
-            raise _reject(ErrorCode.INVALID_PAYLOAD, "args.weapon names a weapon of the stat "
+            raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.weapon names a weapon of the stat "
                           "block")
         return name
     kind = "ranged" if action == "ranged_attack" else "melee"
@@ -365,7 +360,7 @@ def _attack(action: str) -> Callable[[Decision, CombatantProfile, msg.Act], Thun
         ranged = action == "ranged_attack"
         distance = _int(cmd, "distance", None if ranged else MELEE_REACH)
         if distance is None:
-            raise _reject(ErrorCode.INVALID_PAYLOAD, "args.distance: the yards to the target "
+            raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.distance: the yards to the target "
                           "(a ranged attack needs it: \"one visible enemy within range\")")
         movement: at.Movement | None = None
         yards = 0
@@ -553,7 +548,7 @@ def cast(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Thunk:
     action = cmd.action
     spell = cmd.args.get("spell")
     if not isinstance(spell, str):
-        raise _reject(ErrorCode.INVALID_PAYLOAD, "args.spell names a spell of the stat block")
+        raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.spell names a spell of the stat block")
     kind = _rules(lambda: at.cast_kind(sheet_of(d.s, c.id), spell))
     if kind.value != _cost_of(action):
         raise _illegal(f"{spell} is cast as a {kind.value} action (stat block, R60)")
@@ -566,7 +561,7 @@ def reload(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Thunk:
     action = cmd.action
     weapon = cmd.args.get("weapon")
     if not isinstance(weapon, str):
-        raise _reject(ErrorCode.INVALID_PAYLOAD, "args.weapon names a weapon of the stat block")
+        raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.weapon names a weapon of the stat block")
     kind = _rules(lambda: at.reload_kind(sheet_of(d.s, c.id), weapon))
     if kind is None:
         raise _illegal(f"{weapon} needs no reload (stat block, R60)")
@@ -585,7 +580,7 @@ def ready_item(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Thunk:
     draw, stow = cmd.args.get("draw"), cmd.args.get("stow")
     if (draw is None and stow is None) or not all(x is None or isinstance(x, str)
                                                   for x in (draw, stow)):
-        raise _reject(ErrorCode.INVALID_PAYLOAD, "args.draw and/or args.stow name an item")
+        raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.draw and/or args.stow name an item")
     sheet = sheet_of(d.s, c.id)
     items = {w.name for w in sheet.weapons} | ({"bandages"} if sheet.bandages != "none"
                                                else set())
@@ -631,7 +626,7 @@ def move(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Thunk:
     _able(d, c)
     posture = cmd.args.get("posture", "none")
     if posture not in ("none", "go_prone", "stand", "mount"):
-        raise _reject(ErrorCode.INVALID_PAYLOAD, "args.posture is none, go_prone, stand or "
+        raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.posture is none, go_prone, stand or "
                       "mount")
     speed, prone = sheet_of(d.s, c.id).speed, d.s.vitals[c.id].prone
     movement = _rules(lambda: at.move(speed, prone=prone, posture=posture))
@@ -723,7 +718,7 @@ def prepare(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Thunk:
     _rules(lambda: at.prepare(c.id, rules_name(action), _budget(d)))
     trigger = cmd.args.get("trigger") or f"any time until {c.name}'s next turn (Prepare)"
     if not isinstance(trigger, str) or len(trigger) > 200:
-        raise _reject(ErrorCode.INVALID_PAYLOAD, "args.trigger says when (1-200 characters)")
+        raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.trigger says when (1-200 characters)")
 
     def run() -> None:
         _used_by_action(d, c.id, "prepare")  # R35: Prepare uses Aim up
@@ -821,7 +816,7 @@ def stunt(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Thunk:
     _able(d, c)
     kind = cmd.args.get("stunt")
     if kind not in ("skirmish", "knock_prone"):
-        raise _reject(ErrorCode.INVALID_PAYLOAD, "args.stunt is skirmish or knock_prone")
+        raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.stunt is skirmish or knock_prone")
     target = _target(d, c, cmd, "combatant the stunt is used on")
     if target == c.id:
         raise _illegal("a stunt is used on someone else")

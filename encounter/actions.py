@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from encounter import action_time, battle, combat, social
 from encounter import vitals as vt
+from encounter.rejected import Rejected
 from encounter.state import EncounterState
 from protocol import events as ev
 from protocol import messages as msg
@@ -28,16 +29,10 @@ if TYPE_CHECKING:
 Resolver = Callable[["Decision", CombatantProfile, msg.Act], Callable[[], None] | None]
 
 
-def _reject(code: ErrorCode, message: str) -> Exception:
-    from encounter.engine import Rejected
-
-    return Rejected(code, message)
-
-
 def fall_prone(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[], None]:
     """SWIFT ACTIONS: Fall Prone."""
     if d.s.vitals[c.id].prone:
-        raise _reject(ErrorCode.ILLEGAL_ACTION, f"{c.name} is prone already")
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{c.name} is prone already")
     return lambda: vt.record(d, c.id, "fall_prone", ["falls prone (SWIFT ACTIONS: Fall Prone)"],
                              prone=True)
 
@@ -45,7 +40,7 @@ def fall_prone(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[], N
 def stand_up(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[], None]:
     """MOVE ACTIONS: Stand Up: "Standing up from a prone position requires a move action"."""
     if not d.s.vitals[c.id].prone:
-        raise _reject(ErrorCode.ILLEGAL_ACTION, f"{c.name} is not prone")
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{c.name} is not prone")
     return lambda: vt.record(d, c.id, "stand_up", ["stands up (MOVE ACTIONS: Stand Up)"],
                              prone=False)
 
@@ -59,7 +54,7 @@ def _second_lunch(d: Decision, c: CombatantProfile, food_bonus: int) -> Callable
         lunch = ct.second_lunch(sheet, v.fatigue, uses_today=int(v.second_lunch),
                                 used_this_encounter=v.second_lunch, food_bonus=food_bonus)
     except RuleRefusal as exc:
-        raise _reject(ErrorCode.ILLEGAL_ACTION, str(exc)) from None
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, str(exc)) from None
     note = (f"catches a Second Lunch: +{lunch.regained}"
             + (f" and +{lunch.food_bonus} from food" if lunch.food_bonus else "")
             + " fatigue points"
@@ -77,7 +72,7 @@ def second_lunch_with_food(d: Decision, c: CombatantProfile,
     fatigue the food gives (Goods & Services)."""
     bonus = cmd.args.get("food_bonus", 0)
     if isinstance(bonus, bool) or not isinstance(bonus, int) or not 0 <= bonus <= 1000:
-        raise _reject(ErrorCode.INVALID_PAYLOAD, "args.food_bonus is a whole number, 0-1000")
+        raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.food_bonus is a whole number, 0-1000")
     return _second_lunch(d, c, bonus)
 
 
@@ -88,12 +83,12 @@ def break_grab(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[], N
     chosen = cmd.args.get("grabbers")
     if chosen is not None and (not isinstance(chosen, list)
                                or not all(isinstance(g, str) for g in chosen)):
-        raise _reject(ErrorCode.INVALID_PAYLOAD, "args.grabbers lists combatant ids")
+        raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.grabbers lists combatant ids")
     try:
         broken = grab_rules.break_grab(grabbers, vt.sheet_of(c, d.s.ruleset).heroic_level,
                                        chosen)
     except (RuleRefusal, ValueError) as exc:
-        raise _reject(ErrorCode.ILLEGAL_ACTION, str(exc)) from None
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, str(exc)) from None
 
     def effect() -> None:
         for grabber in broken.cleared:
@@ -111,7 +106,7 @@ def recover(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[], None
                            physical=vt.to_rules(v.physical), mental=vt.to_rules(v.mental),
                            recover_in_scene=d.s.options.recover_in_scene)
     except RuleRefusal as exc:
-        raise _reject(ErrorCode.ILLEGAL_ACTION, str(exc)) from None
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, str(exc)) from None
     held = d.s.swift_progress.get(c.id)
     carried = held is not None and held.action == "recover" and held.round >= d.s.round - 1
     if (held.spent + 1 if carried and held is not None else 1) < 3:

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from encounter import vitals as vt
+from encounter.rejected import Rejected
 from protocol import events as ev
 from protocol import messages as msg
 from protocol.errors import ErrorCode
@@ -26,12 +27,6 @@ from rules.sheet import WeaponKind
 
 if TYPE_CHECKING:
     from encounter.engine import Decision
-
-
-def _reject(code: ErrorCode, message: str) -> Exception:
-    from encounter.engine import Rejected
-
-    return Rejected(code, message)
 
 
 def placement(d: Decision, cid: str) -> Placement | None:
@@ -77,17 +72,17 @@ def place(d: Decision, c: CombatantProfile, at: tuple[int, int] | None) -> None:
     creature's unless one of them is Tiny or smaller, R20)."""
     if at is not None:
         if d.s.battle_map is None:
-            raise _reject(ErrorCode.ILLEGAL_ACTION, "the encounter has no battle map (set_map)")
+            raise Rejected(ErrorCode.ILLEGAL_ACTION, "the encounter has no battle map (set_map)")
         size = vt.sheet_of(c, d.s.ruleset).size.value
         where = Placement(x=at[0], y=at[1], size=Size(size))
         try:
             check_placement(d.s.battle_map, where)
         except MapError as exc:
-            raise _reject(ErrorCode.ILLEGAL_ACTION, f"{c.name}: {exc}") from None
+            raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{c.name}: {exc}") from None
         mine = set(occupied(where))
         for other, p in _others(d, c.id):
             if mine & set(occupied(p)) and not _may_share(where, p):
-                raise _reject(ErrorCode.ILLEGAL_ACTION, f"{c.name} would stand in the space of "
+                raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{c.name} would stand in the space of "
                               f"{d.s.combatants[other].name} (R20)")
     d.emit(ev.CombatantPlaced(combatant=c.id, at=at, hidden=c.hidden), d.combatant_vis(c.id))
 
@@ -111,19 +106,19 @@ def _path(cmd: msg.Act) -> list[tuple[int, int]]:
     if not isinstance(raw, list) or not raw or len(raw) > 200 or not all(
             isinstance(sq, list) and len(sq) == 2 and all(
                 isinstance(v, int) and not isinstance(v, bool) for v in sq) for sq in raw):
-        raise _reject(ErrorCode.INVALID_PAYLOAD, "args.path lists the squares entered, in "
+        raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.path lists the squares entered, in "
                       "order, as [x, y] pairs")
     return [(sq[0], sq[1]) for sq in raw]
 
 
 def _move(d: Decision, c: CombatantProfile, cmd: msg.Act, run: bool) -> Callable[[], None] | None:
     if d.s.grabs.get(c.id):
-        raise _reject(ErrorCode.ILLEGAL_ACTION, f"{c.name} is grabbed and cannot move until it "
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{c.name} is grabbed and cannot move until it "
                       "breaks the grab (STANDARD ACTIONS: Grab)")
     me = placement(d, c.id)
     if me is None:
         if "path" in cmd.args:
-            raise _reject(ErrorCode.ILLEGAL_ACTION, f"{c.name} is not on a battle map: the GM "
+            raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{c.name} is not on a battle map: the GM "
                           "tracks where it goes")
         return None
     assert d.s.battle_map is not None
@@ -153,7 +148,7 @@ def _move(d: Decision, c: CombatantProfile, cmd: msg.Act, run: bool) -> Callable
                 prone=prone, prone_crawl_squares=o.prone_crawl_squares,
                 squeeze_cost_multiplier=o.squeeze_cost_multiplier)
     except (MapError, ValueError) as exc:
-        raise _reject(ErrorCode.ILLEGAL_ACTION, str(exc)) from None
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, str(exc)) from None
     mode: Literal["move", "run", "crawl"] = "run" if run else "crawl" if plan.crawl else "move"
     return lambda: d.emit(ev.CombatantMoved(
         combatant=c.id, path=list(path), cost=plan.total, budget=plan.budget,
@@ -190,11 +185,11 @@ def attack_situation(d: Decision, ctx: dict[str, Any], weapon_kind: WeaponKind,
                       creatures_block_line_of_sight=o.creatures_block_line_of_sight)
     name, other = d.s.combatants[attacker].name, d.s.combatants[target].name
     if not seen.line_of_effect:
-        raise _reject(ErrorCode.ILLEGAL_ACTION, f"{other} has total cover from {name}: no "
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{other} has total cover from {name}: no "
                       "line of effect (COVER: Total Cover)")
     ranged = weapon_kind is WeaponKind.RANGED or ctx["throw"]
     if not ranged and not sight.within_reach(a, t, reach):
-        raise _reject(ErrorCode.ILLEGAL_ACTION, f"{other} is out of {name}'s reach ({reach} "
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{other} is out of {name}'s reach ({reach} "
                       f"square{'s' if reach != 1 else ''}, REACH)")
     concealment = seen.concealment.value
     if not seen.line_of_sight:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from encounter import battle, resolution
 from encounter import vitals as vt
+from encounter.rejected import Rejected
 from protocol import events as ev
 from protocol import messages as msg
 from protocol.errors import ErrorCode
@@ -50,18 +51,12 @@ if TYPE_CHECKING:
     from encounter.engine import Decision
 
 
-def _reject(code: ErrorCode, message: str) -> Exception:
-    from encounter.engine import Rejected
-
-    return Rejected(code, message)
-
-
 def _choice(args: dict[str, Any], name: str, enum: Any, default: Any) -> Any:
     value = args.get(name, default)
     try:
         return enum(value)
     except ValueError:
-        raise _reject(ErrorCode.INVALID_PAYLOAD, f"args.{name} is one of "
+        raise Rejected(ErrorCode.INVALID_PAYLOAD, f"args.{name} is one of "
                       f"{', '.join(e.value for e in enum)}") from None
 
 
@@ -73,22 +68,22 @@ def declare(d: Decision, c: CombatantProfile, cmd: msg.Act, *, grab: bool = Fals
     target = args.get("target")
     if not isinstance(target, str) or target not in d.s.combatants or (
             d.s.combatants[target].hidden and not c.hidden):
-        raise _reject(ErrorCode.INVALID_PAYLOAD, "args.target names the combatant attacked")
+        raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.target names the combatant attacked")
     if target == c.id:
-        raise _reject(ErrorCode.ILLEGAL_ACTION, "a combatant cannot attack itself")
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, "a combatant cannot attack itself")
     if not d.s.vitals[target].alive:
-        raise _reject(ErrorCode.ILLEGAL_ACTION,
+        raise Rejected(ErrorCode.ILLEGAL_ACTION,
                       f"{d.s.combatants[target].name} is {d.s.vitals[target].condition[0]}")
     weapon = args.get("weapon", "unarmed")
     if not isinstance(weapon, str):
-        raise _reject(ErrorCode.INVALID_PAYLOAD, "args.weapon names a weapon of the stat block")
+        raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.weapon names a weapon of the stat block")
     distance = args.get("distance")
     if distance is not None and (isinstance(distance, bool) or not isinstance(distance, int)
                                  or distance < 0):
-        raise _reject(ErrorCode.INVALID_PAYLOAD, "args.distance is a whole number of squares")
+        raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.distance is a whole number of squares")
     for flag in ("throw", "into_melee", "creatures_in_the_way"):
         if not isinstance(args.get(flag, False), bool):
-            raise _reject(ErrorCode.INVALID_PAYLOAD, f"args.{flag} is true or false")
+            raise Rejected(ErrorCode.INVALID_PAYLOAD, f"args.{flag} is true or false")
     ctx: dict[str, Any] = {
         "action": "grab" if grab else "attack",
         "attacker": c.id,
@@ -110,7 +105,7 @@ def declare(d: Decision, c: CombatantProfile, cmd: msg.Act, *, grab: bool = Fals
         sheet = vt.sheet_of(c, d.s.ruleset)
         kind = sheet.weapon(weapon).kind
     except SheetError as exc:
-        raise _reject(ErrorCode.INVALID_PAYLOAD, str(exc)) from None
+        raise Rejected(ErrorCode.INVALID_PAYLOAD, str(exc)) from None
     ctx.update(battle.attack_situation(d, ctx, kind, sheet.reach_squares))  # the map decides
     check(d, ctx)  # refuses what the rules refuse (total cover, out of range) before acting
     return ctx
@@ -119,7 +114,7 @@ def declare(d: Decision, c: CombatantProfile, cmd: msg.Act, *, grab: bool = Fals
 def _held_by(d: Decision, args: dict[str, Any]) -> str | None:
     holder = args.get("held_by")
     if holder is not None and (not isinstance(holder, str) or holder not in d.s.combatants):
-        raise _reject(ErrorCode.INVALID_PAYLOAD, "args.held_by names the combatant holding the "
+        raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.held_by names the combatant holding the "
                       "object")
     return holder
 
@@ -161,9 +156,9 @@ def check(d: Decision, ctx: dict[str, Any]) -> AttackCheck:
             prone_helpless_bonuses_stack=o.prone_helpless_bonuses_stack,
             non_dexterous_penalty=o.non_dexterous_penalty)
     except (RuleRefusal, SheetError) as exc:
-        raise _reject(ErrorCode.ILLEGAL_ACTION, str(exc)) from None
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, str(exc)) from None
     except ValueError as exc:
-        raise _reject(ErrorCode.INVALID_PAYLOAD, str(exc)) from None
+        raise Rejected(ErrorCode.INVALID_PAYLOAD, str(exc)) from None
 
 
 def attack(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[], None]:
@@ -225,16 +220,16 @@ def harvest(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[], None
     args = cmd.args
     skill, resource = args.get("skill", "profession"), args.get("resource", "resources")
     if not isinstance(skill, str) or not isinstance(resource, str) or len(resource) > 40:
-        raise _reject(ErrorCode.INVALID_PAYLOAD, "args.skill and args.resource are names")
+        raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.skill and args.resource are names")
     target = args.get("target")
     if target is not None and (not isinstance(target, str) or target not in d.s.combatants
                                or not d.s.vitals[target].alive):
-        raise _reject(ErrorCode.INVALID_PAYLOAD, "args.target names what is harvested")
+        raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.target names what is harvested")
     weapon = args.get("weapon", "unarmed")
     try:
         vt.sheet_of(c, d.s.ruleset).weapon(weapon)
     except (SheetError, TypeError):
-        raise _reject(ErrorCode.INVALID_PAYLOAD, "args.weapon names a weapon of the stat "
+        raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.weapon names a weapon of the stat "
                       "block") from None
     ctx = {"action": "harvest", "attacker": c.id, "target": target, "skill": skill,
            "resource": resource, "weapon": weapon}
@@ -293,7 +288,7 @@ def ram(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[], None]:
     Strength modifier + the attacker's size damage. ``args.flying``: with the fly speed."""
     for flag in ("flying", "moving_away", "target_flying"):
         if not isinstance(cmd.args.get(flag, False), bool):
-            raise _reject(ErrorCode.INVALID_PAYLOAD, f"args.{flag} is true or false")
+            raise Rejected(ErrorCode.INVALID_PAYLOAD, f"args.{flag} is true or false")
     ctx = declare(d, c, cmd)
     ctx.update(action="ram", ram=True, weapon="unarmed", flying=cmd.args.get("flying", False),
                moving_away=cmd.args.get("moving_away", False),
@@ -312,7 +307,7 @@ def _ram_formula(d: Decision, ctx: dict[str, Any]) -> DamageFormula:
         return ram_formula(a, t, flying=ctx["flying"], target_flying=ctx["target_flying"],
                            target_moving_away=ctx["moving_away"])
     except (RuleRefusal, ValueError) as exc:
-        raise _reject(ErrorCode.ILLEGAL_ACTION, str(exc)) from None
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, str(exc)) from None
 
 
 def _resolve_ram(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
@@ -354,13 +349,13 @@ def break_object(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[],
     (with its condition penalty); success breaks it (destroyed, R15)."""
     target = cmd.args.get("target")
     if not isinstance(target, str) or target not in d.s.combatants or target == c.id:
-        raise _reject(ErrorCode.INVALID_PAYLOAD, "args.target names the object to break")
+        raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.target names the object to break")
     t = d.s.combatants[target]
     if vt.sheet_of(t, d.s.ruleset).nature is Nature.CREATURE:
-        raise _reject(ErrorCode.ILLEGAL_ACTION, f"{t.name} is a creature, not an object "
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{t.name} is a creature, not an object "
                       "(Breaking an Object)")
     if not d.s.vitals[target].alive:
-        raise _reject(ErrorCode.ILLEGAL_ACTION, f"{t.name} is destroyed already")
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{t.name} is destroyed already")
     ctx = {"action": "break_object", "attacker": c.id, "target": target}
     return lambda: _roll(d, ctx, "break_object", "1d20")
 
@@ -390,10 +385,10 @@ def _helper_ctx(d: Decision, c: CombatantProfile, cmd: msg.Act, action: str) -> 
     target = cmd.args.get("target")
     if not isinstance(target, str) or target not in d.s.combatants or target == c.id or (
             d.s.combatants[target].hidden and not c.hidden):
-        raise _reject(ErrorCode.INVALID_PAYLOAD, "args.target names another combatant")
+        raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.target names another combatant")
     skill = cmd.args.get("skill", "melee")
     if not isinstance(skill, str) or not 1 <= len(skill) <= 40:
-        raise _reject(ErrorCode.INVALID_PAYLOAD, "args.skill names the skill of the check")
+        raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.skill names the skill of the check")
     return {"action": action, "attacker": c.id, "target": target, "skill": skill}
 
 

@@ -21,6 +21,7 @@ from encounter.actions import RulesetHooks
 from encounter.actions import hooks as ruleset_hooks
 from encounter.actors import Actor
 from encounter.fold import apply_event
+from encounter.rejected import Rejected
 from encounter.state import EncounterState, copy_state
 from protocol import events as ev
 from protocol import messages as msg
@@ -32,16 +33,6 @@ from rules.initiative import Contender, insertion_index, order_by_initiative
 from rules.rulesets import Ruleset, ruleset
 from rules.turn_order import Plan, Seat, plan_next
 from statemachines.encounter_chart import Chart, EncounterChartModel, restore
-
-
-class Rejected(Exception):
-    """A command that may not be carried out; nothing was changed."""
-
-    def __init__(self, code: ErrorCode, message: str, **details: Any) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.details = details or None
 
 
 @dataclass

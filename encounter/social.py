@@ -17,6 +17,7 @@ import msgspec
 
 from encounter import resolution
 from encounter import vitals as vt
+from encounter.rejected import Rejected
 from encounter.state import EncounterState
 from protocol import events as ev
 from protocol import messages as msg
@@ -62,12 +63,6 @@ from rules.social.status import (
 
 if TYPE_CHECKING:
     from encounter.engine import Decision
-
-
-def _reject(code: ErrorCode, message: str) -> Exception:
-    from encounter.engine import Rejected
-
-    return Rejected(code, message)
 
 
 def _vis(d: Decision, *cids: str) -> ev.Visibility:
@@ -133,7 +128,7 @@ def set_social_event(d: Decision, cmd: msg.SetSocialEvent) -> None:
             rated = event_rating(social_status_of(d, organizer.id), cmd.rating, vip_raises=raises,
                                  gm_override=cmd.gm_override)
         except RuleRefusal as exc:
-            raise _reject(ErrorCode.ILLEGAL_ACTION, str(exc)) from None
+            raise Rejected(ErrorCode.ILLEGAL_ACTION, str(exc)) from None
         parts, total = list(rated.parts), rated.total
     d.emit(ev.SocialEventSet(rating=total, parts=parts, organizer=cmd.organizer,
                              circle=cmd.circle, topic=cmd.topic, encounter=cmd.encounter,
@@ -195,7 +190,7 @@ def size_argument(d: Decision, cmd: msg.SizeArgument) -> None:
     c = find_combatant(d, cmd.combatant)
     argument = cmd.argument or f"arg{len(d.s.arguments) + 1}"
     if cmd.argument is not None and cmd.argument not in d.s.arguments:
-        raise _reject(ErrorCode.NOT_FOUND, f"no argument {cmd.argument!r}")
+        raise Rejected(ErrorCode.NOT_FOUND, f"no argument {cmd.argument!r}")
     d.emit(ev.ArgumentChanged(argument=argument, combatant=c.id, size=cmd.size, text=cmd.text,
                               perilous=cmd.perilous, reason="sized by the GM",
                               hidden=c.hidden), d.combatant_vis(c.id))
@@ -207,7 +202,7 @@ def set_attitude(d: Decision, cmd: msg.SetAttitude) -> None:
 
     holder, toward = find_combatant(d, cmd.holder), find_combatant(d, cmd.toward)
     if holder.id == toward.id:
-        raise _reject(ErrorCode.INVALID_PAYLOAD, "an attitude is held toward another character")
+        raise Rejected(ErrorCode.INVALID_PAYLOAD, "an attitude is held toward another character")
     d.emit(ev.AttitudeChanged(holder=holder.id, toward=toward.id, attitude=cmd.attitude,
                               reason=cmd.reason or "set by the GM",
                               hidden=holder.hidden or toward.hidden),
@@ -221,10 +216,10 @@ def _argument(d: Decision, c: CombatantProfile, name: Any) -> str:
     if not isinstance(name, str) or name not in d.s.arguments \
             or d.s.arguments[name].owner != c.id:
         mine = sorted(a for a, arg in d.s.arguments.items() if arg.owner == c.id and arg.size)
-        raise _reject(ErrorCode.INVALID_PAYLOAD, f"args.argument names one of {c.name}'s "
+        raise Rejected(ErrorCode.INVALID_PAYLOAD, f"args.argument names one of {c.name}'s "
                       f"statements: {', '.join(mine) or 'none (the GM sizes them)'}")
     if d.s.arguments[name].size is None:
-        raise _reject(ErrorCode.ILLEGAL_ACTION, "this argument is spent and cannot be used "
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, "this argument is spent and cannot be used "
                       "again (R27)")
     return name
 
@@ -232,7 +227,7 @@ def _argument(d: Decision, c: CombatantProfile, name: Any) -> str:
 def _target(d: Decision, c: CombatantProfile, raw: Any) -> str:
     if not isinstance(raw, str) or raw not in d.s.combatants or raw == c.id or (
             d.s.combatants[raw].hidden and not c.hidden):
-        raise _reject(ErrorCode.INVALID_PAYLOAD, "args.target names another combatant")
+        raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.target names another combatant")
     return raw
 
 
@@ -250,7 +245,7 @@ def _check(d: Decision, speaker: str, target: str, argument: str, maneuver: str)
             speaker_blocking=speaker in d.s.blocking, target_blocking=target in d.s.blocking,
             debate_over=d.s.debate_over, social_attack_skill=d.s.options.social_attack_skill)
     except RuleRefusal as exc:
-        raise _reject(ErrorCode.ILLEGAL_ACTION, str(exc)) from None
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, str(exc)) from None
 
 
 def dispute(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[], None]:
@@ -342,12 +337,12 @@ def answer(d: Decision, c: CombatantProfile, cmd: msg.Act) -> None:
     waiting = [s for s, a in d.s.answers.items() if a.target == c.id]
     statement = cmd.args.get("statement", waiting[0] if len(waiting) == 1 else None)
     if statement not in waiting:
-        raise _reject(ErrorCode.INVALID_PAYLOAD, f"args.statement names a statement waiting "
+        raise Rejected(ErrorCode.INVALID_PAYLOAD, f"args.statement names a statement waiting "
                       f"for {c.name}'s answer: {', '.join(waiting) or 'none'}")
     try:
         given = Answer(str(cmd.args.get("answer")))
     except ValueError:
-        raise _reject(ErrorCode.INVALID_PAYLOAD, "args.answer is accept, "
+        raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.answer is accept, "
                       "accept_with_reservation or refuse") from None
     settle(d, statement, given)
 
@@ -397,7 +392,7 @@ def block(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[], None]:
     """Standard action: Blocking (R49) — +5 Wits Defense against every social maneuver until it
     stops, and no arguments of its own."""
     if c.id in d.s.blocking:
-        raise _reject(ErrorCode.ILLEGAL_ACTION, f"{c.name} is Blocking already")
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{c.name} is Blocking already")
     return lambda: d.emit(ev.BlockingChanged(combatant=c.id, blocking=True, hidden=c.hidden),
                           d.combatant_vis(c.id))
 
@@ -405,9 +400,9 @@ def block(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[], None]:
 def stop_blocking(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[], None]:
     """Free action on its own turn: back into the discussion (R49)."""
     if c.id not in d.s.blocking:
-        raise _reject(ErrorCode.ILLEGAL_ACTION, f"{c.name} is not Blocking")
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{c.name} is not Blocking")
     if d.s.current != c.id:
-        raise _reject(ErrorCode.NOT_YOUR_TURN, "Blocking stops on the blocker's own turn (R49)")
+        raise Rejected(ErrorCode.NOT_YOUR_TURN, "Blocking stops on the blocker's own turn (R49)")
     return lambda: d.emit(ev.BlockingChanged(combatant=c.id, blocking=False, hidden=c.hidden),
                           d.combatant_vis(c.id))
 
@@ -512,17 +507,17 @@ def lie(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[], None]:
 
     raw = cmd.args.get("targets") or ([cmd.args["target"]] if "target" in cmd.args else [])
     if not isinstance(raw, list) or not raw:
-        raise _reject(ErrorCode.INVALID_PAYLOAD, "args.targets lists who is lied to")
+        raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.targets lists who is lied to")
     targets = [_target(d, c, t) for t in raw]
     try:
         size = Size(str(cmd.args.get("size", "medium")))
     except ValueError:
-        raise _reject(ErrorCode.INVALID_PAYLOAD, "args.size is the lie's size, fine to "
+        raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.size is the lie's size, fine to "
                       "colossal") from None
     white = cmd.args.get("white", False)
     text = cmd.args.get("text", "")
     if not isinstance(white, bool) or not isinstance(text, str) or len(text) > 200:
-        raise _reject(ErrorCode.INVALID_PAYLOAD, "args.white is true or false, args.text a "
+        raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.white is true or false, args.text a "
                       "short text")
     _lie_check(d, c.id, targets, size)
     ctx = {"action": "lie", "attacker": c.id, "targets": targets, "size": size.value,
@@ -538,7 +533,7 @@ def _lie_check(d: Decision, liar: str, targets: list[str], size: Size) -> Any:
                          target_statuses=[resolution.status_of(d, t) for t in targets],
                          liar_blocking=liar in d.s.blocking)
     except RuleRefusal as exc:
-        raise _reject(ErrorCode.ILLEGAL_ACTION, str(exc)) from None
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, str(exc)) from None
 
 
 def _lie_step(d: Decision, stage: str, ctx: dict[str, Any], roll: Roll) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from encounter.rejected import Rejected
 from protocol import events as ev
 from protocol import messages as msg
 from protocol.errors import ErrorCode
@@ -20,12 +21,6 @@ if TYPE_CHECKING:
     from encounter.engine import Decision
 
 
-def _reject(code: ErrorCode, message: str, **details: object) -> Exception:
-    from encounter.engine import Rejected
-
-    return Rejected(code, message, **details)
-
-
 def act_command(d: Decision, cmd: msg.Act) -> None:
     """``act``: the sender must control the combatant; the rest is the turn's."""
     assert d.actor is not None
@@ -33,20 +28,20 @@ def act_command(d: Decision, cmd: msg.Act) -> None:
 
     c = find_combatant(d, cmd.combatant)
     if not d.actor.controls(d.s, c.id):
-        raise _reject(ErrorCode.FORBIDDEN, f"you do not control {c.name}")
+        raise Rejected(ErrorCode.FORBIDDEN, f"you do not control {c.name}")
     act(d, c, cmd)
 
 
 def act(d: Decision, c: CombatantProfile, cmd: msg.Act) -> None:
     if d.s.chart[0] != "scene":
-        raise _reject(ErrorCode.ILLEGAL_ACTION, "the scene is not running")
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, "the scene is not running")
     vitals = d.s.vitals.get(c.id)
     if vitals is not None and not vitals.conscious:
-        raise _reject(ErrorCode.ILLEGAL_ACTION, f"{c.name} is {vitals.condition[0]} and takes "
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{c.name} is {vitals.condition[0]} and takes "
                       "no actions (Falling Unconscious)")
     waiting = [p for p in d.s.pending_rolls.values() if p.context is not None]
     if waiting:
-        raise _reject(ErrorCode.ILLEGAL_ACTION, f"waiting for the dice of the "
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, f"waiting for the dice of the "
                       f"{waiting[0].purpose} roll ({waiting[0].expr})")
     special = _SPECIAL.get(cmd.action)
     if special is not None:
@@ -55,7 +50,7 @@ def act(d: Decision, c: CombatantProfile, cmd: msg.Act) -> None:
     catalog = d.rules.actions()
     spec = catalog.get(cmd.action)
     if spec is None:
-        raise _reject(ErrorCode.ILLEGAL_ACTION, f"{cmd.action!r} is not an action of "
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{cmd.action!r} is not an action of "
                       f"{d.rules.title}", legal=sorted([*catalog, *_SPECIAL]))
     turn = d.s.turn
     if turn is not None and turn.interrupted_by == c.id:
@@ -69,19 +64,19 @@ def act(d: Decision, c: CombatantProfile, cmd: msg.Act) -> None:
 def _note(cmd: msg.Act) -> tuple[str | None, str | None]:
     note, target = cmd.args.get("note"), cmd.args.get("target")
     if note is not None and (not isinstance(note, str) or len(note) > 200):
-        raise _reject(ErrorCode.INVALID_PAYLOAD, "args.note is a text of at most 200 characters")
+        raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.note is a text of at most 200 characters")
     if target is not None and not isinstance(target, str):
-        raise _reject(ErrorCode.INVALID_PAYLOAD, "args.target is a combatant id")
+        raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.target is a combatant id")
     return note, target
 
 
 def _require_turn(d: Decision, c: CombatantProfile) -> None:
     turn = d.s.turn
     if d.s.current != c.id or turn is None:
-        raise _reject(ErrorCode.NOT_YOUR_TURN, f"it is not {c.name}'s turn")
+        raise Rejected(ErrorCode.NOT_YOUR_TURN, f"it is not {c.name}'s turn")
     if turn.interrupted_by is not None:
         other = d.s.combatants[turn.interrupted_by].name
-        raise _reject(ErrorCode.ILLEGAL_ACTION,
+        raise Rejected(ErrorCode.ILLEGAL_ACTION,
                       f"{other}'s readied action interrupts this turn; it resumes afterwards")
 
 
@@ -90,16 +85,16 @@ def _in_turn(d: Decision, c: CombatantProfile, spec: ActionSpec, cmd: msg.Act) -
     turn = d.s.turn
     assert turn is not None
     if not allowed_in_scene(spec, d.s.options):
-        raise _reject(ErrorCode.ILLEGAL_ACTION, "Recover cannot be used in a dramatic scene "
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, "Recover cannot be used in a dramatic scene "
                       "(ruling R18)")
     if spec.kind is Kind.FULL_ROUND and d.s.surprise:
-        raise _reject(ErrorCode.ILLEGAL_ACTION, "no full-round actions in the surprise round: "
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, "no full-round actions in the surprise round: "
                       "a single standard, move or swift action")
     try:
         after = spend(turn.budget, spec.kind)
     except IllegalAction as exc:
         explain = d.hooks.budget_refusal
-        raise _reject(ErrorCode.ILLEGAL_ACTION,
+        raise Rejected(ErrorCode.ILLEGAL_ACTION,
                       explain(turn.budget, spec) if explain else str(exc)) from None
     slot = "full_round" if spec.kind is Kind.FULL_ROUND else _spent_slot(turn.budget, after)
     progress = 1
@@ -141,12 +136,12 @@ def _out_of_turn(d: Decision, c: CombatantProfile, spec: ActionSpec, cmd: msg.Ac
     flat = c.id in d.s.flat_footed
     vitals = d.s.vitals.get(c.id)
     if spec.kind is Kind.REACTION and vitals is not None and vitals.fatigue == 0:
-        raise _reject(ErrorCode.ILLEGAL_ACTION, f"{c.name} has 0 fatigue points: no reactions "
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{c.name} has 0 fatigue points: no reactions "
                       "(0 Fatigue Points, R14.5)")
     if spec.kind is Kind.FREE and flat:
-        raise _reject(ErrorCode.ILLEGAL_ACTION, f"{c.name} is flat-footed: no free actions")
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{c.name} is flat-footed: no free actions")
     if spec.kind is Kind.REACTION and flat and not d.s.options.reactions_while_flat_footed:
-        raise _reject(ErrorCode.ILLEGAL_ACTION, f"{c.name} is flat-footed: no reactions "
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{c.name} is flat-footed: no reactions "
                       "(option reactions_while_flat_footed)")
     note, target = _note(cmd)
     resolve = resolver(d.s, spec.name)
@@ -171,17 +166,17 @@ def _delay(d: Decision, c: CombatantProfile, cmd: msg.Act) -> None:
     turn = d.s.turn
     assert turn is not None
     if d.s.ruleset != "dramatic":
-        raise _reject(ErrorCode.ILLEGAL_ACTION, f"{d.rules.title} has no delay: a turn is "
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{d.rules.title} has no delay: a turn is "
                       "taken when it comes (or Prepared)")
     if "fresh" not in d.s.chart:  # the turn's chart state: nothing done yet
-        raise _reject(ErrorCode.ILLEGAL_ACTION, "delay at the start of the turn, before acting")
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, "delay at the start of the turn, before acting")
     until = cmd.args.get("count")
     own = d.s.count_of(c.id)
     if until is not None:
         if isinstance(until, bool) or not isinstance(until, int):
-            raise _reject(ErrorCode.INVALID_PAYLOAD, "args.count is a whole number")
+            raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.count is a whole number")
         if until >= own:
-            raise _reject(ErrorCode.ILLEGAL_ACTION, f"delaying lowers the count: name one below "
+            raise Rejected(ErrorCode.ILLEGAL_ACTION, f"delaying lowers the count: name one below "
                           f"{own}")
     vis = d.combatant_vis(c.id)
     d.emit(ev.TurnDelayed(round=d.s.round, combatant=c.id, until_count=until, hidden=c.hidden),
@@ -194,11 +189,11 @@ def _delay(d: Decision, c: CombatantProfile, cmd: msg.Act) -> None:
 def _take_delayed_turn(d: Decision, c: CombatantProfile, cmd: msg.Act) -> None:
     """A delaying combatant acts "now": right after the current turn (R7.2)."""
     if c.id not in d.s.delaying:
-        raise _reject(ErrorCode.ILLEGAL_ACTION, f"{c.name} is not delaying")
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{c.name} is not delaying")
     if c.id in d.s.delay_queue:
-        raise _reject(ErrorCode.ILLEGAL_ACTION, f"{c.name} acts after this turn already")
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{c.name} acts after this turn already")
     if d.s.current is None:
-        raise _reject(ErrorCode.ILLEGAL_ACTION, "no turn is running")
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, "no turn is running")
     d.emit(ev.DelayedTurnRequested(combatant=c.id, after=d.s.current, hidden=c.hidden),
            d.combatant_vis(c.id))
 
@@ -213,12 +208,12 @@ def _ready(d: Decision, c: CombatantProfile, cmd: msg.Act) -> None:
     spec = d.rules.actions().get(name) if isinstance(name, str) else None
     if spec is None or not spec.readyable:
         readyable = sorted(a.name for a in d.rules.actions().values() if a.readyable)
-        raise _reject(ErrorCode.ILLEGAL_ACTION, "ready a standard or move action: args.action "
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, "ready a standard or move action: args.action "
                       "names it", readyable=readyable)
     if not isinstance(trigger, str) or not 1 <= len(trigger) <= 200:
-        raise _reject(ErrorCode.INVALID_PAYLOAD, "args.trigger says when (1-200 characters)")
+        raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.trigger says when (1-200 characters)")
     if c.id in d.s.readied:
-        raise _reject(ErrorCode.ILLEGAL_ACTION, f"{c.name} has an action readied already")
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{c.name} has an action readied already")
     budget = turn.budget
     slots: list[str] = []
     try:
@@ -227,7 +222,7 @@ def _ready(d: Decision, c: CombatantProfile, cmd: msg.Act) -> None:
         if d.s.options.ready_costs_standard_action and after.standard:
             slots.append("standard")
     except IllegalAction as exc:
-        raise _reject(ErrorCode.ILLEGAL_ACTION, str(exc)) from None
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, str(exc)) from None
     vis = d.combatant_vis(c.id)
     for slot in slots:
         d.emit(ev.ActionTaken(round=d.s.round, combatant=c.id, action="ready",
@@ -241,15 +236,15 @@ def _ready(d: Decision, c: CombatantProfile, cmd: msg.Act) -> None:
 def _trigger_ready(d: Decision, c: CombatantProfile, cmd: msg.Act) -> None:
     """The trigger occurred: the readied action interrupts the current turn (R8.2-3)."""
     if c.id not in d.s.readied:
-        raise _reject(ErrorCode.ILLEGAL_ACTION, f"{c.name} has no readied action")
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{c.name} has no readied action")
     if d.s.current == c.id:
-        raise _reject(ErrorCode.ILLEGAL_ACTION, "a readied action is taken after your turn, "
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, "a readied action is taken after your turn, "
                       "before your next one")
     turn = d.s.turn
     if turn is None:
-        raise _reject(ErrorCode.ILLEGAL_ACTION, "no turn is running to interrupt")
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, "no turn is running to interrupt")
     if turn.interrupted_by is not None:
-        raise _reject(ErrorCode.ILLEGAL_ACTION, "another readied action is being resolved")
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, "another readied action is being resolved")
     d._interrupter = c.id
     d.send("interrupt", "the turn cannot be interrupted now")
 
@@ -258,7 +253,7 @@ def _readied_action(d: Decision, c: CombatantProfile, spec: ActionSpec, cmd: msg
     readied = d.s.readied.get(c.id)
     if readied is None or readied.action != spec.name:
         wanted = readied.action if readied else "nothing"
-        raise _reject(ErrorCode.ILLEGAL_ACTION, f"the readied action is {wanted}")
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, f"the readied action is {wanted}")
     note, target = _note(cmd)
     resolve = resolver(d.s, spec.name)
     effect = resolve(d, c, cmd) if resolve is not None else None  # may refuse

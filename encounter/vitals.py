@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from encounter.rejected import Rejected
 from encounter.state import Vitals
 from protocol import events as ev
 from protocol.errors import ErrorCode
@@ -64,8 +65,6 @@ def record(d: Decision, cid: str, cause: str, notes: list[str], *, fatigue: int 
            helpless: bool | None = None, structure_loss: int | None = None) -> None:
     """Record the combatant's new vitals; ``condition_events`` are sent to its condition chart
     in order (a refusal is a refused command: nothing wakes the dead)."""
-    from encounter.engine import Rejected
-
     v = d.s.vitals[cid]
     c = d.s.combatants[cid]
     new_fatigue = v.fatigue if fatigue is None else fatigue

@@ -287,18 +287,23 @@ def attack_outcome(check: AttackCheck, natural: int) -> AttackOutcome:
     """Critical Hits / Automatic Misses (R44): a natural 20 hits and is a critical hit (double
     damage); a natural 1 misses; otherwise the total hits when it equals or exceeds the
     defense."""
+    return d20_outcome(natural, check.bonus, check.defense.total)
+
+
+def d20_outcome(natural: int, bonus: int, defense: int) -> AttackOutcome:
+    """A d20 roll with ``bonus`` against ``defense`` as an attack is judged (R44): natural 20
+    hits and is critical, natural 1 misses, otherwise meeting the defense hits."""
     if not 1 <= natural <= 20:
         raise ValueError("a d20 shows 1 to 20")
-    result = natural + check.bonus
+    result = natural + bonus
     if natural == 20:
         hit, automatic = True, "hit"
     elif natural == 1:
         hit, automatic = False, "miss"
     else:
-        hit, automatic = result >= check.defense.total, ""
-    return AttackOutcome(natural=natural, bonus=check.bonus, total=result,
-                         defense=check.defense.total, hit=hit, critical=natural == 20,
-                         automatic=automatic)
+        hit, automatic = result >= defense, ""
+    return AttackOutcome(natural=natural, bonus=bonus, total=result, defense=defense, hit=hit,
+                         critical=natural == 20, automatic=automatic)
 
 
 #: STANDARD ACTIONS -> Aid Another / Distraction: the DC (R11).

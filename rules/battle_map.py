@@ -46,10 +46,12 @@ from __future__ import annotations
 import functools
 import textwrap
 from collections.abc import Iterable, Mapping, Sequence
-from enum import StrEnum
 from typing import Any
 
 import msgspec
+
+from rules.sheet import Size
+from rules.sheet import size_steps as sheet_size_steps
 
 Square = tuple[int, int]
 """A square ``(x, y)``."""
@@ -69,21 +71,7 @@ class MapError(ValueError):
     """A battle map, placement or path that the rules cannot use; the message says why."""
 
 
-class Size(StrEnum):
-    """Size categories, smallest first (OCCUPIED SPACE, REACH)."""
-
-    FINE = "fine"
-    DIMINUTIVE = "diminutive"
-    TINY = "tiny"
-    SMALL = "small"
-    MEDIUM = "medium"
-    LARGE = "large"
-    HUGE = "huge"
-    GARGANTUAN = "gargantuan"
-    COLOSSAL = "colossal"
-
-
-_ORDER = list(Size)
+_ORDER = list(Size)  # the size categories of the stat sheet, smallest first
 
 #: The side of a creature's square space, in squares (OCCUPIED SPACE; Gargantuan and Colossal:
 #: ruling R63).
@@ -113,8 +101,9 @@ def default_reach(size: Size) -> int:
 
 
 def size_steps(a: Size, b: Size) -> int:
-    """How many size categories apart two sizes are (0 for the same size)."""
-    return abs(_ORDER.index(a) - _ORDER.index(b))
+    """How many size categories apart two sizes are (0 for the same size; unsigned, unlike
+    ``rules.sheet.size_steps``)."""
+    return abs(sheet_size_steps(a, b))
 
 
 def tiny_or_smaller(size: Size) -> bool:

@@ -28,7 +28,7 @@ from collections.abc import Iterable, Sequence
 
 import msgspec
 
-from rules.attack import AttackOutcome
+from rules.attack import AttackOutcome, d20_outcome
 from rules.condition_track import FatigueLoss, Track, fatigue_loss
 from rules.damage import Damage, DamageFormula, damage_dealt
 from rules.defenses import Defense, Status, defenses
@@ -127,18 +127,7 @@ def social_outcome(check: SocialCheck, natural: int) -> AttackOutcome:
     """R26 step 2, R44: a total equal to or above the Wits Defense hits ("If an opponent's attack
     roll equals or exceeds your Wits Defense, the statement hits"); a natural 20 hits and is a
     critical hit, a natural 1 misses."""
-    if not 1 <= natural <= 20:
-        raise ValueError("a d20 shows 1 to 20")
-    result = natural + check.bonus
-    if natural == 20:
-        hit, automatic = True, "hit"
-    elif natural == 1:
-        hit, automatic = False, "miss"
-    else:
-        hit, automatic = result >= check.defense.total, ""
-    return AttackOutcome(natural=natural, bonus=check.bonus, total=result,
-                         defense=check.defense.total, hit=hit, critical=natural == 20,
-                         automatic=automatic)
+    return d20_outcome(natural, check.bonus, check.defense.total)
 
 
 def argument_formula(speaker: Sheet, argument: Size) -> DamageFormula:

@@ -225,3 +225,22 @@ async def test_after_the_scene_every_conscious_creature_moves_a_step_up(make: Ma
     ace = scene.state.vitals["ace"]
     assert (ace.physical.step, ace.mental.step) == (1, 0)  # R50, not below persistent (R17)
     assert scene.state.vitals["dog"].conscious  # Con +10 wakes it
+
+
+async def test_a_prone_creature_crawls_one_square(make: Make) -> None:
+    scene = await make([pony("ace", [0, 0]), dog([7, 3])])
+    await scene.act("ace", "fall_prone")
+    refused = await scene.refused("ace", "move", path=[[1, 0], [2, 0]])
+    assert refused["code"] == "illegal_action"  # R19: one square a move action
+    await scene.act("ace", "move", path=[[1, 0]])
+    assert last(scene, "combatant_moved")["mode"] == "crawl"
+
+
+async def test_running_goes_four_times_the_speed_in_a_straight_line(make: Make) -> None:
+    battle_map = drawn("." * 12 + "\n" + "." * 12)
+    scene = await make([pony("ace", [0, 0], speed=2), dog([11, 1])], battle_map)
+    bent = await scene.refused("ace", "run", path=[[1, 0], [2, 1]])
+    assert bent["code"] == "illegal_action"  # FULL-ROUND ACTIONS: Run, a straight line
+    await scene.act("ace", "run", path=[[x, 0] for x in range(1, 9)])  # 8 = 4 x 2 (R21)
+    moved = last(scene, "combatant_moved")
+    assert (moved["mode"], moved["cost"], moved["budget"]) == ("run", 8, 8)

@@ -86,6 +86,27 @@ def _turn_actions(ruleset_name: str, standard: bool, move: bool, swift: bool, su
                                     may_delay=ruleset_name == "dramatic"))
 
 
+_SIZES = ["fine", "diminutive", "tiny", "small", "medium", "large", "huge", "gargantuan",
+          "colossal"]
+
+
+def _options(state: EncounterState, cid: str, name: str) -> dict[str, list[str]] | None:
+    """The few values some arguments may take, so that a client offers them as choices."""
+    if state.ruleset != "dramatic":
+        return None
+    if name in ("attack", "harvest"):
+        weapons = [w.name for w in sheet_of(state.combatants[cid], state.ruleset).weapons]
+        return {"weapon": [*weapons, "unarmed"] if "unarmed" not in weapons else weapons}
+    if name in ("dispute", "conversation"):
+        return {"argument": sorted(a for a, arg in state.arguments.items()
+                                   if arg.owner == cid and arg.size)}
+    if name == "lie":
+        return {"size": _SIZES}
+    if name == "answer_statement":
+        return {"answer": ["accept", "accept_with_reservation", "refuse"]}
+    return None
+
+
 def _grabbable(state: EncounterState, cid: str, targets: list[str]) -> list[str]:
     """Grab: "only an target up to one size category larger than yourself, and only one
     target at a time"."""
@@ -120,7 +141,7 @@ def _scene_actions(state: EncounterState, viewer: Actor) -> list[LegalAction]:
             if not targets:
                 return  # nobody to aim it at: not a legal action now
         out.append(LegalAction(action=name, combatant=cid, label=spec.label if spec else None,
-                               targets=targets))
+                               targets=targets, options=_options(state, cid, name)))
 
     def visible(cid: str) -> bool:
         return viewer.sees_all or not state.combatants[cid].hidden
@@ -150,7 +171,8 @@ def _scene_actions(state: EncounterState, viewer: Actor) -> list[LegalAction]:
             out.append(LegalAction(action="answer_statement", combatant=cid,
                                    label="Answer the statement (R48)",
                                    targets=[s for s, a in state.answers.items()
-                                            if a.target == cid]))
+                                            if a.target == cid],
+                                   options=_options(state, cid, "answer_statement")))
         if cid in state.readied and cid != current and turn is not None:
             add("trigger_ready", cid)
         if cid in state.delaying and cid not in state.delay_queue and current is not None:

@@ -475,16 +475,20 @@ class Snapshot(ServerMessage, tag="snapshot", kw_only=True):
     state: dict[str, Any]
 
 
-class LegalAction(msgspec.Struct, kw_only=True, gc=False):
+class LegalAction(msgspec.Struct, kw_only=True, gc=False, omit_defaults=True):
     """An action a combatant (or the GM, ``combatant: null``) may take now. ``action`` names
     the command (``start_encounter``, ``end_encounter``, ``submit_roll``) or, for a combatant's
     turn, the ``act`` action (``end_turn``). For ``submit_roll``, ``targets`` holds the roll
-    request id and ``label`` what is rolled (``initiative: 1d20+3``)."""
+    request id and ``label`` what is rolled (``initiative: 1d20+3``). ``options`` lists, by
+    argument name, the values an ``act`` argument may take where they are few: the weapons of
+    an attack, the statements of a Dispute, the answers to a statement. Fields without a
+    value are left out."""
 
     action: str
     combatant: str | None = None
     label: str | None = None
     targets: list[str] | None = None
+    options: dict[str, list[str]] | None = None
 
 
 class LegalActions(ServerMessage, tag="legal_actions", kw_only=True):

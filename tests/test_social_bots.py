@@ -77,7 +77,7 @@ async def test_bots_play_a_social_scene_from_the_invitation_to_the_end_of_the_di
     assert end["reason"] == "the debate is over"
     # every event of the scene has a readable line
     view = TableView()
-    for m in [gm.snapshot] + gm.events() if gm.snapshot else gm.events():
+    for m in [gm.snapshot, *gm.events()] if gm.snapshot else gm.events():
         view.apply(m)
     lines = [line.text for line in view.log]
     assert any(" disputes " in t and "vs Wits" in t for t in lines), lines
@@ -163,6 +163,6 @@ async def test_a_bots_only_social_demo_argues_until_the_debate_is_over(
         assert state.social_situations["fluttershy"].invitation is False
         assert {a.owner for a in state.arguments.values()} >= {"rarity", "blueblood"}
         assert state.end_reason in ("the debate is over", "every statement is spent")
-        await asyncio.wait_for(asyncio.shield(srv.demo.task), 10)  # type: ignore[arg-type]
+        await asyncio.wait_for(asyncio.shield(srv.demo.task), 10)
     finally:
         await srv.stop()

@@ -6,21 +6,29 @@
 A bot only ever sends what the server lists in ``legal_actions``. For each turn of a combatant
 it plays, in this order:
 
-1. it answers the dice it is asked for (``server_roll``);
+1. it answers the dice it is asked for (``server_roll``), and a statement that hit one of its
+   combatants (``answer_statement``): it accepts it when that combatant is friendly or helpful
+   toward the speaker, else it refuses it;
 2. it stands up when it is prone (``stand_up``);
-3. it heals an ally at low fatigue, when an action whose name says ``heal`` is legal and lists
+3. when ``dispute`` is legal, it disputes the nearest opponent (another side) with its largest
+   statement that is not spent;
+4. it heals an ally at low fatigue, when an action whose name says ``heal`` is legal and lists
    that ally among its ``targets``;
-4. on a battle map, when the nearest enemy is out of its reach and it has no ranged weapon, it
+5. on a battle map, when the nearest enemy is out of its reach and it has no ranged weapon, it
    moves toward it (``move`` with a path of adjacent squares, straight-line greedy, around
    blocked and occupied squares, within its ``speed``);
-5. it attacks the nearest enemy, when an action whose name says ``attack`` is legal with
-   ``targets`` (nearest by the map's positions, else the first in initiative order), with a
-   melee weapon of its stat block when the enemy is within reach, else a ranged one;
-6. it ends the turn. A refused move or attack is not tried again that turn.
+6. it attacks the nearest enemy (not in a social scene, ``--social``), when an action whose
+   name says ``attack`` is legal with ``targets`` (nearest by the map's positions, else the
+   first in initiative order), with a melee weapon of its stat block when the enemy is within
+   reach, else a ranged one;
+7. it ends the turn. A refused move or attack is not tried again that turn.
 
 With a GM credential (or an integration with ``command:gm``) it plays every combatant whose
 turn comes (``--seat`` narrows that), may start the scene (``--start``) and end it after some
-rounds (``--end-after``). It stops when the scene ends (or after ``--rounds`` rounds).
+rounds (``--end-after``). It stops when the scene ends (or after ``--rounds`` rounds). In a
+social scene (``--social``) the GM bot first gives every character a statement
+(``size_argument``) when nobody has one, and ends the scene once the debate is over or no
+statement is left to use.
 """
 
 from __future__ import annotations
@@ -36,7 +44,7 @@ from typing import Any
 
 from clients.client import CommandError
 from clients.live import Seat, parse_link
-from clients.view import LogLine, TableView
+from clients.view import ATTITUDES, LogLine, TableView, size_rank
 
 log = logging.getLogger("stablemaster.bot")
 
@@ -158,6 +166,10 @@ class Policy:
     seats: set[str] | None = None
     #: actions tried per (round, combatant) turn: each at most once a turn
     done: dict[tuple[int, str], set[str]] = field(default_factory=dict)
+    #: a social scene: argue, never start a fight
+    social: bool = False
+    #: statements answered (or refused to be answered) already
+    answered: set[str] = field(default_factory=set)
 
     def mine(self, entry: Message, others: frozenset[str] = frozenset()) -> bool:
         cid = entry.get("combatant")
@@ -170,6 +182,10 @@ class Policy:
         for a in entries:
             if a["action"] == "server_roll" and a.get("targets"):
                 return Move("server_roll", {"request": a["targets"][0]})
+        for a in entries:
+            waiting = [t for t in a.get("targets") or [] if t not in self.answered]
+            if a["action"] == "answer_statement" and waiting:
+                return self._answer(view, a["combatant"], waiting[0])
         turn = [a for a in entries if a["action"] == "end_turn"]
         if not turn:
             return None
@@ -178,17 +194,57 @@ class Policy:
         mine = [a for a in entries if a["combatant"] == me and a["action"] not in done]
         if any(a["action"] == "stand_up" for a in mine):
             return Move("act", {"combatant": me, "action": "stand_up"})
-        if not any("attack" in d or "heal" in d for d in done):
+        if not any("attack" in d or "heal" in d or d == "dispute" for d in done):
+            dispute = self._dispute(view, me, mine)
+            if dispute is not None:
+                return dispute
             heal = self._heal(view, me, mine)
             if heal is not None:
                 return heal
-            attack = self._attack(view, me, mine, may_move="move" not in done)
+            attack = None if self.social else \
+                self._attack(view, me, mine, may_move="move" not in done)
             if attack is not None:
                 return attack
         return Move("act", {"combatant": me, "action": "end_turn"})
 
+    def _answer(self, view: TableView, me: str, statement: str) -> Move:
+        """Accept a statement from someone this combatant is friendly (or better) toward,
+        refuse the others."""
+        speaker = view.answers.get(statement, {}).get("speaker")
+        liked = speaker is not None and \
+            ATTITUDES.index(view.attitude(me, speaker)) >= ATTITUDES.index("friendly")
+        return Move("act", {"combatant": me, "action": "answer_statement",
+                            "args": {"statement": statement,
+                                     "answer": "accept" if liked else "refuse"}})
+
+    def _dispute(self, view: TableView, me: str, mine: list[Message]) -> Move | None:
+        """Dispute the nearest opponent with the largest statement left."""
+        entry = next((a for a in mine if a["action"] == "dispute" and a.get("targets")), None)
+        own = view.statements_of(me, unspent=True)
+        if entry is None or not own:
+            return None
+        opponents = [t for t in entry["targets"]
+                     if self._side(view, t) != self._side(view, me)]
+        if not opponents:
+            return None
+        here = position(view, me)
+
+        def rank(t: str) -> tuple[bool, float, int]:
+            there = position(view, t)
+            vitals = view.combatants.get(t, {}).get("vitals") or {}
+            down = (vitals.get("condition") or ["active"])[0] != "active"
+            far = float(distance(here, there)) if here and there else float("inf")
+            return (down, far, view.order.index(t) if t in view.order else len(view.order))
+
+        biggest = max(own, key=lambda x: size_rank(x[1].get("size")))[0]
+        return Move("act", {"combatant": me, "action": "dispute",
+                            "args": {"target": min(opponents, key=rank),
+                                     "argument": biggest}})
+
     def taken(self, view: TableView, move: Move) -> None:
-        if move.type == "act" and move.fields["action"] != "end_turn":
+        if move.type == "act" and move.fields["action"] == "answer_statement":
+            self.answered.add(move.fields["args"]["statement"])
+        elif move.type == "act" and move.fields["action"] != "end_turn":
             key = (view.round, move.fields["combatant"])
             self.done.setdefault(key, set()).add(move.fields["action"])
 
@@ -287,13 +343,19 @@ class Bot:
 
     def __init__(self, seats: Sequence[Seat], *, pace: float = 0.5, policy: Policy | None = None,
                  start: bool = False, end_after: int | None = None, rounds: int | None = None,
-                 may_play: MayPlay | None = None) -> None:
+                 may_play: MayPlay | None = None, social: bool = False,
+                 statements: dict[str, tuple[str, str]] | None = None) -> None:
         self.seats = list(seats)
         self.pace = pace
-        self.policy = policy or Policy()
+        self.policy = policy or Policy(social=social)
         self.start, self.end_after, self.rounds = start, end_after, rounds
         self.may_play = may_play
         self.moves = 0
+        #: a social scene; the statement (size, text) the GM bot gives each character
+        #: (default: a medium one)
+        self.social = social
+        self.statements = statements or {}
+        self._to_size: list[str] | None = None
 
     async def run(self) -> None:
         await asyncio.gather(*(seat.wait_online(30) for seat in self.seats))
@@ -305,6 +367,9 @@ class Bot:
 
     def _flow(self, seat: Seat) -> Move | None:
         names = {a["action"] for a in seat.legal if a.get("combatant") is None}
+        sized = self._size_arguments(seat, names)
+        if sized is not None:
+            return sized
         if self.start and "start_encounter" in names:
             return Move("start_encounter", {})
         if self.end_after is not None and "end_encounter" in names \
@@ -313,6 +378,30 @@ class Bot:
         beaten = beaten_side(seat.view)
         if "end_encounter" in names and seat.view.started and beaten is not None:
             return Move("end_encounter", {"reason": f"the {beaten} are out of the fight"})
+        view = seat.view
+        if self.social and "end_encounter" in names and view.started and not view.answers:
+            if view.debate_over:
+                return Move("end_encounter", {"reason": "the debate is over"})
+            if view.arguments and not any(a.get("size") for a in view.arguments.values()):
+                return Move("end_encounter", {"reason": "every statement is spent"})
+        return None
+
+    def _size_arguments(self, seat: Seat, names: set[str]) -> Move | None:
+        """A social scene's GM bot: when nobody has a statement, one for every character
+        (``size_argument``), one command at a time."""
+        if not self.social or "size_argument" not in names:
+            return None
+        view = seat.view
+        if self._to_size is None:
+            self._to_size = [] if view.arguments else \
+                [cid for cid, c in view.combatants.items() if not c.get("hidden")]
+        while self._to_size:
+            cid = self._to_size[0]
+            if cid in view.combatants and not view.statements_of(cid):
+                size, text = self.statements.get(
+                    cid, ("medium", f"{view.name_of(cid)} has a point"))
+                return Move("size_argument", {"combatant": cid, "size": size, "text": text})
+            self._to_size.pop(0)
         return None
 
     async def play(self, seat: Seat) -> None:
@@ -329,6 +418,8 @@ class Bot:
                 continue
             try:
                 await seat.command(move.type, **move.fields)
+                if move.type == "size_argument" and self._to_size:
+                    self._to_size.remove(move.fields["combatant"])
                 self.policy.taken(seat.view, move)
                 self.moves += 1
                 log.info("%s", move.describe(seat.view))
@@ -337,6 +428,8 @@ class Bot:
                     await asyncio.sleep(0.5)
                     continue
                 log.info("%s refused: %s", move.describe(seat.view), err)
+                if move.type == "size_argument" and self._to_size:
+                    self._to_size.remove(move.fields["combatant"])
                 self.policy.taken(seat.view, move)  # not again this turn: end it instead
                 retry = move.type == "act" and move.fields.get("action") != "end_turn"
                 if generation == seat.generation and not retry:
@@ -380,6 +473,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--end-after", type=int, metavar="N",
                    help="end the scene once N rounds are played (GM)")
     p.add_argument("--rounds", type=int, metavar="N", help="stop after round N")
+    p.add_argument("--social", action="store_true",
+                   help="a social scene: argue instead of fighting; the GM bot gives everyone "
+                   "a statement when nobody has one and ends the scene when the debate is over")
     p.add_argument("--heal-below", type=float, default=0.34,
                    help="heal an ally with at most this share of its fatigue track left (0.34)")
     p.add_argument("-q", "--quiet", action="store_true", help="print only errors")
@@ -399,9 +495,10 @@ async def main_async(args: argparse.Namespace) -> int:
                   file=sys.stderr)
             return 2
         seats.append(Seat(url, token, client_name="stablemaster-bot", on_lines=say).start())
-    policy = Policy(heal_below=args.heal_below, seats=set(args.only) if args.only else None)
+    policy = Policy(heal_below=args.heal_below, seats=set(args.only) if args.only else None,
+                    social=args.social)
     bot = Bot(seats, pace=args.pace, policy=policy, start=args.start, end_after=args.end_after,
-              rounds=args.rounds)
+              rounds=args.rounds, social=args.social)
     try:
         await bot.run()
     finally:

@@ -22,7 +22,7 @@ from typing import Any, TextIO
 
 from clients.client import CommandError
 from clients.live import Seat, parse_link
-from clients.view import LogLine, drawing_to_map, map_lines, vitals_text
+from clients.view import LogLine, drawing_to_map, map_lines, social_lines, vitals_text
 
 Message = dict[str, Any]
 
@@ -34,9 +34,13 @@ Commands:
                       "ready action=move trigger='the dog moves'"); a roll takes its faces
                       ("submit_roll 14"), end_encounter a reason; path=x,y;x,y… lists the
                       squares entered, in order
+                      social: "dispute bree argument=arg1", "conversation bree argument=arg1
+                      against=arg2", "lie targets=bree,dog size=small white=true text='…'",
+                      "block", "stop_blocking", "answer_statement refuse" (accept,
+                      accept_with_reservation; statement=ID when several wait)
   a, actions          list the actions you may take now, with their labels
   s, state            the round, whose turn it is, the order with fatigue and conditions,
-                      your sheet
+                      your sheet, the social scene (event, standing, statements, attitudes)
   m, map              the battle map (# blocked, ~ difficult, = low, : fog, % darkness,
                       ^ pit, letters: combatants)
   log [N]             the last N log lines (20)
@@ -46,11 +50,20 @@ Commands:
            adjudicate ID [key=value …] DESCRIPTION  (target=ID modifier=2 dc=15
                       success.fatigue_loss=4 failure.prone=true …)
            place ID x,y | place ID off, fall ID METERS, setmap FILE (JSON or a drawing)
+           size_argument combatant=ID size=medium text='…', set_attitude holder=ID toward=ID
+           attitude=friendly, set_social_event rating=12 organizer=ID vips=ID,ID circle='…',
+           set_social_situation combatant=ID invitation=true familiarity=stranger …
            raw {"type": …}  (any protocol command as JSON; the id is added)
   help, quit"""
 
 
+#: Arguments that take a list of combatants: ``targets=bree,dog``.
+LISTS = frozenset({"targets", "vips", "combatants"})
+
+
 def _value(text: str) -> Any:
+    if text.lower() in ("null", "none"):
+        return None
     if text.lstrip("-").isdigit():
         return int(text)
     squares = _squares(text)
@@ -102,8 +115,17 @@ class Terminal:
         name = entry["action"]
         text = name + (f": {entry['label']}" if entry.get("label") else "")
         targets = entry.get("targets")
+        if name == "answer_statement":
+            waiting = [(t, view.answers.get(t, {})) for t in targets or []]
+            return text + " → " + ", ".join(
+                f"[{t}] {view.name_of(a.get('speaker'))}'s statement ({a.get('loss')})"
+                for t, a in waiting)
         if targets and name not in ("submit_roll", "server_roll"):
             text += " → " + ", ".join(f"{view.name_of(t)} [{t}]" for t in targets)
+        if name in ("dispute", "conversation") and entry.get("combatant"):
+            own = view.statements_of(entry["combatant"], unspent=True)
+            text += "; statements: " + (", ".join(f"[{a}] {v['size']}" for a, v in own)
+                                        or "none")
         return text
 
     def show_actions(self, full: bool = False) -> None:
@@ -157,6 +179,8 @@ class Terminal:
                                                             stats.items()))
         for effect in view.effects.values():
             self.say(f"  effect: {effect['name']} (ends round {effect['ends_round']})")
+        for text in social_lines(view):
+            self.say(f"  {text}")
 
     # -- input -------------------------------------------------------------------------------
 
@@ -281,14 +305,27 @@ class Terminal:
         elif name == "end_encounter":
             await seat.command("end_encounter", reason=" ".join(bare)[:80] or None)
         elif entry.get("combatant") is None:
-            await seat.command(name, **args)  # another GM command the server offers
+            ack = await seat.command(name, **args)  # another GM command the server offers
+            if ack.get("result"):
+                self.say(f"ok: {name} {json.dumps(ack['result'])}")
+                return
+        elif name == "answer_statement":
+            # its targets are the statements waiting for an answer, not combatants
+            if bare and "answer" not in args:
+                args["answer"] = bare.pop(0)
+            if "statement" not in args and targets:
+                args["statement"] = targets[0]
+            if bare:
+                args["note"] = " ".join(bare)[:200]
+            await seat.act(entry["combatant"], name, **args)
         else:
             if targets and bare and "target" not in args:
                 chosen = self.target(bare[0], targets)
                 if chosen is not None:
                     args["target"] = chosen
                     bare = bare[1:]
-            if targets and "target" not in args and name != "end_turn":
+            if targets and "target" not in args and "targets" not in args \
+                    and name != "end_turn":
                 self.say(f"? {name} needs a target: " +
                          ", ".join(f"{seat.view.name_of(t)} [{t}]" for t in targets))
                 return
@@ -305,7 +342,9 @@ def _split(words: list[str]) -> tuple[dict[str, Any], list[str]]:
     bare: list[str] = []
     for word in words:
         key, eq, value = word.partition("=")
-        if eq and key.replace(".", "_").isidentifier():
+        if eq and key in LISTS:
+            args[key] = [v for v in value.replace(";", ",").split(",") if v]
+        elif eq and key.replace(".", "_").isidentifier():
             args[key] = _value(value)
         else:
             bare.append(word)

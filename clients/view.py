@@ -42,6 +42,16 @@ class TableView:
     positions: dict[str, tuple[int, int]] = field(default_factory=dict)
     grabs: dict[str, list[str]] = field(default_factory=dict)
     at_effects: list[dict[str, Any]] = field(default_factory=list)
+    #: the social scene: statements (id -> owner, size, text, perilous; size None: spent),
+    #: attitudes (holder -> toward -> attitude), who is Blocking, the statements waiting for
+    #: an answer (id -> speaker, target, loss), whether the debate is over, and the event with
+    #: each one's standing (as of the last snapshot; aura points kept up to date)
+    arguments: dict[str, dict[str, Any]] = field(default_factory=dict)
+    attitudes: dict[str, dict[str, str]] = field(default_factory=dict)
+    blocking: set[str] = field(default_factory=set)
+    answers: dict[str, dict[str, Any]] = field(default_factory=dict)
+    debate_over: bool = False
+    social: dict[str, Any] | None = None
     started: bool = False
     ended: bool = False
     end_reason: str | None = None
@@ -88,6 +98,15 @@ class TableView:
         self.positions = {cid: (at[0], at[1]) for cid, at in (s.get("positions") or {}).items()}
         self.grabs = {cid: list(g) for cid, g in (s.get("grabs") or {}).items() if g}
         self.at_effects = list((s.get("action_time") or {}).get("effects") or [])
+        self.arguments = {a: dict(v) for a, v in (s.get("arguments") or {}).items()}
+        self.attitudes = {h: dict(row) for h, row in (s.get("attitudes") or {}).items()}
+        self.blocking = set(s.get("blocking") or [])
+        self.answers = {a: dict(v) for a, v in (s.get("answers") or {}).items()}
+        self.debate_over = bool(s.get("debate_over"))
+        social = s.get("social")
+        self.social = {"event": social.get("event"),
+                       "standing": {c: dict(v) for c, v in social.get("standing", {}).items()}} \
+            if social else None
         phase = s.get("phase", [])
         self.started = bool(phase) and phase[0] not in ("setup",)
         self.ended, self.end_reason = bool(s.get("ended")), s.get("end_reason")
@@ -171,6 +190,8 @@ class TableView:
             if e["effect"] in self.at_effects:
                 self.at_effects.remove(e["effect"])
             return [(describe(e, n), None)]
+        if k in SOCIAL:
+            return [(self._social(e), None)]
         if k in DESCRIBED:
             return [(describe(e, n), None)]
         if k == "awareness_set":
@@ -242,6 +263,47 @@ class TableView:
         fields = ", ".join(f"{key}={value}" for key, value in e.items() if key != "kind")
         return [(f"{k.replace('_', ' ')}: {fields}", None)]
 
+    def _social(self, e: dict[str, Any]) -> str:
+        """Fold a social event; its line."""
+        k = e["kind"]
+        if k == "argument_changed":
+            self.arguments[e["argument"]] = {"owner": e["combatant"], "size": e.get("size"),
+                                             "text": e.get("text", ""),
+                                             "perilous": e.get("perilous", False)}
+        elif k == "attitude_changed":
+            self.attitudes.setdefault(e["holder"], {})[e["toward"]] = e["attitude"]
+        elif k == "blocking_changed":
+            (self.blocking.add if e["blocking"] else self.blocking.discard)(e["combatant"])
+        elif k == "statement_hit":
+            self.answers[e["statement"]] = {"speaker": e["speaker"], "target": e["target"],
+                                            "loss": e["loss"]}
+        elif k == "statement_answered":
+            pending = self.answers.pop(e["statement"], {})
+            e = {**e, "speaker": pending.get("speaker")}
+        elif k == "debate_ended":
+            self.debate_over = True
+        elif k == "social_event_set":
+            event = {key: v for key, v in e.items() if key != "kind"}
+            self.social = {"standing": {}, **(self.social or {}),
+                           "event": event if e.get("rating") is not None else None}
+        elif k == "aura_points_changed":
+            standing = (self.social or {}).get("standing", {}).get(e["combatant"])
+            if standing is not None:
+                standing.update(harmony=e["harmony"], discord=e["discord"])
+        return describe(e, self.name_of)
+
+    def statements_of(self, cid: str, unspent: bool = False) -> list[tuple[str, dict[str, Any]]]:
+        """A combatant's statements (id, argument), biggest first; ``unspent``: those with a
+        size left."""
+        own = [(a, v) for a, v in self.arguments.items() if v["owner"] == cid
+               and (v.get("size") or not unspent)]
+        return sorted(own, key=lambda x: -size_rank(x[1].get("size")))
+
+    def attitude(self, holder: str, toward: str) -> str:
+        """``holder``'s attitude toward ``toward`` as the server said it (indifferent when it
+        said none)."""
+        return self.attitudes.get(holder, {}).get(toward, "indifferent")
+
     def _drop(self, cid: str) -> None:
         if cid in self.order:
             self.order.remove(cid)
@@ -263,11 +325,29 @@ def dice_text(roll: dict[str, Any]) -> str:
 
 NameOf = Callable[[str | None], str]
 
+#: Statement sizes, smallest first (SIZES.index: how big).
+SIZES = ("fine", "diminutive", "tiny", "small", "medium", "large", "huge", "gargantuan",
+         "colossal")
+#: Attitudes, worst first.
+ATTITUDES = ("hostile", "unfriendly", "indifferent", "friendly", "helpful")
+
+
+def size_rank(size: str | None) -> int:
+    """How big a statement is (-1: spent or unknown)."""
+    return SIZES.index(size) if size in SIZES else -1
+
+
+#: The social scene's event kinds (folded by :class:`TableView`, worded by :func:`describe`).
+SOCIAL = frozenset({"argument_changed", "attitude_changed", "blocking_changed", "statement_hit",
+                    "statement_answered", "debate_ended", "lie_told", "social_event_set",
+                    "social_situation_set", "aura_points_changed"})
+
 #: Event kinds :func:`describe` turns into a line without folding anything.
 DESCRIBED = frozenset({"attack_resolved", "damage_dealt", "check_made", "gm_ruling",
                        "at_moved", "items_readied"})
 
-_VERBS = {"attack": "attacks", "grab": "tries to grab", "ram": "rams",
+_VERBS = {"dispute": "disputes", "conversation": "argues with", "attack": "attacks",
+          "grab": "tries to grab", "ram": "rams",
           "break_object": "strikes at", "melee_attack": "attacks (melee)",
           "ranged_attack": "shoots at", "all_out_attack": "goes all out against",
           "charge": "charges"}
@@ -438,8 +518,133 @@ def describe(e: dict[str, Any], n: NameOf) -> str:
             bits.append(f"stows {e['stowed']}")
         held = ", ".join(e.get("in_hoof") or []) or "nothing"
         return f"{n(e['combatant'])} {' and '.join(bits) or 'readies'}; holds {held}"
+    if k in SOCIAL:
+        return social_text(e, n)
     fields = ", ".join(f"{key}={value}" for key, value in e.items() if key != "kind")
     return f"{k.replace('_', ' ')}: {fields}"
+
+
+def _human(value: Any) -> str:
+    return str(value).replace("_", " ")
+
+
+def situation_text(e: dict[str, Any]) -> str:
+    """The GM's answers to the situation tables, in words."""
+    bits = [_human(e.get("familiarity") or "known"),
+            f"race {_human(e.get('race') or 'prevailing')}"]
+    if e.get("subject_rank") is not None:
+        bits.append(f"rank in the subject {e['subject_rank']}")
+    if e.get("invitation") is True:
+        bits.append("invited")
+    elif e.get("invitation") is False:
+        bits.append("no invitation")
+    if e.get("knows_host"):
+        bits.append("knows the host")
+    if e.get("knows_most"):
+        bits.append("knows most present")
+    bits.append(f"attire {_human(e.get('attire') or 'ordinary')}")
+    return ", ".join(bits)
+
+
+def social_text(e: dict[str, Any], n: NameOf) -> str:
+    """One readable line for an event of a social scene (model.js says the same)."""
+    k = e["kind"]
+    if k == "argument_changed":
+        what = f"{n(e['combatant'])}'s statement" + (f" “{e['text']}”" if e.get("text") else "") \
+            + f" ({e['argument']})"
+        why = f" ({e['reason']})" if e.get("reason") else ""
+        if e.get("size"):
+            return f"{what}: {e['size']}{', perilous' if e.get('perilous') else ''}{why}"
+        return f"{what} is spent{why}"
+    if k == "attitude_changed":
+        why = f" ({e['reason']})" if e.get("reason") else ""
+        return f"{n(e['holder'])} is now {e['attitude']} toward {n(e['toward'])}{why}"
+    if k == "blocking_changed":
+        if e["blocking"]:
+            return (f"{n(e['combatant'])} blocks: withdraws from the discussion (+5 Wits Defense, "
+                    "no arguments)")
+        return f"{n(e['combatant'])} stops blocking and returns to the discussion"
+    if k == "statement_hit":
+        return (f"{n(e['speaker'])}'s statement hits {n(e['target'])} for {e['loss']} mental "
+                f"fatigue: {n(e['target'])} answers (accept, accept with reservation or refuse)")
+    if k == "statement_answered":
+        whose = f"{n(e['speaker'])}'s statement" if e.get("speaker") else "the statement"
+        if e["answer"] == "accept":
+            return f"{n(e['target'])} accepts {whose}: no loss"
+        if e["answer"] == "accept_with_reservation":
+            return (f"{n(e['target'])} accepts {whose} with reservation: no loss now, "
+                    f"{e.get('recorded', 0)} kept for the GM")
+        return f"{n(e['target'])} refuses {whose}: loses {e['loss']} mental fatigue"
+    if k == "debate_ended":
+        return f"The debate is over: {e['reason']}"
+    if k == "lie_told":
+        hidden = "(behind the GM screen)"
+        dec = e.get("deception_total")
+        emp = e.get("empathy_total")
+        to = ", ".join(n(t) for t in e.get("targets") or [])
+        white = ", a white lie" if e.get("white") else ""
+        return (f"{n(e['liar'])} lies to {to} ({e['size']}{white}): Deception "
+                f"{hidden if dec is None else dec} vs Empathy {hidden if emp is None else emp} "
+                f"({n(e['judge'])}) → {'believed' if e['believed'] else 'CAUGHT'}")
+    if k == "social_event_set":
+        if e.get("rating") is None:
+            return "The social event is over"
+        text = f"Social event: Event Rating {e['rating']}"
+        parts = terms(e.get("parts"))
+        if parts:
+            text += f" ({parts})"
+        bits = []
+        if e.get("organizer"):
+            bits.append(f"organised by {n(e['organizer'])}")
+        if e.get("circle"):
+            bits.append(f"circle: {e['circle']}")
+        if e.get("topic"):
+            bits.append(f"topic: {e['topic']}")
+        bits.append(f"encounter {e.get('encounter', 1)}"
+                    + ("" if e.get("last") is False else " (the last)"))
+        return f"{text}; {', '.join(bits)}"
+    if k == "social_situation_set":
+        return f"{n(e['combatant'])}'s situation at the event: {situation_text(e)}"
+    if k == "aura_points_changed":
+        return (f"{n(e['combatant'])}: {e['reason']} → Harmony {e['harmony']}, "
+                f"Discord {e['discord']}")
+    return k.replace("_", " ")
+
+
+def social_lines(view: TableView) -> list[str]:
+    """The social scene as text: the event, each combatant's mental track, Blocking,
+    standing and statements, then the attitudes."""
+    if not (view.social or view.arguments or view.attitudes or view.blocking):
+        return []
+    event = (view.social or {}).get("event")
+    out = [f"social event: Event Rating {event['rating']}"
+           + (f", organised by {view.name_of(event['organizer'])}" if event.get("organizer")
+              else "") if event else "no social event"]
+    if view.debate_over:
+        out.append("the debate is over")
+    standing = (view.social or {}).get("standing") or {}
+    for cid, c in view.combatants.items():
+        mental = (c.get("vitals") or {}).get("mental") or {}
+        bits = [f"mental {mental.get('step', 0)}/5"]
+        if cid in view.blocking:
+            bits.append("blocking")
+        st = standing.get(cid)
+        if st:
+            bits.append(f"status {st['status']} ({terms(st.get('status_parts'))})")
+            if st.get("access") is not None:
+                bits.append(f"access {st['access']}")
+            if st.get("aura") and st["aura"].get("level"):
+                bits.append(f"aura {st['aura']['kind']} {st['aura']['level']}")
+            bits.append(f"harmony {st.get('harmony', 0)}, discord {st.get('discord', 0)}")
+        said = [f"[{a}] {v['size'] or 'spent'}" + (f" {v['text']!r}" if v.get("text") else "")
+                for a, v in view.statements_of(cid)]
+        if said:
+            bits.append("statements: " + "; ".join(said))
+        out.append(f"  {view.name_of(cid)}: {', '.join(bits)}")
+    for holder, row in view.attitudes.items():
+        for toward, attitude in row.items():
+            out.append(f"  {view.name_of(holder)} → {view.name_of(toward)}: {attitude}")
+    return out
 
 
 def map_lines(view: TableView, width_limit: int = 60) -> list[str]:

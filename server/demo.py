@@ -2,8 +2,10 @@
 
 The demo speaks the public protocol to its own server, like any client. For each ruleset it
 asks for (``--demo-ruleset``) it creates (or, after a restart, resumes) the example encounter of
-ponies against Diamond Dogs (on its battle map, for "MLP Dramatic Systems") and prints its
-links: the GM console, one per player character and the spectator page. After
+ponies against Diamond Dogs (on its battle map, for "MLP Dramatic Systems") — and, when
+``demo_rulesets`` holds ``social``, the Canterlot garden party, a social scene whose event and
+situations the demo sets and whose GM bot gives everyone a statement — and prints its links:
+the GM console, one per player character and the spectator page. After
 ``--demo-wait`` seconds it starts the scene, unless a person is at the GM console, and bots
 (``clients.bot``) play every seat nobody has taken: a player character whose player is not
 connected, the NPCs while no GM is.
@@ -16,8 +18,10 @@ import contextlib
 import logging
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import orjson
+import yaml
 
 from clients.bot import Bot
 from clients.client import Client, CommandError
@@ -28,8 +32,10 @@ from server.app import Server
 log = logging.getLogger("stablemaster.demo")
 
 DEMO_KEY = "stablemaster:demo:{ruleset}"
+#: The demo's encounters: a ruleset (or ``social``) and its example.
 EXAMPLES = {"dramatic": "dramatic-ponies-vs-diamond-dogs.yaml",
-            "action_time": "action-time-ponies-vs-diamond-dogs.yaml"}
+            "action_time": "action-time-ponies-vs-diamond-dogs.yaml",
+            "social": "dramatic-canterlot-garden-party.yaml"}
 
 
 @dataclass
@@ -104,7 +110,8 @@ class Demo:
         example = next(e for e in web.examples() if e["file"] == EXAMPLES[ruleset])
         async with Client.connect(self.url) as anon:
             await anon.hello()
-            ack = await anon.command("create_encounter", name=example["name"], ruleset=ruleset,
+            ack = await anon.command("create_encounter", name=example["name"],
+                                     ruleset=example["ruleset"],
                                      combatants_yaml=web.example_text(example["file"]),
                                      map=example["map"])
         result = ack["result"]
@@ -112,11 +119,19 @@ class Demo:
             await gm.hello(result["gm_token"])
             bots = await gm.command("issue_integration_token", scopes=["view:gm", "command:gm"],
                                     label="demo bots", id="demo-bots")
+            setup, _ = web.example_social(self._example_data(ruleset))
+            for i, (command, fields) in enumerate(setup):  # the event and the situations
+                await gm.command(command, id=f"demo-social-{i}", **fields)
         enc = DemoEncounter(ruleset, result["encounter"], result["gm_token"],
                             bots["result"]["token"], bots["result"]["token_id"])
         await redis.set(key, orjson.dumps({"encounter": enc.encounter, "gm": result["token_id"],
                                            "bot": enc.bot_token_id}))
         return enc
+
+    @staticmethod
+    def _example_data(key: str) -> dict[str, Any]:
+        loaded: dict[str, Any] = yaml.safe_load(web.example_text(EXAMPLES[key]))
+        return loaded
 
     async def _print_links(self, enc: DemoEncounter) -> None:
         seat = enc.seat
@@ -184,7 +199,9 @@ class Demo:
                     log.debug("demo: %s", err)
             with contextlib.suppress(TimeoutError):
                 await seat.wait_change(seat.generation, timeout=0.5)
-        bot = Bot([seat], pace=self.settings.demo_pace, may_play=may_play)
+        _, statements = web.example_social(self._example_data(enc.ruleset))
+        bot = Bot([seat], pace=self.settings.demo_pace, may_play=may_play,
+                  social=bool(statements), statements=statements)
         self.bots.append(bot)
         await bot.run()
         log.info("demo encounter %s ended", enc.encounter)

@@ -61,10 +61,27 @@ def example_map(data: dict[str, Any]) -> dict[str, Any] | None:
     return built
 
 
+def example_social(data: dict[str, Any]) -> tuple[list[tuple[str, dict[str, Any]]],
+                                                  dict[str, tuple[str, str]]]:
+    """A social example's set-up (its parsed YAML's ``social`` section): the GM's commands that
+    set each one's situation and the event (``set_social_situation``, ``set_social_event``),
+    and the statement (size, text) the GM gives each character. Empty for other examples."""
+    social = data.get("social") or {}
+    commands: list[tuple[str, dict[str, Any]]] = [
+        ("set_social_situation", {"combatant": cid, **situation})
+        for cid, situation in (social.get("situations") or {}).items()]
+    if social.get("event"):
+        commands.append(("set_social_event", dict(social["event"])))
+    statements = {cid: (str(st.get("size", "medium")), str(st.get("text", "")))
+                  for cid, st in (social.get("statements") or {}).items()}
+    return commands, statements
+
+
 @lru_cache(maxsize=1)
 def examples() -> list[dict[str, Any]]:
     """The shipped example encounters: ``file``, ``name``, ``ruleset``, ``description``, the
-    ``combatants`` (name, kind, hidden) each holds and its battle ``map`` (or None)."""
+    ``combatants`` (name, kind, hidden) each holds, its battle ``map`` (or None) and whether
+    it is a ``social`` scene (:func:`example_social`)."""
     out = []
     for name in example_names():
         data = yaml.safe_load(example_text(name))
@@ -77,6 +94,7 @@ def examples() -> list[dict[str, Any]]:
                             "hidden": bool(c.get("hidden", False))}
                            for c in data.get("combatants", [])],
             "map": example_map(data),
+            "social": bool(data.get("social")),
         })
     return out
 

@@ -21,7 +21,7 @@ import yaml
 
 from clients import cli
 from clients.client import Client, CommandError
-from clients.view import TableView, drawing_to_map, map_lines
+from clients.view import TableView, drawing_to_map, map_lines, social_lines
 from encounter.gm import parse_statblocks_yaml
 from rules.rulesets import ruleset
 from server import web
@@ -219,6 +219,22 @@ def test_the_terminal_reads_squares_and_draws_the_map() -> None:
     assert map_lines(view) == ["   012", " 0 .#.", " 1 D.~", "   D Diamond Dog (0,1)"]
     assert drawing_to_map(".#.\nD.~") == {"width": 3, "height": 2, "blocked": [[1, 0]],
                                           "difficult": [[2, 1]]}
+
+
+def test_the_terminal_reads_social_arguments_and_shows_the_scene() -> None:
+    args, bare = cli._split(["targets=bree,dog", "size=small", "white=true", "rating=null",
+                             "we", "never", "met"])
+    assert args == {"targets": ["bree", "dog"], "size": "small", "white": True, "rating": None}
+    assert bare == ["we", "never", "met"]
+    view = TableView(combatants={"ace": {"name": "Ace", "vitals": {"mental": {"step": 1}}},
+                                 "bree": {"name": "Bree"}},
+                     arguments={"arg1": {"owner": "ace", "size": "large", "text": "hear me"}},
+                     attitudes={"bree": {"ace": "unfriendly"}}, blocking={"bree"},
+                     debate_over=True)
+    lines = social_lines(view)
+    assert "  Ace: mental 1/5, statements: [arg1] large 'hear me'" in lines
+    assert "  Bree: mental 0/5, blocking" in lines
+    assert "  Bree → Ace: unfriendly" in lines and "the debate is over" in lines
 
 
 async def test_the_gm_starts_and_ends_the_scene_from_the_terminal(

@@ -330,3 +330,130 @@ async def test_a_player_attacks_and_moves_on_the_map_and_sees_the_gms_override(
                                  {"field": "prone", "value": True}]
     await gm.screenshot(path=artifacts / "gm-override.png", full_page=True)
     await player.screenshot(path=artifacts / "player-overridden.png", full_page=True)
+
+
+GARDEN = [
+    {"name": "Twilight Sparkle", "id": "twilight", "kind": "pc", "side": "ponies",
+     "initiative": 25,
+     "stats": {"cha": 14, "skills": {"persuasion": 5}, "fatigue_points": 20,
+               "social": {"reputation": 6}}},
+    {"name": "Prince Blueblood", "id": "blueblood", "kind": "npc", "side": "nobles",
+     "initiative": 50,
+     "stats": {"cha": 14, "skills": {"persuasion": 4}, "fatigue_points": 40,
+               "social": {"reputation": 12}}},
+    {"name": "Jet Set", "id": "jetset", "kind": "npc", "side": "nobles", "initiative": 0},
+]
+
+
+async def roll_pending(gm: Client, faces: list[int] | None = None) -> None:
+    """Let the server roll (or enter ``faces`` for) the roll the GM is asked for."""
+    entry = (await gm.wait_for(lambda m: m["type"] == "legal_actions" and any(
+        a["action"] == "server_roll" for a in m["actions"]), start=len(gm.messages) - 1))
+    request = next(a for a in entry["actions"] if a["action"] == "server_roll")["targets"][0]
+    if faces is None:
+        await gm.command("server_roll", request=request)
+    else:
+        await gm.command("submit_roll", request=request, faces=faces)
+
+
+async def test_a_player_argues_from_the_web_table_and_sees_attitude_and_the_mental_track(
+        server: Server, pages: Pages, artifacts: Path, clients: list[Client]) -> None:
+    url = ws_url(server)
+    creator = await open_client(url, clients)
+    await creator.hello()
+    ack = await creator.command("create_encounter", name="Garden party", combatants=GARDEN,
+                                options={"players_roll": True, "manual_rolls": True})
+    gm_token = ack["result"]["gm_token"]
+    gm_api = await join(url, gm_token, clients)
+    invite = await gm_api.command("issue_invite", combatants=["twilight"])
+    base = f"http://127.0.0.1:{server.settings.port}"
+    gm = await pages.open(f"{base}/table/#token={gm_token}")
+    player = await pages.open(f"{base}/table/#token={invite['result']['token']}")
+    for page in (gm, player):
+        await live(page)
+
+    # The GM gives Twilight a statement from the console's form; Blueblood's over the API.
+    tool = 'form.tool[data-command="size_argument"]'
+    await gm.select_option(f"{tool} select[name=combatant]", "twilight")
+    await gm.select_option(f"{tool} select[name=size]", "large")
+    await gm.fill(f"{tool} input[name=text]", "the Princess invited us")
+    await gm.click(f"{tool} button[type=submit]")
+    await player.wait_for_selector('.social-panel tr[data-combatant=twilight] .statements '
+                                   '>> text=the Princess invited us')
+    theirs = await gm_api.command("size_argument", combatant="blueblood", size="medium",
+                                  text="commoners do not belong here")
+    await gm_api.command("set_social_event", rating=9, organizer="blueblood")
+    await gm_api.command("set_social_situation", combatant="twilight", invitation=True)
+    await gm_api.command("set_attitude", holder="jetset", toward="twilight",
+                         attitude="friendly", reason="an old customer")
+    await gm_api.command("start_encounter")
+    for _ in range(3):  # the initiative rolls of all three
+        await roll_pending(gm_api)
+
+    # Blueblood disputes Twilight first (the GM's physical dice): a small loss; the player
+    # answers from the three buttons and refuses it
+    await gm_api.command("act", combatant="blueblood", action="dispute",
+                         args={"target": "twilight", "argument": theirs["result"]["argument"]})
+    await roll_pending(gm_api, [18])
+    await roll_pending(gm_api, [1, 1])  # 2 + Charisma 2: below her mental threshold
+    answer = 'span.answer[data-combatant="twilight"]'
+    await player.wait_for_selector(f"{answer} button.answer-accept")
+    await player.wait_for_selector(f"{answer} button.answer-accept_with_reservation")
+    await player.screenshot(path=artifacts / "player-statement.png", full_page=True)
+    await player.click(f"{answer} button.answer-refuse")
+    await player.wait_for_selector(".log >> text=Twilight Sparkle refuses Prince Blueblood's "
+                                   "statement: loses 4 mental fatigue")
+    await player.wait_for_selector('.sheet[data-combatant=twilight] .fatigue[data-fatigue="16"]')
+    await gm_api.command("act", combatant="blueblood", action="end_turn")
+
+    # Twilight's turn: a Dispute from the web table, her statement chosen, her dice entered
+    await player.wait_for_selector(".banner >> text=Your turn")
+    dispute = 'form.act[data-action="dispute"][data-combatant="twilight"]'
+    await player.select_option(f"{dispute} select.target", "blueblood")
+    options = await player.eval_on_selector_all(f"{dispute} select.argument option",
+                                                "os => os.map(o => o.textContent)")
+    assert options == ["“the Princess invited us” (large) arg1"], options
+    await player.click(f'{dispute} button[data-action="dispute"]')
+    roll = 'form.roll[data-combatant="twilight"]'
+    await player.fill(f"{roll} input.face", "15")
+    await player.click(f"{roll} button")
+    await player.wait_for_selector(".log .line.attack_resolved >> text=vs Wits")
+    await player.wait_for_selector(f'{roll} input.face >> nth=3')  # Large: 4d6
+    for i in range(4):
+        await player.fill(f"{roll} input.face >> nth={i}", "6")
+    await player.click(f"{roll} button")
+    await player.wait_for_selector(".log >> text=Twilight Sparkle's statement hits Prince "
+                                   "Blueblood for 26 mental fatigue")
+    await player.click('button[data-action="end_turn"][data-combatant="twilight"]')
+    await gm_api.wait_for(lambda m: m["type"] == "event" and m["event"]["kind"] ==
+                          "turn_started" and m["event"]["combatant"] == "jetset")
+    await gm_api.command("act", combatant="jetset", action="end_turn")
+
+    # Blueblood did not answer before his next turn: refused (R48). The player sees his mental
+    # track and his attitude drop, the debate end, and never his fatigue points.
+    await player.wait_for_selector(".log >> text=Prince Blueblood refuses Twilight Sparkle's "
+                                   "statement: loses 26 mental fatigue")
+    row = '.social-panel tr[data-combatant=blueblood]'
+    await player.wait_for_selector(f"{row} td.mental >> text=/^[1-5]\\/5/")
+    await player.wait_for_selector('.social-panel tr[data-holder=blueblood][data-toward=twilight]'
+                                   ' td.attitude.unfriendly')
+    await player.wait_for_selector('.social-panel tr[data-holder=jetset][data-toward=twilight]'
+                                   ' td.attitude.friendly')
+    await player.wait_for_selector(".social-panel .debate-over")
+    await player.wait_for_selector('ol.order li[data-combatant=blueblood] .badge.track'
+                                   ' >> text=mental')
+    assert await player.locator("ol.order li[data-combatant=blueblood] .fatigue").count() == 0
+    assert await player.locator("ol.order li[data-combatant=twilight] .fatigue").count() == 1
+    assert "/40" not in await player.inner_text("body")  # his fatigue points stay hidden
+    # the standing the server worked out after the event: status with its parts, access
+    await player.wait_for_selector('.social-panel tr[data-combatant=twilight] td.access'
+                                   ' >> text=/^-?\\d+$/')
+    status = await player.inner_text(".social-panel tr[data-combatant=twilight] td.status")
+    assert "Reputation" in status or "reputation" in status, status
+    # the GM console offers the social tools the server lists, and shows the same scene
+    for command in ("size_argument", "set_attitude", "set_social_event",
+                    "set_social_situation"):
+        await gm.wait_for_selector(f'form.tool[data-command="{command}"]')
+    await gm.wait_for_selector('.social-panel tr[data-holder=blueblood] td.attitude.unfriendly')
+    await player.screenshot(path=artifacts / "player-social.png", full_page=True)
+    await gm.screenshot(path=artifacts / "gm-social.png", full_page=True)

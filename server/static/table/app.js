@@ -4,7 +4,7 @@
 
 import { Connection, anonymous } from "/table/conn.js";
 import { Table, drawingToMap } from "/table/model.js";
-import { h, renderStatus, renderOrder, renderLog, renderSheet, renderActions, renderMap, pickSquare, subtitle } from "/table/render.js";
+import { h, renderStatus, renderOrder, renderLog, renderSheet, renderActions, renderMap, renderSocial, pickSquare, subtitle } from "/table/render.js";
 import { gmView } from "/table/gm.js";
 
 const $ = (id) => document.getElementById(id);
@@ -23,6 +23,7 @@ window.addEventListener("hashchange", () => location.reload());
 function join(tok) {
   const table = new Table();
   let view = null;
+  let standingTimer = null;
   const status = $("status");
   const conn = new Connection({
     token: tok,
@@ -38,6 +39,13 @@ function join(tok) {
         if (!view) view = msg.role === "gm" || (msg.scopes || []).includes("view:gm") ? gmView(app, table, conn) : playerView(app, table, conn);
       }
       if (table.needsSnapshot) { table.needsSnapshot = false; conn.resync(); }
+      // the event or a situation changed: the server works out status, access and auras anew,
+      // and says them in a snapshot (once the burst of such events is over)
+      if (table.needsStanding) {
+        table.needsStanding = false;
+        clearTimeout(standingTimer);
+        standingTimer = setTimeout(() => conn.resync(), 400);
+      }
       if (view) view.update(msg);
       if (view && (msg.type === "snapshot" || msg.type === "event")) {
         document.title = `${table.name} — Stablemaster`;
@@ -61,9 +69,13 @@ function playerView(root, table, conn) {
     h("p", { class: "muted" }, "On your turn, click the squares to move through, in order, then Move or Run."));
   const mapBox = h("div", { class: "mapbox" });
   map.append(mapBox);
+  const social = h("section", { hidden: true, class: "wide social-panel" }, h("h2", {}, "Social scene"));
+  const socialBox = h("div", {});
+  social.append(socialBox);
   root.replaceChildren(banner, sheets,
     h("section", {}, h("h2", {}, "Initiative"), order),
     h("section", { class: "actions-panel" }, h("h2", {}, "Actions"), actions),
+    social,
     map,
     h("section", { class: "wide" }, h("h2", {}, "Log"), log));
   const run = (type, fields) => conn.command(type, fields);
@@ -81,6 +93,7 @@ function playerView(root, table, conn) {
       renderOrder(order, table);
       if (msg.type === "legal_actions") renderActions(actions, table, run);
       map.hidden = !renderMap(mapBox, table, (x, y) => pickSquare(table, x, y));
+      social.hidden = !renderSocial(socialBox, table);
       renderLog(log, table);
     },
   };

@@ -1,17 +1,19 @@
 // The GM console: the roster (awareness, hide and reveal, invites), links for players and
 // spectators, the scene's flow and every legal action, rulings, the order and the log.
 
-import { h, renderOrder, renderLog, renderActions, renderMap, renderSheet, pickSquare, subtitle, tableLink, watchLink } from "/table/render.js";
+import { h, renderOrder, renderLog, renderActions, renderMap, renderSheet, renderSocial, pickSquare, subtitle, tableLink, watchLink, SIZES } from "/table/render.js";
 import { drawingToMap } from "/table/model.js";
 
 // GM rulings: overriding a value and adjudicating an action the rules do not list (each
-// audited by the server as a gm_ruling, with its reason), a fall, and the battle map. The
-// GM's commands are not among the legal actions (the GM may always send them); each form
-// sends its command with the fields below. A field is [name, kind, label]: "combatant" a
-// combatant, "combatant?" an optional one, "int" a whole number (sent as a JSON number),
-// "number" any number, "step" a track step 0-5, "bool?" yes/no/unchanged, a list the
-// choices, "text" text; a dotted name ("on_success.heal") goes into a nested object. Empty
-// fields are left out.
+// audited by the server as a gm_ruling, with its reason), a fall, the battle map, and the
+// social scene's tools (statements, attitudes, the event, each one's situation). Each form
+// sends its command with the fields below; a tool marked `legal` is offered only while the
+// server lists its command in the GM's legal_actions. A field is [name, kind, label]:
+// "combatant" a combatant, "combatant?" an optional one, "combatants" several, "int" a whole
+// number (sent as a JSON number), "int|null" one whose empty field is sent as null, "number"
+// any number, "step" a track step 0-5, "bool?" yes/no/unchanged, a list the choices, "text"
+// text; a dotted name ("on_success.heal") goes into a nested object. Empty fields are left
+// out.
 const OUTCOME = (key, title) => [
   [`${key}.fatigue_loss`, "int", `${title}: fatigue loss`],
   [`${key}.loss_kind`, ["physical", "mental"], `${title}: loss kind`],
@@ -34,17 +36,42 @@ export const GM_TOOLS = [
       ...OUTCOME("on_success", "success"), ...OUTCOME("on_failure", "failure")] },
   { command: "fall", title: "Fall", help: "A combatant falls: the server rolls Acrobatics (if trained), the fall and its damage.",
     fields: [["combatant", "combatant", "combatant"], ["meters", "number", "meters"]] },
+  { command: "size_argument", title: "Statement", legal: true, help: "Give a combatant a statement of a size (or resize one: its id).",
+    fields: [["combatant", "combatant", "combatant"], ["size", SIZES, "size"], ["text", "text", "what it says"],
+      ["argument", "text", "resize statement (id)"], ["perilous", "bool?", "perilous"]] },
+  { command: "set_attitude", title: "Attitude", legal: true, help: "Set one character's attitude toward another.",
+    fields: [["holder", "combatant", "holder"], ["toward", "combatant", "toward"],
+      ["attitude", ["hostile", "unfriendly", "indifferent", "friendly", "helpful"], "attitude"], ["reason", "text", "reason"]] },
+  { command: "set_social_event", title: "Social event", legal: true, help: "The event of this scene: the organiser's rating (empty: no event), raised by VIP guests.",
+    fields: [["rating", "int|null", "rating"], ["organizer", "combatant?", "organiser"], ["vips", "combatants", "VIP guests"],
+      ["circle", "text", "circle of society"], ["topic", "text", "topic"], ["encounter", "int", "encounter no."],
+      ["last", "bool?", "last of the event"], ["gm_override", "bool?", "below half (GM)"]] },
+  { command: "set_social_situation", title: "Situation", legal: true, help: "A combatant's situation at the event (empty fields keep their value).",
+    fields: [["combatant", "combatant", "combatant"], ["familiarity", ["", "known", "few_know", "stranger"], "familiarity"],
+      ["race", ["", "prevailing", "not_prevailing", "rare", "unknown_or_dangerous"], "race"], ["subject_rank", "int", "rank in the subject"],
+      ["invitation", "bool?", "invitation"], ["knows_host", "bool?", "knows the host"], ["knows_most", "bool?", "knows most present"],
+      ["attire", ["", "ordinary", "appropriate", "inappropriate"], "attire"]] },
 ];
+
+/** GM commands with a control of their own (a form above, the map panel): not repeated as
+ * bare buttons among the actions. */
+const OWN_CONTROLS = new Set([...GM_TOOLS.map((t) => t.command), "set_map", "place_combatant"]);
 
 /** The fields of a tool form as the command's payload: numbers as JSON numbers, dotted names
  * nested, empty fields left out. */
 export function toolFields(form) {
   const out = {};
   for (const el of form.querySelectorAll("[name]")) {
-    if (el.value === "") continue;
     const kind = el.dataset.kind;
+    if (kind === "combatants") {
+      const chosen = [...el.selectedOptions].map((o) => o.value);
+      if (chosen.length) out[el.name] = chosen;
+      continue;
+    }
+    if (kind === "int|null" && el.value === "") { out[el.name] = null; continue; }
+    if (el.value === "") continue;
     let value = el.value;
-    if (kind === "int" || kind === "step") value = parseInt(value, 10);
+    if (kind === "int" || kind === "step" || kind === "int|null") value = parseInt(value, 10);
     else if (kind === "number") value = Number(value);
     else if (kind === "bool?") value = value === "true";
     if (typeof value === "number" && Number.isNaN(value)) continue;
@@ -71,6 +98,8 @@ export function gmView(root, table, conn) {
   const clickMode = h("select", { class: "click-mode", "aria-label": "a click on the map" });
   const mapText = h("textarea", { class: "map-json", placeholder: "JSON ({\"width\": 8, \"height\": 6, \"blocked\": [[3, 1]], \"walls\": [[[5, 0], [5, 3]]]…}) or a drawing: . floor # blocked ~ difficult = low : fog % darkness ^ pit ! improved cover", spellcheck: "false" });
   const sheets = h("div", { class: "sheets" });
+  const socialBox = h("div", {});
+  const social = h("section", { hidden: true, class: "wide social-panel" }, h("h2", {}, "Social scene"), socialBox);
   const linkError = h("p", { class: "error", role: "alert" });
   const storeKey = () => `stablemaster:links:${table.welcome?.encounter}`;
   const issued = () => JSON.parse(sessionStorage.getItem(storeKey()) || "[]");
@@ -100,6 +129,7 @@ export function gmView(root, table, conn) {
       h("p", {}, spectatorButton, " ", h("span", { class: "muted" }, "invite players from the roster")), links, linkError,
       h("h3", {}, "Credentials"), tokens),
     h("section", { class: "tools-panel" }, h("h2", {}, "Rulings"), tools),
+    social,
     h("section", { class: "wide map-panel" }, h("h2", {}, "Battle map"),
       h("p", {}, h("label", {}, "A click on the map: ", clickMode)), mapBox, mapError,
       h("details", { class: "set-map" }, h("summary", {}, "Set or replace the map"), mapText,
@@ -147,17 +177,20 @@ export function gmView(root, table, conn) {
 
   function renderTools() {
     const everyone = [...table.combatants.values()];
-    tools.replaceChildren(...GM_TOOLS.map((tool) => {
+    const listed = new Set(table.legal.filter((a) => a.combatant === null || a.combatant === undefined).map((a) => a.action));
+    tools.replaceChildren(...GM_TOOLS.filter((tool) => !tool.legal || listed.has(tool.command)).map((tool) => {
       const inputs = tool.fields.map(([name, kind, label]) => {
         let input;
-        if (kind === "combatant" || kind === "combatant?") {
+        if (kind === "combatants") {
+          input = h("select", { name, multiple: true, size: Math.min(4, everyone.length) }, ...everyone.map((c) => h("option", { value: c.id }, c.name)));
+        } else if (kind === "combatant" || kind === "combatant?") {
           input = h("select", { name }, kind === "combatant?" ? h("option", { value: "" }, "—") : null,
             ...everyone.map((c) => h("option", { value: c.id }, c.name)));
         } else if (Array.isArray(kind)) {
           input = h("select", { name }, ...kind.map((o) => h("option", { value: o }, o || "—")));
         } else if (kind === "bool?") {
           input = h("select", { name }, h("option", { value: "" }, "—"), h("option", { value: "true" }, "yes"), h("option", { value: "false" }, "no"));
-        } else if (kind === "int" || kind === "step" || kind === "number") {
+        } else if (kind === "int" || kind === "int|null" || kind === "step" || kind === "number") {
           input = h("input", { type: "number", name, step: kind === "number" ? "any" : 1, min: kind === "step" ? 0 : null, max: kind === "step" ? 5 : null });
         } else {
           input = h("input", { type: "text", name, maxlength: 200 });
@@ -201,11 +234,13 @@ export function gmView(root, table, conn) {
       const key = JSON.stringify([cs.map((c) => [c.id, c.name, c.kind, c.side, c.hidden, c.aware, c.initiative_mod]),
         [...table.initiative.keys()], table.current, table.started]);
       if (key !== rosterKey) { rosterKey = key; renderRoster(); }
-      const names = JSON.stringify([cs.map((c) => [c.id, c.name]), table.ended]);
+      const gmTools = table.legal.filter((a) => a.combatant === null || a.combatant === undefined).map((a) => a.action).filter((a) => OWN_CONTROLS.has(a));
+      const names = JSON.stringify([cs.map((c) => [c.id, c.name]), table.ended, gmTools]);
       if (names !== toolsKey) { toolsKey = names; renderTools(); }
       renderOrder(order, table);
-      if (msg.type === "legal_actions") renderActions(actions, table, run);
+      if (msg.type === "legal_actions") renderActions(actions, table, run, OWN_CONTROLS);
       if (msg.type === "snapshot" || msg.type === "event") {
+        social.hidden = !renderSocial(socialBox, table);
         renderClickMode();
         renderMap(mapBox, table, onMapClick);
         sheets.replaceChildren(...[...table.combatants.keys()].map((id) => renderSheet(table, id)));

@@ -32,6 +32,13 @@ export class Table {
     this.positions = new Map(); // combatant -> [x, y], the top-left square of its space
     this.grabs = new Map(); // target -> [grabbers]
     this.atEffects = []; // "Action Time" effects on the combatants this viewer sees
+    this.arguments = new Map(); // argument id -> {owner, size, text, perilous} (size null: spent)
+    this.attitudes = {}; // holder -> {toward: attitude}
+    this.blocking = new Set();
+    this.answers = new Map(); // statement id -> {speaker, target, loss}: waiting for an answer
+    this.debateOver = false;
+    this.social = null; // {event, standing: {cid: {status, status_parts, access, aura, harmony, discord}}}
+    this.needsStanding = false; // the server's standing numbers changed: fetch a snapshot
     this.options = {};
     this.started = false;
     this.ended = false;
@@ -89,6 +96,12 @@ export class Table {
     this.positions = new Map(Object.entries(s.positions || {}));
     this.grabs = new Map(Object.entries(s.grabs || {}).filter(([, g]) => g && g.length));
     this.atEffects = [...((s.action_time || {}).effects || [])];
+    this.arguments = new Map(Object.entries(s.arguments || {}));
+    this.attitudes = JSON.parse(JSON.stringify(s.attitudes || {}));
+    this.blocking = new Set(s.blocking || []);
+    this.answers = new Map(Object.entries(s.answers || {}));
+    this.debateOver = !!s.debate_over;
+    this.social = s.social ? JSON.parse(JSON.stringify(s.social)) : null;
     this.options = s.options || {};
     this.started = this.phase.length > 0 && this.phase[0] !== "setup";
     this.ended = !!s.ended;
@@ -233,6 +246,39 @@ export class Table {
         if (i >= 0) this.atEffects.splice(i, 1);
         return line(describe(e, n));
       }
+      case "argument_changed":
+        if (!this.social && !this.arguments.size) this.needsStanding = true; // social play begins
+        this.arguments.set(e.argument, { owner: e.combatant, size: e.size, text: e.text || "", perilous: !!e.perilous });
+        return line(describe(e, n));
+      case "attitude_changed":
+        (this.attitudes[e.holder] ||= {})[e.toward] = e.attitude;
+        return line(describe(e, n));
+      case "blocking_changed":
+        if (e.blocking) this.blocking.add(e.combatant); else this.blocking.delete(e.combatant);
+        return line(describe(e, n));
+      case "statement_hit":
+        this.answers.set(e.statement, { speaker: e.speaker, target: e.target, loss: e.loss });
+        return line(describe(e, n));
+      case "statement_answered": {
+        const pending = this.answers.get(e.statement);
+        this.answers.delete(e.statement);
+        return line(describe({ ...e, speaker: pending ? pending.speaker : null }, n));
+      }
+      case "debate_ended": this.debateOver = true; return line(describe(e, n));
+      case "social_event_set": {
+        const { kind, ...event } = e;
+        this.social = { ...(this.social || { standing: {} }), event: e.rating === null ? null : event };
+        this.needsStanding = true; // status, access and auras follow from it on the server
+        return line(describe(e, n));
+      }
+      case "social_situation_set": this.needsStanding = true; return line(describe(e, n));
+      case "aura_points_changed": {
+        const st = this.social && this.social.standing[e.combatant];
+        if (st) { st.harmony = e.harmony; st.discord = e.discord; }
+        return line(describe(e, n));
+      }
+      case "lie_told":
+        return line(describe(e, n), { detail: e });
       case "attack_resolved": case "damage_dealt": case "check_made": case "gm_ruling":
       case "at_moved": case "items_readied":
         return line(describe(e, n), { detail: e });
@@ -257,7 +303,7 @@ export class Table {
 
 // -- readable lines for the resolution events (clients/view.py says the same) -----------------
 
-const VERBS = { attack: "attacks", grab: "tries to grab", ram: "rams", break_object: "strikes at",
+const VERBS = { dispute: "disputes", conversation: "argues with", attack: "attacks", grab: "tries to grab", ram: "rams", break_object: "strikes at",
   melee_attack: "attacks (melee)", ranged_attack: "shoots at", all_out_attack: "goes all out against", charge: "charges" };
 const OUTCOMES = { hit: "HIT", critical: "CRITICAL HIT", miss: "MISS", automatic_miss: "AUTOMATIC MISS (natural 1)" };
 const CONDITIONS = { fit: "", active: "", defenseless: "defenseless (0 fatigue points)", unconscious: "unconscious",
@@ -376,8 +422,58 @@ export function describe(e, n) {
       if (e.stowed) bits.push(`stows ${e.stowed}`);
       return `${n(e.combatant)} ${bits.join(" and ") || "readies"}; holds ${(e.in_hoof || []).join(", ") || "nothing"}`;
     }
+    case "argument_changed": {
+      const what = `${n(e.combatant)}'s statement${e.text ? ` “${e.text}”` : ""} (${e.argument})`;
+      const why = e.reason ? ` (${e.reason})` : "";
+      return e.size ? `${what}: ${e.size}${e.perilous ? ", perilous" : ""}${why}` : `${what} is spent${why}`;
+    }
+    case "attitude_changed":
+      return `${n(e.holder)} is now ${e.attitude} toward ${n(e.toward)}${e.reason ? ` (${e.reason})` : ""}`;
+    case "blocking_changed":
+      return e.blocking ? `${n(e.combatant)} blocks: withdraws from the discussion (+5 Wits Defense, no arguments)`
+        : `${n(e.combatant)} stops blocking and returns to the discussion`;
+    case "statement_hit":
+      return `${n(e.speaker)}'s statement hits ${n(e.target)} for ${e.loss} mental fatigue: ${n(e.target)} answers (accept, accept with reservation or refuse)`;
+    case "statement_answered": {
+      const whose = e.speaker ? `${n(e.speaker)}'s statement` : "the statement";
+      if (e.answer === "accept") return `${n(e.target)} accepts ${whose}: no loss`;
+      if (e.answer === "accept_with_reservation") return `${n(e.target)} accepts ${whose} with reservation: no loss now, ${e.recorded} kept for the GM`;
+      return `${n(e.target)} refuses ${whose}: loses ${e.loss} mental fatigue`;
+    }
+    case "debate_ended": return `The debate is over: ${e.reason}`;
+    case "lie_told": {
+      const to = (e.targets || []).map(n).join(", ");
+      const dec = e.deception_total ?? "(behind the GM screen)", emp = e.empathy_total ?? "(behind the GM screen)";
+      return `${n(e.liar)} lies to ${to} (${e.size}${e.white ? ", a white lie" : ""}): Deception ${dec} vs Empathy ${emp} (${n(e.judge)}) → ${e.believed ? "believed" : "CAUGHT"}`;
+    }
+    case "social_event_set": {
+      if (e.rating === null || e.rating === undefined) return "The social event is over";
+      let text = `Social event: Event Rating ${e.rating}`;
+      const parts = terms(e.parts);
+      if (parts) text += ` (${parts})`;
+      const bits = [];
+      if (e.organizer) bits.push(`organised by ${n(e.organizer)}`);
+      if (e.circle) bits.push(`circle: ${e.circle}`);
+      if (e.topic) bits.push(`topic: ${e.topic}`);
+      bits.push(`encounter ${e.encounter ?? 1}${e.last === false ? "" : " (the last)"}`);
+      return `${text}; ${bits.join(", ")}`;
+    }
+    case "social_situation_set": return `${n(e.combatant)}'s situation at the event: ${situationText(e)}`;
+    case "aura_points_changed": return `${n(e.combatant)}: ${e.reason} → Harmony ${e.harmony}, Discord ${e.discord}`;
     default: return human(e.kind);
   }
+}
+
+/** The GM's answers to the situation tables, in words. */
+export function situationText(e) {
+  const bits = [human(e.familiarity || "known"), `race ${human(e.race || "prevailing")}`];
+  if (e.subject_rank !== null && e.subject_rank !== undefined) bits.push(`rank in the subject ${e.subject_rank}`);
+  if (e.invitation === true) bits.push("invited");
+  else if (e.invitation === false) bits.push("no invitation");
+  if (e.knows_host) bits.push("knows the host");
+  if (e.knows_most) bits.push("knows most present");
+  bits.push(`attire ${human(e.attire || "ordinary")}`);
+  return bits.join(", ");
 }
 
 /** The characters of a map drawing and the BattleMap layer each stands for (the format of

@@ -6,7 +6,7 @@
 // sheet) and, without a map, its range, cover and concealment; a move's path, picked by
 // clicking squares on the map.
 
-import { vitalsText, conditionText, trackText } from "/table/model.js";
+import { vitalsText, conditionText, trackText, terms } from "/table/model.js";
 
 /** Build an element: h("li", {class: "x", dataset: {a: 1}, onclick}, "text", child…). */
 export function h(tag, attrs = {}, ...children) {
@@ -301,11 +301,13 @@ function collect(form) {
 
 /**
  * The legal actions as controls, grouped by combatant (the GM's own under "Game master").
- * `send(type, fields)` returns a promise; errors are shown next to the group.
+ * `send(type, fields)` returns a promise; errors are shown next to the group. The GM's
+ * commands in `skip` have controls of their own elsewhere.
  */
-export function renderActions(el, table, send) {
+export function renderActions(el, table, send, skip = new Set()) {
   const groups = new Map();
   for (const a of table.legal) {
+    if ((a.combatant === null || a.combatant === undefined) && skip.has(a.action)) continue; // a form of its own
     const key = a.combatant ?? "";
     if (!groups.has(key)) groups.set(key, []);
     groups.get(key).push(a);
@@ -377,6 +379,7 @@ function actionControl(a, table, run, shared) {
         run(ev.target, a.action, fields);
       } }, text));
   }
+  if (SOCIAL_CONTROLS[a.action]) return SOCIAL_CONTROLS[a.action](a, table, run, shared, data, label);
   // an action of the combatant: its targets (if the server lists any) and its arguments
   const select = a.targets && a.targets.length
     ? h("select", { class: "target", "aria-label": `${label}: target` }, ...a.targets.map((t) => h("option", { value: t }, table.nameOf(t))))
@@ -405,6 +408,147 @@ function actionControl(a, table, run, shared) {
       .then((ok) => { if (ok && onMap) setPath(a.combatant, []); });
   });
   return form;
+}
+
+// -- social scenes ---------------------------------------------------------------------------
+
+/** Statement sizes, smallest first (the lie's size choice; the server names the rule). */
+export const SIZES = ["fine", "diminutive", "tiny", "small", "medium", "large", "huge", "gargantuan", "colossal"];
+const ATTITUDES = ["hostile", "unfriendly", "indifferent", "friendly", "helpful"];
+
+/** A combatant's statements the server lists (spent ones last). */
+export function statementsOf(table, cid, { unspent = false } = {}) {
+  return [...table.arguments].filter(([, a]) => a.owner === cid && (!unspent || a.size))
+    .sort(([, x], [, y]) => (x.size ? 0 : 1) - (y.size ? 0 : 1));
+}
+
+const statementLabel = ([id, a]) => `${a.text ? `“${a.text}” ` : ""}(${a.size || "spent"}${a.perilous ? ", perilous" : ""}) ${id}`;
+
+function argumentSelect(table, cid, name, aria) {
+  const own = statementsOf(table, cid, { unspent: true });
+  return h("select", { name, class: name, "aria-label": aria },
+    ...(own.length ? own.map((x) => h("option", { value: x[0] }, statementLabel(x))) : [h("option", { value: "" }, "no statement (the GM sizes them)")]));
+}
+
+function targetSelect(a, table, label) {
+  return h("select", { class: "target", "aria-label": `${label}: target` }, ...(a.targets || []).map((t) => h("option", { value: t }, table.nameOf(t))));
+}
+
+function socialForm(a, table, run, shared, data, label, inputs, args) {
+  const form = h("form", { class: "act social with-args", dataset: data },
+    h("button", { type: "submit", dataset: data, title: a.action }, label), ...inputs);
+  form.addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const { note, extra } = shared();
+    const out = { ...extra, ...args(form) };
+    if (note) out.note = note;
+    run(form.querySelector("button"), "act", { combatant: a.combatant, action: a.action, args: out });
+  });
+  return form;
+}
+
+/** Controls for the social maneuvers: the arguments they take (docs/protocol.md), filled
+ * from the statements the server lists. */
+const SOCIAL_CONTROLS = {
+  dispute(a, table, run, shared, data, label) {
+    const target = targetSelect(a, table, label);
+    const argument = argumentSelect(table, a.combatant, "argument", `${label}: your statement`);
+    return socialForm(a, table, run, shared, data, label, [target, argument],
+      () => ({ target: target.value, argument: argument.value }));
+  },
+  conversation(a, table, run, shared, data, label) {
+    const target = targetSelect(a, table, label);
+    const argument = argumentSelect(table, a.combatant, "argument", `${label}: your statement`);
+    const against = h("span", { class: "against" });
+    const refresh = () => against.replaceChildren(argumentSelect(table, target.value, "against", `${label}: the target's statement`));
+    target.addEventListener("change", refresh);
+    refresh();
+    return socialForm(a, table, run, shared, data, label, [target, argument, " against ", against],
+      (form) => ({ target: target.value, argument: argument.value, against: form.querySelector("select.against").value }));
+  },
+  lie(a, table, run, shared, data, label) {
+    const targets = h("select", { class: "targets", multiple: true, size: Math.min(4, (a.targets || []).length), "aria-label": `${label}: to whom` },
+      ...(a.targets || []).map((t, i) => h("option", { value: t, selected: i === 0 }, table.nameOf(t))));
+    const size = h("select", { name: "size", class: "size", "aria-label": "the lie's size" }, ...SIZES.map((z) => h("option", { value: z, selected: z === "medium" }, `size: ${z}`)));
+    const white = h("label", { class: "flag" }, h("input", { type: "checkbox", name: "white" }), " white lie");
+    const text = h("input", { type: "text", name: "text", class: "lie-text", maxlength: 200, placeholder: "what is said" });
+    return socialForm(a, table, run, shared, data, label, [targets, size, white, text], (form) => {
+      const out = { targets: [...targets.selectedOptions].map((o) => o.value), size: size.value, white: form.querySelector("input[name=white]").checked };
+      if (text.value.trim()) out.text = text.value.trim();
+      return out;
+    });
+  },
+  answer_statement(a, table, run, shared, data, label) {
+    const waiting = a.targets || [];
+    const which = h("select", { class: "statement", "aria-label": "which statement", hidden: waiting.length < 2 },
+      ...waiting.map((sid) => {
+        const p = table.answers.get(sid);
+        return h("option", { value: sid }, p ? `${table.nameOf(p.speaker)}'s statement (${p.loss})` : sid);
+      }));
+    const first = table.answers.get(waiting[0]);
+    const say = first ? `${table.nameOf(first.speaker)}'s statement (${first.loss} mental fatigue if refused):` : `${label}:`;
+    const send = (answer) => (ev) => run(ev.target, "act", { combatant: a.combatant, action: a.action, args: { answer, statement: which.value || waiting[0] } });
+    return h("span", { class: "answer", dataset: data }, h("span", {}, say), which,
+      ...[["accept", "Accept"], ["accept_with_reservation", "Accept with reservation"], ["refuse", "Refuse"]].map(([answer, text]) =>
+        h("button", { type: "button", class: `answer-${answer}`, dataset: { ...data, answer }, onclick: send(answer) }, text)));
+  },
+};
+
+/** Whether there is anything social to show: an event, statements, attitudes, Blocking. */
+export function socialShown(table) {
+  return !!(table.social || table.arguments.size || Object.keys(table.attitudes).length || table.blocking.size || table.debateOver);
+}
+
+/**
+ * The social scene as the server sent it: the event, and per combatant its mental track, its
+ * statements, Blocking and its standing (Social Status with its parts, Social Access Rating,
+ * aura, Harmony and Discord points); then the attitudes, holder → toward.
+ */
+export function renderSocial(box, table) {
+  if (!socialShown(table)) { box.replaceChildren(); return false; }
+  const event = table.social && table.social.event;
+  const head = [];
+  if (event) {
+    const bits = [`Event Rating ${event.rating}`];
+    if (event.organizer) bits.push(`organised by ${table.nameOf(event.organizer)}`);
+    if (event.circle) bits.push(`circle: ${event.circle}`);
+    if (event.topic) bits.push(`topic: ${event.topic}`);
+    bits.push(`encounter ${event.encounter ?? 1}${event.last === false ? "" : " (the last)"}`);
+    head.push(h("p", { class: "social-event", title: terms(event.parts) }, bits.join(" · ")));
+  } else head.push(h("p", { class: "social-event muted" }, "No social event set."));
+  if (table.debateOver) head.push(h("p", { class: "debate-over" }, "The debate is over: no more Dispute or Conversation in this scene."));
+  const standing = (table.social && table.social.standing) || {};
+  const rows = [...table.combatants.values()].map((c) => {
+    const st = standing[c.id];
+    const mental = (c.vitals || {}).mental;
+    const track = mental ? `${mental.step || 0}/5${mental.penalty ? ` (${mental.penalty})` : ""}${mental.persistent ? `, ${mental.persistent} persistent` : ""}` : "—";
+    const statements = statementsOf(table, c.id);
+    const aura = st && st.aura && st.aura.level ? `${st.aura.kind} ${st.aura.level}` : "—";
+    return h("tr", { dataset: { combatant: c.id } },
+      h("th", {}, c.name, table.blocking.has(c.id) ? h("span", { class: "badge blocking" }, "blocking") : ""),
+      h("td", { class: "mental" }, track),
+      h("td", { class: "status", title: st ? terms(st.status_parts) : "" }, st ? String(st.status) : "—",
+        st && st.status_parts && st.status_parts.length ? h("span", { class: "parts" }, ` (${terms(st.status_parts)})`) : ""),
+      h("td", { class: "access" }, st && st.access !== null && st.access !== undefined ? String(st.access) : "—"),
+      h("td", { class: "aura" }, aura),
+      h("td", { class: "points" }, st ? `${st.harmony || 0} / ${st.discord || 0}` : "—"),
+      h("td", { class: "statements" }, statements.length ? h("ul", { class: "items" }, ...statements.map((x) =>
+        h("li", { class: x[1].size ? "" : "spent", dataset: { argument: x[0] } }, statementLabel(x)))) : "—"));
+  });
+  const attitudes = [];
+  for (const [holder, row] of Object.entries(table.attitudes)) {
+    for (const [toward, attitude] of Object.entries(row)) {
+      attitudes.push(h("tr", { dataset: { holder, toward } }, h("td", {}, table.nameOf(holder)), h("td", {}, "→"),
+        h("td", {}, table.nameOf(toward)), h("td", { class: `attitude ${attitude}` }, attitude)));
+    }
+  }
+  box.replaceChildren(...head,
+    h("table", { class: "social" }, h("thead", {}, h("tr", {}, ...["", "Mental track", "Social Status", "Access", "Aura", "Harmony / Discord", "Statements"].map((t) => h("th", {}, t)))),
+      h("tbody", {}, ...rows)),
+    h("h3", {}, "Attitudes"),
+    attitudes.length ? h("table", { class: "attitudes" }, h("tbody", {}, ...attitudes))
+      : h("p", { class: "muted" }, `Everyone is ${ATTITUDES[2]} (no attitude set).`));
+  return true;
 }
 
 /** A link to the table for a token. */

@@ -163,16 +163,18 @@ def _scene_actions(state: EncounterState, viewer: Actor) -> list[LegalAction]:
     # out of turn: the viewer's own combatants (and, for the GM, whoever is acting)
     mine = [cid for cid in state.order if cid in viewer.combatants or
             (viewer.is_gm and cid == current)]
-    for cid in mine:
-        vitals = state.vitals.get(cid)
-        if not visible(cid) or (vitals is not None and not vitals.conscious):
-            continue  # the unconscious take no actions (Falling Unconscious)
-        if any(a.target == cid for a in state.answers.values()):
+    # a statement waiting for its target's answer: whoever controls the target answers (R48)
+    for cid in sorted({a.target for a in state.answers.values()}):
+        if visible(cid) and viewer.controls(state, cid):
             out.append(LegalAction(action="answer_statement", combatant=cid,
                                    label="Answer the statement (R48)",
                                    targets=[s for s, a in state.answers.items()
                                             if a.target == cid],
                                    options=_options(state, cid, "answer_statement")))
+    for cid in mine:
+        vitals = state.vitals.get(cid)
+        if not visible(cid) or (vitals is not None and not vitals.conscious):
+            continue  # the unconscious take no actions (Falling Unconscious)
         if cid in state.readied and cid != current and turn is not None:
             add("trigger_ready", cid)
         if cid in state.delaying and cid not in state.delay_queue and current is not None:

@@ -30,6 +30,10 @@ ENV = {
 }
 
 
+#: The demo encounters each ``--demo-ruleset`` choice starts.
+_DEMOS = {"both": ("dramatic", "action_time"), "all": ("dramatic", "action_time", "social")}
+
+
 def _env(name: str, default: str | None = None) -> str | None:
     value = os.environ.get(ENV[name])
     return value if value not in (None, "") else default
@@ -85,8 +89,11 @@ def build_parser() -> argparse.ArgumentParser:
                        f"(default {d.command_burst})")
     serve.add_argument("--demo", action="store_true",
                        help="create demo encounters at start and print their links")
-    serve.add_argument("--demo-ruleset", choices=["dramatic", "action_time", "both"],
-                       default="both", help="the demo's ruleset(s) (default both)")
+    serve.add_argument("--demo-ruleset", choices=["dramatic", "action_time", "social", "both",
+                                                  "all"],
+                       default="all", help="the demo's encounters: a ruleset, `social` (the "
+                       "Canterlot garden party, a social scene), `both` rulesets' fights, or "
+                       "`all` three (default all)")
     serve.add_argument("--demo-wait", type=float, default=d.demo_wait, metavar="SECONDS",
                        help="seconds the demo waits for people before bots play every seat "
                        f"nobody has taken (default {d.demo_wait:g}; negative: no bots)")
@@ -125,8 +132,8 @@ def settings_from(args: argparse.Namespace) -> Settings:
         redis_cluster=args.redis_cluster, data_dir=args.data_dir, log_level=args.log_level,
         log_format=args.log_format, secret=args.secret, public_url=args.public_url,
         demo=args.demo, commands_per_second=args.commands_per_second,
-        demo_rulesets=("dramatic", "action_time") if args.demo_ruleset == "both"
-        else (args.demo_ruleset,), demo_wait=args.demo_wait, demo_pace=args.demo_pace,
+        demo_rulesets=_DEMOS.get(args.demo_ruleset, (args.demo_ruleset,)),
+        demo_wait=args.demo_wait, demo_pace=args.demo_pace,
         command_burst=args.command_burst,
     )
 

@@ -205,3 +205,16 @@ async def test_an_invitation_raises_access_and_a_wide_gap_makes_an_aura(
     assert "aura_points_changed" in events
     assert scene.state.auras["bee"] == (1, 0)
     assert scene.state.auras["ace"] == (0, 1)  # Discord stops at one point (R73)
+
+
+async def test_the_gm_answers_for_an_npc_out_of_its_turn(make: Make) -> None:
+    noble = {**pony("noble", 0), "kind": "npc"}
+    scene = await make([pony("ace", 50, cha=30), noble, pony("bee", -10)])
+    arg = await sized(scene, "ace", "small")
+    await scene.act("ace", "dispute", target="noble", argument=arg)
+    await roll(scene, 10)
+    await roll(scene, 2)
+    answer = [a for a in scene.gm.legal if a["action"] == "answer_statement"]
+    assert [(a["combatant"], a["options"]["answer"][0]) for a in answer] == [("noble", "accept")]
+    await scene.act("noble", "answer_statement", answer="accept")
+    assert last(scene, "statement_answered")["answer"] == "accept"

@@ -146,6 +146,7 @@ DRAMATIC_AVAILABLE: dict[str, Callable[[EncounterState, str], bool]] = {
     "lie": lambda s, cid: cid not in s.blocking,
     "block": lambda s, cid: cid not in s.blocking,
     "stop_blocking": lambda s, cid: cid in s.blocking and s.current == cid,
+    "low_access": lambda s, cid: s.social_event is not None and not s.debate_over,
     "move": lambda s, cid: not s.grabs.get(cid),
     "run": lambda s, cid: not s.grabs.get(cid),
 }
@@ -165,6 +166,7 @@ DRAMATIC_RESOLVERS: dict[str, Resolver] = {
     "lie": social.lie,
     "block": social.block,
     "stop_blocking": social.stop_blocking,
+    "low_access": social.low_access,
     "recover": recover,
     "move": battle.move,
     "run": battle.run,

@@ -447,3 +447,8 @@ def _(e: ev.SocialSituationSet, s: EncounterState) -> None:
 @_apply.register
 def _(e: ev.AuraPointsChanged, s: EncounterState) -> None:
     s.auras[e.combatant] = (e.harmony, e.discord)
+
+
+@_apply.register
+def _(e: ev.StatusBoostEarned, s: EncounterState) -> None:
+    pass

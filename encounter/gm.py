@@ -243,6 +243,7 @@ def end(d: Decision, cmd: msg.EndEncounter) -> None:
     if d.s.chart[0] == "scene":
         after_the_scene(d)
         social.aura_moment(d, Moment.END)  # R73
+        social.status_boosts(d)  # R25
     if cmd.rest:
         rest(d)
     d.finish(cmd.reason)

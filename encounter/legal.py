@@ -12,14 +12,14 @@ from encounter.state import EncounterState
 from encounter.turns import legal_turn_actions
 from encounter.vitals import sheet_of
 from protocol.messages import LegalAction
-from rules.actions import Kind
+from rules.actions import ActionSpec, Kind
 from rules.rulesets import ruleset
 from rules.sheet import size_steps
 from statemachines.encounter_chart import EncounterChartModel, restore
 
 #: Actions aimed at another combatant: their legal action lists the possible targets.
 _TARGETED = frozenset({"attack", "grab", "aid_another", "distraction", "ram", "break_object",
-                       "dispute", "conversation", "lie"})
+                       "dispute", "conversation", "lie", "low_access"})
 
 #: The GM's commands for what the rules leave to the GM, offered while the encounter runs.
 _GM_TOOLS = ("adjudicate", "adjust_combatant", "set_map", "place_combatant", "fall", "collide",
@@ -71,6 +71,13 @@ def legal_actions(
     return actions
 
 
+@lru_cache(maxsize=8)
+def _out_of_turn(ruleset_name: str) -> tuple[ActionSpec, ...]:
+    """The ruleset's free actions and reactions, the only ones taken out of turn."""
+    return tuple(spec for spec in ruleset(ruleset_name).actions().values()
+                 if spec.kind in (Kind.FREE, Kind.REACTION))
+
+
 @lru_cache(maxsize=1024)
 def _turn_actions(ruleset_name: str, standard: bool, move: bool, swift: bool, surprise: bool,
                   acted: bool, may_ready: bool, recover_in_scene: bool) -> tuple[str, ...]:
@@ -107,6 +114,21 @@ def _options(state: EncounterState, cid: str, name: str) -> dict[str, list[str]]
     return None
 
 
+def _low_access_targets(state: EncounterState, cid: str, targets: list[str]) -> list[str]:
+    """R72: only one whose access rating reaches the Event Rating may use another's lower
+    one."""
+    from encounter.social import social_standing
+
+    event = state.social_event
+    if event is None or event.rating is None:
+        return []
+    mine = social_standing(state, cid).access
+    if mine is None or mine.total < event.rating:
+        return []
+    return [t for t in targets if (a := social_standing(state, t).access) is not None
+            and a.total < event.rating]
+
+
 def _grabbable(state: EncounterState, cid: str, targets: list[str]) -> list[str]:
     """Grab: "only an target up to one size category larger than yourself, and only one
     target at a time"."""
@@ -120,24 +142,37 @@ def _grabbable(state: EncounterState, cid: str, targets: list[str]) -> list[str]
 def _scene_actions(state: EncounterState, viewer: Actor) -> list[LegalAction]:
     rules = ruleset(state.ruleset)
     catalog = rules.actions()
+    picks = hooks(state.ruleset).targets
     turn, current = state.turn, state.current
     out: list[LegalAction] = []
+    aimable: dict[str, list[str]] = {}
+
+    def others(cid: str) -> list[str]:
+        """Anyone the viewer sees who can still be aimed at (a hidden combatant only by the
+        hidden: the GM's own business); worked out once per combatant."""
+        found = aimable.get(cid)
+        if found is None:
+            hidden = state.combatants[cid].hidden
+            found = aimable[cid] = [
+                o for o in state.order if o != cid and visible(o)
+                and (hidden or not state.combatants[o].hidden)
+                and (o not in state.vitals or state.vitals[o].alive)]
+        return found
 
     def add(name: str, cid: str) -> None:
         spec = catalog.get(name)
         targets = None
-        pick = hooks(state.ruleset).targets.get(name)
+        pick = picks.get(name)
         if pick is not None:  # the ruleset says who may be targeted
             targets = [o for o in pick(state, cid) if visible(o)]
         elif name in _TARGETED:
-            # anyone the viewer sees who can still be attacked
-            # a hidden combatant can be targeted only by the hidden (the GM's own business)
-            targets = [o for o in state.order if o != cid and visible(o)
-                       and (not state.combatants[o].hidden or state.combatants[cid].hidden)
-                       and (o not in state.vitals or state.vitals[o].alive)
-                       and (name != "break_object" or state.vitals[o].mental is None)]
-            if name == "grab":
+            targets = others(cid)
+            if name == "break_object":
+                targets = [o for o in targets if state.vitals[o].mental is None]
+            elif name == "grab":
                 targets = _grabbable(state, cid, targets)
+            elif name == "low_access":
+                targets = _low_access_targets(state, cid, targets)
             if not targets:
                 return  # nobody to aim it at: not a legal action now
         out.append(LegalAction(action=name, combatant=cid, label=spec.label if spec else None,
@@ -180,7 +215,7 @@ def _scene_actions(state: EncounterState, viewer: Actor) -> list[LegalAction]:
         if cid in state.delaying and cid not in state.delay_queue and current is not None:
             add("take_delayed_turn", cid)
         flat = cid in state.flat_footed
-        for spec in catalog.values():
+        for spec in _out_of_turn(state.ruleset):
             if spec.kind is Kind.REACTION and vitals is not None and vitals.fatigue == 0:
                 continue  # R14.5: no reactions at 0 fatigue points
             if ((spec.kind is Kind.FREE and not flat) or (spec.kind is Kind.REACTION and (

@@ -39,9 +39,10 @@ from rules.social.access import (
     add_aura_point,
     aura,
     aura_points,
+    low_access_argument,
 )
 from rules.social.attitude import DEFAULT_ATTITUDE, Attitude, shift
-from rules.social.events import event_rating
+from rules.social.events import attend_event, challenge_rating, event_rating
 from rules.social.lies import lie_check, lie_outcome
 from rules.social.maneuvers import (
     ConversationSide,
@@ -132,9 +133,53 @@ def set_social_event(d: Decision, cmd: msg.SetSocialEvent) -> None:
         parts, total = list(rated.parts), rated.total
     d.emit(ev.SocialEventSet(rating=total, parts=parts, organizer=cmd.organizer,
                              circle=cmd.circle, topic=cmd.topic, encounter=cmd.encounter,
-                             last=cmd.last))
+                             last=cmd.last,
+                             challenge_rating=challenge_rating(total, cmd.challenge_modifier)))
     if d.s.chart[0] == "scene":
         aura_moment(d, Moment.START)
+
+
+def status_boosts(d: Decision) -> None:
+    """SOCIAL EVENTS (R25, R70): when a qualifying event ends, each character attending gains a
+    point of temporary status in the event's circle, up to half its unmodified status."""
+    event = d.s.social_event
+    if event is None or event.rating is None or not event.last or not event.circle:
+        return
+    for cid, c in d.s.combatants.items():
+        if c.kind != "pc" or not d.s.vitals[cid].alive:
+            continue
+        social = parse_social(c.stats if d.s.ruleset == "dramatic" else {})
+        standing = social_standing(d.s, cid)
+        current = next((t for t in social.temporary if t.circle == event.circle), None)
+        boost = attend_event(current, circle=event.circle, event_rating=event.rating,
+                             unmodified=standing.status.unmodified,
+                             event_status_boost=d.s.options.event_status_boost)
+        if boost.bonus != (current.bonus if current else 0):
+            d.emit(ev.StatusBoostEarned(combatant=cid, circle=event.circle, bonus=boost.bonus,
+                                        hidden=c.hidden), d.combatant_vis(cid))
+
+
+def low_access(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[], None]:
+    """Free action: point out that the target does not belong here — a Social Access Rating
+    below the Event Rating is an argument against its owner, usable by one whose own rating
+    reaches the Event Rating, of the size of its Discord row (SOCIAL ACCESS RATING; R72)."""
+    target = _target(d, c, cmd.args.get("target"))
+    event = d.s.social_event
+    if event is None or event.rating is None:
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, "there is no social event (set_social_event)")
+    mine, theirs = social_standing(d.s, c.id).access, social_standing(d.s, target).access
+    assert mine is not None and theirs is not None
+    try:
+        size = low_access_argument(theirs.total, mine.total, event.rating,
+                                   aura_gap_band=d.s.options.aura_gap_band)
+    except RuleRefusal as exc:
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, str(exc)) from None
+    argument = f"arg{len(d.s.arguments) + 1}"
+    name = d.s.combatants[target].name
+    return lambda: d.emit(ev.ArgumentChanged(
+        argument=argument, combatant=c.id, size=size.value,
+        text=f"{name} does not belong here", reason="a low access rating (R72)",
+        hidden=c.hidden), _vis(d, c.id, target))
 
 
 def set_social_situation(d: Decision, cmd: msg.SetSocialSituation) -> None:
@@ -502,7 +547,8 @@ def lie(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[], None]:
     """Standard action: a lie (Creating a Lie; R28) — Deception against the best Empathy of the
     targets (``args.targets``, or ``args.target``), the lie's ``args.size`` (default
     ``medium``) making it harder;
-    ``args.white`` for a white lie, ``args.text`` what is said."""
+    ``args.white`` for a white lie, ``args.perilous`` when the GM rules it perilous (then the
+    caught lie's statement may exceed Huge), ``args.text`` what is said."""
     from encounter.combat import roll_stage
 
     raw = cmd.args.get("targets") or ([cmd.args["target"]] if "target" in cmd.args else [])
@@ -515,13 +561,15 @@ def lie(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[], None]:
         raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.size is the lie's size, fine to "
                       "colossal") from None
     white = cmd.args.get("white", False)
+    perilous = cmd.args.get("perilous", False)
     text = cmd.args.get("text", "")
-    if not isinstance(white, bool) or not isinstance(text, str) or len(text) > 200:
-        raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.white is true or false, args.text a "
-                      "short text")
+    if not isinstance(white, bool) or not isinstance(perilous, bool) or \
+            not isinstance(text, str) or len(text) > 200:
+        raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.white and args.perilous are true or "
+                      "false, args.text a short text")
     _lie_check(d, c.id, targets, size)
     ctx = {"action": "lie", "attacker": c.id, "targets": targets, "size": size.value,
-           "white": white, "text": text}
+           "white": white, "perilous": perilous, "text": text}
     return lambda: roll_stage(d, ctx, "lie_deception", "1d20")
 
 
@@ -546,6 +594,7 @@ def _lie_step(d: Decision, stage: str, ctx: dict[str, Any], roll: Roll) -> None:
         roll_stage(d, {**ctx, "deception": roll.total}, "lie_empathy", "1d20", roller=judge)
         return
     out = lie_outcome(chk, ctx["deception"], roll.total, white=ctx["white"],
+                      perilous=ctx.get("perilous", False),
                       white_lie_statement=d.s.options.white_lie_statement)
     liar = ctx["attacker"]
     vis = _vis(d, liar, *targets)

@@ -512,6 +512,18 @@ class SocialEventSet(Event, tag="social_event_set", kw_only=True):
     topic: str | None = None
     encounter: int = 1
     last: bool = True
+    challenge_rating: int | None = None
+
+
+class StatusBoostEarned(Event, tag="status_boost_earned", kw_only=True):
+    """At the end of a qualifying event a character's temporary status in its circle rises
+    (SOCIAL EVENTS; R25, R70): ``bonus`` is the boost now (at most half the unmodified status;
+    it decays a point a week). The GM carries it into the stat block's ``social.temporary``."""
+
+    combatant: str
+    circle: str
+    bonus: int
+    hidden: bool = False
 
 
 class SocialSituationSet(Event, tag="social_situation_set", kw_only=True):
@@ -707,6 +719,7 @@ AnyEvent = (
     | LieTold
     | SocialEventSet
     | SocialSituationSet
+    | StatusBoostEarned
     | AuraPointsChanged
     | Harvested
     | MapSet

@@ -267,7 +267,9 @@ class SetSocialEvent(Command, tag="set_social_event", kw_only=True):
     least half of it (``gm_override`` allows lower; R25) — that VIP guests (``vips``) raise
     (R71). ``circle`` is the circle of society (temporary status counts there), ``topic`` the
     event's subject; ``encounter`` counts this scene within the event and ``last`` says it
-    ends the event (for the aura points, R73). ``rating: null`` ends the event."""
+    ends the event (for the aura points, R73, and the temporary status boosts, R25).
+    ``challenge_modifier``: how demanding the party's goal is; the challenge rating is the
+    Event Rating plus it. ``rating: null`` ends the event."""
 
     rating: Annotated[int, msgspec.Meta(ge=-100, le=200)] | None
     organizer: CombatantRef | None = None
@@ -277,6 +279,7 @@ class SetSocialEvent(Command, tag="set_social_event", kw_only=True):
     topic: Label | None = None
     encounter: Annotated[int, msgspec.Meta(ge=1, le=1000)] = 1
     last: bool = True
+    challenge_modifier: Annotated[int, msgspec.Meta(ge=-100, le=100)] = 0
 
 
 class SetSocialSituation(Command, tag="set_social_situation", kw_only=True):

@@ -97,7 +97,8 @@ class EncounterOptions(msgspec.Struct, forbid_unknown_fields=True, kw_only=True,
       ``falling_acrobatics_dc``, ``falling_acrobatics_reduction_m`` R22,
       ``ram_speed_from_distance``, ``ram_needs_attack_roll`` R23, ``non_dexterous_penalty``
       R24, ``end_of_scene_recovery`` R50; social scenes: ``dispute_ends_at_unfriendly`` R26,
-      ``white_lie_statement`` R28, ``social_attack_skill`` R76, ``aura_gap_band`` R25;
+      ``white_lie_statement`` R28, ``social_attack_skill`` R76, ``aura_gap_band``,
+      ``event_status_boost`` R25;
       "Action Time": ``die_ladder_overflow`` R30, ``heal_rolls_again``, ``heal_self`` R33,
       ``opposed_tie_reroll`` R38, ``default_speed_yards`` R60, ``action_time_join_immediately``
       R32.
@@ -133,6 +134,7 @@ class EncounterOptions(msgspec.Struct, forbid_unknown_fields=True, kw_only=True,
     social_attack_skill: Annotated[str, msgspec.Meta(min_length=1, max_length=40)] = "persuasion"
     white_lie_statement: Literal["smaller", "same"] = "smaller"
     aura_gap_band: Literal["lower", "upper"] = "lower"
+    event_status_boost: Annotated[int, msgspec.Meta(ge=0, le=20)] = 1
     die_ladder_overflow: Literal["clamp", "modifier"] = "clamp"
     heal_rolls_again: bool = False
     heal_self: bool = False

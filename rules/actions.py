@@ -174,6 +174,8 @@ _CATALOG = [
     ActionSpec("other_full_round", Kind.FULL_ROUND, "ACTIONS IN COMBAT: Full-Round Action",
                "Another full-round action (GM adjudicates)"),
     # FREE ACTIONS AND REACTIONS
+    ActionSpec("low_access", Kind.FREE, "SOCIAL ACCESS RATING (R72)",
+               "Point out a low access rating (an argument)"),
     ActionSpec("stop_blocking", Kind.FREE, "Social Basic Maneuver: Blocking (R49)",
                "Stop Blocking"),
     ActionSpec("free", Kind.FREE, "Free Actions and Reactions: Free Action",

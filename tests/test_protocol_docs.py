@@ -386,12 +386,13 @@ async def play_resolution(rec: Recorder, url: str, clients: list[Client]) -> Non
     await rec.ok(gm, "adjudicate", combatant="ace", description="swing from the chandelier",
                  modifier=2, dc=12)
     await play_social(rec, gm)
+    await rec.ok(gm, "end_encounter", reason="the party ends")
     for kind in ("attack_resolved", "damage_dealt", "vitals_changed", "gm_ruling",
                  "check_made", "map_set", "combatant_placed", "combatant_moved",
                  "grab_changed", "object_loaded", "harvested", "argument_changed",
                  "attitude_changed", "blocking_changed", "statement_hit",
                  "statement_answered", "debate_ended", "lie_told", "social_event_set",
-                 "social_situation_set", "aura_points_changed"):
+                 "social_situation_set", "aura_points_changed", "status_boost_earned"):
         assert events_of(gm, kind), kind
 
 

@@ -218,3 +218,50 @@ async def test_the_gm_answers_for_an_npc_out_of_its_turn(make: Make) -> None:
     assert [(a["combatant"], a["options"]["answer"][0]) for a in answer] == [("noble", "accept")]
     await scene.act("noble", "answer_statement", answer="accept")
     assert last(scene, "statement_answered")["answer"] == "accept"
+
+
+async def test_a_perilous_lie_caught_may_grow_beyond_huge(make: Make) -> None:
+    scene = await make([pony("ace", 50), pony("bee", 0, skills={"empathy": 8}),
+                        pony("cub", -10, skills={"empathy": 8})])
+    await scene.act("ace", "lie", target="bee", size="huge", text="the dam holds")
+    await roll(scene, 1)
+    await roll(scene, 10)
+    assert [a.size for a in scene.state.arguments.values() if a.owner == "bee"] == ["huge"]
+    await scene.act("ace", "end_turn")
+    await scene.act("bee", "end_turn")
+    await scene.act("cub", "end_turn")
+    await scene.act("ace", "lie", target="cub", size="huge", perilous=True)
+    await roll(scene, 1)
+    await roll(scene, 10)  # R28: one size bigger, beyond Huge when perilous
+    assert [a.size for a in scene.state.arguments.values() if a.owner == "cub"] == ["gargantuan"]
+
+
+async def test_a_low_access_rating_is_an_argument_for_those_above_the_event(
+        make: Make) -> None:
+    scene = await make([pony("ace", 50, social={"reputation": 20}),
+                        pony("bee", 0, social={"reputation": 2})])
+    await scene.do("set_social_situation", combatant="bee", invitation=False)
+    await scene.do("set_social_event", rating=12, circle="canterlot", challenge_modifier=3)
+    assert scene.state.social_event is not None
+    assert scene.state.social_event.challenge_rating == 15  # SOCIAL EVENTS
+    low = [a for a in scene.gm.legal if a["action"] == "low_access"]
+    assert [(a["combatant"], a["targets"]) for a in low] == [("ace", ["bee"])]
+    await scene.act("ace", "low_access", target="bee")
+    (argument,) = [a for a in scene.state.arguments.values() if a.owner == "ace"]
+    # Bee: 2 + 2 - 5 = -1 against 12: 13 below, the Discord row of level 2: a Small argument
+    assert argument.size == "small" and "does not belong" in argument.text
+    refused = await scene.refused("bee", "low_access", target="ace")
+    assert refused["code"] == "illegal_action"
+
+
+async def test_a_qualifying_event_raises_temporary_status_in_its_circle(make: Make) -> None:
+    scene = await make([pony("ace", 50, social={"reputation": 6}),
+                        pony("bee", 0, social={"reputation": 9})])
+    await scene.do("set_social_event", rating=10, circle="canterlot", last=True)
+    events = await scene.do("end_encounter", reason="the party ends")
+    assert "status_boost_earned" in events
+    boosts = {m["event"]["combatant"]: (m["event"]["circle"], m["event"]["bonus"])
+              for m in scene.gm.events() if m["event"]["kind"] == "status_boost_earned"}
+    # Ace: unmodified 6 + 2 = 8, and 10 >= 8: +1; Bee: 9 + 2 = 11 > 10: the event is beneath
+    # it (R25, R70)
+    assert boosts == {"ace": ("canterlot", 1)}

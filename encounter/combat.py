@@ -81,7 +81,7 @@ def declare(d: Decision, c: CombatantProfile, cmd: msg.Act, *, grab: bool = Fals
     if distance is not None and (isinstance(distance, bool) or not isinstance(distance, int)
                                  or distance < 0):
         raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.distance is a whole number of squares")
-    for flag in ("throw", "into_melee", "creatures_in_the_way"):
+    for flag in ("throw", "into_melee", "creatures_in_the_way", "engage"):
         if not isinstance(args.get(flag, False), bool):
             raise Rejected(ErrorCode.INVALID_PAYLOAD, f"args.{flag} is true or false")
     ctx: dict[str, Any] = {
@@ -100,6 +100,7 @@ def declare(d: Decision, c: CombatantProfile, cmd: msg.Act, *, grab: bool = Fals
         "creatures_in_the_way": bool(args.get("creatures_in_the_way", False)),
         "moving": bool(args.get("moving", False)),
         "held_by": _held_by(d, args),
+        "engage": bool(args.get("engage", False)),
     }
     try:
         sheet = vt.sheet_of(c, d.s.ruleset)
@@ -285,14 +286,20 @@ def _resolve_harvest_roll(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
 def ram(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[], None]:
     """Standard action: Ramming (Flying Basic Maneuver; R23) — a melee attack against Reflex;
     on a hit both take the attacker's speed (less the target's when ``args.moving_away``) +
-    Strength modifier + the attacker's size damage. ``args.flying``: with the fly speed."""
+    Strength modifier + the attacker's size damage. ``args.flying``: with the fly speed; with
+    the option ``ram_speed_from_distance`` the speeds are ``args.moved`` and
+    ``args.target_moved``, the squares moved this turn."""
     for flag in ("flying", "moving_away", "target_flying"):
         if not isinstance(cmd.args.get(flag, False), bool):
             raise Rejected(ErrorCode.INVALID_PAYLOAD, f"args.{flag} is true or false")
     ctx = declare(d, c, cmd)
+    moved = cmd.args.get("moved")
+    if moved is not None and (isinstance(moved, bool) or not isinstance(moved, int) or moved < 0):
+        raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.moved is the squares moved this turn")
     ctx.update(action="ram", ram=True, weapon="unarmed", flying=cmd.args.get("flying", False),
                moving_away=cmd.args.get("moving_away", False),
-               target_flying=cmd.args.get("target_flying", False))
+               target_flying=cmd.args.get("target_flying", False), moved=moved,
+               target_moved=cmd.args.get("target_moved"))
     _ram_formula(d, ctx)  # refuses a flying ram without a fly speed
     if not d.s.options.ram_needs_attack_roll:
         return lambda: _roll(d, {**ctx, "critical": False}, "ram_damage",
@@ -305,7 +312,10 @@ def _ram_formula(d: Decision, ctx: dict[str, Any]) -> DamageFormula:
     t = vt.sheet_of(d.s.combatants[ctx["target"]], d.s.ruleset)
     try:
         return ram_formula(a, t, flying=ctx["flying"], target_flying=ctx["target_flying"],
-                           target_moving_away=ctx["moving_away"])
+                           target_moving_away=ctx["moving_away"],
+                           distance_moved=ctx.get("moved"),
+                           target_distance_moved=ctx.get("target_moved"),
+                           ram_speed_from_distance=d.s.options.ram_speed_from_distance)
     except (RuleRefusal, ValueError) as exc:
         raise Rejected(ErrorCode.ILLEGAL_ACTION, str(exc)) from None
 
@@ -447,16 +457,23 @@ def _resolve_attack(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
                ["gm"] if hidden else None)
     elif out.hit:
         ctx = {**ctx, "critical": out.critical}
-        formula = damage_formula(vt.sheet_of(d.s.combatants[attacker], d.s.ruleset),
-                                 weapon=ctx["weapon"], throw=ctx["throw"])
+        formula = _damage_formula(d, ctx)
         _roll(d, ctx, "damage", formula.dice)
+
+
+def _damage_formula(d: Decision, ctx: dict[str, Any]) -> DamageFormula:
+    """DAMAGE (R12); ``args.engage``: a flying Engage, the same damage unless the option
+    ``engage_adds_half_level`` is off (Flying Basic Maneuver: Engage)."""
+    return damage_formula(vt.sheet_of(d.s.combatants[ctx["attacker"]], d.s.ruleset),
+                          weapon=ctx["weapon"], throw=ctx["throw"],
+                          engage=bool(ctx.get("engage")),
+                          engage_adds_half_level=d.s.options.engage_adds_half_level)
 
 
 def _resolve_damage(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
     attacker, target = ctx["attacker"], ctx["target"]
-    a_sheet = vt.sheet_of(d.s.combatants[attacker], d.s.ruleset)
     t_sheet = vt.sheet_of(d.s.combatants[target], d.s.ruleset)
-    formula = damage_formula(a_sheet, weapon=ctx["weapon"], throw=ctx["throw"])
+    formula = _damage_formula(d, ctx)
     dmg = damage_dealt(formula, roll.total, critical=bool(ctx.get("critical")),
                        reductions=t_sheet.damage_reduction,
                        dr_respects_minimum_damage=d.s.options.dr_respects_minimum_damage)

@@ -161,3 +161,22 @@ async def test_a_harvest_gains_one_unit_per_point_of_the_harvest_roll(make: Make
     await roll(scene, 5)
     got = last(scene, "harvested")
     assert (got["rolled"], got["bonus"], got["resources"], got["resource"]) == (5, 2, 7, "gems")
+
+
+async def test_options_for_engage_and_a_ram_by_the_distance_moved(make: Make) -> None:
+    hero = {**ACE, "stats": {**ACE["stats"], "heroic_level": 4}}
+    scene = await make([hero, dog()], engage_adds_half_level=False,
+                       ram_speed_from_distance=True)
+    await scene.act("ace", "attack", target="dog", engage=True)
+    await roll(scene, 15)
+    await roll(scene, 3)  # Engage without half level (R12 option): 3 + Str 2
+    bonuses = {b["name"]: b["value"] for b in last(scene, "damage_dealt")["bonuses"]}
+    assert "one-half heroic level" not in bonuses and last(scene, "damage_dealt")["loss"] == 5
+    await scene.act("ace", "end_turn")
+    await scene.act("dog", "end_turn")
+    refused = await scene.refused("ace", "ram", target="dog")
+    assert "distance moved" in refused["message"]  # R23 option: the squares moved count
+    await scene.act("ace", "ram", target="dog", moved=3)
+    await roll(scene, 15)
+    await roll(scene, 1, 1)  # 3 squares + Str 2 + 2d6 (2) = 7
+    assert last(scene, "damage_dealt")["loss"] == 7

@@ -344,8 +344,14 @@ async def test_a_bots_only_demo_encounter_plays_until_the_gm_ends_it(
         state = srv.rooms.peek(enc.encounter).state  # type: ignore[union-attr]
         if end["reason"] != "the GM calls it a day":  # one side is out of the fight
             assert end["reason"].endswith("are out of the fight")
-            sides = {c.side for c in state.combatants.values()
-                     if not c.hidden and state.vitals[c.id].conscious}
+            # who was up when the GM bot ended it (the end itself may wake some, R16)
+            up = {cid: True for cid in state.combatants}
+            for m in watcher.events():
+                e = m["event"]
+                if e["kind"] == "vitals_changed" and e["cause"] not in (
+                        "constitution_check", "end_of_scene"):
+                    up[e["combatant"]] = e["condition"][0] == "active"
+            sides = {c.side for c in state.combatants.values() if not c.hidden and up[c.id]}
             assert len(sides) == 1, sides
         # the bots took every turn of the rounds the watcher saw whole, moving on the map
         # toward the enemy and fighting

@@ -22,6 +22,7 @@ class ErrorCode(StrEnum):
     TOO_LARGE = "too_large"
     BAD_DICE = "bad_dice"
     INTERNAL = "internal_error"
+    UNAVAILABLE = "unavailable"
 
 
 ERROR_DESCRIPTIONS: dict[ErrorCode, str] = {
@@ -43,4 +44,7 @@ ERROR_DESCRIPTIONS: dict[ErrorCode, str] = {
     "Frames over the hard limit close the connection with 1009.",
     ErrorCode.BAD_DICE: "A dice expression or the faces given for a roll are not valid.",
     ErrorCode.INTERNAL: "The server failed; nothing was changed. Safe to retry with the same id.",
+    ErrorCode.UNAVAILABLE: "The server could not reach its Redis in time (it is overloaded, or "
+    "Redis is down). Retry with the same id after a moment: a retry returns the first outcome "
+    "if the command did go through.",
 }

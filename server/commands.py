@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 import orjson
+from redis import exceptions as redis_exceptions
 
 from encounter import engine
 from protocol import messages as msg
@@ -54,6 +55,11 @@ class CommandService:
         except engine.Rejected as r:
             outcome = r.code.value
             session.error(r.code, r.message, cmd.id, r.details)
+        except (redis_exceptions.ConnectionError, redis_exceptions.TimeoutError) as exc:
+            outcome = ErrorCode.UNAVAILABLE.value
+            log.warning("command %s: Redis unavailable: %s", kind, exc)
+            session.error(ErrorCode.UNAVAILABLE, "the server cannot reach its store right now; "
+                          "retry with the same id", cmd.id)
         except Exception:
             outcome = ErrorCode.INTERNAL.value
             log.exception("command %s failed", kind)

@@ -65,7 +65,7 @@ async def test_health_and_metrics(server: Server, clients: list[Client]) -> None
     assert status == 404
 
 
-async def test_health_fails_when_redis_is_gone(workdir: Path) -> None:
+async def test_health_fails_when_redis_is_gone(workdir: Path, clients: list[Client]) -> None:
     from tests.conftest import settings_for
     from tests.redis_procs import RedisProcess
 
@@ -76,6 +76,12 @@ async def test_health_fails_when_redis_is_gone(workdir: Path) -> None:
         redis.stop()
         status, body = await asyncio.to_thread(http_get, srv.settings.port, "/healthz")
         assert status == 503 and "unhealthy" in body
+        # a command that needs the store is answered `unavailable`, to be retried
+        anon = await open_client(ws_url(srv), clients)
+        await anon.hello()
+        reply = await anon.request({"type": "create_encounter", "id": "0123456789abcdef-x",
+                                    "name": "Nowhere"})
+        assert reply["type"] == "error" and reply["code"] == "unavailable", reply
     finally:
         await srv.stop()
 

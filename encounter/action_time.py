@@ -457,16 +457,12 @@ def lose_health(d: Decision, cid: str, amount: int, notes: list[str]) -> None:
 
 def _out_of_fight(d: Decision, cid: str) -> None:
     """R29: out of the fight, its prepared action and its pursuit are lost; if it is its own
-    turn, the turn passes."""
+    turn, the turn passes (``Decision.pass_turns``, after the command)."""
     c = d.s.combatants[cid]
     if cid in d.s.readied and not (d.s.turn and d.s.turn.interrupted_by == cid):
         d.emit(ev.ReadiedActionLost(combatant=cid, hidden=c.hidden), _vis(d, cid))
     for e in _marks(d.s, cid, PURSUIT):
         end_effect(d, e, "out_of_fight")
-    turn = d.s.turn
-    if d.s.current == cid and turn is not None and turn.interrupted_by is None \
-            and d.turn_passes():
-        d.send("next_turn", "the turn cannot end now")
 
 
 # --------------------------------------------------------------------------- stances

@@ -108,18 +108,17 @@ class Decision(EncounterChartModel):
             self.chart.send(chart_event)
         except TransitionNotAllowed:
             raise Rejected(ErrorCode.ILLEGAL_ACTION, refusal) from None
-        self._pass_turns()
         self.s.chart = self.chart.configuration
         self.s.chart_history = dict(self.chart.history)
 
-    def _pass_turns(self) -> None:
-        """The turn of a combatant that cannot act (unconscious, dead) passes at once: the chart
-        is told ``pass_turn`` (guarded by ``turn_passes``) until someone who can act has the
-        turn, or nobody has."""
+    def pass_turns(self) -> None:
+        """The turn of a combatant that cannot act (unconscious, dead, or whatever the
+        ruleset's hook says) passes: after every command the chart is told ``pass_turn``
+        (guarded by ``turn_passes``) until someone who can act has the turn, or nobody has."""
         for _ in range(10_000):
-            if not (self.turn_passes() and "acting" in self.chart.configuration):
+            if not (self.turn_passes() and "acting" in self.s.chart):
                 return
-            self.chart.send("pass_turn")
+            self.send("pass_turn", "the turn cannot pass now")
         raise RuntimeError("turns kept passing")  # pragma: no cover - a bug, not a user's
 
     def outcome(self, base_version: int) -> Outcome:
@@ -485,6 +484,7 @@ def decide(state: EncounterState, actor: Actor, cmd: msg.Command, ctx: Context) 
     if handler is None:
         raise Rejected(ErrorCode.UNKNOWN_TYPE, f"{cmd.__struct_config__.tag} is not a command")
     handler(d, cmd)
+    d.pass_turns()
     return d.outcome(state.version)
 
 

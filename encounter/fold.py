@@ -207,12 +207,17 @@ def _(e: ev.SceneStarted, s: EncounterState) -> None:
     s.had_surprise = e.surprise
 
 
+def _mark(members: list[str], cid: str, on: bool) -> None:
+    """Put ``cid`` in or take it out of a list of combatants (each at most once)."""
+    if on and cid not in members:
+        members.append(cid)
+    elif not on and cid in members:
+        members.remove(cid)
+
+
 @_apply.register
 def _(e: ev.FlatFooted, s: EncounterState) -> None:
-    if e.flat_footed and e.combatant not in s.flat_footed:
-        s.flat_footed.append(e.combatant)
-    elif not e.flat_footed and e.combatant in s.flat_footed:
-        s.flat_footed.remove(e.combatant)
+    _mark(s.flat_footed, e.combatant, e.flat_footed)
 
 
 @_apply.register
@@ -344,10 +349,7 @@ def _(e: ev.AttackResolved, s: EncounterState) -> None:
 @_apply.register
 def _(e: ev.GrabChanged, s: EncounterState) -> None:
     grabbers = s.grabs.setdefault(e.target, [])
-    if e.held and e.grabber not in grabbers:
-        grabbers.append(e.grabber)
-    elif not e.held and e.grabber in grabbers:
-        grabbers.remove(e.grabber)
+    _mark(grabbers, e.grabber, e.held)
     if not grabbers:
         del s.grabs[e.target]
 
@@ -408,10 +410,7 @@ def _(e: ev.AttitudeChanged, s: EncounterState) -> None:
 
 @_apply.register
 def _(e: ev.BlockingChanged, s: EncounterState) -> None:
-    if e.blocking and e.combatant not in s.blocking:
-        s.blocking.append(e.combatant)
-    elif not e.blocking and e.combatant in s.blocking:
-        s.blocking.remove(e.combatant)
+    _mark(s.blocking, e.combatant, e.blocking)
 
 
 @_apply.register

@@ -91,7 +91,6 @@ def adjust_combatant(d: Decision, cmd: msg.AdjustCombatant) -> None:
               fatigue_max=fatigue_max, physical=physical, mental=mental, prone=prone,
               condition_events=events, check_round=check_round, helpless=cmd.helpless)
     d.result = {"combatant": c.id}
-    pass_turn_if_down(d)
 
 
 def adjudicate(d: Decision, cmd: msg.Adjudicate) -> None:
@@ -124,7 +123,6 @@ def adjudicate(d: Decision, cmd: msg.Adjudicate) -> None:
     if target is not None and _does_something(outcome):
         _apply_outcome(d, target.id, outcome, cmd.description)
     d.result = {"success": success}
-    pass_turn_if_down(d)
 
 
 def _does_something(o: msg.AdjudicatedOutcome) -> bool:
@@ -146,13 +144,6 @@ def _apply_outcome(d: Decision, cid: str, o: msg.AdjudicatedOutcome, why: str) -
         resolution.heal(d, cid, o.heal, "adjudicated", note)
     if o.prone is not None and d.s.vitals[cid].alive:
         vt.record(d, cid, "adjudicated", [note], prone=o.prone)
-
-
-def pass_turn_if_down(d: Decision) -> None:
-    """A GM ruling that leaves the combatant whose turn it is unable to act ends that turn
-    (the chart passes it, as it passes the turns of the unconscious)."""
-    if d.turn_passes() and "acting" in d.s.chart:
-        d.send("pass_turn", "the turn cannot pass now")
 
 
 def fall(d: Decision, cmd: msg.Fall) -> None:
@@ -207,7 +198,6 @@ def fall(d: Decision, cmd: msg.Fall) -> None:
     if result.prone and d.s.vitals[c.id].alive and not d.s.vitals[c.id].prone:
         vt.record(d, c.id, "fall", ["lands prone (Falling Damage)"], prone=True)
     d.result = {"loss": result.dealt}
-    pass_turn_if_down(d)
 
 
 def collide(d: Decision, cmd: msg.Collide) -> None:
@@ -239,7 +229,6 @@ def collide(d: Decision, cmd: msg.Collide) -> None:
         if d.s.vitals[victim.id].alive:
             resolution.lose_fatigue(d, victim.id, dmg.dealt, formula.source, "collision",
                                     [f"collides with {other.name}"])
-    pass_turn_if_down(d)
 
 
 def load_object(d: Decision, cmd: msg.LoadObject) -> None:

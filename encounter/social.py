@@ -319,11 +319,15 @@ def after_roll(d: Decision, stage: str, ctx: dict[str, Any], roll: Roll) -> None
 
 def _use(d: Decision, argument: str, reason: str, steps: int = 1) -> None:
     """STATEMENTS: "A statement loses one size step every time it is used" (R27)."""
+    size = d.s.arguments[argument].size
+    _resize(d, argument, shrink(Size(size) if size else None, steps), reason)
+
+
+def _resize(d: Decision, argument: str, size: Size | None, reason: str) -> None:
+    """Record a statement's new size (``None``: spent), keeping its owner and text."""
     arg = d.s.arguments[argument]
-    size = Size(arg.size) if arg.size else None
-    after = shrink(size, steps)
     d.emit(ev.ArgumentChanged(argument=argument, combatant=arg.owner,
-                              size=after.value if after else None, text=arg.text,
+                              size=size.value if size else None, text=arg.text,
                               perilous=arg.perilous, reason=reason,
                               hidden=d.s.combatants[arg.owner].hidden),
            d.combatant_vis(arg.owner))
@@ -528,16 +532,11 @@ def _conversation_damage(d: Decision, ctx: dict[str, Any], side: str | None) -> 
     result = conversation(sides[0], sides[1])
     for arg, after in ((ctx["argument"], result.arguments[0]),
                        (ctx["against"], result.arguments[1])):
-        old = d.s.arguments[arg]
         reason = "used in a Conversation (R27)"
         if result.loser is not None and arg == (ctx["argument"], ctx["against"])[result.loser] \
                 and result.loser_shrinks:
             reason = f"lost the Conversation by {result.net} (R27)"
-        d.emit(ev.ArgumentChanged(argument=arg, combatant=old.owner,
-                                  size=after.value if after else None, text=old.text,
-                                  perilous=old.perilous, reason=reason,
-                                  hidden=d.s.combatants[old.owner].hidden),
-               d.combatant_vis(old.owner))
+        _resize(d, arg, after, reason)
 
 
 # --- lies (R28) -------------------------------------------------------------------------------

@@ -12,7 +12,7 @@
         acting ─next_turn [round goes on]─▶ turn               (the next combatant)
       acting ─next_turn [round is over]─▶ round                (the next round)
       acting ─pass_turn [turn passes]─▶ the same, for a combatant that cannot act
-      (the decider sends it after any event that leaves such a combatant's turn running)
+      (the decider sends it after any command that leaves such a combatant's turn running)
     scene ─next_turn [surprise round over, dice out]─▶ rolling_initiative
     setup | rolling_initiative | scene ─end_encounter─▶ ended
 

@@ -34,6 +34,19 @@ class Scene:
         await gm.wait_for(lambda m: m["type"] == "legal_actions")
         return cls(server, gm, ack["result"]["encounter"], ack["result"]["gm_token"])
 
+    @classmethod
+    async def started(cls, server: Server, clients: list[Client],
+                      combatants: list[dict[str, Any]], battle_map: dict[str, Any] | None = None,
+                      **options: Any) -> Scene:
+        """A scene whose player characters roll physical dice (``players_roll``), started, with
+        every initiative die answered 10 (the order then follows the modifiers)."""
+        scene = await cls.create(server, clients, combatants, battle_map, players_roll=True,
+                                 **options)
+        await scene.do("start_encounter")
+        for request in list(scene.state.pending_rolls):
+            await scene.do("submit_roll", request=request, faces=[10])
+        return scene
+
     @property
     def state(self) -> EncounterState:
         room = self.server.rooms.peek(self.encounter)

@@ -48,12 +48,7 @@ def dog(at: list[int] | None, cid: str = "dog", init: int = 0, **stats: Any) -> 
 def make(server: Server, clients: list[Client]) -> Make:
     async def create(combatants: list[dict[str, Any]], battle_map: dict[str, Any] | None = OPEN,
                      **options: Any) -> Scene:
-        scene = await Scene.create(server, clients, combatants, players_roll=True,
-                                   battle_map=battle_map, **options)
-        await scene.do("start_encounter")
-        for request in list(scene.state.pending_rolls):
-            await scene.do("submit_roll", request=request, faces=[10])
-        return scene
+        return await Scene.started(server, clients, combatants, battle_map, **options)
 
     return create
 

@@ -29,11 +29,7 @@ def pony(cid: str, init: int, **stats: Any) -> dict[str, Any]:
 @pytest.fixture
 def make(server: Server, clients: list[Client]) -> Make:
     async def create(combatants: list[dict[str, Any]], **options: Any) -> Scene:
-        scene = await Scene.create(server, clients, combatants, players_roll=True, **options)
-        await scene.do("start_encounter")
-        for request in list(scene.state.pending_rolls):
-            await scene.do("submit_roll", request=request, faces=[10])
-        return scene
+        return await Scene.started(server, clients, combatants, **options)
 
     return create
 

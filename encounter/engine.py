@@ -121,6 +121,12 @@ class Decision(EncounterChartModel):
             self.send("pass_turn", "the turn cannot pass now")
         raise RuntimeError("turns kept passing")  # pragma: no cover - a bug, not a user's
 
+    def begin_regular_rounds_now(self) -> None:
+        """COMBAT SEQUENCE, step 4: after every command the chart's phase is told that the
+        regular rounds have begun (guarded by ``regular_rounds_now``)."""
+        if "surprise_round" in self.s.chart and self.regular_rounds_now():
+            self.send("begin_regular_rounds", "the regular rounds cannot begin now")
+
     def outcome(self, base_version: int) -> Outcome:
         if not self.events:
             raise Rejected(ErrorCode.ILLEGAL_ACTION, "nothing to do")
@@ -485,6 +491,7 @@ def decide(state: EncounterState, actor: Actor, cmd: msg.Command, ctx: Context) 
         raise Rejected(ErrorCode.UNKNOWN_TYPE, f"{cmd.__struct_config__.tag} is not a command")
     handler(d, cmd)
     d.pass_turns()
+    d.begin_regular_rounds_now()
     return d.outcome(state.version)
 
 

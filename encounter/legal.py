@@ -42,10 +42,13 @@ def _allowed(configuration: tuple[str, ...]) -> frozenset[str]:
 
 
 def legal_actions(
-    state: EncounterState, viewer: Actor, allowed: set[str] | None = None
+    state: EncounterState, viewer: Actor, allowed: set[str] | None = None,
+    shared: dict[object, list[LegalAction]] | None = None,
 ) -> list[LegalAction]:
-    """``allowed`` may pass :func:`allowed_chart_events` of ``state`` when already known."""
-    if state.ended or state.version == 0:
+    """``allowed`` may pass :func:`allowed_chart_events` of ``state`` when already known;
+    ``shared`` is a dict kept while working out several viewers' actions in the same state,
+    where parts that do not depend on the viewer are computed once."""
+    if state.ended or state.version == 0 or not viewer.may_command:
         return []
     if allowed is None:
         allowed = allowed_chart_events(state)
@@ -57,7 +60,7 @@ def legal_actions(
         if state.combatants and state.ruleset == "dramatic":
             actions += [LegalAction(action=name) for name in _GM_TOOLS]
     if state.chart and state.chart[0] == "scene":
-        actions += _scene_actions(state, viewer)
+        actions += _scene_actions(state, viewer, shared)
     for pending in state.pending_rolls.values():
         if pending.roller == "gm":
             mine = viewer.is_gm or "roll" in viewer.scopes
@@ -139,7 +142,8 @@ def _grabbable(state: EncounterState, cid: str, targets: list[str]) -> list[str]
             if size_steps(size, sheet_of(state.combatants[t], state.ruleset).size) <= 1]
 
 
-def _scene_actions(state: EncounterState, viewer: Actor) -> list[LegalAction]:
+def _scene_actions(state: EncounterState, viewer: Actor,
+                   shared: dict[object, list[LegalAction]] | None) -> list[LegalAction]:
     rules = ruleset(state.ruleset)
     catalog = rules.actions()
     picks = hooks(state.ruleset).targets
@@ -188,13 +192,23 @@ def _scene_actions(state: EncounterState, viewer: Actor) -> list[LegalAction]:
         return out
     if turn is not None and current is not None and viewer.controls(state, current) \
             and visible(current):
-        may_ready = current not in state.readied
-        fresh = "fresh" in state.chart  # the chart says when a turn may still be delayed
-        for name in _turn_actions(state.ruleset, turn.budget.standard, turn.budget.move,
-                                  turn.budget.swift, state.surprise, not fresh, may_ready,
-                                  state.options.recover_in_scene):
-            if available(state, current, name):
-                add(name, current)
+        # whoever controls the acting combatant has the same turn actions, up to what the
+        # viewer may see (hidden combatants among the targets)
+        hidden = any(c.hidden for c in state.combatants.values())
+        key = ("turn", current, viewer.sees_all if hidden else None)
+        known = shared.get(key) if shared is not None else None
+        if known is not None:
+            out += known
+        else:
+            may_ready = current not in state.readied
+            fresh = "fresh" in state.chart  # the chart says when a turn may still be delayed
+            for name in _turn_actions(state.ruleset, turn.budget.standard, turn.budget.move,
+                                      turn.budget.swift, state.surprise, not fresh, may_ready,
+                                      state.options.recover_in_scene):
+                if available(state, current, name):
+                    add(name, current)
+            if shared is not None:
+                shared[key] = list(out)
     # out of turn: the viewer's own combatants (and, for the GM, whoever is acting)
     mine = [cid for cid in state.order if cid in viewer.combatants or
             (viewer.is_gm and cid == current)]

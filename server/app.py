@@ -28,7 +28,7 @@ from server.config import Settings
 from server.embedded_redis import EmbeddedRedis
 from server.fanout import ActivityFollower
 from server.rooms import Room, Rooms
-from server.session import Session
+from server.session import Outbox, Session
 from server.store import EventStore
 
 log = logging.getLogger("stablemaster")
@@ -47,6 +47,7 @@ class Server:
         self.commands = CommandService(self)
         self.follower: ActivityFollower
         self.sessions: set[Session] = set()
+        self.outbox = Outbox()
         self.ws: WsServer | None = None
         self.limits = Limits(
             max_command_bytes=settings.max_command_bytes,

@@ -24,7 +24,7 @@ from encounter.legal import allowed_chart_events, legal_actions
 from encounter.state import EncounterState
 from encounter.views import view_event
 from protocol.events import Envelope, TokenRevoked
-from protocol.messages import EventMessage
+from protocol.messages import EventMessage, LegalAction
 from server import metrics
 from server.store import EventStore
 
@@ -125,12 +125,13 @@ class Room:
             groups.setdefault(viewer_key(session.actor), []).append(session)
         revoked = {e.event.token_id for e in envelopes if isinstance(e.event, TokenRevoked)}
         allowed = allowed_chart_events(self.state) if not self.state.ended else set()
+        shared: dict[object, list[LegalAction]] = {}
         delivered = 0
         for members in groups.values():
             actor = members[0].actor
             assert actor is not None
             frames = self.frames_for(envelopes, actor)
-            legal = self.legal_frame(actor, allowed)
+            legal = self.legal_frame(actor, allowed, shared)
             for session in members:
                 for frame in frames:
                     session.enqueue(frame)
@@ -151,10 +152,12 @@ class Room:
                     encounter=self.id, seq=envelope.seq, ts=envelope.ts, event=event)))
         return frames
 
-    def legal_frame(self, actor: Actor, allowed: set[str] | None = None) -> tuple[bytes, bytes]:
+    def legal_frame(self, actor: Actor, allowed: set[str] | None = None,
+                    shared: dict[object, list[LegalAction]] | None = None
+                    ) -> tuple[bytes, bytes]:
         """The ``legal_actions`` message for ``actor``, and a key that changes only when the
         actions do (the message's ``seq`` alone does not make it worth sending)."""
-        key = _encode.encode(legal_actions(self.state, actor, allowed))
+        key = _encode.encode(legal_actions(self.state, actor, allowed, shared))
         # the message around the encoded list, without encoding the list twice
         frame = b'{"type":"legal_actions","encounter":%b,"seq":%d,"actions":%b}' % (
             _encode.encode(self.id), self.version, key)

@@ -2,8 +2,10 @@
 
 A connection belongs to at most one encounter, as the credential it said ``hello`` with. It
 reads messages one at a time; every command gets exactly one ``ack`` or ``error``. Outgoing
-messages go through a bounded queue drained by one writer task, so a slow or stalled client
-is closed (1013) instead of slowing anyone else.
+messages go through a bounded queue: everything queued for a connection during one turn of the
+event loop leaves in one write to its socket (``Outbox``), and while the socket does not take
+more (its write buffer is over the limit) the queue waits. A slow or stalled client whose
+queue fills is closed (1013) instead of slowing anyone else.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import msgspec
 import orjson
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
+from websockets.protocol import OPEN
 
 from encounter.actors import Actor
 from protocol import messages as msg
@@ -45,6 +48,29 @@ CLOSE_TRY_LATER = 1013
 CLOSE_REVOKED = 4001
 
 
+class Outbox:
+    """The connections with queued frames, flushed once the current turn of the event loop is
+    done: an ``ack`` and the events of the same command share one write to each socket, and
+    no task wakes up per connection."""
+
+    def __init__(self) -> None:
+        self._dirty: list[Session] = []
+
+    def mark(self, session: Session) -> None:
+        if not self._dirty:
+            asyncio.get_running_loop().call_soon(self.flush)
+        self._dirty.append(session)
+
+    def flush(self) -> None:
+        dirty, self._dirty = self._dirty, []
+        for session in dirty:
+            try:
+                session.flush()
+            except Exception:  # one broken socket must not keep frames from the others
+                log.exception("flushing connection %s failed", session.id)
+
+
+
 class Session:
     def __init__(self, server: Server, ws: ServerConnection) -> None:
         self.server = server
@@ -54,7 +80,8 @@ class Session:
         self.room: Room | None = None
         self.protocol: int | None = None
         self._queue: deque[bytes] = deque()
-        self._wake = asyncio.Event()
+        self._marked = False
+        self._draining: asyncio.Task[None] | None = None
         self._closing = False
         self._close_task: asyncio.Task[None] | None = None
         self._last_legal: bytes | None = None
@@ -75,7 +102,9 @@ class Session:
                             flush=False)
             return
         self._queue.append(frame)
-        self._wake.set()
+        if not self._marked:
+            self._marked = True
+            self.server.outbox.mark(self)
 
     def send(self, message: msg.ServerMessage) -> None:
         self.enqueue(_encode.encode(message))
@@ -91,28 +120,37 @@ class Session:
               details: dict[str, Any] | None = None) -> None:
         self.send(msg.Error(id=cid, code=code, message=message, details=details))
 
-    async def writer(self) -> None:
-        """Drain the queue: every frame queued so far goes out in one write to the socket."""
+    def flush(self) -> None:
+        """Write every queued frame in one write to the socket, unless its write buffer is over
+        the limit: then wait for it to drain first (the queue stays bounded meanwhile)."""
+        self._marked = False
         ws = self.ws
+        if not self._queue or self._draining is not None:
+            return
+        if ws.protocol.state is not OPEN:
+            self._queue.clear()  # closing: nobody will read these
+            return
+        if ws.paused:
+            self._draining = asyncio.get_running_loop().create_task(self._drain())
+            return
+        protocol = ws.protocol
+        for frame in self._queue:
+            protocol.send_text(frame)
+        self._queue.clear()
+        chunks = protocol.data_to_send()
+        if chunks and all(chunks):
+            ws.transport.write(b"".join(chunks))
+        else:  # an end-of-stream marker: let websockets handle it
+            ws.send_data()
+
+    async def _drain(self) -> None:
         try:
-            while True:
-                await self._wake.wait()
-                self._wake.clear()
-                while self._queue:
-                    frames = list(self._queue)
-                    self._queue.clear()
-                    async with ws.send_context():
-                        for frame in frames:
-                            ws.protocol.send_text(frame)
-                        chunks = ws.protocol.data_to_send()
-                        if chunks and all(chunks):
-                            ws.transport.write(b"".join(chunks))
-                        else:  # an end-of-stream marker: let websockets handle it
-                            for chunk in chunks:
-                                if chunk:
-                                    ws.transport.write(chunk)
-        except ConnectionClosed:
-            pass
+            await self.ws.drain()
+        except Exception:  # the connection is gone; its reader ends the session
+            return
+        finally:
+            self._draining = None
+        self.flush()
 
     def close_soon(self, code: int, reason: str, flush: bool = True) -> None:
         """Close the connection; first send what is queued unless ``flush`` is false."""
@@ -151,7 +189,6 @@ class Session:
         return False
 
     async def run(self) -> None:
-        writer = asyncio.get_running_loop().create_task(self.writer())
         metrics.CONNECTIONS.inc()
         try:
             spectate, since = _query_token(self.ws)
@@ -172,11 +209,12 @@ class Session:
         finally:
             if self._close_task is not None:
                 with contextlib.suppress(ConnectionClosed):
-                    await self._close_task  # lets the writer flush what is queued
+                    await self._close_task  # lets what is queued go out first
             metrics.CONNECTIONS.dec()
             if self.room is not None:
                 self.server.rooms.leave(self.room, self)
-            writer.cancel()
+            if self._draining is not None:
+                self._draining.cancel()
 
     async def receive(self, raw: str | bytes) -> None:
         s = self.server.settings

@@ -9,6 +9,11 @@ slot and one Lua script may touch them all:
 - ``{enc:<id>}:tokens`` — hash: token id -> SHA-256 of the token secret.
 - ``{enc:<id>}:snap`` — a cached snapshot of the folded state (msgpack), with its version.
 
+Appends to a single Redis are group-committed: those asked for during one turn of the event loop
+(and while the previous group is in flight) go in one pipeline, one round trip for all, each
+still its own atomic script with its own compare-and-set. Each command is acknowledged only
+once Redis has answered for its events.
+
 Every append also lands in ``stablemaster:activity``, a Stream that every server process
 follows to learn which encounters changed (``server.fanout``): inside the append script on a
 single Redis, right after it on a Redis Cluster (where the activity key is in another slot).
@@ -16,6 +21,7 @@ single Redis, right after it on a Redis Cluster (where the activity key is in an
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -25,6 +31,7 @@ import msgspec
 import orjson
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
+from redis.exceptions import NoScriptError
 
 from encounter.fold import apply
 from encounter.state import EncounterState, dump_state, load_state
@@ -95,13 +102,75 @@ def decode_envelope_list(data: bytes) -> list[Envelope]:
     return _decode_envs.decode(data)
 
 
+class GroupCommit:
+    """Runs one Lua script for many callers: the calls that arrive while none is in flight, or
+    while one is, leave together in one pipeline (non-transactional: each script is atomic on
+    its own, and each caller gets its own reply or error)."""
+
+    def __init__(self, redis: Redis | RedisCluster, script: str) -> None:
+        self.redis: Any = redis
+        self.script = script
+        self.sha = redis.register_script(script).sha
+        self._waiting: list[tuple[list[Any], list[Any], asyncio.Future[Any]]] = []
+        self._in_flight = False
+
+    async def __call__(self, keys: list[Any], args: list[Any]) -> Any:
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._waiting.append((keys, args, future))
+        if not self._in_flight:
+            self._in_flight = True
+            asyncio.get_running_loop().call_soon(self._start)
+        return await future
+
+    def _start(self) -> None:
+        asyncio.get_running_loop().create_task(self._run())
+
+    async def _run(self) -> None:
+        try:
+            while self._waiting:
+                group, self._waiting = self._waiting, []
+                await self._commit(group)
+        finally:
+            self._in_flight = False
+
+    async def _commit(self, group: list[tuple[list[Any], list[Any], asyncio.Future[Any]]]) -> None:
+        try:
+            replies = await self._pipeline(group)
+            again = [i for i, r in enumerate(replies) if isinstance(r, NoScriptError)]
+            if again:  # Redis restarted or its scripts were flushed: only those did not run
+                await self.redis.script_load(self.script)
+                for i, reply in zip(again, await self._pipeline([group[i] for i in again]),
+                                    strict=True):
+                    replies[i] = reply
+        except Exception as exc:
+            for _keys, _args, future in group:
+                if not future.done():
+                    future.set_exception(exc)
+            return
+        for (_keys, _args, future), reply in zip(group, replies, strict=True):
+            if future.done():
+                continue  # its caller is gone; the append happened all the same
+            if isinstance(reply, Exception):
+                future.set_exception(reply)
+            else:
+                future.set_result(reply)
+
+    async def _pipeline(self, group: list[tuple[list[Any], list[Any], asyncio.Future[Any]]]
+                        ) -> list[Any]:
+        pipe = self.redis.pipeline(transaction=False)
+        for keys_, args, _future in group:
+            pipe.execute_command("EVALSHA", self.sha, len(keys_), *keys_, *args)
+        return list(await pipe.execute(raise_on_error=False))
+
+
 class EventStore:
     """Reads and appends encounter logs. Safe to share between tasks of one process."""
 
     def __init__(self, redis: Redis | RedisCluster) -> None:
         self.redis: Any = redis  # redis-py's return types are too loose to be useful here
         self.cluster = isinstance(redis, RedisCluster)
-        self._append = redis.register_script(_APPEND)
+        self._append: Any = (redis.register_script(_APPEND) if self.cluster
+                             else GroupCommit(redis, _APPEND))
         self._snapshot = redis.register_script(_SNAPSHOT)
 
     async def append(

@@ -3,7 +3,7 @@
     setup ─start_encounter─▶ rolling_initiative ─initiative_complete─▶ scene
     setup ─start_encounter (no physical dice)────────────────────────▶ scene
     scene (parallel)
-      phase: surprise_round ─[regular rounds now]─▶ regular_rounds
+      phase: surprise_round ─begin_regular_rounds [regular rounds now]─▶ regular_rounds
       rounds
        round
         turn
@@ -12,7 +12,9 @@
         acting ─next_turn [round goes on]─▶ turn               (the next combatant)
       acting ─next_turn [round is over]─▶ round                (the next round)
       acting ─pass_turn [turn passes]─▶ the same, for a combatant that cannot act
-      (the decider sends it after any command that leaves such a combatant's turn running)
+      (the decider sends it after any command that leaves such a combatant's turn running,
+      and ``begin_regular_rounds`` after every command: the chart has no eventless
+      transitions, so that ``statemachines.memo`` can learn what it does)
     scene ─next_turn [surprise round over, dice out]─▶ rolling_initiative
     setup | rolling_initiative | scene ─end_encounter─▶ ended
 
@@ -36,6 +38,8 @@ from statemachine import HistoryState, State, StateChart
 from statemachine.exceptions import TransitionNotAllowed
 from statemachine.orderedset import OrderedSet
 
+from statemachines.memo import Call, Key, Landing, Refused, TransitionTable, recording
+
 
 class EncounterChart(StateChart):
     catch_errors_as_events = False
@@ -52,7 +56,9 @@ class EncounterChart(StateChart):
             surprise_round = State(initial=True)
             regular_rounds = State()
 
-            surprise_round.to(regular_rounds, cond="regular_rounds_now")  # eventless
+            # sent by the decider after every command, like ``pass_turn`` (no eventless
+            # transitions: ``statemachines.memo`` needs every guard asked before any action)
+            begin_regular_rounds = surprise_round.to(regular_rounds, cond="regular_rounds_now")
 
         class rounds(State.Compound):
             class round(State.Compound):
@@ -162,58 +168,22 @@ class EncounterChartModel:
         """A turn begins: the next combatant in order."""
 
 
+GUARDS = ("initiative_needs_dice", "round_goes_on", "budget_left", "turn_passes",
+          "regular_rounds_now", "next_round_now", "surprise_over_needs_dice")
+ACTIONS = ("request_initiative", "roll_initiative", "settle_initiative", "begin_interrupt",
+           "on_exit_interrupted", "on_exit_turn", "on_enter_round", "on_enter_turn")
+
+
+@recording(GUARDS, ACTIONS)
 class _Relay(EncounterChartModel):
     """The model of the process's shared chart instance: it holds the configuration being
-    worked on and relays every callback to the model of the decision at hand."""
+    worked on, relays every callback to the model of the decision at hand, and records the
+    callbacks in ``trace`` (for ``statemachines.memo``)."""
 
     def __init__(self) -> None:
         self.state: Any = "setup"
         self.target: EncounterChartModel = EncounterChartModel()
-
-    def initiative_needs_dice(self) -> bool:
-        return self.target.initiative_needs_dice()
-
-    def request_initiative(self) -> None:
-        self.target.request_initiative()
-
-    def roll_initiative(self) -> None:
-        self.target.roll_initiative()
-
-    def settle_initiative(self) -> None:
-        self.target.settle_initiative()
-
-    def round_goes_on(self) -> bool:
-        return self.target.round_goes_on()
-
-    def budget_left(self) -> bool:
-        return self.target.budget_left()
-
-    def turn_passes(self) -> bool:
-        return self.target.turn_passes()
-
-    def regular_rounds_now(self) -> bool:
-        return self.target.regular_rounds_now()
-
-    def next_round_now(self) -> bool:
-        return self.target.next_round_now()
-
-    def surprise_over_needs_dice(self) -> bool:
-        return self.target.surprise_over_needs_dice()
-
-    def begin_interrupt(self) -> None:
-        self.target.begin_interrupt()
-
-    def on_exit_interrupted(self) -> None:
-        self.target.on_exit_interrupted()
-
-    def on_exit_turn(self) -> None:
-        self.target.on_exit_turn()
-
-    def on_enter_round(self) -> None:
-        self.target.on_enter_round()
-
-    def on_enter_turn(self) -> None:
-        self.target.on_enter_turn()
+        self.trace: list[Call] = []
 
 
 class Chart:
@@ -222,7 +192,9 @@ class Chart:
     Building a ``StateChart`` costs as much as sending it an event, so one instance per process
     is shared by every decision (they are synchronous and never interleave): each use sets its
     configuration and its model first. The instance is rebuilt after it reaches its final state
-    (the library refuses every event after that) or after a callback failed.
+    (the library refuses every event after that) or after a callback failed. What the library
+    did is remembered in ``table`` (``statemachines.memo``); the library runs only for what the
+    table has not learnt yet.
     """
 
     _relay: _Relay | None = None
@@ -252,12 +224,30 @@ class Chart:
             chart.history_values[key] = [chart.states_map[i] for i in ids]
         return relay, chart
 
+    #: What the chart did before, by configuration, history and event (``statemachines.memo``);
+    #: ``None`` sends every event through the library (the tests compare both).
+    table: TransitionTable | None = TransitionTable()
+
     def send(self, event: str) -> None:
         """Send ``event``; raises ``TransitionNotAllowed`` when the configuration refuses it."""
+        table = Chart.table
+        key: Key = (tuple(self.configuration), _frozen(self.history), event)
+        if table is not None:
+            try:
+                landing = table.replay(key, self.model)
+            except Refused:
+                raise TransitionNotAllowed(None, set()) from None
+            if isinstance(landing, Landing):
+                self.configuration = list(landing.configuration)
+                self.history = {k: list(v) for k, v in landing.history}
+                return
         relay, chart = self._load()
+        relay.trace = []
         try:
             chart.send(event)
         except TransitionNotAllowed:
+            if table is not None:
+                table.learn(key, relay.trace, Landing((), (), (), refused=True))
             raise
         except BaseException:
             Chart._relay = Chart._chart = None  # an interrupted run: start afresh next time
@@ -267,6 +257,10 @@ class Chart:
         self.configuration = configuration_of(relay)
         self.history = {key: [s.id for s in states]
                         for key, states in chart.history_values.items()}
+        if table is not None:
+            table.learn(key, relay.trace, Landing(
+                actions=tuple(name for name, answer in relay.trace if answer is None),
+                configuration=tuple(self.configuration), history=_frozen(self.history)))
         if chart.is_terminated:
             Chart._relay = Chart._chart = None
 
@@ -280,6 +274,10 @@ def restore(model: EncounterChartModel, configuration: list[str],
             history: dict[str, list[str]] | None = None) -> Chart:
     """The chart over ``model`` in the saved ``configuration`` (and history)."""
     return Chart(model, configuration, history)
+
+
+def _frozen(history: dict[str, list[str]]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    return tuple(sorted((k, tuple(v)) for k, v in history.items()))
 
 
 def configuration_of(model: Any) -> list[str]:

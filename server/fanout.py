@@ -6,12 +6,14 @@ that lost its Redis connection resumes where it stopped (unlike pub/sub, which d
 published meanwhile). Entries for encounters without local connections are skipped. A room
 that sees a gap in seqs reads the missing events from the encounter's own Stream, and a
 periodic sweep compares every local room's version with Redis, which also covers activity
-entries trimmed away during a long disconnection.
+entries trimmed away during a long disconnection. The sweep goes through the rooms a slice at
+a time, spread over its interval.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from typing import Any
 
@@ -19,12 +21,14 @@ from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import RedisError
 
-from server.rooms import Rooms
+from server.rooms import Room, Rooms
 from server.store import ACTIVITY_KEY, decode_envelope_list, keys
 
 log = logging.getLogger("stablemaster.fanout")
 
 BLOCK_MS = 2000
+#: Rooms checked in one round trip of the sweep.
+SWEEP_SLICE = 50
 
 
 class ActivityFollower:
@@ -35,7 +39,7 @@ class ActivityFollower:
         self.rooms = rooms
         self.sweep_interval = sweep_interval
         self.last_id = "$"
-        self._tasks: list[asyncio.Task[None]] = []
+        self.tasks: list[asyncio.Task[None]] = []
 
     async def start(self) -> None:
         # Start from the current end of the activity stream; rooms load their state from Redis
@@ -44,12 +48,12 @@ class ActivityFollower:
             ACTIVITY_KEY) else None
         self.last_id = info["last-generated-id"].decode() if info else "0-0"
         loop = asyncio.get_running_loop()
-        self._tasks = [loop.create_task(self._follow()), loop.create_task(self._sweep())]
+        self.tasks = [loop.create_task(self._follow()), loop.create_task(self._sweep())]
 
     async def stop(self) -> None:
-        for task in self._tasks:
+        for task in self.tasks:
             task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await asyncio.gather(*self.tasks, return_exceptions=True)
 
     async def _follow(self) -> None:
         backoff = 0.05
@@ -62,14 +66,19 @@ class ActivityFollower:
                 log.warning("activity stream read failed (%s); retrying", exc)
                 await asyncio.sleep(backoff)
                 backoff = min(backoff * 2, 2.0)
-                await self.sweep_once()
+                with contextlib.suppress(RedisError, OSError):  # Redis may still be away
+                    await self.sweep_once()
                 continue
             for _stream, entries in reply or ():
                 for entry_id, fields in entries:
                     self.last_id = entry_id.decode()
                     room = self.rooms.peek(fields[b"enc"].decode())
-                    if room is None or int(fields[b"to"]) <= room.version:
+                    if room is None:
                         continue
+                    to = int(fields[b"to"])
+                    if to <= room.version or (room.appending_to is not None
+                                              and to <= room.appending_to):
+                        continue  # seen, or this process's own command is delivering it
                     try:
                         room.offer(decode_envelope_list(fields[b"p"]), remote=True)
                     except Exception:  # one bad entry must not stop the fan-out
@@ -77,18 +86,31 @@ class ActivityFollower:
                         room.schedule_catchup()
 
     async def _sweep(self) -> None:
+        """Every room is checked once per ``sweep_interval``, a slice at a time, so that a
+        process with many rooms never stalls on one big round trip."""
         while True:
-            await asyncio.sleep(self.sweep_interval)
-            try:
-                await self.sweep_once()
-            except (RedisError, OSError) as exc:
-                log.warning("sweep failed: %s", exc)
+            rooms = list(self.rooms)
+            slices = [rooms[i:i + SWEEP_SLICE] for i in range(0, len(rooms), SWEEP_SLICE)]
+            pause = self.sweep_interval / max(1, len(slices))
+            if not slices:
+                await asyncio.sleep(pause)
+            for part in slices:
+                await asyncio.sleep(pause)
+                try:
+                    await self.sweep_rooms(part)
+                except (RedisError, OSError) as exc:
+                    log.warning("sweep failed: %s", exc)
 
     async def sweep_once(self) -> None:
+        """Check every room now (after the activity stream could not be read)."""
         rooms = list(self.rooms)
+        for i in range(0, len(rooms), SWEEP_SLICE):
+            await self.sweep_rooms(rooms[i:i + SWEEP_SLICE])
+
+    async def sweep_rooms(self, rooms: list[Room]) -> None:
         if not rooms:
             return
-        pipe = self.redis.pipeline(transaction=False)  # one round trip for every room
+        pipe = self.redis.pipeline(transaction=False)  # one round trip for the slice
         for room in rooms:
             pipe.hget(keys(room.id)["meta"], "version")
         versions = await pipe.execute()

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import msgspec
+from redis.exceptions import RedisError
 
 from encounter.actors import Actor
 from encounter.fold import apply
@@ -59,6 +60,10 @@ class Room:
         self._catchup_lock = asyncio.Lock()
         self._catchup_task: asyncio.Task[None] | None = None
         self._behind = False  # a gap was seen: read from Redis again before resting
+        #: While a command of this process is being appended: the version it will reach. The
+        #: activity follower leaves those events to the command, which offers them with the
+        #: state it has already computed.
+        self.appending_to: int | None = None
 
     @property
     def version(self) -> int:
@@ -100,7 +105,13 @@ class Room:
 
     def schedule_catchup(self) -> None:
         if self._catchup_task is None or self._catchup_task.done():
-            self._catchup_task = asyncio.get_running_loop().create_task(self.catch_up())
+            self._catchup_task = asyncio.get_running_loop().create_task(self._catch_up_later())
+
+    async def _catch_up_later(self) -> None:
+        try:
+            await self.catch_up()
+        except (RedisError, OSError) as exc:  # the periodic sweep tries again
+            log.warning("room %s could not catch up: %s", self.id, exc)
 
     async def catch_up(self) -> None:
         """Read from Redis whatever this room has not seen yet, and offer it; again if more

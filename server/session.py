@@ -137,9 +137,13 @@ class Session:
         for frame in self._queue:
             protocol.send_text(frame)
         self._queue.clear()
-        chunks = protocol.data_to_send()
-        if chunks and all(chunks):
-            ws.transport.write(b"".join(chunks))
+        # what ``protocol.data_to_send()`` would return, without the new list it leaves behind
+        # on every call (one per connection and write, outliving the young generations of the
+        # garbage collector)
+        writes = protocol.writes
+        if writes and all(writes):
+            ws.transport.write(b"".join(writes))
+            writes.clear()
         else:  # an end-of-stream marker: let websockets handle it
             ws.send_data()
 

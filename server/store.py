@@ -31,7 +31,7 @@ import msgspec
 import orjson
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
-from redis.exceptions import NoScriptError
+from redis.exceptions import NoScriptError, ResponseError
 
 from encounter.fold import apply
 from encounter.state import EncounterState, dump_state, load_state
@@ -157,6 +157,13 @@ class GroupCommit:
 
     async def _pipeline(self, group: list[tuple[list[Any], list[Any], asyncio.Future[Any]]]
                         ) -> list[Any]:
+        if len(group) == 1:  # a pipeline of one costs more than the call itself
+            keys_, args, _future = group[0]
+            try:
+                return [await self.redis.execute_command(
+                    "EVALSHA", self.sha, len(keys_), *keys_, *args)]
+            except ResponseError as exc:
+                return [exc]
         pipe = self.redis.pipeline(transaction=False)
         for keys_, args, _future in group:
             pipe.execute_command("EVALSHA", self.sha, len(keys_), *keys_, *args)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from clients.client import Client
+from clients.client import Client, CommandError
 from server.app import Server
 from server.cli import ENV, build_parser
 from tests.conftest import ROOT, ws_url
@@ -84,6 +84,43 @@ async def test_health_fails_when_redis_is_gone(workdir: Path, clients: list[Clie
         assert reply["type"] == "error" and reply["code"] == "unavailable", reply
     finally:
         await srv.stop()
+
+
+async def test_fan_out_between_processes_resumes_after_redis_comes_back(
+        workdir: Path, clients: list[Client]) -> None:
+    """Both processes' activity followers and sweeps keep going through an outage of Redis:
+    once it is back (with its append-only file), a command on A reaches the GM's second
+    connection, on B."""
+    from tests.conftest import settings_for
+    from tests.redis_procs import RedisProcess
+
+    redis = RedisProcess(workdir / "flaky").start()
+    a, b = Server(settings_for(redis.url)), Server(settings_for(redis.url))
+    await a.start()
+    await b.start()
+    try:
+        table = await create_table(ws_url(a), clients)
+        gm_b = await join(ws_url(b), table.gm_token, clients)
+        await table.gm.command("start_encounter")
+        await gm_b.wait_seq(table.gm.last_seq)
+        redis.stop()
+        await asyncio.sleep(1.5)  # reads and sweeps fail meanwhile, several times
+        redis.start()
+        for _ in range(100):  # until A's connection pool has reconnected
+            try:
+                await play_turns(table.gm, {}, 1)
+                break
+            except CommandError as err:
+                assert err.code == "unavailable", err
+                await asyncio.sleep(0.1)
+        await gm_b.wait_seq(table.gm.last_seq, timeout=10)
+        assert gm_b.last_seq == table.gm.last_seq
+        # not only the sweep: both processes still follow the activity stream
+        assert all(not task.done() for srv in (a, b) for task in srv.follower.tasks)
+    finally:
+        await a.stop()
+        await b.stop()
+        redis.stop()
 
 
 async def test_without_redis_url_an_embedded_redis_persists_encounters(

@@ -64,6 +64,11 @@ GM_COMMANDS = (
     msg.SetSocialEvent, msg.SetSocialSituation,
 )
 
+#: Events that change nothing a turn plan reads (the order, counts, delays, awareness,
+#: consciousness, the round): a plan made before them still holds after them.
+_PLAN_NEUTRAL: frozenset[type] = frozenset({ev.TurnEnded, ev.DiceRolled})
+
+
 class Decision(EncounterChartModel):
     """One command being decided: the working state, the events so far, and the chart's
     callbacks (the chart's model is this object; its configuration lives in ``config``)."""
@@ -79,6 +84,7 @@ class Decision(EncounterChartModel):
         self._last_turn: str | None = None
         self._interrupter: str | None = None
         self._plan: tuple[tuple[str | None, int], Plan] | None = None
+        self._plan_epoch = 0
         self._history_before = dict(state.chart_history)
         #: Steps an action's resolver asks for once the chart has taken the action (a turn that
         #: ends with it, an interrupt that follows it); run by ``encounter.turns``.
@@ -102,6 +108,8 @@ class Decision(EncounterChartModel):
     def emit(self, event: ev.AnyEvent, vis: ev.Visibility = None) -> None:
         apply_event(self.s, event)
         self.events.append((event, vis))
+        if type(event) not in _PLAN_NEUTRAL:
+            self._plan_epoch += 1
 
     def send(self, chart_event: str, refusal: str) -> None:
         try:
@@ -126,6 +134,13 @@ class Decision(EncounterChartModel):
         regular rounds have begun (guarded by ``regular_rounds_now``)."""
         if "surprise_round" in self.s.chart and self.regular_rounds_now():
             self.send("begin_regular_rounds", "the regular rounds cannot begin now")
+
+    def release(self) -> None:
+        """Drop the references back to this decision (its chart's model, its follow-ups), so
+        that reference counting frees it at once instead of the cycle collector later."""
+        self._chart = None
+        self.followups.clear()
+        self._plan = None
 
     def outcome(self, base_version: int) -> Outcome:
         if not self.events:
@@ -290,8 +305,8 @@ class Decision(EncounterChartModel):
     # -- chart callbacks: rounds and turns ---------------------------------------------------
 
     def plan(self, current: str | None) -> Plan:
-        """Who acts after ``current`` (memoized until the next event)."""
-        memo = (current, len(self.events))
+        """Who acts after ``current`` (memoized until an event that may change the order)."""
+        memo = (current, self._plan_epoch)
         if self._plan is not None and self._plan[0] == memo:
             return self._plan[1]
         plan = self._plan_now(current)
@@ -489,10 +504,13 @@ def decide(state: EncounterState, actor: Actor, cmd: msg.Command, ctx: Context) 
     handler = _HANDLERS.get(type(cmd))
     if handler is None:
         raise Rejected(ErrorCode.UNKNOWN_TYPE, f"{cmd.__struct_config__.tag} is not a command")
-    handler(d, cmd)
-    d.pass_turns()
-    d.begin_regular_rounds_now()
-    return d.outcome(state.version)
+    try:
+        handler(d, cmd)
+        d.pass_turns()
+        d.begin_regular_rounds_now()
+        return d.outcome(state.version)
+    finally:
+        d.release()
 
 
 def find_combatant(d: Decision, cid: str) -> CombatantProfile:

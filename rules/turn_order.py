@@ -7,9 +7,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Seat:
-    """A combatant's place in the order as the planner sees it."""
+    """A combatant's place in the order as the planner sees it (not frozen: the encounter
+    builds one per combatant for every plan, and a frozen dataclass is several times slower
+    to build; nothing changes a seat)."""
 
     combatant: str
     count: int

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import gc
 import logging
 import signal
 import time
@@ -27,6 +26,7 @@ from server.commands import CommandService
 from server.config import Settings
 from server.embedded_redis import EmbeddedRedis
 from server.fanout import ActivityFollower
+from server.gc_pacer import GcPacer
 from server.rooms import Room, Rooms
 from server.session import Outbox, Session
 from server.store import EventStore
@@ -48,6 +48,7 @@ class Server:
         self.follower: ActivityFollower
         self.sessions: set[Session] = set()
         self.outbox = Outbox()
+        self.gc_pacer = GcPacer()
         self.ws: WsServer | None = None
         self.limits = Limits(
             max_command_bytes=settings.max_command_bytes,
@@ -90,7 +91,7 @@ class Server:
             self.settings.port = sockets[0].getsockname()[1]
         log.info("listening on ws://%s:%d/ws (protocol %d)", s.host, self.settings.port,
                  PROTOCOL_VERSION)
-        tune_gc()
+        self.gc_pacer.start()
         if s.demo:
             from server.demo import Demo
 
@@ -128,6 +129,7 @@ class Server:
                                  return_exceptions=True)
             await self.ws.wait_closed()
         await self.follower.stop()
+        await self.gc_pacer.stop()
         await self.redis.aclose()
         await self.follower.blocking.aclose()
         if self.embedded is not None:
@@ -242,20 +244,6 @@ Health: <a href="/healthz">/healthz</a>. Metrics: <a href="/metrics">/metrics</a
 Web table (GM console, players' view): <a href="/table/">/table/</a>.
 Spectator page: <code>/watch?spectate=&lt;spectator token&gt;</code>.</p>
 """
-
-
-def tune_gc() -> None:
-    """Keep the cycle collector's pauses short with thousands of connections. The objects of a
-    started server never become garbage, so they leave its scans (``gc.freeze``); encounter
-    data (msgspec structs) is not tracked at all (``gc=False``). What the young generations
-    still hold is mostly the connections' own short-lived objects (websockets' parsers and
-    keepalive timers), so they are collected often and each time quickly (a first threshold of
-    1,000: at 3,500 connections the benchmark's pauses stay under about 10 ms, where 5,000 gave
-    pauses up to 30 ms), and full collections, which scan everything, come rarely (every
-    1,000 collections of the middle generation)."""
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(1_000, 10, 1_000)
 
 
 def _respond(status: HTTPStatus, body: bytes, content_type: str = "text/plain") -> Response:

@@ -48,6 +48,18 @@ CLOSE_TRY_LATER = 1013
 CLOSE_REVOKED = 4001
 
 
+def _text_frame_header(length: int) -> bytes:
+    """The header of a final, unmasked text frame of ``length`` bytes (RFC 6455, 5.2)."""
+    if length < 126:
+        return _SHORT_HEADERS[length]
+    if length < 65536:
+        return b"\x81\x7e" + length.to_bytes(2, "big")
+    return b"\x81\x7f" + length.to_bytes(8, "big")
+
+
+_SHORT_HEADERS = [bytes((0x81, n)) for n in range(126)]
+
+
 class Outbox:
     """The connections with queued frames, flushed once the current turn of the event loop is
     done: an ``ack`` and the events of the same command share one write to each socket, and
@@ -134,18 +146,24 @@ class Session:
             self._draining = asyncio.get_running_loop().create_task(self._drain())
             return
         protocol = ws.protocol
-        for frame in self._queue:
-            protocol.send_text(frame)
-        self._queue.clear()
-        # what ``protocol.data_to_send()`` would return, without the new list it leaves behind
-        # on every call (one per connection and write, outliving the young generations of the
-        # garbage collector)
-        writes = protocol.writes
-        if writes and all(writes):
-            ws.transport.write(b"".join(writes))
-            writes.clear()
-        else:  # an end-of-stream marker: let websockets handle it
+        if protocol.extensions or not all(protocol.writes):
+            # an extension would transform the frames, or websockets has an end-of-stream
+            # marker waiting: let it frame and write (rare; not with this server's settings)
+            for frame in self._queue:
+                protocol.send_text(frame)
+            self._queue.clear()
             ws.send_data()
+            return
+        # Unfragmented, unmasked text frames (RFC 6455, 5.2) are a header and the payload: frame
+        # them here and write everything queued (after anything websockets itself has queued,
+        # such as a pong) in one write, without a frame object per message and connection.
+        parts = protocol.writes
+        for payload in self._queue:
+            parts.append(_text_frame_header(len(payload)))
+            parts.append(payload)
+        self._queue.clear()
+        ws.transport.write(b"".join(parts))
+        parts.clear()
 
     async def _drain(self) -> None:
         try:

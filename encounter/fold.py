@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import singledispatch
 
+import msgspec
+
 from encounter.state import (
     Argument,
     EncounterState,
@@ -85,23 +87,24 @@ def _(e: ev.CombatantRemoved, s: EncounterState) -> None:
         s.order.remove(e.combatant)
     for request in [r for r, p in s.pending_rolls.items() if p.combatant == e.combatant]:
         del s.pending_rolls[request]
-    for grant in s.tokens.values():
+    for token_id, grant in list(s.tokens.items()):
         if e.combatant in grant.combatants:
-            grant.combatants.remove(e.combatant)
+            s.tokens[token_id] = msgspec.structs.replace(
+                grant, combatants=[c for c in grant.combatants if c != e.combatant])
 
 
 @_apply.register
 def _(e: ev.CombatantRevealed, s: EncounterState) -> None:
     current = s.combatants.get(e.combatant.id)
     if current is not None:
-        current.hidden = False
+        s.combatants[current.id] = msgspec.structs.replace(current, hidden=False)
     if e.combatant.id in s.initiative:
         s.initiative[e.combatant.id].hidden = False
 
 
 @_apply.register
 def _(e: ev.CombatantConcealed, s: EncounterState) -> None:
-    s.combatants[e.combatant].hidden = True
+    s.combatants[e.combatant] = msgspec.structs.replace(s.combatants[e.combatant], hidden=True)
     if e.combatant in s.initiative:
         s.initiative[e.combatant].hidden = True
 
@@ -122,7 +125,7 @@ def _(e: ev.TokenIssued, s: EncounterState) -> None:
 @_apply.register
 def _(e: ev.TokenRevoked, s: EncounterState) -> None:
     if e.token_id in s.tokens:
-        s.tokens[e.token_id].revoked = True
+        s.tokens[e.token_id] = msgspec.structs.replace(s.tokens[e.token_id], revoked=True)
 
 
 @_apply.register
@@ -199,7 +202,8 @@ def _(e: ev.EncounterEnded, s: EncounterState) -> None:
 
 @_apply.register
 def _(e: ev.AwarenessSet, s: EncounterState) -> None:
-    s.combatants[e.combatant].aware = e.aware
+    s.combatants[e.combatant] = msgspec.structs.replace(s.combatants[e.combatant],
+                                                        aware=e.aware)
 
 
 @_apply.register

@@ -4,6 +4,7 @@ guess."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
 
 from encounter.actions import available, hooks
@@ -25,6 +26,8 @@ _TARGETED = frozenset({"attack", "grab", "aid_another", "distraction", "ram", "b
 _GM_TOOLS = ("adjudicate", "adjust_combatant", "set_map", "place_combatant", "fall", "collide",
              "load_object", "size_argument", "set_attitude", "set_social_event",
              "set_social_situation")
+
+_GM_TOOL_ACTIONS = [LegalAction(action=name) for name in _GM_TOOLS]
 
 #: Chart events a GM may send as commands of the same name.
 _GM_FLOW = ("start_encounter", "end_encounter")
@@ -58,7 +61,7 @@ def legal_actions(
             if name in allowed and (name != "start_encounter" or state.combatants):
                 actions.append(LegalAction(action=name))
         if state.combatants and state.ruleset == "dramatic":
-            actions += [LegalAction(action=name) for name in _GM_TOOLS]
+            actions += _GM_TOOL_ACTIONS
     if state.chart and state.chart[0] == "scene":
         actions += _scene_actions(state, viewer, shared)
     for pending in state.pending_rolls.values():
@@ -100,21 +103,33 @@ _SIZES = ["fine", "diminutive", "tiny", "small", "medium", "large", "huge", "gar
           "colossal"]
 
 
+def _weapon_options(state: EncounterState, cid: str) -> dict[str, list[str]]:
+    weapons = [w.name for w in sheet_of(state.combatants[cid], state.ruleset).weapons]
+    return {"weapon": [*weapons, "unarmed"] if "unarmed" not in weapons else weapons}
+
+
+def _argument_options(state: EncounterState, cid: str) -> dict[str, list[str]]:
+    return {"argument": sorted(a for a, arg in state.arguments.items()
+                               if arg.owner == cid and arg.size)}
+
+
+#: The few values some arguments of "MLP Dramatic Systems" actions may take, so that a client
+#: offers them as choices.
+_OPTIONS: dict[str, Callable[[EncounterState, str], dict[str, list[str]]]] = {
+    "attack": _weapon_options,
+    "harvest": _weapon_options,
+    "dispute": _argument_options,
+    "conversation": _argument_options,
+    "lie": lambda _s, _c: {"size": _SIZES},
+    "answer_statement": lambda _s, _c: {"answer": ["accept", "accept_with_reservation",
+                                                   "refuse"]},
+}
+
+
 def _options(state: EncounterState, cid: str, name: str) -> dict[str, list[str]] | None:
     """The few values some arguments may take, so that a client offers them as choices."""
-    if state.ruleset != "dramatic":
-        return None
-    if name in ("attack", "harvest"):
-        weapons = [w.name for w in sheet_of(state.combatants[cid], state.ruleset).weapons]
-        return {"weapon": [*weapons, "unarmed"] if "unarmed" not in weapons else weapons}
-    if name in ("dispute", "conversation"):
-        return {"argument": sorted(a for a, arg in state.arguments.items()
-                                   if arg.owner == cid and arg.size)}
-    if name == "lie":
-        return {"size": _SIZES}
-    if name == "answer_statement":
-        return {"answer": ["accept", "accept_with_reservation", "refuse"]}
-    return None
+    options = _OPTIONS.get(name) if state.ruleset == "dramatic" else None
+    return None if options is None else options(state, cid)
 
 
 def _low_access_targets(state: EncounterState, cid: str, targets: list[str]) -> list[str]:

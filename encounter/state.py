@@ -19,8 +19,9 @@ from protocol.model import BattleMap, CombatantProfile, EncounterOptions, Roll, 
 from rules.actions import Budget
 
 
-class TokenGrant(msgspec.Struct, kw_only=True, gc=False):
-    """A credential's rights (the secret itself lives only with its holder)."""
+class TokenGrant(msgspec.Struct, kw_only=True, gc=False, frozen=True):
+    """A credential's rights (the secret itself lives only with its holder). Frozen, like a
+    combatant's profile: a change replaces it, and copies of the state share it."""
 
     token_id: str
     role: Role
@@ -199,8 +200,18 @@ _decode = msgspec.msgpack.Decoder(EncounterState)
 
 
 def copy_state(state: EncounterState) -> EncounterState:
-    """A deep copy (the decider works on a copy, so a refused command changes nothing)."""
-    return _decode.decode(_encode.encode(state))
+    """A copy to change (the decider works on a copy, so a refused command changes nothing):
+    deep, but for what is never changed in place and so is shared: the options, the
+    combatants' profiles and the credentials' grants (frozen structs, replaced on a change)."""
+    bare = msgspec.structs.replace(state, options=_NO_OPTIONS, combatants={}, tokens={})
+    copy = _decode.decode(_encode.encode(bare))
+    copy.options = state.options
+    copy.combatants = dict(state.combatants)
+    copy.tokens = dict(state.tokens)
+    return copy
+
+
+_NO_OPTIONS = EncounterOptions()
 
 
 def dump_state(state: EncounterState) -> bytes:

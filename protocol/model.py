@@ -61,7 +61,9 @@ class StatBlock(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     stats: dict[str, Any] = {}
 
 
-class CombatantProfile(msgspec.Struct, kw_only=True, gc=False):
+# Frozen: a change replaces the profile, so copies of an encounter's state share it
+# (``encounter.state.copy_state``).
+class CombatantProfile(msgspec.Struct, kw_only=True, gc=False, frozen=True):
     """A combatant as the encounter records it (the GM's view)."""
 
     id: str

@@ -137,11 +137,12 @@ class Room:
         revoked = {e.event.token_id for e in envelopes if isinstance(e.event, TokenRevoked)}
         allowed = allowed_chart_events(self.state) if not self.state.ended else set()
         shared: dict[object, list[LegalAction]] = {}
+        encoded: dict[int, bytes] = {}
         delivered = 0
         for members in groups.values():
             actor = members[0].actor
             assert actor is not None
-            frames = self.frames_for(envelopes, actor)
+            frames = self.frames_for(envelopes, actor, encoded)
             legal = self.legal_frame(actor, allowed, shared)
             for session in members:
                 for frame in frames:
@@ -154,14 +155,29 @@ class Room:
                 if session.actor is not None and session.actor.token_id in revoked:
                     session.close_soon(4001, "credential revoked")
 
-    def frames_for(self, envelopes: Iterable[Envelope], actor: Actor) -> list[bytes]:
+    def frames_for(self, envelopes: Iterable[Envelope], actor: Actor,
+                   encoded: dict[int, bytes] | None = None) -> list[bytes]:
+        """The ``event`` messages of ``envelopes`` that ``actor`` may see, as it may see them.
+        ``encoded`` keeps the messages of events shown unchanged (the view is the event
+        itself) across the viewers of one delivery, so each is encoded once."""
+        cache = encoded if encoded is not None else {}
         frames = []
         for envelope in envelopes:
             event = view_event(envelope, actor)
-            if event is not None:
-                frames.append(_encode.encode(EventMessage(
-                    encounter=self.id, seq=envelope.seq, ts=envelope.ts, event=event)))
+            if event is None:
+                continue
+            if event is envelope.event:
+                frame = cache.get(envelope.seq)
+                if frame is None:
+                    frame = cache[envelope.seq] = self._event_frame(envelope, event)
+            else:
+                frame = self._event_frame(envelope, event)
+            frames.append(frame)
         return frames
+
+    def _event_frame(self, envelope: Envelope, event: Any) -> bytes:
+        return _encode.encode(EventMessage(encounter=self.id, seq=envelope.seq, ts=envelope.ts,
+                                           event=event))
 
     def legal_frame(self, actor: Actor, allowed: set[str] | None = None,
                     shared: dict[object, list[LegalAction]] | None = None

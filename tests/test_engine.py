@@ -103,6 +103,29 @@ def test_a_refused_command_changes_nothing() -> None:
     assert msgspec.json.encode(log.state) == before
 
 
+def test_deciding_leaves_the_state_it_started_from_untouched() -> None:
+    """The decider's copy shares the combatants' profiles and the credentials' grants with the
+    state it was made from; a command that changes them must replace them, not change them."""
+    log = Log(PARTY, dice_seed=1)
+    invite = log.do(msg.IssueInvite(id="i", combatants=["dog", "twilight"]))
+    token_id = invite[0].event.token_id  # type: ignore[attr-defined]
+    commands: list[msg.Command] = [
+        msg.SetHidden(id="h", combatant="dog", hidden=True),
+        msg.SetHidden(id="r", combatant="lurker", hidden=False),
+        msg.SetAwareness(id="a", combatant="dash", aware=False),
+        msg.RevokeToken(id="v", token_id=token_id),
+        msg.RemoveCombatant(id="x", combatant="dog"),
+    ]
+    for cmd in commands:
+        before = msgspec.json.encode(log.state)
+        out = engine.decide(log.state, GM, cmd, log.ctx)
+        assert msgspec.json.encode(log.state) == before, cmd  # the original: unchanged
+        assert msgspec.json.encode(out.state) != before, cmd  # the copy: changed
+        assert fold("enc", log.envelopes + out.envelopes) == out.state
+        log.envelopes += out.envelopes
+        log.state = out.state
+
+
 def test_a_late_joiner_takes_its_place_and_acts_when_its_count_comes_up() -> None:
     log = Log(PARTY, dice_seed=4)
     log.do(msg.StartEncounter(id="s"))

@@ -27,7 +27,7 @@ import asyncio
 import gc
 
 YOUNG_EVERY = 0.2
-MIDDLE_EVERY = 0.6
+MIDDLE_EVERY = 0.4
 OLD_EVERY = 300.0
 #: Automatic collections only for a burst this large between two ticks.
 BACKSTOP_THRESHOLD = 50_000

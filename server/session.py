@@ -82,7 +82,6 @@ class Outbox:
                 log.exception("flushing connection %s failed", session.id)
 
 
-
 class Session:
     def __init__(self, server: Server, ws: ServerConnection) -> None:
         self.server = server

@@ -112,18 +112,17 @@ class GroupCommit:
         self.script = script
         self.sha = redis.register_script(script).sha
         self._waiting: list[tuple[list[Any], list[Any], asyncio.Future[Any]]] = []
-        self._in_flight = False
+        self._committer: asyncio.Task[None] | None = None
 
     async def __call__(self, keys: list[Any], args: list[Any]) -> Any:
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Any] = loop.create_future()
         self._waiting.append((keys, args, future))
-        if not self._in_flight:
-            self._in_flight = True
-            asyncio.get_running_loop().call_soon(self._start)
+        if self._committer is None:
+            # its first step runs once this turn of the event loop is done: whoever asks to
+            # append meanwhile joins the group
+            self._committer = loop.create_task(self._run())
         return await future
-
-    def _start(self) -> None:
-        asyncio.get_running_loop().create_task(self._run())
 
     async def _run(self) -> None:
         try:
@@ -131,7 +130,11 @@ class GroupCommit:
                 group, self._waiting = self._waiting, []
                 await self._commit(group)
         finally:
-            self._in_flight = False
+            self._committer = None
+            for _keys, _args, future in self._waiting:  # only when cancelled (shutdown)
+                if not future.done():
+                    future.cancel()
+            self._waiting = []
 
     async def _commit(self, group: list[tuple[list[Any], list[Any], asyncio.Future[Any]]]) -> None:
         try:
@@ -142,6 +145,10 @@ class GroupCommit:
                 for i, reply in zip(again, await self._pipeline([group[i] for i in again]),
                                     strict=True):
                     replies[i] = reply
+        except asyncio.CancelledError:  # shutting down
+            for _keys, _args, future in group:
+                future.cancel()
+            raise
         except Exception as exc:
             for _keys, _args, future in group:
                 if not future.done():

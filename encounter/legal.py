@@ -197,8 +197,10 @@ def _scene_actions(state: EncounterState, viewer: Actor,
         out.append(LegalAction(action=name, combatant=cid, label=spec.label if spec else None,
                                targets=targets, options=_options(state, cid, name)))
 
+    sees_all, combatants = viewer.sees_all, state.combatants
+
     def visible(cid: str) -> bool:
-        return viewer.sees_all or not state.combatants[cid].hidden
+        return sees_all or not combatants[cid].hidden
 
     if turn is not None and turn.interrupted_by is not None:
         readier = turn.interrupted_by
@@ -225,8 +227,8 @@ def _scene_actions(state: EncounterState, viewer: Actor,
             if shared is not None:
                 shared[key] = list(out)
     # out of turn: the viewer's own combatants (and, for the GM, whoever is acting)
-    mine = [cid for cid in state.order if cid in viewer.combatants or
-            (viewer.is_gm and cid == current)]
+    own, is_gm = viewer.combatants, viewer.is_gm
+    mine = [cid for cid in state.order if cid in own or (is_gm and cid == current)]
     # a statement waiting for its target's answer: whoever controls the target answers (R48)
     for cid in sorted({a.target for a in state.answers.values()}):
         if visible(cid) and viewer.controls(state, cid):

@@ -58,7 +58,7 @@ from rules.action_time.health import Vitals as AtVitals
 from rules.action_time.health import restore, take_damage
 from rules.action_time.options import AtOptions
 from rules.action_time.sheet import MELEE_REACH, Sheet, SheetError, parse_sheet
-from rules.action_time.turn_budget import TurnBudget, spend
+from rules.action_time.turn_budget import ActionKind, TurnBudget, spend
 from rules.actions import ActionSpec, Budget, IllegalAction
 from rules.dice import Roll
 from rules.modifiers import Modifier
@@ -540,30 +540,29 @@ def _cost_of(action: str) -> str:
 
 def cast(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Thunk:
     """Cast (Taking Actions): ``args.spell``, at the cost the stat block gives it (R60)."""
-    _able(d, c)
-    action = cmd.action
-    spell = cmd.args.get("spell")
-    if not isinstance(spell, str):
-        raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.spell names a spell of the stat block")
-    kind = _rules(lambda: at.cast_kind(sheet_of(d.s, c.id), spell))
-    if kind.value != _cost_of(action):
-        raise _illegal(f"{spell} is cast as a {kind.value} action (stat block, R60)")
-    return lambda: _used_by_action(d, c.id, action)
+    return _at_stat_block_cost(d, c, cmd, "spell", at.cast_kind, "is cast as")
 
 
 def reload(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Thunk:
     """Reload (Taking Actions): ``args.weapon``, at the cost the stat block gives it (R60)."""
+    return _at_stat_block_cost(d, c, cmd, "weapon", at.reload_kind, "reloads as")
+
+
+def _at_stat_block_cost(d: Decision, c: CombatantProfile, cmd: msg.Act, arg: str,
+                        kind_of: Callable[[Sheet, str], ActionKind | None],
+                        verb: str) -> Thunk:
+    """Cast and Reload take the action (major, minor, free) that the stat block gives the spell
+    or the weapon named in ``args[arg]`` (R60); ``None`` from ``kind_of``: nothing to do."""
     _able(d, c)
-    action = cmd.action
-    weapon = cmd.args.get("weapon")
-    if not isinstance(weapon, str):
-        raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.weapon names a weapon of the stat block")
-    kind = _rules(lambda: at.reload_kind(sheet_of(d.s, c.id), weapon))
+    name = cmd.args.get(arg)
+    if not isinstance(name, str):
+        raise Rejected(ErrorCode.INVALID_PAYLOAD, f"args.{arg} names a {arg} of the stat block")
+    kind = _rules(lambda: kind_of(sheet_of(d.s, c.id), name))
     if kind is None:
-        raise _illegal(f"{weapon} needs no reload (stat block, R60)")
-    if kind.value != _cost_of(action):
-        raise _illegal(f"{weapon} reloads as a {kind.value} action (stat block, R60)")
-    return lambda: _used_by_action(d, c.id, action)
+        raise _illegal(f"{name} needs no {cmd.action.rsplit('_', 1)[0]} (stat block, R60)")
+    if kind.value != _cost_of(cmd.action):
+        raise _illegal(f"{name} {verb} a {kind.value} action (stat block, R60)")
+    return lambda: _used_by_action(d, c.id, cmd.action)
 
 
 # --------------------------------------------------------------------------- Ready

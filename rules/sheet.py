@@ -66,11 +66,13 @@ from __future__ import annotations
 
 from enum import StrEnum
 from itertools import pairwise
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 
 from rules.dice import DiceError, dice_in
+
+T = TypeVar("T")
 
 
 class SheetError(ValueError):
@@ -345,12 +347,18 @@ class Sheet(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
 def parse_sheet(stats: dict[str, Any]) -> Sheet:
     """Read a stat block's ``stats`` as a :class:`Sheet`; raises :class:`SheetError` naming the
     bad field."""
+    return convert_stats(stats, Sheet, "stats")
+
+
+def convert_stats(data: Any, kind: type[T], where: str) -> T:
+    """``data`` as a ``kind``; a :class:`SheetError` names the bad field, under ``where`` (the
+    path of ``data`` in the stat block)."""
     try:
-        return msgspec.convert(stats, Sheet)
+        return msgspec.convert(data, kind)
     except msgspec.ValidationError as exc:
         message = str(exc)
-        where = "stats: "
+        field = where
         if " - at `$" in message:
             message, _, path = message.rpartition(" - at `$")
-            where = "stats" + path.rstrip("`") + ": "
-        raise SheetError(f"{where}{message}") from None
+            field = where + path.rstrip("`")
+        raise SheetError(f"{field}: {message}") from None

@@ -30,7 +30,7 @@ from typing import Any
 
 import msgspec
 
-from rules.sheet import SheetError
+from rules.sheet import convert_stats
 
 
 class TemporaryStatus(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -72,12 +72,4 @@ class SocialSheet(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
 def parse_social(stats: dict[str, Any]) -> SocialSheet:
     """Read ``stats["social"]`` (absent: all defaults) as a :class:`SocialSheet`; raises
     :class:`~rules.sheet.SheetError` naming the bad field."""
-    try:
-        return msgspec.convert(stats.get("social", {}), SocialSheet)
-    except msgspec.ValidationError as exc:
-        message = str(exc)
-        where = "stats.social: "
-        if " - at `$" in message:
-            message, _, path = message.rpartition(" - at `$")
-            where = "stats.social" + path.rstrip("`") + ": "
-        raise SheetError(f"{where}{message}") from None
+    return convert_stats(stats.get("social", {}), SocialSheet, "stats.social")

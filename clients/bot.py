@@ -48,6 +48,9 @@ from clients.view import ATTITUDES, LogLine, TableView, size_rank
 
 log = logging.getLogger("stablemaster.bot")
 
+#: The commands a bot sends for a turn, with ``expect_turn``.
+TURN_COMMANDS = frozenset({"act", "submit_roll", "server_roll"})
+
 Message = dict[str, Any]
 
 
@@ -410,14 +413,16 @@ class Bot:
         others = frozenset(c for s in self.seats if s is not seat and s.role == "player"
                            for c in s.controls) if seat.role != "player" else frozenset()
         while not self.finished(seat):
-            generation = seat.generation
+            generation, turn = seat.generation, seat.turn_fields()
             move = self._flow(seat) or self.policy.choose(seat.view, seat.legal, others)
             if move is None or not await self._ready(seat, move, generation):
                 if generation == seat.generation:
                     await seat.wait_change(generation)
                 continue
             try:
-                await seat.command(move.type, **move.fields)
+                # a move for a turn is meant for the turn it was chosen in (``stale`` after)
+                for_turn = turn if move.type in TURN_COMMANDS else {}
+                await seat.command(move.type, **move.fields, **for_turn)
                 if move.type == "size_argument" and self._to_size:
                     self._to_size.remove(move.fields["combatant"])
                 self.policy.taken(seat.view, move)

@@ -297,9 +297,10 @@ class Terminal:
         targets = entry.get("targets") or []
         if name == "submit_roll":
             faces = [int(w) for w in bare if w.lstrip("-").isdigit()]
-            await seat.command("submit_roll", request=targets[0], faces=faces)
+            await seat.command("submit_roll", request=targets[0], faces=faces,
+                               **seat.turn_fields())
         elif name == "server_roll":
-            await seat.command("server_roll", request=targets[0])
+            await seat.command("server_roll", request=targets[0], **seat.turn_fields())
         elif name == "start_encounter":
             await seat.command("start_encounter")
         elif name == "end_encounter":

@@ -40,6 +40,7 @@ class Client:
         self.last_seq: int = 0
         self.snapshot: Message | None = None
         self.legal: list[Message] = []
+        self.turn_id: str | None = None  # of the last ``legal_actions``, for ``expect_turn``
         self._ids = itertools.count(1)
         # Command ids are scoped to a credential, which several connections may share.
         self._prefix = uuid.uuid4().hex[:8]
@@ -76,6 +77,7 @@ class Client:
                     self.last_seq = message["seq"]
                 elif kind == "legal_actions":
                     self.legal = message["actions"]
+                    self.turn_id = message.get("turn_id")
                 elif kind == "welcome":
                     self.welcome = message
                 self.messages.append(message)

@@ -49,6 +49,9 @@ class Seat:
         self.url, self.token, self.client_name = url, token, client_name
         self.view = TableView()
         self.legal: list[Message] = []
+        #: The ``turn_id`` of the last ``legal_actions``: sent as ``expect_turn`` with turn
+        #: actions, so that one meant for a turn that has passed is refused (``stale``).
+        self.turn_id: str | None = None
         self.welcome: Message | None = None
         self.generation = 0  # counts legal_actions frames
         self.fatal: str | None = None  # why the seat stopped for good
@@ -161,6 +164,7 @@ class Seat:
                 self.on_lines(self, lines)
         elif kind == "legal_actions":
             self.legal = message["actions"]
+            self.turn_id = message.get("turn_id")
             self.generation += 1
         elif kind == "goodbye":
             self._status(f"server says goodbye: {message.get('reason')}")
@@ -214,7 +218,14 @@ class Seat:
             return reply
 
     async def act(self, combatant: str, action: str, **args: Any) -> Message:
-        return await self.command("act", combatant=combatant, action=action, args=args)
+        """Take a turn action, for the turn of the last ``legal_actions`` (``stale`` if the
+        turn has moved on since)."""
+        return await self.command("act", combatant=combatant, action=action, args=args,
+                                  **self.turn_fields())
+
+    def turn_fields(self) -> dict[str, Any]:
+        """``expect_turn`` for a command meant for the current turn (empty until known)."""
+        return {} if self.turn_id is None else {"expect_turn": self.turn_id}
 
     async def close_connection(self) -> None:
         """Drop the current connection (the seat reconnects and resumes)."""

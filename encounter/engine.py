@@ -22,7 +22,7 @@ from encounter.actions import hooks as ruleset_hooks
 from encounter.actors import Actor
 from encounter.fold import apply_event
 from encounter.rejected import Rejected
-from encounter.state import EncounterState, copy_state
+from encounter.state import EncounterState, copy_state, turn_id
 from protocol import events as ev
 from protocol import messages as msg
 from protocol.errors import ErrorCode
@@ -496,6 +496,9 @@ def decide(state: EncounterState, actor: Actor, cmd: msg.Command, ctx: Context) 
     """Decide ``cmd`` sent by ``actor`` against ``state`` (which is not modified)."""
     if state.version == 0:
         raise Rejected(ErrorCode.NOT_FOUND, "no such encounter")
+    if cmd.expect_turn is not None and cmd.expect_turn != turn_id(state):
+        raise Rejected(ErrorCode.STALE, "the turn this command was meant for is over: look at "
+                       "the new legal actions", turn_id=turn_id(state))
     if isinstance(cmd, GM_COMMANDS) and not actor.is_gm:
         raise Rejected(ErrorCode.FORBIDDEN, f"only the GM may {cmd.__struct_config__.tag}")
     d = Decision(copy_state(state), actor, ctx)

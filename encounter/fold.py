@@ -183,6 +183,7 @@ def _(e: ev.TurnStarted, s: EncounterState) -> None:
     single = s.surprise or (vitals is not None and vitals.condition == ["active", "defenseless"]
                             and s.options.zero_fp_single_action)
     budget = ruleset(s.ruleset).turn_budget(single)
+    s.turn_serial += 1
     s.turn = TurnState(combatant=e.combatant, budget=budget,
                        was_flat_footed=e.combatant in s.flat_footed)
 
@@ -277,12 +278,14 @@ def _(e: ev.ActionReadied, s: EncounterState) -> None:
 
 @_apply.register
 def _(e: ev.ReadiedActionTriggered, s: EncounterState) -> None:
+    s.turn_serial += 1
     if s.turn is not None:
         s.turn.interrupted_by = e.combatant
 
 
 @_apply.register
 def _(e: ev.InterruptEnded, s: EncounterState) -> None:
+    s.turn_serial += 1
     if s.turn is not None:
         s.turn.interrupted_by = None
     s.readied.pop(e.combatant, None)

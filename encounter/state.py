@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 import msgspec
@@ -184,6 +185,8 @@ class EncounterState(msgspec.Struct, kw_only=True, gc=False):
     action_time: AtState = msgspec.field(default_factory=AtState)
     ended: bool = False
     end_reason: str | None = None
+    #: Turns started, interrupted or resumed so far (``turn_id`` is made from it).
+    turn_serial: int = 0
 
     def visible_combatant(self, cid: str) -> bool:
         c = self.combatants.get(cid)
@@ -194,6 +197,20 @@ class EncounterState(msgspec.Struct, kw_only=True, gc=False):
         entry = self.initiative[cid]
         return entry.total if entry.count is None else entry.count
 
+
+def turn_id(state: EncounterState) -> str:
+    """The id of the current turn (or interrupt), for ``legal_actions.turn_id`` and the
+    ``expect_turn`` precondition of commands. It changes exactly when a turn starts, is
+    interrupted or resumes; it is a digest, so that it does not count the turns a viewer does
+    not see (a hidden combatant's)."""
+    key = f"{state.id}:{state.turn_serial}".encode()
+    return hashlib.blake2b(key, digest_size=6).hexdigest()
+
+
+#: The layout of ``EncounterState`` as cached snapshots hold it. Raise it whenever the fold
+#: gains or changes a field: a cached snapshot of another format is rebuilt from the log,
+#: never read as this one.
+STATE_FORMAT = 2
 
 _encode = msgspec.msgpack.Encoder()
 _decode = msgspec.msgpack.Decoder(EncounterState)

@@ -23,6 +23,7 @@ class ErrorCode(StrEnum):
     BAD_DICE = "bad_dice"
     INTERNAL = "internal_error"
     UNAVAILABLE = "unavailable"
+    STALE = "stale"
 
 
 ERROR_DESCRIPTIONS: dict[ErrorCode, str] = {
@@ -47,4 +48,8 @@ ERROR_DESCRIPTIONS: dict[ErrorCode, str] = {
     ErrorCode.UNAVAILABLE: "The server could not reach its Redis in time (it is overloaded, or "
     "Redis is down). Retry with the same id after a moment: a retry returns the first outcome "
     "if the command did go through.",
+    ErrorCode.STALE: "The command's `expect_turn` is not the current turn's `turn_id`: the turn "
+    "it was meant for has ended, been interrupted or resumed (another GM's click, a double "
+    "click). Nothing was changed; `details.turn_id` is the current turn. Look at the new "
+    "`legal_actions` before sending it again (with a new id).",
 }

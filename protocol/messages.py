@@ -16,6 +16,8 @@ from protocol.events import AnyEvent, Role
 from protocol.model import BattleMap, EncounterOptions, RulesetName, Scope, Square, StatBlock
 
 CommandId = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+TurnId = Annotated[str, msgspec.Meta(min_length=1, max_length=40,
+                                     description="A `legal_actions.turn_id`.")]
 CombatantRef = Annotated[str, msgspec.Meta(min_length=1, max_length=40)]
 Label = Annotated[str, msgspec.Meta(max_length=80)]
 
@@ -25,9 +27,14 @@ class ClientMessage(msgspec.Struct, tag_field="type", forbid_unknown_fields=True
 
 
 class Command(ClientMessage):
-    """Base of every command: a message with a client-chosen ``id``."""
+    """Base of every command: a message with a client-chosen ``id``. ``expect_turn``, when
+    given, is the ``turn_id`` of the ``legal_actions`` the command was meant for: if the turn
+    has changed since (it ended, was interrupted or resumed), the command is refused with
+    ``stale`` and changes nothing. Without it a command applies to whatever turn is current.
+    (``create_encounter`` and ``ping`` have no turn: they ignore it.)"""
 
     id: CommandId
+    expect_turn: TurnId | None = None
 
 
 # --- connection -----------------------------------------------------------------------------
@@ -495,10 +502,14 @@ class LegalAction(msgspec.Struct, kw_only=True, gc=False, omit_defaults=True):
 
 
 class LegalActions(ServerMessage, tag="legal_actions", kw_only=True):
-    """What this connection may do now, sent whenever it changes (always after a snapshot)."""
+    """What this connection may do now, sent whenever it changes (always after a snapshot):
+    whenever the actions change, and whenever the turn changes while there are any.
+    ``turn_id`` names the current turn (or interrupt): it changes exactly when a turn starts,
+    is interrupted or resumes. Send it as ``expect_turn`` with a command meant for this turn."""
 
     encounter: str
     seq: int
+    turn_id: str
     actions: list[LegalAction]
 
 

@@ -22,7 +22,7 @@ from redis.exceptions import RedisError
 from encounter.actors import Actor
 from encounter.fold import apply
 from encounter.legal import allowed_chart_events, legal_actions
-from encounter.state import EncounterState
+from encounter.state import EncounterState, turn_id
 from encounter.views import view_event
 from protocol.events import Envelope, TokenRevoked
 from protocol.messages import EventMessage, LegalAction
@@ -184,10 +184,13 @@ class Room:
                     ) -> tuple[bytes, bytes]:
         """The ``legal_actions`` message for ``actor``, and a key that changes only when the
         actions do (the message's ``seq`` alone does not make it worth sending)."""
-        key = _encode.encode(legal_actions(self.state, actor, allowed, shared))
+        actions = _encode.encode(legal_actions(self.state, actor, allowed, shared))
+        turn = turn_id(self.state).encode()
+        # worth sending when the actions change, or the turn while there are any
+        key = actions if actions == b"[]" else turn + actions
         # the message around the encoded list, without encoding the list twice
-        frame = b'{"type":"legal_actions","encounter":%b,"seq":%d,"actions":%b}' % (
-            _encode.encode(self.id), self.version, key)
+        frame = (b'{"type":"legal_actions","encounter":%b,"seq":%d,"turn_id":"%b",'
+                 b'"actions":%b}') % (_encode.encode(self.id), self.version, turn, actions)
         return key, frame
 
 

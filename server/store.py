@@ -7,7 +7,8 @@ slot and one Lua script may touch them all:
 - ``{enc:<id>}:meta`` — hash: ``version`` (the last seq).
 - ``{enc:<id>}:cmds`` — hash: command dedupe key -> the first outcome (JSON).
 - ``{enc:<id>}:tokens`` — hash: token id -> SHA-256 of the token secret.
-- ``{enc:<id>}:snap`` — a cached snapshot of the folded state (msgpack), with its version.
+- ``{enc:<id>}:snap`` — a cached snapshot of the folded state (msgpack), with its version and
+  the state's ``format`` (``encounter.state.STATE_FORMAT``; another format is rebuilt).
 
 Appends to a single Redis are group-committed: those asked for during one turn of the event loop
 (and while the previous group is in flight) go in one pipeline, one round trip for all, each
@@ -34,7 +35,7 @@ from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import NoScriptError, ResponseError
 
 from encounter.fold import apply
-from encounter.state import EncounterState, dump_state, load_state
+from encounter.state import STATE_FORMAT, EncounterState, dump_state, load_state
 from protocol.events import Envelope
 
 ACTIVITY_KEY = "stablemaster:activity"
@@ -69,11 +70,11 @@ end
 return {'ok', tostring(v + n)}
 """
 
-# KEYS: snap   ARGV: version, data — keep the newest snapshot only
+# KEYS: snap   ARGV: version, data, format — keep the newest snapshot of this format only
 _SNAPSHOT = """
-local cur = redis.call('HGET', KEYS[1], 'version')
-if cur and tonumber(cur) >= tonumber(ARGV[1]) then return 0 end
-redis.call('HSET', KEYS[1], 'version', ARGV[1], 'data', ARGV[2])
+local cur = redis.call('HMGET', KEYS[1], 'version', 'format')
+if cur[1] and cur[2] == ARGV[3] and tonumber(cur[1]) >= tonumber(ARGV[1]) then return 0 end
+redis.call('HSET', KEYS[1], 'version', ARGV[1], 'data', ARGV[2], 'format', ARGV[3])
 return 1
 """
 
@@ -238,7 +239,9 @@ class EventStore:
         """Rebuild the encounter from Redis alone: the cached snapshot plus the events after it
         (or the whole log when there is no snapshot)."""
         snap = await self.redis.hgetall(keys(encounter)["snap"])
-        state = load_state(snap[b"data"]) if snap else EncounterState(id=encounter)
+        current = snap.get(b"format") == str(STATE_FORMAT).encode()
+        # a snapshot of another layout of the state is rebuilt from the log, never misread
+        state = load_state(snap[b"data"]) if current else EncounterState(id=encounter)
         tail = await self.read(encounter, state.version)
         if state.version == 0 and not tail:
             return None
@@ -249,7 +252,8 @@ class EventStore:
         return state
 
     async def save_snapshot(self, state: EncounterState) -> None:
-        await self._snapshot(keys=[keys(state.id)["snap"]], args=[state.version, dump_state(state)])
+        await self._snapshot(keys=[keys(state.id)["snap"]],
+                             args=[state.version, dump_state(state), STATE_FORMAT])
 
     async def put_token(self, encounter: str, token_id: str, digest: str) -> None:
         await self.redis.hset(keys(encounter)["tokens"], token_id, digest)

@@ -7,6 +7,7 @@ override with its reason. Screenshots of each view go to test-artifacts/web/."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 import shutil
@@ -457,3 +458,85 @@ async def test_a_player_argues_from_the_web_table_and_sees_attitude_and_the_ment
     await gm.wait_for_selector('.social-panel tr[data-holder=blueblood] td.attitude.unfriendly')
     await player.screenshot(path=artifacts / "player-social.png", full_page=True)
     await gm.screenshot(path=artifacts / "gm-social.png", full_page=True)
+
+
+STALE_PARTY = [
+    # modifiers 25 apart: the order does not depend on the d20
+    {"name": "Bridge Troll", "id": "troll", "kind": "npc", "initiative": 50},
+    {"name": "Second Troll", "id": "troll2", "kind": "npc", "initiative": 25},
+    {"name": "Starlight Glimmer", "id": "starlight", "kind": "pc", "initiative": 0},
+    {"name": "Rainbow Dash", "id": "dash", "kind": "pc", "initiative": -25},
+]
+
+
+async def test_a_double_click_ends_one_turn_and_hostile_actions_need_a_chosen_target(
+        server: Server, pages: Pages, artifacts: Path, clients: list[Client]) -> None:
+    url = ws_url(server)
+    table = await create_table(url, clients, STALE_PARTY)
+    base = f"http://127.0.0.1:{server.settings.port}"
+    gm = await pages.open(f"{base}/table/#token={table.gm_token}")
+    await live(gm)
+    await table.gm.command("start_encounter")
+    await gm.wait_for_function("window.stablemaster.table.current === 'troll'")
+    end = 'button[data-action="end_turn"][data-combatant="{}"]'
+    await gm.wait_for_selector(end.format("troll"))
+    await gm.screenshot(path=artifacts / "gm-before-double-click.png", full_page=True)
+    await gm.locator(end.format("troll")).scroll_into_view_if_needed()
+    box = await gm.locator(end.format("troll")).bounding_box()
+
+    # A double click, about 180 ms from the first click to the second (as a person makes one):
+    # the answer to the first arrives in between and draws the next troll's "end turn" where
+    # the pointer is. One turn ends.
+    before = table.gm.last_seq
+    await gm.dblclick(end.format("troll"), delay=90)
+    await gm.wait_for_function("window.stablemaster.table.current === 'troll2'")
+    await gm.wait_for_selector(f'{end.format("troll2")}:not([disabled])')
+    await gm.screenshot(path=artifacts / "gm-after-double-click.png", full_page=True)
+    after = await gm.locator(end.format("troll2")).bounding_box()
+    assert abs(after["x"] - box["x"]) < 5 and abs(after["y"] - box["y"]) < 5  # under the pointer
+    await table.gm.command("ping")
+    await asyncio.sleep(0.3)
+    ended = [m["event"]["combatant"] for m in table.gm.events()
+             if m["seq"] > before and m["event"]["kind"] == "turn_ended"]
+    assert ended == ["troll"]
+    assert await current_of(gm) == "troll2"
+
+    # Attack: no target is preselected; enemies come first, allies after them, marked.
+    attack = 'form.act[data-action="attack"][data-combatant="troll2"]'
+    options = await gm.eval_on_selector_all(
+        f"{attack} select.target option", "os => os.map(o => [o.value, o.textContent])")
+    assert options[0] == ["", "choose a target…"]
+    assert sorted(options[1:3]) == [["dash", "Rainbow Dash"], ["starlight", "Starlight Glimmer"]]
+    assert options[3:] == [["troll", "Bridge Troll (ally)"]]
+    assert await gm.eval_on_selector(f"{attack} select.target", "s => s.value") == ""
+    before = table.gm.last_seq
+    await gm.click(f'{attack} button[data-action="attack"]')  # no target chosen: not sent
+    assert await gm.eval_on_selector(f"{attack} select.target", "s => s.validity.valueMissing")
+    await gm.screenshot(path=artifacts / "gm-attack-no-target.png", full_page=True)
+
+    # An ally as the target asks first; declined, nothing is sent; confirmed, it is.
+    dialogs: list[str] = []
+    answer = {"accept": False}
+
+    async def on_dialog(dialog: Any) -> None:
+        dialogs.append(dialog.message)
+        await (dialog.accept() if answer["accept"] else dialog.dismiss())
+
+    gm.on("dialog", on_dialog)
+    await gm.select_option(f"{attack} select.target", "troll")
+    await gm.click(f'{attack} button[data-action="attack"]')
+    await table.gm.command("ping")
+    await asyncio.sleep(0.3)
+    assert dialogs == ["Attack (melee, ranged, unarmed or natural): Bridge Troll is an ally "
+                       "of Second Troll. Go ahead?"]
+    assert not [m for m in table.gm.events() if m["seq"] > before]
+    answer["accept"] = True
+    await gm.select_option(f"{attack} select.target", "troll")
+    await gm.click(f'{attack} button[data-action="attack"]')
+    resolved = await table.gm.wait_for(lambda m: m["type"] == "event" and m["event"]["kind"] ==
+                                       "attack_resolved")
+    assert resolved["event"]["target"] == "troll" and len(dialogs) == 2
+    # an enemy needs no confirmation
+    await gm.wait_for_selector(f"{attack} select.target", state="detached")  # standard spent
+    assert len(dialogs) == 2
+    await gm.screenshot(path=artifacts / "gm-after-ally-attack.png", full_page=True)

@@ -8,6 +8,8 @@ export class Table {
     this.reset();
     this.log = []; // {seq, kind, text, roll?}
     this.legal = [];
+    this.turnId = null; // legal_actions.turn_id: sent back as expect_turn with turn actions
+    this.sending = 0; // turn commands sent and not answered yet: their controls stay disabled
     this.welcome = null;
   }
 
@@ -62,7 +64,7 @@ export class Table {
   /** Fold a server message; the log entries it added. */
   apply(msg) {
     if (msg.type === "welcome") { this.welcome = msg; return []; }
-    if (msg.type === "legal_actions") { this.legal = msg.actions; return []; }
+    if (msg.type === "legal_actions") { this.legal = msg.actions; this.turnId = msg.turn_id ?? null; return []; }
     if (msg.type === "snapshot") { this.fromSnapshot(msg.state, msg.seq, msg.reason); return []; }
     if (msg.type !== "event" || msg.seq <= this.seq) return [];
     this.seq = msg.seq;

@@ -304,7 +304,24 @@ function collect(form) {
  * `send(type, fields)` returns a promise; errors are shown next to the group. The GM's
  * commands in `skip` have controls of their own elsewhere.
  */
+/** Actions aimed at an opponent: no target is preselected, enemies are listed first, and one
+ * aimed at an ally asks first. */
+export const HOSTILE_ACTIONS = new Set(["attack", "distraction", "grab", "ram", "dispute", "lie",
+  "melee_attack", "ranged_attack", "all_out_attack", "charge", "press_the_attack"]);
+
+/** The commands of a combatant's turn: sent with `expect_turn`, so that one meant for a turn
+ * that has passed (a double click, another GM's click) is refused as stale. */
+const TURN_COMMANDS = new Set(["act", "submit_roll", "server_roll"]);
+
 export function renderActions(el, table, send, skip = new Set()) {
+  if (!el.dataset.guarded) {
+    // the second click of a double click lands on whatever the first one's answer drew there
+    // (the next combatant's "end turn"): it is not a command
+    el.dataset.guarded = "1";
+    el.addEventListener("click", (ev) => {
+      if (ev.detail > 1 && ev.target.closest && ev.target.closest("button")) { ev.preventDefault(); ev.stopPropagation(); }
+    }, true);
+  }
   const groups = new Map();
   for (const a of table.legal) {
     if ((a.combatant === null || a.combatant === undefined) && skip.has(a.action)) continue; // a form of its own
@@ -316,6 +333,8 @@ export function renderActions(el, table, send, skip = new Set()) {
     el.replaceChildren(h("p", { class: "muted" }, table.ended ? "The scene is over." : "Nothing to do right now."));
     return;
   }
+  const turnId = table.turnId; // the turn these controls are drawn for
+  const setBusy = (busy) => { for (const b of el.querySelectorAll("button")) b.disabled = busy; };
   el.replaceChildren(...[...groups].map(([cid, entries]) => {
     const note = h("input", { type: "text", class: "note", placeholder: "note (optional)", maxlength: 200 });
     const extra = h("input", { type: "text", class: "args", placeholder: "more arguments: key=value …" });
@@ -326,16 +345,24 @@ export function renderActions(el, table, send, skip = new Set()) {
     const run = async (button, type, fields) => {
       error.textContent = "";
       if (type === "_local") { error.textContent = fields.message; return; }
-      for (const b of fieldset.querySelectorAll("button")) b.disabled = true;
+      const forTurn = TURN_COMMANDS.has(type) && turnId;
+      // disabled from the moment it is sent until its answer, redrawn controls included
+      table.sending += 1;
+      setBusy(true);
       try {
-        await send(type, fields);
+        await send(type, forTurn ? { ...fields, expect_turn: turnId } : fields);
         note.value = ""; extra.value = "";
         return true;
       } catch (err) {
-        error.textContent = err && err.message ? `${err.code ? err.code + ": " : ""}${err.message}` : String(err);
+        const text = err && err.code === "stale" ? "the turn moved on before this arrived: nothing was done"
+          : err && err.message ? `${err.code ? err.code + ": " : ""}${err.message}` : String(err);
+        // the controls may have been redrawn meanwhile: say it where the user looks now
+        const shown = el.contains(error) ? error : el.querySelector(`fieldset[data-combatant="${cid}"] .error`) || error;
+        shown.textContent = text;
         return false;
       } finally {
-        for (const b of fieldset.querySelectorAll("button")) b.disabled = false;
+        table.sending -= 1;
+        if (!table.sending) setBusy(false);
       }
     };
     const rows = entries.map((a) => actionControl(a, table, run, () => ({ note: note.value.trim(), extra: parseArgs(extra.value) })));
@@ -345,6 +372,49 @@ export function renderActions(el, table, send, skip = new Set()) {
     fieldset.append(error);
     return fieldset;
   }));
+  if (table.sending) setBusy(true);
+}
+
+/** Whether `target` is on `actor`'s side. */
+function isAlly(table, actor, target) {
+  const a = table.combatants.get(actor), t = table.combatants.get(target);
+  return !!a && !!t && target !== actor && !!a.side && a.side === t.side;
+}
+
+/** A target's option text: its name, and "(ally)" for one of the actor's side. */
+function targetName(table, actor, t) {
+  if (t === actor) return `${table.nameOf(t)} (self)`;
+  return isAlly(table, actor, t) ? `${table.nameOf(t)} (ally)` : table.nameOf(t);
+}
+
+/** The targets of an action as the selects list them: for a hostile action, enemies first and
+ * allies after them (as the server listed them otherwise). */
+function orderedTargets(a, table) {
+  const targets = a.targets || [];
+  if (!HOSTILE_ACTIONS.has(a.action)) return targets;
+  return [...targets.filter((t) => !isAlly(table, a.combatant, t)), ...targets.filter((t) => isAlly(table, a.combatant, t))];
+}
+
+function targetSelect(a, table, label) {
+  const hostile = HOSTILE_ACTIONS.has(a.action);
+  const options = orderedTargets(a, table).map((t) => h("option", { value: t, class: isAlly(table, a.combatant, t) ? "ally" : "" }, targetName(table, a.combatant, t)));
+  // a hostile action preselects nobody: the user picks the target
+  if (hostile) options.unshift(h("option", { value: "", disabled: true, selected: true }, "choose a target…"));
+  return h("select", { class: "target", required: hostile, "aria-label": `${label}: target` }, ...options);
+}
+
+/** Before a hostile action: a target is chosen, and one on the actor's side is confirmed.
+ * False (and nothing sent) otherwise. */
+function targetsOk(a, table, targets, run) {
+  if (!HOSTILE_ACTIONS.has(a.action)) return true;
+  if (!targets.length || targets.some((t) => !t)) {
+    run(null, "_local", { message: "choose a target first" });
+    return false;
+  }
+  const allies = targets.filter((t) => isAlly(table, a.combatant, t));
+  if (!allies.length) return true;
+  const label = a.label || humanize(a.action);
+  return window.confirm(`${label}: ${allies.map((t) => table.nameOf(t)).join(", ")} ${allies.length > 1 ? "are allies" : "is an ally"} of ${table.nameOf(a.combatant)}. Go ahead?`);
 }
 
 function actionControl(a, table, run, shared) {
@@ -381,9 +451,7 @@ function actionControl(a, table, run, shared) {
   }
   if (SOCIAL_CONTROLS[a.action]) return SOCIAL_CONTROLS[a.action](a, table, run, shared, data, label);
   // an action of the combatant: its targets (if the server lists any) and its arguments
-  const select = a.targets && a.targets.length
-    ? h("select", { class: "target", "aria-label": `${label}: target` }, ...a.targets.map((t) => h("option", { value: t }, table.nameOf(t))))
-    : null;
+  const select = a.targets && a.targets.length ? targetSelect(a, table, label) : null;
   const argInputs = a.args && typeof a.args === "object" && !Array.isArray(a.args)
     ? Object.entries(a.args).map(([name, spec]) => argInput(name, spec)) : [];
   argInputs.push(...extraInputs(a, table));
@@ -396,6 +464,7 @@ function actionControl(a, table, run, shared) {
     const { note, extra } = shared();
     const args = { ...extra, ...collect(form) };
     if (select) args.target = select.value;
+    if (select && !targetsOk(a, table, [args.target], run)) return;
     if (note) args.note = note;
     if (onMap && !args.path) {
       if (!picking.path.length || picking.combatant !== a.combatant) {
@@ -430,10 +499,6 @@ function argumentSelect(table, cid, name, aria) {
     ...(own.length ? own.map((x) => h("option", { value: x[0] }, statementLabel(x))) : [h("option", { value: "" }, "no statement (the GM sizes them)")]));
 }
 
-function targetSelect(a, table, label) {
-  return h("select", { class: "target", "aria-label": `${label}: target` }, ...(a.targets || []).map((t) => h("option", { value: t }, table.nameOf(t))));
-}
-
 function socialForm(a, table, run, shared, data, label, inputs, args) {
   const form = h("form", { class: "act social with-args", dataset: data },
     h("button", { type: "submit", dataset: data, title: a.action }, label), ...inputs);
@@ -441,6 +506,8 @@ function socialForm(a, table, run, shared, data, label, inputs, args) {
     ev.preventDefault();
     const { note, extra } = shared();
     const out = { ...extra, ...args(form) };
+    const aimed = out.targets || (out.target !== undefined ? [out.target] : []);
+    if ((out.targets || out.target !== undefined) && !targetsOk(a, table, aimed, run)) return;
     if (note) out.note = note;
     run(form.querySelector("button"), "act", { combatant: a.combatant, action: a.action, args: out });
   });
@@ -468,7 +535,7 @@ const SOCIAL_CONTROLS = {
   },
   lie(a, table, run, shared, data, label) {
     const targets = h("select", { class: "targets", multiple: true, size: Math.min(4, (a.targets || []).length), "aria-label": `${label}: to whom` },
-      ...(a.targets || []).map((t, i) => h("option", { value: t, selected: i === 0 }, table.nameOf(t))));
+      ...orderedTargets(a, table).map((t) => h("option", { value: t, class: isAlly(table, a.combatant, t) ? "ally" : "" }, targetName(table, a.combatant, t))));
     const size = h("select", { name: "size", class: "size", "aria-label": "the lie's size" }, ...SIZES.map((z) => h("option", { value: z, selected: z === "medium" }, `size: ${z}`)));
     const white = h("label", { class: "flag" }, h("input", { type: "checkbox", name: "white" }), " white lie");
     const text = h("input", { type: "text", name: "text", class: "lie-text", maxlength: 200, placeholder: "what is said" });

@@ -219,9 +219,13 @@ _decode = msgspec.msgpack.Decoder(EncounterState)
 def copy_state(state: EncounterState) -> EncounterState:
     """A copy to change (the decider works on a copy, so a refused command changes nothing):
     deep, but for what is never changed in place and so is shared: the options, the
-    combatants' profiles and the credentials' grants (frozen structs, replaced on a change)."""
-    bare = msgspec.structs.replace(state, options=_NO_OPTIONS, combatants={}, tokens={})
+    combatants' profiles, the credentials' grants (frozen structs, replaced on a change) and
+    the battle map (frozen, replaced only by ``set_map``: validated once, when it came in, and
+    never copied, whatever its size)."""
+    bare = msgspec.structs.replace(state, options=_NO_OPTIONS, combatants={}, tokens={},
+                                   battle_map=None)
     copy = _decode.decode(_encode.encode(bare))
+    copy.battle_map = state.battle_map
     copy.options = state.options
     copy.combatants = dict(state.combatants)
     copy.tokens = dict(state.tokens)

@@ -43,8 +43,8 @@ Pure functions over plain data; no I/O.
 
 from __future__ import annotations
 
-import functools
 import textwrap
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -300,10 +300,24 @@ class Grid:
         return any(s in self.blocked for s in ((x - 1, y - 1), (x, y - 1), (x - 1, y), (x, y)))
 
 
-@functools.lru_cache(maxsize=32)
+_GRIDS: OrderedDict[int, tuple[BattleMap, Grid]] = OrderedDict()
+_GRIDS_KEPT = 64
+
+
 def grid(battle_map: BattleMap) -> Grid:
-    """The look-up sets of a map (cached: maps are frozen)."""
-    return Grid(battle_map)
+    """The look-up sets of a map, cached by the map object (maps are frozen, and an encounter
+    keeps the same object until ``set_map``): hashing a big map's squares on every look-up
+    would cost as much as the look-up sets themselves."""
+    key = id(battle_map)
+    entry = _GRIDS.get(key)
+    if entry is not None and entry[0] is battle_map:
+        _GRIDS.move_to_end(key)
+        return entry[1]
+    g = Grid(battle_map)
+    _GRIDS[key] = (battle_map, g)
+    if len(_GRIDS) > _GRIDS_KEPT:
+        _GRIDS.popitem(last=False)
+    return g
 
 
 def check_placement(battle_map: BattleMap, placement: Placement) -> None:

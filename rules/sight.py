@@ -208,7 +208,13 @@ class _Window:
                 if (x, y) in layer]
 
     def edges(self, walls: frozenset[Edge]) -> list[Edge]:
-        return [e for e in walls if self.x0 <= e[1] <= self.x1 and self.y0 <= e[2] <= self.y1]
+        # whichever is fewer: the map's wall edges, or the window's possible ones (so that a
+        # short line costs the same on a big map)
+        if len(walls) <= 2 * (self.x1 - self.x0 + 1) * (self.y1 - self.y0 + 1):
+            return [e for e in walls
+                    if self.x0 <= e[1] <= self.x1 and self.y0 <= e[2] <= self.y1]
+        return [e for y in range(self.y0, self.y1 + 1) for x in range(self.x0, self.x1 + 1)
+                for e in (("h", x, y), ("v", x, y)) if e in walls]
 
 
 def _clear(p: P, q: P, n: int, solid: frozenset[Square], walls: frozenset[Edge]) -> bool:
@@ -238,6 +244,15 @@ def _slot(vx: int, vy: int) -> int:
     return _SQUARE_SLOTS[(0 if vx > 0 else -1, 0 if vy > 0 else -1)]
 
 
+def _between(a: int, b: int) -> int:
+    """The slots strictly between slot ``a`` and slot ``b``, turning from ``a`` towards +y,
+    as a bit mask."""
+    return sum(1 << ((a + i) % 8) for i in range(1, (b - a) % 8))
+
+
+_BETWEEN = [[_between(a, b) for b in range(8)] for a in range(8)]
+
+
 def _separated(point: Point, a: int, b: int, material: frozenset[Square],
                walls: frozenset[Edge]) -> bool:
     """Whether material around a grid point lies on both ways round from slot ``a`` to slot
@@ -245,12 +260,14 @@ def _separated(point: Point, a: int, b: int, material: frozenset[Square],
     if a == b:
         return False
     x, y = point
-    solid = {slot for (dx, dy), slot in _SQUARE_SLOTS.items() if (x + dx, y + dy) in material}
-    edges = {0: ("h", x, y), 2: ("v", x, y), 4: ("h", x - 1, y), 6: ("v", x, y - 1)}
-    solid.update(slot for slot, edge in edges.items() if edge in walls)
-    one = {(a + i) % 8 for i in range(1, (b - a) % 8)}
-    other = {(b + i) % 8 for i in range(1, (a - b) % 8)}
-    return bool(solid & one) and bool(solid & other)
+    solid = 0  # the slots around the point that hold material, as a bit mask
+    if material:
+        solid = (((x, y) in material) << 1 | ((x - 1, y) in material) << 3
+                 | ((x - 1, y - 1) in material) << 5 | ((x, y - 1) in material) << 7)
+    if walls:
+        solid |= (("h", x, y) in walls) | (("v", x, y) in walls) << 2 \
+            | (("h", x - 1, y) in walls) << 4 | (("v", x, y - 1) in walls) << 6
+    return bool(solid & _BETWEEN[a][b]) and bool(solid & _BETWEEN[b][a])
 
 
 def _passes(start: Point, own: Square, end: Point, theirs: Square,

@@ -135,3 +135,22 @@ def test_a_placement_must_stand_on_open_floor_inside_the_map() -> None:
         check_placement(m, Placement(x=3, y=0, size=Size.LARGE))
     with pytest.raises(MapError, match=r"a wall runs between \(0,2\) and \(1,2\)"):
         check_placement(m, Placement(x=0, y=1, size=Size.LARGE))
+
+
+def test_a_copy_of_the_state_shares_its_map_and_its_look_up_sets() -> None:
+    """The map is frozen and replaced only by ``set_map``: every command's copy of the state
+    shares it (no re-validation of every square), and its look-up sets are built once."""
+    from encounter.state import EncounterState, copy_state, dump_state, load_state
+    from rules.battle_map import grid
+
+    big = BattleMap.from_dict({"width": 200, "height": 200,
+                               "difficult": [[x, 7] for x in range(200)]})
+    state = EncounterState(id="e", battle_map=big)
+    copy = copy_state(state)
+    assert copy.battle_map is big
+    assert grid(copy.battle_map) is grid(big)
+    # a map decoded anew (a snapshot, another process) is its own object with its own sets
+    loaded = load_state(dump_state(state))
+    assert loaded.battle_map == big and loaded.battle_map is not big
+    assert grid(loaded.battle_map) is not grid(big)
+    assert grid(loaded.battle_map).difficult == grid(big).difficult

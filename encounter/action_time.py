@@ -223,7 +223,8 @@ def set_health(d: Decision, cid: str, health: int, cause: str, notes: list[str],
     d.emit(ev.VitalsChanged(
         combatant=cid, cause=cause, fatigue=health, fatigue_max=v.fatigue_max,
         physical=v.physical, mental=v.mental, condition=condition,
-        prone=v.prone if prone is None else prone, notes=notes,
+        prone=v.prone if prone is None else prone, helpless=v.helpless,
+        bound_or_asleep=v.bound_or_asleep, notes=notes,
         fatigue_secret=c.kind == "npc", hidden=c.hidden), _vis(d, cid))
 
 

@@ -315,6 +315,7 @@ def _(e: ev.VitalsChanged, s: EncounterState) -> None:
     v.condition = list(e.condition)
     v.prone = e.prone
     v.helpless = e.helpless
+    v.bound_or_asleep = e.bound_or_asleep
     v.check_round = e.check_round
     v.structure_loss = e.structure_loss
     if e.cause == "overweight" and e.combatant in s.loads:

@@ -107,7 +107,12 @@ class Vitals(msgspec.Struct, kw_only=True, gc=False):
     mental: Track | None = msgspec.field(default_factory=Track)
     condition: list[str] = msgspec.field(default_factory=lambda: ["active", "fit"])
     prone: bool = False
+    #: HELPLESS CONDITION as attacks read it ("bound, sleeping, unconscious or on the botom of
+    #: the condition track"): worked out by ``encounter.vitals.rules_status`` whenever the
+    #: vitals change, never set by itself.
     helpless: bool = False
+    #: Bound or asleep: the GM's part of helplessness (``adjust_combatant.helpless``).
+    bound_or_asleep: bool = False
     check_round: int | None = None
     #: An object's running structure loss (Destructive Harvest, R46).
     structure_loss: int = 0

@@ -383,8 +383,11 @@ class VitalsChanged(Event, tag="vitals_changed", kw_only=True):
     fatigue points) and ``notes`` say why, rule by rule. ``condition`` is the configuration of
     the combatant's condition chart: ``["active", "fit"]``, ``["active", "defenseless"]`` (0
     fatigue points), ``["unconscious", "awaiting_check"]``, ``["unconscious",
-    "out_for_scene"]``, ``["dead"]`` or ``["destroyed"]``. ``check_round``: the round of the
-    next Constitution check of an unconscious combatant (R16)."""
+    "out_for_scene"]``, ``["dead"]`` or ``["destroyed"]``. ``helpless``: the HELPLESS
+    CONDITION as attacks read it — bound or asleep (``bound_or_asleep``, the GM's
+    ``adjust_combatant.helpless``), unconscious, or at the bottom of a condition track.
+    ``check_round``: the round of the next Constitution check of an unconscious combatant
+    (R16)."""
 
     combatant: str
     cause: str
@@ -395,6 +398,7 @@ class VitalsChanged(Event, tag="vitals_changed", kw_only=True):
     condition: list[str]
     prone: bool = False
     helpless: bool = False
+    bound_or_asleep: bool = False
     check_round: int | None = None
     structure_loss: int = 0
     notes: list[str] = []

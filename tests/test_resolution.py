@@ -12,6 +12,9 @@ from typing import Any
 import pytest
 
 from clients.client import Client
+from clients.view import TableView, vitals_text
+from encounter.actors import Actor
+from encounter.views import view_state
 from server.app import Server
 from tests.conftest import ws_url
 from tests.helpers import open_client
@@ -164,6 +167,47 @@ async def test_at_0_fatigue_a_loss_is_a_step_and_the_bottom_is_unconscious(make:
                                                                 "not_your_turn")
     assert await scene.turns_in_round() == ["ace"]
     assert scene.state.current == "ace" and scene.state.round == 2
+    assert await scene.replays()
+
+
+async def test_the_bottom_of_the_track_makes_the_vitals_helpless_as_attacks_read_it(
+        make: Make) -> None:
+    """HELPLESS CONDITION: "bound, sleeping, unconscious or on the botom of the condition
+    track"; The Condition Track: "A creature pushed to the last step on any condition track
+    falls unconscious" (R15). The vitals' ``helpless`` comes from the function the attacks use
+    (``encounter.vitals.rules_status``), so a client shows what the next attack counts."""
+    scene = await make([PONY, dog()])
+    await knock_out(scene)
+    first, changed = [m["event"] for m in scene.gm.events()
+                      if m["event"]["kind"] == "vitals_changed"][-2:]
+    assert first["helpless"] is False  # step 4 is not the bottom
+    assert (changed["physical"]["step"], changed["condition"]) == (5, ["unconscious",
+                                                                      "awaiting_check"])
+    assert (changed["helpless"], changed["bound_or_asleep"]) == (True, False)
+    assert scene.state.vitals["dog"].helpless
+    player_view = view_state(scene.state, Actor(role="player", token_id="t",
+                                                   combatants=frozenset({"ace"})))
+    (dog_entry,) = [c for c in player_view["combatants"] if c["id"] == "dog"]
+    assert dog_entry["vitals"]["helpless"] is True  # the snapshot says it too
+    table = TableView()
+    for message in scene.gm.messages:
+        table.apply(message)
+    assert "helpless" in vitals_text(table.combatants["dog"]["vitals"])  # clients/view.py
+    # the next attack counts the same helplessness: Dexterity -5, one +2 (R10)
+    await scene.act("ace", "end_turn")
+    await scene.act("ace", "attack", target="dog")  # the dog's turn passed by itself
+    await roll(scene, 2)
+    attack = last(scene, "attack_resolved")
+    assert ["helpless target", 2] in [[m["name"], m["value"]] for m in attack["modifiers"]]
+    assert attack["defense_value"] == 5  # 10 - 5 for Dexterity 0 (HELPLESS CONDITION, R10)
+    await roll(scene, 1)
+    # healing wakes it (R16): no longer helpless, unless the GM has it tied up
+    await scene.do("adjudicate", description="a healing potion", target="dog",
+                   on_success={"heal": 3})
+    assert last(scene, "vitals_changed")["helpless"] is False
+    await scene.do("adjust_combatant", combatant="dog", helpless=True, reason="tied up")
+    changed = last(scene, "vitals_changed")
+    assert (changed["helpless"], changed["bound_or_asleep"]) == (True, True)
     assert await scene.replays()
 
 

@@ -795,9 +795,8 @@ def pursue(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Thunk:
     if yards > speed:
         raise _illegal(f"a pursuit covers at most your Speed, {speed} yards (R37)")
 
-    def run() -> None:
+    def run() -> None:  # the next pursuit waiting follows its interrupt (interrupt_ended)
         _moved(d, c.id, "pursue", yards, movement, [])
-        d.followups.append(lambda: next_pursuit(d))
     return run
 
 

@@ -263,7 +263,8 @@ class ReadiedActionTriggered(Event, tag="readied_action_triggered", kw_only=True
 
 
 class InterruptEnded(Event, tag="interrupt_ended", kw_only=True):
-    """The readied action is resolved; the interrupted turn resumes where it was."""
+    """The readied action is resolved (after the last of its dice and their results); the
+    interrupted turn resumes where it was."""
 
     combatant: str
     hidden: bool = False

@@ -597,8 +597,8 @@ class CombatantPlaced(Event, tag="combatant_placed", kw_only=True):
 class CombatantMoved(Event, tag="combatant_moved", kw_only=True):
     """A combatant moved along ``path`` (the squares entered, in order), spending ``cost`` of
     the ``budget`` squares its move allowed (MOVE ACTIONS: Move, FULL-ROUND ACTIONS: Run;
-    DIAGONAL MOVEMENT, DIFFICULT TERRAIN; rulings R19-R21, R68). ``falls``: the path ends in a
-    pit (R66; the GM resolves the fall)."""
+    DIAGONAL MOVEMENT, DIFFICULT TERRAIN; rulings R19-R21, R68, R78). ``falls``: the path ends
+    in a pit (R66; the GM resolves the fall)."""
 
     combatant: str
     path: list[Square]

@@ -161,7 +161,8 @@ class TableView:
             entry = self.combatants.setdefault(e["combatant"], {})
             vitals = dict(entry.get("vitals") or {})
             vitals.update({f: e.get(f) for f in ("fatigue", "fatigue_max", "physical", "mental",
-                                                 "condition", "prone", "check_round")})
+                                                 "condition", "prone", "helpless",
+                                                 "check_round")})
             entry["vitals"] = vitals
             return [(describe(e, n), None)]
         if k == "grab_changed":
@@ -398,6 +399,8 @@ def vitals_text(v: dict[str, Any]) -> str:
               condition_text(v.get("condition"))]
     if v.get("prone"):
         parts.append("prone")
+    if v.get("helpless"):  # as the server works it out (HELPLESS CONDITION)
+        parts.append("helpless")
     if v.get("check_round") is not None:
         parts.append(f"Constitution check in round {v['check_round']}")
     return ", ".join(p for p in parts if p)

@@ -223,7 +223,8 @@ def set_health(d: Decision, cid: str, health: int, cause: str, notes: list[str],
     d.emit(ev.VitalsChanged(
         combatant=cid, cause=cause, fatigue=health, fatigue_max=v.fatigue_max,
         physical=v.physical, mental=v.mental, condition=condition,
-        prone=v.prone if prone is None else prone, notes=notes,
+        prone=v.prone if prone is None else prone, helpless=v.helpless,
+        bound_or_asleep=v.bound_or_asleep, notes=notes,
         fatigue_secret=c.kind == "npc", hidden=c.hidden), _vis(d, cid))
 
 
@@ -794,9 +795,8 @@ def pursue(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Thunk:
     if yards > speed:
         raise _illegal(f"a pursuit covers at most your Speed, {speed} yards (R37)")
 
-    def run() -> None:
+    def run() -> None:  # the next pursuit waiting follows its interrupt (interrupt_ended)
         _moved(d, c.id, "pursue", yards, movement, [])
-        d.followups.append(lambda: next_pursuit(d))
     return run
 
 

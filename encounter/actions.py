@@ -193,8 +193,9 @@ AVAILABLE: dict[str, dict[str, Callable[[EncounterState, str], bool]]] = {
 class RulesetHooks:
     """Where a ruleset takes part in the engine's turn flow beyond its actions (the defaults
     are "MLP Dramatic Systems"): effects ending when a turn starts or a round ends, turns that
-    pass by themselves, the stages of its dice, the targets its legal actions list, and whether
-    a readied action moves its taker in the order (R8.4; Action Time's Prepare does not, R36)."""
+    pass by themselves, the stages of its dice, the targets its legal actions list, whether
+    a readied action moves its taker in the order (R8.4; Action Time's Prepare does not, R36)
+    and what follows the end of an interrupt."""
 
     turn_started: Callable[[Decision, str], None] | None = None
     round_ending: Callable[[Decision], None] | None = None
@@ -203,6 +204,8 @@ class RulesetHooks:
     targets: dict[str, Callable[[EncounterState, str], list[str]]] = field(
         default_factory=dict)
     readied_moves_order: bool = True
+    #: What follows the end of an interrupt (Action Time: the next pursuit waiting, R37).
+    interrupt_ended: Callable[[Decision], None] | None = None
     #: Why the turn's budget refuses an action, in the ruleset's words (default: the Dramatic
     #: budget's own reason).
     budget_refusal: Callable[[Budget, ActionSpec], str] | None = None
@@ -213,7 +216,7 @@ HOOKS: dict[str, RulesetHooks] = {
         turn_started=action_time.turn_started, round_ending=action_time.round_ending,
         turn_passes=action_time.turn_passes, after_roll=action_time.after_roll,
         targets=action_time.TARGETS, readied_moves_order=False,
-        budget_refusal=action_time.budget_refusal),
+        interrupt_ended=action_time.next_pursuit, budget_refusal=action_time.budget_refusal),
 }
 _DEFAULT_HOOKS = RulesetHooks()
 

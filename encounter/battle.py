@@ -127,9 +127,10 @@ def _move(d: Decision, c: CombatantProfile, cmd: msg.Act, run: bool) -> Callable
     load = movement.Load(armor=sheet.armor_type.value,
                          garment=sheet.garment.value,
                          heavy_load=sheet.heavy_load)
-    side = c.side
+    side, vitals = c.side, d.s.vitals
+    # HELPLESS CONDITION as attacks read it (``Vitals.helpless``); the dead are no obstacle
     others = [movement.Occupant(id=o, at=p, hostile=d.s.combatants[o].side != side,
-                                helpless=not d.s.vitals[o].conscious)
+                                helpless=vitals[o].helpless or not vitals[o].conscious)
               for o, p in _others(d, c.id)]
     o = d.s.options
     v = d.s.vitals[c.id]

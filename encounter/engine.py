@@ -459,14 +459,15 @@ class Decision(EncounterChartModel):
 
     def on_exit_interrupted(self) -> None:
         """Ready: "The count on which you took your readied action becomes your new initiative
-        result" — directly ahead of the combatant whose turn it interrupted (R8.4)."""
+        result" — directly ahead of the combatant whose turn it interrupted (R8.4); not when
+        either has died meanwhile (Death: the dead leave the order, R8.4)."""
         s = self.s
         cid = s.turn.interrupted_by if s.turn is not None else None
         assert cid is not None and s.current is not None
-        order = [o for o in s.order if o != cid]
-        position = order.index(s.current)
         hidden = s.combatants[cid].hidden
-        if self.hooks.readied_moves_order:
+        if self.hooks.readied_moves_order and cid in s.order and s.current in s.order:
+            order = [o for o in s.order if o != cid]
+            position = order.index(s.current)
             self.emit(ev.OrderChanged(
                 combatant=cid, position=position, count=s.count_of(s.current),
                 public_position=self.public_position(position, without=cid), reason="ready",

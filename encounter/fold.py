@@ -318,6 +318,8 @@ def _(e: ev.VitalsChanged, s: EncounterState) -> None:
     v.condition = list(e.condition)
     v.prone = e.prone
     v.helpless = e.helpless
+    # a log from before ``bound_or_asleep`` kept the GM's flag in ``helpless``
+    v.bound_or_asleep = e.helpless if e.bound_or_asleep is None else e.bound_or_asleep
     v.check_round = e.check_round
     v.structure_loss = e.structure_loss
     if e.cause == "overweight" and e.combatant in s.loads:

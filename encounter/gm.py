@@ -117,6 +117,9 @@ def add_combatant(d: Decision, cmd: msg.AddCombatant) -> None:
 
 def remove_combatant(d: Decision, cmd: msg.RemoveCombatant) -> None:
     find_combatant(d, cmd.combatant)
+    turn = d.s.turn
+    if turn is not None and turn.interrupted_by == cmd.combatant:
+        d.send("resume", "the interrupted turn cannot resume now")  # its interrupt ends first
     if d.s.current == cmd.combatant:
         if len(d.s.order) > 1:
             d.send("next_turn", "cannot end this turn now")

@@ -22,12 +22,8 @@ if TYPE_CHECKING:
 
 def status_of(d: Decision, cid: str) -> Status:
     """What the rules read of a combatant's state now."""
-    v = d.s.vitals[cid]
-    return Status(physical=vt.to_rules(v.physical), mental=vt.to_rules(v.mental),
-                  fatigue_points=v.fatigue, flat_footed=cid in d.s.flat_footed,
-                  unconscious=v.condition[0] == "unconscious", prone=v.prone,
-                  helpless=v.helpless,
-                  grabbed=bool(d.s.grabs.get(cid)), distracted=cid in d.s.distracted)
+    return vt.rules_status(d.s.vitals[cid], flat_footed=cid in d.s.flat_footed,
+                           grabbed=bool(d.s.grabs.get(cid)), distracted=cid in d.s.distracted)
 
 
 def defenses_of(d: Decision, cid: str, *, unaware: bool = False) -> tuple[Sheet, Defenses]:

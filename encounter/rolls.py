@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from encounter.engine import Decision, Rejected
+from encounter.turns import end_interrupt_when_resolved
 from protocol import events as ev
 from protocol import messages as msg
 from protocol.errors import ErrorCode
@@ -49,6 +50,7 @@ def _after_roll(d: Decision, purpose: str, cid: str | None, roll: Roll,
                 context: dict[str, Any] | None) -> None:
     if context is not None:  # a stage of an action: the ruleset's (encounter.combat for Dramatic)
         d.hooks.after_roll(d, purpose, context, roll)
+        end_interrupt_when_resolved(d)  # a readied action's last dice end its interrupt
     elif purpose == "initiative":
         maybe_settle_initiative(d)
     elif purpose == "join" and cid is not None:

@@ -89,7 +89,8 @@ def adjust_combatant(d: Decision, cmd: msg.AdjustCombatant) -> None:
                        hidden=c.hidden), d.combatant_vis(c.id))
     vt.record(d, c.id, "gm_override", [f"GM: {cmd.reason}"], fatigue=fatigue,
               fatigue_max=fatigue_max, physical=physical, mental=mental, prone=prone,
-              condition_events=events, check_round=check_round, helpless=cmd.helpless)
+              condition_events=events, check_round=check_round,
+              bound_or_asleep=cmd.helpless)
     d.result = {"combatant": c.id}
 
 

@@ -108,7 +108,12 @@ class Vitals(msgspec.Struct, kw_only=True, gc=False):
     mental: Track | None = msgspec.field(default_factory=Track)
     condition: list[str] = msgspec.field(default_factory=lambda: ["active", "fit"])
     prone: bool = False
+    #: HELPLESS CONDITION as attacks read it ("bound, sleeping, unconscious or on the botom of
+    #: the condition track"): worked out by ``encounter.vitals.rules_status`` whenever the
+    #: vitals change, never set by itself.
     helpless: bool = False
+    #: Bound or asleep: the GM's part of helplessness (``adjust_combatant.helpless``).
+    bound_or_asleep: bool = False
     check_round: int | None = None
     #: An object's running structure loss (Destructive Harvest, R46).
     structure_loss: int = 0
@@ -210,7 +215,7 @@ def turn_id(state: EncounterState) -> str:
 #: The layout of ``EncounterState`` as cached snapshots hold it. Raise it whenever the fold
 #: gains or changes a field: a cached snapshot of another format is rebuilt from the log,
 #: never read as this one.
-STATE_FORMAT = 2
+STATE_FORMAT = 3  # 2: turn_serial; 3: Vitals.bound_or_asleep
 
 _encode = msgspec.msgpack.Encoder()
 _decode = msgspec.msgpack.Decoder(EncounterState)

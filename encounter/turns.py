@@ -262,8 +262,23 @@ def _readied_action(d: Decision, c: CombatantProfile, spec: ActionSpec, cmd: msg
                           note=note, target=target, hidden=c.hidden), d.combatant_vis(c.id))
     if effect is not None:
         effect()
-    d.send("resume", "the interrupted turn cannot resume now")
+    end_interrupt_when_resolved(d)
     run_followups(d)
+
+
+def end_interrupt_when_resolved(d: Decision) -> None:
+    """The interrupted turn resumes once the readied (or prepared) action is resolved: taken,
+    its dice in and its results recorded (R8.3, R36). While physical dice are awaited
+    (``roll_requested``) the interrupt goes on: the interrupter answers the dice, the
+    interrupted combatant waits. Called when the action is taken and after each of its dice."""
+    turn = d.s.turn
+    if turn is None or turn.interrupted_by is None or turn.interrupted_by in d.s.readied:
+        return  # no interrupt, or its action is still to be taken
+    if any(p.context is not None for p in d.s.pending_rolls.values()):
+        return  # a stage of the action waits for its dice
+    d.send("resume", "the interrupted turn cannot resume now")
+    if d.hooks.interrupt_ended is not None:
+        d.hooks.interrupt_ended(d)
 
 
 def allowed_in_scene(spec: ActionSpec, options: EncounterOptions) -> bool:

@@ -20,6 +20,7 @@ from protocol.events import Track
 from protocol.model import CombatantProfile
 from rules.condition_track import Track as RulesTrack
 from rules.condition_track import condition_penalty
+from rules.defenses import Status
 from rules.sheet import Nature, Sheet, SheetError, parse_sheet
 from statemachines.condition_chart import INITIAL, TransitionNotAllowed, condition_after
 
@@ -75,13 +76,26 @@ def to_event(track: RulesTrack) -> Track:
                  penalty=condition_penalty(track.step))
 
 
+def rules_status(v: Vitals, *, flat_footed: bool = False, grabbed: bool = False,
+                 distracted: bool = False) -> Status:
+    """What the rules read of a combatant's vitals (with what the vitals do not hold:
+    flat-footed, grabbed, distracted). Attacks and defenses read it, and ``record`` sets
+    ``Vitals.helpless`` from its ``is_helpless`` (HELPLESS CONDITION), so that the flag
+    clients see is the one the attacks use."""
+    return Status(physical=to_rules(v.physical), mental=to_rules(v.mental),
+                  fatigue_points=v.fatigue, flat_footed=flat_footed,
+                  unconscious=v.condition[0] == "unconscious", prone=v.prone,
+                  helpless=v.bound_or_asleep, grabbed=grabbed, distracted=distracted)
+
+
 def record(d: Decision, cid: str, cause: str, notes: list[str], *, fatigue: int | None = None,
            physical: RulesTrack | None = None, mental: RulesTrack | None = None,
            prone: bool | None = None, condition_events: tuple[str, ...] = (),
            check_round: int | bool | None = False, fatigue_max: int | None = None,
-           helpless: bool | None = None, structure_loss: int | None = None) -> None:
+           bound_or_asleep: bool | None = None, structure_loss: int | None = None) -> None:
     """Record the combatant's new vitals; ``condition_events`` are sent to its condition chart
-    in order (a refusal is a refused command: nothing wakes the dead)."""
+    in order (a refusal is a refused command: nothing wakes the dead). ``helpless`` follows
+    from the new values (``rules_status``)."""
     v = d.s.vitals[cid]
     c = d.s.combatants[cid]
     new_fatigue = v.fatigue if fatigue is None else fatigue
@@ -101,12 +115,16 @@ def record(d: Decision, cid: str, cause: str, notes: list[str], *, fatigue: int 
     new_check = v.check_round if check_round is False else check_round
     if condition[0] != "unconscious":
         new_check = None
-    d.emit(ev.VitalsChanged(
-        combatant=cid, cause=cause, fatigue=new_fatigue, fatigue_max=new_max,
+    after = msgspec.structs.replace(
+        v, fatigue=new_fatigue, fatigue_max=new_max,
         physical=to_event(physical) if physical is not None else v.physical,
         mental=(to_event(mental) if mental is not None and v.mental is not None else v.mental),
         condition=condition, prone=v.prone if prone is None else prone,
-        helpless=v.helpless if helpless is None else helpless,
+        bound_or_asleep=v.bound_or_asleep if bound_or_asleep is None else bound_or_asleep)
+    d.emit(ev.VitalsChanged(
+        combatant=cid, cause=cause, fatigue=new_fatigue, fatigue_max=new_max,
+        physical=after.physical, mental=after.mental, condition=condition, prone=after.prone,
+        helpless=rules_status(after).is_helpless, bound_or_asleep=after.bound_or_asleep,
         structure_loss=v.structure_loss if structure_loss is None else structure_loss,
         check_round=new_check if isinstance(new_check, int) else None, notes=notes,
         fatigue_secret=c.kind == "npc", hidden=c.hidden), d.combatant_vis(cid))

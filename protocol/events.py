@@ -263,7 +263,8 @@ class ReadiedActionTriggered(Event, tag="readied_action_triggered", kw_only=True
 
 
 class InterruptEnded(Event, tag="interrupt_ended", kw_only=True):
-    """The readied action is resolved; the interrupted turn resumes where it was."""
+    """The readied action is resolved (after the last of its dice and their results); the
+    interrupted turn resumes where it was."""
 
     combatant: str
     hidden: bool = False
@@ -383,8 +384,11 @@ class VitalsChanged(Event, tag="vitals_changed", kw_only=True):
     fatigue points) and ``notes`` say why, rule by rule. ``condition`` is the configuration of
     the combatant's condition chart: ``["active", "fit"]``, ``["active", "defenseless"]`` (0
     fatigue points), ``["unconscious", "awaiting_check"]``, ``["unconscious",
-    "out_for_scene"]``, ``["dead"]`` or ``["destroyed"]``. ``check_round``: the round of the
-    next Constitution check of an unconscious combatant (R16)."""
+    "out_for_scene"]``, ``["dead"]`` or ``["destroyed"]``. ``helpless``: the HELPLESS
+    CONDITION as attacks read it — bound or asleep (``bound_or_asleep``, the GM's
+    ``adjust_combatant.helpless``), unconscious, or at the bottom of a condition track.
+    ``check_round``: the round of the next Constitution check of an unconscious combatant
+    (R16)."""
 
     combatant: str
     cause: str
@@ -395,6 +399,8 @@ class VitalsChanged(Event, tag="vitals_changed", kw_only=True):
     condition: list[str]
     prone: bool = False
     helpless: bool = False
+    #: Absent (``null``) in logs written before it was added; ``helpless`` then held it.
+    bound_or_asleep: bool | None = None
     check_round: int | None = None
     structure_loss: int = 0
     notes: list[str] = []
@@ -592,8 +598,8 @@ class CombatantPlaced(Event, tag="combatant_placed", kw_only=True):
 class CombatantMoved(Event, tag="combatant_moved", kw_only=True):
     """A combatant moved along ``path`` (the squares entered, in order), spending ``cost`` of
     the ``budget`` squares its move allowed (MOVE ACTIONS: Move, FULL-ROUND ACTIONS: Run;
-    DIAGONAL MOVEMENT, DIFFICULT TERRAIN; rulings R19-R21, R68). ``falls``: the path ends in a
-    pit (R66; the GM resolves the fall)."""
+    DIAGONAL MOVEMENT, DIFFICULT TERRAIN; rulings R19-R21, R68, R78). ``falls``: the path ends
+    in a pit (R66; the GM resolves the fall)."""
 
     combatant: str
     path: list[Square]

@@ -184,7 +184,8 @@ class AdjustCombatant(Command, tag="adjust_combatant", kw_only=True):
     sets consciousness directly (``unconscious`` makes it prone; ``conscious`` revives an
     unconscious combatant, never a dead one). Steps count down the track, 0 (normal) to 5
     (rulings R15, R17; ``*_crippling`` clears or sets crippling steps, R14.4). ``helpless``:
-    bound or asleep (HELPLESS CONDITION)."""
+    bound or asleep (HELPLESS CONDITION; the vitals' ``bound_or_asleep``: an unconscious
+    combatant, or one at the bottom of a track, stays helpless whatever this says)."""
 
     combatant: CombatantRef
     reason: Reason

@@ -1,14 +1,14 @@
 """Moving on the battle map ("MLP Dramatic Systems", MOVE ACTIONS → Move, FULL-ROUND ACTIONS →
 Run, DIAGONAL MOVEMENT, DIFFICULT TERRAIN, ENCUMBRANCE AND SPEED, MOVING THROUGH OCCUPIED
-SQUARES, SQUEEZING; rulings R19, R20, R21, R66, R68).
+SQUARES, SQUEEZING; rulings R19, R20, R21, R66, R68, R78).
 
 A *path* is the list of squares the mover enters, in order, each orthogonally or diagonally
 adjacent to the one before; for a creature bigger than one square each entry is the new top-left
 square of its space. Entering a square costs (ruling R20): 1, doubled if the step is diagonal,
-doubled if the new space has difficult terrain or low objects (once for both; Large and bigger pay
-when any square of their space enters it), multiplied by ``squeeze_cost_multiplier`` while
-squeezing. The factors multiply: a diagonal step into difficult terrain costs 4 (DIAGONAL
-MOVEMENT).
+doubled if the step moves the space into difficult terrain or low objects (once for both; Large
+and bigger pay when a square their space newly takes up has them, not for those it already
+stood on, ruling R78), multiplied by ``squeeze_cost_multiplier`` while squeezing. The factors
+multiply: a diagonal step into difficult terrain costs 4 (DIAGONAL MOVEMENT).
 
 Public API:
 
@@ -101,7 +101,7 @@ class StepCost(msgspec.Struct, frozen=True, kw_only=True):
     end: Square
     cost: int
     diagonal: bool = False
-    difficult: bool = False  # difficult terrain or low objects in the new space
+    difficult: bool = False  # difficult terrain or low objects newly entered (R20, R78)
     squeezing: bool = False
 
 
@@ -219,15 +219,6 @@ def _walk(
         refusal: IllegalMove | None = None
         for new_space in _enter(g, mover, there, where):
             squeezing = len(new_space) < full_size
-            rough = any(s in g.difficult or s in g.low for s in new_space)
-            if crawl:
-                cost = 1
-            else:
-                cost = (2 if diagonal else 1) * (2 if rough else 1)
-                if squeezing:
-                    cost *= squeeze_cost_multiplier
-            step = StepCost(index=index, start=here, end=there, cost=cost, diagonal=diagonal,
-                            difficult=rough, squeezing=squeezing)
             for space, total in frontier.items():
                 try:
                     _cross(g, space, new_space, (dx, dy), where)
@@ -235,6 +226,15 @@ def _walk(
                 except IllegalMove as exc:
                     refusal = refusal or exc
                     continue
+                rough = _rough(g, space, new_space)
+                if crawl:
+                    cost = 1
+                else:
+                    cost = (2 if diagonal else 1) * (2 if rough else 1)
+                    if squeezing:
+                        cost *= squeeze_cost_multiplier
+                step = StepCost(index=index, start=here, end=there, cost=cost,
+                                diagonal=diagonal, difficult=rough, squeezing=squeezing)
                 if new_space not in layer or total + cost < layer[new_space][0]:
                     layer[new_space] = (total + cost, space, step)
         if not layer:
@@ -265,6 +265,15 @@ def _walk(
         steps.append(step)
     return MovePlan(start=mover.at, end=here, steps=tuple(reversed(steps)), total=total,
                     budget=budget, crawl=crawl, falls=falls)
+
+
+def _rough(g: Grid, space: Space, new_space: Space) -> bool:
+    """DIFFICULT TERRAIN: "It costs twice as much to move into a square containing difficult
+    terrain"; Large and bigger pay "if any part of their ocupied squares moves into such a
+    space" — a square of the new space that the old one did not take up (ruling R78). Low
+    objects cost the same (ruling R20)."""
+    old = set(space)
+    return any(s not in old and (s in g.difficult or s in g.low) for s in new_space)
 
 
 def _rect_fits(g: Grid, squares: Sequence[Square]) -> bool:

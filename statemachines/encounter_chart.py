@@ -8,7 +8,8 @@
        round
         turn
           acting: fresh ─take_action─▶ underway ─take_action─▶ spent   (the turn's budget)
-          acting ─interrupt─▶ interrupted ─resume─▶ acting (history)  (a readied action)
+          acting ─interrupt─▶ interrupted ─resume─▶ acting (history)  (a readied action;
+                                    resume once it is resolved, its physical dice in)
         acting ─next_turn [round goes on]─▶ turn               (the next combatant)
       acting ─next_turn [round is over]─▶ round                (the next round)
       acting ─pass_turn [turn passes]─▶ the same, for a combatant that cannot act
@@ -84,6 +85,8 @@ class EncounterChart(StateChart):
                     interrupt = acting.to(interrupted, on="begin_interrupt")
                     # (the end of an interrupt is the exit of `interrupted`: a transition into
                     # a history state runs its `on` actions twice in python-statemachine 3.2)
+                    # sent by the decider once the readied action is resolved, the last of its
+                    # dice in (``encounter.turns.end_interrupt_when_resolved``)
                     resume = interrupted.to(acting.resume_point)
 
                 next_turn = turn.acting.to(turn, cond="round_goes_on")

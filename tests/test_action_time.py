@@ -16,6 +16,8 @@ from typing import Any
 import pytest
 
 from clients.client import Client
+from encounter.actors import Actor
+from encounter.legal import legal_actions
 from server.app import Server
 from tests.conftest import ws_url
 from tests.helpers import open_client
@@ -40,6 +42,8 @@ DIGGER = {"kind": "npc", "group": "diggers",
 DIGGERS = [{**DIGGER, "name": "Digger One", "id": "digger1"},
            {**DIGGER, "name": "Digger Two", "id": "digger2"}]
 CAST = [ACE, BLOOM, BRUTE, *DIGGERS]
+GM = Actor(role="gm", token_id="gm")
+ACE_PLAYER = Actor(role="player", token_id="ace", combatants=frozenset({"ace"}))
 #: initiative faces: Ace 8, Bloom 6, Brute 5, the Diggers 2 (as a group, R39)
 ORDER = {"ace": 8, "bloom": 6, "brute": 5, "digger1": 2}
 
@@ -433,13 +437,52 @@ async def test_a_prepared_action_interrupts_another_turn_without_moving_the_orde
     await scene.act("ace", "trigger_ready")
     assert (await scene.refused("brute", "move"))["code"] == "illegal_action"
     assert await scene.act("ace", "melee_attack", target="brute") == [
-        "action_taken", "roll_requested", "interrupt_ended"]
+        "action_taken", "roll_requested"]
     assert pending_expr(scene) == "1d8"  # Aim was used up by Prepare (R35)
-    await roll(scene, 6)
-    await roll(scene, 5)
+    assert await roll(scene, 6) == [  # 6 against Defense 5: a hit (R29)
+        "dice_rolled", "attack_resolved", "at_effect_started", "roll_requested"]
+    assert await roll(scene, 5) == [
+        "dice_rolled", "damage_dealt", "vitals_changed", "interrupt_ended"]
     assert health(scene, "brute") == 10
     assert scene.state.order == ["ace", "bloom", "brute", "digger1", "digger2"]
     await scene.act("brute", "end_turn")  # the Brute's turn goes on
+    assert await scene.replays()
+
+
+async def test_a_prepared_action_waiting_for_its_dice_keeps_the_turn_interrupted(
+        make: Make) -> None:
+    """Prepare: "you can interrupt another pony and take your prepared action immediately"
+    (R36: the interrupted action waits, as in R8). With physical dice the interrupt lasts until
+    the prepared attack is resolved: its attack die, then its damage die; only then
+    ``interrupt_ended``, and the Brute's turn goes on where it was."""
+    scene = await make()
+    await scene.act("ace", "prepare", action="melee_attack")
+    await scene.act("bloom", "end_turn")
+    await scene.act("brute", "move", yards=2)  # the Brute's turn is under way
+    await scene.act("ace", "trigger_ready")
+    assert await scene.act("ace", "melee_attack", target="brute") == [
+        "action_taken", "roll_requested"]
+    for face, events in ((6, ["dice_rolled", "attack_resolved", "at_effect_started",
+                              "roll_requested"]),
+                         (5, ["dice_rolled", "damage_dealt", "vitals_changed",
+                              "interrupt_ended"])):
+        # waiting for Ace's die: still interrupted; Ace answers it, the Brute cannot act
+        assert "interrupted" in scene.state.chart
+        assert scene.state.turn is not None and scene.state.turn.interrupted_by == "ace"
+        for viewer in (GM, ACE_PLAYER):
+            assert {(a.action, a.combatant) for a in legal_actions(scene.state, viewer)} <= {
+                ("end_encounter", None), ("submit_roll", "ace"), ("server_roll", "ace")}
+            assert ("submit_roll", "ace") in [(a.action, a.combatant)
+                                              for a in legal_actions(scene.state, viewer)]
+        refused = await scene.refused("brute", "end_turn")
+        assert "waiting for the dice" in refused["message"]
+        assert await roll(scene, face) == events
+    assert health(scene, "brute") == 10  # 15 - 5 (R29)
+    assert "underway" in scene.state.chart and scene.state.current == "brute"
+    assert "end_turn" in [a.action for a in legal_actions(scene.state, GM)
+                          if a.combatant == "brute"]
+    await scene.act("brute", "move", yards=2)  # the Brute's second minor action
+    assert scene.state.order == ["ace", "bloom", "brute", "digger1", "digger2"]  # R36
     assert await scene.replays()
 
 
@@ -485,6 +528,35 @@ async def test_press_the_attack_pursues_an_enemy_that_retreats(make: Make) -> No
     await scene.act("brute", "move", yards=8, away_from=["ace"])  # once only
     assert scene.state.turn is not None and scene.state.turn.interrupted_by is None
     assert (await scene.refused("ace", "pursue", yards=1))["code"] == "illegal_action"
+    assert await scene.replays()
+
+
+async def test_a_pursuit_waits_for_the_prepared_charge_to_be_resolved(make: Make) -> None:
+    """Press the Attack: "if that enemy moves away from you, you may immediately move up to
+    your Speed in yards in direct pursuit" (R37); Prepare (R36). A prepared Charge that moves
+    Ace away from the Brute readies the Brute's pursuit, but the Charge's interrupt lasts until
+    its dice are in (R8.3): the pursuit interrupts once ``interrupt_ended`` is sent."""
+    scene = await make()
+    await scene.act("ace", "prepare", action="charge")
+    await scene.act("bloom", "end_turn")
+    await scene.act("brute", "melee_attack", target="ace")
+    await roll(scene, 6)  # 6 against Ace's Defense 4: struck in melee (R29, R37)
+    await roll(scene, 1)
+    await scene.act("brute", "press_the_attack", target="ace")
+    await scene.act("brute", "end_turn")
+    assert scene.state.current == "digger1"
+    await scene.act("ace", "trigger_ready")
+    events = await scene.act("ace", "charge", target="digger1", yards=5, away_from=["brute"])
+    # the pursuit is readied (Press the Attack used up), but no second interrupt yet
+    assert events == ["action_taken", "at_moved", "roll_requested", "at_effect_ended",
+                      "action_readied"]
+    assert scene.state.turn is not None and scene.state.turn.interrupted_by == "ace"
+    assert await roll(scene, 1) == [  # the Charge misses: its last die
+        "dice_rolled", "attack_resolved", "interrupt_ended", "readied_action_triggered"]
+    assert scene.state.turn is not None and scene.state.turn.interrupted_by == "brute"
+    assert await scene.act("brute", "pursue", yards=5) == [
+        "action_taken", "at_moved", "interrupt_ended"]
+    assert scene.state.current == "digger1" and "brute" not in scene.state.readied
     assert await scene.replays()
 
 

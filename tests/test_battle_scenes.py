@@ -82,6 +82,26 @@ async def test_walls_block_and_difficult_terrain_costs_double(make: Make) -> Non
     assert last(scene, "combatant_moved")["cost"] == 4
 
 
+async def test_a_large_pony_pays_for_mud_only_where_its_space_moves_into_it(
+        make: Make) -> None:
+    """Ruling R78 (DIFFICULT TERRAIN: "Creatures of Large size and bigger must pay the extra
+    cost for moving across difficult terrain if any part of their ocupied squares moves into
+    such a space"): the step onto the mud at (2,1) costs 2, the steps with the mud already
+    under the pony's 2x2 space cost 1 each."""
+    battle_map = drawn("""
+        ....
+        ..~.
+        ....
+        ....
+    """)
+    scene = await make([pony("big", [0, 0], size="large", speed=6), dog(None)], battle_map)
+    await scene.act("big", "move", path=[[1, 0], [2, 0], [2, 1]])  # 2 + 1 + 1
+    moved = last(scene, "combatant_moved")
+    assert (moved["cost"], moved["budget"]) == (4, 6)
+    assert scene.state.positions["big"] == (2, 1)
+    assert await scene.replays()
+
+
 async def test_without_a_map_a_move_only_spends_the_action(make: Make) -> None:
     scene = await make([pony("ace", None), dog(None)], None)  # type: ignore[arg-type]
     assert await scene.act("ace", "move") == ["action_taken"]

@@ -113,6 +113,39 @@ def test_a_large_creature_pays_when_any_square_of_its_space_enters_difficult_ter
     assert [s.cost for s in plan.steps] == [1, 2]
 
 
+def test_a_large_creature_pays_only_for_the_steps_that_move_its_space_into_the_mud() -> None:
+    """Ruling R78 (DIFFICULT TERRAIN: "if any part of their ocupied squares moves into such a
+    space"): a step costs double when a square its space newly takes up is difficult, not
+    while the mud stays under it; leaving and coming back in pays again."""
+    m, at = scene("""
+        LL..
+        LL~.
+        ....
+        ....
+    """)
+    path = [(1, 0), (2, 0), (2, 1), (2, 2), (2, 1)]
+    plan = validate_move(m, medium(at["L"], Size.LARGE), path, speed=12)
+    # into (2,1); the mud goes from its right to its left half; down, still on it; off it;
+    # back onto it
+    assert [s.cost for s in plan.steps] == [2, 1, 1, 1, 2]
+    assert [s.difficult for s in plan.steps] == [True, False, False, False, True]
+    assert plan.total == 7  # 11 if every step its space touched the mud paid
+
+
+def test_a_huge_creature_pays_for_low_objects_it_steps_onto_only() -> None:
+    """Rulings R20 and R78: low objects cost as difficult terrain, for the squares newly taken
+    up; a diagonal step onto them costs 4 (DIAGONAL MOVEMENT)."""
+    m, at = scene("""
+        HHH..
+        HHH..
+        HHH=.
+        .....
+    """)
+    plan = validate_move(m, medium(at["H"], Size.HUGE), [(1, 1), (2, 1)], speed=12)
+    # diagonally onto the low wall at (3,2): 4; one more step east, the wall still under it: 1
+    assert [s.cost for s in plan.steps] == [4, 1]
+
+
 # --- walls and corners --------------------------------------------------------------------------
 
 def test_no_entering_a_blocked_square() -> None:

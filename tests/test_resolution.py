@@ -12,6 +12,10 @@ from typing import Any
 import pytest
 
 from clients.client import Client
+from clients.view import TableView, vitals_text
+from encounter.actors import Actor
+from encounter.legal import legal_actions
+from encounter.views import view_state
 from server.app import Server
 from tests.conftest import ws_url
 from tests.helpers import open_client
@@ -167,6 +171,47 @@ async def test_at_0_fatigue_a_loss_is_a_step_and_the_bottom_is_unconscious(make:
     assert await scene.replays()
 
 
+async def test_the_bottom_of_the_track_makes_the_vitals_helpless_as_attacks_read_it(
+        make: Make) -> None:
+    """HELPLESS CONDITION: "bound, sleeping, unconscious or on the botom of the condition
+    track"; The Condition Track: "A creature pushed to the last step on any condition track
+    falls unconscious" (R15). The vitals' ``helpless`` comes from the function the attacks use
+    (``encounter.vitals.rules_status``), so a client shows what the next attack counts."""
+    scene = await make([PONY, dog()])
+    await knock_out(scene)
+    first, changed = [m["event"] for m in scene.gm.events()
+                      if m["event"]["kind"] == "vitals_changed"][-2:]
+    assert first["helpless"] is False  # step 4 is not the bottom
+    assert (changed["physical"]["step"], changed["condition"]) == (5, ["unconscious",
+                                                                      "awaiting_check"])
+    assert (changed["helpless"], changed["bound_or_asleep"]) == (True, False)
+    assert scene.state.vitals["dog"].helpless
+    player_view = view_state(scene.state, Actor(role="player", token_id="t",
+                                                   combatants=frozenset({"ace"})))
+    (dog_entry,) = [c for c in player_view["combatants"] if c["id"] == "dog"]
+    assert dog_entry["vitals"]["helpless"] is True  # the snapshot says it too
+    table = TableView()
+    for message in scene.gm.messages:
+        table.apply(message)
+    assert "helpless" in vitals_text(table.combatants["dog"]["vitals"])  # clients/view.py
+    # the next attack counts the same helplessness: Dexterity -5, one +2 (R10)
+    await scene.act("ace", "end_turn")
+    await scene.act("ace", "attack", target="dog")  # the dog's turn passed by itself
+    await roll(scene, 2)
+    attack = last(scene, "attack_resolved")
+    assert ["helpless target", 2] in [[m["name"], m["value"]] for m in attack["modifiers"]]
+    assert attack["defense_value"] == 5  # 10 - 5 for Dexterity 0 (HELPLESS CONDITION, R10)
+    await roll(scene, 1)
+    # healing wakes it (R16): no longer helpless, unless the GM has it tied up
+    await scene.do("adjudicate", description="a healing potion", target="dog",
+                   on_success={"heal": 3})
+    assert last(scene, "vitals_changed")["helpless"] is False
+    await scene.do("adjust_combatant", combatant="dog", helpless=True, reason="tied up")
+    changed = last(scene, "vitals_changed")
+    assert (changed["helpless"], changed["bound_or_asleep"]) == (True, True)
+    assert await scene.replays()
+
+
 async def test_the_constitution_check_comes_after_ten_rounds(make: Make) -> None:
     scene = await make([PONY, dog(con=30)], dice_seed=4)  # Con +10: the check succeeds
     await knock_out(scene)
@@ -218,6 +263,98 @@ async def test_a_fatal_blow_kills_and_nothing_wakes_the_dead(make: Make) -> None
     assert refused["type"] == "error" and refused["code"] == "illegal_action"
     assert await scene.turns_in_round() == ["ace"]  # the dead have no turns
     assert all("dog" not in (a.get("targets") or []) for a in scene.gm.legal)
+
+
+# --- a readied attack with physical dice (R8) -------------------------------------------------
+
+GM = Actor(role="gm", token_id="gm")
+ACE_PLAYER = Actor(role="player", token_id="ace", combatants=frozenset({"ace"}))
+
+
+async def ready_and_trigger(scene: Scene) -> None:
+    """Ace readies an attack (SPECIAL INITIATIVE ACTIONS → Ready), the dog's turn starts and
+    its move triggers it: the dog's turn is interrupted (R8.3)."""
+    await scene.act("ace", "ready", action="attack", trigger="when the dog moves")
+    await scene.act("ace", "end_turn")
+    await scene.act("dog", "move")
+    assert await scene.act("ace", "trigger_ready") == ["readied_action_triggered"]
+
+
+async def test_a_readied_attack_interrupts_until_its_dice_are_in_and_resolved(
+        make: Make) -> None:
+    """R8.3: "the readied action is resolved first; the action that triggered it waits". With
+    physical dice (``players_roll``) the interrupt lasts until the attack is resolved: the
+    attack die, the damage dice, their results; then the readier moves ahead of the dog
+    (R8.4, ``order_changed``), ``interrupt_ended``, and the dog's turn resumes where it was."""
+    scene = await make([PONY, dog()])
+    await ready_and_trigger(scene)
+    assert await scene.act("ace", "attack", target="dog") == ["action_taken", "roll_requested"]
+    for faces, events in (((6,), ["dice_rolled", "attack_resolved", "roll_requested"]),
+                          ((4,), ["dice_rolled", "damage_dealt", "vitals_changed",
+                                  "order_changed", "interrupt_ended"])):
+        # waiting for Ace's dice: the turn stays interrupted (the chart's `interrupted`)
+        assert "interrupted" in scene.state.chart
+        assert scene.state.turn is not None and scene.state.turn.interrupted_by == "ace"
+        # legal actions: Ace (and the GM for it) answer the dice; nobody acts for the dog
+        for viewer in (GM, ACE_PLAYER):
+            offered = {(a.action, a.combatant) for a in legal_actions(scene.state, viewer)
+                       if a.combatant is not None}
+            assert offered == {("submit_roll", "ace"), ("server_roll", "ace")}
+        refused = await scene.refused("dog", "end_turn")
+        assert "waiting for the dice" in refused["message"]
+        assert await roll(scene, *faces) == events
+    # ATTACK ROLL 6 + Melee 5 = 11 against Reflex 11: a hit; DAMAGE 1d6 4 + Str 2 (R12)
+    assert last(scene, "damage_dealt")["loss"] == 6 and scene.state.vitals["dog"].fatigue == 4
+    assert "underway" in scene.state.chart and scene.state.current == "dog"  # the history state
+    assert scene.state.turn is not None and scene.state.turn.interrupted_by is None
+    assert "end_turn" in [a.action for a in legal_actions(scene.state, GM)
+                          if a.combatant == "dog"]
+    assert scene.state.count_of("ace") == scene.state.count_of("dog")  # R8.4
+    await scene.act("dog", "fall_prone")  # the dog's turn goes on
+    assert await scene.replays()
+
+
+async def test_a_readied_attack_that_misses_ends_the_interrupt_with_its_attack_die(
+        make: Make) -> None:
+    """R8.3: a miss has no damage dice, so the attack die is the action's last."""
+    scene = await make([PONY, dog()])
+    await ready_and_trigger(scene)
+    await scene.act("ace", "attack", target="dog")
+    assert await roll(scene, 2) == ["dice_rolled", "attack_resolved", "order_changed",
+                                    "interrupt_ended"]
+    assert last(scene, "attack_resolved")["outcome"] == "miss"
+    assert scene.state.current == "dog" and "underway" in scene.state.chart
+    assert await scene.replays()
+
+
+async def test_removing_the_readier_ends_its_interrupt(make: Make) -> None:
+    """A readier the GM takes out of the encounter (``remove_combatant``) while its dice are
+    awaited ends its interrupt first (R8.3): its roll request goes, the dog's turn resumes."""
+    scene = await make([PONY, dog()])
+    await ready_and_trigger(scene)
+    await scene.act("ace", "attack", target="dog")
+    assert await scene.do("remove_combatant", combatant="ace") == [
+        "order_changed", "interrupt_ended", "combatant_removed"]
+    assert not scene.state.pending_rolls and "underway" in scene.state.chart
+    await scene.act("dog", "end_turn")
+    assert await scene.replays()
+
+
+async def test_a_readied_attack_that_kills_ends_the_interrupt_and_the_turn(make: Make) -> None:
+    """Death: the dead leave the order, so the dog's interrupted turn ends with the interrupt,
+    and the readier has no count of the dog's to take (R8.4; 0 Fatigue Points: a fatal blow,
+    R14.3)."""
+    scene = await make([PONY, dog(), {**DOG, "name": "Pup", "id": "pup", "initiative": -50}])
+    await scene.do("adjust_combatant", combatant="dog", fatigue=0, physical_step=4,
+                   reason="a long fight")  # Fortitude 10 - 10: a threshold of 0
+    await ready_and_trigger(scene)
+    await scene.act("ace", "attack", target="dog")
+    await roll(scene, 10)
+    assert (await roll(scene, 1))[:5] == ["dice_rolled", "damage_dealt", "vitals_changed",
+                                          "interrupt_ended", "turn_ended"]
+    assert scene.state.vitals["dog"].condition == ["dead"] and "dog" not in scene.state.order
+    assert scene.state.order == ["ace", "pup"]  # Ace keeps its place: the dog's is gone
+    assert await scene.replays()
 
 
 # --- Second Lunch -----------------------------------------------------------------------------

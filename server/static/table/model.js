@@ -224,7 +224,7 @@ export class Table {
         const c = this.combatants.get(e.combatant);
         if (c) {
           const v = { ...(c.vitals || {}) };
-          for (const f of ["fatigue", "fatigue_max", "physical", "mental", "condition", "prone", "check_round"]) v[f] = e[f] ?? null;
+          for (const f of ["fatigue", "fatigue_max", "physical", "mental", "condition", "prone", "helpless", "check_round"]) v[f] = e[f] ?? null;
           c.vitals = v;
         }
         return line(describe(e, n), { vitals: e.combatant });
@@ -337,6 +337,7 @@ export function vitalsText(v) {
   if (v.fatigue !== null && v.fatigue !== undefined) parts.push(`fatigue ${v.fatigue}/${v.fatigue_max}`);
   parts.push(trackText("physical", v.physical), trackText("mental", v.mental), conditionText(v.condition));
   if (v.prone) parts.push("prone");
+  if (v.helpless) parts.push("helpless"); // as the server works it out (HELPLESS CONDITION)
   if (v.check_round !== null && v.check_round !== undefined) parts.push(`Constitution check in round ${v.check_round}`);
   return parts.filter(Boolean).join(", ");
 }

@@ -79,6 +79,7 @@ export function vitalBadges(table, id) {
     const cond = conditionText(v.condition);
     if (cond) out.push(h("span", { class: `badge consciousness ${(v.condition || [])[0] || ""}` }, cond));
     if (v.prone) out.push(h("span", { class: "badge prone" }, "prone"));
+    if (v.helpless) out.push(h("span", { class: "badge helpless" }, "helpless"));
   }
   const grabbers = table.grabs.get(id);
   if (grabbers && grabbers.length) out.push(h("span", { class: "badge grabbed" }, `grabbed by ${grabbers.map((g) => table.nameOf(g)).join(", ")}`));

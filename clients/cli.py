@@ -30,7 +30,7 @@ HELP = """\
 Commands:
   <number> or <action> [target] [key=value ...] [note ...]
                       take an action from the list (e.g. "3", "end_turn", "attack dog",
-                      "attack dog weapon='magic bolt' cover=partial", "move path=2,1;3,1",
+                      "attack dog weapon='magic bolt' cover=improved", "move path=2,1;3,1",
                       "ready action=move trigger='the dog moves'"); a roll takes its faces
                       ("submit_roll 14"), end_encounter a reason; path=x,y;x,y… lists the
                       squares entered, in order
@@ -326,7 +326,7 @@ class Terminal:
                     args["target"] = chosen
                     bare = bare[1:]
             if targets and "target" not in args and "targets" not in args \
-                    and name != "end_turn":
+                    and not entry.get("optional_target"):
                 self.say(f"? {name} needs a target: " +
                          ", ".join(f"{seat.view.name_of(t)} [{t}]" for t in targets))
                 return

@@ -26,6 +26,10 @@ those of ``rules.action_time``; this module reads the state for them and records
 - **Distances**: the server keeps no map. An attack, Heal or Press the Attack states the yards
   to its target in ``args.distance`` (default: adjacent, within 2 yards); a ranged attack must
   state it. A movement states ``args.yards`` and whom it moves ``args.away_from``.
+
+Each action is declared once in :data:`CATALOG` (``encounter.declare``): its name, label, rule
+section and kind come from ``rules.action_time.actions.ACTIONS``; its arguments are the structs
+of ``encounter.at_args``.
 """
 
 from __future__ import annotations
@@ -35,15 +39,32 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from encounter.at_args import (
+    AttackArgs,
+    CastArgs,
+    ChargeArgs,
+    GuardUpArgs,
+    HealArgs,
+    MoveArgs,
+    PrepareArgs,
+    PressArgs,
+    PursueArgs,
+    RangedAttackArgs,
+    ReadyItemArgs,
+    ReloadArgs,
+    RunArgs,
+    StuntArgs,
+)
+from encounter.declare import Action, Catalog, Noted, Targets, in_scene
 from encounter.rejected import Rejected
 from encounter.state import EncounterState, Vitals
+from encounter.turns import END_TURN, TRIGGER_READY
 from protocol import events as ev
-from protocol import messages as msg
 from protocol.errors import ErrorCode
 from protocol.events import Track
 from protocol.model import CombatantProfile
 from rules.action_time import actions as at
-from rules.action_time.catalog import CATALOG, KIND_OF, PREPARABLE, rules_name
+from rules.action_time.catalog import KIND_OF, rules_name
 from rules.action_time.checks import Planned
 from rules.action_time.dice_ladder import Laddered, die_name, face_total
 from rules.action_time.effects import (
@@ -57,9 +78,9 @@ from rules.action_time.effects import (
 from rules.action_time.health import Vitals as AtVitals
 from rules.action_time.health import restore, take_damage
 from rules.action_time.options import AtOptions
-from rules.action_time.sheet import MELEE_REACH, Sheet, SheetError, parse_sheet
+from rules.action_time.sheet import Sheet, SheetError, parse_sheet
 from rules.action_time.turn_budget import ActionKind, TurnBudget, spend
-from rules.actions import ActionSpec, Budget, IllegalAction
+from rules.actions import Budget, IllegalAction, Kind
 from rules.dice import Roll
 from rules.modifiers import Modifier
 from statemachines.condition_chart import condition_after
@@ -160,14 +181,14 @@ def _budget(d: Decision) -> TurnBudget:
     return TurnBudget(majors=majors, minors=0 if turn.budget.move else 1)
 
 
-def budget_refusal(budget: Budget, spec: ActionSpec) -> str:
+def budget_refusal(budget: Budget, spec: Action) -> str:
     """Why the turn's budget refuses ``spec``, as Action Time says it (Taking Actions, R51).
     A minor action takes the move slot first: the standard slot gone with the move slot free
     means a major action was taken."""
     if not budget.standard and not budget.move:
         return ("no action left: a turn is a major and a minor action, or two minor actions "
                 "(Taking Actions, ruling R51)")
-    kind = next(k for k, v in KIND_OF.items() if v is spec.kind)
+    kind = next(k for k, v in KIND_OF.items() if v is spec.cost)
     try:
         spend(TurnBudget(majors=0 if budget.standard else 1, minors=0 if budget.move else 1),
               kind, spec.name)
@@ -178,12 +199,6 @@ def budget_refusal(budget: Budget, spec: ActionSpec) -> str:
 
 def _major_taken(s: EncounterState) -> bool:
     return s.turn is not None and not s.turn.budget.standard
-
-
-def _enemies(s: EncounterState, cid: str) -> list[str]:
-    side = s.combatants[cid].side
-    return [o for o in s.order if o != cid and s.combatants[o].side != side
-            and not out_of_fight(s, o)]
 
 
 # --------------------------------------------------------------------------- recording
@@ -239,37 +254,26 @@ def _moved(d: Decision, cid: str, action: str, yards: int, movement: at.Movement
 # --------------------------------------------------------------------------- arguments
 
 
-def _int(cmd: msg.Act, name: str, default: int | None, low: int = 0,
-         high: int = 10_000) -> int | None:
-    value = cmd.args.get(name, default)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise Rejected(ErrorCode.INVALID_PAYLOAD, f"args.{name} is a whole number, {low}-{high}")
-    return value
-
-
-def _target(d: Decision, c: CombatantProfile, cmd: msg.Act, what: str = "target") -> str:
-    target = cmd.args.get("target")
-    if not isinstance(target, str) or target not in d.s.combatants or (
+def _target(d: Decision, c: CombatantProfile, target: str, what: str = "target") -> str:
+    if target not in d.s.combatants or (
             d.s.combatants[target].hidden and not (d.actor is not None and d.actor.sees_all)):
         raise Rejected(ErrorCode.INVALID_PAYLOAD, f"args.target names the {what}")
     return target
 
 
-def _away_from(d: Decision, cmd: msg.Act) -> list[str]:
-    away = cmd.args.get("away_from", [])
-    if not isinstance(away, list) or not all(isinstance(a, str) and a in d.s.combatants
-                                             for a in away):
+def _away_from(d: Decision, away: list[str]) -> list[str]:
+    if not all(a in d.s.combatants for a in away):
         raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.away_from lists the combatants the "
-                      "movement takes it farther from")
+                       "movement takes it farther from")
     return list(dict.fromkeys(away))
 
 
-def _able(d: Decision, c: CombatantProfile) -> None:
-    """R29: at 0 Health a combatant's turns pass without actions."""
-    if out_of_fight(d.s, c.id):
-        raise _illegal(f"{c.name} is at 0 Health: out of the fight until healed (ruling R29)")
+def _able(s: EncounterState, cid: str) -> str | None:
+    """R29: at 0 Health a combatant's turns pass without actions, and it takes none."""
+    if out_of_fight(s, cid):
+        return (f"{s.combatants[cid].name} is at 0 Health: out of the fight until healed "
+                "(ruling R29)")
+    return None
 
 
 def _rules(call: Callable[[], Any]) -> Any:
@@ -322,12 +326,8 @@ def _step_parts(steps: Net) -> list[Modifier]:
 # --------------------------------------------------------------------------- attacks
 
 
-def _weapon(s: EncounterState, cid: str, action: str, cmd: msg.Act) -> str:
-    name = cmd.args.get("weapon")
+def _weapon(s: EncounterState, cid: str, action: str, name: str | None) -> str:
     if name is not None:
-        if not isinstance(name, str):
-            raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.weapon names a weapon of the stat "
-                          "block")
         return name
     kind = "ranged" if action == "ranged_attack" else "melee"
     sheet, held = sheet_of(s, cid), in_hoof(s, cid)
@@ -346,34 +346,30 @@ def _plan(s: EncounterState, action: str, attacker: str, weapon: str, target: st
         in_hoof=in_hoof(s, attacker), options=options(s)))
 
 
-def _attack(action: str) -> Callable[[Decision, CombatantProfile, msg.Act], Thunk]:
-    def resolve(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Thunk:
+def _attack(action: str) -> Callable[[Decision, CombatantProfile, Any], Thunk]:
+    def resolve(d: Decision, c: CombatantProfile,
+                args: AttackArgs | RangedAttackArgs | ChargeArgs) -> Thunk:
         """Melee Attack, Ranged Attack, All-Out Attack, Charge: a test of the weapon's ability
         die against the target's Defense; a hit deals the damage die in Health (R29)."""
-        _able(d, c)
-        target = _target(d, c, cmd, "combatant attacked")
+        target = _target(d, c, args.target, "combatant attacked")
         if target == c.id:
             raise _illegal("a combatant cannot attack itself")
         if out_of_fight(d.s, target):
             raise _illegal(f"{d.s.combatants[target].name} is already out of the fight "
                            "(0 Health, ruling R29)")
-        weapon = _weapon(d.s, c.id, action, cmd)
-        ranged = action == "ranged_attack"
-        distance = _int(cmd, "distance", None if ranged else MELEE_REACH)
-        if distance is None:
-            raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.distance: the yards to the target "
-                          "(a ranged attack needs it: \"one visible enemy within range\")")
+        weapon = _weapon(d.s, c.id, action, args.weapon)
+        distance = args.distance
         movement: at.Movement | None = None
         yards = 0
         away: list[str] = []
-        if action == "charge":
+        if isinstance(args, ChargeArgs):
             speed, prone = sheet_of(d.s, c.id).speed, d.s.vitals[c.id].prone
             movement = _rules(lambda: at.charge_move(speed, prone=prone))
             assert movement is not None
-            yards = _int(cmd, "yards", movement.yards) or 0
+            yards = movement.yards if args.yards is None else args.yards
             if yards > movement.yards:
                 raise _illegal(f"Charge: up to half Speed, {movement.yards} yards (R62)")
-            away = _away_from(d, cmd)
+            away = _away_from(d, args.away_from)
         plan = _plan(d.s, action, c.id, weapon, target, distance)
         ctx = {"action": action, "attacker": c.id, "target": target, "weapon": plan.weapon,
                "distance": distance, "check": _plain(plan.check)}
@@ -469,9 +465,8 @@ def _out_of_fight(d: Decision, cid: str) -> None:
 # --------------------------------------------------------------------------- stances
 
 
-def defend(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Thunk:
+def defend(d: Decision, c: CombatantProfile, args: Noted) -> Thunk:
     """DEFEND: +2 Defense until the beginning of your next turn."""
-    _able(d, c)
 
     def run() -> None:
         _used_by_action(d, c.id, "defend")
@@ -480,12 +475,11 @@ def defend(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Thunk:
     return run
 
 
-def guard_up(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Thunk:
+def guard_up(d: Decision, c: CombatantProfile, args: GuardUpArgs) -> Thunk:
     """GUARD UP: +1 or +2 Defense (``args.amount``) until the end of the round, with as many
     downgrades on all tests; only before any major action of the turn; a second replaces the
     first (R51)."""
-    _able(d, c)
-    amount = _int(cmd, "amount", 1, 1, 2) or 1
+    amount = args.amount
     new = _rules(lambda: at.guard_up(c.id, amount, _budget(d)))
 
     def run() -> None:
@@ -495,9 +489,8 @@ def guard_up(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Thunk:
     return run
 
 
-def aim(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Thunk:
+def aim(d: Decision, c: CombatantProfile, args: Noted) -> Thunk:
     """AIM: an upgrade on the attack die of the next action if it is an attack (R35)."""
-    _able(d, c)
 
     def run() -> None:
         _used_by_action(d, c.id, "aim")  # an earlier Aim is used up without benefit
@@ -506,10 +499,9 @@ def aim(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Thunk:
     return run
 
 
-def stand_firm(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Thunk:
+def stand_firm(d: Decision, c: CombatantProfile, args: Noted) -> Thunk:
     """STAND FIRM: until the beginning of your next turn, Skirmish and Knock Prone stunts
     against you need an opposed Body test (``stunt``)."""
-    _able(d, c)
 
     def run() -> None:
         _used_by_action(d, c.id, "stand_firm")
@@ -518,68 +510,64 @@ def stand_firm(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Thunk:
     return run
 
 
-def plain(action: str) -> Callable[[Decision, CombatantProfile, msg.Act], Thunk]:
+def plain(action: str) -> Callable[[Decision, CombatantProfile, Noted], Thunk]:
     """Activate, and another major or minor action the GM adjudicates (Taking Actions): the
     action is recorded (with ``args.note``) and uses up Aim (R35)."""
-    def resolve(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Thunk:
-        _able(d, c)
+    def resolve(d: Decision, c: CombatantProfile, args: Noted) -> Thunk:
         return lambda: _used_by_action(d, c.id, action)
     return resolve
-
-
-def free(d: Decision, c: CombatantProfile, cmd: msg.Act) -> None:
-    """A free action: costs nothing and uses up nothing (R35), but not at 0 Health (R29)."""
-    _able(d, c)
 
 
 # --------------------------------------------------------------------------- cast and reload
 
 
-def _cost_of(action: str) -> str:
-    return action.rsplit("_", 1)[1]
-
-
-def cast(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Thunk:
+def cast(cost: str) -> Callable[[Decision, CombatantProfile, CastArgs], Thunk]:
     """Cast (Taking Actions): ``args.spell``, at the cost the stat block gives it (R60)."""
-    return _at_stat_block_cost(d, c, cmd, "spell", at.cast_kind, "is cast as")
+    def resolve(d: Decision, c: CombatantProfile, args: CastArgs) -> Thunk:
+        return _at_stat_block_cost(d, c, args.spell, f"cast_{cost}", at.cast_kind,
+                                   "is cast as")
+    return resolve
 
 
-def reload(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Thunk:
+def reload(cost: str) -> Callable[[Decision, CombatantProfile, ReloadArgs], Thunk]:
     """Reload (Taking Actions): ``args.weapon``, at the cost the stat block gives it (R60)."""
-    return _at_stat_block_cost(d, c, cmd, "weapon", at.reload_kind, "reloads as")
+    def resolve(d: Decision, c: CombatantProfile, args: ReloadArgs) -> Thunk:
+        return _at_stat_block_cost(d, c, args.weapon, f"reload_{cost}", at.reload_kind,
+                                   "reloads as")
+    return resolve
 
 
-def _at_stat_block_cost(d: Decision, c: CombatantProfile, cmd: msg.Act, arg: str,
+def _at_stat_block_cost(d: Decision, c: CombatantProfile, name: str, action: str,
                         kind_of: Callable[[Sheet, str], ActionKind | None],
                         verb: str) -> Thunk:
     """Cast and Reload take the action (major, minor, free) that the stat block gives the spell
-    or the weapon named in ``args[arg]`` (R60); ``None`` from ``kind_of``: nothing to do."""
-    _able(d, c)
-    name = cmd.args.get(arg)
-    if not isinstance(name, str):
-        raise Rejected(ErrorCode.INVALID_PAYLOAD, f"args.{arg} names a {arg} of the stat block")
+    or the weapon ``name`` (R60); ``None`` from ``kind_of``: nothing to do."""
+    what, cost = action.rsplit("_", 1)
     kind = _rules(lambda: kind_of(sheet_of(d.s, c.id), name))
     if kind is None:
-        raise _illegal(f"{name} needs no {cmd.action.rsplit('_', 1)[0]} (stat block, R60)")
-    if kind.value != _cost_of(cmd.action):
+        raise _illegal(f"{name} needs no {what} (stat block, R60)")
+    if kind.value != cost:
         raise _illegal(f"{name} {verb} a {kind.value} action (stat block, R60)")
-    return lambda: _used_by_action(d, c.id, cmd.action)
+    return lambda: _used_by_action(d, c.id, action)
 
 
 # --------------------------------------------------------------------------- Ready
 
 
-def ready_item(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Thunk:
+def _items(s: EncounterState, cid: str) -> set[str]:
+    sheet = sheet_of(s, cid)
+    return {w.name for w in sheet.weapons} | ({"bandages"} if sheet.bandages != "none"
+                                              else set())
+
+
+def ready_item(d: Decision, c: CombatantProfile, args: ReadyItemArgs) -> Thunk:
     """READY: draw a stowed item (``args.draw``: a weapon's name or ``bandages``) and/or put
     one away (``args.stow``)."""
-    _able(d, c)
-    draw, stow = cmd.args.get("draw"), cmd.args.get("stow")
-    if (draw is None and stow is None) or not all(x is None or isinstance(x, str)
-                                                  for x in (draw, stow)):
+    draw, stow = args.draw, args.stow
+    if draw is None and stow is None:
         raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.draw and/or args.stow name an item")
     sheet = sheet_of(d.s, c.id)
-    items = {w.name for w in sheet.weapons} | ({"bandages"} if sheet.bandages != "none"
-                                               else set())
+    items = _items(d.s, c.id)
     if draw is not None and draw not in items:
         raise _illegal(f"Ready: {c.name} has no {draw!r} (stat block, R60)")
     before = in_hoof(d.s, c.id)
@@ -595,14 +583,13 @@ def ready_item(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Thunk:
 # --------------------------------------------------------------------------- movement
 
 
-def _movement(d: Decision, c: CombatantProfile, cmd: msg.Act, action: str,
+def _movement(d: Decision, c: CombatantProfile, args: MoveArgs | RunArgs, action: str,
               movement: at.Movement) -> Thunk:
-    yards = _int(cmd, "yards", movement.yards)
-    assert yards is not None
+    yards = movement.yards if args.yards is None else args.yards
     if yards > movement.yards:
-        raise _illegal(f"{CATALOG[action].label}: at most {movement.yards} yards "
+        raise _illegal(f"{at.ACTIONS[action].label}: at most {movement.yards} yards "
                        f"({movement.reason})")
-    away = _away_from(d, cmd)
+    away = _away_from(d, args.away_from)
     prone = d.s.vitals[c.id].prone
 
     def run() -> None:
@@ -616,37 +603,29 @@ def _movement(d: Decision, c: CombatantProfile, cmd: msg.Act, action: str,
     return run
 
 
-def move(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Thunk:
+def move(d: Decision, c: CombatantProfile, args: MoveArgs) -> Thunk:
     """MOVE: up to Speed in yards; going prone, standing up or mounting (``args.posture``)
     at half Speed; prone at the time of the Move, half Speed (R34)."""
-    _able(d, c)
-    posture = cmd.args.get("posture", "none")
-    if posture not in ("none", "go_prone", "stand", "mount"):
-        raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.posture is none, go_prone, stand or "
-                      "mount")
     speed, prone = sheet_of(d.s, c.id).speed, d.s.vitals[c.id].prone
-    movement = _rules(lambda: at.move(speed, prone=prone, posture=posture))
-    return _movement(d, c, cmd, "move", movement)
+    movement = _rules(lambda: at.move(speed, prone=prone, posture=args.posture))
+    return _movement(d, c, args, "move", movement)
 
 
-def run_action(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Thunk:
+def run_action(d: Decision, c: CombatantProfile, args: RunArgs) -> Thunk:
     """RUN: up to double Speed; not while prone."""
-    _able(d, c)
     speed, prone = sheet_of(d.s, c.id).speed, d.s.vitals[c.id].prone
     movement = _rules(lambda: at.run(speed, prone=prone))
-    return _movement(d, c, cmd, "run", movement)
+    return _movement(d, c, args, "run", movement)
 
 
 # --------------------------------------------------------------------------- Heal
 
 
-def heal(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Thunk:
+def heal(d: Decision, c: CombatantProfile, args: HealArgs) -> Thunk:
     """HEAL (R33): an adjacent injured ally, bandages in hoof, a Difficulty 4 Mind test; the
     ally regains the face rolled; no second heal until it takes damage again."""
-    _able(d, c)
-    target = _target(d, c, cmd, "ally healed")
-    distance = _int(cmd, "distance", MELEE_REACH)
-    assert distance is not None
+    target = _target(d, c, args.target, "ally healed")
+    distance = args.distance
     s = d.s
     same_side = s.combatants[target].side == c.side
     planned = _rules(lambda: at.plan_heal(
@@ -701,25 +680,22 @@ def _healed(d: Decision, healer: str, target: str, before: AtVitals, after: AtVi
 # --------------------------------------------------------------------------- Prepare
 
 
-def prepare(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Thunk:
+def prepare(d: Decision, c: CombatantProfile, args: PrepareArgs) -> Thunk:
     """PREPARE (R36): name one major action (``args.action``) and end the turn; refused after
     a major action this turn. Until its next turn starts the combatant may interrupt anyone
     with ``trigger_ready`` and take that action — the Dramatic readied action's mechanism —
     without changing its place in the order; then it is lost."""
-    _able(d, c)
-    action = cmd.args.get("action")
-    if not isinstance(action, str) or action not in PREPARABLE:
+    action = args.action
+    if action not in PREPARABLE:
         raise _illegal(f"Prepare names a major action: args.action is one of "
                        f"{', '.join(sorted(PREPARABLE))}")
     _rules(lambda: at.prepare(c.id, rules_name(action), _budget(d)))
-    trigger = cmd.args.get("trigger") or f"any time until {c.name}'s next turn (Prepare)"
-    if not isinstance(trigger, str) or len(trigger) > 200:
-        raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.trigger says when (1-200 characters)")
+    trigger = args.trigger or f"any time until {c.name}'s next turn (Prepare)"
 
     def run() -> None:
         _used_by_action(d, c.id, "prepare")  # R35: Prepare uses Aim up
         d.emit(ev.ActionReadied(round=d.s.round, combatant=c.id, action=action,
-                                action_type=CATALOG[action].kind.value, trigger=trigger,
+                                action_type=PREPARABLE[action], trigger=trigger,
                                 hidden=c.hidden), _vis(d, c.id))
         d.followups.append(lambda: d.send("next_turn", "the turn cannot end now"))
     return run
@@ -728,13 +704,11 @@ def prepare(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Thunk:
 # --------------------------------------------------------------------------- Press the Attack
 
 
-def press_the_attack(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Thunk:
+def press_the_attack(d: Decision, c: CombatantProfile, args: PressArgs) -> Thunk:
     """PRESS THE ATTACK (R37): on an adjacent enemy struck in melee this turn; if it moves
     away by its own action before the presser's next turn, the presser may pursue at once."""
-    _able(d, c)
-    target = _target(d, c, cmd, "enemy pressed")
-    distance = _int(cmd, "distance", MELEE_REACH)
-    assert distance is not None
+    target = _target(d, c, args.target, "enemy pressed")
+    distance = args.distance
     struck = any(e.detail == target for e in _marks(d.s, c.id, STRUCK)) \
         and d.s.current == c.id
     speed = sheet_of(d.s, c.id).speed
@@ -778,20 +752,23 @@ def next_pursuit(d: Decision) -> None:
             return
 
 
-def pursue(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Thunk:
+def _may_pursue(s: EncounterState, cid: str) -> str | None:
+    turn = s.turn
+    readied = s.readied.get(cid)
+    if turn is None or turn.interrupted_by != cid or readied is None \
+            or readied.action != "pursue":
+        return ("a pursuit comes only when the enemy you Press the Attack on moves away "
+                "(ruling R37)")
+    return None
+
+
+def pursue(d: Decision, c: CombatantProfile, args: PursueArgs) -> Thunk:
     """The pursuit of Press the Attack: up to Speed in yards (``args.yards``; fewer, or 0, as
     the presser wishes), at no cost in actions (R37)."""
-    turn = d.s.turn
-    readied = d.s.readied.get(c.id)
-    if turn is None or turn.interrupted_by != c.id or readied is None \
-            or readied.action != "pursue":
-        raise _illegal("a pursuit comes only when the enemy you Press the Attack on moves "
-                       "away (ruling R37)")
     speed = sheet_of(d.s, c.id).speed
     movement = at.Movement(speed, prone_after=d.s.vitals[c.id].prone,
                            reason="Press the Attack: up to Speed in pursuit (R37)")
-    yards = _int(cmd, "yards", speed)
-    assert yards is not None
+    yards = speed if args.yards is None else args.yards
     if yards > speed:
         raise _illegal(f"a pursuit covers at most your Speed, {speed} yards (R37)")
 
@@ -803,19 +780,16 @@ def pursue(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Thunk:
 # --------------------------------------------------------------------------- stunts
 
 
-def stunt(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Thunk:
+def stunt(d: Decision, c: CombatantProfile, args: StuntArgs) -> Thunk:
     """A Skirmish (``args.yards``, default 2) or Knock Prone stunt (``args.stunt``) whose
     points the user has spent (R39: the server does not track stunt points). Against one who
     Stands Firm, an opposed Body test first, one per attack (R38: a tie goes to the larger die,
     then to the one Standing Firm); the stunt works only if its user wins."""
-    _able(d, c)
-    kind = cmd.args.get("stunt")
-    if kind not in ("skirmish", "knock_prone"):
-        raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.stunt is skirmish or knock_prone")
-    target = _target(d, c, cmd, "combatant the stunt is used on")
+    kind = args.stunt
+    target = _target(d, c, args.target, "combatant the stunt is used on")
     if target == c.id:
         raise _illegal("a stunt is used on someone else")
-    yards = _int(cmd, "yards", 2, 1, 100) if kind == "skirmish" else 0
+    yards = args.yards if kind == "skirmish" else 0
     if kind == "knock_prone" and d.s.vitals[target].prone:
         raise _illegal(f"{d.s.combatants[target].name} is prone already")
     ctx: dict[str, Any] = {"action": "stunt", "stunt": kind, "user": c.id, "target": target,
@@ -904,96 +878,202 @@ def turn_passes(s: EncounterState, cid: str) -> bool:
     return out_of_fight(s, cid)
 
 
-# --------------------------------------------------------------------------- legal actions
+# --------------------------------------------------------------------------- the catalog
 
 
-def _attack_targets(s: EncounterState, cid: str) -> list[str]:
-    return [o for o in _enemies(s, cid) if s.vitals[o].fatigue_max > 0]
+def _visible(found: Iterable[str], s: EncounterState, sees_all: bool) -> list[str]:
+    return [o for o in found if sees_all or not s.combatants[o].hidden]
 
 
-def _heal_targets(s: EncounterState, cid: str) -> list[str]:
+def _attack_targets(s: EncounterState, cid: str, sees_all: bool) -> list[str]:
+    """Those still in the fight with Health to lose (R29): the enemies, then the allies (an
+    attack is meant for an enemy; one on an ally is the GM's call)."""
+    side = s.combatants[cid].side
+    able = [o for o in in_scene(s) if o != cid and not out_of_fight(s, o)
+            and s.vitals[o].fatigue_max > 0]
+    return _visible([*(o for o in able if s.combatants[o].side != side),
+                     *(o for o in able if s.combatants[o].side == side)], s, sees_all)
+
+
+def _heal_targets(s: EncounterState, cid: str, sees_all: bool) -> list[str]:
+    """Injured allies not healed since they last lost Health (R33); oneself only with
+    ``heal_self``."""
     side = s.combatants[cid].side
     out = []
-    for o in s.order:
+    for o in in_scene(s):
         h = health_of(s, o)
         if s.combatants[o].side == side and (o != cid or options(s).heal_self) \
                 and h is not None and h.injured and not h.healed:
             out.append(o)
-    return out
+    return _visible(out, s, sees_all)
 
 
-def _press_targets(s: EncounterState, cid: str) -> list[str]:
-    return list(dict.fromkeys(e.detail for e in _marks(s, cid, STRUCK)))
+def _press_targets(s: EncounterState, cid: str, sees_all: bool) -> list[str]:
+    """The enemies struck in melee this turn (R37)."""
+    return _visible(dict.fromkeys(e.detail for e in _marks(s, cid, STRUCK)), s, sees_all)
 
 
-def _others(s: EncounterState, cid: str) -> list[str]:
-    return [o for o in s.order if o != cid]
+def _pursued(s: EncounterState, cid: str, sees_all: bool) -> list[str]:
+    return _visible([s.current] if s.current else [], s, sees_all)
 
 
-TARGETS: dict[str, Callable[[EncounterState, str], list[str]]] = {
-    **{a: _attack_targets for a in _ATTACKS},
-    "heal": _heal_targets,
-    "press_the_attack": _press_targets,
-    "pursue": lambda s, cid: [s.current] if s.current else [],
-    "stunt": _others,
-}
+def _others(s: EncounterState, cid: str, sees_all: bool) -> list[str]:
+    return _visible((o for o in in_scene(s) if o != cid), s, sees_all)
 
 
-def _has_weapon(kind: str) -> Callable[[EncounterState, str], bool]:
-    return lambda s, cid: any(w.kind == kind for w in sheet_of(s, cid).weapons)
-
-
-def _costs(what: str, cost: str) -> Callable[[EncounterState, str], bool]:
-    def test(s: EncounterState, cid: str) -> bool:
-        sheet = sheet_of(s, cid)
-        if what == "cast":
-            return any(sp.cast == cost for sp in sheet.spells)
-        return any(w.reload_cost == cost for w in sheet.weapons)
+def _has_weapon(kind: str) -> Callable[[EncounterState, str], str | None]:
+    def test(s: EncounterState, cid: str) -> str | None:
+        if any(w.kind == kind for w in sheet_of(s, cid).weapons):
+            return None
+        return f"{s.combatants[cid].name} has no {kind} weapon in its stat block (ruling R60)"
     return test
 
 
-def _not_prone(s: EncounterState, cid: str) -> bool:
-    return not s.vitals[cid].prone
+def _refused(call: Callable[[], Any]) -> str | None:
+    try:
+        call()
+    except IllegalAction as exc:
+        return str(exc)
+    return None
 
 
-AVAILABLE: dict[str, Callable[[EncounterState, str], bool]] = {
-    "melee_attack": _has_weapon("melee"),
-    "all_out_attack": _has_weapon("melee"),
-    "charge": lambda s, cid: _not_prone(s, cid) and _has_weapon("melee")(s, cid),
-    "ranged_attack": _has_weapon("ranged"),
-    "run": _not_prone,
-    "heal": lambda s, cid: "bandages" in in_hoof(s, cid) and "mind" in sheet_of(s, cid)
-    .abilities,
-    "guard_up": lambda s, cid: not _major_taken(s),  # "before any major action"
-    "prepare": lambda s, cid: not _major_taken(s),  # R36
-    "press_the_attack": lambda s, cid: bool(_marks(s, cid, STRUCK)),
-    "pursue": lambda s, cid: False,  # offered while its interrupt runs (R37)
-    **{f"{what}_{cost}": _costs(what, cost) for what in ("cast", "reload")
-       for cost in ("major", "minor", "free")},
-}
+def _may_charge(s: EncounterState, cid: str) -> str | None:
+    return _refused(lambda: at.charge_move(0, prone=s.vitals[cid].prone)) \
+        or _has_weapon("melee")(s, cid)
 
 
-RESOLVERS: dict[str, Callable[[Decision, CombatantProfile, msg.Act], Thunk | None]] = {
-    **{a: _attack(a) for a in _ATTACKS},
-    "defend": defend,
-    "guard_up": guard_up,
-    "aim": aim,
-    "stand_firm": stand_firm,
-    "heal": heal,
-    "move": move,
-    "run": run_action,
-    "prepare": prepare,
-    "press_the_attack": press_the_attack,
-    "pursue": pursue,
-    "ready_item": ready_item,
-    "activate": plain("activate"),
-    "other_major": plain("other_major"),
-    "other_minor": plain("other_minor"),
-    "free": free,
-    "stunt": stunt,
-    **{f"cast_{cost}": cast for cost in ("major", "minor", "free")},
-    **{f"reload_{cost}": reload for cost in ("major", "minor", "free")},
-}
+def _may_run(s: EncounterState, cid: str) -> str | None:
+    return _refused(lambda: at.run(0, prone=s.vitals[cid].prone))
+
+
+def _may_heal(s: EncounterState, cid: str) -> str | None:
+    if "bandages" not in in_hoof(s, cid):
+        return "Heal: you must have bandages ready (Ready them first, R33)"
+    if "mind" not in sheet_of(s, cid).abilities:
+        return f"{s.combatants[cid].name} has no Mind die in its stat block (ruling R60)"
+    return None
+
+
+def _before_a_major(rule: str) -> Callable[[EncounterState, str], str | None]:
+    return lambda s, cid: rule if _major_taken(s) else None
+
+
+def _may_press(s: EncounterState, cid: str) -> str | None:
+    if not _marks(s, cid, STRUCK):
+        return "Press the Attack needs an enemy you struck in melee this turn"
+    return None
+
+
+def _costing(what: str, cost: str) -> Callable[[EncounterState, str], list[str]]:
+    """The spells (``cast``) or weapons (``reload``) of the stat block at ``cost`` (R60)."""
+    def names(s: EncounterState, cid: str) -> list[str]:
+        sheet = sheet_of(s, cid)
+        if what == "cast":
+            return [sp.name for sp in sheet.spells if sp.cast == cost]
+        return [w.name for w in sheet.weapons if w.reload_cost == cost]
+    return names
+
+
+def _may_cost(what: str, cost: str) -> Callable[[EncounterState, str], str | None]:
+    names = _costing(what, cost)
+    thing, verb = ("spell", "cast") if what == "cast" else ("weapon", "reloaded")
+
+    def test(s: EncounterState, cid: str) -> str | None:
+        if names(s, cid):
+            return None
+        return (f"{s.combatants[cid].name} has no {thing} {verb} as a {cost} action (stat "
+                "block, R60)")
+    return test
+
+
+def _cost_options(what: str, cost: str) -> Callable[[EncounterState, str], dict[str, list[str]]]:
+    names, field = _costing(what, cost), "spell" if what == "cast" else "weapon"
+    return lambda s, cid: {field: names(s, cid)}
+
+
+def _ready_options(s: EncounterState, cid: str) -> dict[str, list[str]]:
+    held = in_hoof(s, cid)
+    return {"draw": sorted(_items(s, cid) - held), "stow": sorted(held)}
+
+
+def _may_ready(s: EncounterState, cid: str) -> str | None:
+    if _items(s, cid) or in_hoof(s, cid):
+        return None
+    return f"{s.combatants[cid].name} has nothing to ready or stow (stat block, R60)"
+
+
+_STUNTS = ["skirmish", "knock_prone"]
+_MAJOR, _MINOR, _FREE = Kind.STANDARD, Kind.MOVE, Kind.FREE
+_AIM_AT_ENEMIES = Targets(_attack_targets)
+
+
+def _rules_action(name: str, args: type[Noted], resolve: Any, precondition: Any = None,
+                  targets: Targets | None = None, options: Any = None) -> Action:
+    """An action of ``rules.action_time.actions.ACTIONS`` (its label, section and kind)."""
+    spec = at.ACTIONS[rules_name(name)]
+    return Action(name, spec.label, spec.section, KIND_OF[spec.kind], args, resolve,
+                  precondition, targets, options)
+
+
+_ACTIONS = [
+    _rules_action("all_out_attack", AttackArgs, _attack("all_out_attack"),
+                  _has_weapon("melee"), _AIM_AT_ENEMIES),
+    _rules_action("charge", ChargeArgs, _attack("charge"), _may_charge, _AIM_AT_ENEMIES),
+    _rules_action("defend", Noted, defend),
+    _rules_action("heal", HealArgs, heal, _may_heal, Targets(_heal_targets)),
+    _rules_action("melee_attack", AttackArgs, _attack("melee_attack"), _has_weapon("melee"),
+                  _AIM_AT_ENEMIES),
+    _rules_action("ranged_attack", RangedAttackArgs, _attack("ranged_attack"),
+                  _has_weapon("ranged"), _AIM_AT_ENEMIES),
+    _rules_action("run", RunArgs, run_action, _may_run),
+    _rules_action("other_major", Noted, plain("other_major")),
+    _rules_action("activate", Noted, plain("activate")),
+    _rules_action("aim", Noted, aim),
+    _rules_action("guard_up", GuardUpArgs, guard_up, _before_a_major(
+        "Guard Up must come before any major action of the turn")),
+    _rules_action("move", MoveArgs, move),
+    _rules_action("prepare", PrepareArgs, prepare, _before_a_major(
+        "Prepare is refused after a major action this turn (ruling R36)"),
+        options=lambda s, cid: {"action": list(PREPARABLE)}),
+    _rules_action("press_the_attack", PressArgs, press_the_attack, _may_press,
+                  Targets(_press_targets)),
+    _rules_action("ready_item", ReadyItemArgs, ready_item, _may_ready, options=_ready_options),
+    _rules_action("stand_firm", Noted, stand_firm),
+    _rules_action("other_minor", Noted, plain("other_minor")),
+    _rules_action("free", Noted, None),
+]
+# Taking Actions: cast and reload cost what the stat block says (R60)
+for _word, _kind in (("major", _MAJOR), ("minor", _MINOR), ("free", _FREE)):
+    _ACTIONS.append(Action(f"cast_{_word}", f"Cast a spell ({_word} action)",
+                           "Taking Actions: cast", _kind, CastArgs, cast(_word),
+                           _may_cost("cast", _word), options=_cost_options("cast", _word)))
+    _ACTIONS.append(Action(f"reload_{_word}", f"Reload a weapon ({_word} action)",
+                           "Taking Actions: reload", _kind, ReloadArgs, reload(_word),
+                           _may_cost("reload", _word), options=_cost_options("reload", _word)))
+_ACTIONS += [
+    Action("pursue", "Pursue the enemy that moved away (Press the Attack)",
+           "Minor Actions: PRESS THE ATTACK", _FREE, PursueArgs, pursue, _may_pursue,
+           Targets(_pursued, optional=True), among=lambda s: s.readied),
+    Action("stunt", "Apply a Skirmish or Knock Prone stunt", "Minor Actions: STAND FIRM",
+           _FREE, StuntArgs, stunt, targets=Targets(_others),
+           options=lambda s, cid: {"stunt": list(_STUNTS)}),
+]
+
+#: PREPARE: "You pick one major action that you prepare to execute" (ruling R36): each major
+#: action, with the kind its readied action records.
+PREPARABLE: dict[str, str] = {a.name: a.cost.value for a in _ACTIONS
+                              if a.cost is Kind.STANDARD}
+
+CATALOG = Catalog(
+    "action_time", "Action Time", (*_ACTIONS, END_TURN, TRIGGER_READY), precondition=_able,
+    absent={
+        "delay": "Action Time has no delay: a turn is taken when it comes (or Prepared)",
+        "take_delayed_turn": "Action Time has no delay: a turn is taken when it comes (or "
+                             "Prepared)",
+        "ready": "Action Time readies an item with ready_item; a major action is held with "
+                 "prepare (R36)",
+    },
+    budget_refusal=budget_refusal)
 
 
 # --------------------------------------------------------------------------- views

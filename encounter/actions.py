@@ -1,60 +1,86 @@
-"""What the actions of a turn do, beyond spending the budget ("MLP Dramatic Systems", TYPES OF
-ACTIONS). A resolver checks the action when it is declared (refusing it before anything is
-recorded) and returns what to do once the ``action_taken`` event is in.
+"""The actions of "MLP Dramatic Systems", declared (``encounter.declare``): the catalog of TYPES
+OF ACTIONS with each action's cost, arguments (``encounter.dramatic_args``), precondition,
+targets and resolution, and the turn's own moves of ``encounter.turns`` (:data:`CATALOG`).
+A resolver checks what depends on the arguments when the action is declared (refusing it
+before anything is recorded) and returns what to do once the ``action_taken`` event is in.
+
+Also the ruleset hooks of both rulesets (:class:`RulesetHooks`): where a ruleset takes part in
+the engine's turn flow beyond its actions.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Container
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from encounter import action_time, battle, combat, social
 from encounter import vitals as vt
+from encounter.declare import Action, Aimed, Catalog, Noted, Targets, When, in_scene
+from encounter.dramatic_args import (
+    AnswerArgs,
+    AttackArgs,
+    BreakGrabArgs,
+    ConversationArgs,
+    DisputeArgs,
+    FoodArgs,
+    GrabArgs,
+    HarvestArgs,
+    HelpArgs,
+    LieArgs,
+    PathArgs,
+    RamArgs,
+)
 from encounter.rejected import Rejected
 from encounter.state import EncounterState
+from encounter.turns import DELAY, END_TURN, READY, TAKE_DELAYED_TURN, TRIGGER_READY
 from protocol import events as ev
-from protocol import messages as msg
 from protocol.errors import ErrorCode
 from protocol.model import CombatantProfile
 from rules import condition_track as ct
 from rules import grab as grab_rules
-from rules.actions import ActionSpec, Budget
+from rules.actions import Kind
 from rules.dice import Roll
 from rules.modifiers import RuleRefusal
+from rules.sheet import Size, size_steps
+from rules.social.access import low_access_argument
+from rules.social.guards import ensure_may_argue
+from rules.social.maneuvers import SECTION as SOCIAL
 
 if TYPE_CHECKING:
     from encounter.engine import Decision
 
-Resolver = Callable[["Decision", CombatantProfile, msg.Act], Callable[[], None] | None]
+
+def _name(state: EncounterState, cid: str) -> str:
+    return state.combatants[cid].name
 
 
-def fall_prone(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[], None]:
+# --- resolvers ------------------------------------------------------------------------------------
+
+
+def fall_prone(d: Decision, c: CombatantProfile, args: Noted) -> Callable[[], None]:
     """SWIFT ACTIONS: Fall Prone."""
-    if d.s.vitals[c.id].prone:
-        raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{c.name} is prone already")
     return lambda: vt.record(d, c.id, "fall_prone", ["falls prone (SWIFT ACTIONS: Fall Prone)"],
                              prone=True)
 
 
-def stand_up(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[], None]:
+def stand_up(d: Decision, c: CombatantProfile, args: Noted) -> Callable[[], None]:
     """MOVE ACTIONS: Stand Up: "Standing up from a prone position requires a move action"."""
-    if not d.s.vitals[c.id].prone:
-        raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{c.name} is not prone")
     return lambda: vt.record(d, c.id, "stand_up", ["stands up (MOVE ACTIONS: Stand Up)"],
                              prone=False)
 
 
-def _second_lunch(d: Decision, c: CombatantProfile, food_bonus: int) -> Callable[[], None]:
+def _lunch(state: EncounterState, cid: str, food_bonus: int) -> ct.SecondLunch:
     """Second Lunch: at one-half the maximum fatigue points or less, once per day, never twice
     in one encounter; a quarter of the maximum back (plus the food's bonus)."""
-    v = d.s.vitals[c.id]
-    sheet = vt.sheet_of(c, d.s.ruleset)
-    try:
-        lunch = ct.second_lunch(sheet, v.fatigue, uses_today=int(v.second_lunch),
-                                used_this_encounter=v.second_lunch, food_bonus=food_bonus)
-    except RuleRefusal as exc:
-        raise Rejected(ErrorCode.ILLEGAL_ACTION, str(exc)) from None
+    v = state.vitals[cid]
+    sheet = vt.sheet_of(state.combatants[cid], state.ruleset)
+    return ct.second_lunch(sheet, v.fatigue, uses_today=int(v.second_lunch),
+                           used_this_encounter=v.second_lunch, food_bonus=food_bonus)
+
+
+def _second_lunch(d: Decision, c: CombatantProfile, food_bonus: int) -> Callable[[], None]:
+    lunch = _lunch(d.s, c.id, food_bonus)  # the precondition allows it
     note = (f"catches a Second Lunch: +{lunch.regained}"
             + (f" and +{lunch.food_bonus} from food" if lunch.food_bonus else "")
             + " fatigue points"
@@ -62,31 +88,24 @@ def _second_lunch(d: Decision, c: CombatantProfile, food_bonus: int) -> Callable
     return lambda: vt.record(d, c.id, "second_lunch", [note], fatigue=lunch.fatigue_after)
 
 
-def second_lunch(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[], None]:
+def second_lunch(d: Decision, c: CombatantProfile, args: Noted) -> Callable[[], None]:
     return _second_lunch(d, c, 0)
 
 
 def second_lunch_with_food(d: Decision, c: CombatantProfile,
-                           cmd: msg.Act) -> Callable[[], None]:
+                           args: FoodArgs) -> Callable[[], None]:
     """FULL-ROUND ACTIONS: Catch a Second Lunch with Food: ``args.food_bonus`` is the extra
     fatigue the food gives (Goods & Services)."""
-    bonus = cmd.args.get("food_bonus", 0)
-    if isinstance(bonus, bool) or not isinstance(bonus, int) or not 0 <= bonus <= 1000:
-        raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.food_bonus is a whole number, 0-1000")
-    return _second_lunch(d, c, bonus)
+    return _second_lunch(d, c, args.food_bonus)
 
 
-def break_grab(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[], None]:
+def break_grab(d: Decision, c: CombatantProfile, args: BreakGrabArgs) -> Callable[[], None]:
     """Standard action: breaking the grab clears one grabber per character level, at least one;
     ``args.grabbers`` may say which first (STANDARD ACTIONS: Grab; R55)."""
     grabbers = d.s.grabs.get(c.id, [])
-    chosen = cmd.args.get("grabbers")
-    if chosen is not None and (not isinstance(chosen, list)
-                               or not all(isinstance(g, str) for g in chosen)):
-        raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.grabbers lists combatant ids")
     try:
         broken = grab_rules.break_grab(grabbers, vt.sheet_of(c, d.s.ruleset).heroic_level,
-                                       chosen)
+                                       args.grabbers)
     except (RuleRefusal, ValueError) as exc:
         raise Rejected(ErrorCode.ILLEGAL_ACTION, str(exc)) from None
 
@@ -97,7 +116,7 @@ def break_grab(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[], N
     return effect
 
 
-def recover(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[], None] | None:
+def recover(d: Decision, c: CombatantProfile, args: Noted) -> Callable[[], None] | None:
     """Recover (R18, with ``recover_in_scene``): three swift actions in the same or
     consecutive rounds regain 1 fatigue point; refused with a persistent condition (R17)."""
     v = d.s.vitals[c.id]
@@ -115,121 +134,307 @@ def recover(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[], None
                                                   "point (R18)"], fatigue=min(after, v.fatigue_max))
 
 
-def _may_argue(state: EncounterState, cid: str) -> bool:
-    """Dispute and Conversation need an unspent statement of one's own, no Blocking, and a
-    debate still going (R26, R27, R49)."""
-    return not state.debate_over and cid not in state.blocking and any(
-        a.owner == cid and a.size for a in state.arguments.values())
+# --- preconditions --------------------------------------------------------------------------------
 
 
-def _persistent(state: EncounterState, cid: str) -> bool:
+def _prone(state: EncounterState, cid: str) -> str | None:
+    return f"{_name(state, cid)} is prone already" if state.vitals[cid].prone else None
+
+
+def _not_prone(state: EncounterState, cid: str) -> str | None:
+    return None if state.vitals[cid].prone else f"{_name(state, cid)} is not prone"
+
+
+def _may_lunch(state: EncounterState, cid: str) -> str | None:
     v = state.vitals[cid]
-    return bool(v.physical.persistent or (v.mental is not None and v.mental.persistent))
+    return ct.second_lunch_refusal(vt.sheet_of(state.combatants[cid], state.ruleset),
+                                   v.fatigue, uses_today=int(v.second_lunch),
+                                   used_this_encounter=v.second_lunch)
 
 
-def _lunch_possible(state: EncounterState, cid: str) -> bool:
+def _grabbed(state: EncounterState, cid: str) -> str | None:
+    if not state.grabs.get(cid):
+        return f"{grab_rules.SECTION}: nobody is grabbing this creature"
+    return None
+
+
+def _may_recover(state: EncounterState, cid: str) -> str | None:
+    """SWIFT ACTIONS: Recover "cannot [be used] if you are ia an dramatic scene" (R18); never
+    with a persistent condition (R17)."""
+    if not state.options.recover_in_scene:
+        return "Recover cannot be used in a dramatic scene (ruling R18)"
     v = state.vitals[cid]
-    return (not v.second_lunch and v.fatigue * 2 <= v.fatigue_max
-            and v.mental is not None)  # creatures only: objects have no mental track
+    if v.physical.persistent or (v.mental is not None and v.mental.persistent):
+        return "Recover: not while affected by a persistent condition (ruling R17)"
+    return None
 
 
-#: Actions that only some states allow, with the test (``legal_actions`` offers them only then).
-DRAMATIC_AVAILABLE: dict[str, Callable[[EncounterState, str], bool]] = {
-    "stand_up": lambda s, cid: s.vitals[cid].prone,
-    "fall_prone": lambda s, cid: not s.vitals[cid].prone,
-    "second_lunch": _lunch_possible,
-    "second_lunch_with_food": _lunch_possible,
-    "break_grab": lambda s, cid: bool(s.grabs.get(cid)),
-    "recover": lambda s, cid: not _persistent(s, cid),
-    "dispute": lambda s, cid: _may_argue(s, cid),
-    "conversation": lambda s, cid: _may_argue(s, cid),
-    "lie": lambda s, cid: cid not in s.blocking,
-    "block": lambda s, cid: cid not in s.blocking,
-    "stop_blocking": lambda s, cid: cid in s.blocking and s.current == cid,
-    "low_access": lambda s, cid: s.social_event is not None and not s.debate_over,
-    "move": lambda s, cid: not s.grabs.get(cid),
-    "run": lambda s, cid: not s.grabs.get(cid),
-}
+def _statements(state: EncounterState, cid: str) -> list[str]:
+    return sorted(a for a, arg in state.arguments.items() if arg.owner == cid and arg.size)
 
 
-DRAMATIC_RESOLVERS: dict[str, Resolver] = {
-    "attack": combat.attack,
-    "grab": combat.grab,
-    "aid_another": combat.aid_another,
-    "distraction": combat.distraction,
-    "break_grab": break_grab,
-    "ram": combat.ram,
-    "break_object": combat.break_object,
-    "harvest": combat.harvest,
-    "dispute": social.dispute,
-    "conversation": social.converse,
-    "lie": social.lie,
-    "block": social.block,
-    "stop_blocking": social.stop_blocking,
-    "low_access": social.low_access,
-    "recover": recover,
-    "move": battle.move,
-    "run": battle.run,
-    "fall_prone": fall_prone,
-    "stand_up": stand_up,
-    "second_lunch": second_lunch,
-    "second_lunch_with_food": second_lunch_with_food,
-}
+def _may_speak(state: EncounterState, cid: str, maneuver: str) -> str | None:
+    """R49: no argument of any size while Blocking (the unconscious take no actions at all)."""
+    if cid not in state.blocking:
+        return None
+    try:
+        ensure_may_argue(vt.rules_status(state.vitals[cid]), blocking=cid in state.blocking,
+                         maneuver=maneuver)
+    except RuleRefusal as exc:
+        return str(exc)
+    return None
 
 
-#: Each ruleset's resolvers and availability tests, by ruleset name: the one place where the
-#: encounter engine learns what a ruleset's actions do.
-RESOLVERS: dict[str, dict[str, Resolver]] = {
-    "dramatic": DRAMATIC_RESOLVERS,
-    "action_time": action_time.RESOLVERS,
-}
-AVAILABLE: dict[str, dict[str, Callable[[EncounterState, str], bool]]] = {
-    "dramatic": DRAMATIC_AVAILABLE,
-    "action_time": action_time.AVAILABLE,
-}
+def _may_argue(maneuver: str) -> Callable[[EncounterState, str], str | None]:
+    """Dispute and Conversation need a debate still going, no Blocking, and an unspent
+    statement of one's own (R26, R27, R49)."""
+    def test(state: EncounterState, cid: str) -> str | None:
+        if state.debate_over:
+            return (f"{SOCIAL}: the debate has ended (an attitude reached Unfriendly, ruling "
+                    "R26)")
+        why = _may_speak(state, cid, maneuver)
+        if why is None and not any(arg.owner == cid and arg.size
+                                   for arg in state.arguments.values()):
+            why = (f"{_name(state, cid)} has no statement to use (the GM sizes them: "
+                   "size_argument)")
+        return why
+    return test
+
+
+def _may_lie(state: EncounterState, cid: str) -> str | None:
+    return _may_speak(state, cid, "a lie")
+
+
+def _may_point_out(state: EncounterState, cid: str) -> str | None:
+    """R72: pointing out a low access rating needs a social event with a rating, a debate still
+    going, and an access rating of one's own that reaches the Event Rating."""
+    event = state.social_event
+    if event is None or event.rating is None:
+        return "there is no social event (set_social_event)"
+    if state.debate_over:
+        return f"{SOCIAL}: the debate has ended (an attitude reached Unfriendly, ruling R26)"
+    mine = social.social_standing(state, cid).access
+    if mine is None or mine.total < event.rating:
+        total = mine.total if mine is not None else 0
+        return (f"SOCIAL ACCESS RATING: only someone whose own access rating reaches the Event "
+                f"Rating ({total} < {event.rating}) can use it (ruling R72)")
+    return None
+
+
+# --- targets --------------------------------------------------------------------------------------
+
+
+def _others(state: EncounterState, cid: str, sees_all: bool) -> list[str]:
+    """Anyone else still alive whom the sender sees (a hidden combatant only by the hidden:
+    the GM's own business)."""
+    combatants, vitals = state.combatants, state.vitals
+    hidden = combatants[cid].hidden and sees_all
+    return [o for o in in_scene(state) if o != cid and (hidden or not combatants[o].hidden)
+            and (o not in vitals or vitals[o].alive)]
+
+
+def _grabbable(state: EncounterState, cid: str) -> Callable[[str], bool] | None:
+    """Grab: "only an target up to one size category larger than yourself, and only one
+    target at a time"."""
+    if any(cid in grabbers for grabbers in state.grabs.values()):
+        return None
+    size, combatants = vt.sheet_of(state.combatants[cid], state.ruleset).size, state.combatants
+    fits = _GRABBABLE[size]
+    return lambda t: vt.sheet_of(combatants[t], state.ruleset).size in fits
+
+
+#: The sizes a creature of each size may grab: up to one category larger.
+_GRABBABLE = {size: frozenset(s for s in Size if size_steps(size, s) <= 1) for size in Size}
+
+
+def _objects(state: EncounterState, cid: str) -> Callable[[str], bool]:
+    """Objects, plants and vehicles: those without a mental track (R15)."""
+    vitals = state.vitals
+    return lambda t: t in vitals and vitals[t].mental is None
+
+
+def _conscious(state: EncounterState, cid: str) -> Callable[[str], bool]:
+    """R47: no social maneuver against an unconscious target."""
+    vitals = state.vitals
+    return lambda t: t not in vitals or vitals[t].conscious
+
+
+def _conversable(state: EncounterState, cid: str) -> Callable[[str], bool]:
+    """Conversation: the target answers with a statement of its own, so it has one and is not
+    Blocking (R27, R49)."""
+    awake = _conscious(state, cid)
+    return lambda t: awake(t) and t not in state.blocking and bool(_statements(state, t))
+
+
+def _low_access(state: EncounterState, cid: str) -> Callable[[str], bool] | None:
+    """R72: one whose access rating is below the Event Rating (by a Discord row)."""
+    event, mine = state.social_event, social.social_standing(state, cid).access
+    if event is None or event.rating is None:
+        return None
+    rating, mine_total = event.rating, mine.total if mine else 0
+
+    def test(target: str) -> bool:
+        theirs = social.social_standing(state, target).access
+        if theirs is None:
+            return False
+        try:
+            low_access_argument(theirs.total, mine_total, rating,
+                                aura_gap_band=state.options.aura_gap_band)
+        except RuleRefusal:
+            return False
+        return True
+    return test
+
+
+def _at_the_event(state: EncounterState) -> Container[str]:
+    event = state.social_event
+    return state.combatants if event is not None and event.rating is not None else ()
+
+
+def _answering(state: EncounterState) -> Container[str]:
+    return {a.target for a in state.answers.values()}
+
+
+OTHERS = Targets(_others)
+#: An action aimed at a combatant who must hear it (R47).
+LISTENERS = Targets(_others, _conscious)
+
+
+# --- options --------------------------------------------------------------------------------------
+
+
+def _weapons(state: EncounterState, cid: str) -> dict[str, list[str]]:
+    weapons = [w.name for w in vt.sheet_of(state.combatants[cid], state.ruleset).weapons]
+    return {"weapon": [*weapons, "unarmed"] if "unarmed" not in weapons else weapons}
+
+
+def _own_statements(state: EncounterState, cid: str) -> dict[str, list[str]]:
+    return {"argument": _statements(state, cid)}
+
+
+_SIZES = [s.value for s in Size]
+_ANSWERS = ["accept", "accept_with_reservation", "refuse"]
+
+
+# --- the catalog ----------------------------------------------------------------------------------
+
+_STD, _MOVE, _SWIFT, _FULL, _FREE, _REACTION = (Kind.STANDARD, Kind.MOVE, Kind.SWIFT,
+                                                Kind.FULL_ROUND, Kind.FREE, Kind.REACTION)
+
+ANSWER_STATEMENT = Action(
+    "answer_statement", "Answer the statement (R48)", "STATEMENTS: answering (R48)", None,
+    args=AnswerArgs, resolve=social.answer, precondition=social.may_answer,
+    targets=Targets(social.waiting_answers, fields=("statement",)),
+    options=lambda _s, _c: {"answer": list(_ANSWERS)}, when=When.ANY_TIME, records=False,
+    among=_answering)
+
+CATALOG = Catalog("dramatic", "MLP Dramatic Systems", (
+    # STANDARD ACTIONS
+    Action("attack", "Attack (melee, ranged, unarmed or natural)",
+           "COMBAT STATISTICS: ATTACK ROLL", _STD, AttackArgs, combat.attack, targets=OTHERS,
+           options=_weapons, readyable=True),
+    Action("aid_another", "Aid another", "STANDARD ACTIONS: Aid Another", _STD, HelpArgs,
+           combat.aid_another, targets=OTHERS, readyable=True),
+    Action("distraction", "Distract", "STANDARD ACTIONS: Distraction", _STD, HelpArgs,
+           combat.distraction, targets=OTHERS, readyable=True),
+    Action("grab", "Grab", "STANDARD ACTIONS: Grab", _STD, GrabArgs, combat.grab,
+           targets=Targets(_others, _grabbable), readyable=True),
+    Action("break_grab", "Break a grab", "STANDARD ACTIONS: Grab", _STD, BreakGrabArgs,
+           break_grab, _grabbed),
+    Action("break_object", "Break an object", "STANDARD ACTIONS: Breaking an Object", _STD,
+           Aimed, combat.break_object, targets=Targets(_others, _objects), readyable=True),
+    Action("harvest", "Harvest", "STANDARD ACTIONS: Harvest", _STD, HarvestArgs,
+           combat.harvest, targets=Targets(_others, optional=True), options=_weapons,
+           readyable=True),
+    Action("ram", "Ram", "Flying Basic Maneuver: Ramming", _STD, RamArgs, combat.ram,
+           targets=OTHERS, readyable=True),
+    # SOCIAL SYSTEMS: Social Basic Maneuver, Creating a Lie
+    Action("dispute", "Dispute", "Social Basic Maneuver: Dispute", _STD, DisputeArgs,
+           social.dispute, _may_argue("Dispute"), LISTENERS, _own_statements),
+    Action("conversation", "Conversation", "Social Basic Maneuver: Conversation", _STD,
+           ConversationArgs, social.converse, _may_argue("Conversation"),
+           Targets(_others, _conversable), _own_statements),
+    Action("lie", "Tell a lie", "Creating a Lie", _STD, LieArgs, social.lie, _may_lie,
+           Targets(_others, _conscious, fields=("target", "targets")),
+           lambda _s, _c: {"size": list(_SIZES)}),
+    Action("block", "Block (withdraw from the discussion)", "Social Basic Maneuver: Blocking",
+           _STD, Noted, social.block, social.may_block),
+    Action("other_standard", "Another standard action (GM adjudicates)",
+           "ACTIONS IN COMBAT: Standard Action", _STD, readyable=True),
+    # MOVE ACTIONS
+    Action("move", "Move up to your speed", "MOVE ACTIONS: Move", _MOVE, PathArgs, battle.move,
+           battle.may_move, readyable=True),
+    Action("draw", "Draw or holster an object", "MOVE ACTIONS: Draw or Holster Object", _MOVE,
+           readyable=True),
+    Action("manipulate", "Manipulate an item", "MOVE ACTIONS: Manipulate an Item", _MOVE,
+           readyable=True),
+    Action("retrieve", "Open a container or take out an item",
+           "MOVE ACTIONS: Retrieve a Stored Item", _MOVE, readyable=True),
+    Action("stand_up", "Stand up", "MOVE ACTIONS: Stand Up", _MOVE, Noted, stand_up, _not_prone,
+           readyable=True),
+    Action("other_move", "Another move action (GM adjudicates)",
+           "ACTIONS IN COMBAT: Move Action", _MOVE, readyable=True),
+    # SWIFT ACTIONS
+    Action("activate_item", "Activate an item", "SWIFT ACTIONS: Activate an Item", _SWIFT),
+    Action("drop_item", "Drop an item", "SWIFT ACTIONS: Drop an Item", _SWIFT),
+    Action("fall_prone", "Fall prone", "SWIFT ACTIONS: Fall Prone", _SWIFT, Noted, fall_prone,
+           _prone),
+    Action("second_lunch", "Catch a Second Lunch",
+           "SWIFT ACTIONS: Catch a Second Lunch without Food (Second Wind)", _SWIFT, Noted,
+           second_lunch, _may_lunch),
+    Action("recover", "Recover (three swift actions)", "SWIFT ACTIONS: Recover", _SWIFT, Noted,
+           recover, _may_recover, swifts=3),
+    Action("other_swift", "Another swift action (GM adjudicates)",
+           "ACTIONS IN COMBAT: Swift Action", _SWIFT),
+    # FULL-ROUND ACTIONS
+    Action("run", "Run", "FULL-ROUND ACTIONS: Run", _FULL, PathArgs, battle.run,
+           battle.may_move),
+    Action("second_lunch_with_food", "Catch a Second Lunch with food",
+           "FULL-ROUND ACTIONS: Catch a Second Lunch with Food", _FULL, FoodArgs,
+           second_lunch_with_food, _may_lunch),
+    Action("other_full_round", "Another full-round action (GM adjudicates)",
+           "ACTIONS IN COMBAT: Full-Round Action", _FULL),
+    # FREE ACTIONS AND REACTIONS
+    Action("low_access", "Point out a low access rating (an argument)",
+           "SOCIAL ACCESS RATING (R72)", _FREE, Aimed, social.low_access, _may_point_out,
+           Targets(_others, _low_access), among=_at_the_event),
+    Action("stop_blocking", "Stop Blocking", "Social Basic Maneuver: Blocking (R49)", _FREE,
+           Noted, social.stop_blocking, social.may_stop_blocking,
+           among=lambda s: s.blocking),
+    Action("free", "A free action (call out, taunt)", "Free Actions and Reactions: Free Action",
+           _FREE),
+    Action("reaction", "A reaction to a trigger", "Free Actions and Reactions: Reaction",
+           _REACTION),
+    # SPECIAL INITIATIVE ACTIONS, the turn's end, and answering a statement
+    READY, DELAY, END_TURN, TRIGGER_READY, TAKE_DELAYED_TURN, ANSWER_STATEMENT,
+))
 
 
 @dataclass(frozen=True)
 class RulesetHooks:
     """Where a ruleset takes part in the engine's turn flow beyond its actions (the defaults
     are "MLP Dramatic Systems"): effects ending when a turn starts or a round ends, turns that
-    pass by themselves, the stages of its dice, the targets its legal actions list, whether
-    a readied action moves its taker in the order (R8.4; Action Time's Prepare does not, R36)
-    and what follows the end of an interrupt."""
+    pass by themselves, the stages of its dice, whether a readied action moves its taker in the
+    order (R8.4; Action Time's Prepare does not, R36) and what follows the end of an
+    interrupt."""
 
     turn_started: Callable[[Decision, str], None] | None = None
     round_ending: Callable[[Decision], None] | None = None
     turn_passes: Callable[[EncounterState, str], bool] | None = None
     after_roll: Callable[[Decision, str, dict[str, Any], Roll], None] = combat.after_roll
-    targets: dict[str, Callable[[EncounterState, str], list[str]]] = field(
-        default_factory=dict)
     readied_moves_order: bool = True
     #: What follows the end of an interrupt (Action Time: the next pursuit waiting, R37).
     interrupt_ended: Callable[[Decision], None] | None = None
-    #: Why the turn's budget refuses an action, in the ruleset's words (default: the Dramatic
-    #: budget's own reason).
-    budget_refusal: Callable[[Budget, ActionSpec], str] | None = None
 
 
 HOOKS: dict[str, RulesetHooks] = {
     "action_time": RulesetHooks(
         turn_started=action_time.turn_started, round_ending=action_time.round_ending,
         turn_passes=action_time.turn_passes, after_roll=action_time.after_roll,
-        targets=action_time.TARGETS, readied_moves_order=False,
-        interrupt_ended=action_time.next_pursuit, budget_refusal=action_time.budget_refusal),
+        readied_moves_order=False, interrupt_ended=action_time.next_pursuit),
 }
 _DEFAULT_HOOKS = RulesetHooks()
 
 
 def hooks(ruleset: str) -> RulesetHooks:
     return HOOKS.get(ruleset, _DEFAULT_HOOKS)
-
-
-def resolver(state: EncounterState, action: str) -> Resolver | None:
-    return RESOLVERS.get(state.ruleset, {}).get(action)
-
-
-def available(state: EncounterState, cid: str, action: str) -> bool:
-    """Whether the state allows ``action`` for ``cid`` (beyond the turn's budget)."""
-    test = AVAILABLE.get(state.ruleset, {}).get(action)
-    return test is None or cid not in state.vitals or test(state, cid)

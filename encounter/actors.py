@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from encounter.state import EncounterState
@@ -40,6 +41,14 @@ class Actor:
             return True
         c = state.combatants.get(combatant)
         return "command:players" in self.scopes and c is not None and c.kind == "pc"
+
+    def controller(self, state: EncounterState) -> Callable[[str], bool]:
+        """:meth:`controls` for many combatants of ``state`` in turn."""
+        if self.is_gm:
+            return lambda _cid: True
+        if "command:players" not in self.scopes:
+            return self.combatants.__contains__
+        return lambda cid: self.controls(state, cid)
 
     def audiences(self) -> frozenset[str]:
         """The visibility tags of events this viewer sees (see ``protocol.events.Visibility``)."""

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from encounter import vitals as vt
+from encounter.dramatic_args import PathArgs
 from encounter.rejected import Rejected
 from protocol import events as ev
 from protocol import messages as msg
@@ -27,6 +28,7 @@ from rules.sheet import WeaponKind
 
 if TYPE_CHECKING:
     from encounter.engine import Decision
+    from encounter.state import EncounterState
 
 
 def placement(d: Decision, cid: str) -> Placement | None:
@@ -101,28 +103,27 @@ def place_combatant(d: Decision, cmd: msg.PlaceCombatant) -> None:
 # --- moving -----------------------------------------------------------------------------------
 
 
-def _path(cmd: msg.Act) -> list[tuple[int, int]]:
-    raw = cmd.args.get("path")
-    if not isinstance(raw, list) or not raw or len(raw) > 200 or not all(
-            isinstance(sq, list) and len(sq) == 2 and all(
-                isinstance(v, int) and not isinstance(v, bool) for v in sq) for sq in raw):
-        raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.path lists the squares entered, in "
-                      "order, as [x, y] pairs")
-    return [(sq[0], sq[1]) for sq in raw]
+def may_move(state: EncounterState, cid: str) -> str | None:
+    """Grab: a grabbed creature "cannot move until it breaks the grab"."""
+    if state.grabs.get(cid):
+        return (f"{state.combatants[cid].name} is grabbed and cannot move until it breaks the "
+                "grab (STANDARD ACTIONS: Grab)")
+    return None
 
 
-def _move(d: Decision, c: CombatantProfile, cmd: msg.Act, run: bool) -> Callable[[], None] | None:
-    if d.s.grabs.get(c.id):
-        raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{c.name} is grabbed and cannot move until it "
-                      "breaks the grab (STANDARD ACTIONS: Grab)")
+def _move(d: Decision, c: CombatantProfile, args: PathArgs,
+          run: bool) -> Callable[[], None] | None:
     me = placement(d, c.id)
     if me is None:
-        if "path" in cmd.args:
+        if args.path is not None:
             raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{c.name} is not on a battle map: the GM "
-                          "tracks where it goes")
+                           "tracks where it goes")
         return None
     assert d.s.battle_map is not None
-    path = _path(cmd)
+    if args.path is None:
+        raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.path lists the squares entered, in "
+                       "order, as [x, y] pairs")
+    path = [(x, y) for x, y in args.path]
     sheet = vt.sheet_of(c, d.s.ruleset)
     load = movement.Load(armor=sheet.armor_type.value,
                          garment=sheet.garment.value,
@@ -157,15 +158,15 @@ def _move(d: Decision, c: CombatantProfile, cmd: msg.Act, run: bool) -> Callable
         d.combatant_vis(c.id))
 
 
-def move(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[], None] | None:
+def move(d: Decision, c: CombatantProfile, args: PathArgs) -> Callable[[], None] | None:
     """Move action: up to the combatant's speed (``args.path``: the squares entered)."""
-    return _move(d, c, cmd, run=False)
+    return _move(d, c, args, run=False)
 
 
-def run(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[], None] | None:
+def run(d: Decision, c: CombatantProfile, args: PathArgs) -> Callable[[], None] | None:
     """Full-round action: Run, 4 times the speed (3 times in heavy armor) in a straight line
     (R21, R68)."""
-    return _move(d, c, cmd, run=True)
+    return _move(d, c, args, run=True)
 
 
 # --- what the map says about an attack ---------------------------------------------------------

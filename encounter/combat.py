@@ -14,9 +14,17 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from encounter import battle, resolution
 from encounter import vitals as vt
+from encounter.declare import Aimed
+from encounter.dramatic_args import (
+    AttackArgs,
+    Circumstances,
+    GrabArgs,
+    HarvestArgs,
+    HelpArgs,
+    RamArgs,
+)
 from encounter.rejected import Rejected
 from protocol import events as ev
-from protocol import messages as msg
 from protocol.errors import ErrorCode
 from protocol.model import CombatantProfile
 from rules.attack import (
@@ -51,56 +59,36 @@ if TYPE_CHECKING:
     from encounter.engine import Decision
 
 
-def _choice(args: dict[str, Any], name: str, enum: Any, default: Any) -> Any:
-    value = args.get(name, default)
-    try:
-        return enum(value)
-    except ValueError:
-        raise Rejected(ErrorCode.INVALID_PAYLOAD, f"args.{name} is one of "
-                      f"{', '.join(e.value for e in enum)}") from None
-
-
-def declare(d: Decision, c: CombatantProfile, cmd: msg.Act, *, grab: bool = False
+def declare(d: Decision, c: CombatantProfile, args: Circumstances, *, grab: bool = False
             ) -> dict[str, Any]:
     """The attack as plain data, checked: the target, the weapon, and the circumstances the GM
     or the player states (range or distance, cover, concealment, into melee)."""
-    args = cmd.args
-    target = args.get("target")
-    if not isinstance(target, str) or target not in d.s.combatants or (
-            d.s.combatants[target].hidden and not c.hidden):
+    target = args.target
+    if target not in d.s.combatants or (d.s.combatants[target].hidden and not c.hidden):
         raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.target names the combatant attacked")
     if target == c.id:
         raise Rejected(ErrorCode.ILLEGAL_ACTION, "a combatant cannot attack itself")
     if not d.s.vitals[target].alive:
         raise Rejected(ErrorCode.ILLEGAL_ACTION,
-                      f"{d.s.combatants[target].name} is {d.s.vitals[target].condition[0]}")
-    weapon = args.get("weapon", "unarmed")
-    if not isinstance(weapon, str):
-        raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.weapon names a weapon of the stat block")
-    distance = args.get("distance")
-    if distance is not None and (isinstance(distance, bool) or not isinstance(distance, int)
-                                 or distance < 0):
-        raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.distance is a whole number of squares")
-    for flag in ("throw", "into_melee", "creatures_in_the_way", "engage"):
-        if not isinstance(args.get(flag, False), bool):
-            raise Rejected(ErrorCode.INVALID_PAYLOAD, f"args.{flag} is true or false")
+                       f"{d.s.combatants[target].name} is {d.s.vitals[target].condition[0]}")
+    weapon = args.weapon if isinstance(args, AttackArgs) else "unarmed"
     ctx: dict[str, Any] = {
         "action": "grab" if grab else "attack",
         "attacker": c.id,
         "target": target,
         "weapon": weapon,
-        "throw": bool(args.get("throw", False)),
+        "throw": isinstance(args, AttackArgs) and args.throw,
         "grab": grab,
-        "defense": _choice(args, "defense", DefenseName, "reflex").value,
-        "range": _choice(args, "range", RangeBand, None).value if "range" in args else None,
-        "distance": distance,
-        "cover": _choice(args, "cover", Cover, "none").value,
-        "concealment": _choice(args, "concealment", Concealment, "none").value,
-        "into_melee": bool(args.get("into_melee", False)),
-        "creatures_in_the_way": bool(args.get("creatures_in_the_way", False)),
-        "moving": bool(args.get("moving", False)),
-        "held_by": _held_by(d, args),
-        "engage": bool(args.get("engage", False)),
+        "defense": (args.defense if isinstance(args, AttackArgs) else DefenseName.REFLEX).value,
+        "range": args.range.value if args.range is not None else None,
+        "distance": args.distance,
+        "cover": args.cover.value,
+        "concealment": args.concealment.value,
+        "into_melee": args.into_melee,
+        "creatures_in_the_way": args.creatures_in_the_way,
+        "moving": isinstance(args, AttackArgs) and args.moving,
+        "held_by": _held_by(d, args.held_by) if isinstance(args, AttackArgs) else None,
+        "engage": isinstance(args, AttackArgs) and args.engage,
     }
     try:
         sheet = vt.sheet_of(c, d.s.ruleset)
@@ -112,11 +100,10 @@ def declare(d: Decision, c: CombatantProfile, cmd: msg.Act, *, grab: bool = Fals
     return ctx
 
 
-def _held_by(d: Decision, args: dict[str, Any]) -> str | None:
-    holder = args.get("held_by")
-    if holder is not None and (not isinstance(holder, str) or holder not in d.s.combatants):
+def _held_by(d: Decision, holder: str | None) -> str | None:
+    if holder is not None and holder not in d.s.combatants:
         raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.held_by names the combatant holding the "
-                      "object")
+                       "object")
     return holder
 
 
@@ -162,16 +149,16 @@ def check(d: Decision, ctx: dict[str, Any]) -> AttackCheck:
         raise Rejected(ErrorCode.INVALID_PAYLOAD, str(exc)) from None
 
 
-def attack(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[], None]:
+def attack(d: Decision, c: CombatantProfile, args: AttackArgs) -> Callable[[], None]:
     """Standard action: an attack with a weapon, unarmed or natural attack (ATTACK ROLL)."""
-    ctx = declare(d, c, cmd)
+    ctx = declare(d, c, args)
     return lambda: _roll(d, ctx, "attack", "1d20")
 
 
-def grab(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[], None]:
+def grab(d: Decision, c: CombatantProfile, args: GrabArgs) -> Callable[[], None]:
     """Standard action: a grab attempt, an unarmed melee roll at -5 that deals no fatigue loss
     (STANDARD ACTIONS: Grab; R24)."""
-    ctx = declare(d, c, cmd, grab=True)
+    ctx = declare(d, c, args, grab=True)
     return lambda: _roll(d, ctx, "attack", "1d20")
 
 
@@ -212,28 +199,23 @@ def after_roll(d: Decision, stage: str, ctx: dict[str, Any], roll: Roll) -> None
         social.after_roll(d, stage, ctx, roll)
 
 
-def harvest(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[], None]:
+def harvest(d: Decision, c: CombatantProfile, args: HarvestArgs) -> Callable[[], None]:
     """Standard action: Harvest — a Profession check (``args.skill``, e.g. ``profession_miner``)
     against 10, or the target's Reflex Defense when there is a ``args.target``; on a success the
     harvest roll (``args.weapon``'s damage, or the unarmed die) + 1 per 5 points over the DC,
     doubled after a natural 20, less DR, is the amount of ``args.resource`` gained (R54); a
     result reaching the target's damage threshold moves it a step down (R45)."""
-    args = cmd.args
-    skill, resource = args.get("skill", "profession"), args.get("resource", "resources")
-    if not isinstance(skill, str) or not isinstance(resource, str) or len(resource) > 40:
-        raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.skill and args.resource are names")
-    target = args.get("target")
-    if target is not None and (not isinstance(target, str) or target not in d.s.combatants
+    target = args.target
+    if target is not None and (target not in d.s.combatants
                                or not d.s.vitals[target].alive):
         raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.target names what is harvested")
-    weapon = args.get("weapon", "unarmed")
     try:
-        vt.sheet_of(c, d.s.ruleset).weapon(weapon)
-    except (SheetError, TypeError):
+        vt.sheet_of(c, d.s.ruleset).weapon(args.weapon)
+    except SheetError:
         raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.weapon names a weapon of the stat "
-                      "block") from None
-    ctx = {"action": "harvest", "attacker": c.id, "target": target, "skill": skill,
-           "resource": resource, "weapon": weapon}
+                       "block") from None
+    ctx = {"action": "harvest", "attacker": c.id, "target": target, "skill": args.skill,
+           "resource": args.resource, "weapon": args.weapon}
     return lambda: _roll(d, ctx, "harvest", "1d20")
 
 
@@ -283,23 +265,16 @@ def _resolve_harvest_roll(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
                                 "harvest")
 
 
-def ram(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[], None]:
+def ram(d: Decision, c: CombatantProfile, args: RamArgs) -> Callable[[], None]:
     """Standard action: Ramming (Flying Basic Maneuver; R23) — a melee attack against Reflex;
     on a hit both take the attacker's speed (less the target's when ``args.moving_away``) +
     Strength modifier + the attacker's size damage. ``args.flying``: with the fly speed; with
     the option ``ram_speed_from_distance`` the speeds are ``args.moved`` and
     ``args.target_moved``, the squares moved this turn."""
-    for flag in ("flying", "moving_away", "target_flying"):
-        if not isinstance(cmd.args.get(flag, False), bool):
-            raise Rejected(ErrorCode.INVALID_PAYLOAD, f"args.{flag} is true or false")
-    ctx = declare(d, c, cmd)
-    moved = cmd.args.get("moved")
-    if moved is not None and (isinstance(moved, bool) or not isinstance(moved, int) or moved < 0):
-        raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.moved is the squares moved this turn")
-    ctx.update(action="ram", ram=True, weapon="unarmed", flying=cmd.args.get("flying", False),
-               moving_away=cmd.args.get("moving_away", False),
-               target_flying=cmd.args.get("target_flying", False), moved=moved,
-               target_moved=cmd.args.get("target_moved"))
+    ctx = declare(d, c, args)
+    ctx.update(action="ram", ram=True, weapon="unarmed", flying=args.flying,
+               moving_away=args.moving_away, target_flying=args.target_flying,
+               moved=args.moved, target_moved=args.target_moved)
     _ram_formula(d, ctx)  # refuses a flying ram without a fly speed
     if not d.s.options.ram_needs_attack_roll:
         return lambda: _roll(d, {**ctx, "critical": False}, "ram_damage",
@@ -353,12 +328,12 @@ def record_damage(d: Decision, target: str, source: str | None, formula: DamageF
         hidden=hidden), ["gm"] if hidden else None)
 
 
-def break_object(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[], None]:
+def break_object(d: Decision, c: CombatantProfile, args: Aimed) -> Callable[[], None]:
     """Standard action: Breaking an Object — a Strength check (1d20 + Strength modifier + the
     stat block's ``physical_base_bonus`` skill) against DC 15 + the object's Strength modifier
     (with its condition penalty); success breaks it (destroyed, R15)."""
-    target = cmd.args.get("target")
-    if not isinstance(target, str) or target not in d.s.combatants or target == c.id:
+    target = args.target
+    if target not in d.s.combatants or target == c.id:
         raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.target names the object to break")
     t = d.s.combatants[target]
     if vt.sheet_of(t, d.s.ruleset).nature is Nature.CREATURE:
@@ -391,29 +366,27 @@ def _resolve_break(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
                   physical=Track(step=BOTTOM), condition_events=("wrecked",))
 
 
-def _helper_ctx(d: Decision, c: CombatantProfile, cmd: msg.Act, action: str) -> dict[str, Any]:
-    target = cmd.args.get("target")
-    if not isinstance(target, str) or target not in d.s.combatants or target == c.id or (
+def _helper_ctx(d: Decision, c: CombatantProfile, args: HelpArgs,
+                action: str) -> dict[str, Any]:
+    target = args.target
+    if target not in d.s.combatants or target == c.id or (
             d.s.combatants[target].hidden and not c.hidden):
         raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.target names another combatant")
-    skill = cmd.args.get("skill", "melee")
-    if not isinstance(skill, str) or not 1 <= len(skill) <= 40:
-        raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.skill names the skill of the check")
-    return {"action": action, "attacker": c.id, "target": target, "skill": skill}
+    return {"action": action, "attacker": c.id, "target": target, "skill": args.skill}
 
 
-def aid_another(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[], None]:
+def aid_another(d: Decision, c: CombatantProfile, args: HelpArgs) -> Callable[[], None]:
     """Standard action: aid an ally's next check — a check of the same kind against 10; on a
     success the ally gets +2 (STANDARD ACTIONS: Aid Another; R11). ``args.skill`` names the
     skill (default ``melee``: aiding an attack)."""
-    ctx = _helper_ctx(d, c, cmd, "aid_another")
+    ctx = _helper_ctx(d, c, args, "aid_another")
     return lambda: _roll(d, ctx, "aid_another", "1d20")
 
 
-def distraction(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[], None]:
+def distraction(d: Decision, c: CombatantProfile, args: HelpArgs) -> Callable[[], None]:
     """Standard action: a check against 10; on a success the target takes -2 on its next skill
     roll (STANDARD ACTIONS: Distraction; R11)."""
-    ctx = _helper_ctx(d, c, cmd, "distraction")
+    ctx = _helper_ctx(d, c, args, "distraction")
     return lambda: _roll(d, ctx, "distraction", "1d20")
 
 

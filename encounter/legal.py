@@ -1,26 +1,28 @@
 """The actions legal now for a viewer, derived from the encounter statechart, the turn's budget
-and the ruleset. Sent to each connection whenever its list changes, so that clients never
-guess."""
+and the ruleset's declared actions. Sent to each connection whenever its list changes, so that
+clients never guess.
+
+A combatant's actions are exactly those ``act`` would accept: each goes through the same
+checks (``encounter.turns``: the turn, its budget, an interrupt, flat-footed combatants, then
+the ruleset's and the action's precondition) and lists the same targets, for every combatant
+the viewer controls and sees, whether or not it is its turn. The checks are grouped here so
+that whatever refuses a whole group (it is not the combatant's turn) is asked once.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from functools import lru_cache
+from itertools import chain
 
-from encounter.actions import available, hooks
 from encounter.actors import Actor
+from encounter.declare import Action, Catalog, catalog
 from encounter.state import EncounterState
-from encounter.turns import legal_turn_actions
-from encounter.vitals import sheet_of
+from encounter.turns import budget_reason as _budget_reason
+from encounter.turns import dice_refusal, interrupter_refusal, out_of_turn_reason, turn_refusal
 from protocol.messages import LegalAction
-from rules.actions import ActionSpec, Kind
-from rules.rulesets import ruleset
-from rules.sheet import size_steps
+from rules.actions import Kind
 from statemachines.encounter_chart import EncounterChartModel, restore
-
-#: Actions aimed at another combatant: their legal action lists the possible targets.
-_TARGETED = frozenset({"attack", "grab", "aid_another", "distraction", "ram", "break_object",
-                       "dispute", "conversation", "lie", "low_access"})
 
 #: The GM's commands for what the rules leave to the GM, offered while the encounter runs.
 _GM_TOOLS = ("adjudicate", "adjust_combatant", "set_map", "place_combatant", "fall", "collide",
@@ -62,7 +64,7 @@ def legal_actions(
                 actions.append(LegalAction(action=name))
         if state.combatants and state.ruleset == "dramatic":
             actions += _GM_TOOL_ACTIONS
-    if state.chart and state.chart[0] == "scene":
+    if state.chart and state.chart[0] == "scene" and dice_refusal(state) is None:
         actions += _scene_actions(state, viewer, shared)
     for pending in state.pending_rolls.values():
         if pending.roller == "gm":
@@ -77,180 +79,141 @@ def legal_actions(
     return actions
 
 
-@lru_cache(maxsize=8)
-def _out_of_turn(ruleset_name: str) -> tuple[ActionSpec, ...]:
-    """The ruleset's free actions and reactions, the only ones taken out of turn."""
-    return tuple(spec for spec in ruleset(ruleset_name).actions().values()
-                 if spec.kind in (Kind.FREE, Kind.REACTION))
+# --- the parts that depend on a few flags only: worked out once each --------------------------
 
 
 @lru_cache(maxsize=1024)
-def _turn_actions(ruleset_name: str, standard: bool, move: bool, swift: bool, surprise: bool,
-                  acted: bool, may_ready: bool, recover_in_scene: bool) -> tuple[str, ...]:
-    """The turn's actions depend on a handful of flags only: work them out once each."""
-    from protocol.model import EncounterOptions
-    from rules.actions import Budget
-
-    catalog = ruleset(ruleset_name).actions()
-    budget = Budget(standard=standard, move=move, swift=swift)
-    may_ready = may_ready and any(s.readyable for s in catalog.values())
-    return tuple(legal_turn_actions(budget, catalog, surprise, acted, may_ready,
-                                    EncounterOptions(recover_in_scene=recover_in_scene),
-                                    may_delay=ruleset_name == "dramatic"))
+def _fitting(cat: Catalog, cid: str, standard: bool, move: bool, swift: bool,
+             surprise: bool) -> tuple[tuple[LegalAction | None, Action], ...]:
+    """The actions of ``cid``'s turn that the budget allows (``encounter.turns``), then the
+    turn's own moves, in the catalog's order, each with its entry when it has no
+    precondition, targets or options (an entry is never changed once made)."""
+    fits = (a for a in cat.turn
+            if a.cost is not None
+            and _budget_reason(standard, move, swift, a.cost, surprise) is None)
+    return tuple((_entry(a, cid), a) if a.plain else (None, a) for a in (*fits, *cat.turn_flow))
 
 
-_SIZES = ["fine", "diminutive", "tiny", "small", "medium", "large", "huge", "gargantuan",
-          "colossal"]
+def _entry(action: Action, cid: str) -> LegalAction:
+    return LegalAction(action=action.name, combatant=cid, label=action.label)
 
 
-def _weapon_options(state: EncounterState, cid: str) -> dict[str, list[str]]:
-    weapons = [w.name for w in sheet_of(state.combatants[cid], state.ruleset).weapons]
-    return {"weapon": [*weapons, "unarmed"] if "unarmed" not in weapons else weapons}
-
-
-def _argument_options(state: EncounterState, cid: str) -> dict[str, list[str]]:
-    return {"argument": sorted(a for a, arg in state.arguments.items()
-                               if arg.owner == cid and arg.size)}
-
-
-#: The few values some arguments of "MLP Dramatic Systems" actions may take, so that a client
-#: offers them as choices.
-_OPTIONS: dict[str, Callable[[EncounterState, str], dict[str, list[str]]]] = {
-    "attack": _weapon_options,
-    "harvest": _weapon_options,
-    "dispute": _argument_options,
-    "conversation": _argument_options,
-    "lie": lambda _s, _c: {"size": _SIZES},
-    "answer_statement": lambda _s, _c: {"answer": ["accept", "accept_with_reservation",
-                                                   "refuse"]},
-}
-
-
-def _options(state: EncounterState, cid: str, name: str) -> dict[str, list[str]] | None:
-    """The few values some arguments may take, so that a client offers them as choices."""
-    options = _OPTIONS.get(name) if state.ruleset == "dramatic" else None
-    return None if options is None else options(state, cid)
-
-
-def _low_access_targets(state: EncounterState, cid: str, targets: list[str]) -> list[str]:
-    """R72: only one whose access rating reaches the Event Rating may use another's lower
-    one."""
-    from encounter.social import social_standing
-
-    event = state.social_event
-    if event is None or event.rating is None:
-        return []
-    mine = social_standing(state, cid).access
-    if mine is None or mine.total < event.rating:
-        return []
-    return [t for t in targets if (a := social_standing(state, t).access) is not None
-            and a.total < event.rating]
-
-
-def _grabbable(state: EncounterState, cid: str, targets: list[str]) -> list[str]:
-    """Grab: "only an target up to one size category larger than yourself, and only one
-    target at a time"."""
-    if any(cid in grabbers for grabbers in state.grabs.values()):
-        return []
-    size = sheet_of(state.combatants[cid], state.ruleset).size
-    return [t for t in targets
-            if size_steps(size, sheet_of(state.combatants[t], state.ruleset).size) <= 1]
+@lru_cache(maxsize=4096)
+def _out_of_turn(cat: Catalog, cid: str, flat: bool, tired: bool,
+                 rwff: bool) -> tuple[tuple[LegalAction, ...], tuple[Action, ...]]:
+    """The free actions and reactions ``cid`` may take now as far as being flat-footed
+    (``flat``) and out of fatigue points (``tired``) go (``encounter.turns``): the entries of
+    those without precondition, targets or options, and the others."""
+    free = out_of_turn_reason(Kind.FREE, flat, tired, rwff) is None
+    reaction = out_of_turn_reason(Kind.REACTION, flat, tired, rwff) is None
+    allowed = [a for a in cat.any_turn if (reaction if a.cost is Kind.REACTION else free)]
+    return (tuple(_entry(a, cid) for a in allowed if a.plain),
+            tuple(a for a in allowed if not a.plain))
 
 
 def _scene_actions(state: EncounterState, viewer: Actor,
                    shared: dict[object, list[LegalAction]] | None) -> list[LegalAction]:
-    rules = ruleset(state.ruleset)
-    catalog = rules.actions()
-    picks = hooks(state.ruleset).targets
+    cat = catalog(state.ruleset)
     turn, current = state.turn, state.current
+    interrupter = turn.interrupted_by if turn is not None else None
+    combatants, vitals = state.combatants, state.vitals
+    sees_all = viewer.sees_all
+    pools: dict[object, list[str]] = {}
     out: list[LegalAction] = []
-    aimable: dict[str, list[str]] = {}
+    rwff = state.options.reactions_while_flat_footed
+    # ``among`` once for every combatant; an action none may take is not looked at again
+    amongst: dict[Action, Container[str]] = {}
+    for action in (*cat.any_turn, *cat.any_time):
+        if action.among is not None:
+            amongst[action] = action.among(state)
+    none_may = {a for a, among in amongst.items() if not among}
+    any_time = [a for a in cat.any_time if a not in none_may]
+    any_turn = any(not a.plain and a not in none_may for a in cat.any_turn)
 
-    def others(cid: str) -> list[str]:
-        """Anyone the viewer sees who can still be aimed at (a hidden combatant only by the
-        hidden: the GM's own business); worked out once per combatant."""
-        found = aimable.get(cid)
-        if found is None:
-            hidden = state.combatants[cid].hidden
-            found = aimable[cid] = [
-                o for o in state.order if o != cid and visible(o)
-                and (hidden or not state.combatants[o].hidden)
-                and (o not in state.vitals or state.vitals[o].alive)]
-        return found
-
-    def add(name: str, cid: str) -> None:
-        spec = catalog.get(name)
+    def offer(action: Action, cid: str) -> None:
+        """``action`` for ``cid`` if its precondition allows it now, with its targets."""
+        if action.among is not None:
+            among = amongst.get(action)
+            if among is None:
+                among = amongst[action] = action.among(state)
+            if cid not in among:
+                return
+        if action.precondition is not None and action.precondition(state, cid) is not None:
+            return
         targets = None
-        pick = picks.get(name)
-        if pick is not None:  # the ruleset says who may be targeted
-            targets = [o for o in pick(state, cid) if visible(o)]
-        elif name in _TARGETED:
-            targets = others(cid)
-            if name == "break_object":
-                targets = [o for o in targets if state.vitals[o].mental is None]
-            elif name == "grab":
-                targets = _grabbable(state, cid, targets)
-            elif name == "low_access":
-                targets = _low_access_targets(state, cid, targets)
-            if not targets:
+        if action.targets is not None:
+            targets = action.targets.pick(state, cid, sees_all, pools)
+            if not targets and not action.targets.optional:
                 return  # nobody to aim it at: not a legal action now
-        out.append(LegalAction(action=name, combatant=cid, label=spec.label if spec else None,
-                               targets=targets, options=_options(state, cid, name)))
+        if action.plain:
+            out.append(_entry(action, cid))
+            return
+        options = action.options(state, cid) if action.options is not None else None
+        out.append(LegalAction(action=action.name, combatant=cid, label=action.label,
+                               targets=targets, options=options,
+                               optional_target=action.targets is not None
+                               and action.targets.optional))
 
-    sees_all, combatants = viewer.sees_all, state.combatants
+    controls, gm = viewer.controller(state), viewer.is_gm
+    flat_footed = state.flat_footed
+    # the acting combatant first, then the others in the initiative order
+    first = (current,) if current is not None and current in combatants else ()
+    seen = False
+    for cid in chain(first, state.order):
+        if cid == current:
+            if seen:
+                continue
+            seen = True
+        if (combatants[cid].hidden and not sees_all) or not (gm or controls(cid)):
+            continue
+        v = vitals.get(cid)
+        if v is not None and not v.conscious:
+            continue  # the unconscious take no actions (Falling Unconscious)
+        if cat.precondition is not None and cat.precondition(state, cid) is not None:
+            continue
+        if cid == interrupter:
+            readied = state.readied.get(cid)
+            taken = cat.get(readied.action) if readied is not None else None
+            if taken is not None and interrupter_refusal(state, cid, taken) is None:
+                offer(taken, cid)
+        else:
+            if cid == current and turn is not None and turn_refusal(state, cid) is None:
+                _turn_actions(state, cat, cid, viewer, shared, out, offer)
+            plain, others = _out_of_turn(cat, cid, cid in flat_footed,
+                                         v is not None and v.fatigue == 0, rwff)
+            out += plain
+            if any_turn:
+                for action in others:
+                    if action not in none_may:
+                        offer(action, cid)
+        for action in any_time:
+            offer(action, cid)
+    return out
 
-    def visible(cid: str) -> bool:
-        return sees_all or not combatants[cid].hidden
 
-    if turn is not None and turn.interrupted_by is not None:
-        readier = turn.interrupted_by
-        if viewer.controls(state, readier) and visible(readier) and readier in state.readied:
-            add(state.readied[readier].action, readier)
-        return out
-    if turn is not None and current is not None and viewer.controls(state, current) \
-            and visible(current):
-        # whoever controls the acting combatant has the same turn actions, up to what the
-        # viewer may see (hidden combatants among the targets)
+def _turn_actions(state: EncounterState, cat: Catalog, cid: str, viewer: Actor,
+                  shared: dict[object, list[LegalAction]] | None, out: list[LegalAction],
+                  offer: Callable[[Action, str], None]) -> None:
+    """The actions of ``cid``'s own turn. Whoever controls the acting combatant has the same
+    ones, up to what the viewer may see (hidden combatants among the targets): shared between
+    viewers of the same state."""
+    key: tuple[object, ...] | None = None
+    if shared is not None:
         hidden = any(c.hidden for c in state.combatants.values())
-        key = ("turn", current, viewer.sees_all if hidden else None)
-        known = shared.get(key) if shared is not None else None
+        key = ("turn", cid, viewer.sees_all if hidden else None)
+        known = shared.get(key)
         if known is not None:
             out += known
+            return
+    start = len(out)
+    turn = state.turn
+    assert turn is not None
+    budget = turn.budget
+    for entry, action in _fitting(cat, cid, budget.standard, budget.move, budget.swift,
+                                  state.surprise):
+        if entry is not None:
+            out.append(entry)
         else:
-            may_ready = current not in state.readied
-            fresh = "fresh" in state.chart  # the chart says when a turn may still be delayed
-            for name in _turn_actions(state.ruleset, turn.budget.standard, turn.budget.move,
-                                      turn.budget.swift, state.surprise, not fresh, may_ready,
-                                      state.options.recover_in_scene):
-                if available(state, current, name):
-                    add(name, current)
-            if shared is not None:
-                shared[key] = list(out)
-    # out of turn: the viewer's own combatants (and, for the GM, whoever is acting)
-    own, is_gm = viewer.combatants, viewer.is_gm
-    mine = [cid for cid in state.order if cid in own or (is_gm and cid == current)]
-    # a statement waiting for its target's answer: whoever controls the target answers (R48)
-    for cid in sorted({a.target for a in state.answers.values()}):
-        if visible(cid) and viewer.controls(state, cid):
-            out.append(LegalAction(action="answer_statement", combatant=cid,
-                                   label="Answer the statement (R48)",
-                                   targets=[s for s, a in state.answers.items()
-                                            if a.target == cid],
-                                   options=_options(state, cid, "answer_statement")))
-    for cid in mine:
-        vitals = state.vitals.get(cid)
-        if not visible(cid) or (vitals is not None and not vitals.conscious):
-            continue  # the unconscious take no actions (Falling Unconscious)
-        if cid in state.readied and cid != current and turn is not None:
-            add("trigger_ready", cid)
-        if cid in state.delaying and cid not in state.delay_queue and current is not None:
-            add("take_delayed_turn", cid)
-        flat = cid in state.flat_footed
-        for spec in _out_of_turn(state.ruleset):
-            if spec.kind is Kind.REACTION and vitals is not None and vitals.fatigue == 0:
-                continue  # R14.5: no reactions at 0 fatigue points
-            if ((spec.kind is Kind.FREE and not flat) or (spec.kind is Kind.REACTION and (
-                    not flat or state.options.reactions_while_flat_footed))) \
-                    and available(state, cid, spec.name):
-                add(spec.name, cid)
-    return out
+            offer(action, cid)
+    if shared is not None and key is not None:
+        shared[key] = out[start:]

@@ -17,6 +17,8 @@ import msgspec
 
 from encounter import resolution
 from encounter import vitals as vt
+from encounter.declare import Aimed, Noted, Refusal
+from encounter.dramatic_args import AnswerArgs, ConversationArgs, DisputeArgs, LieArgs
 from encounter.rejected import Rejected
 from encounter.state import EncounterState
 from protocol import events as ev
@@ -159,11 +161,11 @@ def status_boosts(d: Decision) -> None:
                                         hidden=c.hidden), d.combatant_vis(cid))
 
 
-def low_access(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[], None]:
+def low_access(d: Decision, c: CombatantProfile, args: Aimed) -> Callable[[], None]:
     """Free action: point out that the target does not belong here — a Social Access Rating
     below the Event Rating is an argument against its owner, usable by one whose own rating
     reaches the Event Rating, of the size of its Discord row (SOCIAL ACCESS RATING; R72)."""
-    target = _target(d, c, cmd.args.get("target"))
+    target = _target(d, c, args.target)
     event = d.s.social_event
     if event is None or event.rating is None:
         raise Rejected(ErrorCode.ILLEGAL_ACTION, "there is no social event (set_social_event)")
@@ -257,8 +259,8 @@ def set_attitude(d: Decision, cmd: msg.SetAttitude) -> None:
 # --- maneuvers --------------------------------------------------------------------------------
 
 
-def _argument(d: Decision, c: CombatantProfile, name: Any) -> str:
-    if not isinstance(name, str) or name not in d.s.arguments \
+def _argument(d: Decision, c: CombatantProfile, name: str) -> str:
+    if name not in d.s.arguments \
             or d.s.arguments[name].owner != c.id:
         mine = sorted(a for a, arg in d.s.arguments.items() if arg.owner == c.id and arg.size)
         raise Rejected(ErrorCode.INVALID_PAYLOAD, f"args.argument names one of {c.name}'s "
@@ -269,8 +271,8 @@ def _argument(d: Decision, c: CombatantProfile, name: Any) -> str:
     return name
 
 
-def _target(d: Decision, c: CombatantProfile, raw: Any) -> str:
-    if not isinstance(raw, str) or raw not in d.s.combatants or raw == c.id or (
+def _target(d: Decision, c: CombatantProfile, raw: str) -> str:
+    if raw not in d.s.combatants or raw == c.id or (
             d.s.combatants[raw].hidden and not c.hidden):
         raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.target names another combatant")
     return raw
@@ -293,14 +295,14 @@ def _check(d: Decision, speaker: str, target: str, argument: str, maneuver: str)
         raise Rejected(ErrorCode.ILLEGAL_ACTION, str(exc)) from None
 
 
-def dispute(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[], None]:
+def dispute(d: Decision, c: CombatantProfile, args: DisputeArgs) -> Callable[[], None]:
     """Standard action: Dispute (R26) — a social attack with a statement (``args.argument``)
     against the target's Wits Defense; a hit rolls the statement's damage + Charisma modifier,
     which the target answers (R48)."""
     from encounter.combat import roll_stage
 
-    target = _target(d, c, cmd.args.get("target"))
-    argument = _argument(d, c, cmd.args.get("argument"))
+    target = _target(d, c, args.target)
+    argument = _argument(d, c, args.argument)
     _check(d, c.id, target, argument, "Dispute")  # refuses before anything is recorded
     ctx = {"action": "dispute", "attacker": c.id, "target": target, "argument": argument}
     return lambda: roll_stage(d, ctx, "dispute", "1d20")
@@ -379,21 +381,28 @@ def _dispute_damage(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
                            hidden=d.s.combatants[target].hidden), _vis(d, speaker, target))
 
 
-def answer(d: Decision, c: CombatantProfile, cmd: msg.Act) -> None:
+def waiting_answers(state: EncounterState, cid: str, sees_all: bool = True) -> list[str]:
+    """The statements waiting for ``cid``'s answer (R48)."""
+    return [s for s, a in state.answers.items() if a.target == cid]
+
+
+def may_answer(state: EncounterState, cid: str) -> str | None:
+    if not any(a.target == cid for a in state.answers.values()):
+        return f"no statement waits for {state.combatants[cid].name}'s answer (R48)"
+    return None
+
+
+def answer(d: Decision, c: CombatantProfile, args: AnswerArgs) -> Callable[[], None]:
     """The target answers a statement that hit it (R48): ``args.answer`` is ``accept``,
     ``accept_with_reservation`` or ``refuse``; ``args.statement`` which (default: the only
     one waiting)."""
-    waiting = [s for s, a in d.s.answers.items() if a.target == c.id]
-    statement = cmd.args.get("statement", waiting[0] if len(waiting) == 1 else None)
-    if statement not in waiting:
+    waiting = waiting_answers(d.s, c.id)
+    statement = args.statement if args.statement is not None else (
+        waiting[0] if len(waiting) == 1 else None)
+    if statement is None or statement not in waiting:
         raise Rejected(ErrorCode.INVALID_PAYLOAD, f"args.statement names a statement waiting "
-                      f"for {c.name}'s answer: {', '.join(waiting) or 'none'}")
-    try:
-        given = Answer(str(cmd.args.get("answer")))
-    except ValueError:
-        raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.answer is accept, "
-                      "accept_with_reservation or refuse") from None
-    settle(d, statement, given)
+                       f"for {c.name}'s answer: {', '.join(waiting) or 'none'}")
+    return lambda: settle(d, statement, Answer(args.answer))
 
 
 def settle(d: Decision, statement: str, given: Answer | None) -> None:
@@ -437,21 +446,29 @@ def unanswered_at_turn(d: Decision, cid: str) -> None:
             settle(d, statement, None)
 
 
-def block(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[], None]:
+def block(d: Decision, c: CombatantProfile, args: Noted) -> Callable[[], None]:
     """Standard action: Blocking (R49) — +5 Wits Defense against every social maneuver until it
-    stops, and no arguments of its own."""
-    if c.id in d.s.blocking:
-        raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{c.name} is Blocking already")
+    stops, and no arguments of its own (while Blocking already: refused, ``may_block``)."""
     return lambda: d.emit(ev.BlockingChanged(combatant=c.id, blocking=True, hidden=c.hidden),
                           d.combatant_vis(c.id))
 
 
-def stop_blocking(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[], None]:
-    """Free action on its own turn: back into the discussion (R49)."""
-    if c.id not in d.s.blocking:
-        raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{c.name} is not Blocking")
-    if d.s.current != c.id:
-        raise Rejected(ErrorCode.NOT_YOUR_TURN, "Blocking stops on the blocker's own turn (R49)")
+def may_block(state: EncounterState, cid: str) -> str | None:
+    if cid in state.blocking:
+        return f"{state.combatants[cid].name} is Blocking already"
+    return None
+
+
+def may_stop_blocking(state: EncounterState, cid: str) -> str | Refusal | None:
+    if cid not in state.blocking:
+        return f"{state.combatants[cid].name} is not Blocking"
+    if state.current != cid:
+        return Refusal("Blocking stops on the blocker's own turn (R49)", ErrorCode.NOT_YOUR_TURN)
+    return None
+
+
+def stop_blocking(d: Decision, c: CombatantProfile, args: Noted) -> Callable[[], None]:
+    """Free action on its own turn: back into the discussion (R49; ``may_stop_blocking``)."""
     return lambda: d.emit(ev.BlockingChanged(combatant=c.id, blocking=False, hidden=c.hidden),
                           d.combatant_vis(c.id))
 
@@ -459,15 +476,15 @@ def stop_blocking(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[]
 # --- Conversation (R27) -----------------------------------------------------------------------
 
 
-def converse(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[], None]:
+def converse(d: Decision, c: CombatantProfile, args: ConversationArgs) -> Callable[[], None]:
     """Standard action: Conversation (R27) — both sides roll a social attack with their
     arguments (``args.argument``, and the target's ``args.against``) against the other's Wits;
     the net damage may shrink the loser's argument; nobody loses fatigue points."""
     from encounter.combat import roll_stage
 
-    target = _target(d, c, cmd.args.get("target"))
-    mine = _argument(d, c, cmd.args.get("argument"))
-    theirs = _argument(d, d.s.combatants[target], cmd.args.get("against"))
+    target = _target(d, c, args.target)
+    mine = _argument(d, c, args.argument)
+    theirs = _argument(d, d.s.combatants[target], args.against)
     _check(d, c.id, target, mine, "Conversation")
     _check(d, target, c.id, theirs, "Conversation")
     ctx = {"action": "conversation", "attacker": c.id, "target": target, "argument": mine,
@@ -542,7 +559,7 @@ def _conversation_damage(d: Decision, ctx: dict[str, Any], side: str | None) -> 
 # --- lies (R28) -------------------------------------------------------------------------------
 
 
-def lie(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[], None]:
+def lie(d: Decision, c: CombatantProfile, args: LieArgs) -> Callable[[], None]:
     """Standard action: a lie (Creating a Lie; R28) — Deception against the best Empathy of the
     targets (``args.targets``, or ``args.target``), the lie's ``args.size`` (default
     ``medium``) making it harder;
@@ -550,25 +567,14 @@ def lie(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[], None]:
     caught lie's statement may exceed Huge), ``args.text`` what is said."""
     from encounter.combat import roll_stage
 
-    raw = cmd.args.get("targets") or ([cmd.args["target"]] if "target" in cmd.args else [])
-    if not isinstance(raw, list) or not raw:
+    raw = args.targets or ([args.target] if args.target is not None else [])
+    if not raw:
         raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.targets lists who is lied to")
     targets = [_target(d, c, t) for t in raw]
-    try:
-        size = Size(str(cmd.args.get("size", "medium")))
-    except ValueError:
-        raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.size is the lie's size, fine to "
-                      "colossal") from None
-    white = cmd.args.get("white", False)
-    perilous = cmd.args.get("perilous", False)
-    text = cmd.args.get("text", "")
-    if not isinstance(white, bool) or not isinstance(perilous, bool) or \
-            not isinstance(text, str) or len(text) > 200:
-        raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.white and args.perilous are true or "
-                      "false, args.text a short text")
+    size = Size(args.size)
     _lie_check(d, c.id, targets, size)
     ctx = {"action": "lie", "attacker": c.id, "targets": targets, "size": size.value,
-           "white": white, "perilous": perilous, "text": text}
+           "white": args.white, "perilous": args.perilous, "text": args.text}
     return lambda: roll_stage(d, ctx, "lie_deception", "1d20")
 
 

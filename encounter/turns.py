@@ -1,24 +1,44 @@
 """Taking a turn: actions against the turn's budget, free actions and reactions, delay, ready
 ("MLP Dramatic Systems": ACTIONS IN COMBAT, TYPES OF ACTIONS, SPECIAL INITIATIVE ACTIONS).
 
-Handlers of the ``act`` command, called by the decider with the combatant already checked to
-exist and to be controlled by the sender.
+Every action is declared once (``encounter.declare``). :func:`refusal` answers "may this
+combatant take this action now, and if not why": the checks every action shares (the scene,
+consciousness, dice still awaited, the turn, its budget, an interrupt, flat-footed combatants)
+and then the ruleset's and the action's own precondition. ``act`` refuses with it and
+``legal_actions`` offers with it (``encounter.legal``). Then ``act`` converts the arguments to
+the action's struct, the action's resolver checks what depends on them, the target must be
+one the action lists, and the action is recorded (spending the budget) and resolved.
+
+The turn's own moves are declared here too, for every ruleset that takes them: ``end_turn``,
+``delay``, ``ready``, ``trigger_ready`` and ``take_delayed_turn``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from functools import lru_cache
+from typing import TYPE_CHECKING, Annotated, Any
 
+import msgspec
+
+from encounter.declare import (
+    Action,
+    Args,
+    Catalog,
+    Refusal,
+    When,
+    catalog,
+    convert_args,
+)
 from encounter.rejected import Rejected
 from protocol import events as ev
 from protocol import messages as msg
 from protocol.errors import ErrorCode
-from protocol.model import CombatantProfile, EncounterOptions
-from rules.actions import ACTIONS, ActionSpec, Budget, IllegalAction, Kind, slot_for, spend
+from protocol.model import CombatantProfile
+from rules.actions import Budget, IllegalAction, Kind, spend
 
 if TYPE_CHECKING:
     from encounter.engine import Decision
+    from encounter.state import EncounterState
 
 
 def act_command(d: Decision, cmd: msg.Act) -> None:
@@ -27,89 +47,246 @@ def act_command(d: Decision, cmd: msg.Act) -> None:
     from encounter.engine import find_combatant
 
     c = find_combatant(d, cmd.combatant)
+    if c.hidden and not d.actor.sees_all:  # it could not see whom it acts for
+        raise Rejected(ErrorCode.NOT_FOUND, f"no combatant {cmd.combatant!r}")
     if not d.actor.controls(d.s, c.id):
         raise Rejected(ErrorCode.FORBIDDEN, f"you do not control {c.name}")
     act(d, c, cmd)
 
 
-def act(d: Decision, c: CombatantProfile, cmd: msg.Act) -> None:
-    if d.s.chart[0] != "scene":
-        raise Rejected(ErrorCode.ILLEGAL_ACTION, "the scene is not running")
-    vitals = d.s.vitals.get(c.id)
+# --- may this combatant take this action now? -----------------------------------------------
+
+
+def common_refusal(state: EncounterState, cid: str) -> Refusal | None:
+    """What refuses every action alike: the scene not running, the combatant unconscious, the
+    dice of an action still awaited."""
+    if not state.chart or state.chart[0] != "scene":
+        return Refusal("the scene is not running")
+    vitals = state.vitals.get(cid)
     if vitals is not None and not vitals.conscious:
-        raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{c.name} is {vitals.condition[0]} and takes "
-                      "no actions (Falling Unconscious)")
-    waiting = [p for p in d.s.pending_rolls.values() if p.context is not None]
-    if waiting:
-        raise Rejected(ErrorCode.ILLEGAL_ACTION, f"waiting for the dice of the "
-                      f"{waiting[0].purpose} roll ({waiting[0].expr})")
-    special = _SPECIAL.get(cmd.action)
-    if special is not None:
-        special(d, c, cmd)
-        return
-    catalog = d.rules.actions()
-    spec = catalog.get(cmd.action)
-    if spec is None:
-        raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{cmd.action!r} is not an action of "
-                      f"{d.rules.title}", legal=sorted([*catalog, *_SPECIAL]))
-    turn = d.s.turn
-    if turn is not None and turn.interrupted_by == c.id:
-        _readied_action(d, c, spec, cmd)
-    elif spec.kind in (Kind.FREE, Kind.REACTION):
-        _out_of_turn(d, c, spec, cmd)
-    else:
-        _in_turn(d, c, spec, cmd)
+        return Refusal(f"{state.combatants[cid].name} is {vitals.condition[0]} and takes no "
+                       "actions (Falling Unconscious)")
+    return dice_refusal(state)
 
 
-def _note(cmd: msg.Act) -> tuple[str | None, str | None]:
-    note, target = cmd.args.get("note"), cmd.args.get("target")
-    if note is not None and (not isinstance(note, str) or len(note) > 200):
-        raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.note is a text of at most 200 characters")
-    if target is not None and not isinstance(target, str):
-        raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.target is a combatant id")
-    return note, target
+def dice_refusal(state: EncounterState) -> Refusal | None:
+    """While the dice of an action are awaited nothing else is done (``roll_requested``)."""
+    for p in state.pending_rolls.values():
+        if p.context is not None:
+            return Refusal(f"waiting for the dice of the {p.purpose} roll ({p.expr})")
+    return None
 
 
-def _require_turn(d: Decision, c: CombatantProfile) -> None:
-    turn = d.s.turn
-    if d.s.current != c.id or turn is None:
-        raise Rejected(ErrorCode.NOT_YOUR_TURN, f"it is not {c.name}'s turn")
+def refusal(state: EncounterState, cid: str, action: Action) -> Refusal | None:
+    """Why ``cid`` may not take ``action`` now (before its arguments), or ``None``: the one
+    test that ``act`` refuses with and ``legal_actions`` offers with."""
+    return common_refusal(state, cid) or action_refusal(state, cid, action)
+
+
+def action_refusal(state: EncounterState, cid: str, action: Action,
+                   cat: Catalog | None = None) -> Refusal | None:
+    """:func:`refusal` past the checks that refuse every action alike."""
+    cat = cat or catalog(state.ruleset)
+    why: str | Refusal | None = timing_refusal(state, cid, action, cat)
+    if why is None and cat.precondition is not None:
+        why = cat.precondition(state, cid)
+    if why is None and action.precondition is not None:
+        why = action.precondition(state, cid)
+    if why is None and action.among is not None and cid not in action.among(state):
+        why = f"{action.name} is not for {state.combatants[cid].name} now"
+    return Refusal(why) if isinstance(why, str) else why
+
+
+def timing_refusal(state: EncounterState, cid: str, action: Action,
+                   cat: Catalog) -> Refusal | None:
+    """Whether it is the time for ``action``: the interrupter's readied action only; free
+    actions and reactions on any turn (flat-footed and fatigue permitting); the rest on the
+    combatant's own turn, uninterrupted, within its budget."""
+    when = action.timing
+    if when is When.ANY_TIME:
+        return None
+    turn = state.turn
+    if turn is not None and turn.interrupted_by == cid:
+        return interrupter_refusal(state, cid, action)
+    if when is When.ANY_TURN:
+        return out_of_turn_refusal(state, cid, action.cost)
+    why = turn_refusal(state, cid)
+    if why is None and action.budgeted:
+        why = budget_refusal(state, action, cat)
+    return why
+
+
+def interrupter_refusal(state: EncounterState, cid: str, action: Action) -> Refusal | None:
+    """The readied action interrupts the turn: its readier takes that action (R8.3)."""
+    readied = state.readied.get(cid)
+    if readied is None or readied.action != action.name:
+        wanted = readied.action if readied else "nothing"
+        return Refusal(f"the readied action is {wanted}")
+    return None
+
+
+def turn_refusal(state: EncounterState, cid: str) -> Refusal | None:
+    """Whether it is ``cid``'s turn, and not interrupted."""
+    turn = state.turn
+    if state.current != cid or turn is None:
+        return Refusal(f"it is not {state.combatants[cid].name}'s turn", ErrorCode.NOT_YOUR_TURN)
     if turn.interrupted_by is not None:
-        other = d.s.combatants[turn.interrupted_by].name
-        raise Rejected(ErrorCode.ILLEGAL_ACTION,
-                      f"{other}'s readied action interrupts this turn; it resumes afterwards")
+        other = state.combatants[turn.interrupted_by].name
+        return Refusal(f"{other}'s readied action interrupts this turn; it resumes afterwards")
+    return None
 
 
-def _in_turn(d: Decision, c: CombatantProfile, spec: ActionSpec, cmd: msg.Act) -> None:
-    _require_turn(d, c)
-    turn = d.s.turn
-    assert turn is not None
-    if not allowed_in_scene(spec, d.s.options):
-        raise Rejected(ErrorCode.ILLEGAL_ACTION, "Recover cannot be used in a dramatic scene "
-                      "(ruling R18)")
-    if spec.kind is Kind.FULL_ROUND and d.s.surprise:
-        raise Rejected(ErrorCode.ILLEGAL_ACTION, "no full-round actions in the surprise round: "
-                      "a single standard, move or swift action")
+def out_of_turn_reason(kind: Kind | None, flat_footed: bool, no_fatigue: bool,
+                       reactions_while_flat_footed: bool) -> str | None:
+    """Free actions "even when it isn't your turn", never while flat-footed; reactions out of
+    turn in response to a trigger (R4: also while flat-footed, with the option), never at 0
+    fatigue points (R14.5). ``None``: allowed; else which rule refuses."""
+    if kind is Kind.REACTION:
+        if no_fatigue:
+            return "fatigue"
+        if flat_footed and not reactions_while_flat_footed:
+            return "flat_reaction"
+        return None
+    return "flat_free" if flat_footed else None
+
+
+def out_of_turn_refusal(state: EncounterState, cid: str, kind: Kind | None) -> Refusal | None:
+    vitals = state.vitals.get(cid)
+    reason = out_of_turn_reason(kind, cid in state.flat_footed,
+                                vitals is not None and vitals.fatigue == 0,
+                                state.options.reactions_while_flat_footed)
+    if reason is None:
+        return None
+    name = state.combatants[cid].name
+    return Refusal({
+        "fatigue": f"{name} has 0 fatigue points: no reactions (0 Fatigue Points, R14.5)",
+        "flat_reaction": f"{name} is flat-footed: no reactions (option "
+                         "reactions_while_flat_footed)",
+        "flat_free": f"{name} is flat-footed: no free actions",
+    }[reason])
+
+
+@lru_cache(maxsize=256)
+def budget_reason(standard: bool, move: bool, swift: bool, kind: Kind, surprise: bool
+                  ) -> str | None:
+    """Whether a turn with these slots left takes an action of ``kind``: ``None``, or
+    ``"surprise"`` (no full-round action in the surprise round), or ``"budget"``."""
+    if kind is Kind.FULL_ROUND and surprise:
+        return "surprise"
     try:
-        after = spend(turn.budget, spec.kind)
+        spend(Budget(standard=standard, move=move, swift=swift), kind)
+    except IllegalAction:
+        return "budget"
+    return None
+
+
+def budget_allows(budget: Budget, kind: Kind, surprise: bool) -> bool:
+    return budget_reason(budget.standard, budget.move, budget.swift, kind, surprise) is None
+
+
+def budget_refusal(state: EncounterState, action: Action, cat: Catalog) -> Refusal | None:
+    turn = state.turn
+    assert turn is not None and action.cost is not None
+    reason = budget_reason(turn.budget.standard, turn.budget.move, turn.budget.swift,
+                           action.cost, state.surprise)
+    if reason is None:
+        return None
+    if reason == "surprise":
+        return Refusal("no full-round actions in the surprise round: a single standard, move "
+                       "or swift action")
+    if cat.budget_refusal is not None:
+        return Refusal(cat.budget_refusal(turn.budget, action))
+    try:
+        spend(turn.budget, action.cost)
     except IllegalAction as exc:
-        explain = d.hooks.budget_refusal
-        raise Rejected(ErrorCode.ILLEGAL_ACTION,
-                      explain(turn.budget, spec) if explain else str(exc)) from None
-    slot = "full_round" if spec.kind is Kind.FULL_ROUND else _spent_slot(turn.budget, after)
+        return Refusal(str(exc))
+    return None  # pragma: no cover - budget_reason said it refuses
+
+
+# --- taking it ----------------------------------------------------------------------------------
+
+
+def act(d: Decision, c: CombatantProfile, cmd: msg.Act) -> None:
+    s = d.s
+    cat = catalog(s.ruleset)
+    why = common_refusal(s, c.id)
+    if why is not None:
+        raise why.rejected()
+    action = cat.get(cmd.action)
+    if action is None:
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, cat.absent.get(cmd.action) or
+                       f"{cmd.action!r} is not an action of {cat.title}",
+                       legal=sorted(cat.names()))
+    why = action_refusal(s, c.id, action, cat)
+    if why is not None:
+        raise why.rejected()
+    args = convert_args(action, cmd.args)
+    effect = action.resolve(d, c, args) if action.resolve is not None else None  # may refuse
+    if action.targets is not None:
+        check_targets(d, c, action, args)
+    if not action.records:
+        if effect is not None:
+            effect()
+        return
+    turn = s.turn
+    if turn is not None and turn.interrupted_by == c.id:
+        _readied_action(d, c, action, args, effect)
+    elif action.timing is When.ANY_TURN:
+        _out_of_turn(d, c, action, args, effect)
+    else:
+        _in_turn(d, c, action, args, effect)
+
+
+def named_targets(action: Action, args: Any) -> list[str]:
+    """The targets the arguments name (none when the action has no targets)."""
+    if action.targets is None:
+        return []
+    named: list[str] = []
+    for name in action.targets.fields:
+        value = getattr(args, name, None)
+        if isinstance(value, str):
+            named.append(value)
+        elif value:
+            named.extend(value)
+    return named
+
+
+def check_targets(d: Decision, c: CombatantProfile, action: Action, args: Any) -> None:
+    """A target the action does not list now is refused (``legal_actions`` lists the same)."""
+    named = named_targets(action, args)
+    if not named:
+        return
+    assert action.targets is not None
+    sees_all = d.actor is not None and d.actor.sees_all
+    allowed = action.targets.pick(d.s, c.id, sees_all)
+    for target in named:
+        if target not in allowed:
+            listed = ", ".join(allowed) if allowed else "none now"
+            raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{target!r} is not a target of "
+                           f"{action.name} for {c.name}: {listed}", targets=allowed)
+
+
+def _note(args: Any) -> tuple[str | None, str | None]:
+    return getattr(args, "note", None), getattr(args, "target", None)
+
+
+def _in_turn(d: Decision, c: CombatantProfile, action: Action, args: Any,
+             effect: Any) -> None:
+    turn = d.s.turn
+    assert turn is not None and action.cost is not None
+    after = spend(turn.budget, action.cost)  # the budget allows it (refusal)
+    slot = "full_round" if action.cost is Kind.FULL_ROUND else _spent_slot(turn.budget, after)
     progress = 1
-    if spec.swifts > 1:
+    if action.swifts > 1:
         # SWIFT ACTIONS: "Multiple swift actions usually have to occur on the same round or
         # consecutive rounds"
         held = d.s.swift_progress.get(c.id)
-        carried = held is not None and held.action == spec.name and held.round >= d.s.round - 1
+        carried = held is not None and held.action == action.name and held.round >= d.s.round - 1
         progress = held.spent + 1 if carried and held is not None else 1
-    note, target = _note(cmd)
-    resolve = resolver(d.s, spec.name)
-    effect = resolve(d, c, cmd) if resolve is not None else None  # may refuse
-    d.emit(ev.ActionTaken(round=d.s.round, combatant=c.id, action=spec.name,
-                          action_type=spec.kind.value, slot=slot, progress=progress,
-                          needed=spec.swifts, note=note, target=target, hidden=c.hidden),
+    note, target = _note(args)
+    d.emit(ev.ActionTaken(round=d.s.round, combatant=c.id, action=action.name,
+                          action_type=action.cost.value, slot=slot, progress=progress,
+                          needed=action.swifts, note=note, target=target, hidden=c.hidden),
            d.combatant_vis(c.id))
     if effect is not None:
         effect()
@@ -130,135 +307,25 @@ def _spent_slot(before: Budget, after: Budget) -> str | None:
     return None
 
 
-def _out_of_turn(d: Decision, c: CombatantProfile, spec: ActionSpec, cmd: msg.Act) -> None:
-    """Free actions "even when it isn't your turn", never while flat-footed; reactions out of
-    turn in response to a trigger (R4: also while flat-footed)."""
-    flat = c.id in d.s.flat_footed
-    vitals = d.s.vitals.get(c.id)
-    if spec.kind is Kind.REACTION and vitals is not None and vitals.fatigue == 0:
-        raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{c.name} has 0 fatigue points: no reactions "
-                      "(0 Fatigue Points, R14.5)")
-    if spec.kind is Kind.FREE and flat:
-        raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{c.name} is flat-footed: no free actions")
-    if spec.kind is Kind.REACTION and flat and not d.s.options.reactions_while_flat_footed:
-        raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{c.name} is flat-footed: no reactions "
-                      "(option reactions_while_flat_footed)")
-    note, target = _note(cmd)
-    resolve = resolver(d.s, spec.name)
-    effect = resolve(d, c, cmd) if resolve is not None else None  # may refuse
-    d.emit(ev.ActionTaken(round=d.s.round, combatant=c.id, action=spec.name,
-                          action_type=spec.kind.value, out_of_turn=d.s.current != c.id,
+def _out_of_turn(d: Decision, c: CombatantProfile, action: Action, args: Any,
+                 effect: Any) -> None:
+    """A free action or a reaction (on its own turn or another's)."""
+    assert action.cost is not None
+    note, target = _note(args)
+    d.emit(ev.ActionTaken(round=d.s.round, combatant=c.id, action=action.name,
+                          action_type=action.cost.value, out_of_turn=d.s.current != c.id,
                           note=note, target=target, hidden=c.hidden), d.combatant_vis(c.id))
     if effect is not None:
         effect()
     run_followups(d)
 
 
-def _end_turn(d: Decision, c: CombatantProfile, cmd: msg.Act) -> None:
-    _require_turn(d, c)
-    d.send("next_turn", "the turn cannot end now")
-
-
-def _delay(d: Decision, c: CombatantProfile, cmd: msg.Act) -> None:
-    """Delay (R7.1): at the start of the turn, before any action; optionally naming a lower
-    count to act on."""
-    _require_turn(d, c)
-    turn = d.s.turn
-    assert turn is not None
-    if d.s.ruleset != "dramatic":
-        raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{d.rules.title} has no delay: a turn is "
-                      "taken when it comes (or Prepared)")
-    if "fresh" not in d.s.chart:  # the turn's chart state: nothing done yet
-        raise Rejected(ErrorCode.ILLEGAL_ACTION, "delay at the start of the turn, before acting")
-    until = cmd.args.get("count")
-    own = d.s.count_of(c.id)
-    if until is not None:
-        if isinstance(until, bool) or not isinstance(until, int):
-            raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.count is a whole number")
-        if until >= own:
-            raise Rejected(ErrorCode.ILLEGAL_ACTION, f"delaying lowers the count: name one below "
-                          f"{own}")
-    vis = d.combatant_vis(c.id)
-    d.emit(ev.TurnDelayed(round=d.s.round, combatant=c.id, until_count=until, hidden=c.hidden),
-           vis)
-    if turn.was_flat_footed and d.s.options.delay_keeps_flat_footed:  # R3
-        d.emit(ev.FlatFooted(combatant=c.id, flat_footed=True, hidden=c.hidden), vis)
-    d.send("next_turn", "the turn cannot end now")
-
-
-def _take_delayed_turn(d: Decision, c: CombatantProfile, cmd: msg.Act) -> None:
-    """A delaying combatant acts "now": right after the current turn (R7.2)."""
-    if c.id not in d.s.delaying:
-        raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{c.name} is not delaying")
-    if c.id in d.s.delay_queue:
-        raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{c.name} acts after this turn already")
-    if d.s.current is None:
-        raise Rejected(ErrorCode.ILLEGAL_ACTION, "no turn is running")
-    d.emit(ev.DelayedTurnRequested(combatant=c.id, after=d.s.current, hidden=c.hidden),
-           d.combatant_vis(c.id))
-
-
-def _ready(d: Decision, c: CombatantProfile, cmd: msg.Act) -> None:
-    """Ready (R8): a single standard or move action against a declared trigger; it costs the
-    action readied (and the standard action too with ``ready_costs_standard_action``)."""
-    _require_turn(d, c)
-    turn = d.s.turn
-    assert turn is not None
-    name, trigger = cmd.args.get("action"), cmd.args.get("trigger")
-    spec = d.rules.actions().get(name) if isinstance(name, str) else None
-    if spec is None or not spec.readyable:
-        readyable = sorted(a.name for a in d.rules.actions().values() if a.readyable)
-        raise Rejected(ErrorCode.ILLEGAL_ACTION, "ready a standard or move action: args.action "
-                      "names it", readyable=readyable)
-    if not isinstance(trigger, str) or not 1 <= len(trigger) <= 200:
-        raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.trigger says when (1-200 characters)")
-    if c.id in d.s.readied:
-        raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{c.name} has an action readied already")
-    budget = turn.budget
-    slots: list[str] = []
-    try:
-        after = spend(budget, spec.kind)
-        slots.append(_spent_slot(budget, after) or "")
-        if d.s.options.ready_costs_standard_action and after.standard:
-            slots.append("standard")
-    except IllegalAction as exc:
-        raise Rejected(ErrorCode.ILLEGAL_ACTION, str(exc)) from None
-    vis = d.combatant_vis(c.id)
-    for slot in slots:
-        d.emit(ev.ActionTaken(round=d.s.round, combatant=c.id, action="ready",
-                              action_type=spec.kind.value, slot=slot, note=trigger,
-                              hidden=c.hidden), vis)
-    d.emit(ev.ActionReadied(round=d.s.round, combatant=c.id, action=spec.name,
-                            action_type=spec.kind.value, trigger=trigger, hidden=c.hidden), vis)
-    d.send("take_action", "nothing is left of this turn to ready")
-
-
-def _trigger_ready(d: Decision, c: CombatantProfile, cmd: msg.Act) -> None:
-    """The trigger occurred: the readied action interrupts the current turn (R8.2-3)."""
-    if c.id not in d.s.readied:
-        raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{c.name} has no readied action")
-    if d.s.current == c.id:
-        raise Rejected(ErrorCode.ILLEGAL_ACTION, "a readied action is taken after your turn, "
-                      "before your next one")
-    turn = d.s.turn
-    if turn is None:
-        raise Rejected(ErrorCode.ILLEGAL_ACTION, "no turn is running to interrupt")
-    if turn.interrupted_by is not None:
-        raise Rejected(ErrorCode.ILLEGAL_ACTION, "another readied action is being resolved")
-    d._interrupter = c.id
-    d.send("interrupt", "the turn cannot be interrupted now")
-
-
-def _readied_action(d: Decision, c: CombatantProfile, spec: ActionSpec, cmd: msg.Act) -> None:
-    readied = d.s.readied.get(c.id)
-    if readied is None or readied.action != spec.name:
-        wanted = readied.action if readied else "nothing"
-        raise Rejected(ErrorCode.ILLEGAL_ACTION, f"the readied action is {wanted}")
-    note, target = _note(cmd)
-    resolve = resolver(d.s, spec.name)
-    effect = resolve(d, c, cmd) if resolve is not None else None  # may refuse
-    d.emit(ev.ActionTaken(round=d.s.round, combatant=c.id, action=spec.name,
-                          action_type=spec.kind.value, out_of_turn=True, readied=True,
+def _readied_action(d: Decision, c: CombatantProfile, action: Action, args: Any,
+                    effect: Any) -> None:
+    assert action.cost is not None
+    note, target = _note(args)
+    d.emit(ev.ActionTaken(round=d.s.round, combatant=c.id, action=action.name,
+                          action_type=action.cost.value, out_of_turn=True, readied=True,
                           note=note, target=target, hidden=c.hidden), d.combatant_vis(c.id))
     if effect is not None:
         effect()
@@ -281,49 +348,167 @@ def end_interrupt_when_resolved(d: Decision) -> None:
         d.hooks.interrupt_ended(d)
 
 
-def allowed_in_scene(spec: ActionSpec, options: EncounterOptions) -> bool:
-    """SWIFT ACTIONS: Recover "cannot [be used] if you are ia an dramatic scene" (R18)."""
-    return spec.name != "recover" or options.recover_in_scene
+# --- the turn's own moves -----------------------------------------------------------------------
 
 
-def legal_turn_actions(budget: Budget, catalog: dict[str, ActionSpec], surprise: bool,
-                       acted: bool, may_ready: bool, options: EncounterOptions,
-                       may_delay: bool = True) -> list[str]:
-    """The actions the budget allows now, in the catalog's order, then the special ones."""
-    names = []
-    for spec in catalog.values():
-        if spec.kind in (Kind.FREE, Kind.REACTION) or not allowed_in_scene(spec, options):
-            continue
-        if spec.kind is Kind.FULL_ROUND:
-            if budget.untouched() and not surprise:
-                names.append(spec.name)
-        elif slot_for(budget, spec.kind) is not None:
-            names.append(spec.name)
-    if may_ready and any(slot_for(budget, s.kind) for s in catalog.values() if s.readyable):
-        names.append("ready")
-    if not acted and may_delay:
-        names.append("delay")
-    names.append("end_turn")
-    return names
+def _end_turn(d: Decision, c: CombatantProfile, args: Args) -> None:
+    d.send("next_turn", "the turn cannot end now")
 
 
-from encounter.actions import resolver  # noqa: E402  (the resolvers need this module's names)
+class DelayArgs(Args, frozen=True, kw_only=True):
+    """Delay (R7.1), optionally naming a lower initiative count to act on."""
+
+    count: Annotated[int, msgspec.Meta(
+        ge=-1000, le=1000, description="The initiative count to act on, lower than the "
+        "combatant's own (default: whenever it chooses, with `take_delayed_turn`).")] \
+        | None = None
 
 
-def _answer_statement(d: Decision, c: CombatantProfile, cmd: msg.Act) -> None:
-    """Answering a statement is no action: any time, by the target's controller (R48)."""
-    from encounter.social import answer
+def _may_delay(state: EncounterState, cid: str) -> str | None:
+    if "fresh" not in state.chart:  # the turn's chart state: nothing done yet
+        return "delay at the start of the turn, before acting"
+    return None
 
-    answer(d, c, cmd)
+
+def _delay(d: Decision, c: CombatantProfile, args: DelayArgs) -> None:
+    """Delay (R7.1): at the start of the turn, before any action; optionally naming a lower
+    count to act on."""
+    turn = d.s.turn
+    assert turn is not None
+    until = args.count
+    own = d.s.count_of(c.id)
+    if until is not None and until >= own:
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, f"delaying lowers the count: name one below "
+                       f"{own}")
+    vis = d.combatant_vis(c.id)
+    d.emit(ev.TurnDelayed(round=d.s.round, combatant=c.id, until_count=until, hidden=c.hidden),
+           vis)
+    if turn.was_flat_footed and d.s.options.delay_keeps_flat_footed:  # R3
+        d.emit(ev.FlatFooted(combatant=c.id, flat_footed=True, hidden=c.hidden), vis)
+    d.send("next_turn", "the turn cannot end now")
 
 
-_SPECIAL: dict[str, Callable[[Decision, CombatantProfile, msg.Act], None]] = {
-    "answer_statement": _answer_statement,
-    "end_turn": _end_turn,
-    "delay": _delay,
-    "take_delayed_turn": _take_delayed_turn,
-    "ready": _ready,
-    "trigger_ready": _trigger_ready,
-}
+def _may_take_delayed_turn(state: EncounterState, cid: str) -> str | None:
+    if cid not in state.delaying:
+        return f"{state.combatants[cid].name} is not delaying"
+    if cid in state.delay_queue:
+        return f"{state.combatants[cid].name} acts after this turn already"
+    if state.current is None:
+        return "no turn is running"
+    return None
 
-__all__ = ["ACTIONS", "act", "act_command", "legal_turn_actions"]
+
+def _take_delayed_turn(d: Decision, c: CombatantProfile, args: Args) -> None:
+    """A delaying combatant acts "now": right after the current turn (R7.2)."""
+    d.emit(ev.DelayedTurnRequested(combatant=c.id, after=d.s.current, hidden=c.hidden),
+           d.combatant_vis(c.id))
+
+
+class ReadyArgs(Args, frozen=True, kw_only=True):
+    """Ready (R8): the action readied and its trigger."""
+
+    action: Annotated[str, msgspec.Meta(
+        min_length=1, max_length=40, examples=["move"],
+        description="The standard or move action readied: one of the `options.action` of the "
+        "`ready` entry in `legal_actions`.")]
+    trigger: Annotated[str, msgspec.Meta(
+        min_length=1, max_length=200, examples=["when the dog charges"],
+        description="When the readied action is taken (`action_readied.trigger`).")]
+
+
+def _readyable_now(state: EncounterState) -> list[str]:
+    turn = state.turn
+    if turn is None:
+        return []
+    return list(_readyable(state.ruleset, turn.budget.standard, turn.budget.move,
+                           turn.budget.swift, state.surprise))
+
+
+@lru_cache(maxsize=256)
+def _readyable(ruleset: str, standard: bool, move: bool, swift: bool,
+               surprise: bool) -> tuple[str, ...]:
+    budget = Budget(standard=standard, move=move, swift=swift)
+    return tuple(a.name for a in catalog(ruleset).readyable()
+                 if a.cost is not None and budget_allows(budget, a.cost, surprise))
+
+
+def _may_ready(state: EncounterState, cid: str) -> str | None:
+    if cid in state.readied:
+        return f"{state.combatants[cid].name} has an action readied already"
+    if not _readyable_now(state):
+        return "nothing is left of this turn to ready: a standard or move action"
+    return None
+
+
+def _ready_options(state: EncounterState, cid: str) -> dict[str, list[str]]:
+    return {"action": _readyable_now(state)}
+
+
+def _ready(d: Decision, c: CombatantProfile, args: ReadyArgs) -> None:
+    """Ready (R8): a single standard or move action against a declared trigger; it costs the
+    action readied (and the standard action too with ``ready_costs_standard_action``)."""
+    turn = d.s.turn
+    assert turn is not None
+    cat = catalog(d.s.ruleset)
+    spec = cat.get(args.action)
+    if spec is None or not spec.readyable or spec.cost is None:
+        readyable = sorted(a.name for a in cat.readyable())
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, "ready a standard or move action: args.action "
+                       "names it", readyable=readyable)
+    budget = turn.budget
+    slots: list[str] = []
+    try:
+        after = spend(budget, spec.cost)
+        slots.append(_spent_slot(budget, after) or "")
+        if d.s.options.ready_costs_standard_action and after.standard:
+            slots.append("standard")
+    except IllegalAction as exc:
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, str(exc)) from None
+    vis = d.combatant_vis(c.id)
+    for slot in slots:
+        d.emit(ev.ActionTaken(round=d.s.round, combatant=c.id, action="ready",
+                              action_type=spec.cost.value, slot=slot, note=args.trigger,
+                              hidden=c.hidden), vis)
+    d.emit(ev.ActionReadied(round=d.s.round, combatant=c.id, action=spec.name,
+                            action_type=spec.cost.value, trigger=args.trigger,
+                            hidden=c.hidden), vis)
+    d.send("take_action", "nothing is left of this turn to ready")
+
+
+def _may_trigger(state: EncounterState, cid: str) -> str | None:
+    if cid not in state.readied:
+        return f"{state.combatants[cid].name} has no readied action"
+    if state.current == cid:
+        return "a readied action is taken after your turn, before your next one"
+    turn = state.turn
+    if turn is None:
+        return "no turn is running to interrupt"
+    if turn.interrupted_by is not None:
+        return "another readied action is being resolved"
+    return None
+
+
+def _trigger_ready(d: Decision, c: CombatantProfile, args: Args) -> None:
+    """The trigger occurred: the readied action interrupts the current turn (R8.2-3)."""
+    d._interrupter = c.id
+    d.send("interrupt", "the turn cannot be interrupted now")
+
+
+END_TURN = Action("end_turn", "End the turn", "THE COMBAT ROUND", None, args=Args,
+                  resolve=_end_turn, records=False)
+DELAY = Action("delay", "Delay (act later in the round)", "SPECIAL INITIATIVE ACTIONS: Delay",
+               None, args=DelayArgs, resolve=_delay, precondition=_may_delay, records=False)
+TAKE_DELAYED_TURN = Action(
+    "take_delayed_turn", "Act now (end the delay)", "SPECIAL INITIATIVE ACTIONS: Delay (R7.2)",
+    None, args=Args, resolve=_take_delayed_turn, precondition=_may_take_delayed_turn,
+    when=When.ANY_TIME, records=False, among=lambda s: s.delaying)
+READY = Action("ready", "Ready an action", "SPECIAL INITIATIVE ACTIONS: Ready", None,
+               args=ReadyArgs, resolve=_ready, precondition=_may_ready, options=_ready_options,
+               records=False)
+TRIGGER_READY = Action(
+    "trigger_ready", "Take the readied action now", "SPECIAL INITIATIVE ACTIONS: Ready (R8.2)",
+    None, args=Args, resolve=_trigger_ready, precondition=_may_trigger, when=When.ANY_TIME,
+    records=False, among=lambda s: s.readied)
+
+__all__ = ["DELAY", "END_TURN", "READY", "TAKE_DELAYED_TURN", "TRIGGER_READY", "act",
+           "act_command", "action_refusal", "common_refusal", "refusal"]

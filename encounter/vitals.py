@@ -29,6 +29,10 @@ if TYPE_CHECKING:
 
 
 _SHEETS: dict[bytes, Sheet] = {}
+#: The sheet of each profile object seen lately: profiles are frozen, and copies of the state
+#: share them, so the same object always has the same sheet (the entry keeps the profile, so
+#: its id is not reused while it is cached).
+_BY_PROFILE: dict[tuple[int, str], tuple[CombatantProfile, Sheet]] = {}
 _encode = msgspec.json.Encoder()
 
 
@@ -36,7 +40,11 @@ def sheet_of(profile: CombatantProfile, ruleset: str = "dramatic") -> Sheet:
     """The combatant's Dramatic stat sheet (its stats were validated when it was added).
 
     Sheets are frozen and a stat block never changes, so each is parsed once per process:
-    the cache is keyed by the stats' JSON (a few microseconds, against tens for parsing)."""
+    the cache is keyed by the stats' JSON (a few microseconds, against tens for parsing), and
+    by the profile object itself (a look-up)."""
+    known = _BY_PROFILE.get((id(profile), ruleset))
+    if known is not None and known[0] is profile:
+        return known[1]
     stats = profile.stats if ruleset == "dramatic" else {}
     key = _encode.encode(stats)
     sheet = _SHEETS.get(key)
@@ -48,6 +56,9 @@ def sheet_of(profile: CombatantProfile, ruleset: str = "dramatic") -> Sheet:
         if len(_SHEETS) >= 4096:
             _SHEETS.clear()
         _SHEETS[key] = sheet
+    if len(_BY_PROFILE) >= 4096:
+        _BY_PROFILE.clear()
+    _BY_PROFILE[(id(profile), ruleset)] = (profile, sheet)
     return sheet
 
 

@@ -335,7 +335,11 @@ class Adjudicate(Command, tag="adjudicate", kw_only=True):
 
 class Act(Command, tag="act", kw_only=True):
     """Take an action for a combatant. ``action`` is one of the names the server listed in
-    ``legal_actions``; ``args`` holds what that action needs (see the ruleset's actions)."""
+    ``legal_actions``; ``args`` holds that action's arguments, as the JSON Schema of the
+    ruleset's actions describes them (``docs/protocol/actions.<ruleset>.schema.json``). An
+    argument the action does not take, or one of the wrong type, is refused with
+    ``invalid_payload`` naming it (``details.field``; for an unknown one ``details.allowed``
+    lists the action's arguments)."""
 
     combatant: CombatantRef
     action: Annotated[str, msgspec.Meta(min_length=1, max_length=40)]
@@ -488,18 +492,24 @@ class Snapshot(ServerMessage, tag="snapshot", kw_only=True):
 
 class LegalAction(msgspec.Struct, kw_only=True, gc=False, omit_defaults=True):
     """An action a combatant (or the GM, ``combatant: null``) may take now. ``action`` names
-    the command (``start_encounter``, ``end_encounter``, ``submit_roll``) or, for a combatant's
-    turn, the ``act`` action (``end_turn``). For ``submit_roll``, ``targets`` holds the roll
-    request id and ``label`` what is rolled (``initiative: 1d20+3``). ``options`` lists, by
-    argument name, the values an ``act`` argument may take where they are few: the weapons of
-    an attack, the statements of a Dispute, the answers to a statement. Fields without a
-    value are left out."""
+    the command (``start_encounter``, ``end_encounter``, ``submit_roll``) or the ``act``
+    action (``end_turn``), for any combatant the connection controls, on its turn or not (free
+    actions, reactions, ``trigger_ready``). For ``submit_roll``, ``targets`` holds the roll
+    request id and ``label`` what is rolled (``initiative: 1d20+3``). For an ``act`` action,
+    ``targets`` lists whom it may be aimed at (``args.target``; an action aimed at someone is
+    left out while there is nobody), and ``optional_target: true`` says it may also be taken
+    without a target. ``options`` lists, by argument name, the values an ``act`` argument may
+    take where they are few: the weapons of an attack, the statements of a Dispute, the
+    answers to a statement, the actions ``ready`` may ready. The arguments themselves are in
+    the JSON Schema of the ruleset's actions (``docs/protocol/actions.<ruleset>.schema.json``).
+    Fields without a value are left out."""
 
     action: str
     combatant: str | None = None
     label: str | None = None
     targets: list[str] | None = None
     options: dict[str, list[str]] | None = None
+    optional_target: bool = False
 
 
 class LegalActions(ServerMessage, tag="legal_actions", kw_only=True):

@@ -9,12 +9,12 @@ to perform a single full-round action on your turn."
 A turn's budget is three slots. An action of a kind takes the first free slot it may use:
 a standard action only the standard slot; a move action the move slot, else the standard slot;
 a swift action the swift slot, else the move slot, else the standard slot. A full-round action
-needs all three. Pure functions over plain data; no I/O.
+needs all three. Pure functions over plain data; no I/O. The actions themselves, each with the
+kind it costs, are declared by the rulesets (``encounter.actions``, ``encounter.action_time``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import StrEnum
 
 import msgspec
@@ -100,88 +100,3 @@ def _refusal(budget: Budget, kind: Kind) -> str:
     if kind is Kind.MOVE:
         return "no move action left: the move and the standard action are both used"
     return "no swift action left: the swift, move and standard actions are all used"
-
-
-@dataclass(frozen=True)
-class ActionSpec:
-    """An action a combatant can take, with what it costs and where the rule text has it.
-
-    ``swifts`` > 1: an action that needs several swift actions, spent in the same or consecutive
-    rounds (SWIFT ACTIONS); each ``act`` spends one, and the action happens with the last.
-    """
-
-    name: str
-    kind: Kind
-    section: str
-    label: str
-    swifts: int = 1
-    readyable: bool = False
-
-
-_CATALOG = [
-    # STANDARD ACTIONS
-    ActionSpec("attack", Kind.STANDARD, "COMBAT STATISTICS: ATTACK ROLL",
-               "Attack (melee, ranged, unarmed or natural)", readyable=True),
-    ActionSpec("aid_another", Kind.STANDARD, "STANDARD ACTIONS: Aid Another", "Aid another",
-               readyable=True),
-    ActionSpec("distraction", Kind.STANDARD, "STANDARD ACTIONS: Distraction", "Distract",
-               readyable=True),
-    ActionSpec("grab", Kind.STANDARD, "STANDARD ACTIONS: Grab", "Grab", readyable=True),
-    ActionSpec("break_grab", Kind.STANDARD, "STANDARD ACTIONS: Grab", "Break a grab"),
-    ActionSpec("break_object", Kind.STANDARD, "STANDARD ACTIONS: Breaking an Object",
-               "Break an object", readyable=True),
-    ActionSpec("harvest", Kind.STANDARD, "STANDARD ACTIONS: Harvest", "Harvest",
-               readyable=True),
-    ActionSpec("ram", Kind.STANDARD, "Flying Basic Maneuver: Ramming", "Ram", readyable=True),
-    # SOCIAL SYSTEMS: Social Basic Maneuver, Creating a Lie
-    ActionSpec("dispute", Kind.STANDARD, "Social Basic Maneuver: Dispute", "Dispute"),
-    ActionSpec("conversation", Kind.STANDARD, "Social Basic Maneuver: Conversation",
-               "Conversation"),
-    ActionSpec("lie", Kind.STANDARD, "Creating a Lie", "Tell a lie"),
-    ActionSpec("block", Kind.STANDARD, "Social Basic Maneuver: Blocking",
-               "Block (withdraw from the discussion)"),
-    ActionSpec("other_standard", Kind.STANDARD, "ACTIONS IN COMBAT: Standard Action",
-               "Another standard action (GM adjudicates)", readyable=True),
-    # MOVE ACTIONS
-    ActionSpec("move", Kind.MOVE, "MOVE ACTIONS: Move", "Move up to your speed",
-               readyable=True),
-    ActionSpec("draw", Kind.MOVE, "MOVE ACTIONS: Draw or Holster Object",
-               "Draw or holster an object", readyable=True),
-    ActionSpec("manipulate", Kind.MOVE, "MOVE ACTIONS: Manipulate an Item",
-               "Manipulate an item", readyable=True),
-    ActionSpec("retrieve", Kind.MOVE, "MOVE ACTIONS: Retrieve a Stored Item",
-               "Open a container or take out an item", readyable=True),
-    ActionSpec("stand_up", Kind.MOVE, "MOVE ACTIONS: Stand Up", "Stand up", readyable=True),
-    ActionSpec("other_move", Kind.MOVE, "ACTIONS IN COMBAT: Move Action",
-               "Another move action (GM adjudicates)", readyable=True),
-    # SWIFT ACTIONS
-    ActionSpec("activate_item", Kind.SWIFT, "SWIFT ACTIONS: Activate an Item",
-               "Activate an item"),
-    ActionSpec("drop_item", Kind.SWIFT, "SWIFT ACTIONS: Drop an Item", "Drop an item"),
-    ActionSpec("fall_prone", Kind.SWIFT, "SWIFT ACTIONS: Fall Prone", "Fall prone"),
-    ActionSpec("second_lunch", Kind.SWIFT,
-               "SWIFT ACTIONS: Catch a Second Lunch without Food (Second Wind)",
-               "Catch a Second Lunch"),
-    ActionSpec("recover", Kind.SWIFT, "SWIFT ACTIONS: Recover",
-               "Recover (three swift actions)", swifts=3),
-    ActionSpec("other_swift", Kind.SWIFT, "ACTIONS IN COMBAT: Swift Action",
-               "Another swift action (GM adjudicates)"),
-    # FULL-ROUND ACTIONS
-    ActionSpec("run", Kind.FULL_ROUND, "FULL-ROUND ACTIONS: Run", "Run"),
-    ActionSpec("second_lunch_with_food", Kind.FULL_ROUND,
-               "FULL-ROUND ACTIONS: Catch a Second Lunch with Food",
-               "Catch a Second Lunch with food"),
-    ActionSpec("other_full_round", Kind.FULL_ROUND, "ACTIONS IN COMBAT: Full-Round Action",
-               "Another full-round action (GM adjudicates)"),
-    # FREE ACTIONS AND REACTIONS
-    ActionSpec("low_access", Kind.FREE, "SOCIAL ACCESS RATING (R72)",
-               "Point out a low access rating (an argument)"),
-    ActionSpec("stop_blocking", Kind.FREE, "Social Basic Maneuver: Blocking (R49)",
-               "Stop Blocking"),
-    ActionSpec("free", Kind.FREE, "Free Actions and Reactions: Free Action",
-               "A free action (call out, taunt)"),
-    ActionSpec("reaction", Kind.REACTION, "Free Actions and Reactions: Reaction",
-               "A reaction to a trigger"),
-]
-
-ACTIONS: dict[str, ActionSpec] = {a.name: a for a in _CATALOG}

@@ -322,6 +322,24 @@ class SecondLunch(msgspec.Struct, frozen=True, kw_only=True):
     uses_today: int
 
 
+def second_lunch_refusal(sheet: Sheet, fatigue_points: int, *, uses_today: int,
+                         used_this_encounter: bool) -> str | None:
+    """Why :func:`second_lunch` is refused now, or ``None`` when it is allowed."""
+    section = "Second Lunch"
+    if sheet.nature is not Nature.CREATURE:
+        return f"{section}: objects, plants and vehicles cannot catch a second lunch"
+    maximum = sheet.fatigue_points
+    if fatigue_points * 2 > maximum:
+        return (f"{section}: only at one-half the maximum fatigue points or less "
+                f"({fatigue_points} of {maximum})")
+    if used_this_encounter:
+        return f"{section}: never more than once in a single encounter"
+    per_day = 1 + sheet.feat_count("extra_second_lunch")
+    if uses_today >= per_day:
+        return f"{section}: already used {uses_today} of {per_day} times today"
+    return None
+
+
 def second_lunch(sheet: Sheet, fatigue_points: int, *, uses_today: int,
                  used_this_encounter: bool, food_bonus: int = 0) -> SecondLunch:
     """Second Lunch / SWIFT ACTIONS -> Catch a Second Lunch / FULL-ROUND ACTIONS -> Catch a Second
@@ -333,20 +351,13 @@ def second_lunch(sheet: Sheet, fatigue_points: int, *, uses_today: int,
     plus ``food_bonus`` (eating makes it a full-round action), never above the maximum.
     Raises :class:`RuleRefusal` with the reason otherwise.
     """
-    section = "Second Lunch"
-    if sheet.nature is not Nature.CREATURE:
-        raise RuleRefusal(f"{section}: objects, plants and vehicles cannot catch a second lunch")
     if food_bonus < 0:
         raise ValueError("a food bonus cannot be negative")
+    refused = second_lunch_refusal(sheet, fatigue_points, uses_today=uses_today,
+                                   used_this_encounter=used_this_encounter)
+    if refused is not None:
+        raise RuleRefusal(refused)
     maximum = sheet.fatigue_points
-    if fatigue_points * 2 > maximum:
-        raise RuleRefusal(f"{section}: only at one-half the maximum fatigue points or less "
-                          f"({fatigue_points} of {maximum})")
-    if used_this_encounter:
-        raise RuleRefusal(f"{section}: never more than once in a single encounter")
-    per_day = 1 + sheet.feat_count("extra_second_lunch")
-    if uses_today >= per_day:
-        raise RuleRefusal(f"{section}: already used {uses_today} of {per_day} times today")
     regained = maximum // 4
     after = min(maximum, fatigue_points + regained + food_bonus)
     return SecondLunch(fatigue_before=fatigue_points, regained=regained, food_bonus=food_bonus,

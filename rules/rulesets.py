@@ -1,7 +1,8 @@
 """The rulesets an encounter can name at creation, and what each decides.
 
 A ruleset is a plug-in of the one encounter engine: the engine and its statechart decide
-*when* things happen; a ruleset decides *what* a roll is and *which* actions a combatant has.
+*when* things happen; a ruleset decides *what* a roll is and what a turn's budget is. Its
+actions are declared in the encounter package (``encounter.declare``).
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from rules.actions import ACTIONS, ActionSpec, Budget
+from rules.actions import Budget
 from rules.sheet import SheetError, parse_sheet
 
 DIE_LADDER = (4, 6, 8, 10, 12, 20)
@@ -38,7 +39,6 @@ class Ruleset(Protocol):
     def validate_stats(self, stats: dict[str, Any]) -> None: ...
     def initiative_expr(self, combatant: CombatantLike) -> str: ...
     def initiative_tiebreak(self, combatant: CombatantLike) -> tuple[int, ...]: ...
-    def actions(self) -> dict[str, ActionSpec]: ...
     def turn_budget(self, single_action: bool) -> Budget: ...
 
 
@@ -67,10 +67,6 @@ class DramaticSystems:
         """INITIATIVE CHECKS: "If two characters involved have the same Initiative check result,
         the character with the highest Initiative check modifier acts first." (ruling R5)"""
         return (combatant.initiative_mod,)
-
-    def actions(self) -> dict[str, ActionSpec]:
-        """TYPES OF ACTIONS."""
-        return ACTIONS
 
     def turn_budget(self, single_action: bool) -> Budget:
         """ACTIONS IN COMBAT: a standard, a move and a swift action; THE SURPRISE ROUND (and 0
@@ -114,13 +110,6 @@ class ActionTime:
         """Action Time: "If there's a tie, players before NPCs. If it's still a tie, whoever has
         the higher ability wins." The ability is the Body die (ruling R31)."""
         return (1 if combatant.kind == "pc" else 0, ability_die(combatant.stats, "body"))
-
-    def actions(self) -> dict[str, ActionSpec]:
-        """Major Actions, Minor Actions, Taking Actions: major actions as standard actions,
-        minor actions as move actions, free actions (``rules.action_time.catalog``)."""
-        from rules.action_time.catalog import CATALOG
-
-        return CATALOG
 
     def turn_budget(self, single_action: bool) -> Budget:
         """Action Time: "one major and one minor action, or two minor actions". A major action

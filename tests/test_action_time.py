@@ -155,8 +155,11 @@ async def test_melee_attack_meets_the_defense_and_deals_the_damage_die_in_health
         make: Make) -> None:
     scene = await make()
     legal = {a["action"]: a.get("targets") for a in scene.gm.legal if a.get("combatant") == "ace"}
-    assert legal["melee_attack"] == ["brute", "digger1", "digger2"]  # the enemies
-    assert "heal" in legal and "press_the_attack" not in legal and "ready" not in legal
+    # the enemies first, then the ally (an attack on an ally, a slip of the shovel, is accepted
+    # too: listed as act accepts it)
+    assert legal["melee_attack"] == ["brute", "digger1", "digger2", "bloom"]
+    # nobody is injured: no Heal until there is someone to heal (act refuses it)
+    assert "heal" not in legal and "press_the_attack" not in legal and "ready" not in legal
     assert await scene.act("ace", "melee_attack", target="brute") == ["action_taken",
                                                                       "roll_requested"]
     assert pending_expr(scene) == "1d8"  # Ace's Body die

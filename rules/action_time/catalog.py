@@ -1,4 +1,4 @@
-"""Action Time's actions as the encounter engine's catalog (``rules.actions.ActionSpec``).
+"""How the encounter engine budgets Action Time's actions (``rules.actions.Kind``).
 
 The engine budgets a turn with the Dramatic slots (``rules.rulesets.ActionTime.turn_budget``):
 a **major** action is a ``Kind.STANDARD`` action (the standard slot only), a **minor** action a
@@ -6,11 +6,12 @@ a **major** action is a ``Kind.STANDARD`` action (the standard slot only), a **m
 That gives exactly "a major action and a minor action or two minor actions ... in any order"
 (Taking Actions; ruling R51), and never two majors.
 
-The names are those of :data:`rules.action_time.actions.ACTIONS`, with these additions:
+The engine's actions (declared in ``encounter.action_time``) are named as in
+:data:`rules.action_time.actions.ACTIONS`, with these additions:
 
-- ``ready_item`` is the Ready minor action (draw or stow an item): the engine's ``ready``
-  command is the Dramatic readied action, which Action Time does not have (its Prepare uses the
-  same interrupt mechanism, ruling R36).
+- ``ready_item`` is the Ready minor action (draw or stow an item): the Dramatic readied action
+  (``ready``) does not exist in Action Time (its Prepare uses the same interrupt mechanism,
+  ruling R36).
 - ``cast_major``, ``cast_minor``, ``cast_free`` and ``reload_major``, ``reload_minor``,
   ``reload_free``: Taking Actions: "Depending on the spell, weapon, and related talents, cast
   and reload can be major actions, minor actions, or free actions" — one entry per cost; the
@@ -20,16 +21,12 @@ The names are those of :data:`rules.action_time.actions.ACTIONS`, with these add
 - ``stunt``: a free action with which the user of a Skirmish or Knock Prone stunt applies it
   after spending its stunt points (Stand Firm; ruling R39) — the server rolls the opposed test
   when the target Stands Firm.
-
-No action is ``readyable``: the Dramatic ``ready`` command does not exist in Action Time;
-Prepare names any major action (:data:`PREPARABLE`).
 """
 
 from __future__ import annotations
 
-from rules.action_time.actions import ACTIONS as AT_ACTIONS
 from rules.action_time.turn_budget import ActionKind
-from rules.actions import ActionSpec, Kind
+from rules.actions import Kind
 
 #: Major -> standard slot, minor -> move slot, free -> free (see the module docstring).
 KIND_OF: dict[ActionKind, Kind] = {
@@ -40,32 +37,6 @@ KIND_OF: dict[ActionKind, Kind] = {
 
 #: Engine name -> the name in :data:`rules.action_time.actions.ACTIONS`.
 RULES_NAME: dict[str, str] = {"ready_item": "ready"}
-
-
-def _specs() -> list[ActionSpec]:
-    specs = []
-    for spec in AT_ACTIONS.values():
-        name = "ready_item" if spec.name == "ready" else spec.name
-        specs.append(ActionSpec(name, KIND_OF[spec.kind], spec.section, spec.label))
-    # Taking Actions: cast and reload cost what the stat block says (R60)
-    for word, kind in (("major", ActionKind.MAJOR), ("minor", ActionKind.MINOR),
-                       ("free", ActionKind.FREE)):
-        specs.append(ActionSpec(f"cast_{word}", KIND_OF[kind], "Taking Actions: cast",
-                                f"Cast a spell ({word} action)"))
-        specs.append(ActionSpec(f"reload_{word}", KIND_OF[kind], "Taking Actions: reload",
-                                f"Reload a weapon ({word} action)"))
-    specs.append(ActionSpec("pursue", Kind.FREE, "Minor Actions: PRESS THE ATTACK",
-                            "Pursue the enemy that moved away (Press the Attack)"))
-    specs.append(ActionSpec("stunt", Kind.FREE, "Minor Actions: STAND FIRM",
-                            "Apply a Skirmish or Knock Prone stunt"))
-    return specs
-
-
-CATALOG: dict[str, ActionSpec] = {s.name: s for s in _specs()}
-
-#: PREPARE: "You pick one major action that you prepare to execute" (ruling R36).
-PREPARABLE: frozenset[str] = frozenset(
-    name for name, spec in CATALOG.items() if spec.kind is Kind.STANDARD)
 
 
 def rules_name(name: str) -> str:

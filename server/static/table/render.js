@@ -310,6 +310,10 @@ function collect(form) {
 export const HOSTILE_ACTIONS = new Set(["attack", "distraction", "grab", "ram", "dispute", "lie",
   "melee_attack", "ranged_attack", "all_out_attack", "charge", "press_the_attack"]);
 
+/** The turn's own moves: they take no note (the server refuses an argument an action does
+ * not take; docs/protocol/actions.<ruleset>.schema.json lists each action's). */
+const NO_NOTE = new Set(["end_turn", "delay", "ready", "trigger_ready", "take_delayed_turn"]);
+
 /** The commands of a combatant's turn: sent with `expect_turn`, so that one meant for a turn
  * that has passed (a double click, another GM's click) is refused as stale. */
 const TURN_COMMANDS = new Set(["act", "submit_roll", "server_roll"]);
@@ -401,6 +405,8 @@ function targetSelect(a, table, label) {
   const options = orderedTargets(a, table).map((t) => h("option", { value: t, class: isAlly(table, a.combatant, t) ? "ally" : "" }, targetName(table, a.combatant, t)));
   // a hostile action preselects nobody: the user picks the target
   if (hostile) options.unshift(h("option", { value: "", disabled: true, selected: true }, "choose a target…"));
+  // an action the server says may go without a target (a harvest) offers none first
+  else if (a.optional_target) options.unshift(h("option", { value: "", selected: true }, "no target"));
   return h("select", { class: "target", required: hostile, "aria-label": `${label}: target` }, ...options);
 }
 
@@ -464,9 +470,9 @@ function actionControl(a, table, run, shared) {
     ev.preventDefault();
     const { note, extra } = shared();
     const args = { ...extra, ...collect(form) };
-    if (select) args.target = select.value;
+    if (select && select.value) args.target = select.value;
     if (select && !targetsOk(a, table, [args.target], run)) return;
-    if (note) args.note = note;
+    if (note && !NO_NOTE.has(a.action)) args.note = note;
     if (onMap && !args.path) {
       if (!picking.path.length || picking.combatant !== a.combatant) {
         run(null, "_local", { message: "click the squares to enter on the map first" });

@@ -922,10 +922,18 @@ def _others(s: EncounterState, cid: str, sees_all: bool) -> list[str]:
 
 
 def _has_weapon(kind: str) -> Callable[[EncounterState, str], str | None]:
+    """An attack needs a weapon of its kind in hoof (R60: as the stat block starts, or as
+    Ready left it)."""
     def test(s: EncounterState, cid: str) -> str | None:
-        if any(w.kind == kind for w in sheet_of(s, cid).weapons):
-            return None
-        return f"{s.combatants[cid].name} has no {kind} weapon in its stat block (ruling R60)"
+        fitting = [w.name for w in sheet_of(s, cid).weapons if w.kind == kind]
+        if not fitting:
+            return (f"{s.combatants[cid].name} has no {kind} weapon in its stat block (ruling "
+                    "R60)")
+        held = in_hoof(s, cid)
+        if not any(w in held for w in fitting):
+            return (f"{', '.join(fitting)} {'is' if len(fitting) == 1 else 'are'} stowed: "
+                    "ready it first (Ready, a minor action)")
+        return None
     return test
 
 
@@ -1073,7 +1081,8 @@ CATALOG = Catalog(
         "ready": "Action Time readies an item with ready_item; a major action is held with "
                  "prepare (R36)",
     },
-    budget_refusal=budget_refusal)
+    budget_refusal=budget_refusal,
+    cost_names={Kind.STANDARD: "major", Kind.MOVE: "minor"})
 
 
 # --------------------------------------------------------------------------- views

@@ -40,7 +40,7 @@ class RangedAttackArgs(Aimed, frozen=True, kw_only=True):
         description="A ranged weapon of the stat block (default: the first in hoof).")] \
         | None = None
     distance: Annotated[Yards, msgspec.Meta(
-        description="The yards to the target, within the weapon's range.", examples=[2])]
+        description="The yards to the target, within the weapon's range.", examples=[10])]
 
 
 class ChargeArgs(AttackArgs, frozen=True, kw_only=True):
@@ -91,7 +91,7 @@ class PrepareArgs(Noted, frozen=True, kw_only=True):
     """Prepare (R36): one major action, taken with ``trigger_ready`` until the next turn."""
 
     action: Annotated[str, msgspec.Meta(
-        min_length=1, max_length=40,
+        min_length=1, max_length=40, examples=["melee_attack"],
         description="The major action prepared: one of the entry's `options.action`.")]
     trigger: Annotated[str, msgspec.Meta(
         min_length=1, max_length=200,
@@ -129,16 +129,16 @@ class CastArgs(Noted, frozen=True, kw_only=True):
     """Cast a spell of the stat block, at the cost the stat block gives it (R60)."""
 
     spell: Annotated[Name, msgspec.Meta(
-        description="A spell of the stat block cast at this cost (the entry's "
-        "`options.spell`).")]
+        examples=["Frost Weapons"], description="A spell of the stat block cast at this cost "
+        "(the entry's `options.spell`).")]
 
 
 class ReloadArgs(Noted, frozen=True, kw_only=True):
     """Reload a weapon of the stat block, at the cost the stat block gives it (R60)."""
 
     weapon: Annotated[Name, msgspec.Meta(
-        description="A weapon of the stat block that reloads at this cost (the entry's "
-        "`options.weapon`).")]
+        examples=["Sling"], description="A weapon of the stat block that reloads at this cost "
+        "(the entry's `options.weapon`).")]
 
 
 class StuntArgs(Aimed, frozen=True, kw_only=True):

@@ -315,6 +315,9 @@ class Catalog:
     precondition: Precondition | None = None
     absent: Mapping[str, str] = field(default_factory=dict)
     budget_refusal: Callable[[Budget, Action], str] | None = None
+    #: What the ruleset calls the kinds of the budget (Action Time: a major action is a
+    #: ``standard`` action of the budget, a minor one a ``move`` action).
+    cost_names: Mapping[Kind, str] = field(default_factory=dict)
     by_name: dict[str, Action] = field(init=False, repr=False)
     turn: tuple[Action, ...] = field(init=False, repr=False)
     turn_flow: tuple[Action, ...] = field(init=False, repr=False)
@@ -340,6 +343,12 @@ class Catalog:
 
     def names(self) -> list[str]:
         return [a.name for a in self.actions]
+
+    def cost_name(self, action: Action) -> str:
+        """What ``action`` costs, in the ruleset's words (``none``: no action at all)."""
+        if action.cost is None:
+            return "none"
+        return self.cost_names.get(action.cost, action.cost.value)
 
     def readyable(self) -> Iterable[Action]:
         return (a for a in self.actions if a.readyable)

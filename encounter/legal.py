@@ -16,7 +16,7 @@ from functools import lru_cache
 from itertools import chain
 
 from encounter.actors import Actor
-from encounter.declare import Action, Catalog, catalog
+from encounter.declare import Action, Catalog, catalog, in_scene
 from encounter.state import EncounterState
 from encounter.turns import budget_reason as _budget_reason
 from encounter.turns import dice_refusal, interrupter_refusal, out_of_turn_reason, turn_refusal
@@ -156,10 +156,11 @@ def _scene_actions(state: EncounterState, viewer: Actor,
 
     controls, gm = viewer.controller(state), viewer.is_gm
     flat_footed = state.flat_footed
-    # the acting combatant first, then the others in the initiative order
+    # the acting combatant first, then the others in the initiative order (and those not in it
+    # yet: the unaware in the surprise round, a newcomer before its initiative roll)
     first = (current,) if current is not None and current in combatants else ()
     seen = False
-    for cid in chain(first, state.order):
+    for cid in chain(first, in_scene(state)):
         if cid == current:
             if seen:
                 continue

@@ -18,6 +18,7 @@ from protocol import messages as msg
 from protocol.errors import ErrorCode
 from protocol.events import TokenIssued, TokenRevoked
 from server import auth, metrics
+from server.store import Batch
 
 if TYPE_CHECKING:
     from server.app import Server
@@ -132,7 +133,7 @@ class CommandService:
                 if known is not None:
                     self._ack_duplicate(session, cmd, room.id, known, fingerprint)
                     return "duplicate"
-                state = room.state
+                state, head = room.state, room.head
                 try:
                     out = engine.decide(state, actor, cmd, self.context())
                 except engine.Rejected:
@@ -154,7 +155,7 @@ class CommandService:
                 room.appending_to = out.state.version
                 try:
                     appended = await store.append(room.id, state.version, out.envelopes,
-                                                  dedupe, first_outcome)
+                                                  dedupe, first_outcome, head)
                 except BaseException:
                     # perhaps appended after all: read back whatever Redis has
                     room.schedule_catchup()
@@ -162,7 +163,7 @@ class CommandService:
                 finally:
                     room.appending_to = None
                 if appended.status == "ok":
-                    room.offer(out.envelopes, out.state)
+                    room.offer(Batch(out.envelopes, appended.digests, head), out.state)
                     room.remember_outcome(dedupe, first_outcome)
                     for token_id in _revoked(out):
                         await store.delete_token(room.id, token_id)
@@ -173,7 +174,14 @@ class CommandService:
                     self._ack_duplicate(session, cmd, room.id, appended.outcome, fingerprint)
                     return "duplicate"
                 metrics.CONFLICTS.inc()
-                await room.catch_up()
+                if appended.version < room.version or (
+                        appended.version == room.version and appended.head != room.head):
+                    # Redis's log is behind what this room holds, or holds other events: the
+                    # room reloads (and tells its connections) instead of losing every race
+                    await room.rewind(f"an append found Redis's log at seq {appended.version}"
+                                      f" (this room was at {room.version})")
+                else:
+                    await room.catch_up()
         raise engine.Rejected(ErrorCode.CONFLICT, "the encounter kept changing; try again")
 
     def _with_token(self, encounter: str, result: dict[str, Any]) -> dict[str, Any]:

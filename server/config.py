@@ -31,6 +31,9 @@ class Settings:
     max_frame_bytes: int = 1024 * 1024
     #: Messages a connection may queue before it counts as stalled and is closed (1013).
     max_queued_messages: int = 1024
+    #: Bytes a connection may queue before it counts as stalled and is closed (1013); a single
+    #: message larger than this still goes when nothing else is queued.
+    max_queued_bytes: int = 8 * 1024 * 1024
     commands_per_second: float = 20.0
     command_burst: int = 60
     #: Messages over the rate limit in a row tolerated before the connection is closed (1008).

@@ -31,6 +31,13 @@ CONFLICTS = Counter("stablemaster_append_conflicts_total",
                     "Appends that lost a compare-and-set race and were retried",
                     registry=REGISTRY)
 
+REWINDS = Counter("stablemaster_log_rewinds_total",
+                  "Rooms reloaded because the log in Redis was not the one they held (it went "
+                  "back, and perhaps grew again)", registry=REGISTRY)
+RESUME_SNAPSHOTS = Counter("stablemaster_resume_snapshots_total",
+                           "Resumes answered with a snapshot instead of the missed events, by "
+                           "reason", ["reason"], registry=REGISTRY)
+
 
 def render() -> bytes:
     return generate_latest(REGISTRY)

@@ -36,11 +36,12 @@ async def test_appends_asked_for_together_each_get_their_own_answer(store: Event
     encounters = [f"gc{run}-{i}" for i in range(30)]
     first = await asyncio.gather(*(store.append(e, 0, envelopes(1), f"c{e}") for e in encounters))
     assert [a.status for a in first] == ["ok"] * 30 and {a.version for a in first} == {2}
+    heads = {e: a.head for e, a in zip(encounters, first, strict=True)}
     # at once: a fresh append, a stale one (conflict) and a retried command id (duplicate)
     # for every encounter
     results = await asyncio.gather(*(
         call for e in encounters for call in (
-            store.append(e, 2, envelopes(3), f"d{e}"),
+            store.append(e, 2, envelopes(3), f"d{e}", head=heads[e]),
             store.append(e, 0, envelopes(1), f"x{e}"),
             store.append(e, 0, envelopes(1), f"c{e}", {"seq": 2}),
         )))
@@ -52,10 +53,12 @@ async def test_appends_asked_for_together_each_get_their_own_answer(store: Event
 
 async def test_an_append_after_redis_forgot_its_scripts_still_lands(store: EventStore) -> None:
     encounter = f"gc{next(_ids)}-flushed"
-    assert (await store.append(encounter, 0, envelopes(1), "a")).status == "ok"
+    first = await store.append(encounter, 0, envelopes(1), "a")
+    assert first.status == "ok"
     await store.redis.script_flush()
-    both = await asyncio.gather(store.append(encounter, 2, envelopes(3), "b"),
+    both = await asyncio.gather(store.append(encounter, 2, envelopes(3), "b", head=first.head),
                                 store.append(f"{encounter}-other", 0, envelopes(1), "c"))
     assert [a.status for a in both] == ["ok", "ok"]
-    assert (await store.append(encounter, 4, envelopes(5, 1), "d")).status == "ok"
+    assert (await store.append(encounter, 4, envelopes(5, 1), "d",
+                               head=both[0].head)).status == "ok"
     assert [x.seq for x in await store.read(encounter, 0)] == [1, 2, 3, 4, 5]

@@ -38,6 +38,10 @@ RESUME_SNAPSHOTS = Counter("stablemaster_resume_snapshots_total",
                            "Resumes answered with a snapshot instead of the missed events, by "
                            "reason", ["reason"], registry=REGISTRY)
 
+CREATE_TAKEOVERS = Counter("stablemaster_create_takeovers_total",
+                           "Retried create_encounter commands that completed a create whose "
+                           "first attempt did not", registry=REGISTRY)
+
 
 def render() -> bytes:
     return generate_latest(REGISTRY)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import signal
 import time
@@ -12,6 +13,7 @@ from typing import Any
 import orjson
 from redis.asyncio import BlockingConnectionPool, Redis
 from redis.asyncio.cluster import RedisCluster
+from redis.exceptions import ResponseError
 from websockets.asyncio.server import Server as WsServer
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.datastructures import Headers
@@ -28,7 +30,7 @@ from server.fanout import ActivityFollower
 from server.gc_pacer import GcPacer
 from server.rooms import Room, Rooms
 from server.session import Outbox, Session
-from server.store import EventStore, LogChain
+from server.store import Durability, EventStore, LogChain
 
 log = logging.getLogger("stablemaster")
 
@@ -66,7 +68,9 @@ class Server:
         s = self.settings
         url = s.redis_url
         if url is None:
-            self.embedded = EmbeddedRedis(s.data_dir / "redis")
+            self.embedded = EmbeddedRedis(s.data_dir / "redis",
+                                          appendfsync="always" if s.durability == "always"
+                                          else "everysec")
             await self.embedded.start()
             url = self.embedded.url
             log.info("embedded Redis started: %s (AOF in %s)", self.embedded.binary,
@@ -74,7 +78,8 @@ class Server:
         self.redis, follower_redis = self._connect(url)
         secret = await self._secret()
         self.tokens = auth.Tokens(secret)
-        self.store = EventStore(self.redis, LogChain(secret))
+        durability = await durability_for(self.redis, s, embedded=self.embedded is not None)
+        self.store = EventStore(self.redis, LogChain(secret), durability)
         self.rooms = Rooms(self.store)
         self.follower = ActivityFollower(self.redis, follower_redis, self.rooms, s.sweep_interval)
         await self.follower.start()
@@ -281,6 +286,43 @@ Health: <a href="/healthz">/healthz</a>. Metrics: <a href="/metrics">/metrics</a
 Web table (GM console, players' view): <a href="/table/">/table/</a>.
 Spectator page: <code>/watch?spectate=&lt;spectator token&gt;</code>.</p>
 """
+
+
+class ConfigError(Exception):
+    """The settings cannot be honoured with this Redis (said at start, before serving)."""
+
+
+async def durability_for(redis: Any, settings: Settings, embedded: bool) -> Durability:
+    """What each append waits for, as ``settings.durability`` asks (see the README's
+    "Durability")."""
+    mode = settings.durability
+    timeout_ms = max(1, round(settings.wait_timeout * 1000))
+    if mode == "everysec":
+        return Durability()
+    if isinstance(redis, RedisCluster):
+        raise ConfigError(f"--durability {mode} is not supported on a Redis Cluster: set "
+                          "appendfsync always (and replicas) on its nodes instead")
+    if mode == "replicas":
+        n = settings.wait_replicas
+        if n < 1:
+            raise ConfigError("--wait-replicas must be at least 1")
+        return Durability(("WAIT", n, timeout_ms), n, f"WAIT for {n} replica(s)")
+    if mode != "always":
+        raise ConfigError(f"unknown durability {mode!r} (everysec, always, replicas)")
+    if embedded:
+        return Durability(label="appendfsync always")  # started with it
+    with contextlib.suppress(ResponseError):  # CONFIG may be disabled (managed Redis)
+        config = await redis.config_get("appendfsync")
+        if config.get("appendfsync") == "always":
+            return Durability(label="Redis's appendfsync always")
+    try:
+        await redis.execute_command("WAITAOF", 1, 0, timeout_ms)
+    except ResponseError as exc:
+        raise ConfigError(
+            "--durability always needs a Redis that fsyncs before it answers: set "
+            "`appendonly yes` and `appendfsync always` in its configuration, or use Redis "
+            f"7.2 or newer with `appendonly yes` (for WAITAOF); this one said: {exc}") from None
+    return Durability(("WAITAOF", 1, 0, timeout_ms), 1, "WAITAOF (the AOF fsynced)")
 
 
 def _respond(status: HTTPStatus, body: bytes, content_type: str = "text/plain") -> Response:

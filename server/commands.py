@@ -1,5 +1,6 @@
 """Carrying out commands: decide against the room's state, append with a compare-and-set,
-deliver, acknowledge. Acknowledged only after Redis has the events."""
+deliver, acknowledge. Acknowledged only after Redis has the events (and, with a durability
+setting that asks for it, only once Redis confirmed them fsynced or replicated)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from protocol import messages as msg
 from protocol.errors import ErrorCode
 from protocol.events import TokenIssued, TokenRevoked
 from server import auth, metrics
-from server.store import Batch
+from server.store import Batch, NotDurable
 
 if TYPE_CHECKING:
     from server.app import Server
@@ -74,6 +75,12 @@ class CommandService:
         except engine.Rejected as r:
             outcome = r.code.value
             session.error(r.code, r.message, cmd.id, r.details)
+        except NotDurable as exc:
+            outcome = ErrorCode.UNAVAILABLE.value
+            metrics.NOT_DURABLE.inc()
+            log.warning("command %s: %s", kind, exc)
+            session.error(ErrorCode.UNAVAILABLE, "Redis did not confirm the change durable in "
+                          "time; retry with the same id", cmd.id)
         except (redis_exceptions.ConnectionError, redis_exceptions.TimeoutError) as exc:
             outcome = ErrorCode.UNAVAILABLE.value
             log.warning("command %s: Redis unavailable: %s", kind, exc)

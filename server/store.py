@@ -175,6 +175,31 @@ class Appended:
     digests: list[str] = field(default_factory=list)
 
 
+class NotDurable(Exception):
+    """The append went through but Redis did not confirm it durable as the settings ask
+    (``WAIT``/``WAITAOF`` timed out): the command answers ``unavailable``, and its retry finds
+    the first outcome."""
+
+
+@dataclass(frozen=True)
+class Durability:
+    """What an append waits for before it is acknowledged, besides Redis's own reply: nothing
+    (``everysec`` or ``always`` with ``appendfsync always`` set on Redis), ``WAITAOF 1 0``
+    (``always`` on a Redis 7.2+ without ``appendfsync always``) or ``WAIT <replicas>``."""
+
+    command: tuple[Any, ...] = ()
+    #: how many the reply must count (``WAIT``: replicas; ``WAITAOF``: the local fsync)
+    needed: int = 0
+    label: str = "everysec"
+
+    def satisfied(self, reply: Any) -> bool:
+        if not self.command:
+            return True
+        if self.command[0] == "WAITAOF":
+            return int(reply[0]) >= self.needed
+        return int(reply) >= self.needed
+
+
 def encode_envelopes(envelopes: Sequence[Envelope]) -> list[bytes]:
     return [_encode_env.encode(e) for e in envelopes]
 
@@ -202,10 +227,13 @@ class GroupCommit:
     while one is, leave together in one pipeline (non-transactional: each script is atomic on
     its own, and each caller gets its own reply or error)."""
 
-    def __init__(self, redis: Redis | RedisCluster, script: str) -> None:
+    def __init__(self, redis: Redis | RedisCluster, script: str,
+                 durability: Durability | None = None) -> None:
         self.redis: Any = redis
         self.script = script
         self.sha = redis.register_script(script).sha
+        #: sent after the scripts on the same connection (``WAIT``, ``WAITAOF``), when asked
+        self.durability = durability or Durability()
         self._waiting: list[tuple[list[Any], list[Any], asyncio.Future[Any]]] = []
         self._committer: asyncio.Task[None] | None = None
 
@@ -259,7 +287,8 @@ class GroupCommit:
 
     async def _pipeline(self, group: list[tuple[list[Any], list[Any], asyncio.Future[Any]]]
                         ) -> list[Any]:
-        if len(group) == 1:  # a pipeline of one costs more than the call itself
+        wait = self.durability
+        if len(group) == 1 and not wait.command:  # a pipeline of one costs more than the call
             keys_, args, _future = group[0]
             try:
                 return [await self.redis.execute_command(
@@ -269,18 +298,35 @@ class GroupCommit:
         pipe = self.redis.pipeline(transaction=False)
         for keys_, args, _future in group:
             pipe.execute_command("EVALSHA", self.sha, len(keys_), *keys_, *args)
-        return list(await pipe.execute(raise_on_error=False))
+        if not wait.command:
+            return list(await pipe.execute(raise_on_error=False))
+        # WAIT and WAITAOF count what this connection wrote: the pipeline keeps them on one
+        pipe.execute_command(*wait.command)
+        *replies, confirmed = await pipe.execute(raise_on_error=False)
+        if isinstance(confirmed, Exception) or not wait.satisfied(confirmed):
+            why = NotDurable(f"not confirmed by {wait.label} in time ({confirmed!r})")
+            replies = [why if _wrote(r) else r for r in replies]
+        return list(replies)
+
+
+def _wrote(reply: Any) -> bool:
+    """Whether an append script's reply says it appended."""
+    return isinstance(reply, list) and bool(reply) and reply[0] in (b"ok", "ok")
 
 
 class EventStore:
     """Reads and appends encounter logs. Safe to share between tasks of one process."""
 
-    def __init__(self, redis: Redis | RedisCluster, chain: LogChain | None = None) -> None:
+    def __init__(self, redis: Redis | RedisCluster, chain: LogChain | None = None,
+                 durability: Durability | None = None) -> None:
         self.redis: Any = redis  # redis-py's return types are too loose to be useful here
         self.cluster = isinstance(redis, RedisCluster)
         self.chain = chain or LogChain()
+        self.durability = durability or Durability()
+        if self.cluster and self.durability.command:
+            raise ValueError("waiting for durability is not supported on a Redis Cluster")
         self._append: Any = (redis.register_script(_APPEND) if self.cluster
-                             else GroupCommit(redis, _APPEND))
+                             else GroupCommit(redis, _APPEND, self.durability))
         self._snapshot = redis.register_script(_SNAPSHOT)
 
     async def append(

@@ -213,8 +213,10 @@ class Room:
         """Reload from Redis and send every connection a snapshot (``rewound``): the log is not
         the one this room held, so nothing it delivered after the snapshot's seq holds."""
         loaded = await self.store.load_head(self.id)
-        if loaded is None:
+        if loaded is None:  # (Redis went back to before the encounter existed)
             log.error("room %s: %s, and Redis has no log for it any more", self.id, why)
+            for session in list(self.sessions):
+                session.close_soon(1012, "the encounter is no longer in the store")
             return
         before = self.version
         self.state, self.head = loaded.state, loaded.head

@@ -124,19 +124,20 @@ class ActivityFollower:
         pipe = self.redis.pipeline(transaction=False)  # one round trip for the slice
         for room in rooms:
             pipe.hmget(keys(room.id)["meta"], "version", "head")
+        # what each room held when Redis was asked (it may move on during the round trip)
+        held = [(room.version, room.head) for room in rooms]
         replies = await pipe.execute()
-        for room, (raw, head) in zip(rooms, replies, strict=True):
+        for room, (version, head), (raw, raw_head) in zip(rooms, held, replies, strict=True):
             if raw is None:
                 continue
-            version = int(raw)
-            if version > room.version:
+            if int(raw) > room.version:
                 room.schedule_catchup()
-            elif version < room.version:
+            elif int(raw) < version:
                 room.schedule_check()  # Redis is behind what this room served
-            elif head is not None:
-                at, _, digest = head.decode().partition(":")
+            elif int(raw) == version and raw_head is not None:
+                at, _, digest = raw_head.decode().partition(":")
                 # (an older version's appends leave the head behind the version: not a sign)
-                if at == raw.decode() and digest != room.head:
+                if at == raw.decode() and digest != head:
                     room.schedule_check()
 
 

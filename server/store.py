@@ -6,7 +6,7 @@ slot and one Lua script may touch them all:
 - ``{enc:<id>}:events`` — the Stream; entry ids are ``<seq>-0``, so a reader resumes from a seq.
   Each entry holds the envelope (``e``) and its digest (``d``).
 - ``{enc:<id>}:meta`` — hash: ``version`` (the last seq) and ``head`` (``<seq>:<digest>`` of
-  the last event, for the sweep).
+  the last event, for the append's compare-and-set and the sweep).
 - ``{enc:<id>}:cmds`` — hash: command dedupe key -> the first outcome (JSON).
 - ``{enc:<id>}:tokens`` — hash: token id -> SHA-256 of the token secret.
 - ``{enc:<id>}:snap`` — a cached snapshot of the folded state (msgpack), with its version and
@@ -16,7 +16,7 @@ slot and one Lua script may touch them all:
 stored bytes (``LogChain``), so the digest of seq ``n`` stands for the whole log up to ``n``: a
 log that went back (Redis restored from an older AOF, a lagging replica promoted) and grew again
 holds different digests at the seqs it rewrote, although its seqs look the same. The append's
-compare-and-set checks the digest of the log's last entry as well as the version, so an append
+compare-and-set checks the digest of the log's last event as well as the version, so an append
 decided against a state the log no longer has is refused; a snapshot is saved only for the
 digest the log has at its version, and used only when it still does.
 
@@ -63,20 +63,31 @@ _decode_envs = msgspec.json.Decoder(list[Envelope])
 # KEYS: events, meta, cmds[, activity]   ARGV: expected version, expected head digest, dedupe
 # key, outcome, encounter id, activity payload, new head digest, digests joined by ",",
 # activity maxlen, n, envelope 1..n, digest 1..n
-# The head is the digest of the stream's last entry (not a copy kept elsewhere), so that it is
-# whatever the log holds, whoever wrote it.
+# The head is the digest of the stream's last entry: meta's ``head`` (``<seq>:<digest>``) when it
+# is for meta's version, else (an older version appended after it, or wrote the whole log)
+# read from the entry itself, so that it is whatever the log holds, whoever wrote it.
 _APPEND = """
 if ARGV[3] ~= '' then
   local dup = redis.call('HGET', KEYS[3], ARGV[3])
   if dup then return {'dup', dup} end
 end
-local v = tonumber(redis.call('HGET', KEYS[2], 'version') or '0')
-local h = ''
-local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)[1]
-if last then
-  local f = last[2]
-  for i = 1, #f, 2 do
-    if f[i] == 'd' then h = f[i + 1] end
+local meta = redis.call('HMGET', KEYS[2], 'version', 'head')
+local v = tonumber(meta[1] or '0')
+local h = nil
+if meta[2] then
+  local at = string.find(meta[2], ':', 1, true)
+  if at and tonumber(string.sub(meta[2], 1, at - 1)) == v then h = string.sub(meta[2], at + 1) end
+elseif v == 0 then
+  h = ''
+end
+if h == nil then
+  h = ''
+  local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)[1]
+  if last then
+    local f = last[2]
+    for i = 1, #f, 2 do
+      if f[i] == 'd' then h = f[i + 1] end
+    end
   end
 end
 if v ~= tonumber(ARGV[1]) or h ~= ARGV[2] then return {'conflict', tostring(v), h} end

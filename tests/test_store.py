@@ -62,3 +62,45 @@ async def test_an_append_after_redis_forgot_its_scripts_still_lands(store: Event
     assert (await store.append(encounter, 4, envelopes(5, 1), "d",
                                head=both[0].head)).status == "ok"
     assert [x.seq for x in await store.read(encounter, 0)] == [1, 2, 3, 4, 5]
+
+
+async def test_the_compare_and_set_checks_the_head_digest_too(store: EventStore) -> None:
+    encounter = f"gc{next(_ids)}-head"
+    first = await store.append(encounter, 0, envelopes(1), "a")
+    # the right version with another head: another log than the one the caller holds
+    other = await store.append(encounter, 2, envelopes(3), "b", head="not-the-head")
+    assert other.status == "conflict" and (other.version, other.head) == (2, first.head)
+    ok = await store.append(encounter, 2, envelopes(3), "b", head=first.head)
+    assert ok.status == "ok" and ok.digests[-1] == ok.head
+    batch = await store.read_batch(encounter, 2)
+    assert batch.prev == first.head and batch.digests == ok.digests
+    assert await store.last(encounter) == (4, ok.head)
+    # each digest chains from the one before it
+    assert store.chain.digests(first.head, batch.raws) == ok.digests
+
+
+async def test_a_snapshot_is_kept_and_used_only_for_the_log_it_was_taken_of(
+        store: EventStore) -> None:
+    from encounter.state import EncounterState
+    from server.store import keys
+
+    encounter = f"gc{next(_ids)}-snap"
+    first = await store.append(encounter, 0, envelopes(1), "a")
+    state = EncounterState(id=encounter, version=2)
+    await store.save_snapshot(state, "another-head")  # not the log's digest at seq 2: refused
+    assert not await store.redis.exists(keys(encounter)["snap"])
+    await store.save_snapshot(state, first.head)
+    assert await store.redis.hget(keys(encounter)["snap"], "head") == first.head.encode()
+    # the log is rewritten at seq 2 (as a restore and a new writer would leave it): the
+    # snapshot no longer describes it, and loading folds the log instead
+    k = keys(encounter)
+    [(entry_id, fields)] = await store.redis.xrange(k["events"], count=1)
+    await store.redis.delete(k["events"])
+    await store.redis.xadd(k["events"], fields, id=entry_id)
+    await store.redis.hset(k["meta"], "version", 1)
+    rewritten = [Envelope(seq=2, ts=2, event=ev.RoundStarted(round=7))]
+    again = await store.append(encounter, 1, rewritten, "c",
+                               head=(await store.read_batch(encounter, 0)).digests[0])
+    assert again.status == "ok" and again.head != first.head
+    loaded = await store.load_head(encounter)
+    assert loaded is not None and loaded.head == again.head and loaded.state.round == 7

@@ -28,7 +28,7 @@ import shutil
 import time
 import uuid
 from collections import Counter
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -328,6 +328,14 @@ async def audit_all(tables: list[Table], redis_url: str, load: Load | None) -> d
     return figures
 
 
+async def until(predicate: Callable[[], bool], what: str, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"no {what} within {timeout:g} s")
+        await asyncio.sleep(0.05)
+
+
 def report(name: str, figures: dict[str, Any], started: float) -> None:
     figures["seconds"] = round(time.monotonic() - started, 1)
     print(f"\nFAULTS {name}: {json.dumps(figures, sort_keys=True)}")
@@ -414,15 +422,13 @@ async def test_redis_back_without_the_end_of_the_log(
     table = tables[0]
     gm = table.seats[0]
     load = Load(tables).start()
-    while gm.view.seq < 40:
-        await asyncio.sleep(0.05)
+    await until(lambda: gm.view.seq >= 40, "40 events")
     load.pause()
     await settle(tables, redis_own.url)
     kept = gm.view.seq
     copy_aof(redis_own, tmp_path / "aof-copy")  # what the restored Redis will hold
     load.resume()
-    while gm.view.seq < kept + 30:
-        await asyncio.sleep(0.05)
+    await until(lambda: gm.view.seq >= kept + 30, "30 more events")
     load.pause()
     await settle(tables, redis_own.url)
     lost_end, lost_digest = gm.view.seq, gm.view.digest
@@ -457,8 +463,7 @@ async def test_redis_back_without_the_end_of_the_log(
 
     # 3. play goes on (the stale processes do not answer conflict), past the old end
     load.resume()
-    while gm.view.seq < lost_end + 10:
-        await asyncio.sleep(0.05)
+    await until(lambda: gm.view.seq >= lost_end + 10, "growing past the old end")
     load.pause()
     await settle(tables, redis_own.url)
     assert len(load.acked) > acked_before

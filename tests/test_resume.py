@@ -131,6 +131,12 @@ async def test_a_room_whose_log_went_back_reloads_and_tells_its_connections(
     pipe.hset(k["meta"], mapping={"version": kept,
                                   "head": f"{kept}:{rows[-1][1][b'd'].decode()}"})
     await pipe.execute()
+    # at once, before the sweep comes by: a resume from the old end, on a process whose room
+    # still holds it, finds the log behind
+    ahead = await join(a, table.gm_token, clients, since=table.gm.last_seq)
+    await ahead.wait_for(lambda m: m["type"] == "snapshot")
+    assert ahead.snapshot is not None and ahead.snapshot["reason"] == "resume_ahead"
+    assert ahead.snapshot["seq"] == kept
     for client in (table.gm, watcher):
         snap = await client.wait_for(lambda m: m["type"] == "snapshot"
                                      and m["reason"] == "rewound", timeout=10)

@@ -227,6 +227,11 @@ class Server:
                 session.offer_legal(room.legal_frame(session.actor), force=True)
                 return
             batch = await self.store.read_batch(room.id, sent_to, count=REPLAY_CHUNK)
+            # no further than the room has folded (the rest comes from its ring, or live)
+            while batch.envelopes and batch.envelopes[-1].seq > room.version:
+                batch.envelopes.pop()
+                batch.digests.pop()
+                batch.raws.pop()
             if batch.envelopes and (batch.prev is None
                                     or batch.envelopes[0].seq != sent_to + 1):
                 # the log no longer reaches back that far (trimmed)

@@ -78,7 +78,9 @@ CLOSE_CODES: dict[int, tuple[str, str]] = {
     1012: (
         "service restart",
         "The server is shutting down. A `goodbye` with `reconnect: true` comes first. "
-        "Reconnect (to any server process) and resume with `since`.",
+        "Reconnect (to any server process) and resume with `since`. (Also, without a "
+        "`goodbye`, when the server's log went back to before the encounter existed: the "
+        "`hello` that follows gets `unauthenticated`.)",
     ),
     1013: (
         "try again later",
@@ -87,8 +89,9 @@ CLOSE_CODES: dict[int, tuple[str, str]] = {
     ),
     4001: (
         "credential revoked",
-        "The token this connection said `hello` with was revoked (`revoke_token`). Do not "
-        "reconnect with it.",
+        "The token this connection said `hello` with was revoked (`revoke_token`), or was "
+        "issued by events the server's log no longer holds (it went back). Do not reconnect "
+        "with it.",
     ),
 }
 
@@ -263,6 +266,9 @@ def limits_table() -> str:
         "within the limit starts the count again. |",
         f"| send queue | {s.max_queued_messages} | Messages waiting for a slow client before "
         "the server closes the connection (1013). |",
+        f"| send queue bytes | {s.max_queued_bytes} | Bytes waiting for a slow client before "
+        "the server closes the connection (1013); a resume's replay never fills the queue, "
+        "it waits for the client to take what it was sent. |",
         f"| replay | {s.max_replay} | Events the server replays on resume; a client further "
         "behind gets a `snapshot` (`resume_gap`). |",
     ]

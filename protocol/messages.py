@@ -40,16 +40,23 @@ class Command(ClientMessage):
 # --- connection -----------------------------------------------------------------------------
 
 
+Digest = Annotated[str, msgspec.Meta(min_length=1, max_length=40)]
+
+
 class Hello(ClientMessage, tag="hello", kw_only=True):
     """First message on a connection. ``versions`` lists the protocol versions the client
     speaks. ``token`` authenticates (omit it only to call ``create_encounter``). ``since`` is
     the last ``seq`` the client has seen: the server then sends exactly the events after it, or
-    a ``snapshot`` when it cannot; without ``since`` the client gets a ``snapshot``.
+    a ``snapshot`` when it cannot; without ``since`` the client gets a ``snapshot``. ``digest``
+    is the ``digest`` of that event (or snapshot): when the log no longer holds it at that seq
+    (the server lost the end of the log and it has grown again since), the answer is a
+    ``snapshot`` with reason ``rewound``.
     A spectator may instead put its token in the URL: ``/ws?spectate=<token>``."""
 
     versions: Annotated[list[int], msgspec.Meta(min_length=1, max_length=16)]
     token: Annotated[str, msgspec.Meta(max_length=200)] | None = None
     since: Annotated[int, msgspec.Meta(ge=0)] | None = None
+    digest: Digest | None = None
     client: Label | None = None
 
 
@@ -465,25 +472,31 @@ class Error(ServerMessage, tag="error", kw_only=True):
     details: dict[str, Any] | None = None
 
 
-class EventMessage(ServerMessage, tag="event", kw_only=True):
+class EventMessage(ServerMessage, tag="event", kw_only=True, omit_defaults=True):
     """One event of the encounter's log, redacted for this viewer. ``seq`` increases by one per
     event in the log; a viewer may not see every ``seq`` (redacted events are skipped), but it
-    sees those it may see exactly once and in order."""
+    sees those it may see exactly once and in order. ``digest`` stands for the log up to this
+    event (it is left out for events stored before digests existed): keep the one of the last
+    event applied and send it with ``since`` when resuming."""
 
     encounter: str
     seq: int
     ts: int
     event: AnyEvent
+    digest: str | None = None
 
 
 class Snapshot(ServerMessage, tag="snapshot", kw_only=True):
-    """The whole encounter as this viewer may see it, as of ``seq``. Sent after ``hello``
-    without ``since``, or when ``since`` is older than the log reaches (``reason``)."""
+    """The whole encounter as this viewer may see it, as of ``seq``, and the ``digest`` of the
+    log at ``seq`` (``null`` for a log without one). Sent after ``hello`` without ``since``,
+    when the server cannot replay from ``since`` (``reason``), and, unasked, when the server
+    finds that the log went back (``rewound``): everything received after this ``seq`` is void."""
 
     encounter: str
     seq: int
-    reason: Literal["join", "resume_gap", "resume_ahead"]
+    reason: Literal["join", "resume_gap", "resume_ahead", "rewound"]
     state: dict[str, Any]
+    digest: str | None = None
 
 
 class LegalAction(msgspec.Struct, kw_only=True, gc=False, omit_defaults=True):

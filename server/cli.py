@@ -27,6 +27,9 @@ ENV = {
     "public_url": "STABLEMASTER_PUBLIC_URL",
     "commands_per_second": "STABLEMASTER_COMMANDS_PER_SECOND",
     "command_burst": "STABLEMASTER_COMMAND_BURST",
+    "durability": "STABLEMASTER_DURABILITY",
+    "wait_replicas": "STABLEMASTER_WAIT_REPLICAS",
+    "wait_timeout": "STABLEMASTER_WAIT_TIMEOUT",
 }
 
 
@@ -87,6 +90,24 @@ def build_parser() -> argparse.ArgumentParser:
                                    or d.command_burst),
                        help=f"commands a connection may send at once [{ENV['command_burst']}] "
                        f"(default {d.command_burst})")
+    serve.add_argument("--durability", choices=["everysec", "always", "replicas"],
+                       default=_env("durability", d.durability),
+                       help=f"what a command's ack waits for [{ENV['durability']}]: everysec "
+                       "(Redis's reply; a host crash may lose the last second or so), always "
+                       "(the AOF fsynced: appendfsync always for the embedded Redis, else "
+                       "Redis's appendfsync always or WAITAOF), replicas (WAIT for "
+                       f"--wait-replicas replicas) (default {d.durability}; see the README)")
+    serve.add_argument("--wait-replicas", type=int,
+                       default=int(_env("wait_replicas", str(d.wait_replicas))
+                                   or d.wait_replicas),
+                       help=f"replicas an append must reach with --durability replicas "
+                       f"[{ENV['wait_replicas']}] (default {d.wait_replicas})")
+    serve.add_argument("--wait-timeout", type=float, metavar="SECONDS",
+                       default=float(_env("wait_timeout", str(d.wait_timeout))
+                                     or d.wait_timeout),
+                       help="longest wait for the fsync or the replicas before the command "
+                       f"answers `unavailable` [{ENV['wait_timeout']}] "
+                       f"(default {d.wait_timeout:g})")
     serve.add_argument("--demo", action="store_true",
                        help="create demo encounters at start and print their links")
     serve.add_argument("--demo-ruleset", choices=["dramatic", "action_time", "social", "both",
@@ -134,7 +155,8 @@ def settings_from(args: argparse.Namespace) -> Settings:
         demo=args.demo, commands_per_second=args.commands_per_second,
         demo_rulesets=_DEMOS.get(args.demo_ruleset, (args.demo_ruleset,)),
         demo_wait=args.demo_wait, demo_pace=args.demo_pace,
-        command_burst=args.command_burst,
+        command_burst=args.command_burst, durability=args.durability,
+        wait_replicas=args.wait_replicas, wait_timeout=args.wait_timeout,
     )
 
 
@@ -143,10 +165,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "serve":
         settings = settings_from(args)
         setup_logging(settings.log_level, settings.log_format)
-        from server.app import run
+        from server.app import ConfigError, run
 
-        with contextlib.suppress(KeyboardInterrupt):
-            asyncio.run(run(settings))
+        try:
+            with contextlib.suppress(KeyboardInterrupt):
+                asyncio.run(run(settings))
+        except ConfigError as exc:
+            logging.getLogger("stablemaster").error("%s", exc)
+            return 2
         return 0
     return 2
 

@@ -31,6 +31,9 @@ class Settings:
     max_frame_bytes: int = 1024 * 1024
     #: Messages a connection may queue before it counts as stalled and is closed (1013).
     max_queued_messages: int = 1024
+    #: Bytes a connection may queue before it counts as stalled and is closed (1013); a single
+    #: message larger than this still goes when nothing else is queued.
+    max_queued_bytes: int = 8 * 1024 * 1024
     commands_per_second: float = 20.0
     command_burst: int = 60
     #: Messages over the rate limit in a row tolerated before the connection is closed (1008).
@@ -41,3 +44,12 @@ class Settings:
     sweep_interval: float = 2.0
     #: Resume by replaying at most this many events; further back gets a snapshot.
     max_replay: int = 5000
+    #: What an append waits for before its command is acknowledged (``--durability``):
+    #: ``everysec`` (Redis's reply; the AOF is fsynced every second), ``always`` (fsynced
+    #: before the ack: ``appendfsync always`` for the embedded Redis, else Redis's own
+    #: setting or ``WAITAOF``), ``replicas`` (``WAIT`` for ``wait_replicas`` replicas).
+    durability: str = "everysec"
+    #: Replicas that must have an append before its ack (``durability = "replicas"``).
+    wait_replicas: int = 1
+    #: Seconds to wait for the fsync or the replicas before answering ``unavailable``.
+    wait_timeout: float = 1.0

@@ -31,6 +31,19 @@ CONFLICTS = Counter("stablemaster_append_conflicts_total",
                     "Appends that lost a compare-and-set race and were retried",
                     registry=REGISTRY)
 
+REWINDS = Counter("stablemaster_log_rewinds_total",
+                  "Rooms reloaded because the log in Redis was not the one they held (it went "
+                  "back, and perhaps grew again)", registry=REGISTRY)
+RESUME_SNAPSHOTS = Counter("stablemaster_resume_snapshots_total",
+                           "Resumes answered with a snapshot instead of the missed events, by "
+                           "reason", ["reason"], registry=REGISTRY)
+NOT_DURABLE = Counter("stablemaster_appends_not_durable_total",
+                      "Appends that Redis did not confirm durable in time (WAIT/WAITAOF)",
+                      registry=REGISTRY)
+CREATE_TAKEOVERS = Counter("stablemaster_create_takeovers_total",
+                           "Retried create_encounter commands that completed a create whose "
+                           "first attempt did not", registry=REGISTRY)
+
 
 def render() -> bytes:
     return generate_latest(REGISTRY)

@@ -5,6 +5,12 @@ once, whether the event was appended by this process (the command path) or by an
 fan-out follower). Delivery to the room's connections happens in the same step, so every
 connection sees every event it may see exactly once and in order. A gap in the offered seqs is
 filled from Redis before anything after it is delivered.
+
+A room also keeps the digest of its last event (``head``; see ``server.store.LogChain``) and
+folds only events that chain from it. When the log in Redis turns out not to be the one the
+room holds (Redis came back without the end of the log, and perhaps grew again since), the room
+reloads from Redis and sends each of its connections a snapshot (reason ``rewound``) instead of
+answering ``conflict`` or delivering a rewritten seq as if nothing had happened.
 """
 
 from __future__ import annotations
@@ -23,11 +29,11 @@ from encounter.actors import Actor
 from encounter.fold import apply
 from encounter.legal import allowed_chart_events, legal_actions
 from encounter.state import EncounterState, turn_id
-from encounter.views import view_event
+from encounter.views import view_event, view_state
 from protocol.events import Envelope, TokenRevoked
-from protocol.messages import EventMessage, LegalAction
+from protocol.messages import EventMessage, LegalAction, Snapshot
 from server import metrics
-from server.store import EventStore
+from server.store import Batch, EventStore, Loaded
 
 if TYPE_CHECKING:
     from server.session import Session
@@ -49,21 +55,27 @@ def viewer_key(actor: Actor) -> tuple[bool, frozenset[str], frozenset[str]]:
 
 
 class Room:
-    def __init__(self, encounter: str, state: EncounterState, store: EventStore) -> None:
+    def __init__(self, encounter: str, loaded: Loaded, store: EventStore) -> None:
         self.id = encounter
-        self.state = state
+        self.state = loaded.state
+        #: the digest of the last event folded into ``state``
+        self.head = loaded.head
         self.store = store
         self.sessions: set[Session] = set()
-        self.ring: deque[Envelope] = deque(maxlen=RING_SIZE)
+        #: recent events: (envelope, its digest, the digest of the event before it)
+        self.ring: deque[tuple[Envelope, str, str]] = deque(maxlen=RING_SIZE)
         self.recent: OrderedDict[str, dict[str, Any]] = OrderedDict()
         self.command_lock = asyncio.Lock()
         self._catchup_lock = asyncio.Lock()
         self._catchup_task: asyncio.Task[None] | None = None
+        self._check_task: asyncio.Task[None] | None = None
         self._behind = False  # a gap was seen: read from Redis again before resting
         #: While a command of this process is being appended: the version it will reach. The
         #: activity follower leaves those events to the command, which offers them with the
         #: state it has already computed.
         self.appending_to: int | None = None
+        #: times this room found the log in Redis not to be the one it held, and reloaded
+        self.rewinds = 0
 
     @property
     def version(self) -> int:
@@ -71,31 +83,46 @@ class Room:
 
     # -- offering events ---------------------------------------------------------------------
 
-    def offer(self, envelopes: Sequence[Envelope], state_after: EncounterState | None = None,
+    def offer(self, batch: Batch, state_after: EncounterState | None = None,
               remote: bool = False) -> None:
-        """Fold and deliver ``envelopes``; skip those already seen; fill a gap from Redis.
+        """Fold and deliver the events of ``batch``; skip those already seen; fill a gap from
+        Redis; check against Redis when they do not chain from this room's head.
 
         ``state_after`` is the state the decider computed for exactly these events (the command
         path), which saves folding them again.
         """
-        fresh = [e for e in envelopes if e.seq > self.version]
-        if not fresh:
+        envelopes, digests = batch.envelopes, batch.digests
+        first = 0
+        while first < len(envelopes) and envelopes[first].seq <= self.version:
+            first += 1
+        if first == len(envelopes):
             return
-        if fresh[0].seq != self.version + 1:
+        if envelopes[first].seq != self.version + 1:
             self._behind = True
             self.schedule_catchup()
             return
+        prev = batch.prev if first == 0 else digests[first - 1]
+        if prev is not None and prev != self.head:
+            # these events continue another log than the one this room holds
+            self.schedule_check()
+            return
+        fresh = envelopes[first:] if first else envelopes
+        fresh_digests = digests[first:] if first else digests
         if state_after is not None and state_after.version == fresh[-1].seq:
             self.state = state_after
         else:
             for envelope in fresh:
                 apply(self.state, envelope)
-        self.ring.extend(fresh)
+        chained = prev if prev is not None else self.head
+        for envelope, digest in zip(fresh, fresh_digests, strict=True):
+            self.ring.append((envelope, digest, chained))
+            chained = digest
+        self.head = chained
         if remote:
             now = time.time() * 1000
             for envelope in fresh:
                 metrics.FANOUT_LAG.observe(max(0.0, now - envelope.ts) / 1000)
-        self._deliver(fresh)
+        self._deliver(fresh, fresh_digests)
 
     def remember_outcome(self, dedupe: str, outcome: dict[str, Any]) -> None:
         self.recent[dedupe] = outcome
@@ -103,9 +130,35 @@ class Room:
         if len(self.recent) > RECENT_OUTCOMES:
             self.recent.popitem(last=False)
 
+    def digest_at(self, seq: int) -> str | None:
+        """The digest this room knows for ``seq`` (its head, or from its ring), or ``None``."""
+        if seq == self.version:
+            return self.head
+        if not self.ring or seq < self.ring[0][0].seq - 1 or seq > self.version:
+            return None
+        if seq == self.ring[0][0].seq - 1:
+            return self.ring[0][2]
+        return self.ring[seq - self.ring[0][0].seq][1]
+
+    def ring_after(self, seq: int) -> Batch | None:
+        """The events after ``seq`` from the ring, or ``None`` when it does not reach back."""
+        prev = self.digest_at(seq)
+        if prev is None:
+            return None
+        batch = Batch(prev=prev)
+        for envelope, digest, _prev in self.ring:
+            if envelope.seq > seq:
+                batch.envelopes.append(envelope)
+                batch.digests.append(digest)
+        return batch
+
     def schedule_catchup(self) -> None:
         if self._catchup_task is None or self._catchup_task.done():
             self._catchup_task = asyncio.get_running_loop().create_task(self._catch_up_later())
+
+    def schedule_check(self) -> None:
+        if self._check_task is None or self._check_task.done():
+            self._check_task = asyncio.get_running_loop().create_task(self._check_later())
 
     async def _catch_up_later(self) -> None:
         try:
@@ -113,21 +166,90 @@ class Room:
         except (RedisError, OSError) as exc:  # the periodic sweep tries again
             log.warning("room %s could not catch up: %s", self.id, exc)
 
+    async def _check_later(self) -> None:
+        try:
+            await self.check()
+        except (RedisError, OSError) as exc:  # the periodic sweep tries again
+            log.warning("room %s could not check its log: %s", self.id, exc)
+
     async def catch_up(self) -> None:
         """Read from Redis whatever this room has not seen yet, and offer it; again if more
-        arrived out of order meanwhile."""
+        arrived out of order meanwhile. Reload when the log does not continue this room's."""
         async with self._catchup_lock:
             while True:
                 self._behind = False
-                tail = await self.store.read(self.id, self.version)
-                if tail:
+                version, head = self.version, self.head
+                tail = await self.store.read_batch(self.id, version)
+                if (self.version, self.head) != (version, head):
+                    continue  # moved on meanwhile (by a checked append or a chained offer)
+                if not self.store.continues(tail, version, head):
+                    await self._rewind(f"the log in Redis does not continue seq {version}")
+                    return
+                if tail.envelopes:
                     self.offer(tail, remote=True)
                 if not self._behind:
                     return
 
+    async def check(self) -> None:
+        """Compare this room with the end of the log in Redis: catch up when the log is ahead,
+        reload when it is behind or holds another event at this room's seq."""
+        version, head = self.version, self.head
+        last = await self.store.last(self.id)
+        if last is None or (self.version, self.head) != (version, head):
+            return  # gone (left to the operator), or moved on meanwhile through checked steps
+        seq, digest = last
+        if seq > version:
+            await self.catch_up()
+        elif seq < version or digest != head:
+            await self.rewind(f"Redis's log ends at seq {seq} with another digest than this "
+                              f"room's seq {version}" if seq == version else
+                              f"Redis's log ends at seq {seq}, behind this room's {version}")
+
+    async def rewind(self, why: str) -> None:
+        async with self._catchup_lock:
+            await self._rewind(why)
+
+    async def _rewind(self, why: str) -> None:
+        """Reload from Redis and send every connection a snapshot (``rewound``): the log is not
+        the one this room held, so nothing it delivered after the snapshot's seq holds."""
+        loaded = await self.store.load_head(self.id)
+        if loaded is None:  # (Redis went back to before the encounter existed)
+            log.error("room %s: %s, and Redis has no log for it any more", self.id, why)
+            for session in list(self.sessions):
+                session.close_soon(1012, "the encounter is no longer in the store")
+            return
+        before = self.version
+        self.state, self.head = loaded.state, loaded.head
+        self.ring.clear()
+        self.recent.clear()  # outcomes of commands the log may no longer hold
+        self.rewinds += 1
+        metrics.REWINDS.inc()
+        log.warning("room %s: %s; reloaded at seq %d (this process had served up to %d)",
+                    self.id, why, self.version, before)
+        for session in list(self.sessions):
+            self.resync(session, "rewound")
+
+    def resync(self, session: Session, reason: str) -> None:
+        """Send ``session`` a snapshot (its credential permitting) and its legal actions."""
+        actor = session.actor
+        assert actor is not None
+        grant = self.state.tokens.get(actor.token_id)
+        if grant is None or grant.revoked:  # issued by events the log no longer holds
+            session.close_soon(4001, "credential no longer valid")
+            return
+        self.send_snapshot(session, reason)
+
+    def send_snapshot(self, session: Session, reason: str) -> None:
+        actor = session.actor
+        assert actor is not None
+        session.send(Snapshot(encounter=self.id, seq=self.version, reason=reason,  # type: ignore[arg-type]
+                              state=view_state(self.state, actor), digest=self.head or None))
+        self.sessions.add(session)
+        session.offer_legal(self.legal_frame(actor), force=True)
+
     # -- delivery ----------------------------------------------------------------------------
 
-    def _deliver(self, envelopes: Sequence[Envelope]) -> None:
+    def _deliver(self, envelopes: Sequence[Envelope], digests: Sequence[str]) -> None:
         if not self.sessions:
             return
         groups: dict[Any, list[Session]] = {}
@@ -142,7 +264,7 @@ class Room:
         for members in groups.values():
             actor = members[0].actor
             assert actor is not None
-            frames = self.frames_for(envelopes, actor, encoded)
+            frames = self.frames_for(envelopes, digests, actor, encoded)
             legal = self.legal_frame(actor, allowed, shared)
             for session in members:
                 for frame in frames:
@@ -155,29 +277,29 @@ class Room:
                 if session.actor is not None and session.actor.token_id in revoked:
                     session.close_soon(4001, "credential revoked")
 
-    def frames_for(self, envelopes: Iterable[Envelope], actor: Actor,
+    def frames_for(self, envelopes: Iterable[Envelope], digests: Iterable[str], actor: Actor,
                    encoded: dict[int, bytes] | None = None) -> list[bytes]:
         """The ``event`` messages of ``envelopes`` that ``actor`` may see, as it may see them.
         ``encoded`` keeps the messages of events shown unchanged (the view is the event
         itself) across the viewers of one delivery, so each is encoded once."""
         cache = encoded if encoded is not None else {}
         frames = []
-        for envelope in envelopes:
+        for envelope, digest in zip(envelopes, digests, strict=True):
             event = view_event(envelope, actor)
             if event is None:
                 continue
             if event is envelope.event:
                 frame = cache.get(envelope.seq)
                 if frame is None:
-                    frame = cache[envelope.seq] = self._event_frame(envelope, event)
+                    frame = cache[envelope.seq] = self._event_frame(envelope, event, digest)
             else:
-                frame = self._event_frame(envelope, event)
+                frame = self._event_frame(envelope, event, digest)
             frames.append(frame)
         return frames
 
-    def _event_frame(self, envelope: Envelope, event: Any) -> bytes:
+    def _event_frame(self, envelope: Envelope, event: Any, digest: str) -> bytes:
         return _encode.encode(EventMessage(encounter=self.id, seq=envelope.seq, ts=envelope.ts,
-                                           event=event))
+                                           event=event, digest=digest or None))
 
     def legal_frame(self, actor: Actor, allowed: set[str] | None = None,
                     shared: dict[object, list[LegalAction]] | None = None
@@ -221,8 +343,8 @@ class Rooms:
         future: asyncio.Future[Room | None] = asyncio.get_running_loop().create_future()
         self._loading[encounter] = future
         try:
-            state = await self.store.load(encounter)
-            room = None if state is None else Room(encounter, state, self.store)
+            loaded = await self.store.load_head(encounter)
+            room = None if loaded is None else Room(encounter, loaded, self.store)
             if room is not None:
                 self._rooms[encounter] = room
                 metrics.ROOMS.set(len(self._rooms))

@@ -2,10 +2,12 @@
 
 A connection belongs to at most one encounter, as the credential it said ``hello`` with. It
 reads messages one at a time; every command gets exactly one ``ack`` or ``error``. Outgoing
-messages go through a bounded queue: everything queued for a connection during one turn of the
-event loop leaves in one write to its socket (``Outbox``), and while the socket does not take
-more (its write buffer is over the limit) the queue waits. A slow or stalled client whose
-queue fills is closed (1013) instead of slowing anyone else.
+messages go through a queue bounded in messages and in bytes: everything queued for a
+connection during one turn of the event loop leaves in one write to its socket (``Outbox``),
+and while the socket does not take more (its write buffer is over the limit) the queue waits.
+A slow or stalled client whose queue fills is closed (1013) instead of slowing anyone else. A
+resume's replay waits for the queue to empty before it queues its next chunk
+(``Session.wait_sent``), so it never fills the queue however long it is.
 """
 
 from __future__ import annotations
@@ -91,6 +93,8 @@ class Session:
         self.room: Room | None = None
         self.protocol: int | None = None
         self._queue: deque[bytes] = deque()
+        self._queued_bytes = 0
+        self._sent = asyncio.Event()  # set whenever the queue empties
         self._marked = False
         self._draining: asyncio.Task[None] | None = None
         self._closing = False
@@ -106,13 +110,18 @@ class Session:
     def enqueue(self, frame: bytes) -> None:
         if self._closing:
             return  # nothing new after the decision to close (queued frames still go out)
-        if len(self._queue) >= self.server.settings.max_queued_messages:
+        s = self.server.settings
+        if len(self._queue) >= s.max_queued_messages or (
+                self._queue and self._queued_bytes + len(frame) > s.max_queued_bytes):
             metrics.SLOW_CLIENTS.inc()
-            log.warning("closing stalled connection %s (%d queued)", self.id, len(self._queue))
+            log.warning("closing stalled connection %s (%d queued, %d bytes)", self.id,
+                        len(self._queue), self._queued_bytes)
             self.close_soon(CLOSE_TRY_LATER, "too slow: send queue full; resume with since",
                             flush=False)
             return
         self._queue.append(frame)
+        self._queued_bytes += len(frame)
+        self._sent.clear()
         if not self._marked:
             self._marked = True
             self.server.outbox.mark(self)
@@ -139,7 +148,7 @@ class Session:
         if not self._queue or self._draining is not None:
             return
         if ws.protocol.state is not OPEN:
-            self._queue.clear()  # closing: nobody will read these
+            self._clear()  # closing: nobody will read these
             return
         if ws.paused:
             self._draining = asyncio.get_running_loop().create_task(self._drain())
@@ -150,7 +159,7 @@ class Session:
             # marker waiting: let it frame and write (rare; not with this server's settings)
             for frame in self._queue:
                 protocol.send_text(frame)
-            self._queue.clear()
+            self._clear()
             ws.send_data()
             return
         # Unfragmented, unmasked text frames (RFC 6455, 5.2) are a header and the payload: frame
@@ -160,18 +169,34 @@ class Session:
         for payload in self._queue:
             parts.append(_text_frame_header(len(payload)))
             parts.append(payload)
-        self._queue.clear()
+        self._clear()
         ws.transport.write(b"".join(parts))
         parts.clear()
+
+    def _clear(self) -> None:
+        self._queue.clear()
+        self._queued_bytes = 0
+        self._sent.set()
 
     async def _drain(self) -> None:
         try:
             await self.ws.drain()
         except Exception:  # the connection is gone; its reader ends the session
+            self._clear()
             return
         finally:
             self._draining = None
         self.flush()
+
+    async def wait_sent(self) -> bool:
+        """Wait until everything queued so far has been handed to the socket; ``False`` when
+        the connection closes (or is closing) first."""
+        while self._queue:
+            if self._closing or self.ws.protocol.state is not OPEN:
+                return False
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._sent.wait(), 1.0)
+        return not self._closing and self.ws.protocol.state is OPEN
 
     def close_soon(self, code: int, reason: str, flush: bool = True) -> None:
         """Close the connection; first send what is queued unless ``flush`` is false."""
@@ -179,7 +204,7 @@ class Session:
             return
         self._closing = True
         if not flush:
-            self._queue.clear()
+            self._clear()
         self._close_task = asyncio.get_running_loop().create_task(
             self._close_after_flush(code, reason))
 
@@ -212,10 +237,10 @@ class Session:
     async def run(self) -> None:
         metrics.CONNECTIONS.inc()
         try:
-            spectate, since = _query_token(self.ws)
+            spectate, since, digest = _query_token(self.ws)
             if spectate is not None:
                 await self.hello(msg.Hello(versions=list(SUPPORTED_VERSIONS), token=spectate,
-                                           since=since), spectator_url=True)
+                                           since=since, digest=digest), spectator_url=True)
             async for raw in self.ws:
                 if self._closing:
                     continue  # drain, so that the client's close frame gets through
@@ -307,18 +332,21 @@ class Session:
             encounter=room.id, token_id=actor.token_id, combatants=sorted(actor.combatants),
             scopes=sorted(actor.scopes), limits=limits,  # type: ignore[arg-type]
         ))
-        await self.server.attach(self, room, hello.since)
+        await self.server.attach(self, room, hello.since, hello.digest)
 
 
-def _query_token(ws: ServerConnection) -> tuple[str | None, int | None]:
-    """A spectator token (and ``since``) from the URL: ``/ws?spectate=<token>&since=<seq>``."""
+def _query_token(ws: ServerConnection) -> tuple[str | None, int | None, str | None]:
+    """A spectator token (with ``since`` and ``digest``) from the URL:
+    ``/ws?spectate=<token>&since=<seq>&digest=<digest>``."""
     request = ws.request
     if request is None:
-        return None, None
+        return None, None, None
     query = parse_qs(urlsplit(request.path).query)
     token = query.get("spectate", [None])[0]
     since = query.get("since", [""])[0]
-    return token, int(since) if since.isdigit() else None
+    digest = query.get("digest", [""])[0]
+    return (token, int(since) if since.isdigit() else None,
+            digest if 0 < len(digest) <= 40 else None)
 
 
 def _peek_id(raw: str | bytes) -> str | None:

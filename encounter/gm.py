@@ -4,13 +4,14 @@ ROUND)."""
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
 import msgspec
 import yaml
 
-from encounter import battle, resolution, rolls, social
+from encounter import battle, bounded_yaml, resolution, rolls, social
 from encounter import vitals as vt
 from encounter.engine import Context, Decision, Outcome, Rejected, find_combatant
 from encounter.state import EncounterState
@@ -31,7 +32,41 @@ def slug(name: str) -> str:
     return (_SLUG.sub("-", name.lower()).strip("-") or "combatant")[:32]
 
 
+#: The largest magnitude of a number in a stat block: beyond every rule's range, and small
+#: enough that what the rules add up from such numbers stays a 64-bit integer.
+MAX_STAT_NUMBER = 1_000_000
+
+
+def _check_numbers(value: Any, where: str) -> None:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _check_numbers(item, f"{where}.{key}")
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            _check_numbers(item, f"{where}[{i}]")
+    elif isinstance(value, int | float) and not isinstance(value, bool) and not (
+            math.isfinite(value) and abs(value) <= MAX_STAT_NUMBER):
+        raise ValueError(f"{where}: {value!r} is out of range (at most {MAX_STAT_NUMBER} "
+                         "either way)")
+
+
+def plain_stats(stats: dict[str, Any], name: str) -> dict[str, Any]:
+    """``stats`` as the encounter stores it: as JSON reads it back (so that every process,
+    and this one after a restart, reads the same), with every number in range."""
+    try:
+        plain: dict[str, Any] = msgspec.json.decode(msgspec.json.encode(stats))
+    except (TypeError, ValueError) as exc:
+        raise Rejected(ErrorCode.INVALID_PAYLOAD, f"{name}: stats: {exc}") from None
+    try:
+        _check_numbers(plain, "stats")
+    except ValueError as exc:
+        raise Rejected(ErrorCode.INVALID_PAYLOAD, f"{name}: {exc}") from None
+    return plain
+
+
 def profile_from(block: StatBlock, rules: Ruleset, taken: set[str]) -> CombatantProfile:
+    """The combatant a stat block makes, its ``stats`` checked whole by the ruleset (every
+    part of the sheet, the social statistics included) before it enters the encounter."""
     cid = block.id or slug(block.name)
     if block.id is None:
         base, n = cid, 2
@@ -39,20 +74,24 @@ def profile_from(block: StatBlock, rules: Ruleset, taken: set[str]) -> Combatant
             cid, n = f"{base}-{n}", n + 1
     elif cid in taken:
         raise Rejected(ErrorCode.CONFLICT, f"a combatant with id {cid!r} exists already")
+    stats = plain_stats(block.stats, block.name)
     try:
-        rules.validate_stats(block.stats)
+        rules.validate_stats(stats)
     except RulesetError as exc:
         raise Rejected(ErrorCode.INVALID_PAYLOAD, f"{block.name}: {exc}") from None
     side = block.side or ("party" if block.kind == "pc" else "enemies")
     return CombatantProfile(id=cid, name=block.name, kind=block.kind, side=side,
                             initiative_mod=block.initiative, hidden=block.hidden,
-                            aware=block.aware, group=block.group, stats=dict(block.stats))
+                            aware=block.aware, group=block.group, stats=stats)
 
 
 def parse_statblocks_yaml(text: str) -> list[StatBlock]:
-    """Stat blocks written in YAML: a list of blocks, or ``{combatants: [...]}``."""
+    """Stat blocks written in YAML: a list of blocks, or ``{combatants: [...]}``; aliases
+    and nesting within the bounds of :mod:`encounter.bounded_yaml`."""
     try:
-        data = yaml.safe_load(text)
+        data = bounded_yaml.load(text)
+    except bounded_yaml.YamlBoundError as exc:
+        raise Rejected(ErrorCode.INVALID_PAYLOAD, f"combatants_yaml: {exc}") from None
     except yaml.YAMLError as exc:
         raise Rejected(ErrorCode.INVALID_PAYLOAD,
                        f"combatants_yaml is not valid YAML: {exc}") from None

@@ -254,6 +254,10 @@ def limits_table() -> str:
         "(measured in UTF-8 bytes). |",
         f"| `max_frame_bytes` | {s.max_frame_bytes} | A larger frame closes the connection "
         "(1009). |",
+        f"| `max_event_bytes` | {s.max_event_bytes} | A command that would store a larger "
+        "event (as JSON) gets `too_large` and changes nothing. |",
+        f"| `max_depth` | {s.max_json_depth} | A message with objects and arrays nested deeper "
+        "gets `invalid_payload` (before `hello` too). |",
         f"| `commands_per_second` | {s.commands_per_second:g} | The rate at which the "
         "allowance refills; every message counts, `hello` included. |",
         f"| `burst` | {s.command_burst} | Messages a connection may send at once before "

@@ -408,12 +408,17 @@ class Limits(msgspec.Struct, kw_only=True):
     """What this server accepts. A message longer than ``max_command_bytes`` gets
     ``too_large``; a frame over ``max_frame_bytes`` closes the connection (1009). Each
     connection may send ``commands_per_second`` messages on average, ``burst`` at once; more
-    get ``rate_limited``, and a flood closes the connection (1008)."""
+    get ``rate_limited``, and a flood closes the connection (1008). A command that would store
+    an event larger than ``max_event_bytes`` (as JSON) gets ``too_large`` and changes nothing;
+    a message with objects and arrays nested more than ``max_depth`` levels deep gets
+    ``invalid_payload``."""
 
     max_command_bytes: int
     max_frame_bytes: int
     commands_per_second: float
     burst: int
+    max_event_bytes: int
+    max_depth: int
 
 
 class Welcome(ServerMessage, tag="welcome", kw_only=True):

@@ -19,6 +19,7 @@ from websockets.http11 import Request, Response
 
 from encounter.actors import Actor
 from encounter.views import view_state
+from protocol.errors import ErrorCode
 from protocol.messages import Limits, Snapshot
 from protocol.version import PROTOCOL_VERSION
 from server import __version__, auth, metrics, web
@@ -55,6 +56,8 @@ class Server:
             max_frame_bytes=settings.max_frame_bytes,
             commands_per_second=settings.commands_per_second,
             burst=settings.command_burst,
+            max_event_bytes=settings.max_event_bytes,
+            max_depth=settings.max_json_depth,
         )
         self._stopped = asyncio.Event()
         self.demo: Any = None
@@ -71,7 +74,7 @@ class Server:
             log.info("embedded Redis started: %s (AOF in %s)", self.embedded.binary,
                      self.embedded.data_dir)
         self.redis, follower_redis = self._connect(url)
-        self.store = EventStore(self.redis)
+        self.store = EventStore(self.redis, s.max_event_bytes)
         self.rooms = Rooms(self.store)
         self.tokens = auth.Tokens(await self._secret())
         self.follower = ActivityFollower(self.redis, follower_redis, self.rooms, s.sweep_interval)
@@ -204,8 +207,19 @@ class Server:
 
     def _snapshot(self, session: Session, room: Room, reason: str) -> None:
         assert session.actor is not None
-        session.send(Snapshot(encounter=room.id, seq=room.version, reason=reason,  # type: ignore[arg-type]
-                              state=view_state(room.state, session.actor)))
+        try:
+            state = view_state(room.state, session.actor)
+        except Exception as exc:
+            # Defence in depth: a log with something this viewer's view cannot show (written
+            # before the server checked it on the way in) must not keep it, or anyone, out.
+            log.exception("snapshot of %s for %s failed", room.id, session.actor.token_id)
+            session.error(ErrorCode.SNAPSHOT_UNAVAILABLE,
+                          f"the server could not build this credential's snapshot "
+                          f"({type(exc).__name__}); the encounter's events follow, and "
+                          "reconnecting tries again")
+        else:
+            session.send(Snapshot(encounter=room.id, seq=room.version, reason=reason,  # type: ignore[arg-type]
+                                  state=state))
         room.sessions.add(session)
         session.offer_legal(room.legal_frame(session.actor), force=True)
 

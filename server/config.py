@@ -29,6 +29,11 @@ class Settings:
     max_command_bytes: int = 64 * 1024
     #: Frames over this close the connection with 1009.
     max_frame_bytes: int = 1024 * 1024
+    #: Largest event the server stores (bytes, as JSON); a command that would store a larger
+    #: one gets ``too_large`` and changes nothing.
+    max_event_bytes: int = 256 * 1024
+    #: Deepest nesting of JSON objects and arrays in a message; deeper gets ``invalid_payload``.
+    max_json_depth: int = 32
     #: Messages a connection may queue before it counts as stalled and is closed (1013).
     max_queued_messages: int = 1024
     commands_per_second: float = 20.0

@@ -184,7 +184,11 @@ class Room:
                     ) -> tuple[bytes, bytes]:
         """The ``legal_actions`` message for ``actor``, and a key that changes only when the
         actions do (the message's ``seq`` alone does not make it worth sending)."""
-        key = _encode.encode(legal_actions(self.state, actor, allowed, shared))
+        try:
+            key = _encode.encode(legal_actions(self.state, actor, allowed, shared))
+        except Exception:  # defence in depth: a state it cannot read must not stop delivery
+            log.exception("legal actions of %s for %s failed", self.id, actor.token_id)
+            key = b"[]"
         # the message around the encoded list, without encoding the list twice
         frame = b'{"type":"legal_actions","encounter":%b,"seq":%d,"actions":%b}' % (
             _encode.encode(self.id), self.version, key)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import re
 import time
 from collections import deque
 from typing import TYPE_CHECKING, Any
@@ -212,8 +213,11 @@ class Session:
     async def run(self) -> None:
         metrics.CONNECTIONS.inc()
         try:
-            spectate, since = _query_token(self.ws)
-            if spectate is not None:
+            spectate, since, bad_since = _query_token(self.ws)
+            if spectate is not None and bad_since:
+                self.error(ErrorCode.INVALID_PAYLOAD, "since in the URL must be a seq: ASCII "
+                           "digits 0-9, at most 18 of them; no hello was said for this link")
+            elif spectate is not None:
                 await self.hello(msg.Hello(versions=list(SUPPORTED_VERSIONS), token=spectate,
                                            since=since), spectator_url=True)
             async for raw in self.ws:
@@ -257,8 +261,15 @@ class Session:
             self.error(ErrorCode.TOO_LARGE, f"message over {s.max_command_bytes} bytes",
                        _peek_id(raw))
             return
+        if nested_deeper(raw, s.max_json_depth):
+            self.error(ErrorCode.INVALID_PAYLOAD, f"objects and arrays nested more than "
+                       f"{s.max_json_depth} levels deep", _peek_id(raw))
+            return
         try:
             message = _decode.decode(raw)
+        except RecursionError:  # not reached within the depth limit; a guard all the same
+            self.error(ErrorCode.INVALID_PAYLOAD, "objects and arrays nested too deep")
+            return
         except msgspec.ValidationError as exc:
             code, text = _classify(raw, exc)
             self.error(code, text, _peek_id(raw))
@@ -310,15 +321,47 @@ class Session:
         await self.server.attach(self, room, hello.since)
 
 
-def _query_token(ws: ServerConnection) -> tuple[str | None, int | None]:
-    """A spectator token (and ``since``) from the URL: ``/ws?spectate=<token>&since=<seq>``."""
+#: ``since`` in a URL: ASCII digits only (``str.isdigit`` also takes "²" and "٣"), and few
+#: enough of them for a seq.
+_SINCE = re.compile(r"[0-9]{1,18}")
+
+
+def _query_token(ws: ServerConnection) -> tuple[str | None, int | None, bool]:
+    """A spectator token and ``since`` from the URL, ``/ws?spectate=<token>&since=<seq>``,
+    and whether a ``since`` is there that is not a seq."""
     request = ws.request
     if request is None:
-        return None, None
+        return None, None, False
     query = parse_qs(urlsplit(request.path).query)
     token = query.get("spectate", [None])[0]
-    since = query.get("since", [""])[0]
-    return token, int(since) if since.isdigit() else None
+    since = query.get("since", [None])[0]
+    if since is None:
+        return token, None, False
+    if _SINCE.fullmatch(since):
+        return token, int(since), False
+    return token, None, True
+
+
+# A JSON string (escapes included) or one bracket: what the depth of a message depends on.
+_STRUCTURE = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
+
+
+def nested_deeper(raw: str, limit: int) -> bool:
+    """Whether the JSON text ``raw`` nests objects and arrays more than ``limit`` levels deep
+    (checked before decoding, which would recurse that deep). Messages with few brackets, as
+    most are, are let through on a count of them."""
+    if raw.count("{") + raw.count("[") <= limit:
+        return False
+    depth = 0
+    for m in _STRUCTURE.finditer(raw):
+        c = m.group()
+        if c == "{" or c == "[":
+            depth += 1
+            if depth > limit:
+                return True
+        elif c == "}" or c == "]":
+            depth -= 1
+    return False
 
 
 def _peek_id(raw: str | bytes) -> str | None:

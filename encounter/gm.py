@@ -181,25 +181,30 @@ def set_options(d: Decision, cmd: msg.SetOptions) -> None:
 
 
 def _issue(d: Decision, role: ev.Role, combatants: list[str], scopes: list[Any],
-           label: str | None) -> None:
+           label: str | None, expires_in: int | None) -> None:
+    """A credential. Its expiry is part of its event, so that every process knows it, and
+    knows it again after a restart."""
     token_id = d.ctx.new_id()
+    expires_at = None if expires_in is None else d.ctx.now_ms + expires_in * 1000
     d.emit(ev.TokenIssued(token_id=token_id, role=role, combatants=combatants, scopes=scopes,
-                          label=label), ["gm"])
+                          label=label, expires_at=expires_at), ["gm"])
     d.result = {"token_id": token_id, "role": role}
+    if expires_at is not None:
+        d.result["expires_at"] = expires_at
 
 
 def invite(d: Decision, cmd: msg.IssueInvite) -> None:
     for cid in cmd.combatants:
         find_combatant(d, cid)
-    _issue(d, "player", sorted(set(cmd.combatants)), [], cmd.label)
+    _issue(d, "player", sorted(set(cmd.combatants)), [], cmd.label, cmd.expires_in)
 
 
 def spectator(d: Decision, cmd: msg.IssueSpectatorLink) -> None:
-    _issue(d, "spectator", [], ["view:public"], cmd.label)
+    _issue(d, "spectator", [], ["view:public"], cmd.label, cmd.expires_in)
 
 
 def integration(d: Decision, cmd: msg.IssueIntegrationToken) -> None:
-    _issue(d, "integration", [], sorted(set(cmd.scopes)), cmd.label)
+    _issue(d, "integration", [], sorted(set(cmd.scopes)), cmd.label, cmd.expires_in)
 
 
 def revoke(d: Decision, cmd: msg.RevokeToken) -> None:

@@ -87,8 +87,14 @@ CLOSE_CODES: dict[int, tuple[str, str]] = {
     ),
     4001: (
         "credential revoked",
-        "The token this connection said `hello` with was revoked (`revoke_token`). Do not "
-        "reconnect with it.",
+        "The token this connection said `hello` with was revoked (`revoke_token`) or has "
+        "expired (`expires_in`; the close reason says which). Do not reconnect with it.",
+    ),
+    4002: (
+        "no hello",
+        "The connection was not welcomed in time: no `hello` that succeeded within the "
+        "server's hello deadline (10 s by default) after it opened. Reconnect and say "
+        "`hello` at once.",
     ),
 }
 
@@ -269,6 +275,10 @@ def limits_table() -> str:
         "the server closes the connection (1013). |",
         f"| replay | {s.max_replay} | Events the server replays on resume; a client further "
         "behind gets a `snapshot` (`resume_gap`). |",
+        f"| hello deadline | {s.hello_timeout:g} s | A connection not welcomed by then (no "
+        "`hello` that succeeded) is closed (4002). |",
+        f"| connections per address | {s.max_connections_per_address or 'none'} | When the "
+        "server sets a limit, a websocket handshake past it is refused with HTTP 429. |",
     ]
     return "\n".join(rows)
 

@@ -34,7 +34,8 @@ ERROR_DESCRIPTIONS: dict[ErrorCode, str] = {
     "bounds; objects and arrays nested deeper than `max_depth`.",
     ErrorCode.UNSUPPORTED_VERSION: "No protocol version in `hello.versions` is spoken by the "
     "server; the connection is closed (1002).",
-    ErrorCode.UNAUTHENTICATED: "No `hello` yet, or the token is unknown, malformed or revoked.",
+    ErrorCode.UNAUTHENTICATED: "No `hello` yet, or the token is unknown, malformed, revoked "
+    "or expired.",
     ErrorCode.FORBIDDEN: "The credential may not do this (a spectator acting, a player acting "
     "for a combatant it does not control, a player issuing GM commands).",
     ErrorCode.NOT_YOUR_TURN: "The combatant may not act now: it is not its turn.",

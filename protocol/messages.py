@@ -96,27 +96,38 @@ class SetOptions(Command, tag="set_options", kw_only=True):
     options: EncounterOptions
 
 
+#: ``expires_in`` of the ``issue_*`` commands: whole seconds, at most ten years.
+ExpiresIn = Annotated[int, msgspec.Meta(ge=1, le=10 * 365 * 24 * 3600)]
+
+
 class IssueInvite(Command, tag="issue_invite", kw_only=True):
     """A player credential bound to these combatants (GM). Result: ``token``, ``token_id``,
-    ``role`` (``player``)."""
+    ``role`` (``player``). With ``expires_in`` (seconds) the credential expires then: it is
+    refused at ``hello`` and its connections are closed (4001); the result's ``expires_at``
+    says when (milliseconds since the epoch, server time)."""
 
     combatants: Annotated[list[CombatantRef], msgspec.Meta(min_length=1, max_length=20)]
     label: Label | None = None
+    expires_in: ExpiresIn | None = None
 
 
 class IssueSpectatorLink(Command, tag="issue_spectator_link", kw_only=True):
     """A read-only credential that may ride in an overlay URL (GM). Result: ``token``,
-    ``token_id``, ``role`` (``spectator``), ``path`` (``/ws?spectate=<token>``)."""
+    ``token_id``, ``role`` (``spectator``), ``path`` (``/ws?spectate=<token>``). With
+    ``expires_in`` (seconds) the link expires then, as an invite does (``expires_at``)."""
 
     label: Label | None = None
+    expires_in: ExpiresIn | None = None
 
 
 class IssueIntegrationToken(Command, tag="issue_integration_token", kw_only=True):
     """A credential for a VTT or bot with explicit scopes (GM). Result: ``token``,
-    ``token_id``, ``role`` (``integration``)."""
+    ``token_id``, ``role`` (``integration``). With ``expires_in`` (seconds) it expires then,
+    as an invite does (``expires_at``)."""
 
     scopes: Annotated[list[Scope], msgspec.Meta(min_length=1, max_length=5)]
     label: Label | None = None
+    expires_in: ExpiresIn | None = None
 
 
 class RevokeToken(Command, tag="revoke_token", kw_only=True):

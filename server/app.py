@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import signal
 import time
@@ -23,6 +24,7 @@ from protocol.errors import ErrorCode
 from protocol.messages import Limits, Snapshot
 from protocol.version import PROTOCOL_VERSION
 from server import __version__, auth, metrics, web
+from server.addresses import ConnectionCounter, CountedConnection
 from server.commands import CommandService
 from server.config import Settings
 from server.embedded_redis import EmbeddedRedis
@@ -61,6 +63,8 @@ class Server:
         )
         self._stopped = asyncio.Event()
         self.demo: Any = None
+        self.addresses = ConnectionCounter(settings.max_connections_per_address,
+                                           settings.trusted_proxies)
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -82,6 +86,7 @@ class Server:
         self.ws = await serve(
             self._handle, s.host, s.port,
             process_request=self._http,
+            create_connection=CountedConnection,
             compression=None,  # small JSON frames: compression costs more than it saves
             max_size=s.max_frame_bytes,
             max_queue=16,
@@ -159,20 +164,24 @@ class Server:
         finally:
             self.sessions.discard(session)
 
-    async def authenticate(self, token: str) -> tuple[Room, Actor] | None:
+    async def authenticate(self, token: str) -> tuple[Room, Actor] | str:
+        """The room and rights of ``token``, or why it is refused."""
+        unknown = "unknown, malformed or revoked token"
         parsed = auth.parse(token)
         if parsed is None:
-            return None
+            return unknown
         encounter, token_id = parsed
         stored = await self.store.token_digest(encounter, token_id)
         if stored is None or not auth.matches(token, stored):
-            return None
+            return unknown
         room = await self.rooms.get(encounter)
         if room is None:
-            return None
+            return unknown
         grant = room.state.tokens.get(token_id)
         if grant is None or grant.revoked:
-            return None
+            return unknown
+        if grant.expired(time.time() * 1000):
+            return "this credential has expired"
         actor = Actor(role=grant.role, token_id=token_id, combatants=frozenset(grant.combatants),
                       scopes=frozenset(grant.scopes))
         return room, actor
@@ -202,7 +211,7 @@ class Server:
         missed += [e for e in room.ring if e.seq > fetched_to]
         for frame in room.frames_for(missed, session.actor):
             session.enqueue(frame)
-        room.sessions.add(session)
+        room.add_session(session)
         session.offer_legal(room.legal_frame(session.actor), force=True)
 
     def _snapshot(self, session: Session, room: Room, reason: str) -> None:
@@ -220,7 +229,7 @@ class Server:
         else:
             session.send(Snapshot(encounter=room.id, seq=room.version, reason=reason,  # type: ignore[arg-type]
                                   state=state))
-        room.sessions.add(session)
+        room.add_session(session)
         session.offer_legal(room.legal_frame(session.actor), force=True)
 
     # -- plain HTTP on the same port ---------------------------------------------------------
@@ -228,9 +237,18 @@ class Server:
     async def _http(self, connection: ServerConnection, request: Request) -> Response | None:
         path = request.path.split("?", 1)[0]
         if request.headers.get("Upgrade", "").lower() == "websocket":
-            if path in ("/ws", "/"):
-                return None
-            return _respond(HTTPStatus.NOT_FOUND, b"websocket endpoint is /ws\n")
+            if path not in ("/ws", "/"):
+                return _respond(HTTPStatus.NOT_FOUND, b"websocket endpoint is /ws\n")
+            if self.addresses.limit:
+                address = self.addresses.client_address(
+                    connection.remote_address, request.headers.get_all("X-Forwarded-For"))
+                if not self.addresses.acquire(address):
+                    metrics.CONNECTIONS_REFUSED.labels("address_limit").inc()
+                    return _respond(HTTPStatus.TOO_MANY_REQUESTS,
+                                    b"too many connections from this address\n")
+                assert isinstance(connection, CountedConnection)
+                connection.release = functools.partial(self.addresses.release, address)
+            return None
         if path == "/healthz":
             try:
                 latency = await asyncio.wait_for(self.store.ping(), 2)

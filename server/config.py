@@ -46,3 +46,12 @@ class Settings:
     sweep_interval: float = 2.0
     #: Resume by replaying at most this many events; further back gets a snapshot.
     max_replay: int = 5000
+    #: Seconds a connection has to be welcomed (a ``hello`` that succeeds) before it is closed
+    #: (4002); 0: no deadline.
+    hello_timeout: float = 10.0
+    #: Websocket connections one client address may hold open on this process; more are
+    #: refused at the handshake (HTTP 429). 0: no limit.
+    max_connections_per_address: int = 0
+    #: Proxies (addresses or networks, such as ``172.30.0.0/24``) whose ``X-Forwarded-For``
+    #: names the client address; anyone else's is ignored.
+    trusted_proxies: tuple[str, ...] = ()

@@ -47,6 +47,7 @@ CLOSE_POLICY = 1008
 CLOSE_RESTART = 1012
 CLOSE_TRY_LATER = 1013
 CLOSE_REVOKED = 4001
+CLOSE_NO_HELLO = 4002
 
 
 def _text_frame_header(length: int) -> bytes:
@@ -97,6 +98,8 @@ class Session:
         self._closing = False
         self._close_task: asyncio.Task[None] | None = None
         self._last_legal: bytes | None = None
+        #: A ``welcome`` was sent: the connection said ``hello`` in time.
+        self.welcomed = False
         s = server.settings
         self._tokens = float(s.command_burst)
         self._refill_at = time.monotonic()
@@ -210,8 +213,16 @@ class Session:
             return True
         return False
 
+    def _hello_overdue(self) -> None:
+        if not self.welcomed:
+            metrics.HELLO_TIMEOUTS.inc()
+            self.close_soon(CLOSE_NO_HELLO, "no hello in time")
+
     async def run(self) -> None:
         metrics.CONNECTIONS.inc()
+        timeout = self.server.settings.hello_timeout
+        deadline = (asyncio.get_running_loop().call_later(timeout, self._hello_overdue)
+                    if timeout > 0 else None)
         try:
             spectate, since, bad_since = _query_token(self.ws)
             if spectate is not None and bad_since:
@@ -232,6 +243,8 @@ class Session:
         except ConnectionClosed:
             pass
         finally:
+            if deadline is not None:
+                deadline.cancel()
             if self._close_task is not None:
                 with contextlib.suppress(ConnectionClosed):
                     await self._close_task  # lets what is queued go out first
@@ -300,12 +313,13 @@ class Session:
         self.protocol = max(common)
         limits = self.server.limits
         if hello.token is None:
+            self.welcomed = True
             self.send(msg.Welcome(protocol=self.protocol, server=__version__, session=self.id,
                                   limits=limits))
             return
         authed = await self.server.authenticate(hello.token)
-        if authed is None:
-            self.error(ErrorCode.UNAUTHENTICATED, "unknown, malformed or revoked token")
+        if isinstance(authed, str):
+            self.error(ErrorCode.UNAUTHENTICATED, authed)
             return
         room, actor = authed
         if spectator_url and actor.role != "spectator":
@@ -313,6 +327,7 @@ class Session:
             return
         self.actor = actor
         self.room = room
+        self.welcomed = True
         self.send(msg.Welcome(
             protocol=self.protocol, server=__version__, session=self.id, role=actor.role,
             encounter=room.id, token_id=actor.token_id, combatants=sorted(actor.combatants),

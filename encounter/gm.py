@@ -154,8 +154,24 @@ def add_combatant(d: Decision, cmd: msg.AddCombatant) -> None:
             d.join_scene(profile.id, d.server_roll(expr, "join", profile.id))
 
 
+def _mentions(value: Any, cid: str) -> bool:
+    if isinstance(value, str):
+        return value == cid
+    if isinstance(value, dict):
+        return any(_mentions(v, cid) for v in value.values())
+    if isinstance(value, list | tuple):
+        return any(_mentions(v, cid) for v in value)
+    return False
+
+
 def remove_combatant(d: Decision, cmd: msg.RemoveCombatant) -> None:
-    find_combatant(d, cmd.combatant)
+    c = find_combatant(d, cmd.combatant)
+    for p in d.s.pending_rolls.values():
+        # its own rolls go with it; one of another's that concerns it must be settled first
+        if p.combatant != c.id and p.roller != c.id and _mentions(p.context, c.id):
+            raise Rejected(ErrorCode.ILLEGAL_ACTION, f"a roll that concerns {c.name} is "
+                           f"pending ({p.purpose}, request {p.request}): settle it first "
+                           "(submit_roll or server_roll)")
     if d.s.current == cmd.combatant:
         if len(d.s.order) > 1:
             d.send("next_turn", "cannot end this turn now")

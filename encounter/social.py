@@ -132,6 +132,10 @@ def set_social_event(d: Decision, cmd: msg.SetSocialEvent) -> None:
     R71); at the start of a running scene, the auras give their first points (R73)."""
     from encounter.engine import find_combatant
 
+    for name, value in (("topic", cmd.topic), ("circle", cmd.circle)):
+        if value is not None and not value.strip():
+            raise Rejected(ErrorCode.INVALID_PAYLOAD, f"a {name} needs a name (leave it out "
+                           "for none)")
     if cmd.rating is None:
         d.emit(ev.SocialEventSet(rating=None))
         return

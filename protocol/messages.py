@@ -77,7 +77,9 @@ class AddCombatant(Command, tag="add_combatant", kw_only=True):
 
 class RemoveCombatant(Command, tag="remove_combatant", kw_only=True):
     """Remove a combatant from the encounter (GM). When it is the combatant's turn, that turn
-    ends first (and the next combatant's begins, if anyone is left)."""
+    ends first (and the next combatant's begins, if anyone is left). Its own pending rolls go
+    with it; while another's roll that concerns it is pending (an attack on it waiting for
+    dice), the removal is refused (``illegal_action``): settle the roll first."""
 
     combatant: CombatantRef
 

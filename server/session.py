@@ -398,6 +398,12 @@ def _classify(raw: str | bytes, exc: msgspec.ValidationError) -> tuple[ErrorCode
     if not isinstance(data, dict):
         return ErrorCode.INVALID_PAYLOAD, "a message is a JSON object"
     kind = data.get("type")
-    if kind not in msg.CLIENT_TYPES:
-        return ErrorCode.UNKNOWN_TYPE, f"unknown message type {kind!r}"
+    if not isinstance(kind, str) or kind not in msg.CLIENT_TYPES:
+        shown = repr(kind) if isinstance(kind, str | None) else f"of JSON type {_json_type(kind)}"
+        return ErrorCode.UNKNOWN_TYPE, f"unknown message type {shown[:80]}"
     return ErrorCode.INVALID_PAYLOAD, str(exc)
+
+
+def _json_type(value: object) -> str:
+    return {dict: "object", list: "array", bool: "boolean", int: "number",
+            float: "number"}.get(type(value), type(value).__name__)

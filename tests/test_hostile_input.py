@@ -296,3 +296,82 @@ async def test_a_viewer_whose_snapshot_cannot_be_built_gets_a_clear_error(
     again = await join(ws_url(server), gm_token, clients)
     assert again.snapshot is not None
     assert [c["id"] for c in again.snapshot["state"]["combatants"]] == ["ace"]
+
+
+# -- found by the fuzz test ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("ruleset", "down"), [
+    ("action_time", {"fatigue": 0}), ("dramatic", {"condition": "unconscious"})])
+async def test_when_nobody_can_act_the_turns_stop_passing(
+        server: Server, clients: list[Client], ruleset: str, down: dict[str, Any]) -> None:
+    """Every turn of a combatant that cannot act passes; once nobody in the order can act,
+    the turn stays where it is (instead of passing round after round, for good)."""
+    stats = {"body": "d6", "health": 6} if ruleset == "action_time" else {}
+    party = [{"name": n.title(), "id": n, "kind": "pc", "stats": stats}
+             for n in ("ace", "bee")]
+    anon = await open_client(ws_url(server), clients)
+    await anon.hello()
+    ack = await anon.command("create_encounter", name="all down", ruleset=ruleset,
+                             combatants=party, options={"dice_seed": 3})
+    gm = await join(ws_url(server), ack["result"]["gm_token"], clients)
+    await gm.command("start_encounter")
+    for cid in ("ace", "bee"):
+        reply = await gm.command("adjust_combatant", combatant=cid, reason="down", **down)
+        assert reply["type"] == "ack"
+    await gm.command("ping")
+    if ruleset == "action_time":  # one back on its hooves: the turns pass on to it
+        back = await gm.command("adjust_combatant", combatant="ace", reason="up", fatigue=6)
+        await gm.wait_seq(back["seq"])
+        await gm.wait_for(lambda m: m["type"] == "legal_actions" and any(
+            a["action"] == "end_turn" and a.get("combatant") == "ace" for a in m["actions"]))
+
+
+@pytest.mark.parametrize("field", ["topic", "circle"])
+async def test_a_blank_topic_or_circle_of_a_social_event_is_invalid(
+        server: Server, clients: list[Client], field: str) -> None:
+    table = await create_table(ws_url(server), clients)
+    with pytest.raises(CommandError) as err:
+        await table.gm.command("set_social_event", rating=5, **{field: "  "})
+    assert err.value.code == "invalid_payload" and field in err.value.reply["message"]
+    await table.gm.command("size_argument", combatant="twilight", size="small")
+    await join(ws_url(server), table.gm_token, clients)  # the snapshot still builds
+
+
+async def test_a_combatant_a_pending_roll_concerns_is_removed_only_after_the_roll(
+        server: Server, clients: list[Client]) -> None:
+    """Removing the target of an attack whose die is still to come left the roll pointing at
+    nobody (found by the fuzz test): the GM settles the roll first."""
+    party = [{"name": "Ace", "id": "ace", "kind": "pc", "initiative": 50,
+              "stats": {"skills": {"melee": 5}}},
+             {"name": "Dog", "id": "dog", "kind": "npc", "initiative": -50}]
+    anon = await open_client(ws_url(server), clients)
+    await anon.hello()
+    ack = await anon.command("create_encounter", name="pending", combatants=party,
+                             options={"players_roll": True, "dice_seed": 1})
+    token = ack["result"]["gm_token"]
+    gm = await join(ws_url(server), token, clients)
+
+    async def state() -> dict[str, Any]:
+        viewer = await join(ws_url(server), token, clients)
+        assert viewer.snapshot is not None
+        return dict(viewer.snapshot["state"])
+
+    async def settle() -> None:
+        for _ in range(5):
+            pending = (await state())["pending_rolls"]
+            if not pending:
+                return
+            await gm.command("server_roll", request=pending[0]["request"])
+
+    await gm.command("start_encounter")
+    await settle()
+    assert (await state())["current"] == "ace"
+    await gm.command("act", combatant="ace", action="attack",
+                     args={"target": "dog", "weapon": "unarmed"})
+    assert (await state())["pending_rolls"], "the attack waits for the player's die"
+    with pytest.raises(CommandError) as err:
+        await gm.command("remove_combatant", combatant="dog")
+    assert err.value.code == "illegal_action" and "pending" in err.value.reply["message"]
+    await settle()
+    await gm.command("remove_combatant", combatant="dog")

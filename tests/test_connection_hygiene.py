@@ -207,7 +207,7 @@ async def test_an_expiring_credential_is_closed_with_4001_on_every_process(
     assert grants[link["result"]["token_id"]]["expires_at"] == expires_at
     await asyncio.gather(*(asyncio.wait_for(c.closed, 6) for c in watching))
     closed_at = time.time() * 1000
-    assert closed_at - expires_at < 1000
+    assert closed_at - expires_at < 1500  # each process closes them on its own clock
     for client in watching:
         assert client.ws.close_code == server_session.CLOSE_REVOKED
         assert client.ws.close_reason and "expired" in client.ws.close_reason

@@ -11,6 +11,7 @@ later steps of the same command see its earlier effects, and a refused command c
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,6 +34,8 @@ from rules.initiative import Contender, insertion_index, order_by_initiative
 from rules.rulesets import Ruleset, ruleset
 from rules.turn_order import Plan, Seat, plan_next
 from statemachines.encounter_chart import Chart, EncounterChartModel, restore
+
+log = logging.getLogger("stablemaster.engine")
 
 
 @dataclass
@@ -123,11 +126,20 @@ class Decision(EncounterChartModel):
         """The turn of a combatant that cannot act (unconscious, dead, or whatever the
         ruleset's hook says) passes: after every command the chart is told ``pass_turn``
         (guarded by ``turn_passes``) until someone who can act has the turn, or nobody has."""
-        for _ in range(10_000):
-            if not (self.turn_passes() and "acting" in self.s.chart):
+        passed = 0
+        while self.turn_passes() and "acting" in self.s.chart:
+            # Passing round after round would never reach anyone who can act (all at 0
+            # Health, say): the turn stays where it is, and the GM decides what now.
+            if self.nobody_acts() or passed > 3 * (len(self.s.order) + 2):
                 return
             self.send("pass_turn", "the turn cannot pass now")
-        raise RuntimeError("turns kept passing")  # pragma: no cover - a bug, not a user's
+            passed += 1
+
+    def nobody_acts(self) -> bool:
+        """Whether the ruleset passes the turn of everyone in the order ("Action Time": all at
+        0 Health, R29), so that passing turns would never reach anyone who can act."""
+        passes = self.hooks.turn_passes
+        return passes is not None and all(passes(self.s, cid) for cid in self.s.order)
 
     def begin_regular_rounds_now(self) -> None:
         """COMBAT SEQUENCE, step 4: after every command the chart's phase is told that the
@@ -512,9 +524,38 @@ def decide(state: EncounterState, actor: Actor, cmd: msg.Command, ctx: Context) 
         handler(d, cmd)
         d.pass_turns()
         d.begin_regular_rounds_now()
+        problem = inconsistency(d.s)
+        if problem is not None:
+            # a guard for combinations of commands the rules do not foresee: better refused
+            # than stored, which would break the encounter for everyone
+            log.warning("refused %s: it would leave %s inconsistent: %s",
+                        cmd.__struct_config__.tag, state.id, problem)
+            raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{cmd.__struct_config__.tag} cannot be "
+                           f"carried out now: it would leave the encounter inconsistent "
+                           f"({problem})")
         return d.outcome(state.version)
     finally:
         d.release()
+
+
+def inconsistency(s: EncounterState) -> str | None:
+    """What is wrong with ``s``, if anything: references to combatants it does not hold, a
+    combatant twice in the order."""
+    known = s.combatants
+    if len(set(s.order)) != len(s.order):
+        return "a combatant would be in the initiative order twice"
+    for cid in s.order:
+        if cid not in known:
+            return f"{cid!r} would be in the initiative order without being in the encounter"
+    if s.current is not None and s.current not in known:
+        return f"the turn would be {s.current!r}'s, who is not in the encounter"
+    if s.turn is not None and s.turn.combatant not in known:
+        return f"the turn would be {s.turn.combatant!r}'s, who is not in the encounter"
+    for p in s.pending_rolls.values():
+        if (p.roller != "gm" and p.roller not in known) or (
+                p.combatant is not None and p.combatant not in known):
+            return f"roll {p.request} would be for someone not in the encounter"
+    return None
 
 
 def find_combatant(d: Decision, cid: str) -> CombatantProfile:

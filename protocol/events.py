@@ -70,13 +70,16 @@ class OptionsChanged(Event, tag="options_changed", kw_only=True):
 
 
 class TokenIssued(Event, tag="token_issued", kw_only=True):
-    """A credential was issued (the GM sees this; the secret itself is never logged)."""
+    """A credential was issued (the GM sees this; the secret itself is never logged).
+    ``expires_at``: when it expires (milliseconds since the epoch, server time; ``null``:
+    never); from then on it is refused and its connections are closed with 4001."""
 
     token_id: str
     role: Role
     combatants: list[str] = []
     scopes: list[Scope] = []
     label: str | None = None
+    expires_at: int | None = None
 
 
 class TokenRevoked(Event, tag="token_revoked", kw_only=True):

@@ -91,7 +91,9 @@ class AddCombatant(Command, tag="add_combatant", kw_only=True):
 
 class RemoveCombatant(Command, tag="remove_combatant", kw_only=True):
     """Remove a combatant from the encounter (GM). When it is the combatant's turn, that turn
-    ends first (and the next combatant's begins, if anyone is left)."""
+    ends first (and the next combatant's begins, if anyone is left). Its own pending rolls go
+    with it; while another's roll that concerns it is pending (an attack on it waiting for
+    dice), the removal is refused (``illegal_action``): settle the roll first."""
 
     combatant: CombatantRef
 
@@ -110,27 +112,38 @@ class SetOptions(Command, tag="set_options", kw_only=True):
     options: EncounterOptions
 
 
+#: ``expires_in`` of the ``issue_*`` commands: whole seconds, at most ten years.
+ExpiresIn = Annotated[int, msgspec.Meta(ge=1, le=10 * 365 * 24 * 3600)]
+
+
 class IssueInvite(Command, tag="issue_invite", kw_only=True):
     """A player credential bound to these combatants (GM). Result: ``token``, ``token_id``,
-    ``role`` (``player``)."""
+    ``role`` (``player``). With ``expires_in`` (seconds) the credential expires then: it is
+    refused at ``hello`` and its connections are closed (4001); the result's ``expires_at``
+    says when (milliseconds since the epoch, server time)."""
 
     combatants: Annotated[list[CombatantRef], msgspec.Meta(min_length=1, max_length=20)]
     label: Label | None = None
+    expires_in: ExpiresIn | None = None
 
 
 class IssueSpectatorLink(Command, tag="issue_spectator_link", kw_only=True):
     """A read-only credential that may ride in an overlay URL (GM). Result: ``token``,
-    ``token_id``, ``role`` (``spectator``), ``path`` (``/ws?spectate=<token>``)."""
+    ``token_id``, ``role`` (``spectator``), ``path`` (``/ws?spectate=<token>``). With
+    ``expires_in`` (seconds) the link expires then, as an invite does (``expires_at``)."""
 
     label: Label | None = None
+    expires_in: ExpiresIn | None = None
 
 
 class IssueIntegrationToken(Command, tag="issue_integration_token", kw_only=True):
     """A credential for a VTT or bot with explicit scopes (GM). Result: ``token``,
-    ``token_id``, ``role`` (``integration``)."""
+    ``token_id``, ``role`` (``integration``). With ``expires_in`` (seconds) it expires then,
+    as an invite does (``expires_at``)."""
 
     scopes: Annotated[list[Scope], msgspec.Meta(min_length=1, max_length=5)]
     label: Label | None = None
+    expires_in: ExpiresIn | None = None
 
 
 class RevokeToken(Command, tag="revoke_token", kw_only=True):
@@ -423,12 +436,17 @@ class Limits(msgspec.Struct, kw_only=True):
     """What this server accepts. A message longer than ``max_command_bytes`` gets
     ``too_large``; a frame over ``max_frame_bytes`` closes the connection (1009). Each
     connection may send ``commands_per_second`` messages on average, ``burst`` at once; more
-    get ``rate_limited``, and a flood closes the connection (1008)."""
+    get ``rate_limited``, and a flood closes the connection (1008). A command that would store
+    an event larger than ``max_event_bytes`` (as JSON) gets ``too_large`` and changes nothing;
+    a message with objects and arrays nested more than ``max_depth`` levels deep gets
+    ``invalid_payload``."""
 
     max_command_bytes: int
     max_frame_bytes: int
     commands_per_second: float
     burst: int
+    max_event_bytes: int
+    max_depth: int
 
 
 class Welcome(ServerMessage, tag="welcome", kw_only=True):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import signal
 import time
@@ -23,6 +24,7 @@ from encounter.actors import Actor
 from protocol.messages import Limits
 from protocol.version import PROTOCOL_VERSION
 from server import __version__, auth, metrics, web
+from server.addresses import ConnectionCounter, CountedConnection
 from server.commands import CommandService
 from server.config import Settings
 from server.embedded_redis import EmbeddedRedis
@@ -58,9 +60,13 @@ class Server:
             max_frame_bytes=settings.max_frame_bytes,
             commands_per_second=settings.commands_per_second,
             burst=settings.command_burst,
+            max_event_bytes=settings.max_event_bytes,
+            max_depth=settings.max_json_depth,
         )
         self._stopped = asyncio.Event()
         self.demo: Any = None
+        self.addresses = ConnectionCounter(settings.max_connections_per_address,
+                                           settings.trusted_proxies)
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -79,13 +85,14 @@ class Server:
         secret = await self._secret()
         self.tokens = auth.Tokens(secret)
         durability = await durability_for(self.redis, s, embedded=self.embedded is not None)
-        self.store = EventStore(self.redis, LogChain(secret), durability)
+        self.store = EventStore(self.redis, LogChain(secret), durability, s.max_event_bytes)
         self.rooms = Rooms(self.store)
         self.follower = ActivityFollower(self.redis, follower_redis, self.rooms, s.sweep_interval)
         await self.follower.start()
         self.ws = await serve(
             self._handle, s.host, s.port,
             process_request=self._http,
+            create_connection=CountedConnection,
             compression=None,  # small JSON frames: compression costs more than it saves
             max_size=s.max_frame_bytes,
             max_queue=16,
@@ -163,20 +170,24 @@ class Server:
         finally:
             self.sessions.discard(session)
 
-    async def authenticate(self, token: str) -> tuple[Room, Actor] | None:
+    async def authenticate(self, token: str) -> tuple[Room, Actor] | str:
+        """The room and rights of ``token``, or why it is refused."""
+        unknown = "unknown, malformed or revoked token"
         parsed = auth.parse(token)
         if parsed is None:
-            return None
+            return unknown
         encounter, token_id = parsed
         stored = await self.store.token_digest(encounter, token_id)
         if stored is None or not auth.matches(token, stored):
-            return None
+            return unknown
         room = await self.rooms.get(encounter)
         if room is None:
-            return None
+            return unknown
         grant = room.state.tokens.get(token_id)
         if grant is None or grant.revoked:
-            return None
+            return unknown
+        if grant.expired(time.time() * 1000):
+            return "this credential has expired"
         actor = Actor(role=grant.role, token_id=token_id, combatants=frozenset(grant.combatants),
                       scopes=frozenset(grant.scopes))
         return room, actor
@@ -223,7 +234,7 @@ class Server:
                     return
                 for frame in room.frames_for(batch.envelopes, batch.digests, session.actor):
                     session.enqueue(frame)
-                room.sessions.add(session)
+                room.add_session(session)
                 session.offer_legal(room.legal_frame(session.actor), force=True)
                 return
             batch = await self.store.read_batch(room.id, sent_to, count=REPLAY_CHUNK)
@@ -261,9 +272,18 @@ class Server:
     async def _http(self, connection: ServerConnection, request: Request) -> Response | None:
         path = request.path.split("?", 1)[0]
         if request.headers.get("Upgrade", "").lower() == "websocket":
-            if path in ("/ws", "/"):
-                return None
-            return _respond(HTTPStatus.NOT_FOUND, b"websocket endpoint is /ws\n")
+            if path not in ("/ws", "/"):
+                return _respond(HTTPStatus.NOT_FOUND, b"websocket endpoint is /ws\n")
+            if self.addresses.limit:
+                address = self.addresses.client_address(
+                    connection.remote_address, request.headers.get_all("X-Forwarded-For"))
+                if not self.addresses.acquire(address):
+                    metrics.CONNECTIONS_REFUSED.labels("address_limit").inc()
+                    return _respond(HTTPStatus.TOO_MANY_REQUESTS,
+                                    b"too many connections from this address\n")
+                assert isinstance(connection, CountedConnection)
+                connection.release = functools.partial(self.addresses.release, address)
+            return None
         if path == "/healthz":
             try:
                 latency = await asyncio.wait_for(self.store.ping(), 2)

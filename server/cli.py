@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import ipaddress
 import json
 import logging
 import os
@@ -30,6 +31,9 @@ ENV = {
     "durability": "STABLEMASTER_DURABILITY",
     "wait_replicas": "STABLEMASTER_WAIT_REPLICAS",
     "wait_timeout": "STABLEMASTER_WAIT_TIMEOUT",
+    "hello_timeout": "STABLEMASTER_HELLO_TIMEOUT",
+    "max_connections_per_address": "STABLEMASTER_MAX_CONNECTIONS_PER_ADDRESS",
+    "trusted_proxies": "STABLEMASTER_TRUSTED_PROXIES",
 }
 
 
@@ -40,6 +44,18 @@ _DEMOS = {"both": ("dramatic", "action_time"), "all": ("dramatic", "action_time"
 def _env(name: str, default: str | None = None) -> str | None:
     value = os.environ.get(ENV[name])
     return value if value not in (None, "") else default
+
+
+def proxy_list(text: str) -> tuple[str, ...]:
+    """``--trusted-proxies``: addresses or networks, separated by commas."""
+    proxies = tuple(part.strip() for part in text.split(",") if part.strip())
+    for proxy in proxies:
+        try:
+            ipaddress.ip_network(proxy, strict=False)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"{proxy!r} is not an IP address or network (such as 10.0.0.0/8)") from None
+    return proxies
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -108,6 +124,25 @@ def build_parser() -> argparse.ArgumentParser:
                        help="longest wait for the fsync or the replicas before the command "
                        f"answers `unavailable` [{ENV['wait_timeout']}] "
                        f"(default {d.wait_timeout:g})")
+    serve.add_argument("--hello-timeout", type=float, metavar="SECONDS",
+                       default=float(_env("hello_timeout", str(d.hello_timeout))
+                                     or d.hello_timeout),
+                       help="seconds a connection has to say hello (successfully) before it "
+                       f"is closed with 4002 [{ENV['hello_timeout']}] (default "
+                       f"{d.hello_timeout:g}; 0: no deadline)")
+    serve.add_argument("--max-connections-per-address", type=int, metavar="N",
+                       default=int(_env("max_connections_per_address",
+                                        str(d.max_connections_per_address))
+                                   or d.max_connections_per_address),
+                       help="websocket connections one client address may hold open on this "
+                       "process; more are refused at the handshake (HTTP 429) "
+                       f"[{ENV['max_connections_per_address']}] (default 0: no limit)")
+    serve.add_argument("--trusted-proxies", type=proxy_list, metavar="LIST",
+                       default=_env("trusted_proxies", ""),  # a string: argparse reads it
+                       help="proxies, by address or network (comma-separated, e.g. "
+                       "172.30.0.0/24), whose X-Forwarded-For header names the client address "
+                       f"for --max-connections-per-address [{ENV['trusted_proxies']}] "
+                       "(default none: the header is ignored)")
     serve.add_argument("--demo", action="store_true",
                        help="create demo encounters at start and print their links")
     serve.add_argument("--demo-ruleset", choices=["dramatic", "action_time", "social", "both",
@@ -157,6 +192,9 @@ def settings_from(args: argparse.Namespace) -> Settings:
         demo_wait=args.demo_wait, demo_pace=args.demo_pace,
         command_burst=args.command_burst, durability=args.durability,
         wait_replicas=args.wait_replicas, wait_timeout=args.wait_timeout,
+        hello_timeout=args.hello_timeout,
+        max_connections_per_address=args.max_connections_per_address,
+        trusted_proxies=args.trusted_proxies,
     )
 
 

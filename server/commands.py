@@ -20,7 +20,7 @@ from protocol import messages as msg
 from protocol.errors import ErrorCode
 from protocol.events import TokenIssued, TokenRevoked
 from server import auth, metrics
-from server.store import Batch, NotDurable
+from server.store import Batch, EventStore, EventTooLarge, NotDurable
 
 if TYPE_CHECKING:
     from server.app import Server
@@ -132,18 +132,19 @@ class CommandService:
             metrics.CREATE_TAKEOVERS.inc()
         else:
             self._test_crash("create_claimed")
+        dedupe = f"create:{cmd.id}"
         try:
             out = engine.create(cmd, encounter, gm_token_id, self.context())
+            for e in out.envelopes:
+                e.cmd = dedupe
+            encoded = _encoded(self.server.store, out)
         except engine.Rejected:
             await redis.delete(key)
             raise
         token = self.server.tokens.mint(encounter, gm_token_id)
         await self.server.store.put_token(encounter, gm_token_id, auth.digest(token))
-        dedupe = f"create:{cmd.id}"
-        for e in out.envelopes:
-            e.cmd = dedupe
         appended = await self.server.store.append(encounter, 0, out.envelopes, dedupe,
-                                                  {"seq": out.state.version})
+                                                  {"seq": out.state.version}, "", encoded)
         if appended.status != "ok":  # the other attempt created it meanwhile
             seq = appended.outcome.get("seq") if appended.outcome else None
             await self._ack_created(session, cmd, encounter, gm_token_id, seq)
@@ -198,6 +199,7 @@ class CommandService:
                     raise
                 for e in out.envelopes:
                     e.cmd = dedupe
+                encoded = _encoded(store, out)
                 result = self._with_token(room.id, out.result)
                 for token_id in _issued(out):
                     token = self.server.tokens.mint(room.id, token_id)
@@ -207,7 +209,7 @@ class CommandService:
                 room.appending_to = out.state.version
                 try:
                     appended = await store.append(room.id, state.version, out.envelopes,
-                                                  dedupe, first_outcome, head)
+                                                  dedupe, first_outcome, head, encoded)
                 except BaseException:
                     # perhaps appended after all: read back whatever Redis has
                     room.schedule_catchup()
@@ -253,6 +255,15 @@ class CommandService:
                                   "different command; use a new id for a new command")
         result = self._with_token(encounter, first.get("result") or {})
         session.send(msg.Ack(id=cmd.id, seq=first.get("seq"), result=result, duplicate=True))
+
+
+def _encoded(store: EventStore, out: engine.Outcome) -> list[bytes]:
+    """The outcome's events as stored; ``too_large`` when one is over the store's limit."""
+    try:
+        return store.encode(out.envelopes)
+    except EventTooLarge as exc:
+        raise engine.Rejected(ErrorCode.TOO_LARGE, str(exc), event=exc.kind, bytes=exc.size,
+                              limit=exc.limit) from None
 
 
 def _fingerprint(cmd: msg.Command) -> str:

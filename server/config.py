@@ -29,6 +29,11 @@ class Settings:
     max_command_bytes: int = 64 * 1024
     #: Frames over this close the connection with 1009.
     max_frame_bytes: int = 1024 * 1024
+    #: Largest event the server stores (bytes, as JSON); a command that would store a larger
+    #: one gets ``too_large`` and changes nothing.
+    max_event_bytes: int = 256 * 1024
+    #: Deepest nesting of JSON objects and arrays in a message; deeper gets ``invalid_payload``.
+    max_json_depth: int = 32
     #: Messages a connection may queue before it counts as stalled and is closed (1013).
     max_queued_messages: int = 1024
     #: Bytes a connection may queue before it counts as stalled and is closed (1013); a single
@@ -53,3 +58,12 @@ class Settings:
     wait_replicas: int = 1
     #: Seconds to wait for the fsync or the replicas before answering ``unavailable``.
     wait_timeout: float = 1.0
+    #: Seconds a connection has to be welcomed (a ``hello`` that succeeds) before it is closed
+    #: (4002); 0: no deadline.
+    hello_timeout: float = 10.0
+    #: Websocket connections one client address may hold open on this process; more are
+    #: refused at the handshake (HTTP 429). 0: no limit.
+    max_connections_per_address: int = 0
+    #: Proxies (addresses or networks, such as ``172.30.0.0/24``) whose ``X-Forwarded-For``
+    #: names the client address; anyone else's is ignored.
+    trusted_proxies: tuple[str, ...] = ()

@@ -32,6 +32,15 @@ BLOCK_MS = 2000
 SWEEP_SLICE = 50
 
 
+def _stop_if_cancelled() -> None:
+    """Raise ``CancelledError`` when this task was asked to stop. The Redis client may swallow
+    the ``CancelledError`` of a cancelled call (the call then simply returns), which would
+    leave a loop running for good and ``stop`` waiting for it."""
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError
+
+
 class ActivityFollower:
     def __init__(self, redis: Redis | RedisCluster, blocking: Redis | RedisCluster, rooms: Rooms,
                  sweep_interval: float) -> None:
@@ -67,6 +76,7 @@ class ActivityFollower:
     async def _follow(self) -> None:
         backoff = 0.05
         while True:
+            _stop_if_cancelled()
             try:
                 reply = await self.blocking.xread({ACTIVITY_KEY: self.last_id}, count=500,
                                                   block=BLOCK_MS)
@@ -99,6 +109,7 @@ class ActivityFollower:
         """Every room is checked once per ``sweep_interval``, a slice at a time, so that a
         process with many rooms never stalls on one big round trip."""
         while True:
+            _stop_if_cancelled()
             rooms = list(self.rooms)
             slices = [rooms[i:i + SWEEP_SLICE] for i in range(0, len(rooms), SWEEP_SLICE)]
             pause = self.sweep_interval / max(1, len(slices))
@@ -106,6 +117,7 @@ class ActivityFollower:
                 await asyncio.sleep(pause)
             for part in slices:
                 await asyncio.sleep(pause)
+                _stop_if_cancelled()
                 try:
                     await self.sweep_rooms(part)
                 except (RedisError, OSError) as exc:

@@ -27,6 +27,12 @@ EVENTS_DELIVERED = Counter("stablemaster_events_delivered_total",
 SLOW_CLIENTS = Counter("stablemaster_slow_clients_closed_total",
                        "Connections closed because their send queue overflowed",
                        registry=REGISTRY)
+HELLO_TIMEOUTS = Counter("stablemaster_hello_timeouts_total",
+                         "Connections closed because they did not say hello in time (4002)",
+                         registry=REGISTRY)
+CONNECTIONS_REFUSED = Counter("stablemaster_connections_refused_total",
+                              "Websocket handshakes refused, by reason", ["reason"],
+                              registry=REGISTRY)
 CONFLICTS = Counter("stablemaster_append_conflicts_total",
                     "Appends that lost a compare-and-set race and were retried",
                     registry=REGISTRY)

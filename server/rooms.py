@@ -30,6 +30,7 @@ from encounter.fold import apply
 from encounter.legal import allowed_chart_events, legal_actions
 from encounter.state import EncounterState, turn_id
 from encounter.views import view_event, view_state
+from protocol.errors import ErrorCode
 from protocol.events import Envelope, TokenRevoked
 from protocol.messages import EventMessage, LegalAction, Snapshot
 from server import metrics
@@ -76,6 +77,9 @@ class Room:
         self.appending_to: int | None = None
         #: times this room found the log in Redis not to be the one it held, and reloaded
         self.rewinds = 0
+        #: Closes the connections of the next credential to expire, and when (ms).
+        self._expiry: asyncio.TimerHandle | None = None
+        self._expiry_at: float | None = None
 
     @property
     def version(self) -> int:
@@ -240,12 +244,82 @@ class Room:
         self.send_snapshot(session, reason)
 
     def send_snapshot(self, session: Session, reason: str) -> None:
+        """Send ``session`` its snapshot and legal actions, and add it to the room."""
         actor = session.actor
         assert actor is not None
-        session.send(Snapshot(encounter=self.id, seq=self.version, reason=reason,  # type: ignore[arg-type]
-                              state=view_state(self.state, actor), digest=self.head or None))
-        self.sessions.add(session)
+        try:
+            state = view_state(self.state, actor)
+        except Exception as exc:
+            # Defence in depth: a log with something this viewer's view cannot show (written
+            # before the server checked it on the way in) must not keep it, or anyone, out.
+            log.exception("snapshot of %s for %s failed", self.id, actor.token_id)
+            session.error(ErrorCode.SNAPSHOT_UNAVAILABLE,
+                          f"the server could not build this credential's snapshot "
+                          f"({type(exc).__name__}); the encounter's events follow, and "
+                          "reconnecting tries again")
+        else:
+            session.send(Snapshot(encounter=self.id, seq=self.version, reason=reason,  # type: ignore[arg-type]
+                                  state=state, digest=self.head or None))
+        self.add_session(session)
         session.offer_legal(self.legal_frame(actor), force=True)
+
+    # -- connections -------------------------------------------------------------------------
+
+    def add_session(self, session: Session) -> None:
+        """From now on ``session`` gets this room's events; when its credential expires, it is
+        closed (4001)."""
+        self.sessions.add(session)
+        assert session.actor is not None
+        grant = self.state.tokens.get(session.actor.token_id)
+        if grant is not None and grant.expires_at is not None:
+            self._watch_expiry(grant.expires_at)
+
+    def close_credentials(self, token_ids: set[str], reason: str) -> None:
+        """Close (4001) this room's connections of these credentials: revoked, or expired.
+        Every process does this for its own connections, as it learns of it."""
+        for session in list(self.sessions):
+            if session.actor is not None and session.actor.token_id in token_ids:
+                session.close_soon(4001, reason)
+
+    def _watch_expiry(self, expires_at: float) -> None:
+        if self._expiry_at is not None and self._expiry_at <= expires_at:
+            return  # an earlier one is watched already; this one comes after it
+        if self._expiry is not None:
+            self._expiry.cancel()
+        loop = asyncio.get_running_loop()
+        delay = max(0.0, (expires_at - time.time() * 1000) / 1000)
+        self._expiry_at = expires_at
+        self._expiry = loop.call_later(delay, self._expire)
+
+    def _expire(self) -> None:
+        """Close the connections of every credential that has expired, and watch for the next
+        one to expire (the expiry is in the credential's event, so every process does this on
+        its own clock, after restarts too)."""
+        self._expiry = self._expiry_at = None
+        now = time.time() * 1000
+        expired: set[str] = set()
+        upcoming: list[int] = []
+        for session in self.sessions:
+            assert session.actor is not None
+            grant = self.state.tokens.get(session.actor.token_id)
+            if grant is None or grant.expires_at is None:
+                continue
+            if grant.expired(now):
+                expired.add(grant.token_id)
+            else:
+                upcoming.append(grant.expires_at)
+        if expired:
+            log.info("closing connections of expired credentials %s", sorted(expired),
+                     extra={"encounter": self.id})
+            self.close_credentials(expired, "credential expired")
+        if upcoming:
+            self._watch_expiry(min(upcoming))
+
+    def drop(self) -> None:
+        """The room is no longer served here (its last connection left)."""
+        if self._expiry is not None:
+            self._expiry.cancel()
+            self._expiry = self._expiry_at = None
 
     # -- delivery ----------------------------------------------------------------------------
 
@@ -273,9 +347,7 @@ class Room:
                 session.offer_legal(legal)
         metrics.EVENTS_DELIVERED.inc(delivered)
         if revoked:
-            for session in list(self.sessions):
-                if session.actor is not None and session.actor.token_id in revoked:
-                    session.close_soon(4001, "credential revoked")
+            self.close_credentials(revoked, "credential revoked")
 
     def frames_for(self, envelopes: Iterable[Envelope], digests: Iterable[str], actor: Actor,
                    encoded: dict[int, bytes] | None = None) -> list[bytes]:
@@ -306,7 +378,11 @@ class Room:
                     ) -> tuple[bytes, bytes]:
         """The ``legal_actions`` message for ``actor``, and a key that changes only when the
         actions do (the message's ``seq`` alone does not make it worth sending)."""
-        actions = _encode.encode(legal_actions(self.state, actor, allowed, shared))
+        try:
+            actions = _encode.encode(legal_actions(self.state, actor, allowed, shared))
+        except Exception:  # defence in depth: a state it cannot read must not stop delivery
+            log.exception("legal actions of %s for %s failed", self.id, actor.token_id)
+            actions = b"[]"
         turn = turn_id(self.state).encode()
         # worth sending when the actions change, or the turn while there are any
         key = actions if actions == b"[]" else turn + actions
@@ -357,11 +433,9 @@ class Rooms:
         finally:
             del self._loading[encounter]
 
-    def join(self, room: Room, session: Session) -> None:
-        room.sessions.add(session)
-
     def leave(self, room: Room, session: Session) -> None:
         room.sessions.discard(session)
         if not room.sessions and self._rooms.get(room.id) is room:
             del self._rooms[room.id]
+            room.drop()
             metrics.ROOMS.set(len(self._rooms))

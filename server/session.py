@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import re
 import time
 from collections import deque
 from typing import TYPE_CHECKING, Any
@@ -48,6 +49,7 @@ CLOSE_POLICY = 1008
 CLOSE_RESTART = 1012
 CLOSE_TRY_LATER = 1013
 CLOSE_REVOKED = 4001
+CLOSE_NO_HELLO = 4002
 
 
 def _text_frame_header(length: int) -> bytes:
@@ -100,6 +102,8 @@ class Session:
         self._closing = False
         self._close_task: asyncio.Task[None] | None = None
         self._last_legal: bytes | None = None
+        #: A ``welcome`` was sent: the connection said ``hello`` in time.
+        self.welcomed = False
         s = server.settings
         self._tokens = float(s.command_burst)
         self._refill_at = time.monotonic()
@@ -234,11 +238,22 @@ class Session:
             return True
         return False
 
+    def _hello_overdue(self) -> None:
+        if not self.welcomed:
+            metrics.HELLO_TIMEOUTS.inc()
+            self.close_soon(CLOSE_NO_HELLO, "no hello in time")
+
     async def run(self) -> None:
         metrics.CONNECTIONS.inc()
+        timeout = self.server.settings.hello_timeout
+        deadline = (asyncio.get_running_loop().call_later(timeout, self._hello_overdue)
+                    if timeout > 0 else None)
         try:
-            spectate, since, digest = _query_token(self.ws)
-            if spectate is not None:
+            spectate, since, digest, bad_since = _query_token(self.ws)
+            if spectate is not None and bad_since:
+                self.error(ErrorCode.INVALID_PAYLOAD, "since in the URL must be a seq: ASCII "
+                           "digits 0-9, at most 18 of them; no hello was said for this link")
+            elif spectate is not None:
                 await self.hello(msg.Hello(versions=list(SUPPORTED_VERSIONS), token=spectate,
                                            since=since, digest=digest), spectator_url=True)
             async for raw in self.ws:
@@ -253,6 +268,8 @@ class Session:
         except ConnectionClosed:
             pass
         finally:
+            if deadline is not None:
+                deadline.cancel()
             if self._close_task is not None:
                 with contextlib.suppress(ConnectionClosed):
                     await self._close_task  # lets what is queued go out first
@@ -282,8 +299,15 @@ class Session:
             self.error(ErrorCode.TOO_LARGE, f"message over {s.max_command_bytes} bytes",
                        _peek_id(raw))
             return
+        if nested_deeper(raw, s.max_json_depth):
+            self.error(ErrorCode.INVALID_PAYLOAD, f"objects and arrays nested more than "
+                       f"{s.max_json_depth} levels deep", _peek_id(raw))
+            return
         try:
             message = _decode.decode(raw)
+        except RecursionError:  # not reached within the depth limit; a guard all the same
+            self.error(ErrorCode.INVALID_PAYLOAD, "objects and arrays nested too deep")
+            return
         except msgspec.ValidationError as exc:
             code, text = _classify(raw, exc)
             self.error(code, text, _peek_id(raw))
@@ -314,12 +338,13 @@ class Session:
         self.protocol = max(common)
         limits = self.server.limits
         if hello.token is None:
+            self.welcomed = True
             self.send(msg.Welcome(protocol=self.protocol, server=__version__, session=self.id,
                                   limits=limits))
             return
         authed = await self.server.authenticate(hello.token)
-        if authed is None:
-            self.error(ErrorCode.UNAUTHENTICATED, "unknown, malformed or revoked token")
+        if isinstance(authed, str):
+            self.error(ErrorCode.UNAUTHENTICATED, authed)
             return
         room, actor = authed
         if spectator_url and actor.role != "spectator":
@@ -327,6 +352,7 @@ class Session:
             return
         self.actor = actor
         self.room = room
+        self.welcomed = True
         self.send(msg.Welcome(
             protocol=self.protocol, server=__version__, session=self.id, role=actor.role,
             encounter=room.id, token_id=actor.token_id, combatants=sorted(actor.combatants),
@@ -335,18 +361,50 @@ class Session:
         await self.server.attach(self, room, hello.since, hello.digest)
 
 
-def _query_token(ws: ServerConnection) -> tuple[str | None, int | None, str | None]:
-    """A spectator token (with ``since`` and ``digest``) from the URL:
-    ``/ws?spectate=<token>&since=<seq>&digest=<digest>``."""
+#: ``since`` in a URL: ASCII digits only (``str.isdigit`` also takes "²" and "٣"), and few
+#: enough of them for a seq.
+_SINCE = re.compile(r"[0-9]{1,18}")
+
+
+def _query_token(ws: ServerConnection) -> tuple[str | None, int | None, str | None, bool]:
+    """A spectator token (with ``since`` and ``digest``) from the URL,
+    ``/ws?spectate=<token>&since=<seq>&digest=<digest>``, and whether a ``since`` is there
+    that is not a seq."""
     request = ws.request
     if request is None:
-        return None, None, None
+        return None, None, None, False
     query = parse_qs(urlsplit(request.path).query)
     token = query.get("spectate", [None])[0]
-    since = query.get("since", [""])[0]
-    digest = query.get("digest", [""])[0]
-    return (token, int(since) if since.isdigit() else None,
-            digest if 0 < len(digest) <= 40 else None)
+    since = query.get("since", [None])[0]
+    raw_digest = query.get("digest", [""])[0]
+    digest = raw_digest if 0 < len(raw_digest) <= 40 else None
+    if since is None:
+        return token, None, digest, False
+    if _SINCE.fullmatch(since):
+        return token, int(since), digest, False
+    return token, None, digest, True
+
+
+# A JSON string (escapes included) or one bracket: what the depth of a message depends on.
+_STRUCTURE = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
+
+
+def nested_deeper(raw: str, limit: int) -> bool:
+    """Whether the JSON text ``raw`` nests objects and arrays more than ``limit`` levels deep
+    (checked before decoding, which would recurse that deep). Messages with few brackets, as
+    most are, are let through on a count of them."""
+    if raw.count("{") + raw.count("[") <= limit:
+        return False
+    depth = 0
+    for m in _STRUCTURE.finditer(raw):
+        c = m.group()
+        if c == "{" or c == "[":
+            depth += 1
+            if depth > limit:
+                return True
+        elif c == "}" or c == "]":
+            depth -= 1
+    return False
 
 
 def _peek_id(raw: str | bytes) -> str | None:
@@ -368,6 +426,12 @@ def _classify(raw: str | bytes, exc: msgspec.ValidationError) -> tuple[ErrorCode
     if not isinstance(data, dict):
         return ErrorCode.INVALID_PAYLOAD, "a message is a JSON object"
     kind = data.get("type")
-    if kind not in msg.CLIENT_TYPES:
-        return ErrorCode.UNKNOWN_TYPE, f"unknown message type {kind!r}"
+    if not isinstance(kind, str) or kind not in msg.CLIENT_TYPES:
+        shown = repr(kind) if isinstance(kind, str | None) else f"of JSON type {_json_type(kind)}"
+        return ErrorCode.UNKNOWN_TYPE, f"unknown message type {shown[:80]}"
     return ErrorCode.INVALID_PAYLOAD, str(exc)
+
+
+def _json_type(value: object) -> str:
+    return {dict: "object", list: "array", bool: "boolean", int: "number",
+            float: "number"}.get(type(value), type(value).__name__)

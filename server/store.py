@@ -213,8 +213,23 @@ class Durability:
         return int(reply) >= self.needed
 
 
-def encode_envelopes(envelopes: Sequence[Envelope]) -> list[bytes]:
-    return [_encode_env.encode(e) for e in envelopes]
+class EventTooLarge(ValueError):
+    """An event over the store's size limit: nothing of its command is appended."""
+
+    def __init__(self, kind: str, size: int, limit: int) -> None:
+        super().__init__(f"the {kind} event would take {size} bytes, over the limit of {limit} "
+                         "bytes per event; nothing was changed")
+        self.kind, self.size, self.limit = kind, size, limit
+
+
+def encode_envelopes(envelopes: Sequence[Envelope], limit: int | None = None) -> list[bytes]:
+    """The envelopes as stored; :class:`EventTooLarge` when one is over ``limit`` bytes."""
+    raw = [_encode_env.encode(e) for e in envelopes]
+    if limit is not None:
+        for envelope, data in zip(envelopes, raw, strict=True):
+            if len(data) > limit:
+                raise EventTooLarge(str(envelope.event.__struct_config__.tag), len(data), limit)
+    return raw
 
 
 def decode_envelope(data: bytes) -> Envelope:
@@ -331,8 +346,11 @@ class EventStore:
     """Reads and appends encounter logs. Safe to share between tasks of one process."""
 
     def __init__(self, redis: Redis | RedisCluster, chain: LogChain | None = None,
-                 durability: Durability | None = None) -> None:
+                 durability: Durability | None = None,
+                 max_event_bytes: int | None = None) -> None:
         self.redis: Any = redis  # redis-py's return types are too loose to be useful here
+        #: No event larger than this (encoded) is appended (``EventTooLarge``).
+        self.max_event_bytes = max_event_bytes
         self.cluster = isinstance(redis, RedisCluster)
         self.chain = chain or LogChain()
         self.durability = durability or Durability()
@@ -350,12 +368,15 @@ class EventStore:
         dedupe: str = "",
         outcome: dict[str, Any] | None = None,
         head: str = "",
+        encoded: list[bytes] | None = None,
     ) -> Appended:
         """Append ``envelopes`` if the log is at version ``expected`` with the head digest
         ``head``; atomically record the command's ``outcome`` under ``dedupe``. A dedupe key
-        seen before returns its outcome."""
+        seen before returns its outcome. ``encoded``: the envelopes as :meth:`encode` made
+        them (else they are encoded here). An event over ``max_event_bytes`` raises
+        :class:`EventTooLarge` and appends nothing."""
         k = keys(encounter)
-        raw = encode_envelopes(envelopes)
+        raw = encoded if encoded is not None else self.encode(envelopes)
         digests = self.chain.digests(head, raw)
         payload = b"[" + b",".join(raw) + b"]"
         joined = ",".join(digests)
@@ -377,6 +398,11 @@ class EventStore:
                                                  "h0": head, "d": joined},
                                   maxlen=ACTIVITY_MAXLEN, approximate=True)
         return Appended("ok", version=version, head=new_head, digests=digests)
+
+    def encode(self, envelopes: Sequence[Envelope]) -> list[bytes]:
+        """The envelopes as they would be stored; :class:`EventTooLarge` when one is over
+        ``max_event_bytes``."""
+        return encode_envelopes(envelopes, self.max_event_bytes)
 
     async def dedupe_lookup(self, encounter: str, dedupe: str) -> dict[str, Any] | None:
         raw = await self.redis.hget(keys(encounter)["cmds"], dedupe)

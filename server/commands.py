@@ -9,22 +9,20 @@ import hashlib
 import logging
 import os
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import msgspec
 import orjson
 from redis import exceptions as redis_exceptions
 
 from encounter import engine
+from encounter.actors import Actor
 from protocol import messages as msg
 from protocol.errors import ErrorCode
 from protocol.events import TokenIssued, TokenRevoked
 from server import auth, metrics
+from server.rooms import Room
 from server.store import Batch, EventStore, EventTooLarge, NotDurable
-
-if TYPE_CHECKING:
-    from server.app import Server
-    from server.session import Session
 
 log = logging.getLogger("stablemaster.commands")
 
@@ -44,8 +42,28 @@ CREATE_GRACE = 2.0
 TEST_CRASH_ENV = "STABLEMASTER_TEST_CRASH"
 
 
+class Host(Protocol):
+    """What carrying out commands needs of the server (``server.app.Server`` is one)."""
+
+    redis: Any
+    store: EventStore
+    tokens: auth.Tokens
+
+
+class Sender(Protocol):
+    """The connection a command came on (``server.session.Session`` is one)."""
+
+    actor: Actor | None
+    room: Room | None
+
+    def send(self, message: msg.ServerMessage) -> None: ...
+
+    def error(self, code: ErrorCode, message: str, cid: str | None = None,
+              details: dict[str, Any] | None = None) -> None: ...
+
+
 class CommandService:
-    def __init__(self, server: Server) -> None:
+    def __init__(self, server: Host) -> None:
         self.server = server
         self._crash_at = os.environ.get(TEST_CRASH_ENV, "")
 
@@ -58,7 +76,7 @@ class CommandService:
     def context(self) -> engine.Context:
         return engine.Context(now_ms=int(time.time() * 1000), new_id=auth.new_id)
 
-    async def handle(self, session: Session, cmd: msg.Command) -> None:
+    async def handle(self, session: Sender, cmd: msg.Command) -> None:
         kind = cmd.__struct_config__.tag
         started = time.perf_counter()
         outcome = "ok"
@@ -95,7 +113,7 @@ class CommandService:
 
     # -- create ------------------------------------------------------------------------------
 
-    async def create(self, session: Session, cmd: msg.CreateEncounter) -> None:
+    async def create(self, session: Sender, cmd: msg.CreateEncounter) -> None:
         """A retried create (same id, same payload) answers with the same encounter and GM
         token; the same id with another payload is a ``conflict``.
 
@@ -157,7 +175,7 @@ class CommandService:
                              result=self._create_result(encounter, gm_token_id),
                              duplicate=first is not None))
 
-    async def _ack_created(self, session: Session, cmd: msg.CreateEncounter, encounter: str,
+    async def _ack_created(self, session: Sender, cmd: msg.CreateEncounter, encounter: str,
                            token_id: str, seq: int | None) -> None:
         """Answer a retried create whose encounter exists."""
         if seq is None:
@@ -172,7 +190,7 @@ class CommandService:
 
     # -- everything else ---------------------------------------------------------------------
 
-    async def execute(self, session: Session, cmd: msg.Command) -> str:
+    async def execute(self, session: Sender, cmd: msg.Command) -> str:
         room, actor = session.room, session.actor
         assert room is not None and actor is not None
         if not actor.may_command:
@@ -248,7 +266,7 @@ class CommandService:
                 result["path"] = f"/ws?spectate={result['token']}"
         return result
 
-    def _ack_duplicate(self, session: Session, cmd: msg.Command, encounter: str,
+    def _ack_duplicate(self, session: Sender, cmd: msg.Command, encounter: str,
                        first: dict[str, Any], fingerprint: str) -> None:
         if first.get("fingerprint") not in (None, fingerprint):
             raise engine.Rejected(ErrorCode.CONFLICT, f"command id {cmd.id!r} was used for a "

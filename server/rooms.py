@@ -20,7 +20,7 @@ import logging
 import time
 from collections import OrderedDict, deque
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import msgspec
 from redis.exceptions import RedisError
@@ -32,12 +32,26 @@ from encounter.state import EncounterState, turn_id
 from encounter.views import view_event, view_state
 from protocol.errors import ErrorCode
 from protocol.events import Envelope, TokenRevoked
-from protocol.messages import EventMessage, LegalAction, Snapshot
+from protocol.messages import EventMessage, LegalAction, ServerMessage, Snapshot
 from server import metrics
 from server.store import Batch, EventStore, Loaded
 
-if TYPE_CHECKING:
-    from server.session import Session
+
+class Member(Protocol):
+    """What a room needs of a connection it serves (``server.session.Session`` is one)."""
+
+    actor: Actor | None
+
+    def send(self, message: ServerMessage) -> None: ...
+
+    def enqueue(self, frame: bytes) -> None: ...
+
+    def error(self, code: ErrorCode, message: str, cid: str | None = None,
+              details: dict[str, Any] | None = None) -> None: ...
+
+    def offer_legal(self, legal: tuple[bytes, bytes], force: bool = False) -> None: ...
+
+    def close_soon(self, code: int, reason: str, flush: bool = True) -> None: ...
 
 log = logging.getLogger("stablemaster.rooms")
 
@@ -62,7 +76,7 @@ class Room:
         #: the digest of the last event folded into ``state``
         self.head = loaded.head
         self.store = store
-        self.sessions: set[Session] = set()
+        self.sessions: set[Member] = set()
         #: recent events: (envelope, its digest, the digest of the event before it)
         self.ring: deque[tuple[Envelope, str, str]] = deque(maxlen=RING_SIZE)
         self.recent: OrderedDict[str, dict[str, Any]] = OrderedDict()
@@ -233,7 +247,7 @@ class Room:
         for session in list(self.sessions):
             self.resync(session, "rewound")
 
-    def resync(self, session: Session, reason: str) -> None:
+    def resync(self, session: Member, reason: str) -> None:
         """Send ``session`` a snapshot (its credential permitting) and its legal actions."""
         actor = session.actor
         assert actor is not None
@@ -243,7 +257,7 @@ class Room:
             return
         self.send_snapshot(session, reason)
 
-    def send_snapshot(self, session: Session, reason: str) -> None:
+    def send_snapshot(self, session: Member, reason: str) -> None:
         """Send ``session`` its snapshot and legal actions, and add it to the room."""
         actor = session.actor
         assert actor is not None
@@ -265,7 +279,7 @@ class Room:
 
     # -- connections -------------------------------------------------------------------------
 
-    def add_session(self, session: Session) -> None:
+    def add_session(self, session: Member) -> None:
         """From now on ``session`` gets this room's events; when its credential expires, it is
         closed (4001)."""
         self.sessions.add(session)
@@ -326,7 +340,7 @@ class Room:
     def _deliver(self, envelopes: Sequence[Envelope], digests: Sequence[str]) -> None:
         if not self.sessions:
             return
-        groups: dict[Any, list[Session]] = {}
+        groups: dict[Any, list[Member]] = {}
         for session in self.sessions:
             assert session.actor is not None
             groups.setdefault(viewer_key(session.actor), []).append(session)
@@ -433,7 +447,7 @@ class Rooms:
         finally:
             del self._loading[encounter]
 
-    def leave(self, room: Room, session: Session) -> None:
+    def leave(self, room: Room, session: Member) -> None:
         room.sessions.discard(session)
         if not room.sessions and self._rooms.get(room.id) is room:
             del self._rooms[room.id]

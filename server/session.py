@@ -18,7 +18,7 @@ import logging
 import re
 import time
 from collections import deque
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 from urllib.parse import parse_qs, urlsplit
 
 import msgspec
@@ -33,10 +33,8 @@ from protocol.errors import ErrorCode
 from protocol.version import SUPPORTED_VERSIONS
 from server import __version__, metrics
 from server.auth import new_id
-
-if TYPE_CHECKING:
-    from server.app import Server
-    from server.rooms import Room
+from server.config import Settings
+from server.rooms import Room, Rooms
 
 log = logging.getLogger("stablemaster.session")
 
@@ -86,8 +84,29 @@ class Outbox:
                 log.exception("flushing connection %s failed", session.id)
 
 
+class CommandHandler(Protocol):
+    async def handle(self, session: Session, cmd: msg.Command) -> None: ...
+
+
+class Hub(Protocol):
+    """What a connection needs of the server it is on (``server.app.Server`` is one)."""
+
+    settings: Settings
+    outbox: Outbox
+    rooms: Rooms
+    limits: msg.Limits
+
+    @property
+    def commands(self) -> CommandHandler: ...
+
+    async def authenticate(self, token: str) -> tuple[Room, Actor] | str: ...
+
+    async def attach(self, session: Session, room: Room, since: int | None,
+                     digest: str | None = None) -> None: ...
+
+
 class Session:
-    def __init__(self, server: Server, ws: ServerConnection) -> None:
+    def __init__(self, server: Hub, ws: ServerConnection) -> None:
         self.server = server
         self.ws = ws
         self.id = new_id(16)

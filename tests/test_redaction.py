@@ -352,7 +352,7 @@ HIDDEN = st.lists(st.tuples(HIDDEN_NAMES, HIDDEN_IDS), min_size=1, max_size=3,
 NOBODY = "zzz_00zz"
 
 ATTACKS = ("attack", "melee_attack", "ranged_attack")
-WATCHERS = ("spectator", "public", "roll", "players", "gm_commands")
+#: The integrations that watch every scene, by the scopes of their credentials.
 SCOPES = {"public": ["view:public"], "roll": ["roll"], "players": ["command:players"],
           "gm_commands": ["command:gm"]}
 
@@ -379,7 +379,7 @@ class Tap:
 class Seat:
     """One connection of a credential that does not see everything, and what it received."""
 
-    kind: str  # "player" or one of WATCHERS
+    kind: str  # "player", "spectator" or an integration of SCOPES
     token: str
     client: Client
     frames: list[dict[str, Any]]
@@ -426,6 +426,7 @@ class Play:
         self.view = TableView()
         self._fed = 0
         self.readied: dict[str, str] = {}
+        self.interrupted = False  # a readied action interrupts the current turn
         self.players: dict[str, Seat] = {}
         self.seats: list[Seat] = []
         self.problems: list[str] = []
@@ -438,6 +439,8 @@ class Play:
             e = m.get("event") if m["type"] == "event" else None
             if e is None:
                 continue
+            self.interrupted = e["kind"] == "readied_action_triggered" or (
+                self.interrupted and e["kind"] not in ("interrupt_ended", "turn_ended"))
             if e["kind"] == "action_readied":
                 self.readied[e["combatant"]] = e["action"]
             elif e["kind"] in ("readied_action_lost", "interrupt_ended") or (
@@ -522,6 +525,8 @@ class Play:
 
     async def step(self) -> None:
         self.feed()
+        if self.interrupted and self.view.current in self.players and self.draw(st.booleans()):
+            await self.player_tries(self.view.current)  # its turn is interrupted
         pending = list(self.view.pending_rolls.values())
         if pending and self.draw(st.integers(0, 3)):
             if self.draw(st.booleans()):
@@ -534,8 +539,8 @@ class Play:
 
     async def turn(self) -> None:
         """Whoever may act now does: the GM for an NPC (hidden or not) or a readier, a player
-        (mostly) for its character; now and then the player whose turn it is acts although a
-        readied action interrupts it."""
+        (mostly) for its character; now and then the player whose turn it is acts whatever its
+        legal actions say."""
         current = self.view.current
         if current in self.players and self.draw(st.integers(0, 5)) == 5:
             return await self.player_tries(current)
@@ -597,7 +602,13 @@ class Play:
                         action=self.pick(catalog), args={})
 
     async def out_of_turn(self) -> None:
-        """A player's free action, reaction, readied action or answer; the GM's for an NPC."""
+        """A player's free action, reaction, readied action or answer; the GM's for an NPC,
+        whose readied action interrupts a player's turn above all."""
+        npcs = [c for c in self.readied if c not in self.players and c != self.view.current]
+        if npcs and self.view.current in self.players and self.draw(st.integers(0, 3)):
+            await self.send(self.gm, "act", combatant=self.pick(sorted(npcs)),
+                            action="trigger_ready")
+            return
         if self.draw(st.booleans()):
             player = self.players[self.pick(sorted(self.players))].client
             await player.command("ping")  # its legal actions are current
@@ -608,7 +619,6 @@ class Play:
                 await self.send(player, "act", combatant=a["combatant"], action=a["action"],
                                 args=self.args_for(a, player))
                 return
-        npcs = [c for c in self.readied if c not in self.players and c != self.view.current]
         if npcs and self.draw(st.integers(0, 5)):
             await self.send(self.gm, "act", combatant=self.pick(sorted(npcs)),
                             action="trigger_ready")
@@ -864,6 +874,33 @@ def leaks(seat: Seat, s: Secrets) -> list[str]:
             found.append(f"credentials or options: {what}")
         if kind == "legal_actions" and seat.kind in ("spectator", "public") and frame["actions"]:
             found.append(f"legal actions of a watcher: {what}")
+        pending = [frame["event"]] if kind == "event" and frame["event"]["kind"] == \
+            "roll_requested" else frame["state"]["pending_rolls"] if kind == "snapshot" else []
+        if any(p.get("context") is not None for p in pending):
+            found.append(f"the server's bookkeeping of a roll: {what}")
+    return found
+
+
+def more_than_the_public_view(seats: list[Seat]) -> list[str]:
+    """The events a viewer got that a spectator did not: only a dice tower's, and only the
+    GM's rolls (``roll_requested``, ``dice_rolled``); and nobody gets fewer."""
+    spectator = next(s for s in seats if s.kind == "spectator")
+    start = max(f["seq"] for s in seats for f in s.frames if f["type"] == "snapshot")
+
+    def events(s: Seat) -> dict[int, str]:
+        return {f["seq"]: f["event"]["kind"] for f in s.frames
+                if f["type"] == "event" and f["seq"] > start}
+
+    public = events(spectator)
+    found = []
+    for s in seats:
+        seen = events(s)
+        extra = {seq: k for seq, k in seen.items() if seq not in public}
+        allowed = {"roll_requested", "dice_rolled"} if s.kind == "roll" else set()
+        found += [f"{s.kind} {s.pcs or ''} got {k} (seq {seq}), which a spectator did not"
+                  for seq, k in extra.items() if k not in allowed]
+        found += [f"{s.kind} {s.pcs or ''} missed {k} (seq {seq}), which a spectator got"
+                  for seq, k in public.items() if seq not in seen]
     return found
 
 
@@ -872,6 +909,7 @@ async def play_a_scene(server: Server, ruleset: str, data: st.DataObject) -> Non
     opened: list[Client] = []
     try:
         play = await set_table(url, ruleset, data.draw, opened)
+        first = list(play.seats)  # connected from the start, they all see the same events
         for _ in range(data.draw(st.integers(25, 80))):
             await play.step()
             if play.view.ended:
@@ -885,7 +923,8 @@ async def play_a_scene(server: Server, ruleset: str, data: st.DataObject) -> Non
             await s.client.command("ping")  # everything sent to it has arrived
         secrets = secrets_of(play)
         found = list(dict.fromkeys(
-            play.problems + [leak for s in play.seats for leak in leaks(s, secrets)]))
+            play.problems + [leak for s in play.seats for leak in leaks(s, secrets)]
+            + more_than_the_public_view(first)))
         assert not found, f"{len(found)} leaks, the first of them:\n" + "\n".join(found[:25])
     finally:
         await asyncio.gather(*(c.close() for c in opened), return_exceptions=True)

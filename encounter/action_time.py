@@ -449,7 +449,10 @@ def lose_health(d: Decision, cid: str, amount: int, notes: list[str]) -> None:
         return
     after = take_damage(vitals, amount)
     lost = vitals.health - after.health
-    said = [*notes, f"loses {lost} Health ({vitals.health} -> {after.health})"]
+    # an NPC's Health is behind the GM's screen, as Dramatic fatigue points are: the notes
+    # everyone reads give the loss, not the numbers (the GM reads them in the event's fields)
+    said = [*notes, f"loses {lost} Health" + (
+        "" if d.s.combatants[cid].kind == "npc" else f" ({vitals.health} -> {after.health})")]
     if after.out_of_fight:
         said.append("0 Health: out of the fight until healed (R29)")
     set_health(d, cid, after.health, "damage", said)
@@ -695,9 +698,12 @@ def _resolve_heal_amount(d: Decision, ctx: dict[str, Any], face: int) -> None:
 
 
 def _healed(d: Decision, healer: str, target: str, before: AtVitals, after: AtVitals) -> None:
+    health = (f"regains {after.health - before.health} Health"
+              if d.s.combatants[target].kind == "npc"  # behind the GM's screen
+              else f"Health {before.health} -> {after.health}")
     set_health(d, target, after.health, "heal",
-               [f"healed by {d.public_name(healer, target)}: Health {before.health} -> "
-                f"{after.health} (Major Actions: HEAL, R33)"])
+               [f"healed by {d.public_name(healer, target)}: {health} (Major Actions: HEAL, "
+                "R33)"])
     start_effect(d, Effect(holder=target, target=HEALED, value=1, source_kind="mark",
                            source="healed", expiry=UNTIL_REMOVED, origin=healer))
 

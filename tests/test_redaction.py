@@ -284,6 +284,32 @@ async def test_a_visible_combatant_cannot_aim_at_a_hidden_one(
     assert refused["message"] == "args.target names the combatant attacked"
 
 
+
+async def test_an_npcs_health_is_not_in_the_notes_everyone_reads(
+        server: Server, clients: list[Client]) -> None:
+    """"Action Time" keeps Health in the fatigue fields, which players and spectators get as
+    ``null`` for an NPC; the notes said "loses 4 Health (7 -> 3)" all the same."""
+    hoof = {"body": "d8", "health": 7, "defense": 1, "weapons": [{"name": "hoof",
+                                                                   "damage": "d4"}]}
+    blocks = [{"name": "Twilight Sparkle", "id": "twilight", "kind": "pc", "stats": hoof},
+              {"name": "Diamond Dog", "id": "dog", "stats": hoof}]
+    scene = await Scene.create(server, clients, blocks, ruleset="action_time",
+                               manual_rolls=True, players_roll=True)
+    watcher = await join(ws_url(server), await spectator(scene), clients)
+    await scene.do("start_encounter")
+    for request, pending in list(scene.state.pending_rolls.items()):
+        await scene.do("submit_roll", request=request,
+                       faces=[8 if pending.combatant == "twilight" else 1])
+    await scene.act("twilight", "melee_attack", target="dog")
+    for face in (8, 4):  # a hit, then 4 damage
+        ((request, _),) = scene.state.pending_rolls.items()
+        await scene.do("submit_roll", request=request, faces=[face])
+    (seen,) = await events_of(watcher, "vitals_changed")
+    assert seen["combatant"] == "dog" and seen["fatigue"] is None
+    assert seen["notes"] == ["hit by Twilight Sparkle", "loses 4 Health"]
+    (gm_seen,) = await events_of(scene.gm, "vitals_changed")
+    assert gm_seen["fatigue"] == 3
+
 # --- the property: random scenes ----------------------------------------------------------------
 #
 # A scene is drawn (ruleset, options, a map, hidden NPCs with random names and ids) and played

@@ -66,8 +66,8 @@ def declare(d: Decision, c: CombatantProfile, cmd: msg.Act, *, grab: bool = Fals
     or the player states (range or distance, cover, concealment, into melee)."""
     args = cmd.args
     target = args.get("target")
-    if not isinstance(target, str) or target not in d.s.combatants or (
-            d.s.combatants[target].hidden and not c.hidden):
+    if not isinstance(target, str) or target not in d.s.combatants \
+            or not d.may_aim(c.id, target):
         raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.target names the combatant attacked")
     if target == c.id:
         raise Rejected(ErrorCode.ILLEGAL_ACTION, "a combatant cannot attack itself")
@@ -99,7 +99,7 @@ def declare(d: Decision, c: CombatantProfile, cmd: msg.Act, *, grab: bool = Fals
         "into_melee": bool(args.get("into_melee", False)),
         "creatures_in_the_way": bool(args.get("creatures_in_the_way", False)),
         "moving": bool(args.get("moving", False)),
-        "held_by": _held_by(d, args),
+        "held_by": _held_by(d, c, args),
         "engage": bool(args.get("engage", False)),
     }
     try:
@@ -112,9 +112,10 @@ def declare(d: Decision, c: CombatantProfile, cmd: msg.Act, *, grab: bool = Fals
     return ctx
 
 
-def _held_by(d: Decision, args: dict[str, Any]) -> str | None:
+def _held_by(d: Decision, c: CombatantProfile, args: dict[str, Any]) -> str | None:
     holder = args.get("held_by")
-    if holder is not None and (not isinstance(holder, str) or holder not in d.s.combatants):
+    if holder is not None and (not isinstance(holder, str) or holder not in d.s.combatants
+                               or not d.may_aim(c.id, holder)):
         raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.held_by names the combatant holding the "
                       "object")
     return holder
@@ -224,7 +225,7 @@ def harvest(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[], None
         raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.skill and args.resource are names")
     target = args.get("target")
     if target is not None and (not isinstance(target, str) or target not in d.s.combatants
-                               or not d.s.vitals[target].alive):
+                               or not d.may_aim(c.id, target) or not d.s.vitals[target].alive):
         raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.target names what is harvested")
     weapon = args.get("weapon", "unarmed")
     try:
@@ -358,7 +359,8 @@ def break_object(d: Decision, c: CombatantProfile, cmd: msg.Act) -> Callable[[],
     stat block's ``physical_base_bonus`` skill) against DC 15 + the object's Strength modifier
     (with its condition penalty); success breaks it (destroyed, R15)."""
     target = cmd.args.get("target")
-    if not isinstance(target, str) or target not in d.s.combatants or target == c.id:
+    if not isinstance(target, str) or target not in d.s.combatants or target == c.id \
+            or not d.may_aim(c.id, target):
         raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.target names the object to break")
     t = d.s.combatants[target]
     if vt.sheet_of(t, d.s.ruleset).nature is Nature.CREATURE:
@@ -387,14 +389,14 @@ def _resolve_break(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
                         section=section, target=target, hidden=hidden),
            ["gm"] if hidden else None)
     if success:
-        vt.record(d, target, "broken", [f"broken by {d.s.combatants[cid].name} ({section})"],
+        vt.record(d, target, "broken", [f"broken by {d.public_name(cid, target)} ({section})"],
                   physical=Track(step=BOTTOM), condition_events=("wrecked",))
 
 
 def _helper_ctx(d: Decision, c: CombatantProfile, cmd: msg.Act, action: str) -> dict[str, Any]:
     target = cmd.args.get("target")
-    if not isinstance(target, str) or target not in d.s.combatants or target == c.id or (
-            d.s.combatants[target].hidden and not c.hidden):
+    if not isinstance(target, str) or target not in d.s.combatants or target == c.id \
+            or not d.may_aim(c.id, target):
         raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.target names another combatant")
     skill = cmd.args.get("skill", "melee")
     if not isinstance(skill, str) or not 1 <= len(skill) <= 40:
@@ -481,8 +483,8 @@ def _resolve_damage(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
     if t_sheet.nature is not Nature.CREATURE:
         _structure_loss(d, target, dmg.dealt, formula.fierce, attacker)
         return
-    resolution.lose_fatigue(d, target, dmg.dealt, formula.source, "attack",
-                            [f"hit by {d.s.combatants[attacker].name}"])
+    by = d.public_name(attacker, target, "an unseen attacker")
+    resolution.lose_fatigue(d, target, dmg.dealt, formula.source, "attack", [f"hit by {by}"])
 
 
 def _structure_loss(d: Decision, target: str, loss: int, fierce: bool, attacker: str) -> None:
@@ -496,7 +498,8 @@ def _structure_loss(d: Decision, target: str, loss: int, fierce: bool, attacker:
                                 fierce=fierce)
     except RuleRefusal:
         return
-    notes = [f"hit by {d.s.combatants[attacker].name}: structure loss {result.loss}"
+    by = d.public_name(attacker, target, "an unseen attacker")
+    notes = [f"hit by {by}: structure loss {result.loss}"
              + ("" if fierce else " (not a fierce weapon: none)")
              + f", {result.accumulated_after} toward the threshold of {threshold} (R46)"]
     if result.steps:

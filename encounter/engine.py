@@ -176,6 +176,34 @@ class Decision(EncounterChartModel):
         c = self.s.combatants.get(cid) if cid else None
         return ["gm"] if c is not None and c.hidden else None
 
+    def hidden(self, cid: str | None) -> bool:
+        c = self.s.combatants.get(cid) if cid else None
+        return c is not None and c.hidden
+
+    def public_name(self, cid: str, about: str | None = None,
+                    unseen: str = "someone unseen") -> str:
+        """``cid``'s name as the text of an event about ``about`` gives it. Everyone who sees
+        the event reads its text, so an event about a visible combatant names a hidden one as
+        ``unseen`` (the GM sees who it was in the GM's own events); an event about a hidden
+        combatant is the GM's alone and names it."""
+        if self.hidden(cid) and not self.hidden(about):
+            return unseen
+        return self.s.combatants[cid].name
+
+    def actor_sees(self, cid: str) -> bool:
+        """Whether this decision's actor may be told of ``cid`` (a refusal is built for the
+        actor who gets it): a hidden combatant only to those who see everything."""
+        return not self.hidden(cid) or (self.actor is not None and self.actor.sees_all)
+
+    def name_for_actor(self, cid: str, unseen: str = "another combatant") -> str:
+        """``cid``'s name as a refusal sent to this decision's actor gives it."""
+        return self.s.combatants[cid].name if self.actor_sees(cid) else unseen
+
+    def may_aim(self, actor: str, target: str) -> bool:
+        """Whether ``actor`` may aim an action at ``target``: a visible combatant cannot aim at
+        a hidden one (ruling R79); a hidden one, the GM's own, may aim at anyone."""
+        return not self.hidden(target) or self.hidden(actor)
+
     def dice_vis(self, cid: str | None) -> ev.Visibility:
         """Players see their own dice; NPC dice only when the GM rolls in the open. The GM's
         dice are also shown to ``roll`` integrations (a dice tower entering them)."""
@@ -193,7 +221,10 @@ class Decision(EncounterChartModel):
             else derived_seed(self.s.options.dice_seed, self.s.server_rolls)
         )
         roll = roll_seeded(expr, seed)
-        self.emit(ev.DiceRolled(purpose=purpose, roll=roll, combatant=cid, request=request),
+        pending = self.s.pending_rolls.get(request) if request is not None else None
+        self.emit(ev.DiceRolled(purpose=purpose, roll=roll, combatant=cid, request=request,
+                                gm_request=pending is not None and pending.roller == "gm",
+                                hidden=self.hidden(cid)),
                   self.dice_vis(cid))
         return roll
 
@@ -213,8 +244,8 @@ class Decision(EncounterChartModel):
             raise RuntimeError(str(exc)) from exc
         self.emit(
             ev.RollRequested(request=self.ctx.new_id(), roller=roller, combatant=cid, expr=expr,
-                             dice=dice, purpose=purpose, context=context),
-            GM_DICE if roller == "gm" or c.hidden else None,
+                             dice=dice, purpose=purpose, context=context, hidden=c.hidden),
+            GM_DICE if roller == "gm" else ["gm"] if c.hidden else None,
         )
 
     # -- initiative -------------------------------------------------------------------------
@@ -397,7 +428,8 @@ class Decision(EncounterChartModel):
             self.roll_initiative()
         for effect in list(s.effects.values()):  # no turn came at or below its count
             if effect.ends_round <= s.round:
-                self.emit(ev.EffectEnded(effect=effect.effect))
+                self.emit(ev.EffectEnded(effect=effect.effect),
+                          self.combatant_vis(effect.combatant))
         if s.round and self.hooks.round_ending is not None:
             self.hooks.round_ending(self)
         self.emit(ev.RoundStarted(round=s.round + 1))
@@ -436,7 +468,8 @@ class Decision(EncounterChartModel):
             # THE COMBAT ROUND: "Effects that last a certain number of rounds end just before
             # the same initiative number that they began on."
             if effect.ends_round == s.round and count <= effect.count:
-                self.emit(ev.EffectEnded(effect=effect.effect))
+                self.emit(ev.EffectEnded(effect=effect.effect),
+                          self.combatant_vis(effect.combatant))
         for loaded, load in list(s.loads.items()):
             # Strength: "another -1 step each round on the same initiative count"
             if s.round > load.strained_round and count <= load.count:
@@ -466,7 +499,8 @@ class Decision(EncounterChartModel):
         cid = self._interrupter
         assert cid is not None
         self.emit(ev.ReadiedActionTriggered(combatant=cid, interrupting=self.s.current,
-                                            hidden=self.s.combatants[cid].hidden),
+                                            hidden=self.s.combatants[cid].hidden,
+                                            interrupting_hidden=self.hidden(self.s.current)),
                   self.combatant_vis(cid))
 
     def on_exit_interrupted(self) -> None:
@@ -559,8 +593,10 @@ def inconsistency(s: EncounterState) -> str | None:
 
 
 def find_combatant(d: Decision, cid: str) -> CombatantProfile:
+    """The combatant a command names; a hidden one exists only for those who see everything
+    (a ``command:gm`` credential without ``view:gm`` is answered as for an unknown id)."""
     c = d.s.combatants.get(cid)
-    if c is None or (c.hidden and not (d.actor and (d.actor.sees_all or d.actor.is_gm))):
+    if c is None or (c.hidden and not d.actor_sees(c.id)):
         raise Rejected(ErrorCode.NOT_FOUND, f"no combatant {cid!r}")
     return c
 

@@ -132,8 +132,7 @@ def create(cmd: msg.CreateEncounter, encounter_id: str, gm_token_id: str, ctx: C
 
 def add_combatant(d: Decision, cmd: msg.AddCombatant) -> None:
     profile = profile_from(cmd.combatant, d.rules, set(d.s.combatants))
-    d.emit(ev.CombatantAdded(combatant=profile), d.combatant_vis(profile.id) if profile.hidden
-           else None)
+    d.emit(ev.CombatantAdded(combatant=profile), ["gm"] if profile.hidden else None)
     if cmd.combatant.position is not None:
         battle.place(d, profile, cmd.combatant.position)
     d.result = {"combatant": profile.id}
@@ -292,13 +291,16 @@ def add_effect(d: Decision, cmd: msg.AddEffect) -> None:
         find_combatant(d, cmd.combatant)
     d.emit(ev.EffectStarted(effect=d.ctx.new_id(), name=cmd.name, rounds=cmd.rounds,
                             round=d.s.round, count=d.s.count_of(d.s.current),
-                            ends_round=d.s.round + cmd.rounds, combatant=cmd.combatant))
+                            ends_round=d.s.round + cmd.rounds, combatant=cmd.combatant),
+           d.combatant_vis(cmd.combatant))  # an effect on a hidden combatant is the GM's
 
 
 def end_effect(d: Decision, cmd: msg.EndEffect) -> None:
-    if cmd.effect not in d.s.effects:
+    effect = d.s.effects.get(cmd.effect)
+    if effect is None:
         raise Rejected(ErrorCode.NOT_FOUND, f"no effect {cmd.effect!r}")
-    d.emit(ev.EffectEnded(effect=cmd.effect, reason="removed"))
+    d.emit(ev.EffectEnded(effect=cmd.effect, reason="removed"),
+           d.combatant_vis(effect.combatant))
 
 
 

@@ -66,14 +66,19 @@ def legal_actions(
         actions += _scene_actions(state, viewer, shared)
     for pending in state.pending_rolls.values():
         if pending.roller == "gm":
-            mine = viewer.is_gm or "roll" in viewer.scopes
+            mine = viewer.answers_gm_rolls
         else:
             mine = viewer.controls(state, pending.roller)
         if mine:
             label = f"{pending.purpose}: {pending.expr}"
+            # a dice tower answers a hidden combatant's roll without being told whose it is
+            cid = pending.combatant
+            if cid is not None and not viewer.sees_all and cid in state.combatants \
+                    and state.combatants[cid].hidden:
+                cid = None
             for name in ("submit_roll", "server_roll"):
-                actions.append(LegalAction(action=name, combatant=pending.combatant,
-                                           label=label, targets=[pending.request]))
+                actions.append(LegalAction(action=name, combatant=cid, label=label,
+                                           targets=[pending.request]))
     return actions
 
 
@@ -168,7 +173,7 @@ def _scene_actions(state: EncounterState, viewer: Actor,
 
     def others(cid: str) -> list[str]:
         """Anyone the viewer sees who can still be aimed at (a hidden combatant only by the
-        hidden: the GM's own business); worked out once per combatant."""
+        hidden: the GM's own business, R79); worked out once per combatant."""
         found = aimable.get(cid)
         if found is None:
             hidden = state.combatants[cid].hidden
@@ -183,7 +188,9 @@ def _scene_actions(state: EncounterState, viewer: Actor,
         targets = None
         pick = picks.get(name)
         if pick is not None:  # the ruleset says who may be targeted
-            targets = [o for o in pick(state, cid) if visible(o)]
+            hidden = combatants[cid].hidden
+            targets = [o for o in pick(state, cid)
+                       if visible(o) and (hidden or not combatants[o].hidden)]  # R79
         elif name in _TARGETED:
             targets = others(cid)
             if name == "break_object":

@@ -151,6 +151,7 @@ def set_social_event(d: Decision, cmd: msg.SetSocialEvent) -> None:
             raise Rejected(ErrorCode.ILLEGAL_ACTION, str(exc)) from None
         parts, total = list(rated.parts), rated.total
     d.emit(ev.SocialEventSet(rating=total, parts=parts, organizer=cmd.organizer,
+                             organizer_hidden=d.hidden(cmd.organizer),
                              circle=cmd.circle, topic=cmd.topic, encounter=cmd.encounter,
                              last=cmd.last,
                              challenge_rating=challenge_rating(total, cmd.challenge_modifier)))
@@ -429,8 +430,10 @@ def settle(d: Decision, statement: str, given: Answer | None) -> None:
     if answered.loss and d.s.vitals[target].alive:
         sheet, defs = resolution.defenses_of(d, target)
         threshold = damage_thresholds(sheet, defs).mental.total
+        who = d.public_name(speaker, target, unseen="")
         resolution.lose_fatigue(d, target, answered.loss, DamageSource.MENTAL, "dispute",
-                                [f"refuses {d.s.combatants[speaker].name}'s statement"])
+                                [f"refuses {who}'s statement" if who
+                                 else "refuses the statement of someone unseen"])
         if answered.loss >= max(1, threshold):  # R26 step 4: the attitude follows the track
             before = attitude_of(d, target, speaker)
             after = shift(before, -1)

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from encounter.rejected import Rejected
+from encounter.state import PendingRoll
 from protocol import events as ev
 from protocol import messages as msg
 from protocol.errors import ErrorCode
@@ -41,8 +42,7 @@ def act(d: Decision, c: CombatantProfile, cmd: msg.Act) -> None:
                       "no actions (Falling Unconscious)")
     waiting = [p for p in d.s.pending_rolls.values() if p.context is not None]
     if waiting:
-        raise Rejected(ErrorCode.ILLEGAL_ACTION, f"waiting for the dice of the "
-                      f"{waiting[0].purpose} roll ({waiting[0].expr})")
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, waiting_for(d, waiting[0]))
     special = _SPECIAL.get(cmd.action)
     if special is not None:
         special(d, c, cmd)
@@ -61,11 +61,24 @@ def act(d: Decision, c: CombatantProfile, cmd: msg.Act) -> None:
         _in_turn(d, c, spec, cmd)
 
 
-def _note(cmd: msg.Act) -> tuple[str | None, str | None]:
+def waiting_for(d: Decision, pending: PendingRoll) -> str:
+    """Why nothing can be done while an action waits for physical dice, as the actor may be
+    told: the roll itself only to those who see the request (a player is not shown the GM's
+    rolls, nor a hidden combatant's)."""
+    actor = d.actor
+    if actor is not None and not actor.sees_all and (
+            d.hidden(pending.combatant) or (pending.roller == "gm"
+                                            and not actor.answers_gm_rolls)):
+        return "waiting for the GM's dice"
+    return f"waiting for the dice of the {pending.purpose} roll ({pending.expr})"
+
+
+def _note(d: Decision, c: CombatantProfile, cmd: msg.Act) -> tuple[str | None, str | None]:
     note, target = cmd.args.get("note"), cmd.args.get("target")
     if note is not None and (not isinstance(note, str) or len(note) > 200):
         raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.note is a text of at most 200 characters")
-    if target is not None and not isinstance(target, str):
+    if target is not None and (not isinstance(target, str) or target not in d.s.combatants
+                               or not d.may_aim(c.id, target)):
         raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.target is a combatant id")
     return note, target
 
@@ -75,9 +88,11 @@ def _require_turn(d: Decision, c: CombatantProfile) -> None:
     if d.s.current != c.id or turn is None:
         raise Rejected(ErrorCode.NOT_YOUR_TURN, f"it is not {c.name}'s turn")
     if turn.interrupted_by is not None:
-        other = d.s.combatants[turn.interrupted_by].name
+        readier = turn.interrupted_by
+        readied = f"{d.s.combatants[readier].name}'s readied action" \
+            if d.actor_sees(readier) else "a readied action"
         raise Rejected(ErrorCode.ILLEGAL_ACTION,
-                      f"{other}'s readied action interrupts this turn; it resumes afterwards")
+                      f"{readied} interrupts this turn; it resumes afterwards")
 
 
 def _in_turn(d: Decision, c: CombatantProfile, spec: ActionSpec, cmd: msg.Act) -> None:
@@ -104,9 +119,9 @@ def _in_turn(d: Decision, c: CombatantProfile, spec: ActionSpec, cmd: msg.Act) -
         held = d.s.swift_progress.get(c.id)
         carried = held is not None and held.action == spec.name and held.round >= d.s.round - 1
         progress = held.spent + 1 if carried and held is not None else 1
-    note, target = _note(cmd)
     resolve = resolver(d.s, spec.name)
     effect = resolve(d, c, cmd) if resolve is not None else None  # may refuse
+    note, target = _note(d, c, cmd)
     d.emit(ev.ActionTaken(round=d.s.round, combatant=c.id, action=spec.name,
                           action_type=spec.kind.value, slot=slot, progress=progress,
                           needed=spec.swifts, note=note, target=target, hidden=c.hidden),
@@ -143,9 +158,9 @@ def _out_of_turn(d: Decision, c: CombatantProfile, spec: ActionSpec, cmd: msg.Ac
     if spec.kind is Kind.REACTION and flat and not d.s.options.reactions_while_flat_footed:
         raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{c.name} is flat-footed: no reactions "
                       "(option reactions_while_flat_footed)")
-    note, target = _note(cmd)
     resolve = resolver(d.s, spec.name)
     effect = resolve(d, c, cmd) if resolve is not None else None  # may refuse
+    note, target = _note(d, c, cmd)
     d.emit(ev.ActionTaken(round=d.s.round, combatant=c.id, action=spec.name,
                           action_type=spec.kind.value, out_of_turn=d.s.current != c.id,
                           note=note, target=target, hidden=c.hidden), d.combatant_vis(c.id))
@@ -194,7 +209,8 @@ def _take_delayed_turn(d: Decision, c: CombatantProfile, cmd: msg.Act) -> None:
         raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{c.name} acts after this turn already")
     if d.s.current is None:
         raise Rejected(ErrorCode.ILLEGAL_ACTION, "no turn is running")
-    d.emit(ev.DelayedTurnRequested(combatant=c.id, after=d.s.current, hidden=c.hidden),
+    d.emit(ev.DelayedTurnRequested(combatant=c.id, after=d.s.current, hidden=c.hidden,
+                                   after_hidden=d.hidden(d.s.current)),
            d.combatant_vis(c.id))
 
 
@@ -254,9 +270,9 @@ def _readied_action(d: Decision, c: CombatantProfile, spec: ActionSpec, cmd: msg
     if readied is None or readied.action != spec.name:
         wanted = readied.action if readied else "nothing"
         raise Rejected(ErrorCode.ILLEGAL_ACTION, f"the readied action is {wanted}")
-    note, target = _note(cmd)
     resolve = resolver(d.s, spec.name)
     effect = resolve(d, c, cmd) if resolve is not None else None  # may refuse
+    note, target = _note(d, c, cmd)
     d.emit(ev.ActionTaken(round=d.s.round, combatant=c.id, action=spec.name,
                           action_type=spec.kind.value, out_of_turn=True, readied=True,
                           note=note, target=target, hidden=c.hidden), d.combatant_vis(c.id))

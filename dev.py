@@ -4,8 +4,8 @@
     python3 dev.py serve   # install into .venv, start the server with a demo encounter
     python3 dev.py bench   # install into .venv, run the benchmark (bench/README.md)
     python3 dev.py test    # install into .venv (and nginx and Chromium, for the deployment and
-                           # browser tests), run the linters, type checks, the docs checks and
-                           # all tests
+                           # browser tests), run the linters (ruff, the import layers), type
+                           # checks, the docs checks and all tests
 
 Both create ``.venv`` beside this file on first use and install the project into it (again
 whenever pyproject.toml changes). Extra arguments are passed on (to ``stablemaster serve``,
@@ -88,6 +88,7 @@ def main(argv: list[str]) -> int:
     ensure_test_tools()
     run(PY, "-m", "ruff", "check", ".")
     run(PY, "-m", "mypy")
+    run(BIN / "lint-imports")
     run(PY, "-m", "protocol.docs", "--check")
     run(PY, "-m", "statemachines.diagrams", "--check")
     result = subprocess.run([str(PY), "-m", "pytest", *rest], cwd=ROOT)

@@ -88,6 +88,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--gc-log", action="store_true",
                    help="start the servers under bench.gcwatch and report their garbage-collector "
                    "pauses (≥ 2 ms) in each measured window")
+    p.add_argument("--durability", default="everysec",
+                   help="comma-separated durability settings of the server (`--durability` of "
+                   "`stablemaster serve`): everysec, always (Redis runs with appendfsync "
+                   "always), replicas (a replica on the same core, each append waits for it); "
+                   "Stablemaster runs once per setting, the floors once (default everysec)")
     p.add_argument("--out", type=Path,
                    help="JSON results file (default bench/results/<timestamp>.json)")
     return p
@@ -230,10 +235,12 @@ def _keep_log(stack: procs.Stack, dest: Path) -> None:
         dest.write_text(text)
 
 
-async def run_one(args: argparse.Namespace, stamp: str, mode: str, e: int, target: str,
+async def run_one(args: argparse.Namespace, stamp: str, mode: str, e: int, label: str,
                   server_core: int | None, external_pid: int | None, warmup: float,
                   duration: float) -> RunResult:
-    """One run: a fresh server (and Redis) for ``target``, the workload, the figures."""
+    """One run: a fresh server (and Redis) for ``label`` (a target, with ``+<durability>``
+    for Stablemaster with another durability than everysec), the workload, the figures."""
+    target, _, durability = label.partition("+")
     stack = None
     try:
         if target == "stablemaster" and args.server_url:
@@ -242,7 +249,8 @@ async def run_one(args: argparse.Namespace, stamp: str, mode: str, e: int, targe
         else:
             sm = target == "stablemaster"
             stack = await procs.start_stack(target, server_core, args.server_arg if sm else [],
-                                            gc_log=args.gc_log)
+                                            gc_log=args.gc_log,
+                                            durability=durability or "everysec")
             url, pid, rpid = stack.url, stack.server_pid, stack.redis_pid
             redis_url = stack.redis_url
         profiler = None
@@ -254,6 +262,7 @@ async def run_one(args: argparse.Namespace, stamp: str, mode: str, e: int, targe
                         log=lambda s: print(s, file=sys.stderr, flush=True),
                         on_window=profiler.start if profiler else None, redis_url=redis_url)
         result = await gen.run()
+        result.target = label
         if stack is None:
             # A server that was running before keeps the heap it grew in earlier runs.
             args.external_runs = getattr(args, "external_runs", 0) + 1
@@ -271,14 +280,14 @@ async def run_one(args: argparse.Namespace, stamp: str, mode: str, e: int, targe
                 and stack.server.popen.poll() is not None:
             result.notes.append(f"server exited: {stack.server.tail(5)}")
     except Exception as exc:  # one failed run must not lose the others
-        result = RunResult(target=target, mode=mode, encounters=e)
+        result = RunResult(target=label, mode=mode, encounters=e)
         result.notes.append(f"run failed: {type(exc).__name__}: {exc}")
         if stack is not None:
             print(stack.logs(), file=sys.stderr)
     finally:
         if stack is not None:
             stack.stop()
-            _keep_log(stack, RESULTS / f"{stamp}-{target}-{mode}-E{e}.log")
+            _keep_log(stack, RESULTS / f"{stamp}-{label}-{mode}-E{e}.log")
             stack.cleanup()
     if result.throttled and target == "stablemaster":
         result.notes.append(
@@ -312,6 +321,14 @@ async def run_all(args: argparse.Namespace, stamp: str) -> dict[str, Any]:
     for t in targets:
         if t not in TARGETS:
             raise SystemExit(f"unknown target {t!r}")
+    durabilities = [d.strip() for d in args.durability.split(",") if d.strip()]
+    for d in durabilities:
+        if d not in ("everysec", "always", "replicas"):
+            raise SystemExit(f"unknown durability {d!r}")
+    if "stablemaster" in targets and not args.server_url:
+        at = targets.index("stablemaster")
+        targets[at:at + 1] = ["stablemaster" if d == "everysec" else f"stablemaster+{d}"
+                              for d in durabilities]
     server_core = None if args.no_pin else 0
     data: dict[str, Any] = {
         "started": stamp,
@@ -321,7 +338,7 @@ async def run_all(args: argparse.Namespace, stamp: str) -> dict[str, Any]:
             "saturation_duration": durations["saturation"],
             "saturation_warmup": warmups["saturation"], "server_url": args.server_url,
             "server_args": args.server_arg, "connect_concurrency": args.connect_concurrency,
-            "quick": args.quick,
+            "quick": args.quick, "durability": durabilities,
         },
         "environment": args.env,
         "results": [],

@@ -180,6 +180,8 @@ class Stack:
     url: str
     server: Proc | None = None
     redis: Proc | None = None
+    #: a replica of ``redis`` (``--durability replicas``)
+    replica: Proc | None = None
     server_pid: int | None = None
     redis_url: str | None = None
     workdir: Path | None = None
@@ -192,48 +194,83 @@ class Stack:
     def stop(self) -> None:
         if self.server is not None:
             self.server.stop(signal.SIGINT)
+        if self.replica is not None:
+            self.replica.stop(signal.SIGTERM)
         if self.redis is not None:
             self.redis.stop(signal.SIGTERM)
+
     def cleanup(self) -> None:
         if self.workdir is not None:
             shutil.rmtree(self.workdir, ignore_errors=True)
 
     def logs(self) -> str:
         parts = []
-        for p in (self.server, self.redis):
+        for p in (self.server, self.redis, self.replica):
             if p is not None:
                 parts.append(f"--- {p.name} ---\n{p.tail()}")
         return "\n".join(parts)
 
 
-async def start_redis(workdir: Path, core: int | None) -> tuple[Proc, str]:
+async def start_redis(workdir: Path, core: int | None, appendfsync: str = "everysec",
+                      name: str = "redis", *extra: str) -> tuple[Proc, str]:
     from server.embedded_redis import find_redis_server
 
     port = free_port()
+    data = workdir / name
+    data.mkdir(exist_ok=True)
     argv = [*pin_prefix(core), find_redis_server(), "--port", str(port), "--bind", "127.0.0.1",
-            "--dir", str(workdir), "--save", "", "--appendonly", "yes",
-            "--appendfsync", "everysec", "--daemonize", "no", "--maxclients", "10000"]
-    proc = _spawn("redis", argv, workdir)
+            "--dir", str(data), "--save", "", "--appendonly", "yes",
+            "--appendfsync", appendfsync, "--daemonize", "no", "--maxclients", "10000", *extra]
+    proc = _spawn(name, argv, workdir)
     await wait_port(port, proc.popen)
     return proc, f"redis://127.0.0.1:{port}/0"
 
 
+async def wait_replica(url: str, timeout: float = 20) -> None:
+    from redis.asyncio import Redis
+
+    client = Redis.from_url(url, socket_timeout=5)
+    try:
+        deadline = time.monotonic() + timeout
+        while (await client.info("replication")).get("master_link_status") != "up":
+            if time.monotonic() > deadline:
+                raise RuntimeError("the replica did not catch up with its master")
+            await asyncio.sleep(0.05)
+    finally:
+        await client.aclose()
+
+
 async def start_stack(target: str, core: int | None, server_args: list[str],
-                      gc_log: bool = False) -> Stack:
-    """Start a fresh redis-server (if the target needs one) and the target's server."""
+                      gc_log: bool = False, durability: str = "everysec") -> Stack:
+    """Start a fresh redis-server (if the target needs one) and the target's server.
+    ``durability`` (Stablemaster only): ``always`` runs Redis with ``appendfsync always``,
+    ``replicas`` adds a replica (on the same core) that each append waits for (``WAIT 1``)."""
     workdir = Path(tempfile.mkdtemp(prefix=f"bench-{target}-"))
     redis: Proc | None = None
+    replica: Proc | None = None
     redis_url = None
     try:
         if target in ("stablemaster", "redis-relay"):
-            redis, redis_url = await start_redis(workdir, core)
+            fsync = "always" if durability == "always" and target == "stablemaster" \
+                else "everysec"
+            redis, redis_url = await start_redis(workdir, core, fsync)
         port = free_port()
         if target == "stablemaster":
             assert redis_url is not None
             module = "bench.gcwatch" if gc_log else "server"
+            extra = []
+            if durability == "always":
+                extra = ["--durability", "always"]
+            elif durability == "replicas":
+                master_port = redis_url.rsplit(":", 1)[1].split("/")[0]
+                replica, replica_url = await start_redis(
+                    workdir, core, "everysec", "replica", "--replicaof", "127.0.0.1",
+                    master_port)
+                await wait_replica(replica_url)
+                extra = ["--durability", "replicas", "--wait-replicas", "1"]
             argv = [*pin_prefix(core), sys.executable, "-m", module, "serve", "--host",
                     "127.0.0.1", "--port", str(port), "--redis-url", redis_url,
-                    "--secret", "bench-secret", "--log-level", "WARNING", *server_args]
+                    "--secret", "bench-secret", "--log-level", "WARNING", *extra, *server_args]
         else:
             kind = "redis" if target == "redis-relay" else "bare"
             watch = ["bench.gcwatch", "--module"] if gc_log else []
@@ -243,7 +280,8 @@ async def start_stack(target: str, core: int | None, server_args: list[str],
                 argv += ["--redis-url", redis_url]
         server = _spawn(target, argv, workdir)
         stack = Stack(url=f"ws://127.0.0.1:{port}/ws", server=server, redis=redis,
-                      server_pid=server.pid, redis_url=redis_url, workdir=workdir)
+                      replica=replica, server_pid=server.pid, redis_url=redis_url,
+                      workdir=workdir)
         try:
             await wait_port(port, server.popen)
         except Exception:
@@ -253,7 +291,8 @@ async def start_stack(target: str, core: int | None, server_args: list[str],
             raise RuntimeError(f"{target} did not start:\n{logs}") from None
         return stack
     except Exception:
-        if redis is not None:
-            redis.stop(signal.SIGTERM)
+        for p in (replica, redis):
+            if p is not None:
+                p.stop(signal.SIGTERM)
         shutil.rmtree(workdir, ignore_errors=True)
         raise

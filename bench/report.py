@@ -5,8 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 TARGET_NAMES = {"stablemaster": "Stablemaster", "redis-relay": "Redis relay floor",
-                "bare-relay": "bare relay floor"}
+                "bare-relay": "bare relay floor",
+                "stablemaster+always": "Stablemaster, durability always",
+                "stablemaster+replicas": "Stablemaster, durability replicas (WAIT 1)"}
 ORDER = ["stablemaster", "redis-relay", "bare-relay"]
+_ROW_ORDER = ["stablemaster", "stablemaster+always", "stablemaster+replicas", "redis-relay",
+              "bare-relay"]
 
 #: What the project wants (see bench/README.md).
 HUMAN_E_FOR_P99 = 500
@@ -75,7 +79,9 @@ def markdown(data: dict[str, Any]) -> str:
         f"{env['websockets']}; generator on {env['generator_loop']}. Server under test"
         f"{' and its redis-server' if env['redis_core'] == env['server_core'] else ''} pinned "
         f"to core {_f(env['server_core'])}, generator to core {_f(env['generator_core'])}. "
-        f"Redis AOF `appendfsync everysec`. Encounters of 7 connections (GM, 4 players, "
+        f"Redis AOF `appendfsync everysec` (unless a row says otherwise: durability "
+        "`always` runs it with `appendfsync always`, `replicas` adds a replica on the same "
+        "core that every append waits for). Encounters of 7 connections (GM, 4 players, "
         f"2 spectators). Human pace: one action per encounter every {cfg['period']:g} s, "
         f"{cfg['human_duration']:g} s measured after {cfg['human_warmup']:g} s warm-up. "
         f"Saturation: closed loop, {cfg['saturation_duration']:g} s measured after "
@@ -87,8 +93,8 @@ def markdown(data: dict[str, Any]) -> str:
         rows = [r for r in results if r["mode"] == mode]
         if not rows:
             continue
-        rows.sort(key=lambda r: (r["encounters"], ORDER.index(r["target"])
-                                 if r["target"] in ORDER else 9))
+        rows.sort(key=lambda r: (r["encounters"], _ROW_ORDER.index(r["target"])
+                                 if r["target"] in _ROW_ORDER else 9))
         extra = "late" if mode == "human" else "throttled"
         out.append(f"#### {title}")
         out.append("")

@@ -7,7 +7,8 @@
 ``command`` waits for the ``ack`` or ``error`` naming its id; ``error`` raises
 :class:`CommandError`. Every other message (events, snapshots, legal actions) is kept in
 ``messages`` and can be awaited with :meth:`wait_for`. ``last_seq`` is the highest event seq
-received, for resuming.
+received and ``last_digest`` its digest, for resuming (``hello(token, since=c.last_seq,
+digest=c.last_digest)``).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ class Client:
         self.messages: list[Message] = []
         self.welcome: Message | None = None
         self.last_seq: int = 0
+        self.last_digest: str | None = None
         self.snapshot: Message | None = None
         self.legal: list[Message] = []
         self.turn_id: str | None = None  # of the last ``legal_actions``, for ``expect_turn``
@@ -71,10 +73,11 @@ class Client:
                     self._waiting.pop(message["id"]).set_result(message)
                     continue
                 if kind == "event":
-                    self.last_seq = max(self.last_seq, message["seq"])
+                    if message["seq"] > self.last_seq:
+                        self.last_seq, self.last_digest = message["seq"], message.get("digest")
                 elif kind == "snapshot":
                     self.snapshot = message
-                    self.last_seq = message["seq"]
+                    self.last_seq, self.last_digest = message["seq"], message.get("digest")
                 elif kind == "legal_actions":
                     self.legal = message["actions"]
                     self.turn_id = message.get("turn_id")
@@ -114,12 +117,16 @@ class Client:
         return reply
 
     async def hello(self, token: str | None = None, since: int | None = None,
-                    versions: list[int] | None = None) -> Message:
+                    versions: list[int] | None = None, digest: str | None = None) -> Message:
+        """Say hello; ``since`` and ``digest`` (the seq and digest of the last event or
+        snapshot applied) resume."""
         message: Message = {"type": "hello", "versions": versions or [1]}
         if token is not None:
             message["token"] = token
         if since is not None:
             message["since"] = since
+            if digest is not None:
+                message["digest"] = digest
         start = len(self.messages)
         await self.ws.send(orjson.dumps(message).decode())
         reply = await self.wait_for(lambda m: m["type"] in ("welcome", "error"), start=start)

@@ -2,7 +2,8 @@
 
 :class:`Seat` keeps a :class:`~clients.view.TableView` of what it received and the latest
 ``legal_actions``. When the connection drops it reconnects (with a backoff) and says ``hello``
-with ``since`` set to the last seq it saw, so it gets exactly the events it missed. A command
+with ``since`` set to the last seq it saw (and that event's ``digest``), so it gets exactly
+the events it missed, or a snapshot when the server's log is no longer the one it saw. A command
 whose answer did not come is sent again with the same id on the next connection, so it happens
 once. Used by the terminal client and by the bots.
 """
@@ -122,7 +123,7 @@ class Seat:
         since = None if self._fresh or self.view.seq == 0 else self.view.seq
         self._fresh = False
         try:
-            await client.hello(self.token, since=since)
+            await client.hello(self.token, since=since, digest=self.view.digest)
         except CommandError as err:
             self.fatal = f"{err.code}: {err.reply.get('message')}"
             self._status(f"refused: {self.fatal}")

@@ -56,6 +56,10 @@ class TableView:
     ended: bool = False
     end_reason: str | None = None
     seq: int = 0
+    #: the digest of the last event or snapshot applied (sent with ``since`` on resuming)
+    digest: str | None = None
+    #: why the last snapshot came (``join``, ``resume_gap``, ``resume_ahead``, ``rewound``)
+    snapshot_reason: str | None = None
     state: dict[str, Any] = field(default_factory=dict)  # the last snapshot's state, as sent
     log: list[LogLine] = field(default_factory=list)
     #: set when an event cannot be placed without a fresh snapshot (a combatant revealed in a
@@ -72,10 +76,18 @@ class TableView:
         kind = message.get("type")
         if kind == "snapshot":
             self._snapshot(message["state"], message["seq"])
+            self.digest, self.snapshot_reason = message.get("digest"), message.get("reason")
+            if message.get("reason") in ("rewound", "resume_ahead"):
+                self.log = [x for x in self.log if x.seq <= message["seq"]]
+                line = LogLine(message["seq"], "snapshot", "The server went back to an earlier "
+                               f"point of the encounter (seq {message['seq']}): what came "
+                               "after it is undone")
+                self.log.append(line)
+                return [line]
             return []
         if kind != "event" or message["seq"] <= self.seq:
             return []
-        self.seq = message["seq"]
+        self.seq, self.digest = message["seq"], message.get("digest")
         lines = [LogLine(message["seq"], e["kind"], text, roll)
                  for e in [message["event"]] for text, roll in self._event(e)]
         self.log += lines

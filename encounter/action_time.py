@@ -209,13 +209,17 @@ def _vis(d: Decision, cid: str) -> ev.Visibility:
 
 
 def start_effect(d: Decision, effect: Effect) -> None:
-    hidden = d.s.combatants[effect.holder].hidden if effect.holder in d.s.combatants else False
-    d.emit(ev.AtEffectStarted(effect=effect, hidden=hidden), _vis(d, effect.holder))
+    hidden = d.hidden(effect.holder)
+    d.emit(ev.AtEffectStarted(effect=effect, hidden=hidden,
+                              origin_hidden=not hidden and d.hidden(effect.origin)),
+           _vis(d, effect.holder))
 
 
 def end_effect(d: Decision, effect: Effect, reason: Any) -> None:
-    hidden = d.s.combatants[effect.holder].hidden if effect.holder in d.s.combatants else False
-    d.emit(ev.AtEffectEnded(effect=effect, reason=reason, hidden=hidden), _vis(d, effect.holder))
+    hidden = d.hidden(effect.holder)
+    d.emit(ev.AtEffectEnded(effect=effect, reason=reason, hidden=hidden,
+                            origin_hidden=not hidden and d.hidden(effect.origin)),
+           _vis(d, effect.holder))
 
 
 def _used_by_action(d: Decision, cid: str, action: str) -> None:
@@ -255,14 +259,13 @@ def _moved(d: Decision, cid: str, action: str, yards: int, movement: at.Movement
 
 
 def _target(d: Decision, c: CombatantProfile, target: str, what: str = "target") -> str:
-    if target not in d.s.combatants or (
-            d.s.combatants[target].hidden and not (d.actor is not None and d.actor.sees_all)):
+    if target not in d.s.combatants or not d.may_aim(c.id, target):
         raise Rejected(ErrorCode.INVALID_PAYLOAD, f"args.target names the {what}")
     return target
 
 
-def _away_from(d: Decision, away: list[str]) -> list[str]:
-    if not all(a in d.s.combatants for a in away):
+def _away_from(d: Decision, c: CombatantProfile, away: list[str]) -> list[str]:
+    if not all(a in d.s.combatants and d.may_aim(c.id, a) for a in away):
         raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.away_from lists the combatants the "
                        "movement takes it farther from")
     return list(dict.fromkeys(away))
@@ -369,7 +372,7 @@ def _attack(action: str) -> Callable[[Decision, CombatantProfile, Any], Thunk]:
             yards = movement.yards if args.yards is None else args.yards
             if yards > movement.yards:
                 raise _illegal(f"Charge: up to half Speed, {movement.yards} yards (R62)")
-            away = _away_from(d, args.away_from)
+            away = _away_from(d, c, args.away_from)
         plan = _plan(d.s, action, c.id, weapon, target, distance)
         ctx = {"action": action, "attacker": c.id, "target": target, "weapon": plan.weapon,
                "distance": distance, "check": _plain(plan.check)}
@@ -432,7 +435,8 @@ def _resolve_damage(d: Decision, ctx: dict[str, Any], face: int) -> None:
         target=target, source=attacker, dice=die.expr, rolled=face, bonuses=_step_parts(steps),
         before_reduction=amount, loss=amount, dice_secret=d.dice_vis(attacker) is not None,
         hidden=hidden), ["gm"] if hidden else None)
-    lose_health(d, target, amount, [f"hit by {s.combatants[attacker].name}"])
+    by = d.public_name(attacker, target, "an unseen attacker")
+    lose_health(d, target, amount, [f"hit by {by}"])
 
 
 def lose_health(d: Decision, cid: str, amount: int, notes: list[str]) -> None:
@@ -441,7 +445,10 @@ def lose_health(d: Decision, cid: str, amount: int, notes: list[str]) -> None:
         return
     after = take_damage(vitals, amount)
     lost = vitals.health - after.health
-    said = [*notes, f"loses {lost} Health ({vitals.health} -> {after.health})"]
+    # an NPC's Health is behind the GM's screen, as Dramatic fatigue points are: the notes
+    # everyone reads give the loss, not the numbers (the GM reads them in the event's fields)
+    said = [*notes, f"loses {lost} Health" + (
+        "" if d.s.combatants[cid].kind == "npc" else f" ({vitals.health} -> {after.health})")]
     if after.out_of_fight:
         said.append("0 Health: out of the fight until healed (R29)")
     set_health(d, cid, after.health, "damage", said)
@@ -589,7 +596,7 @@ def _movement(d: Decision, c: CombatantProfile, args: MoveArgs | RunArgs, action
     if yards > movement.yards:
         raise _illegal(f"{at.ACTIONS[action].label}: at most {movement.yards} yards "
                        f"({movement.reason})")
-    away = _away_from(d, args.away_from)
+    away = _away_from(d, c, args.away_from)
     prone = d.s.vitals[c.id].prone
 
     def run() -> None:
@@ -670,9 +677,12 @@ def _resolve_heal_amount(d: Decision, ctx: dict[str, Any], face: int) -> None:
 
 
 def _healed(d: Decision, healer: str, target: str, before: AtVitals, after: AtVitals) -> None:
+    health = (f"regains {after.health - before.health} Health"
+              if d.s.combatants[target].kind == "npc"  # behind the GM's screen
+              else f"Health {before.health} -> {after.health}")
     set_health(d, target, after.health, "heal",
-               [f"healed by {d.s.combatants[healer].name}: Health {before.health} -> "
-                f"{after.health} (Major Actions: HEAL, R33)"])
+               [f"healed by {d.public_name(healer, target)}: {health} (Major Actions: HEAL, "
+                "R33)"])
     start_effect(d, Effect(holder=target, target=HEALED, value=1, source_kind="mark",
                            source="healed", expiry=UNTIL_REMOVED, origin=healer))
 
@@ -735,7 +745,7 @@ def pursuits(d: Decision, mover: str, away_from: Iterable[str]) -> None:
             end_effect(d, effect, "used")
             d.emit(ev.ActionReadied(
                 round=d.s.round, combatant=holder.id, action="pursue", action_type="free",
-                trigger=f"{d.s.combatants[mover].name} moved away (Press the Attack, R37)",
+                trigger=f"{d.public_name(mover, holder.id)} moved away (Press the Attack, R37)",
                 hidden=holder.hidden), _vis(d, holder.id))
     next_pursuit(d)
 
@@ -836,13 +846,13 @@ def _stand_firm_target(d: Decision, ctx: dict[str, Any], face: int) -> None:
 
 
 def _stunt_works(d: Decision, ctx: dict[str, Any]) -> None:
-    target, user = ctx["target"], d.s.combatants[ctx["user"]]
+    target, user = ctx["target"], d.public_name(ctx["user"], ctx["target"])
     if ctx["stunt"] == "knock_prone":
         set_health(d, target, d.s.vitals[target].fatigue, "stunt",
-                   [f"knocked prone by {user.name} (Knock Prone stunt)"], prone=True)
+                   [f"knocked prone by {user} (Knock Prone stunt)"], prone=True)
     else:  # moved by others: no pursuit (R37)
         movement = at.Movement(ctx["yards"], prone_after=d.s.vitals[target].prone,
-                               reason=f"Skirmish stunt by {user.name}")
+                               reason=f"Skirmish stunt by {user}")
         _moved(d, target, "skirmish", ctx["yards"], movement, [])
 
 
@@ -881,8 +891,12 @@ def turn_passes(s: EncounterState, cid: str) -> bool:
 # --------------------------------------------------------------------------- the catalog
 
 
-def _visible(found: Iterable[str], s: EncounterState, sees_all: bool) -> list[str]:
-    return [o for o in found if sees_all or not s.combatants[o].hidden]
+def _visible(found: Iterable[str], s: EncounterState, cid: str, sees_all: bool) -> list[str]:
+    """Those of ``found`` the sender sees and ``cid`` may aim at: a hidden combatant only by a
+    hidden one (the GM's own business, ruling R79)."""
+    combatants = s.combatants
+    hidden = sees_all and combatants[cid].hidden
+    return [o for o in found if hidden or not combatants[o].hidden]
 
 
 def _attack_targets(s: EncounterState, cid: str, sees_all: bool) -> list[str]:
@@ -892,7 +906,7 @@ def _attack_targets(s: EncounterState, cid: str, sees_all: bool) -> list[str]:
     able = [o for o in in_scene(s) if o != cid and not out_of_fight(s, o)
             and s.vitals[o].fatigue_max > 0]
     return _visible([*(o for o in able if s.combatants[o].side != side),
-                     *(o for o in able if s.combatants[o].side == side)], s, sees_all)
+                     *(o for o in able if s.combatants[o].side == side)], s, cid, sees_all)
 
 
 def _heal_targets(s: EncounterState, cid: str, sees_all: bool) -> list[str]:
@@ -905,20 +919,20 @@ def _heal_targets(s: EncounterState, cid: str, sees_all: bool) -> list[str]:
         if s.combatants[o].side == side and (o != cid or options(s).heal_self) \
                 and h is not None and h.injured and not h.healed:
             out.append(o)
-    return _visible(out, s, sees_all)
+    return _visible(out, s, cid, sees_all)
 
 
 def _press_targets(s: EncounterState, cid: str, sees_all: bool) -> list[str]:
     """The enemies struck in melee this turn (R37)."""
-    return _visible(dict.fromkeys(e.detail for e in _marks(s, cid, STRUCK)), s, sees_all)
+    return _visible(dict.fromkeys(e.detail for e in _marks(s, cid, STRUCK)), s, cid, sees_all)
 
 
 def _pursued(s: EncounterState, cid: str, sees_all: bool) -> list[str]:
-    return _visible([s.current] if s.current else [], s, sees_all)
+    return _visible([s.current] if s.current else [], s, cid, sees_all)
 
 
 def _others(s: EncounterState, cid: str, sees_all: bool) -> list[str]:
-    return _visible((o for o in in_scene(s) if o != cid), s, sees_all)
+    return _visible((o for o in in_scene(s) if o != cid), s, cid, sees_all)
 
 
 def _has_weapon(kind: str) -> Callable[[EncounterState, str], str | None]:
@@ -1093,8 +1107,9 @@ def view(s: EncounterState, visible: set[str], controls: Callable[[str], bool],
     """What a viewer sees of the Action Time state: the effects on the combatants it sees
     (the table sees every stance), and what its own combatants hold."""
     return {
-        "effects": [_plain(e) for e in s.action_time.effects
-                    if e.holder in visible],
+        "effects": [_plain(e if full or e.origin in visible or not e.origin
+                           else msgspec.structs.replace(e, origin=""))
+                    for e in s.action_time.effects if e.holder in visible],
         "in_hoof": {cid: sorted(in_hoof(s, cid)) for cid in s.combatants
                     if cid in visible and (full or controls(cid))},
     }

@@ -27,6 +27,11 @@ class Actor:
         return self.role == "gm" or "view:gm" in self.scopes
 
     @property
+    def answers_gm_rolls(self) -> bool:
+        """May answer the roll requests addressed to the GM (and so know them)."""
+        return self.is_gm or "roll" in self.scopes
+
+    @property
     def may_command(self) -> bool:
         return self.role in ("gm", "player") or bool(
             self.scopes & {"command:gm", "command:players", "roll"}

@@ -85,7 +85,7 @@ def place(d: Decision, c: CombatantProfile, at: tuple[int, int] | None) -> None:
         for other, p in _others(d, c.id):
             if mine & set(occupied(p)) and not _may_share(where, p):
                 raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{c.name} would stand in the space of "
-                              f"{d.s.combatants[other].name} (R20)")
+                              f"{d.name_for_actor(other)} (R20)")
     d.emit(ev.CombatantPlaced(combatant=c.id, at=at, hidden=c.hidden), d.combatant_vis(c.id))
 
 
@@ -131,7 +131,8 @@ def _move(d: Decision, c: CombatantProfile, args: PathArgs,
     side, vitals = c.side, d.s.vitals
     # HELPLESS CONDITION as attacks read it (``Vitals.helpless``); the dead are no obstacle
     others = [movement.Occupant(id=o, at=p, hostile=d.s.combatants[o].side != side,
-                                helpless=vitals[o].helpless or not vitals[o].conscious)
+                                helpless=vitals[o].helpless or not vitals[o].conscious,
+                                unseen=not d.actor_sees(o))
               for o, p in _others(d, c.id)]
     o = d.s.options
     v = d.s.vitals[c.id]

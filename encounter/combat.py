@@ -64,7 +64,7 @@ def declare(d: Decision, c: CombatantProfile, args: Circumstances, *, grab: bool
     """The attack as plain data, checked: the target, the weapon, and the circumstances the GM
     or the player states (range or distance, cover, concealment, into melee)."""
     target = args.target
-    if target not in d.s.combatants or (d.s.combatants[target].hidden and not c.hidden):
+    if target not in d.s.combatants or not d.may_aim(c.id, target):
         raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.target names the combatant attacked")
     if target == c.id:
         raise Rejected(ErrorCode.ILLEGAL_ACTION, "a combatant cannot attack itself")
@@ -87,7 +87,7 @@ def declare(d: Decision, c: CombatantProfile, args: Circumstances, *, grab: bool
         "into_melee": args.into_melee,
         "creatures_in_the_way": args.creatures_in_the_way,
         "moving": isinstance(args, AttackArgs) and args.moving,
-        "held_by": _held_by(d, args.held_by) if isinstance(args, AttackArgs) else None,
+        "held_by": _held_by(d, c, args.held_by) if isinstance(args, AttackArgs) else None,
         "engage": isinstance(args, AttackArgs) and args.engage,
     }
     try:
@@ -100,8 +100,8 @@ def declare(d: Decision, c: CombatantProfile, args: Circumstances, *, grab: bool
     return ctx
 
 
-def _held_by(d: Decision, holder: str | None) -> str | None:
-    if holder is not None and holder not in d.s.combatants:
+def _held_by(d: Decision, c: CombatantProfile, holder: str | None) -> str | None:
+    if holder is not None and (holder not in d.s.combatants or not d.may_aim(c.id, holder)):
         raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.held_by names the combatant holding the "
                        "object")
     return holder
@@ -206,7 +206,7 @@ def harvest(d: Decision, c: CombatantProfile, args: HarvestArgs) -> Callable[[],
     doubled after a natural 20, less DR, is the amount of ``args.resource`` gained (R54); a
     result reaching the target's damage threshold moves it a step down (R45)."""
     target = args.target
-    if target is not None and (target not in d.s.combatants
+    if target is not None and (target not in d.s.combatants or not d.may_aim(c.id, target)
                                or not d.s.vitals[target].alive):
         raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.target names what is harvested")
     try:
@@ -333,7 +333,7 @@ def break_object(d: Decision, c: CombatantProfile, args: Aimed) -> Callable[[], 
     stat block's ``physical_base_bonus`` skill) against DC 15 + the object's Strength modifier
     (with its condition penalty); success breaks it (destroyed, R15)."""
     target = args.target
-    if target not in d.s.combatants or target == c.id:
+    if target not in d.s.combatants or target == c.id or not d.may_aim(c.id, target):
         raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.target names the object to break")
     t = d.s.combatants[target]
     if vt.sheet_of(t, d.s.ruleset).nature is Nature.CREATURE:
@@ -362,15 +362,14 @@ def _resolve_break(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
                         section=section, target=target, hidden=hidden),
            ["gm"] if hidden else None)
     if success:
-        vt.record(d, target, "broken", [f"broken by {d.s.combatants[cid].name} ({section})"],
+        vt.record(d, target, "broken", [f"broken by {d.public_name(cid, target)} ({section})"],
                   physical=Track(step=BOTTOM), condition_events=("wrecked",))
 
 
 def _helper_ctx(d: Decision, c: CombatantProfile, args: HelpArgs,
                 action: str) -> dict[str, Any]:
     target = args.target
-    if target not in d.s.combatants or target == c.id or (
-            d.s.combatants[target].hidden and not c.hidden):
+    if target not in d.s.combatants or target == c.id or not d.may_aim(c.id, target):
         raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.target names another combatant")
     return {"action": action, "attacker": c.id, "target": target, "skill": args.skill}
 
@@ -454,8 +453,8 @@ def _resolve_damage(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
     if t_sheet.nature is not Nature.CREATURE:
         _structure_loss(d, target, dmg.dealt, formula.fierce, attacker)
         return
-    resolution.lose_fatigue(d, target, dmg.dealt, formula.source, "attack",
-                            [f"hit by {d.s.combatants[attacker].name}"])
+    by = d.public_name(attacker, target, "an unseen attacker")
+    resolution.lose_fatigue(d, target, dmg.dealt, formula.source, "attack", [f"hit by {by}"])
 
 
 def _structure_loss(d: Decision, target: str, loss: int, fierce: bool, attacker: str) -> None:
@@ -469,7 +468,8 @@ def _structure_loss(d: Decision, target: str, loss: int, fierce: bool, attacker:
                                 fierce=fierce)
     except RuleRefusal:
         return
-    notes = [f"hit by {d.s.combatants[attacker].name}: structure loss {result.loss}"
+    by = d.public_name(attacker, target, "an unseen attacker")
+    notes = [f"hit by {by}: structure loss {result.loss}"
              + ("" if fierce else " (not a fierce weapon: none)")
              + f", {result.accumulated_after} toward the threshold of {threshold} (R46)"]
     if result.steps:

@@ -11,6 +11,7 @@ later steps of the same command see its earlier effects, and a refused command c
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,6 +34,8 @@ from rules.initiative import Contender, insertion_index, order_by_initiative
 from rules.rulesets import Ruleset, ruleset
 from rules.turn_order import Plan, Seat, plan_next
 from statemachines.encounter_chart import Chart, EncounterChartModel, restore
+
+log = logging.getLogger("stablemaster.engine")
 
 
 @dataclass
@@ -123,11 +126,20 @@ class Decision(EncounterChartModel):
         """The turn of a combatant that cannot act (unconscious, dead, or whatever the
         ruleset's hook says) passes: after every command the chart is told ``pass_turn``
         (guarded by ``turn_passes``) until someone who can act has the turn, or nobody has."""
-        for _ in range(10_000):
-            if not (self.turn_passes() and "acting" in self.s.chart):
+        passed = 0
+        while self.turn_passes() and "acting" in self.s.chart:
+            # Passing round after round would never reach anyone who can act (all at 0
+            # Health, say): the turn stays where it is, and the GM decides what now.
+            if self.nobody_acts() or passed > 3 * (len(self.s.order) + 2):
                 return
             self.send("pass_turn", "the turn cannot pass now")
-        raise RuntimeError("turns kept passing")  # pragma: no cover - a bug, not a user's
+            passed += 1
+
+    def nobody_acts(self) -> bool:
+        """Whether the ruleset passes the turn of everyone in the order ("Action Time": all at
+        0 Health, R29), so that passing turns would never reach anyone who can act."""
+        passes = self.hooks.turn_passes
+        return passes is not None and all(passes(self.s, cid) for cid in self.s.order)
 
     def begin_regular_rounds_now(self) -> None:
         """COMBAT SEQUENCE, step 4: after every command the chart's phase is told that the
@@ -164,6 +176,34 @@ class Decision(EncounterChartModel):
         c = self.s.combatants.get(cid) if cid else None
         return ["gm"] if c is not None and c.hidden else None
 
+    def hidden(self, cid: str | None) -> bool:
+        c = self.s.combatants.get(cid) if cid else None
+        return c is not None and c.hidden
+
+    def public_name(self, cid: str, about: str | None = None,
+                    unseen: str = "someone unseen") -> str:
+        """``cid``'s name as the text of an event about ``about`` gives it. Everyone who sees
+        the event reads its text, so an event about a visible combatant names a hidden one as
+        ``unseen`` (the GM sees who it was in the GM's own events); an event about a hidden
+        combatant is the GM's alone and names it."""
+        if self.hidden(cid) and not self.hidden(about):
+            return unseen
+        return self.s.combatants[cid].name
+
+    def actor_sees(self, cid: str) -> bool:
+        """Whether this decision's actor may be told of ``cid`` (a refusal is built for the
+        actor who gets it): a hidden combatant only to those who see everything."""
+        return not self.hidden(cid) or (self.actor is not None and self.actor.sees_all)
+
+    def name_for_actor(self, cid: str, unseen: str = "another combatant") -> str:
+        """``cid``'s name as a refusal sent to this decision's actor gives it."""
+        return self.s.combatants[cid].name if self.actor_sees(cid) else unseen
+
+    def may_aim(self, actor: str, target: str) -> bool:
+        """Whether ``actor`` may aim an action at ``target``: a visible combatant cannot aim at
+        a hidden one (ruling R79); a hidden one, the GM's own, may aim at anyone."""
+        return not self.hidden(target) or self.hidden(actor)
+
     def dice_vis(self, cid: str | None) -> ev.Visibility:
         """Players see their own dice; NPC dice only when the GM rolls in the open. The GM's
         dice are also shown to ``roll`` integrations (a dice tower entering them)."""
@@ -181,7 +221,10 @@ class Decision(EncounterChartModel):
             else derived_seed(self.s.options.dice_seed, self.s.server_rolls)
         )
         roll = roll_seeded(expr, seed)
-        self.emit(ev.DiceRolled(purpose=purpose, roll=roll, combatant=cid, request=request),
+        pending = self.s.pending_rolls.get(request) if request is not None else None
+        self.emit(ev.DiceRolled(purpose=purpose, roll=roll, combatant=cid, request=request,
+                                gm_request=pending is not None and pending.roller == "gm",
+                                hidden=self.hidden(cid)),
                   self.dice_vis(cid))
         return roll
 
@@ -201,8 +244,8 @@ class Decision(EncounterChartModel):
             raise RuntimeError(str(exc)) from exc
         self.emit(
             ev.RollRequested(request=self.ctx.new_id(), roller=roller, combatant=cid, expr=expr,
-                             dice=dice, purpose=purpose, context=context),
-            GM_DICE if roller == "gm" or c.hidden else None,
+                             dice=dice, purpose=purpose, context=context, hidden=c.hidden),
+            GM_DICE if roller == "gm" else ["gm"] if c.hidden else None,
         )
 
     # -- initiative -------------------------------------------------------------------------
@@ -385,7 +428,8 @@ class Decision(EncounterChartModel):
             self.roll_initiative()
         for effect in list(s.effects.values()):  # no turn came at or below its count
             if effect.ends_round <= s.round:
-                self.emit(ev.EffectEnded(effect=effect.effect))
+                self.emit(ev.EffectEnded(effect=effect.effect),
+                          self.combatant_vis(effect.combatant))
         if s.round and self.hooks.round_ending is not None:
             self.hooks.round_ending(self)
         self.emit(ev.RoundStarted(round=s.round + 1))
@@ -424,7 +468,8 @@ class Decision(EncounterChartModel):
             # THE COMBAT ROUND: "Effects that last a certain number of rounds end just before
             # the same initiative number that they began on."
             if effect.ends_round == s.round and count <= effect.count:
-                self.emit(ev.EffectEnded(effect=effect.effect))
+                self.emit(ev.EffectEnded(effect=effect.effect),
+                          self.combatant_vis(effect.combatant))
         for loaded, load in list(s.loads.items()):
             # Strength: "another -1 step each round on the same initiative count"
             if s.round > load.strained_round and count <= load.count:
@@ -454,7 +499,8 @@ class Decision(EncounterChartModel):
         cid = self._interrupter
         assert cid is not None
         self.emit(ev.ReadiedActionTriggered(combatant=cid, interrupting=self.s.current,
-                                            hidden=self.s.combatants[cid].hidden),
+                                            hidden=self.s.combatants[cid].hidden,
+                                            interrupting_hidden=self.hidden(self.s.current)),
                   self.combatant_vis(cid))
 
     def on_exit_interrupted(self) -> None:
@@ -512,14 +558,45 @@ def decide(state: EncounterState, actor: Actor, cmd: msg.Command, ctx: Context) 
         handler(d, cmd)
         d.pass_turns()
         d.begin_regular_rounds_now()
+        problem = inconsistency(d.s)
+        if problem is not None:
+            # a guard for combinations of commands the rules do not foresee: better refused
+            # than stored, which would break the encounter for everyone
+            log.warning("refused %s: it would leave %s inconsistent: %s",
+                        cmd.__struct_config__.tag, state.id, problem)
+            raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{cmd.__struct_config__.tag} cannot be "
+                           f"carried out now: it would leave the encounter inconsistent "
+                           f"({problem})")
         return d.outcome(state.version)
     finally:
         d.release()
 
 
+def inconsistency(s: EncounterState) -> str | None:
+    """What is wrong with ``s``, if anything: references to combatants it does not hold, a
+    combatant twice in the order."""
+    known = s.combatants
+    if len(set(s.order)) != len(s.order):
+        return "a combatant would be in the initiative order twice"
+    for cid in s.order:
+        if cid not in known:
+            return f"{cid!r} would be in the initiative order without being in the encounter"
+    if s.current is not None and s.current not in known:
+        return f"the turn would be {s.current!r}'s, who is not in the encounter"
+    if s.turn is not None and s.turn.combatant not in known:
+        return f"the turn would be {s.turn.combatant!r}'s, who is not in the encounter"
+    for p in s.pending_rolls.values():
+        if (p.roller != "gm" and p.roller not in known) or (
+                p.combatant is not None and p.combatant not in known):
+            return f"roll {p.request} would be for someone not in the encounter"
+    return None
+
+
 def find_combatant(d: Decision, cid: str) -> CombatantProfile:
+    """The combatant a command names; a hidden one exists only for those who see everything
+    (a ``command:gm`` credential without ``view:gm`` is answered as for an unknown id)."""
     c = d.s.combatants.get(cid)
-    if c is None or (c.hidden and not (d.actor and (d.actor.sees_all or d.actor.is_gm))):
+    if c is None or (c.hidden and not d.actor_sees(c.id)):
         raise Rejected(ErrorCode.NOT_FOUND, f"no combatant {cid!r}")
     return c
 

@@ -118,7 +118,7 @@ def _(e: ev.OptionsChanged, s: EncounterState) -> None:
 def _(e: ev.TokenIssued, s: EncounterState) -> None:
     s.tokens[e.token_id] = TokenGrant(
         token_id=e.token_id, role=e.role, combatants=list(e.combatants),
-        scopes=list(e.scopes), label=e.label,
+        scopes=list(e.scopes), label=e.label, expires_at=e.expires_at,
     )
 
 

@@ -4,13 +4,14 @@ ROUND)."""
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
 import msgspec
 import yaml
 
-from encounter import battle, resolution, rolls, social
+from encounter import battle, bounded_yaml, resolution, rolls, social
 from encounter import vitals as vt
 from encounter.engine import Context, Decision, Outcome, Rejected, find_combatant
 from encounter.state import EncounterState
@@ -31,7 +32,41 @@ def slug(name: str) -> str:
     return (_SLUG.sub("-", name.lower()).strip("-") or "combatant")[:32]
 
 
+#: The largest magnitude of a number in a stat block: beyond every rule's range, and small
+#: enough that what the rules add up from such numbers stays a 64-bit integer.
+MAX_STAT_NUMBER = 1_000_000
+
+
+def _check_numbers(value: Any, where: str) -> None:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _check_numbers(item, f"{where}.{key}")
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            _check_numbers(item, f"{where}[{i}]")
+    elif isinstance(value, int | float) and not isinstance(value, bool) and not (
+            math.isfinite(value) and abs(value) <= MAX_STAT_NUMBER):
+        raise ValueError(f"{where}: {value!r} is out of range (at most {MAX_STAT_NUMBER} "
+                         "either way)")
+
+
+def plain_stats(stats: dict[str, Any], name: str) -> dict[str, Any]:
+    """``stats`` as the encounter stores it: as JSON reads it back (so that every process,
+    and this one after a restart, reads the same), with every number in range."""
+    try:
+        plain: dict[str, Any] = msgspec.json.decode(msgspec.json.encode(stats))
+    except (TypeError, ValueError) as exc:
+        raise Rejected(ErrorCode.INVALID_PAYLOAD, f"{name}: stats: {exc}") from None
+    try:
+        _check_numbers(plain, "stats")
+    except ValueError as exc:
+        raise Rejected(ErrorCode.INVALID_PAYLOAD, f"{name}: {exc}") from None
+    return plain
+
+
 def profile_from(block: StatBlock, rules: Ruleset, taken: set[str]) -> CombatantProfile:
+    """The combatant a stat block makes, its ``stats`` checked whole by the ruleset (every
+    part of the sheet, the social statistics included) before it enters the encounter."""
     cid = block.id or slug(block.name)
     if block.id is None:
         base, n = cid, 2
@@ -39,20 +74,24 @@ def profile_from(block: StatBlock, rules: Ruleset, taken: set[str]) -> Combatant
             cid, n = f"{base}-{n}", n + 1
     elif cid in taken:
         raise Rejected(ErrorCode.CONFLICT, f"a combatant with id {cid!r} exists already")
+    stats = plain_stats(block.stats, block.name)
     try:
-        rules.validate_stats(block.stats)
+        rules.validate_stats(stats)
     except RulesetError as exc:
         raise Rejected(ErrorCode.INVALID_PAYLOAD, f"{block.name}: {exc}") from None
     side = block.side or ("party" if block.kind == "pc" else "enemies")
     return CombatantProfile(id=cid, name=block.name, kind=block.kind, side=side,
                             initiative_mod=block.initiative, hidden=block.hidden,
-                            aware=block.aware, group=block.group, stats=dict(block.stats))
+                            aware=block.aware, group=block.group, stats=stats)
 
 
 def parse_statblocks_yaml(text: str) -> list[StatBlock]:
-    """Stat blocks written in YAML: a list of blocks, or ``{combatants: [...]}``."""
+    """Stat blocks written in YAML: a list of blocks, or ``{combatants: [...]}``; aliases
+    and nesting within the bounds of :mod:`encounter.bounded_yaml`."""
     try:
-        data = yaml.safe_load(text)
+        data = bounded_yaml.load(text)
+    except bounded_yaml.YamlBoundError as exc:
+        raise Rejected(ErrorCode.INVALID_PAYLOAD, f"combatants_yaml: {exc}") from None
     except yaml.YAMLError as exc:
         raise Rejected(ErrorCode.INVALID_PAYLOAD,
                        f"combatants_yaml is not valid YAML: {exc}") from None
@@ -93,8 +132,7 @@ def create(cmd: msg.CreateEncounter, encounter_id: str, gm_token_id: str, ctx: C
 
 def add_combatant(d: Decision, cmd: msg.AddCombatant) -> None:
     profile = profile_from(cmd.combatant, d.rules, set(d.s.combatants))
-    d.emit(ev.CombatantAdded(combatant=profile), d.combatant_vis(profile.id) if profile.hidden
-           else None)
+    d.emit(ev.CombatantAdded(combatant=profile), ["gm"] if profile.hidden else None)
     if cmd.combatant.position is not None:
         battle.place(d, profile, cmd.combatant.position)
     d.result = {"combatant": profile.id}
@@ -115,8 +153,24 @@ def add_combatant(d: Decision, cmd: msg.AddCombatant) -> None:
             d.join_scene(profile.id, d.server_roll(expr, "join", profile.id))
 
 
+def _mentions(value: Any, cid: str) -> bool:
+    if isinstance(value, str):
+        return value == cid
+    if isinstance(value, dict):
+        return any(_mentions(v, cid) for v in value.values())
+    if isinstance(value, list | tuple):
+        return any(_mentions(v, cid) for v in value)
+    return False
+
+
 def remove_combatant(d: Decision, cmd: msg.RemoveCombatant) -> None:
-    find_combatant(d, cmd.combatant)
+    c = find_combatant(d, cmd.combatant)
+    for p in d.s.pending_rolls.values():
+        # its own rolls go with it; one of another's that concerns it must be settled first
+        if p.combatant != c.id and p.roller != c.id and _mentions(p.context, c.id):
+            raise Rejected(ErrorCode.ILLEGAL_ACTION, f"a roll that concerns {c.name} is "
+                           f"pending ({p.purpose}, request {p.request}): settle it first "
+                           "(submit_roll or server_roll)")
     turn = d.s.turn
     if turn is not None and turn.interrupted_by == cmd.combatant:
         d.send("resume", "the interrupted turn cannot resume now")  # its interrupt ends first
@@ -145,25 +199,30 @@ def set_options(d: Decision, cmd: msg.SetOptions) -> None:
 
 
 def _issue(d: Decision, role: ev.Role, combatants: list[str], scopes: list[Any],
-           label: str | None) -> None:
+           label: str | None, expires_in: int | None) -> None:
+    """A credential. Its expiry is part of its event, so that every process knows it, and
+    knows it again after a restart."""
     token_id = d.ctx.new_id()
+    expires_at = None if expires_in is None else d.ctx.now_ms + expires_in * 1000
     d.emit(ev.TokenIssued(token_id=token_id, role=role, combatants=combatants, scopes=scopes,
-                          label=label), ["gm"])
+                          label=label, expires_at=expires_at), ["gm"])
     d.result = {"token_id": token_id, "role": role}
+    if expires_at is not None:
+        d.result["expires_at"] = expires_at
 
 
 def invite(d: Decision, cmd: msg.IssueInvite) -> None:
     for cid in cmd.combatants:
         find_combatant(d, cid)
-    _issue(d, "player", sorted(set(cmd.combatants)), [], cmd.label)
+    _issue(d, "player", sorted(set(cmd.combatants)), [], cmd.label, cmd.expires_in)
 
 
 def spectator(d: Decision, cmd: msg.IssueSpectatorLink) -> None:
-    _issue(d, "spectator", [], ["view:public"], cmd.label)
+    _issue(d, "spectator", [], ["view:public"], cmd.label, cmd.expires_in)
 
 
 def integration(d: Decision, cmd: msg.IssueIntegrationToken) -> None:
-    _issue(d, "integration", [], sorted(set(cmd.scopes)), cmd.label)
+    _issue(d, "integration", [], sorted(set(cmd.scopes)), cmd.label, cmd.expires_in)
 
 
 def revoke(d: Decision, cmd: msg.RevokeToken) -> None:
@@ -232,13 +291,16 @@ def add_effect(d: Decision, cmd: msg.AddEffect) -> None:
         find_combatant(d, cmd.combatant)
     d.emit(ev.EffectStarted(effect=d.ctx.new_id(), name=cmd.name, rounds=cmd.rounds,
                             round=d.s.round, count=d.s.count_of(d.s.current),
-                            ends_round=d.s.round + cmd.rounds, combatant=cmd.combatant))
+                            ends_round=d.s.round + cmd.rounds, combatant=cmd.combatant),
+           d.combatant_vis(cmd.combatant))  # an effect on a hidden combatant is the GM's
 
 
 def end_effect(d: Decision, cmd: msg.EndEffect) -> None:
-    if cmd.effect not in d.s.effects:
+    effect = d.s.effects.get(cmd.effect)
+    if effect is None:
         raise Rejected(ErrorCode.NOT_FOUND, f"no effect {cmd.effect!r}")
-    d.emit(ev.EffectEnded(effect=cmd.effect, reason="removed"))
+    d.emit(ev.EffectEnded(effect=cmd.effect, reason="removed"),
+           d.combatant_vis(effect.combatant))
 
 
 

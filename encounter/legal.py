@@ -64,18 +64,23 @@ def legal_actions(
                 actions.append(LegalAction(action=name))
         if state.combatants and state.ruleset == "dramatic":
             actions += _GM_TOOL_ACTIONS
-    if state.chart and state.chart[0] == "scene" and dice_refusal(state) is None:
+    if state.chart and state.chart[0] == "scene" and dice_refusal(state, viewer) is None:
         actions += _scene_actions(state, viewer, shared)
     for pending in state.pending_rolls.values():
         if pending.roller == "gm":
-            mine = viewer.is_gm or "roll" in viewer.scopes
+            mine = viewer.answers_gm_rolls
         else:
             mine = viewer.controls(state, pending.roller)
         if mine:
             label = f"{pending.purpose}: {pending.expr}"
+            # a dice tower answers a hidden combatant's roll without being told whose it is
+            cid = pending.combatant
+            if cid is not None and not viewer.sees_all and cid in state.combatants \
+                    and state.combatants[cid].hidden:
+                cid = None
             for name in ("submit_roll", "server_roll"):
-                actions.append(LegalAction(action=name, combatant=pending.combatant,
-                                           label=label, targets=[pending.request]))
+                actions.append(LegalAction(action=name, combatant=cid, label=label,
+                                           targets=[pending.request]))
     return actions
 
 
@@ -178,7 +183,7 @@ def _scene_actions(state: EncounterState, viewer: Actor,
             if taken is not None and interrupter_refusal(state, cid, taken) is None:
                 offer(taken, cid)
         else:
-            if cid == current and turn is not None and turn_refusal(state, cid) is None:
+            if cid == current and turn is not None and turn_refusal(state, cid, viewer) is None:
                 _turn_actions(state, cat, cid, viewer, shared, out, offer)
             plain, others = _out_of_turn(cat, cid, cid in flat_footed,
                                          v is not None and v.fatigue == 0, rwff)

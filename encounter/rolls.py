@@ -36,7 +36,8 @@ def submit_roll(d: Decision, cmd: msg.SubmitRoll) -> None:
     assert d.actor is not None
     by: Literal["gm", "player"] = "gm" if pending.roller == "gm" or d.actor.is_gm else "player"
     d.emit(ev.DiceRolled(purpose=pending.purpose, roll=roll, by=by, combatant=pending.combatant,
-                         request=pending.request), d.dice_vis(pending.combatant))
+                         request=pending.request, gm_request=pending.roller == "gm",
+                         hidden=d.hidden(pending.combatant)), d.dice_vis(pending.combatant))
     _after_roll(d, pending.purpose, pending.combatant, roll, pending.context)
 
 

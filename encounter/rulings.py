@@ -229,7 +229,7 @@ def collide(d: Decision, cmd: msg.Collide) -> None:
         record_damage(d, victim.id, other.id, formula, roll, dmg)
         if d.s.vitals[victim.id].alive:
             resolution.lose_fatigue(d, victim.id, dmg.dealt, formula.source, "collision",
-                                    [f"collides with {other.name}"])
+                                    [f"collides with {d.public_name(other.id, victim.id)}"])
 
 
 def load_object(d: Decision, cmd: msg.LoadObject) -> None:

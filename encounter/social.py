@@ -10,6 +10,7 @@ server's, or physical dice) through ``encounter.combat``'s roll stages, and reco
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -29,7 +30,7 @@ from rules.damage import damage_dealt
 from rules.defenses import damage_thresholds
 from rules.dice import Roll
 from rules.modifiers import Modifier, RuleRefusal
-from rules.sheet import DamageSource, Size
+from rules.sheet import DamageSource, SheetError, Size
 from rules.social.access import (
     AccessRating,
     AccessSituation,
@@ -54,7 +55,7 @@ from rules.social.maneuvers import (
     social_attack_check,
     social_outcome,
 )
-from rules.social.sheet import parse_social
+from rules.social.sheet import SocialSheet, parse_social
 from rules.social.statements import Answer, answer_statement, shrink
 from rules.social.status import (
     Familiarity,
@@ -66,6 +67,21 @@ from rules.social.status import (
 
 if TYPE_CHECKING:
     from encounter.engine import Decision
+
+
+log = logging.getLogger("stablemaster.social")
+
+
+def social_sheet_of(profile: CombatantProfile, ruleset: str = "dramatic") -> SocialSheet:
+    """The combatant's social statistics. A stat block is checked whole when it enters the
+    encounter; one in a log written before that, which cannot be read, counts as the default
+    sheet (status 0) rather than failing everything that looks at it."""
+    try:
+        return parse_social(profile.stats if ruleset == "dramatic" else {})
+    except SheetError as exc:
+        log.warning("combatant %s: unreadable social sheet, read as the default: %s",
+                    profile.id, exc)
+        return SocialSheet()
 
 
 def _vis(d: Decision, *cids: str) -> ev.Visibility:
@@ -92,9 +108,8 @@ def social_standing(state: EncounterState, cid: str) -> Standing:
     """SOCIAL STATUS with the situation the GM set (R70), and at an event the SOCIAL ACCESS
     RATING (R72) and the aura its difference to the Event Rating makes (R25, R73)."""
     c = state.combatants[cid]
-    stats = c.stats if state.ruleset == "dramatic" else {}
     sheet = vt.sheet_of(c, state.ruleset)
-    social = parse_social(stats)
+    social = social_sheet_of(c, state.ruleset)
     event = state.social_event
     sit = state.social_situations.get(cid)
     situation = StatusSituation(
@@ -119,6 +134,10 @@ def set_social_event(d: Decision, cmd: msg.SetSocialEvent) -> None:
     R71); at the start of a running scene, the auras give their first points (R73)."""
     from encounter.engine import find_combatant
 
+    for name, value in (("topic", cmd.topic), ("circle", cmd.circle)):
+        if value is not None and not value.strip():
+            raise Rejected(ErrorCode.INVALID_PAYLOAD, f"a {name} needs a name (leave it out "
+                           "for none)")
     if cmd.rating is None:
         d.emit(ev.SocialEventSet(rating=None))
         return
@@ -126,7 +145,7 @@ def set_social_event(d: Decision, cmd: msg.SetSocialEvent) -> None:
     total = cmd.rating
     if cmd.organizer is not None:
         organizer = find_combatant(d, cmd.organizer)
-        raises = [parse_social(find_combatant(d, v).stats).event_raise for v in cmd.vips]
+        raises = [social_sheet_of(find_combatant(d, v)).event_raise for v in cmd.vips]
         try:
             rated = event_rating(social_status_of(d, organizer.id), cmd.rating, vip_raises=raises,
                                  gm_override=cmd.gm_override)
@@ -134,6 +153,7 @@ def set_social_event(d: Decision, cmd: msg.SetSocialEvent) -> None:
             raise Rejected(ErrorCode.ILLEGAL_ACTION, str(exc)) from None
         parts, total = list(rated.parts), rated.total
     d.emit(ev.SocialEventSet(rating=total, parts=parts, organizer=cmd.organizer,
+                             organizer_hidden=d.hidden(cmd.organizer),
                              circle=cmd.circle, topic=cmd.topic, encounter=cmd.encounter,
                              last=cmd.last,
                              challenge_rating=challenge_rating(total, cmd.challenge_modifier)))
@@ -150,7 +170,7 @@ def status_boosts(d: Decision) -> None:
     for cid, c in d.s.combatants.items():
         if c.kind != "pc" or not d.s.vitals[cid].alive:
             continue
-        social = parse_social(c.stats if d.s.ruleset == "dramatic" else {})
+        social = social_sheet_of(c, d.s.ruleset)
         standing = social_standing(d.s, cid)
         current = next((t for t in social.temporary if t.circle == event.circle), None)
         boost = attend_event(current, circle=event.circle, event_rating=event.rating,
@@ -419,8 +439,10 @@ def settle(d: Decision, statement: str, given: Answer | None) -> None:
     if answered.loss and d.s.vitals[target].alive:
         sheet, defs = resolution.defenses_of(d, target)
         threshold = damage_thresholds(sheet, defs).mental.total
+        who = d.public_name(speaker, target, unseen="")
         resolution.lose_fatigue(d, target, answered.loss, DamageSource.MENTAL, "dispute",
-                                [f"refuses {d.s.combatants[speaker].name}'s statement"])
+                                [f"refuses {who}'s statement" if who
+                                 else "refuses the statement of someone unseen"])
         if answered.loss >= max(1, threshold):  # R26 step 4: the attitude follows the track
             before = attitude_of(d, target, speaker)
             after = shift(before, -1)

@@ -30,6 +30,11 @@ class TokenGrant(msgspec.Struct, kw_only=True, gc=False, frozen=True):
     scopes: list[Scope] = []
     label: str | None = None
     revoked: bool = False
+    #: When it expires (ms since the epoch, server time), or ``None``.
+    expires_at: int | None = None
+
+    def expired(self, now_ms: float) -> bool:
+        return self.expires_at is not None and now_ms >= self.expires_at
 
 
 class PendingRoll(msgspec.Struct, kw_only=True, gc=False):

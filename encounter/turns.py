@@ -30,6 +30,7 @@ from encounter.declare import (
     convert_args,
 )
 from encounter.rejected import Rejected
+from encounter.state import PendingRoll
 from protocol import events as ev
 from protocol import messages as msg
 from protocol.errors import ErrorCode
@@ -37,6 +38,7 @@ from protocol.model import CombatantProfile
 from rules.actions import Budget, IllegalAction, Kind, spend
 
 if TYPE_CHECKING:
+    from encounter.actors import Actor
     from encounter.engine import Decision
     from encounter.state import EncounterState
 
@@ -57,37 +59,63 @@ def act_command(d: Decision, cmd: msg.Act) -> None:
 # --- may this combatant take this action now? -----------------------------------------------
 
 
-def common_refusal(state: EncounterState, cid: str) -> Refusal | None:
+def common_refusal(state: EncounterState, cid: str,
+                   actor: Actor | None = None) -> Refusal | None:
     """What refuses every action alike: the scene not running, the combatant unconscious, the
-    dice of an action still awaited."""
+    dice of an action still awaited. A refusal is worded for ``actor``, who gets it: it names
+    nothing hidden from it (``None``: worded in full, as for the GM)."""
     if not state.chart or state.chart[0] != "scene":
         return Refusal("the scene is not running")
     vitals = state.vitals.get(cid)
     if vitals is not None and not vitals.conscious:
         return Refusal(f"{state.combatants[cid].name} is {vitals.condition[0]} and takes no "
                        "actions (Falling Unconscious)")
-    return dice_refusal(state)
+    return dice_refusal(state, actor)
 
 
-def dice_refusal(state: EncounterState) -> Refusal | None:
+def dice_refusal(state: EncounterState, actor: Actor | None = None) -> Refusal | None:
     """While the dice of an action are awaited nothing else is done (``roll_requested``)."""
     for p in state.pending_rolls.values():
         if p.context is not None:
-            return Refusal(f"waiting for the dice of the {p.purpose} roll ({p.expr})")
+            return Refusal(waiting_for(state, p, actor))
     return None
 
 
-def refusal(state: EncounterState, cid: str, action: Action) -> Refusal | None:
+def waiting_for(state: EncounterState, pending: PendingRoll, actor: Actor | None) -> str:
+    """Why nothing can be done while an action waits for physical dice, as the actor may be
+    told: the roll itself only to those who see the request (a player is not shown the GM's
+    rolls, nor a hidden combatant's)."""
+    if actor is not None and not actor.sees_all and (
+            _hidden(state, pending.combatant) or (pending.roller == "gm"
+                                                  and not actor.answers_gm_rolls)):
+        return "waiting for the GM's dice"
+    return f"waiting for the dice of the {pending.purpose} roll ({pending.expr})"
+
+
+def _hidden(state: EncounterState, cid: str | None) -> bool:
+    c = state.combatants.get(cid) if cid else None
+    return c is not None and c.hidden
+
+
+def _sees(state: EncounterState, actor: Actor | None, cid: str) -> bool:
+    """Whether ``actor`` may be told of ``cid`` (as ``Decision.actor_sees``): a hidden
+    combatant only to those who see everything (``None``: a refusal worded in full)."""
+    return actor is None or actor.sees_all or not _hidden(state, cid)
+
+
+def refusal(state: EncounterState, cid: str, action: Action,
+            actor: Actor | None = None) -> Refusal | None:
     """Why ``cid`` may not take ``action`` now (before its arguments), or ``None``: the one
-    test that ``act`` refuses with and ``legal_actions`` offers with."""
-    return common_refusal(state, cid) or action_refusal(state, cid, action)
+    test that ``act`` refuses with and ``legal_actions`` offers with. The reason is worded for
+    ``actor`` (whether it is refused does not depend on the wording)."""
+    return common_refusal(state, cid, actor) or action_refusal(state, cid, action, actor=actor)
 
 
 def action_refusal(state: EncounterState, cid: str, action: Action,
-                   cat: Catalog | None = None) -> Refusal | None:
+                   cat: Catalog | None = None, actor: Actor | None = None) -> Refusal | None:
     """:func:`refusal` past the checks that refuse every action alike."""
     cat = cat or catalog(state.ruleset)
-    why: str | Refusal | None = timing_refusal(state, cid, action, cat)
+    why: str | Refusal | None = timing_refusal(state, cid, action, cat, actor)
     if why is None and cat.precondition is not None:
         why = cat.precondition(state, cid)
     if why is None and action.precondition is not None:
@@ -98,7 +126,7 @@ def action_refusal(state: EncounterState, cid: str, action: Action,
 
 
 def timing_refusal(state: EncounterState, cid: str, action: Action,
-                   cat: Catalog) -> Refusal | None:
+                   cat: Catalog, actor: Actor | None = None) -> Refusal | None:
     """Whether it is the time for ``action``: the interrupter's readied action only; free
     actions and reactions on any turn (flat-footed and fatigue permitting); the rest on the
     combatant's own turn, uninterrupted, within its budget."""
@@ -110,7 +138,7 @@ def timing_refusal(state: EncounterState, cid: str, action: Action,
         return interrupter_refusal(state, cid, action)
     if when is When.ANY_TURN:
         return out_of_turn_refusal(state, cid, action.cost)
-    why = turn_refusal(state, cid)
+    why = turn_refusal(state, cid, actor)
     if why is None and action.budgeted:
         why = budget_refusal(state, action, cat)
     return why
@@ -125,14 +153,17 @@ def interrupter_refusal(state: EncounterState, cid: str, action: Action) -> Refu
     return None
 
 
-def turn_refusal(state: EncounterState, cid: str) -> Refusal | None:
-    """Whether it is ``cid``'s turn, and not interrupted."""
+def turn_refusal(state: EncounterState, cid: str, actor: Actor | None = None) -> Refusal | None:
+    """Whether it is ``cid``'s turn, and not interrupted (by whom, only to an ``actor`` who
+    sees the readier)."""
     turn = state.turn
     if state.current != cid or turn is None:
         return Refusal(f"it is not {state.combatants[cid].name}'s turn", ErrorCode.NOT_YOUR_TURN)
     if turn.interrupted_by is not None:
-        other = state.combatants[turn.interrupted_by].name
-        return Refusal(f"{other}'s readied action interrupts this turn; it resumes afterwards")
+        readier = turn.interrupted_by
+        readied = f"{state.combatants[readier].name}'s readied action" \
+            if _sees(state, actor, readier) else "a readied action"
+        return Refusal(f"{readied} interrupts this turn; it resumes afterwards")
     return None
 
 
@@ -209,7 +240,7 @@ def budget_refusal(state: EncounterState, action: Action, cat: Catalog) -> Refus
 def act(d: Decision, c: CombatantProfile, cmd: msg.Act) -> None:
     s = d.s
     cat = catalog(s.ruleset)
-    why = common_refusal(s, c.id)
+    why = common_refusal(s, c.id, d.actor)
     if why is not None:
         raise why.rejected()
     action = cat.get(cmd.action)
@@ -217,7 +248,7 @@ def act(d: Decision, c: CombatantProfile, cmd: msg.Act) -> None:
         raise Rejected(ErrorCode.ILLEGAL_ACTION, cat.absent.get(cmd.action) or
                        f"{cmd.action!r} is not an action of {cat.title}",
                        legal=sorted(cat.names()))
-    why = action_refusal(s, c.id, action, cat)
+    why = action_refusal(s, c.id, action, cat, d.actor)
     if why is not None:
         raise why.rejected()
     args = convert_args(action, cmd.args)
@@ -400,7 +431,8 @@ def _may_take_delayed_turn(state: EncounterState, cid: str) -> str | None:
 
 def _take_delayed_turn(d: Decision, c: CombatantProfile, args: Args) -> None:
     """A delaying combatant acts "now": right after the current turn (R7.2)."""
-    d.emit(ev.DelayedTurnRequested(combatant=c.id, after=d.s.current, hidden=c.hidden),
+    d.emit(ev.DelayedTurnRequested(combatant=c.id, after=d.s.current, hidden=c.hidden,
+                                   after_hidden=d.hidden(d.s.current)),
            d.combatant_vis(c.id))
 
 

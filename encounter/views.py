@@ -13,7 +13,7 @@ from typing import Any
 import msgspec
 
 from encounter.actors import Actor
-from encounter.state import EncounterState
+from encounter.state import EncounterState, PendingAnswer, PendingRoll
 from encounter.vitals import sheet_of
 from protocol import events as ev
 from protocol.events import Envelope
@@ -62,6 +62,38 @@ def view_event(envelope: Envelope, viewer: Actor) -> ev.AnyEvent | None:
         if c.id not in viewer.combatants:
             public = msgspec.structs.replace(c, stats={})
             return type(event)(combatant=public)
+        return event
+    return _others_view(event, viewer)
+
+
+def _others_view(event: ev.AnyEvent, viewer: Actor) -> ev.AnyEvent:
+    """What an event visible to ``viewer`` says of what it may not know: hidden combatants
+    named in passing (whose turn it was, who healed), the server's bookkeeping of a roll, the
+    GM's roll requests."""
+    if isinstance(event, ev.RollRequested):
+        if event.context is not None or event.hidden:
+            return msgspec.structs.replace(
+                event, context=None, combatant=None if event.hidden else event.combatant)
+    elif isinstance(event, ev.DiceRolled):
+        replace: dict[str, object] = {}
+        if event.hidden:
+            replace["combatant"] = None
+        if event.gm_request and not viewer.answers_gm_rolls:
+            replace["request"] = None
+        if replace:
+            return msgspec.structs.replace(event, **replace)
+    elif isinstance(event, ev.ReadiedActionTriggered):
+        if event.interrupting_hidden:
+            return msgspec.structs.replace(event, interrupting=None)
+    elif isinstance(event, ev.DelayedTurnRequested):
+        if event.after_hidden:
+            return msgspec.structs.replace(event, after=None)
+    elif isinstance(event, ev.AtEffectStarted | ev.AtEffectEnded):
+        if event.origin_hidden:
+            return msgspec.structs.replace(
+                event, effect=msgspec.structs.replace(event.effect, origin=""))
+    elif isinstance(event, ev.SocialEventSet) and event.organizer_hidden:
+        return msgspec.structs.replace(event, organizer=None)
     return event
 
 
@@ -97,6 +129,8 @@ def _social_view(state: EncounterState, visible: set[str]) -> dict[str, Any] | N
             "harmony": harmony, "discord": discord,
         }
     event = _untagged(state.social_event) if state.social_event else None
+    if event is not None and event.get("organizer") not in (None, *visible):
+        event["organizer"] = None
     return {"event": event, "standing": standing}
 
 
@@ -108,6 +142,25 @@ def _sees_request(state: EncounterState, viewer: Actor, roller: str) -> bool:
     if roller == "gm":
         return "roll" in viewer.scopes
     return state.visible_combatant(roller)
+
+
+def _pending_view(pending: PendingRoll, visible: set[str], full: bool) -> dict[str, Any]:
+    """A roll request as in its ``roll_requested`` event for this viewer: its ``context`` is
+    the GM's; a dice tower is not told whose hidden roll it answers."""
+    view: dict[str, Any] = msgspec.to_builtins(pending)
+    if not full:
+        view["context"] = None
+        if pending.combatant not in visible:
+            view["combatant"] = None
+    return view
+
+
+def _answer_view(answer: PendingAnswer, visible: set[str]) -> dict[str, Any]:
+    """A statement waiting for its target's answer; a hidden speaker is not named."""
+    view: dict[str, Any] = msgspec.to_builtins(answer)
+    if answer.speaker not in visible:
+        view["speaker"] = None
+    return view
 
 
 def _untagged(event: ev.Event) -> dict[str, Any]:
@@ -175,7 +228,7 @@ def view_state(state: EncounterState, viewer: Actor) -> dict[str, Any]:
         "effects": [_untagged(e) for e in state.effects.values()
                     if e.combatant is None or e.combatant in visible],
         "pending_rolls": [
-            msgspec.to_builtins(p) for p in state.pending_rolls.values()
+            _pending_view(p, visible, full) for p in state.pending_rolls.values()
             if _sees_request(state, viewer, p.roller)
         ],
         "map": msgspec.to_builtins(state.battle_map) if state.battle_map else None,
@@ -187,7 +240,7 @@ def view_state(state: EncounterState, viewer: Actor) -> dict[str, Any]:
         "attitudes": {h: {t: a for t, a in row.items() if t in visible}
                       for h, row in state.attitudes.items() if h in visible},
         "blocking": [cid for cid in state.blocking if cid in visible],
-        "answers": {sid: msgspec.to_builtins(a) for sid, a in state.answers.items()
+        "answers": {sid: _answer_view(a, visible) for sid, a in state.answers.items()
                     if a.target in visible},
         "debate_over": state.debate_over,
         "social": _social_view(state, visible),

@@ -78,7 +78,9 @@ CLOSE_CODES: dict[int, tuple[str, str]] = {
     1012: (
         "service restart",
         "The server is shutting down. A `goodbye` with `reconnect: true` comes first. "
-        "Reconnect (to any server process) and resume with `since`.",
+        "Reconnect (to any server process) and resume with `since`. (Also, without a "
+        "`goodbye`, when the server's log went back to before the encounter existed: the "
+        "`hello` that follows gets `unauthenticated`.)",
     ),
     1013: (
         "try again later",
@@ -87,8 +89,15 @@ CLOSE_CODES: dict[int, tuple[str, str]] = {
     ),
     4001: (
         "credential revoked",
-        "The token this connection said `hello` with was revoked (`revoke_token`). Do not "
-        "reconnect with it.",
+        "The token this connection said `hello` with was revoked (`revoke_token`), has "
+        "expired (`expires_in`; the close reason says which), or was issued by events the "
+        "server's log no longer holds (it went back). Do not reconnect with it.",
+    ),
+    4002: (
+        "no hello",
+        "The connection was not welcomed in time: no `hello` that succeeded within the "
+        "server's hello deadline (10 s by default) after it opened. Reconnect and say "
+        "`hello` at once.",
     ),
 }
 
@@ -254,6 +263,10 @@ def limits_table() -> str:
         "(measured in UTF-8 bytes). |",
         f"| `max_frame_bytes` | {s.max_frame_bytes} | A larger frame closes the connection "
         "(1009). |",
+        f"| `max_event_bytes` | {s.max_event_bytes} | A command that would store a larger "
+        "event (as JSON) gets `too_large` and changes nothing. |",
+        f"| `max_depth` | {s.max_json_depth} | A message with objects and arrays nested deeper "
+        "gets `invalid_payload` (before `hello` too). |",
         f"| `commands_per_second` | {s.commands_per_second:g} | The rate at which the "
         "allowance refills; every message counts, `hello` included. |",
         f"| `burst` | {s.command_burst} | Messages a connection may send at once before "
@@ -263,8 +276,15 @@ def limits_table() -> str:
         "within the limit starts the count again. |",
         f"| send queue | {s.max_queued_messages} | Messages waiting for a slow client before "
         "the server closes the connection (1013). |",
+        f"| send queue bytes | {s.max_queued_bytes} | Bytes waiting for a slow client before "
+        "the server closes the connection (1013); a resume's replay never fills the queue, "
+        "it waits for the client to take what it was sent. |",
         f"| replay | {s.max_replay} | Events the server replays on resume; a client further "
         "behind gets a `snapshot` (`resume_gap`). |",
+        f"| hello deadline | {s.hello_timeout:g} s | A connection not welcomed by then (no "
+        "`hello` that succeeded) is closed (4002). |",
+        f"| connections per address | {s.max_connections_per_address or 'none'} | When the "
+        "server sets a limit, a websocket handshake past it is refused with HTTP 429. |",
     ]
     return "\n".join(rows)
 

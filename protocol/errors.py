@@ -24,15 +24,19 @@ class ErrorCode(StrEnum):
     INTERNAL = "internal_error"
     UNAVAILABLE = "unavailable"
     STALE = "stale"
+    SNAPSHOT_UNAVAILABLE = "snapshot_unavailable"
 
 
 ERROR_DESCRIPTIONS: dict[ErrorCode, str] = {
     ErrorCode.BAD_JSON: "The frame is not valid JSON (or is a binary frame).",
     ErrorCode.UNKNOWN_TYPE: "The message has no `type`, or a `type` the server does not know.",
-    ErrorCode.INVALID_PAYLOAD: "A field is missing, has the wrong type or is out of range.",
+    ErrorCode.INVALID_PAYLOAD: "A field is missing, has the wrong type or is out of range; a "
+    "stat block fails its ruleset's sheet (the `message` names the field); YAML beyond its "
+    "bounds; objects and arrays nested deeper than `max_depth`.",
     ErrorCode.UNSUPPORTED_VERSION: "No protocol version in `hello.versions` is spoken by the "
     "server; the connection is closed (1002).",
-    ErrorCode.UNAUTHENTICATED: "No `hello` yet, or the token is unknown, malformed or revoked.",
+    ErrorCode.UNAUTHENTICATED: "No `hello` yet, or the token is unknown, malformed, revoked "
+    "or expired.",
     ErrorCode.FORBIDDEN: "The credential may not do this (a spectator acting, a player acting "
     "for a combatant it does not control, a player issuing GM commands).",
     ErrorCode.NOT_YOUR_TURN: "The combatant may not act now: it is not its turn.",
@@ -41,7 +45,8 @@ ERROR_DESCRIPTIONS: dict[ErrorCode, str] = {
     "or a command id was reused with a different payload.",
     ErrorCode.NOT_FOUND: "No such encounter, combatant, token or roll request.",
     ErrorCode.RATE_LIMITED: "Too many messages; slow down. A sustained flood closes with 1008.",
-    ErrorCode.TOO_LARGE: "The message is larger than the command limit (`welcome.limits`). "
+    ErrorCode.TOO_LARGE: "The message is larger than the command limit (`welcome.limits`), or "
+    "an event the command would store is larger than `max_event_bytes` (nothing is appended). "
     "Frames over the hard limit close the connection with 1009.",
     ErrorCode.BAD_DICE: "A dice expression or the faces given for a roll are not valid.",
     ErrorCode.INTERNAL: "The server failed; nothing was changed. Safe to retry with the same id.",
@@ -52,4 +57,9 @@ ERROR_DESCRIPTIONS: dict[ErrorCode, str] = {
     "it was meant for has ended, been interrupted or resumed (another GM's click, a double "
     "click). Nothing was changed; `details.turn_id` is the current turn. Look at the new "
     "`legal_actions` before sending it again (with a new id).",
+    ErrorCode.SNAPSHOT_UNAVAILABLE: "After `welcome`: the server could not build this "
+    "credential's `snapshot` (the encounter holds something it cannot show, such as a stat "
+    "block stored before it was checked whole). The connection stays open and gets the "
+    "encounter's events and `legal_actions`; reconnecting tries again. Everyone else is "
+    "unaffected.",
 }

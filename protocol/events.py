@@ -70,13 +70,16 @@ class OptionsChanged(Event, tag="options_changed", kw_only=True):
 
 
 class TokenIssued(Event, tag="token_issued", kw_only=True):
-    """A credential was issued (the GM sees this; the secret itself is never logged)."""
+    """A credential was issued (the GM sees this; the secret itself is never logged).
+    ``expires_at``: when it expires (milliseconds since the epoch, server time; ``null``:
+    never); from then on it is refused and its connections are closed with 4001."""
 
     token_id: str
     role: Role
     combatants: list[str] = []
     scopes: list[Scope] = []
     label: str | None = None
+    expires_at: int | None = None
 
 
 class TokenRevoked(Event, tag="token_revoked", kw_only=True):
@@ -99,8 +102,12 @@ class RollRequested(Event, tag="roll_requested", kw_only=True):
     dice: list[int]
     purpose: str
     #: What the action that waits for the roll needs to finish when the dice come in (an
-    #: attack's target, weapon and circumstances).
+    #: attack's target, weapon and circumstances): the server's own bookkeeping, shown to the
+    #: GM only (``null`` for everyone else).
     context: dict[str, Any] | None = None
+    #: the combatant is hidden: a ``roll`` integration answering the GM's dice gets
+    #: ``combatant: null``
+    hidden: bool = False
 
 
 class DiceRolled(Event, tag="dice_rolled", kw_only=True):
@@ -112,6 +119,12 @@ class DiceRolled(Event, tag="dice_rolled", kw_only=True):
     by: Literal["server", "gm", "player"] = "server"
     combatant: str | None = None
     request: str | None = None
+    #: the roll answers a request addressed to the GM: viewers who are not shown those get
+    #: ``request: null`` (the dice of an NPC are public with ``npc_rolls_public``, the GM's
+    #: requests are not)
+    gm_request: bool = False
+    #: the combatant is hidden: a ``roll`` integration gets ``combatant: null``
+    hidden: bool = False
 
 
 class InitiativeEntry(msgspec.Struct, kw_only=True, gc=False):
@@ -224,11 +237,13 @@ class TurnDelayed(Event, tag="turn_delayed", kw_only=True):
 
 
 class DelayedTurnRequested(Event, tag="delayed_turn_requested", kw_only=True):
-    """A delaying combatant will act right after the current turn (ruling R7)."""
+    """A delaying combatant will act right after the current turn (ruling R7): ``after`` is
+    whose turn that is (``null`` for viewers who may not see a hidden combatant's turn)."""
 
     combatant: str
     after: str | None
     hidden: bool = False
+    after_hidden: bool = False
 
 
 class OrderChanged(Event, tag="order_changed", kw_only=True):
@@ -255,11 +270,13 @@ class ActionReadied(Event, tag="action_readied", kw_only=True):
 
 
 class ReadiedActionTriggered(Event, tag="readied_action_triggered", kw_only=True):
-    """The trigger occurred: the readied action interrupts ``interrupting``'s turn."""
+    """The trigger occurred: the readied action interrupts ``interrupting``'s turn
+    (``null`` for viewers who may not see a hidden combatant's turn)."""
 
     combatant: str
     interrupting: str | None
     hidden: bool = False
+    interrupting_hidden: bool = False
 
 
 class InterruptEnded(Event, tag="interrupt_ended", kw_only=True):
@@ -509,11 +526,12 @@ class LieTold(Event, tag="lie_told", kw_only=True):
 
 class SocialEventSet(Event, tag="social_event_set", kw_only=True):
     """The social event of the scene (``rating: null``: none), with its Event Rating's parts
-    (SOCIAL EVENTS; R25, R71)."""
+    (SOCIAL EVENTS; R25, R71). A hidden ``organizer`` is shown to the GM only."""
 
     rating: int | None
     parts: list[Modifier] = []
     organizer: str | None = None
+    organizer_hidden: bool = False
     circle: str | None = None
     topic: str | None = None
     encounter: int = 1
@@ -645,6 +663,9 @@ class AtEffectStarted(Event, tag="at_effect_started", kw_only=True):
 
     effect: AtEffect
     hidden: bool = False
+    #: ``effect.origin`` is a hidden combatant (a heal's mark): players and spectators get
+    #: ``origin: ""``
+    origin_hidden: bool = False
 
 
 class AtEffectEnded(Event, tag="at_effect_ended", kw_only=True):
@@ -654,6 +675,7 @@ class AtEffectEnded(Event, tag="at_effect_ended", kw_only=True):
     effect: AtEffect
     reason: Literal["turn_start", "round_end", "used", "damage", "out_of_fight"]
     hidden: bool = False
+    origin_hidden: bool = False
 
 
 class AtMoved(Event, tag="at_moved", kw_only=True):

@@ -40,16 +40,23 @@ class Command(ClientMessage):
 # --- connection -----------------------------------------------------------------------------
 
 
+Digest = Annotated[str, msgspec.Meta(min_length=1, max_length=40)]
+
+
 class Hello(ClientMessage, tag="hello", kw_only=True):
     """First message on a connection. ``versions`` lists the protocol versions the client
     speaks. ``token`` authenticates (omit it only to call ``create_encounter``). ``since`` is
     the last ``seq`` the client has seen: the server then sends exactly the events after it, or
-    a ``snapshot`` when it cannot; without ``since`` the client gets a ``snapshot``.
+    a ``snapshot`` when it cannot; without ``since`` the client gets a ``snapshot``. ``digest``
+    is the ``digest`` of that event (or snapshot): when the log no longer holds it at that seq
+    (the server lost the end of the log and it has grown again since), the answer is a
+    ``snapshot`` with reason ``rewound``.
     A spectator may instead put its token in the URL: ``/ws?spectate=<token>``."""
 
     versions: Annotated[list[int], msgspec.Meta(min_length=1, max_length=16)]
     token: Annotated[str, msgspec.Meta(max_length=200)] | None = None
     since: Annotated[int, msgspec.Meta(ge=0)] | None = None
+    digest: Digest | None = None
     client: Label | None = None
 
 
@@ -84,7 +91,9 @@ class AddCombatant(Command, tag="add_combatant", kw_only=True):
 
 class RemoveCombatant(Command, tag="remove_combatant", kw_only=True):
     """Remove a combatant from the encounter (GM). When it is the combatant's turn, that turn
-    ends first (and the next combatant's begins, if anyone is left)."""
+    ends first (and the next combatant's begins, if anyone is left). Its own pending rolls go
+    with it; while another's roll that concerns it is pending (an attack on it waiting for
+    dice), the removal is refused (``illegal_action``): settle the roll first."""
 
     combatant: CombatantRef
 
@@ -103,27 +112,38 @@ class SetOptions(Command, tag="set_options", kw_only=True):
     options: EncounterOptions
 
 
+#: ``expires_in`` of the ``issue_*`` commands: whole seconds, at most ten years.
+ExpiresIn = Annotated[int, msgspec.Meta(ge=1, le=10 * 365 * 24 * 3600)]
+
+
 class IssueInvite(Command, tag="issue_invite", kw_only=True):
     """A player credential bound to these combatants (GM). Result: ``token``, ``token_id``,
-    ``role`` (``player``)."""
+    ``role`` (``player``). With ``expires_in`` (seconds) the credential expires then: it is
+    refused at ``hello`` and its connections are closed (4001); the result's ``expires_at``
+    says when (milliseconds since the epoch, server time)."""
 
     combatants: Annotated[list[CombatantRef], msgspec.Meta(min_length=1, max_length=20)]
     label: Label | None = None
+    expires_in: ExpiresIn | None = None
 
 
 class IssueSpectatorLink(Command, tag="issue_spectator_link", kw_only=True):
     """A read-only credential that may ride in an overlay URL (GM). Result: ``token``,
-    ``token_id``, ``role`` (``spectator``), ``path`` (``/ws?spectate=<token>``)."""
+    ``token_id``, ``role`` (``spectator``), ``path`` (``/ws?spectate=<token>``). With
+    ``expires_in`` (seconds) the link expires then, as an invite does (``expires_at``)."""
 
     label: Label | None = None
+    expires_in: ExpiresIn | None = None
 
 
 class IssueIntegrationToken(Command, tag="issue_integration_token", kw_only=True):
     """A credential for a VTT or bot with explicit scopes (GM). Result: ``token``,
-    ``token_id``, ``role`` (``integration``)."""
+    ``token_id``, ``role`` (``integration``). With ``expires_in`` (seconds) it expires then,
+    as an invite does (``expires_at``)."""
 
     scopes: Annotated[list[Scope], msgspec.Meta(min_length=1, max_length=5)]
     label: Label | None = None
+    expires_in: ExpiresIn | None = None
 
 
 class RevokeToken(Command, tag="revoke_token", kw_only=True):
@@ -420,12 +440,17 @@ class Limits(msgspec.Struct, kw_only=True):
     """What this server accepts. A message longer than ``max_command_bytes`` gets
     ``too_large``; a frame over ``max_frame_bytes`` closes the connection (1009). Each
     connection may send ``commands_per_second`` messages on average, ``burst`` at once; more
-    get ``rate_limited``, and a flood closes the connection (1008)."""
+    get ``rate_limited``, and a flood closes the connection (1008). A command that would store
+    an event larger than ``max_event_bytes`` (as JSON) gets ``too_large`` and changes nothing;
+    a message with objects and arrays nested more than ``max_depth`` levels deep gets
+    ``invalid_payload``."""
 
     max_command_bytes: int
     max_frame_bytes: int
     commands_per_second: float
     burst: int
+    max_event_bytes: int
+    max_depth: int
 
 
 class Welcome(ServerMessage, tag="welcome", kw_only=True):
@@ -469,25 +494,31 @@ class Error(ServerMessage, tag="error", kw_only=True):
     details: dict[str, Any] | None = None
 
 
-class EventMessage(ServerMessage, tag="event", kw_only=True):
+class EventMessage(ServerMessage, tag="event", kw_only=True, omit_defaults=True):
     """One event of the encounter's log, redacted for this viewer. ``seq`` increases by one per
     event in the log; a viewer may not see every ``seq`` (redacted events are skipped), but it
-    sees those it may see exactly once and in order."""
+    sees those it may see exactly once and in order. ``digest`` stands for the log up to this
+    event (it is left out for events stored before digests existed): keep the one of the last
+    event applied and send it with ``since`` when resuming."""
 
     encounter: str
     seq: int
     ts: int
     event: AnyEvent
+    digest: str | None = None
 
 
 class Snapshot(ServerMessage, tag="snapshot", kw_only=True):
-    """The whole encounter as this viewer may see it, as of ``seq``. Sent after ``hello``
-    without ``since``, or when ``since`` is older than the log reaches (``reason``)."""
+    """The whole encounter as this viewer may see it, as of ``seq``, and the ``digest`` of the
+    log at ``seq`` (``null`` for a log without one). Sent after ``hello`` without ``since``,
+    when the server cannot replay from ``since`` (``reason``), and, unasked, when the server
+    finds that the log went back (``rewound``): everything received after this ``seq`` is void."""
 
     encounter: str
     seq: int
-    reason: Literal["join", "resume_gap", "resume_ahead"]
+    reason: Literal["join", "resume_gap", "resume_ahead", "rewound"]
     state: dict[str, Any]
+    digest: str | None = None
 
 
 class LegalAction(msgspec.Struct, kw_only=True, gc=False, omit_defaults=True):

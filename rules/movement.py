@@ -91,6 +91,16 @@ class Occupant(msgspec.Struct, frozen=True, kw_only=True):
     at: Placement
     hostile: bool = False
     helpless: bool = False
+    #: the mover's side may not know it is there (a hidden combatant): a refusal does not
+    #: name it
+    unseen: bool = False
+
+    def called(self, hostile: bool = False) -> str:
+        """How a refusal names it: ``'dog'`` (``the hostile 'dog'``), or a creature the mover's
+        side cannot see."""
+        if self.unseen:
+            return f"a{' hostile' if hostile else ''} creature you cannot see"
+        return f"the hostile {self.id!r}" if hostile else repr(self.id)
 
 
 class StepCost(msgspec.Struct, frozen=True, kw_only=True):
@@ -358,13 +368,13 @@ def _pass(mover: Placement, new_space: tuple[Square, ...], others: Sequence[Occu
         if not other.hostile:
             continue  # Ally: "doesn't consider you an enemy"
         if squeezing:
-            raise IllegalMove(f"{where}: a squeezing creature cannot move past the hostile "
-                              f"{other.id!r} (SQUEEZING)")
+            raise IllegalMove(f"{where}: a squeezing creature cannot move past "
+                              f"{other.called(hostile=True)} (SQUEEZING)")
         if other.helpless:
             continue  # Unconscious or Helpless Hostile creature
         if size_steps(mover.size, other.at.size) >= 3:
             continue  # Much Larger or Smaller Hostile creatures
-        raise IllegalMove(f"{where} enters the space of the hostile {other.id!r}: only allies, "
+        raise IllegalMove(f"{where} enters the space of {other.called(hostile=True)}: only allies, "
                           "helpless foes and foes three or more sizes larger or smaller can "
                           "be moved through (MOVING THROUGH OCCUPIED SQUARES)")
 
@@ -378,5 +388,5 @@ def _end(final: Placement, others: Sequence[Occupant], where: str) -> None:
             continue
         if tiny_or_smaller(final.size) or tiny_or_smaller(other.at.size):
             continue
-        raise IllegalMove(f"{where} ends the movement in the space of {other.id!r}: only a "
+        raise IllegalMove(f"{where} ends the movement in the space of {other.called()}: only a "
                           "Tiny or smaller creature shares squares (ruling R20)")

@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 from rules.actions import Budget
 from rules.sheet import SheetError, parse_sheet
+from rules.social.sheet import parse_social
 
 DIE_LADDER = (4, 6, 8, 10, 12, 20)
 
@@ -50,9 +51,11 @@ class DramaticSystems:
     title: str = "MLP Dramatic Systems"
 
     def validate_stats(self, stats: dict[str, Any]) -> None:
-        """The stat block's ``stats`` must be a Dramatic sheet (``rules.sheet``)."""
+        """The stat block's ``stats`` must be a Dramatic sheet (``rules.sheet``), its
+        ``social`` part included (``rules.social.sheet``)."""
         try:
             parse_sheet(stats)
+            parse_social(stats)
         except SheetError as exc:
             raise RulesetError(str(exc)) from None
 

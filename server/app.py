@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import functools
 import logging
 import signal
 import time
@@ -12,16 +14,17 @@ from typing import Any
 import orjson
 from redis.asyncio import BlockingConnectionPool, Redis
 from redis.asyncio.cluster import RedisCluster
+from redis.exceptions import ResponseError
 from websockets.asyncio.server import Server as WsServer
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
 from encounter.actors import Actor
-from encounter.views import view_state
-from protocol.messages import Limits, Snapshot
+from protocol.messages import Limits
 from protocol.version import PROTOCOL_VERSION
 from server import __version__, auth, metrics, web
+from server.addresses import ConnectionCounter, CountedConnection
 from server.commands import CommandService
 from server.config import Settings
 from server.embedded_redis import EmbeddedRedis
@@ -29,11 +32,13 @@ from server.fanout import ActivityFollower
 from server.gc_pacer import GcPacer
 from server.rooms import Room, Rooms
 from server.session import Outbox, Session
-from server.store import EventStore
+from server.store import Durability, EventStore, LogChain
 
 log = logging.getLogger("stablemaster")
 
 SECRET_KEY = "stablemaster:secret"
+#: Events read from Redis at a time when replaying what a resuming client missed.
+REPLAY_CHUNK = 256
 
 
 class Server:
@@ -55,9 +60,13 @@ class Server:
             max_frame_bytes=settings.max_frame_bytes,
             commands_per_second=settings.commands_per_second,
             burst=settings.command_burst,
+            max_event_bytes=settings.max_event_bytes,
+            max_depth=settings.max_json_depth,
         )
         self._stopped = asyncio.Event()
         self.demo: Any = None
+        self.addresses = ConnectionCounter(settings.max_connections_per_address,
+                                           settings.trusted_proxies)
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -65,20 +74,25 @@ class Server:
         s = self.settings
         url = s.redis_url
         if url is None:
-            self.embedded = EmbeddedRedis(s.data_dir / "redis")
+            self.embedded = EmbeddedRedis(s.data_dir / "redis",
+                                          appendfsync="always" if s.durability == "always"
+                                          else "everysec")
             await self.embedded.start()
             url = self.embedded.url
             log.info("embedded Redis started: %s (AOF in %s)", self.embedded.binary,
                      self.embedded.data_dir)
         self.redis, follower_redis = self._connect(url)
-        self.store = EventStore(self.redis)
+        secret = await self._secret()
+        self.tokens = auth.Tokens(secret)
+        durability = await durability_for(self.redis, s, embedded=self.embedded is not None)
+        self.store = EventStore(self.redis, LogChain(secret), durability, s.max_event_bytes)
         self.rooms = Rooms(self.store)
-        self.tokens = auth.Tokens(await self._secret())
         self.follower = ActivityFollower(self.redis, follower_redis, self.rooms, s.sweep_interval)
         await self.follower.start()
         self.ws = await serve(
             self._handle, s.host, s.port,
             process_request=self._http,
+            create_connection=CountedConnection,
             compression=None,  # small JSON frames: compression costs more than it saves
             max_size=s.max_frame_bytes,
             max_queue=16,
@@ -156,67 +170,120 @@ class Server:
         finally:
             self.sessions.discard(session)
 
-    async def authenticate(self, token: str) -> tuple[Room, Actor] | None:
+    async def authenticate(self, token: str) -> tuple[Room, Actor] | str:
+        """The room and rights of ``token``, or why it is refused."""
+        unknown = "unknown, malformed or revoked token"
         parsed = auth.parse(token)
         if parsed is None:
-            return None
+            return unknown
         encounter, token_id = parsed
         stored = await self.store.token_digest(encounter, token_id)
         if stored is None or not auth.matches(token, stored):
-            return None
+            return unknown
         room = await self.rooms.get(encounter)
         if room is None:
-            return None
+            return unknown
         grant = room.state.tokens.get(token_id)
         if grant is None or grant.revoked:
-            return None
+            return unknown
+        if grant.expired(time.time() * 1000):
+            return "this credential has expired"
         actor = Actor(role=grant.role, token_id=token_id, combatants=frozenset(grant.combatants),
                       scopes=frozenset(grant.scopes))
         return room, actor
 
-    async def attach(self, session: Session, room: Room, since: int | None) -> None:
-        """Subscribe a session to its room, first sending what it missed (or a snapshot)."""
-        assert session.actor is not None
-        if since is not None and since > room.version:
-            await room.catch_up()
-        if since is None or since > room.version:
-            self._snapshot(session, room, "join" if since is None else "resume_ahead")
-            return
-        behind = room.version - since
-        if behind > self.settings.max_replay:
-            self._snapshot(session, room, "resume_gap")
-            return
-        fetched_to = since
-        missed = []
-        ring_start = room.ring[0].seq if room.ring else room.version + 1
-        if since + 1 < ring_start:
-            missed = await self.store.read(room.id, since, count=ring_start - since - 1)
-            if not missed or missed[0].seq != since + 1:
-                self._snapshot(session, room, "resume_gap")
-                return
-            fetched_to = missed[-1].seq
-        # From here on nothing awaits: the ring covers the rest and joining is atomic.
-        missed += [e for e in room.ring if e.seq > fetched_to]
-        for frame in room.frames_for(missed, session.actor):
-            session.enqueue(frame)
-        room.sessions.add(session)
-        session.offer_legal(room.legal_frame(session.actor), force=True)
+    async def attach(self, session: Session, room: Room, since: int | None,
+                     digest: str | None = None) -> None:
+        """Subscribe a session to its room, first sending what it missed (or a snapshot).
 
-    def _snapshot(self, session: Session, room: Room, reason: str) -> None:
+        The missed events are read from Redis a chunk at a time and queued as the connection
+        takes them (its send queue stays under its bounds), until the room's ring of recent
+        events covers the rest; the last step, from the ring, and joining the room happen
+        without a pause, so no event is missed or sent twice. The digest at ``since`` (from the
+        client, when it sent one) must be the log's: otherwise the log went back and grew again
+        since the client saw it, and the client gets a snapshot (``rewound``)."""
         assert session.actor is not None
-        session.send(Snapshot(encounter=room.id, seq=room.version, reason=reason,  # type: ignore[arg-type]
-                              state=view_state(room.state, session.actor)))
-        room.sessions.add(session)
-        session.offer_legal(room.legal_frame(session.actor), force=True)
+        if since is None:
+            room.send_snapshot(session, "join")
+            return
+        await room.check()  # the room against Redis: behind, ahead, or another log
+        if since > room.version:
+            self._resume_snapshot(session, room, "resume_ahead")
+            return
+        limit = self.settings.max_replay
+        # the last seq queued for the client, and its digest as far as it is known (the
+        # client's, then the log's)
+        sent_to, sent_digest = since, digest
+        checks = 0
+        while True:
+            if sent_to > room.version:  # the log went back (while it was being replayed)
+                self._resume_snapshot(session, room,
+                                      "resume_ahead" if sent_to == since else "rewound")
+                return
+            if room.version - sent_to > limit:
+                self._resume_snapshot(session, room, "resume_gap")
+                return
+            if not await session.wait_sent():
+                return  # the connection is gone
+            batch = room.ring_after(sent_to)
+            if batch is not None:  # the ring covers the rest: the last step, without a pause
+                if sent_digest is not None and batch.prev != sent_digest:
+                    if sent_to != since:  # Redis's log and the room's differ
+                        await room.check()
+                    self._resume_snapshot(session, room, "rewound")
+                    return
+                for frame in room.frames_for(batch.envelopes, batch.digests, session.actor):
+                    session.enqueue(frame)
+                room.add_session(session)
+                session.offer_legal(room.legal_frame(session.actor), force=True)
+                return
+            batch = await self.store.read_batch(room.id, sent_to, count=REPLAY_CHUNK)
+            # no further than the room has folded (the rest comes from its ring, or live)
+            while batch.envelopes and batch.envelopes[-1].seq > room.version:
+                batch.envelopes.pop()
+                batch.digests.pop()
+                batch.raws.pop()
+            if batch.envelopes and (batch.prev is None
+                                    or batch.envelopes[0].seq != sent_to + 1):
+                # the log no longer reaches back that far (trimmed)
+                self._resume_snapshot(session, room, "resume_gap")
+                return
+            if batch.prev is None or not batch.envelopes:
+                # Redis's log ends at or before sent_to, behind the room: check the room
+                checks += 1
+                if checks > 3:
+                    self._resume_snapshot(session, room, "rewound")
+                    return
+                await room.check()
+                continue
+            if sent_digest is not None and batch.prev != sent_digest:
+                self._resume_snapshot(session, room, "rewound")
+                return
+            for frame in room.frames_for(batch.envelopes, batch.digests, session.actor):
+                session.enqueue(frame)
+            sent_to, sent_digest = batch.envelopes[-1].seq, batch.head
+
+    def _resume_snapshot(self, session: Session, room: Room, reason: str) -> None:
+        metrics.RESUME_SNAPSHOTS.labels(reason).inc()
+        room.send_snapshot(session, reason)
 
     # -- plain HTTP on the same port ---------------------------------------------------------
 
     async def _http(self, connection: ServerConnection, request: Request) -> Response | None:
         path = request.path.split("?", 1)[0]
         if request.headers.get("Upgrade", "").lower() == "websocket":
-            if path in ("/ws", "/"):
-                return None
-            return _respond(HTTPStatus.NOT_FOUND, b"websocket endpoint is /ws\n")
+            if path not in ("/ws", "/"):
+                return _respond(HTTPStatus.NOT_FOUND, b"websocket endpoint is /ws\n")
+            if self.addresses.limit:
+                address = self.addresses.client_address(
+                    connection.remote_address, request.headers.get_all("X-Forwarded-For"))
+                if not self.addresses.acquire(address):
+                    metrics.CONNECTIONS_REFUSED.labels("address_limit").inc()
+                    return _respond(HTTPStatus.TOO_MANY_REQUESTS,
+                                    b"too many connections from this address\n")
+                assert isinstance(connection, CountedConnection)
+                connection.release = functools.partial(self.addresses.release, address)
+            return None
         if path == "/healthz":
             try:
                 latency = await asyncio.wait_for(self.store.ping(), 2)
@@ -244,6 +311,43 @@ Health: <a href="/healthz">/healthz</a>. Metrics: <a href="/metrics">/metrics</a
 Web table (GM console, players' view): <a href="/table/">/table/</a>.
 Spectator page: <code>/watch?spectate=&lt;spectator token&gt;</code>.</p>
 """
+
+
+class ConfigError(Exception):
+    """The settings cannot be honoured with this Redis (said at start, before serving)."""
+
+
+async def durability_for(redis: Any, settings: Settings, embedded: bool) -> Durability:
+    """What each append waits for, as ``settings.durability`` asks (see the README's
+    "Durability")."""
+    mode = settings.durability
+    timeout_ms = max(1, round(settings.wait_timeout * 1000))
+    if mode == "everysec":
+        return Durability()
+    if isinstance(redis, RedisCluster):
+        raise ConfigError(f"--durability {mode} is not supported on a Redis Cluster: set "
+                          "appendfsync always (and replicas) on its nodes instead")
+    if mode == "replicas":
+        n = settings.wait_replicas
+        if n < 1:
+            raise ConfigError("--wait-replicas must be at least 1")
+        return Durability(("WAIT", n, timeout_ms), n, f"WAIT for {n} replica(s)")
+    if mode != "always":
+        raise ConfigError(f"unknown durability {mode!r} (everysec, always, replicas)")
+    if embedded:
+        return Durability(label="appendfsync always")  # started with it
+    with contextlib.suppress(ResponseError):  # CONFIG may be disabled (managed Redis)
+        config = await redis.config_get("appendfsync")
+        if config.get("appendfsync") == "always":
+            return Durability(label="Redis's appendfsync always")
+    try:
+        await redis.execute_command("WAITAOF", 1, 0, timeout_ms)
+    except ResponseError as exc:
+        raise ConfigError(
+            "--durability always needs a Redis that fsyncs before it answers: set "
+            "`appendonly yes` and `appendfsync always` in its configuration, or use Redis "
+            f"7.2 or newer with `appendonly yes` (for WAITAOF); this one said: {exc}") from None
+    return Durability(("WAITAOF", 1, 0, timeout_ms), 1, "WAITAOF (the AOF fsynced)")
 
 
 def _respond(status: HTTPStatus, body: bytes, content_type: str = "text/plain") -> Response:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import ipaddress
 import json
 import logging
 import os
@@ -27,6 +28,12 @@ ENV = {
     "public_url": "STABLEMASTER_PUBLIC_URL",
     "commands_per_second": "STABLEMASTER_COMMANDS_PER_SECOND",
     "command_burst": "STABLEMASTER_COMMAND_BURST",
+    "durability": "STABLEMASTER_DURABILITY",
+    "wait_replicas": "STABLEMASTER_WAIT_REPLICAS",
+    "wait_timeout": "STABLEMASTER_WAIT_TIMEOUT",
+    "hello_timeout": "STABLEMASTER_HELLO_TIMEOUT",
+    "max_connections_per_address": "STABLEMASTER_MAX_CONNECTIONS_PER_ADDRESS",
+    "trusted_proxies": "STABLEMASTER_TRUSTED_PROXIES",
 }
 
 
@@ -37,6 +44,18 @@ _DEMOS = {"both": ("dramatic", "action_time"), "all": ("dramatic", "action_time"
 def _env(name: str, default: str | None = None) -> str | None:
     value = os.environ.get(ENV[name])
     return value if value not in (None, "") else default
+
+
+def proxy_list(text: str) -> tuple[str, ...]:
+    """``--trusted-proxies``: addresses or networks, separated by commas."""
+    proxies = tuple(part.strip() for part in text.split(",") if part.strip())
+    for proxy in proxies:
+        try:
+            ipaddress.ip_network(proxy, strict=False)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"{proxy!r} is not an IP address or network (such as 10.0.0.0/8)") from None
+    return proxies
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -87,6 +106,43 @@ def build_parser() -> argparse.ArgumentParser:
                                    or d.command_burst),
                        help=f"commands a connection may send at once [{ENV['command_burst']}] "
                        f"(default {d.command_burst})")
+    serve.add_argument("--durability", choices=["everysec", "always", "replicas"],
+                       default=_env("durability", d.durability),
+                       help=f"what a command's ack waits for [{ENV['durability']}]: everysec "
+                       "(Redis's reply; a host crash may lose the last second or so), always "
+                       "(the AOF fsynced: appendfsync always for the embedded Redis, else "
+                       "Redis's appendfsync always or WAITAOF), replicas (WAIT for "
+                       f"--wait-replicas replicas) (default {d.durability}; see the README)")
+    serve.add_argument("--wait-replicas", type=int,
+                       default=int(_env("wait_replicas", str(d.wait_replicas))
+                                   or d.wait_replicas),
+                       help=f"replicas an append must reach with --durability replicas "
+                       f"[{ENV['wait_replicas']}] (default {d.wait_replicas})")
+    serve.add_argument("--wait-timeout", type=float, metavar="SECONDS",
+                       default=float(_env("wait_timeout", str(d.wait_timeout))
+                                     or d.wait_timeout),
+                       help="longest wait for the fsync or the replicas before the command "
+                       f"answers `unavailable` [{ENV['wait_timeout']}] "
+                       f"(default {d.wait_timeout:g})")
+    serve.add_argument("--hello-timeout", type=float, metavar="SECONDS",
+                       default=float(_env("hello_timeout", str(d.hello_timeout))
+                                     or d.hello_timeout),
+                       help="seconds a connection has to say hello (successfully) before it "
+                       f"is closed with 4002 [{ENV['hello_timeout']}] (default "
+                       f"{d.hello_timeout:g}; 0: no deadline)")
+    serve.add_argument("--max-connections-per-address", type=int, metavar="N",
+                       default=int(_env("max_connections_per_address",
+                                        str(d.max_connections_per_address))
+                                   or d.max_connections_per_address),
+                       help="websocket connections one client address may hold open on this "
+                       "process; more are refused at the handshake (HTTP 429) "
+                       f"[{ENV['max_connections_per_address']}] (default 0: no limit)")
+    serve.add_argument("--trusted-proxies", type=proxy_list, metavar="LIST",
+                       default=_env("trusted_proxies", ""),  # a string: argparse reads it
+                       help="proxies, by address or network (comma-separated, e.g. "
+                       "172.30.0.0/24), whose X-Forwarded-For header names the client address "
+                       f"for --max-connections-per-address [{ENV['trusted_proxies']}] "
+                       "(default none: the header is ignored)")
     serve.add_argument("--demo", action="store_true",
                        help="create demo encounters at start and print their links")
     serve.add_argument("--demo-ruleset", choices=["dramatic", "action_time", "social", "both",
@@ -134,7 +190,11 @@ def settings_from(args: argparse.Namespace) -> Settings:
         demo=args.demo, commands_per_second=args.commands_per_second,
         demo_rulesets=_DEMOS.get(args.demo_ruleset, (args.demo_ruleset,)),
         demo_wait=args.demo_wait, demo_pace=args.demo_pace,
-        command_burst=args.command_burst,
+        command_burst=args.command_burst, durability=args.durability,
+        wait_replicas=args.wait_replicas, wait_timeout=args.wait_timeout,
+        hello_timeout=args.hello_timeout,
+        max_connections_per_address=args.max_connections_per_address,
+        trusted_proxies=args.trusted_proxies,
     )
 
 
@@ -143,10 +203,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "serve":
         settings = settings_from(args)
         setup_logging(settings.log_level, settings.log_format)
-        from server.app import run
+        from server.app import ConfigError, run
 
-        with contextlib.suppress(KeyboardInterrupt):
-            asyncio.run(run(settings))
+        try:
+            with contextlib.suppress(KeyboardInterrupt):
+                asyncio.run(run(settings))
+        except ConfigError as exc:
+            logging.getLogger("stablemaster").error("%s", exc)
+            return 2
         return 0
     return 2
 

@@ -1,27 +1,28 @@
 """Carrying out commands: decide against the room's state, append with a compare-and-set,
-deliver, acknowledge. Acknowledged only after Redis has the events."""
+deliver, acknowledge. Acknowledged only after Redis has the events (and, with a durability
+setting that asks for it, only once Redis confirmed them fsynced or replicated)."""
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
 import logging
+import os
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import msgspec
 import orjson
 from redis import exceptions as redis_exceptions
 
 from encounter import engine
+from encounter.actors import Actor
 from protocol import messages as msg
 from protocol.errors import ErrorCode
 from protocol.events import TokenIssued, TokenRevoked
 from server import auth, metrics
-
-if TYPE_CHECKING:
-    from server.app import Server
-    from server.session import Session
+from server.rooms import Room
+from server.store import Batch, EventStore, EventTooLarge, NotDurable
 
 log = logging.getLogger("stablemaster.commands")
 
@@ -29,16 +30,53 @@ log = logging.getLogger("stablemaster.commands")
 MAX_ATTEMPTS = 8
 CREATE_KEY = "stablemaster:create:{}"
 CREATE_TTL = 7 * 24 * 3600
+#: Seconds a retried ``create_encounter`` leaves the first attempt to finish before it carries
+#: out the create itself (with the encounter and token ids the first attempt claimed).
+CREATE_GRACE = 2.0
+
+#: Test-only fault injection, read once at start: ``STABLEMASTER_TEST_CRASH=create_claimed``
+#: makes the process exit at once (``os._exit``, as a SIGKILL would leave it) right after a
+#: ``create_encounter`` claimed its id and before it appended anything; ``create_appended``
+#: right after the append, before the claim records the outcome. The fault suite
+#: (tests/test_faults.py) uses it; never set it in production.
+TEST_CRASH_ENV = "STABLEMASTER_TEST_CRASH"
+
+
+class Host(Protocol):
+    """What carrying out commands needs of the server (``server.app.Server`` is one)."""
+
+    redis: Any
+    store: EventStore
+    tokens: auth.Tokens
+
+
+class Sender(Protocol):
+    """The connection a command came on (``server.session.Session`` is one)."""
+
+    actor: Actor | None
+    room: Room | None
+
+    def send(self, message: msg.ServerMessage) -> None: ...
+
+    def error(self, code: ErrorCode, message: str, cid: str | None = None,
+              details: dict[str, Any] | None = None) -> None: ...
 
 
 class CommandService:
-    def __init__(self, server: Server) -> None:
+    def __init__(self, server: Host) -> None:
         self.server = server
+        self._crash_at = os.environ.get(TEST_CRASH_ENV, "")
+
+    def _test_crash(self, point: str) -> None:
+        if self._crash_at == point:
+            log.critical("test-only crash at %s (%s)", point, TEST_CRASH_ENV)
+            logging.shutdown()
+            os._exit(70)
 
     def context(self) -> engine.Context:
         return engine.Context(now_ms=int(time.time() * 1000), new_id=auth.new_id)
 
-    async def handle(self, session: Session, cmd: msg.Command) -> None:
+    async def handle(self, session: Sender, cmd: msg.Command) -> None:
         kind = cmd.__struct_config__.tag
         started = time.perf_counter()
         outcome = "ok"
@@ -55,6 +93,12 @@ class CommandService:
         except engine.Rejected as r:
             outcome = r.code.value
             session.error(r.code, r.message, cmd.id, r.details)
+        except NotDurable as exc:
+            outcome = ErrorCode.UNAVAILABLE.value
+            metrics.NOT_DURABLE.inc()
+            log.warning("command %s: %s", kind, exc)
+            session.error(ErrorCode.UNAVAILABLE, "Redis did not confirm the change durable in "
+                          "time; retry with the same id", cmd.id)
         except (redis_exceptions.ConnectionError, redis_exceptions.TimeoutError) as exc:
             outcome = ErrorCode.UNAVAILABLE.value
             log.warning("command %s: Redis unavailable: %s", kind, exc)
@@ -69,48 +113,76 @@ class CommandService:
 
     # -- create ------------------------------------------------------------------------------
 
-    async def create(self, session: Session, cmd: msg.CreateEncounter) -> None:
+    async def create(self, session: Sender, cmd: msg.CreateEncounter) -> None:
         """A retried create (same id, same payload) answers with the same encounter and GM
-        token; the same id with another payload is a ``conflict``."""
+        token; the same id with another payload is a ``conflict``.
+
+        The first attempt claims the id (with the encounter and token ids it will use and the
+        time) before it appends. A retry that finds the claim waits for that attempt while it
+        is young (``CREATE_GRACE``), then carries out the create itself with the claimed ids:
+        the append's compare-and-set at version 0 lets exactly one attempt create the
+        encounter, and the other answers with it, so a create whose first attempt died with
+        its process still completes."""
         redis = self.server.redis
         payload_hash = _fingerprint(cmd)
         key = CREATE_KEY.format(hashlib.sha256(cmd.id.encode()).hexdigest())
         encounter, gm_token_id = auth.new_id(10), auth.new_id()
-        claim = orjson.dumps({"encounter": encounter, "token_id": gm_token_id,
-                              "payload": payload_hash})
-        if not await redis.set(key, claim, nx=True, ex=CREATE_TTL):
+        claim = {"encounter": encounter, "token_id": gm_token_id, "payload": payload_hash,
+                 "at": time.time()}
+        first = None
+        if not await redis.set(key, orjson.dumps(claim), nx=True, ex=CREATE_TTL):
             first = orjson.loads(await redis.get(key) or b"{}")
             if first.get("payload") != payload_hash:
                 raise engine.Rejected(ErrorCode.CONFLICT,
                                       "this command id was used for another create_encounter")
-            for _ in range(100):  # the first attempt may still be appending
-                if await self.server.store.version(first["encounter"]) > 0:
-                    break
+            claim = first
+            encounter, gm_token_id = first["encounter"], first["token_id"]
+            young_until = float(first.get("at", 0)) + CREATE_GRACE
+            while not await self.server.store.version(encounter):
+                if "seq" in first or time.time() >= young_until:
+                    break  # (a claim with a seq has its encounter: it cannot be missing)
                 await asyncio.sleep(0.05)
             else:
-                raise engine.Rejected(ErrorCode.CONFLICT, "the first create is still in flight")
-            session.send(msg.Ack(id=cmd.id, seq=first.get("seq"), duplicate=True,
-                                 result=self._create_result(first["encounter"], first["token_id"])))
-            return
+                await self._ack_created(session, cmd, encounter, gm_token_id, first.get("seq"))
+                return
+            log.info("create_encounter %s: carrying out the create of an attempt that did not "
+                     "finish", cmd.id[:8], extra={"encounter": encounter})
+            metrics.CREATE_TAKEOVERS.inc()
+        else:
+            self._test_crash("create_claimed")
+        dedupe = f"create:{cmd.id}"
         try:
             out = engine.create(cmd, encounter, gm_token_id, self.context())
+            for e in out.envelopes:
+                e.cmd = dedupe
+            encoded = _encoded(self.server.store, out)
         except engine.Rejected:
             await redis.delete(key)
             raise
         token = self.server.tokens.mint(encounter, gm_token_id)
         await self.server.store.put_token(encounter, gm_token_id, auth.digest(token))
-        result = self._create_result(encounter, gm_token_id)
-        dedupe = f"create:{cmd.id}"
-        for e in out.envelopes:
-            e.cmd = dedupe
         appended = await self.server.store.append(encounter, 0, out.envelopes, dedupe,
-                                                  {"seq": out.state.version})
-        if appended.status != "ok":  # a fresh random id cannot exist already
-            raise RuntimeError(f"new encounter {encounter} exists already")
-        await redis.set(key, orjson.dumps({**orjson.loads(claim), "seq": out.state.version}),
+                                                  {"seq": out.state.version}, "", encoded)
+        if appended.status != "ok":  # the other attempt created it meanwhile
+            seq = appended.outcome.get("seq") if appended.outcome else None
+            await self._ack_created(session, cmd, encounter, gm_token_id, seq)
+            return
+        self._test_crash("create_appended")
+        await redis.set(key, orjson.dumps({**claim, "seq": out.state.version}),
                         xx=True, keepttl=True)
         log.info("encounter created", extra={"encounter": encounter, "ruleset": cmd.ruleset})
-        session.send(msg.Ack(id=cmd.id, seq=out.state.version, result=result))
+        session.send(msg.Ack(id=cmd.id, seq=out.state.version,
+                             result=self._create_result(encounter, gm_token_id),
+                             duplicate=first is not None))
+
+    async def _ack_created(self, session: Sender, cmd: msg.CreateEncounter, encounter: str,
+                           token_id: str, seq: int | None) -> None:
+        """Answer a retried create whose encounter exists."""
+        if seq is None:
+            first = await self.server.store.dedupe_lookup(encounter, f"create:{cmd.id}")
+            seq = first.get("seq") if first else None
+        session.send(msg.Ack(id=cmd.id, seq=seq, duplicate=True,
+                             result=self._create_result(encounter, token_id)))
 
     def _create_result(self, encounter: str, token_id: str) -> dict[str, Any]:
         return {"encounter": encounter, "token_id": token_id, "role": "gm",
@@ -118,7 +190,7 @@ class CommandService:
 
     # -- everything else ---------------------------------------------------------------------
 
-    async def execute(self, session: Session, cmd: msg.Command) -> str:
+    async def execute(self, session: Sender, cmd: msg.Command) -> str:
         room, actor = session.room, session.actor
         assert room is not None and actor is not None
         if not actor.may_command:
@@ -132,7 +204,7 @@ class CommandService:
                 if known is not None:
                     self._ack_duplicate(session, cmd, room.id, known, fingerprint)
                     return "duplicate"
-                state = room.state
+                state, head = room.state, room.head
                 try:
                     out = engine.decide(state, actor, cmd, self.context())
                 except engine.Rejected:
@@ -145,6 +217,7 @@ class CommandService:
                     raise
                 for e in out.envelopes:
                     e.cmd = dedupe
+                encoded = _encoded(store, out)
                 result = self._with_token(room.id, out.result)
                 for token_id in _issued(out):
                     token = self.server.tokens.mint(room.id, token_id)
@@ -154,7 +227,7 @@ class CommandService:
                 room.appending_to = out.state.version
                 try:
                     appended = await store.append(room.id, state.version, out.envelopes,
-                                                  dedupe, first_outcome)
+                                                  dedupe, first_outcome, head, encoded)
                 except BaseException:
                     # perhaps appended after all: read back whatever Redis has
                     room.schedule_catchup()
@@ -162,7 +235,7 @@ class CommandService:
                 finally:
                     room.appending_to = None
                 if appended.status == "ok":
-                    room.offer(out.envelopes, out.state)
+                    room.offer(Batch(out.envelopes, appended.digests, head), out.state)
                     room.remember_outcome(dedupe, first_outcome)
                     for token_id in _revoked(out):
                         await store.delete_token(room.id, token_id)
@@ -173,7 +246,14 @@ class CommandService:
                     self._ack_duplicate(session, cmd, room.id, appended.outcome, fingerprint)
                     return "duplicate"
                 metrics.CONFLICTS.inc()
-                await room.catch_up()
+                if appended.version < room.version or (
+                        appended.version == room.version and appended.head != room.head):
+                    # Redis's log is behind what this room holds, or holds other events: the
+                    # room reloads (and tells its connections) instead of losing every race
+                    await room.rewind(f"an append found Redis's log at seq {appended.version}"
+                                      f" (this room was at {room.version})")
+                else:
+                    await room.catch_up()
         raise engine.Rejected(ErrorCode.CONFLICT, "the encounter kept changing; try again")
 
     def _with_token(self, encounter: str, result: dict[str, Any]) -> dict[str, Any]:
@@ -186,13 +266,22 @@ class CommandService:
                 result["path"] = f"/ws?spectate={result['token']}"
         return result
 
-    def _ack_duplicate(self, session: Session, cmd: msg.Command, encounter: str,
+    def _ack_duplicate(self, session: Sender, cmd: msg.Command, encounter: str,
                        first: dict[str, Any], fingerprint: str) -> None:
         if first.get("fingerprint") not in (None, fingerprint):
             raise engine.Rejected(ErrorCode.CONFLICT, f"command id {cmd.id!r} was used for a "
                                   "different command; use a new id for a new command")
         result = self._with_token(encounter, first.get("result") or {})
         session.send(msg.Ack(id=cmd.id, seq=first.get("seq"), result=result, duplicate=True))
+
+
+def _encoded(store: EventStore, out: engine.Outcome) -> list[bytes]:
+    """The outcome's events as stored; ``too_large`` when one is over the store's limit."""
+    try:
+        return store.encode(out.envelopes)
+    except EventTooLarge as exc:
+        raise engine.Rejected(ErrorCode.TOO_LARGE, str(exc), event=exc.kind, bytes=exc.size,
+                              limit=exc.limit) from None
 
 
 def _fingerprint(cmd: msg.Command) -> str:

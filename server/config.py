@@ -29,8 +29,16 @@ class Settings:
     max_command_bytes: int = 64 * 1024
     #: Frames over this close the connection with 1009.
     max_frame_bytes: int = 1024 * 1024
+    #: Largest event the server stores (bytes, as JSON); a command that would store a larger
+    #: one gets ``too_large`` and changes nothing.
+    max_event_bytes: int = 256 * 1024
+    #: Deepest nesting of JSON objects and arrays in a message; deeper gets ``invalid_payload``.
+    max_json_depth: int = 32
     #: Messages a connection may queue before it counts as stalled and is closed (1013).
     max_queued_messages: int = 1024
+    #: Bytes a connection may queue before it counts as stalled and is closed (1013); a single
+    #: message larger than this still goes when nothing else is queued.
+    max_queued_bytes: int = 8 * 1024 * 1024
     commands_per_second: float = 20.0
     command_burst: int = 60
     #: Messages over the rate limit in a row tolerated before the connection is closed (1008).
@@ -41,3 +49,21 @@ class Settings:
     sweep_interval: float = 2.0
     #: Resume by replaying at most this many events; further back gets a snapshot.
     max_replay: int = 5000
+    #: What an append waits for before its command is acknowledged (``--durability``):
+    #: ``everysec`` (Redis's reply; the AOF is fsynced every second), ``always`` (fsynced
+    #: before the ack: ``appendfsync always`` for the embedded Redis, else Redis's own
+    #: setting or ``WAITAOF``), ``replicas`` (``WAIT`` for ``wait_replicas`` replicas).
+    durability: str = "everysec"
+    #: Replicas that must have an append before its ack (``durability = "replicas"``).
+    wait_replicas: int = 1
+    #: Seconds to wait for the fsync or the replicas before answering ``unavailable``.
+    wait_timeout: float = 1.0
+    #: Seconds a connection has to be welcomed (a ``hello`` that succeeds) before it is closed
+    #: (4002); 0: no deadline.
+    hello_timeout: float = 10.0
+    #: Websocket connections one client address may hold open on this process; more are
+    #: refused at the handshake (HTTP 429). 0: no limit.
+    max_connections_per_address: int = 0
+    #: Proxies (addresses or networks, such as ``172.30.0.0/24``) whose ``X-Forwarded-For``
+    #: names the client address; anyone else's is ignored.
+    trusted_proxies: tuple[str, ...] = ()

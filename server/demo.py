@@ -18,7 +18,7 @@ import contextlib
 import logging
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import orjson
 import yaml
@@ -26,8 +26,9 @@ import yaml
 from clients.bot import Bot
 from clients.client import Client, CommandError
 from clients.live import Seat
-from server import web
-from server.app import Server
+from server import auth, web
+from server.config import Settings
+from server.rooms import Rooms
 
 log = logging.getLogger("stablemaster.demo")
 
@@ -48,8 +49,17 @@ class DemoEncounter:
     seat: Seat | None = None
 
 
+class Host(Protocol):
+    """What the demo needs of its server (``server.app.Server`` is one)."""
+
+    settings: Settings
+    redis: Any
+    rooms: Rooms
+    tokens: auth.Tokens
+
+
 class Demo:
-    def __init__(self, server: Server) -> None:
+    def __init__(self, server: Host) -> None:
         self.server = server
         self.settings = server.settings
         self.task: asyncio.Task[None] | None = None

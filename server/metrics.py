@@ -27,9 +27,28 @@ EVENTS_DELIVERED = Counter("stablemaster_events_delivered_total",
 SLOW_CLIENTS = Counter("stablemaster_slow_clients_closed_total",
                        "Connections closed because their send queue overflowed",
                        registry=REGISTRY)
+HELLO_TIMEOUTS = Counter("stablemaster_hello_timeouts_total",
+                         "Connections closed because they did not say hello in time (4002)",
+                         registry=REGISTRY)
+CONNECTIONS_REFUSED = Counter("stablemaster_connections_refused_total",
+                              "Websocket handshakes refused, by reason", ["reason"],
+                              registry=REGISTRY)
 CONFLICTS = Counter("stablemaster_append_conflicts_total",
                     "Appends that lost a compare-and-set race and were retried",
                     registry=REGISTRY)
+
+REWINDS = Counter("stablemaster_log_rewinds_total",
+                  "Rooms reloaded because the log in Redis was not the one they held (it went "
+                  "back, and perhaps grew again)", registry=REGISTRY)
+RESUME_SNAPSHOTS = Counter("stablemaster_resume_snapshots_total",
+                           "Resumes answered with a snapshot instead of the missed events, by "
+                           "reason", ["reason"], registry=REGISTRY)
+NOT_DURABLE = Counter("stablemaster_appends_not_durable_total",
+                      "Appends that Redis did not confirm durable in time (WAIT/WAITAOF)",
+                      registry=REGISTRY)
+CREATE_TAKEOVERS = Counter("stablemaster_create_takeovers_total",
+                           "Retried create_encounter commands that completed a create whose "
+                           "first attempt did not", registry=REGISTRY)
 
 
 def render() -> bytes:

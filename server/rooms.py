@@ -5,6 +5,12 @@ once, whether the event was appended by this process (the command path) or by an
 fan-out follower). Delivery to the room's connections happens in the same step, so every
 connection sees every event it may see exactly once and in order. A gap in the offered seqs is
 filled from Redis before anything after it is delivered.
+
+A room also keeps the digest of its last event (``head``; see ``server.store.LogChain``) and
+folds only events that chain from it. When the log in Redis turns out not to be the one the
+room holds (Redis came back without the end of the log, and perhaps grew again since), the room
+reloads from Redis and sends each of its connections a snapshot (reason ``rewound``) instead of
+answering ``conflict`` or delivering a rewritten seq as if nothing had happened.
 """
 
 from __future__ import annotations
@@ -14,7 +20,7 @@ import logging
 import time
 from collections import OrderedDict, deque
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import msgspec
 from redis.exceptions import RedisError
@@ -23,14 +29,29 @@ from encounter.actors import Actor
 from encounter.fold import apply
 from encounter.legal import allowed_chart_events, legal_actions
 from encounter.state import EncounterState, turn_id
-from encounter.views import view_event
+from encounter.views import view_event, view_state
+from protocol.errors import ErrorCode
 from protocol.events import Envelope, TokenRevoked
-from protocol.messages import EventMessage, LegalAction
+from protocol.messages import EventMessage, LegalAction, ServerMessage, Snapshot
 from server import metrics
-from server.store import EventStore
+from server.store import Batch, EventStore, Loaded
 
-if TYPE_CHECKING:
-    from server.session import Session
+
+class Member(Protocol):
+    """What a room needs of a connection it serves (``server.session.Session`` is one)."""
+
+    actor: Actor | None
+
+    def send(self, message: ServerMessage) -> None: ...
+
+    def enqueue(self, frame: bytes) -> None: ...
+
+    def error(self, code: ErrorCode, message: str, cid: str | None = None,
+              details: dict[str, Any] | None = None) -> None: ...
+
+    def offer_legal(self, legal: tuple[bytes, bytes], force: bool = False) -> None: ...
+
+    def close_soon(self, code: int, reason: str, flush: bool = True) -> None: ...
 
 log = logging.getLogger("stablemaster.rooms")
 
@@ -49,21 +70,30 @@ def viewer_key(actor: Actor) -> tuple[bool, frozenset[str], frozenset[str]]:
 
 
 class Room:
-    def __init__(self, encounter: str, state: EncounterState, store: EventStore) -> None:
+    def __init__(self, encounter: str, loaded: Loaded, store: EventStore) -> None:
         self.id = encounter
-        self.state = state
+        self.state = loaded.state
+        #: the digest of the last event folded into ``state``
+        self.head = loaded.head
         self.store = store
-        self.sessions: set[Session] = set()
-        self.ring: deque[Envelope] = deque(maxlen=RING_SIZE)
+        self.sessions: set[Member] = set()
+        #: recent events: (envelope, its digest, the digest of the event before it)
+        self.ring: deque[tuple[Envelope, str, str]] = deque(maxlen=RING_SIZE)
         self.recent: OrderedDict[str, dict[str, Any]] = OrderedDict()
         self.command_lock = asyncio.Lock()
         self._catchup_lock = asyncio.Lock()
         self._catchup_task: asyncio.Task[None] | None = None
+        self._check_task: asyncio.Task[None] | None = None
         self._behind = False  # a gap was seen: read from Redis again before resting
         #: While a command of this process is being appended: the version it will reach. The
         #: activity follower leaves those events to the command, which offers them with the
         #: state it has already computed.
         self.appending_to: int | None = None
+        #: times this room found the log in Redis not to be the one it held, and reloaded
+        self.rewinds = 0
+        #: Closes the connections of the next credential to expire, and when (ms).
+        self._expiry: asyncio.TimerHandle | None = None
+        self._expiry_at: float | None = None
 
     @property
     def version(self) -> int:
@@ -71,31 +101,46 @@ class Room:
 
     # -- offering events ---------------------------------------------------------------------
 
-    def offer(self, envelopes: Sequence[Envelope], state_after: EncounterState | None = None,
+    def offer(self, batch: Batch, state_after: EncounterState | None = None,
               remote: bool = False) -> None:
-        """Fold and deliver ``envelopes``; skip those already seen; fill a gap from Redis.
+        """Fold and deliver the events of ``batch``; skip those already seen; fill a gap from
+        Redis; check against Redis when they do not chain from this room's head.
 
         ``state_after`` is the state the decider computed for exactly these events (the command
         path), which saves folding them again.
         """
-        fresh = [e for e in envelopes if e.seq > self.version]
-        if not fresh:
+        envelopes, digests = batch.envelopes, batch.digests
+        first = 0
+        while first < len(envelopes) and envelopes[first].seq <= self.version:
+            first += 1
+        if first == len(envelopes):
             return
-        if fresh[0].seq != self.version + 1:
+        if envelopes[first].seq != self.version + 1:
             self._behind = True
             self.schedule_catchup()
             return
+        prev = batch.prev if first == 0 else digests[first - 1]
+        if prev is not None and prev != self.head:
+            # these events continue another log than the one this room holds
+            self.schedule_check()
+            return
+        fresh = envelopes[first:] if first else envelopes
+        fresh_digests = digests[first:] if first else digests
         if state_after is not None and state_after.version == fresh[-1].seq:
             self.state = state_after
         else:
             for envelope in fresh:
                 apply(self.state, envelope)
-        self.ring.extend(fresh)
+        chained = prev if prev is not None else self.head
+        for envelope, digest in zip(fresh, fresh_digests, strict=True):
+            self.ring.append((envelope, digest, chained))
+            chained = digest
+        self.head = chained
         if remote:
             now = time.time() * 1000
             for envelope in fresh:
                 metrics.FANOUT_LAG.observe(max(0.0, now - envelope.ts) / 1000)
-        self._deliver(fresh)
+        self._deliver(fresh, fresh_digests)
 
     def remember_outcome(self, dedupe: str, outcome: dict[str, Any]) -> None:
         self.recent[dedupe] = outcome
@@ -103,9 +148,35 @@ class Room:
         if len(self.recent) > RECENT_OUTCOMES:
             self.recent.popitem(last=False)
 
+    def digest_at(self, seq: int) -> str | None:
+        """The digest this room knows for ``seq`` (its head, or from its ring), or ``None``."""
+        if seq == self.version:
+            return self.head
+        if not self.ring or seq < self.ring[0][0].seq - 1 or seq > self.version:
+            return None
+        if seq == self.ring[0][0].seq - 1:
+            return self.ring[0][2]
+        return self.ring[seq - self.ring[0][0].seq][1]
+
+    def ring_after(self, seq: int) -> Batch | None:
+        """The events after ``seq`` from the ring, or ``None`` when it does not reach back."""
+        prev = self.digest_at(seq)
+        if prev is None:
+            return None
+        batch = Batch(prev=prev)
+        for envelope, digest, _prev in self.ring:
+            if envelope.seq > seq:
+                batch.envelopes.append(envelope)
+                batch.digests.append(digest)
+        return batch
+
     def schedule_catchup(self) -> None:
         if self._catchup_task is None or self._catchup_task.done():
             self._catchup_task = asyncio.get_running_loop().create_task(self._catch_up_later())
+
+    def schedule_check(self) -> None:
+        if self._check_task is None or self._check_task.done():
+            self._check_task = asyncio.get_running_loop().create_task(self._check_later())
 
     async def _catch_up_later(self) -> None:
         try:
@@ -113,24 +184,163 @@ class Room:
         except (RedisError, OSError) as exc:  # the periodic sweep tries again
             log.warning("room %s could not catch up: %s", self.id, exc)
 
+    async def _check_later(self) -> None:
+        try:
+            await self.check()
+        except (RedisError, OSError) as exc:  # the periodic sweep tries again
+            log.warning("room %s could not check its log: %s", self.id, exc)
+
     async def catch_up(self) -> None:
         """Read from Redis whatever this room has not seen yet, and offer it; again if more
-        arrived out of order meanwhile."""
+        arrived out of order meanwhile. Reload when the log does not continue this room's."""
         async with self._catchup_lock:
             while True:
                 self._behind = False
-                tail = await self.store.read(self.id, self.version)
-                if tail:
+                version, head = self.version, self.head
+                tail = await self.store.read_batch(self.id, version)
+                if (self.version, self.head) != (version, head):
+                    continue  # moved on meanwhile (by a checked append or a chained offer)
+                if not self.store.continues(tail, version, head):
+                    await self._rewind(f"the log in Redis does not continue seq {version}")
+                    return
+                if tail.envelopes:
                     self.offer(tail, remote=True)
                 if not self._behind:
                     return
 
+    async def check(self) -> None:
+        """Compare this room with the end of the log in Redis: catch up when the log is ahead,
+        reload when it is behind or holds another event at this room's seq."""
+        version, head = self.version, self.head
+        last = await self.store.last(self.id)
+        if last is None or (self.version, self.head) != (version, head):
+            return  # gone (left to the operator), or moved on meanwhile through checked steps
+        seq, digest = last
+        if seq > version:
+            await self.catch_up()
+        elif seq < version or digest != head:
+            await self.rewind(f"Redis's log ends at seq {seq} with another digest than this "
+                              f"room's seq {version}" if seq == version else
+                              f"Redis's log ends at seq {seq}, behind this room's {version}")
+
+    async def rewind(self, why: str) -> None:
+        async with self._catchup_lock:
+            await self._rewind(why)
+
+    async def _rewind(self, why: str) -> None:
+        """Reload from Redis and send every connection a snapshot (``rewound``): the log is not
+        the one this room held, so nothing it delivered after the snapshot's seq holds."""
+        loaded = await self.store.load_head(self.id)
+        if loaded is None:  # (Redis went back to before the encounter existed)
+            log.error("room %s: %s, and Redis has no log for it any more", self.id, why)
+            for session in list(self.sessions):
+                session.close_soon(1012, "the encounter is no longer in the store")
+            return
+        before = self.version
+        self.state, self.head = loaded.state, loaded.head
+        self.ring.clear()
+        self.recent.clear()  # outcomes of commands the log may no longer hold
+        self.rewinds += 1
+        metrics.REWINDS.inc()
+        log.warning("room %s: %s; reloaded at seq %d (this process had served up to %d)",
+                    self.id, why, self.version, before)
+        for session in list(self.sessions):
+            self.resync(session, "rewound")
+
+    def resync(self, session: Member, reason: str) -> None:
+        """Send ``session`` a snapshot (its credential permitting) and its legal actions."""
+        actor = session.actor
+        assert actor is not None
+        grant = self.state.tokens.get(actor.token_id)
+        if grant is None or grant.revoked:  # issued by events the log no longer holds
+            session.close_soon(4001, "credential no longer valid")
+            return
+        self.send_snapshot(session, reason)
+
+    def send_snapshot(self, session: Member, reason: str) -> None:
+        """Send ``session`` its snapshot and legal actions, and add it to the room."""
+        actor = session.actor
+        assert actor is not None
+        try:
+            state = view_state(self.state, actor)
+        except Exception as exc:
+            # Defence in depth: a log with something this viewer's view cannot show (written
+            # before the server checked it on the way in) must not keep it, or anyone, out.
+            log.exception("snapshot of %s for %s failed", self.id, actor.token_id)
+            session.error(ErrorCode.SNAPSHOT_UNAVAILABLE,
+                          f"the server could not build this credential's snapshot "
+                          f"({type(exc).__name__}); the encounter's events follow, and "
+                          "reconnecting tries again")
+        else:
+            session.send(Snapshot(encounter=self.id, seq=self.version, reason=reason,  # type: ignore[arg-type]
+                                  state=state, digest=self.head or None))
+        self.add_session(session)
+        session.offer_legal(self.legal_frame(actor), force=True)
+
+    # -- connections -------------------------------------------------------------------------
+
+    def add_session(self, session: Member) -> None:
+        """From now on ``session`` gets this room's events; when its credential expires, it is
+        closed (4001)."""
+        self.sessions.add(session)
+        assert session.actor is not None
+        grant = self.state.tokens.get(session.actor.token_id)
+        if grant is not None and grant.expires_at is not None:
+            self._watch_expiry(grant.expires_at)
+
+    def close_credentials(self, token_ids: set[str], reason: str) -> None:
+        """Close (4001) this room's connections of these credentials: revoked, or expired.
+        Every process does this for its own connections, as it learns of it."""
+        for session in list(self.sessions):
+            if session.actor is not None and session.actor.token_id in token_ids:
+                session.close_soon(4001, reason)
+
+    def _watch_expiry(self, expires_at: float) -> None:
+        if self._expiry_at is not None and self._expiry_at <= expires_at:
+            return  # an earlier one is watched already; this one comes after it
+        if self._expiry is not None:
+            self._expiry.cancel()
+        loop = asyncio.get_running_loop()
+        delay = max(0.0, (expires_at - time.time() * 1000) / 1000)
+        self._expiry_at = expires_at
+        self._expiry = loop.call_later(delay, self._expire)
+
+    def _expire(self) -> None:
+        """Close the connections of every credential that has expired, and watch for the next
+        one to expire (the expiry is in the credential's event, so every process does this on
+        its own clock, after restarts too)."""
+        self._expiry = self._expiry_at = None
+        now = time.time() * 1000
+        expired: set[str] = set()
+        upcoming: list[int] = []
+        for session in self.sessions:
+            assert session.actor is not None
+            grant = self.state.tokens.get(session.actor.token_id)
+            if grant is None or grant.expires_at is None:
+                continue
+            if grant.expired(now):
+                expired.add(grant.token_id)
+            else:
+                upcoming.append(grant.expires_at)
+        if expired:
+            log.info("closing connections of expired credentials %s", sorted(expired),
+                     extra={"encounter": self.id})
+            self.close_credentials(expired, "credential expired")
+        if upcoming:
+            self._watch_expiry(min(upcoming))
+
+    def drop(self) -> None:
+        """The room is no longer served here (its last connection left)."""
+        if self._expiry is not None:
+            self._expiry.cancel()
+            self._expiry = self._expiry_at = None
+
     # -- delivery ----------------------------------------------------------------------------
 
-    def _deliver(self, envelopes: Sequence[Envelope]) -> None:
+    def _deliver(self, envelopes: Sequence[Envelope], digests: Sequence[str]) -> None:
         if not self.sessions:
             return
-        groups: dict[Any, list[Session]] = {}
+        groups: dict[Any, list[Member]] = {}
         for session in self.sessions:
             assert session.actor is not None
             groups.setdefault(viewer_key(session.actor), []).append(session)
@@ -142,7 +352,7 @@ class Room:
         for members in groups.values():
             actor = members[0].actor
             assert actor is not None
-            frames = self.frames_for(envelopes, actor, encoded)
+            frames = self.frames_for(envelopes, digests, actor, encoded)
             legal = self.legal_frame(actor, allowed, shared)
             for session in members:
                 for frame in frames:
@@ -151,40 +361,42 @@ class Room:
                 session.offer_legal(legal)
         metrics.EVENTS_DELIVERED.inc(delivered)
         if revoked:
-            for session in list(self.sessions):
-                if session.actor is not None and session.actor.token_id in revoked:
-                    session.close_soon(4001, "credential revoked")
+            self.close_credentials(revoked, "credential revoked")
 
-    def frames_for(self, envelopes: Iterable[Envelope], actor: Actor,
+    def frames_for(self, envelopes: Iterable[Envelope], digests: Iterable[str], actor: Actor,
                    encoded: dict[int, bytes] | None = None) -> list[bytes]:
         """The ``event`` messages of ``envelopes`` that ``actor`` may see, as it may see them.
         ``encoded`` keeps the messages of events shown unchanged (the view is the event
         itself) across the viewers of one delivery, so each is encoded once."""
         cache = encoded if encoded is not None else {}
         frames = []
-        for envelope in envelopes:
+        for envelope, digest in zip(envelopes, digests, strict=True):
             event = view_event(envelope, actor)
             if event is None:
                 continue
             if event is envelope.event:
                 frame = cache.get(envelope.seq)
                 if frame is None:
-                    frame = cache[envelope.seq] = self._event_frame(envelope, event)
+                    frame = cache[envelope.seq] = self._event_frame(envelope, event, digest)
             else:
-                frame = self._event_frame(envelope, event)
+                frame = self._event_frame(envelope, event, digest)
             frames.append(frame)
         return frames
 
-    def _event_frame(self, envelope: Envelope, event: Any) -> bytes:
+    def _event_frame(self, envelope: Envelope, event: Any, digest: str) -> bytes:
         return _encode.encode(EventMessage(encounter=self.id, seq=envelope.seq, ts=envelope.ts,
-                                           event=event))
+                                           event=event, digest=digest or None))
 
     def legal_frame(self, actor: Actor, allowed: set[str] | None = None,
                     shared: dict[object, list[LegalAction]] | None = None
                     ) -> tuple[bytes, bytes]:
         """The ``legal_actions`` message for ``actor``, and a key that changes only when the
         actions do (the message's ``seq`` alone does not make it worth sending)."""
-        actions = _encode.encode(legal_actions(self.state, actor, allowed, shared))
+        try:
+            actions = _encode.encode(legal_actions(self.state, actor, allowed, shared))
+        except Exception:  # defence in depth: a state it cannot read must not stop delivery
+            log.exception("legal actions of %s for %s failed", self.id, actor.token_id)
+            actions = b"[]"
         turn = turn_id(self.state).encode()
         # worth sending when the actions change, or the turn while there are any
         key = actions if actions == b"[]" else turn + actions
@@ -221,8 +433,8 @@ class Rooms:
         future: asyncio.Future[Room | None] = asyncio.get_running_loop().create_future()
         self._loading[encounter] = future
         try:
-            state = await self.store.load(encounter)
-            room = None if state is None else Room(encounter, state, self.store)
+            loaded = await self.store.load_head(encounter)
+            room = None if loaded is None else Room(encounter, loaded, self.store)
             if room is not None:
                 self._rooms[encounter] = room
                 metrics.ROOMS.set(len(self._rooms))
@@ -235,11 +447,9 @@ class Rooms:
         finally:
             del self._loading[encounter]
 
-    def join(self, room: Room, session: Session) -> None:
-        room.sessions.add(session)
-
-    def leave(self, room: Room, session: Session) -> None:
+    def leave(self, room: Room, session: Member) -> None:
         room.sessions.discard(session)
         if not room.sessions and self._rooms.get(room.id) is room:
             del self._rooms[room.id]
+            room.drop()
             metrics.ROOMS.set(len(self._rooms))

@@ -2,10 +2,12 @@
 
 A connection belongs to at most one encounter, as the credential it said ``hello`` with. It
 reads messages one at a time; every command gets exactly one ``ack`` or ``error``. Outgoing
-messages go through a bounded queue: everything queued for a connection during one turn of the
-event loop leaves in one write to its socket (``Outbox``), and while the socket does not take
-more (its write buffer is over the limit) the queue waits. A slow or stalled client whose
-queue fills is closed (1013) instead of slowing anyone else.
+messages go through a queue bounded in messages and in bytes: everything queued for a
+connection during one turn of the event loop leaves in one write to its socket (``Outbox``),
+and while the socket does not take more (its write buffer is over the limit) the queue waits.
+A slow or stalled client whose queue fills is closed (1013) instead of slowing anyone else. A
+resume's replay waits for the queue to empty before it queues its next chunk
+(``Session.wait_sent``), so it never fills the queue however long it is.
 """
 
 from __future__ import annotations
@@ -13,9 +15,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import re
 import time
 from collections import deque
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 from urllib.parse import parse_qs, urlsplit
 
 import msgspec
@@ -30,10 +33,8 @@ from protocol.errors import ErrorCode
 from protocol.version import SUPPORTED_VERSIONS
 from server import __version__, metrics
 from server.auth import new_id
-
-if TYPE_CHECKING:
-    from server.app import Server
-    from server.rooms import Room
+from server.config import Settings
+from server.rooms import Room, Rooms
 
 log = logging.getLogger("stablemaster.session")
 
@@ -46,6 +47,7 @@ CLOSE_POLICY = 1008
 CLOSE_RESTART = 1012
 CLOSE_TRY_LATER = 1013
 CLOSE_REVOKED = 4001
+CLOSE_NO_HELLO = 4002
 
 
 def _text_frame_header(length: int) -> bytes:
@@ -82,8 +84,29 @@ class Outbox:
                 log.exception("flushing connection %s failed", session.id)
 
 
+class CommandHandler(Protocol):
+    async def handle(self, session: Session, cmd: msg.Command) -> None: ...
+
+
+class Hub(Protocol):
+    """What a connection needs of the server it is on (``server.app.Server`` is one)."""
+
+    settings: Settings
+    outbox: Outbox
+    rooms: Rooms
+    limits: msg.Limits
+
+    @property
+    def commands(self) -> CommandHandler: ...
+
+    async def authenticate(self, token: str) -> tuple[Room, Actor] | str: ...
+
+    async def attach(self, session: Session, room: Room, since: int | None,
+                     digest: str | None = None) -> None: ...
+
+
 class Session:
-    def __init__(self, server: Server, ws: ServerConnection) -> None:
+    def __init__(self, server: Hub, ws: ServerConnection) -> None:
         self.server = server
         self.ws = ws
         self.id = new_id(16)
@@ -91,11 +114,15 @@ class Session:
         self.room: Room | None = None
         self.protocol: int | None = None
         self._queue: deque[bytes] = deque()
+        self._queued_bytes = 0
+        self._sent = asyncio.Event()  # set whenever the queue empties
         self._marked = False
         self._draining: asyncio.Task[None] | None = None
         self._closing = False
         self._close_task: asyncio.Task[None] | None = None
         self._last_legal: bytes | None = None
+        #: A ``welcome`` was sent: the connection said ``hello`` in time.
+        self.welcomed = False
         s = server.settings
         self._tokens = float(s.command_burst)
         self._refill_at = time.monotonic()
@@ -106,13 +133,18 @@ class Session:
     def enqueue(self, frame: bytes) -> None:
         if self._closing:
             return  # nothing new after the decision to close (queued frames still go out)
-        if len(self._queue) >= self.server.settings.max_queued_messages:
+        s = self.server.settings
+        if len(self._queue) >= s.max_queued_messages or (
+                self._queue and self._queued_bytes + len(frame) > s.max_queued_bytes):
             metrics.SLOW_CLIENTS.inc()
-            log.warning("closing stalled connection %s (%d queued)", self.id, len(self._queue))
+            log.warning("closing stalled connection %s (%d queued, %d bytes)", self.id,
+                        len(self._queue), self._queued_bytes)
             self.close_soon(CLOSE_TRY_LATER, "too slow: send queue full; resume with since",
                             flush=False)
             return
         self._queue.append(frame)
+        self._queued_bytes += len(frame)
+        self._sent.clear()
         if not self._marked:
             self._marked = True
             self.server.outbox.mark(self)
@@ -139,7 +171,7 @@ class Session:
         if not self._queue or self._draining is not None:
             return
         if ws.protocol.state is not OPEN:
-            self._queue.clear()  # closing: nobody will read these
+            self._clear()  # closing: nobody will read these
             return
         if ws.paused:
             self._draining = asyncio.get_running_loop().create_task(self._drain())
@@ -150,7 +182,7 @@ class Session:
             # marker waiting: let it frame and write (rare; not with this server's settings)
             for frame in self._queue:
                 protocol.send_text(frame)
-            self._queue.clear()
+            self._clear()
             ws.send_data()
             return
         # Unfragmented, unmasked text frames (RFC 6455, 5.2) are a header and the payload: frame
@@ -160,18 +192,34 @@ class Session:
         for payload in self._queue:
             parts.append(_text_frame_header(len(payload)))
             parts.append(payload)
-        self._queue.clear()
+        self._clear()
         ws.transport.write(b"".join(parts))
         parts.clear()
+
+    def _clear(self) -> None:
+        self._queue.clear()
+        self._queued_bytes = 0
+        self._sent.set()
 
     async def _drain(self) -> None:
         try:
             await self.ws.drain()
         except Exception:  # the connection is gone; its reader ends the session
+            self._clear()
             return
         finally:
             self._draining = None
         self.flush()
+
+    async def wait_sent(self) -> bool:
+        """Wait until everything queued so far has been handed to the socket; ``False`` when
+        the connection closes (or is closing) first."""
+        while self._queue:
+            if self._closing or self.ws.protocol.state is not OPEN:
+                return False
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._sent.wait(), 1.0)
+        return not self._closing and self.ws.protocol.state is OPEN
 
     def close_soon(self, code: int, reason: str, flush: bool = True) -> None:
         """Close the connection; first send what is queued unless ``flush`` is false."""
@@ -179,7 +227,7 @@ class Session:
             return
         self._closing = True
         if not flush:
-            self._queue.clear()
+            self._clear()
         self._close_task = asyncio.get_running_loop().create_task(
             self._close_after_flush(code, reason))
 
@@ -209,13 +257,24 @@ class Session:
             return True
         return False
 
+    def _hello_overdue(self) -> None:
+        if not self.welcomed:
+            metrics.HELLO_TIMEOUTS.inc()
+            self.close_soon(CLOSE_NO_HELLO, "no hello in time")
+
     async def run(self) -> None:
         metrics.CONNECTIONS.inc()
+        timeout = self.server.settings.hello_timeout
+        deadline = (asyncio.get_running_loop().call_later(timeout, self._hello_overdue)
+                    if timeout > 0 else None)
         try:
-            spectate, since = _query_token(self.ws)
-            if spectate is not None:
+            spectate, since, digest, bad_since = _query_token(self.ws)
+            if spectate is not None and bad_since:
+                self.error(ErrorCode.INVALID_PAYLOAD, "since in the URL must be a seq: ASCII "
+                           "digits 0-9, at most 18 of them; no hello was said for this link")
+            elif spectate is not None:
                 await self.hello(msg.Hello(versions=list(SUPPORTED_VERSIONS), token=spectate,
-                                           since=since), spectator_url=True)
+                                           since=since, digest=digest), spectator_url=True)
             async for raw in self.ws:
                 if self._closing:
                     continue  # drain, so that the client's close frame gets through
@@ -228,6 +287,8 @@ class Session:
         except ConnectionClosed:
             pass
         finally:
+            if deadline is not None:
+                deadline.cancel()
             if self._close_task is not None:
                 with contextlib.suppress(ConnectionClosed):
                     await self._close_task  # lets what is queued go out first
@@ -257,8 +318,15 @@ class Session:
             self.error(ErrorCode.TOO_LARGE, f"message over {s.max_command_bytes} bytes",
                        _peek_id(raw))
             return
+        if nested_deeper(raw, s.max_json_depth):
+            self.error(ErrorCode.INVALID_PAYLOAD, f"objects and arrays nested more than "
+                       f"{s.max_json_depth} levels deep", _peek_id(raw))
+            return
         try:
             message = _decode.decode(raw)
+        except RecursionError:  # not reached within the depth limit; a guard all the same
+            self.error(ErrorCode.INVALID_PAYLOAD, "objects and arrays nested too deep")
+            return
         except msgspec.ValidationError as exc:
             code, text = _classify(raw, exc)
             self.error(code, text, _peek_id(raw))
@@ -289,12 +357,13 @@ class Session:
         self.protocol = max(common)
         limits = self.server.limits
         if hello.token is None:
+            self.welcomed = True
             self.send(msg.Welcome(protocol=self.protocol, server=__version__, session=self.id,
                                   limits=limits))
             return
         authed = await self.server.authenticate(hello.token)
-        if authed is None:
-            self.error(ErrorCode.UNAUTHENTICATED, "unknown, malformed or revoked token")
+        if isinstance(authed, str):
+            self.error(ErrorCode.UNAUTHENTICATED, authed)
             return
         room, actor = authed
         if spectator_url and actor.role != "spectator":
@@ -302,23 +371,59 @@ class Session:
             return
         self.actor = actor
         self.room = room
+        self.welcomed = True
         self.send(msg.Welcome(
             protocol=self.protocol, server=__version__, session=self.id, role=actor.role,
             encounter=room.id, token_id=actor.token_id, combatants=sorted(actor.combatants),
             scopes=sorted(actor.scopes), limits=limits,  # type: ignore[arg-type]
         ))
-        await self.server.attach(self, room, hello.since)
+        await self.server.attach(self, room, hello.since, hello.digest)
 
 
-def _query_token(ws: ServerConnection) -> tuple[str | None, int | None]:
-    """A spectator token (and ``since``) from the URL: ``/ws?spectate=<token>&since=<seq>``."""
+#: ``since`` in a URL: ASCII digits only (``str.isdigit`` also takes "²" and "٣"), and few
+#: enough of them for a seq.
+_SINCE = re.compile(r"[0-9]{1,18}")
+
+
+def _query_token(ws: ServerConnection) -> tuple[str | None, int | None, str | None, bool]:
+    """A spectator token (with ``since`` and ``digest``) from the URL,
+    ``/ws?spectate=<token>&since=<seq>&digest=<digest>``, and whether a ``since`` is there
+    that is not a seq."""
     request = ws.request
     if request is None:
-        return None, None
+        return None, None, None, False
     query = parse_qs(urlsplit(request.path).query)
     token = query.get("spectate", [None])[0]
-    since = query.get("since", [""])[0]
-    return token, int(since) if since.isdigit() else None
+    since = query.get("since", [None])[0]
+    raw_digest = query.get("digest", [""])[0]
+    digest = raw_digest if 0 < len(raw_digest) <= 40 else None
+    if since is None:
+        return token, None, digest, False
+    if _SINCE.fullmatch(since):
+        return token, int(since), digest, False
+    return token, None, digest, True
+
+
+# A JSON string (escapes included) or one bracket: what the depth of a message depends on.
+_STRUCTURE = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
+
+
+def nested_deeper(raw: str, limit: int) -> bool:
+    """Whether the JSON text ``raw`` nests objects and arrays more than ``limit`` levels deep
+    (checked before decoding, which would recurse that deep). Messages with few brackets, as
+    most are, are let through on a count of them."""
+    if raw.count("{") + raw.count("[") <= limit:
+        return False
+    depth = 0
+    for m in _STRUCTURE.finditer(raw):
+        c = m.group()
+        if c == "{" or c == "[":
+            depth += 1
+            if depth > limit:
+                return True
+        elif c == "}" or c == "]":
+            depth -= 1
+    return False
 
 
 def _peek_id(raw: str | bytes) -> str | None:
@@ -340,6 +445,12 @@ def _classify(raw: str | bytes, exc: msgspec.ValidationError) -> tuple[ErrorCode
     if not isinstance(data, dict):
         return ErrorCode.INVALID_PAYLOAD, "a message is a JSON object"
     kind = data.get("type")
-    if kind not in msg.CLIENT_TYPES:
-        return ErrorCode.UNKNOWN_TYPE, f"unknown message type {kind!r}"
+    if not isinstance(kind, str) or kind not in msg.CLIENT_TYPES:
+        shown = repr(kind) if isinstance(kind, str | None) else f"of JSON type {_json_type(kind)}"
+        return ErrorCode.UNKNOWN_TYPE, f"unknown message type {shown[:80]}"
     return ErrorCode.INVALID_PAYLOAD, str(exc)
+
+
+def _json_type(value: object) -> str:
+    return {dict: "object", list: "array", bool: "boolean", int: "number",
+            float: "number"}.get(type(value), type(value).__name__)

@@ -4,11 +4,22 @@ Keys of one encounter share the hash tag ``{enc:<id>}`` so that they live in one
 slot and one Lua script may touch them all:
 
 - ``{enc:<id>}:events`` — the Stream; entry ids are ``<seq>-0``, so a reader resumes from a seq.
-- ``{enc:<id>}:meta`` — hash: ``version`` (the last seq).
+  Each entry holds the envelope (``e``) and its digest (``d``).
+- ``{enc:<id>}:meta`` — hash: ``version`` (the last seq) and ``head`` (``<seq>:<digest>`` of
+  the last event, for the append's compare-and-set and the sweep).
 - ``{enc:<id>}:cmds`` — hash: command dedupe key -> the first outcome (JSON).
 - ``{enc:<id>}:tokens`` — hash: token id -> SHA-256 of the token secret.
 - ``{enc:<id>}:snap`` — a cached snapshot of the folded state (msgpack), with its version and
-  the state's ``format`` (``encounter.state.STATE_FORMAT``; another format is rebuilt).
+  the digest of the event at that version and the state's ``format``
+  (``encounter.state.STATE_FORMAT``; a snapshot of another format is rebuilt from the log).
+
+**Digests.** Every event's digest is a keyed hash of the digest before it and of the event's
+stored bytes (``LogChain``), so the digest of seq ``n`` stands for the whole log up to ``n``: a
+log that went back (Redis restored from an older AOF, a lagging replica promoted) and grew again
+holds different digests at the seqs it rewrote, although its seqs look the same. The append's
+compare-and-set checks the digest of the log's last event as well as the version, so an append
+decided against a state the log no longer has is refused; a snapshot is saved only for the
+digest the log has at its version, and used only when it still does.
 
 Appends to a single Redis are group-committed: those asked for during one turn of the event loop
 (and while the previous group is in flight) go in one pipeline, one round trip for all, each
@@ -23,9 +34,11 @@ single Redis, right after it on a Redis Cluster (where the activity key is in an
 from __future__ import annotations
 
 import asyncio
+import base64
+import hashlib
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import msgspec
@@ -48,33 +61,64 @@ _encode_env = msgspec.json.Encoder()
 _decode_env = msgspec.json.Decoder(Envelope)
 _decode_envs = msgspec.json.Decoder(list[Envelope])
 
-# KEYS: events, meta, cmds[, activity]   ARGV: expected, dedupe key, outcome, encounter id,
-# activity payload, n, envelope 1..n
+# KEYS: events, meta, cmds[, activity]   ARGV: expected version, expected head digest, dedupe
+# key, outcome, encounter id, activity payload, new head digest, digests joined by ",",
+# activity maxlen, n, envelope 1..n, digest 1..n
+# The head is the digest of the stream's last entry: meta's ``head`` (``<seq>:<digest>``) when it
+# is for meta's version, else (an older version appended after it, or wrote the whole log)
+# read from the entry itself, so that it is whatever the log holds, whoever wrote it.
 _APPEND = """
-if ARGV[2] ~= '' then
-  local dup = redis.call('HGET', KEYS[3], ARGV[2])
+if ARGV[3] ~= '' then
+  local dup = redis.call('HGET', KEYS[3], ARGV[3])
   if dup then return {'dup', dup} end
 end
-local v = tonumber(redis.call('HGET', KEYS[2], 'version') or '0')
-if v ~= tonumber(ARGV[1]) then return {'conflict', tostring(v)} end
-local n = tonumber(ARGV[6])
-for i = 1, n do
-  redis.call('XADD', KEYS[1], (v + i) .. '-0', 'e', ARGV[6 + i])
+local meta = redis.call('HMGET', KEYS[2], 'version', 'head')
+local v = tonumber(meta[1] or '0')
+local h = nil
+if meta[2] then
+  local at = string.find(meta[2], ':', 1, true)
+  if at and tonumber(string.sub(meta[2], 1, at - 1)) == v then h = string.sub(meta[2], at + 1) end
+elseif v == 0 then
+  h = ''
 end
-redis.call('HSET', KEYS[2], 'version', v + n)
-if ARGV[2] ~= '' then redis.call('HSET', KEYS[3], ARGV[2], ARGV[3]) end
+if h == nil then
+  h = ''
+  local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)[1]
+  if last then
+    local f = last[2]
+    for i = 1, #f, 2 do
+      if f[i] == 'd' then h = f[i + 1] end
+    end
+  end
+end
+if v ~= tonumber(ARGV[1]) or h ~= ARGV[2] then return {'conflict', tostring(v), h} end
+local n = tonumber(ARGV[10])
+for i = 1, n do
+  redis.call('XADD', KEYS[1], (v + i) .. '-0', 'e', ARGV[10 + i], 'd', ARGV[10 + n + i])
+end
+redis.call('HSET', KEYS[2], 'version', v + n, 'head', (v + n) .. ':' .. ARGV[7])
+if ARGV[3] ~= '' then redis.call('HSET', KEYS[3], ARGV[3], ARGV[4]) end
 if KEYS[4] then
-  redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[7 + n], '*', 'enc', ARGV[4], 'to', v + n,
-             'p', ARGV[5])
+  redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[9], '*', 'enc', ARGV[5], 'to', v + n,
+             'p', ARGV[6], 'h0', h, 'd', ARGV[8])
 end
 return {'ok', tostring(v + n)}
 """
 
-# KEYS: snap   ARGV: version, data, format — keep the newest snapshot of this format only
+# KEYS: snap, events   ARGV: version, data, digest of the event at that version, format —
+# keep the newest snapshot of this format only, and only one of the log as it is
 _SNAPSHOT = """
 local cur = redis.call('HMGET', KEYS[1], 'version', 'format')
-if cur[1] and cur[2] == ARGV[3] and tonumber(cur[1]) >= tonumber(ARGV[1]) then return 0 end
-redis.call('HSET', KEYS[1], 'version', ARGV[1], 'data', ARGV[2], 'format', ARGV[3])
+if cur[1] and cur[2] == ARGV[4] and tonumber(cur[1]) >= tonumber(ARGV[1]) then return 0 end
+local at = redis.call('XRANGE', KEYS[2], ARGV[1] .. '-0', ARGV[1] .. '-0')[1]
+if not at then return 0 end
+local d = ''
+for i = 1, #at[2], 2 do
+  if at[2][i] == 'd' then d = at[2][i + 1] end
+end
+if d ~= ARGV[3] then return 0 end
+redis.call('HSET', KEYS[1], 'version', ARGV[1], 'data', ARGV[2], 'head', ARGV[3],
+           'format', ARGV[4])
 return 1
 """
 
@@ -84,15 +128,108 @@ def keys(encounter: str) -> dict[str, str]:
     return {name: f"{tag}:{name}" for name in ("events", "meta", "cmds", "tokens", "snap")}
 
 
+class LogChain:
+    """The digests of a log: ``digest(n) = H(digest(n - 1) + bytes(n))``, with ``digest(0)``
+    empty, ``H`` BLAKE2b keyed with a key derived from the server secret (so that the digest of
+    an event a viewer sees in part tells nothing about the part it does not see), 9 bytes in
+    URL-safe base64 (12 characters)."""
+
+    def __init__(self, secret: bytes = b"") -> None:
+        self.key = hashlib.sha256(b"stablemaster log chain\0" + secret).digest()
+
+    def next(self, prev: str, raw: bytes) -> str:
+        h = hashlib.blake2b(prev.encode(), key=self.key, digest_size=9)
+        h.update(raw)
+        return base64.urlsafe_b64encode(h.digest()).decode()
+
+    def digests(self, prev: str, raws: Sequence[bytes]) -> list[str]:
+        out = []
+        for raw in raws:
+            prev = self.next(prev, raw)
+            out.append(prev)
+        return out
+
+
+@dataclass(slots=True)
+class Batch:
+    """Consecutive events of a log with their digests; ``prev`` is the digest of the event just
+    before the first (``""`` before seq 1), or ``None`` when it is not known (the log does not
+    reach back to it)."""
+
+    envelopes: list[Envelope] = field(default_factory=list)
+    digests: list[str] = field(default_factory=list)
+    prev: str | None = ""
+    #: the stored bytes of the envelopes, when read from Redis
+    raws: list[bytes] = field(default_factory=list)
+
+    @property
+    def head(self) -> str | None:
+        return self.digests[-1] if self.digests else self.prev
+
+    @property
+    def last_seq(self) -> int | None:
+        return self.envelopes[-1].seq if self.envelopes else None
+
+
+@dataclass(slots=True)
+class Loaded:
+    state: EncounterState
+    head: str
+
+
 @dataclass
 class Appended:
     status: Literal["ok", "conflict", "duplicate"]
     version: int = 0
     outcome: dict[str, Any] | None = None
+    #: the log's head digest: after the append (``ok``), or the one that refused it
+    head: str = ""
+    #: the digests of the appended events (``ok``)
+    digests: list[str] = field(default_factory=list)
 
 
-def encode_envelopes(envelopes: Sequence[Envelope]) -> list[bytes]:
-    return [_encode_env.encode(e) for e in envelopes]
+class NotDurable(Exception):
+    """The append went through but Redis did not confirm it durable as the settings ask
+    (``WAIT``/``WAITAOF`` timed out): the command answers ``unavailable``, and its retry finds
+    the first outcome."""
+
+
+@dataclass(frozen=True)
+class Durability:
+    """What an append waits for before it is acknowledged, besides Redis's own reply: nothing
+    (``everysec`` or ``always`` with ``appendfsync always`` set on Redis), ``WAITAOF 1 0``
+    (``always`` on a Redis 7.2+ without ``appendfsync always``) or ``WAIT <replicas>``."""
+
+    command: tuple[Any, ...] = ()
+    #: how many the reply must count (``WAIT``: replicas; ``WAITAOF``: the local fsync)
+    needed: int = 0
+    label: str = "everysec"
+
+    def satisfied(self, reply: Any) -> bool:
+        if not self.command:
+            return True
+        if self.command[0] == "WAITAOF":
+            return int(reply[0]) >= self.needed
+        return int(reply) >= self.needed
+
+
+class EventTooLarge(ValueError):
+    """An event over the store's size limit: nothing of its command is appended."""
+
+    def __init__(self, kind: str, size: int, limit: int) -> None:
+        super().__init__(f"the {kind} event would take {size} bytes, over the limit of {limit} "
+                         "bytes per event; nothing was changed")
+        self.kind, self.size, self.limit = kind, size, limit
+
+
+def encode_envelopes(envelopes: Sequence[Envelope], limit: int | None = None) -> list[bytes]:
+    """The envelopes as stored; :class:`EventTooLarge` when one is over ``limit`` bytes."""
+    raw = [_encode_env.encode(e) for e in envelopes]
+    if limit is not None:
+        for envelope, data in zip(envelopes, raw, strict=True):
+            if len(data) > limit:
+                raise EventTooLarge(str(envelope.event.__struct_config__.tag), len(data), limit)
+    return raw
 
 
 def decode_envelope(data: bytes) -> Envelope:
@@ -103,15 +240,28 @@ def decode_envelope_list(data: bytes) -> list[Envelope]:
     return _decode_envs.decode(data)
 
 
+def _seq(entry_id: bytes) -> int:
+    return int(entry_id.split(b"-", 1)[0])
+
+
+def _text(value: bytes | str | None) -> str:
+    if value is None:
+        return ""
+    return value.decode() if isinstance(value, bytes) else value
+
+
 class GroupCommit:
     """Runs one Lua script for many callers: the calls that arrive while none is in flight, or
     while one is, leave together in one pipeline (non-transactional: each script is atomic on
     its own, and each caller gets its own reply or error)."""
 
-    def __init__(self, redis: Redis | RedisCluster, script: str) -> None:
+    def __init__(self, redis: Redis | RedisCluster, script: str,
+                 durability: Durability | None = None) -> None:
         self.redis: Any = redis
         self.script = script
         self.sha = redis.register_script(script).sha
+        #: sent after the scripts on the same connection (``WAIT``, ``WAITAOF``), when asked
+        self.durability = durability or Durability()
         self._waiting: list[tuple[list[Any], list[Any], asyncio.Future[Any]]] = []
         self._committer: asyncio.Task[None] | None = None
 
@@ -165,7 +315,8 @@ class GroupCommit:
 
     async def _pipeline(self, group: list[tuple[list[Any], list[Any], asyncio.Future[Any]]]
                         ) -> list[Any]:
-        if len(group) == 1:  # a pipeline of one costs more than the call itself
+        wait = self.durability
+        if len(group) == 1 and not wait.command:  # a pipeline of one costs more than the call
             keys_, args, _future = group[0]
             try:
                 return [await self.redis.execute_command(
@@ -175,17 +326,38 @@ class GroupCommit:
         pipe = self.redis.pipeline(transaction=False)
         for keys_, args, _future in group:
             pipe.execute_command("EVALSHA", self.sha, len(keys_), *keys_, *args)
-        return list(await pipe.execute(raise_on_error=False))
+        if not wait.command:
+            return list(await pipe.execute(raise_on_error=False))
+        # WAIT and WAITAOF count what this connection wrote: the pipeline keeps them on one
+        pipe.execute_command(*wait.command)
+        *replies, confirmed = await pipe.execute(raise_on_error=False)
+        if isinstance(confirmed, Exception) or not wait.satisfied(confirmed):
+            why = NotDurable(f"not confirmed by {wait.label} in time ({confirmed!r})")
+            replies = [why if _wrote(r) else r for r in replies]
+        return list(replies)
+
+
+def _wrote(reply: Any) -> bool:
+    """Whether an append script's reply says it appended."""
+    return isinstance(reply, list) and bool(reply) and reply[0] in (b"ok", "ok")
 
 
 class EventStore:
     """Reads and appends encounter logs. Safe to share between tasks of one process."""
 
-    def __init__(self, redis: Redis | RedisCluster) -> None:
+    def __init__(self, redis: Redis | RedisCluster, chain: LogChain | None = None,
+                 durability: Durability | None = None,
+                 max_event_bytes: int | None = None) -> None:
         self.redis: Any = redis  # redis-py's return types are too loose to be useful here
+        #: No event larger than this (encoded) is appended (``EventTooLarge``).
+        self.max_event_bytes = max_event_bytes
         self.cluster = isinstance(redis, RedisCluster)
+        self.chain = chain or LogChain()
+        self.durability = durability or Durability()
+        if self.cluster and self.durability.command:
+            raise ValueError("waiting for durability is not supported on a Redis Cluster")
         self._append: Any = (redis.register_script(_APPEND) if self.cluster
-                             else GroupCommit(redis, _APPEND))
+                             else GroupCommit(redis, _APPEND, self.durability))
         self._snapshot = redis.register_script(_SNAPSHOT)
 
     async def append(
@@ -195,28 +367,42 @@ class EventStore:
         envelopes: Sequence[Envelope],
         dedupe: str = "",
         outcome: dict[str, Any] | None = None,
+        head: str = "",
+        encoded: list[bytes] | None = None,
     ) -> Appended:
-        """Append ``envelopes`` if the log is at version ``expected``; atomically record the
-        command's ``outcome`` under ``dedupe``. A dedupe key seen before returns its outcome."""
+        """Append ``envelopes`` if the log is at version ``expected`` with the head digest
+        ``head``; atomically record the command's ``outcome`` under ``dedupe``. A dedupe key
+        seen before returns its outcome. ``encoded``: the envelopes as :meth:`encode` made
+        them (else they are encoded here). An event over ``max_event_bytes`` raises
+        :class:`EventTooLarge` and appends nothing."""
         k = keys(encounter)
-        raw = encode_envelopes(envelopes)
+        raw = encoded if encoded is not None else self.encode(envelopes)
+        digests = self.chain.digests(head, raw)
         payload = b"[" + b",".join(raw) + b"]"
+        joined = ",".join(digests)
         keys_ = [k["events"], k["meta"], k["cmds"]]
         if not self.cluster:
             keys_.append(ACTIVITY_KEY)
-        args: list[Any] = [expected, dedupe, orjson.dumps(outcome or {}), encounter, payload,
-                           len(raw), *raw, ACTIVITY_MAXLEN]
-        status, value = await self._append(keys=keys_, args=args)
-        status = status.decode() if isinstance(status, bytes) else status
+        new_head = digests[-1] if digests else head
+        args: list[Any] = [expected, head, dedupe, orjson.dumps(outcome or {}), encounter,
+                           payload, new_head, joined, ACTIVITY_MAXLEN, len(raw), *raw, *digests]
+        reply = await self._append(keys=keys_, args=args)
+        status = reply[0].decode() if isinstance(reply[0], bytes) else reply[0]
         if status == "dup":
-            return Appended("duplicate", outcome=orjson.loads(value))
+            return Appended("duplicate", outcome=orjson.loads(reply[1]))
         if status == "conflict":
-            return Appended("conflict", version=int(value))
-        version = int(value)
+            return Appended("conflict", version=int(reply[1]), head=_text(reply[2]))
+        version = int(reply[1])
         if self.cluster:
-            await self.redis.xadd(ACTIVITY_KEY, {"enc": encounter, "to": version, "p": payload},
+            await self.redis.xadd(ACTIVITY_KEY, {"enc": encounter, "to": version, "p": payload,
+                                                 "h0": head, "d": joined},
                                   maxlen=ACTIVITY_MAXLEN, approximate=True)
-        return Appended("ok", version=version)
+        return Appended("ok", version=version, head=new_head, digests=digests)
+
+    def encode(self, envelopes: Sequence[Envelope]) -> list[bytes]:
+        """The envelopes as they would be stored; :class:`EventTooLarge` when one is over
+        ``max_event_bytes``."""
+        return encode_envelopes(envelopes, self.max_event_bytes)
 
     async def dedupe_lookup(self, encounter: str, dedupe: str) -> dict[str, Any] | None:
         raw = await self.redis.hget(keys(encounter)["cmds"], dedupe)
@@ -231,29 +417,80 @@ class EventStore:
         rows = await self.redis.xrange(keys(encounter)["events"], min=f"({after}-0", count=count)
         return [_decode_env.decode(fields[b"e"]) for _id, fields in rows]
 
+    async def read_batch(self, encounter: str, after: int, count: int | None = None) -> Batch:
+        """The events with seq > ``after`` (at most ``count``), with their digests and the
+        digest of ``after`` itself as ``prev`` (``None`` when the log does not hold it)."""
+        rows = await self.redis.xrange(keys(encounter)["events"], min=f"{after}-0",
+                                       count=None if count is None else count + 1)
+        batch = Batch(prev="" if after == 0 else None)
+        for entry_id, fields in rows:
+            seq = _seq(entry_id)
+            if seq == after:
+                batch.prev = _text(fields.get(b"d"))
+                continue
+            batch.envelopes.append(_decode_env.decode(fields[b"e"]))
+            batch.digests.append(_text(fields.get(b"d")))
+            batch.raws.append(fields[b"e"])
+        return batch
+
+    def continues(self, batch: Batch, after: int, head: str) -> bool:
+        """Whether ``batch`` (read after seq ``after``) continues a log whose digest at
+        ``after`` is ``head``: its ``prev`` says so, or, when the log no longer holds ``after``
+        (trimmed), its first event chains from ``head``. Events stored without a digest (by an
+        older version) cannot be checked and pass."""
+        if batch.prev is not None:
+            return batch.prev == head
+        if not batch.envelopes or batch.envelopes[0].seq != after + 1:
+            return False
+        first = batch.digests[0]
+        return not first or (bool(batch.raws) and self.chain.next(head, batch.raws[0]) == first)
+
+    async def last(self, encounter: str) -> tuple[int, str] | None:
+        """The seq and digest of the log's last event (``None`` for an empty log)."""
+        rows = await self.redis.xrevrange(keys(encounter)["events"], count=1)
+        if not rows:
+            return None
+        entry_id, fields = rows[0]
+        return _seq(entry_id), _text(fields.get(b"d"))
+
     async def first_seq(self, encounter: str) -> int | None:
         rows = await self.redis.xrange(keys(encounter)["events"], count=1)
-        return int(rows[0][0].split(b"-")[0]) if rows else None
+        return _seq(rows[0][0]) if rows else None
 
     async def load(self, encounter: str) -> EncounterState | None:
-        """Rebuild the encounter from Redis alone: the cached snapshot plus the events after it
-        (or the whole log when there is no snapshot)."""
-        snap = await self.redis.hgetall(keys(encounter)["snap"])
-        current = snap.get(b"format") == str(STATE_FORMAT).encode()
-        # a snapshot of another layout of the state is rebuilt from the log, never misread
-        state = load_state(snap[b"data"]) if current else EncounterState(id=encounter)
-        tail = await self.read(encounter, state.version)
-        if state.version == 0 and not tail:
-            return None
-        for envelope in tail:
-            apply(state, envelope)
-        if len(tail) >= SNAPSHOT_EVERY:
-            await self.save_snapshot(state)
-        return state
+        loaded = await self.load_head(encounter)
+        return None if loaded is None else loaded.state
 
-    async def save_snapshot(self, state: EncounterState) -> None:
-        await self._snapshot(keys=[keys(state.id)["snap"]],
-                             args=[state.version, dump_state(state), STATE_FORMAT])
+    async def load_head(self, encounter: str) -> Loaded | None:
+        """Rebuild the encounter from Redis alone: the cached snapshot plus the events after it
+        (or the whole log when there is no snapshot, when the snapshot holds another format of
+        the state, or when the log no longer has the event the snapshot was taken at), with the
+        digest of its last event."""
+        snap = await self.redis.hgetall(keys(encounter)["snap"])
+        state, tail = EncounterState(id=encounter), None
+        # a snapshot of another layout of the state is rebuilt from the log, never misread
+        if snap and snap.get(b"format") == str(STATE_FORMAT).encode():
+            cached = load_state(snap[b"data"])
+            tail = await self.read_batch(encounter, cached.version)
+            if self.continues(tail, cached.version, _text(snap.get(b"head"))):
+                state = cached
+            else:  # the log went back past the snapshot, or was trimmed: fold it all
+                tail = None
+        if tail is None:
+            tail = await self.read_batch(encounter, 0)
+        if state.version == 0 and not tail.envelopes:
+            return None
+        for envelope in tail.envelopes:
+            apply(state, envelope)
+        loaded = Loaded(state, tail.head or "")
+        if len(tail.envelopes) >= SNAPSHOT_EVERY:
+            await self.save_snapshot(state, loaded.head)
+        return loaded
+
+    async def save_snapshot(self, state: EncounterState, head: str = "") -> None:
+        k = keys(state.id)
+        await self._snapshot(keys=[k["snap"], k["events"]],
+                             args=[state.version, dump_state(state), head, STATE_FORMAT])
 
     async def put_token(self, encounter: str, token_id: str, digest: str) -> None:
         await self.redis.hset(keys(encounter)["tokens"], token_id, digest)

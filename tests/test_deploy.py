@@ -813,3 +813,78 @@ async def test_compose_topology_serves_through_the_proxy_and_survives_a_replica(
         await asyncio.gather(*(c.close() for c in opened), return_exceptions=True)
         for proc in procs:
             proc.stop()
+
+
+def test_replicas_trust_the_forwarded_for_of_the_proxy_network_only() -> None:
+    """The proxy sits on the compose network, whose subnet is fixed; the replicas trust that
+    network's X-Forwarded-For (and nothing wider), and limit connections per address."""
+    import ipaddress
+
+    compose = load_compose()
+    subnets = [ipaddress.ip_network(c["subnet"])
+               for c in compose["networks"]["default"]["ipam"]["config"]]
+    svcs = services()
+    for name in replica_names(svcs):
+        env = service_env(svcs[name])
+        trusted = [ipaddress.ip_network(p) for p in cli.proxy_list(
+            env["STABLEMASTER_TRUSTED_PROXIES"])]
+        assert trusted == subnets
+        assert int(env["STABLEMASTER_MAX_CONNECTIONS_PER_ADDRESS"]) > 0
+        assert float(env["STABLEMASTER_HELLO_TIMEOUT"]) > 0
+    assert not svcs["proxy"].get("networks"), "the proxy is on the default network"
+
+
+async def test_the_proxy_forwards_the_client_address_to_the_per_address_limit(
+        redis_server: RedisProcess, tmp_path: Path) -> None:
+    """deploy/nginx.conf in a real nginx in front of a replica with the compose environment
+    (the proxy trusted at its local address, and a limit of 2): clients from two loopback
+    addresses each get 2 websockets, whatever X-Forwarded-For they send themselves."""
+    from websockets.asyncio.client import ClientConnection, connect
+    from websockets.exceptions import InvalidStatus
+
+    binary = nginx_binary()
+    svcs = services()
+    name = replica_names(svcs)[0]
+    replica = Replica(name, svcs[name], redis_server.url, tmp_path)
+    assert replica.env is not None
+    replica.env.update(STABLEMASTER_TRUSTED_PROXIES="127.0.0.1",
+                       STABLEMASTER_MAX_CONNECTIONS_PER_ADDRESS="2")
+    proxy_port = free_port()
+    conf = local_nginx_conf(tmp_path, proxy_port, dict.fromkeys(replica_names(svcs),
+                                                                replica.port))
+    nginx = Proc("nginx", nginx_command(binary, tmp_path, conf, "daemon off;"), tmp_path)
+    opened: list[ClientConnection] = []
+
+    async def status_from(source: str, spoof: str | None = None) -> int:
+        headers = {"X-Forwarded-For": spoof} if spoof else None
+        try:
+            ws = await connect(f"ws://127.0.0.1:{proxy_port}/ws", compression=None,
+                               local_addr=(source, 0), additional_headers=headers)
+        except InvalidStatus as exc:
+            return exc.response.status_code
+        opened.append(ws)
+        return 101
+
+    try:
+        replica.start()
+        nginx.start()
+        await replica.ready()
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", proxy_port), timeout=0.5).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, f"nginx does not listen:\n{nginx.output()}"
+                await asyncio.sleep(0.05)
+        first = [await status_from("127.0.0.5", spoof=f"198.51.100.{i}") for i in range(3)]
+        assert first == [101, 101, 429]
+        assert [await status_from("127.0.0.6") for _ in range(3)] == [101, 101, 429]
+    except BaseException:
+        for proc in (replica, nginx):
+            print(f"--- {proc.name}\n{proc.output() if proc.log.exists() else ''}")
+        raise
+    finally:
+        await asyncio.gather(*(ws.close() for ws in opened), return_exceptions=True)
+        for proc in (replica, nginx):
+            proc.stop()

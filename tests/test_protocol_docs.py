@@ -235,7 +235,7 @@ def test_asyncapi_document_is_valid_and_every_payload_resolves() -> None:
 def test_close_codes_of_the_server_are_documented() -> None:
     used = {server_session.CLOSE_PROTOCOL_ERROR, server_session.CLOSE_POLICY,
             server_session.CLOSE_RESTART, server_session.CLOSE_TRY_LATER,
-            server_session.CLOSE_REVOKED, 1009}
+            server_session.CLOSE_REVOKED, server_session.CLOSE_NO_HELLO, 1009}
     assert used <= set(docs.CLOSE_CODES)
     guide = docs.GUIDE.read_text(encoding="utf-8")
     for code in used:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from clients.client import Client
 from server.app import Server
 from tests.conftest import ws_url
-from tests.helpers import create_table, join, play_turns
+from tests.helpers import create_table, join, open_client, play_turns, wait_current
 from tests.helpers import event_log as logged
 
 
@@ -83,3 +83,65 @@ async def test_a_spectator_resuming_sees_no_hidden_combatant(server: Server,
     assert "lurker" not in str(again.messages)
     assert logged(again) and logged(again) == [e for e in logged(spectator)
                                                if e[0] <= again.last_seq]
+
+
+async def test_a_resume_whose_digest_is_not_the_logs_gets_a_rewound_snapshot(
+        server: Server, clients: list[Client]) -> None:
+    url = ws_url(server)
+    table = await create_table(url, clients)
+    await table.gm.command("start_encounter")
+    await play_turns(table.gm, {}, 2)
+    seq, digest = table.gm.last_seq, table.gm.last_digest
+    assert digest is not None
+    same = await join(url, table.gm_token, clients, since=seq - 1)
+    await same.wait_for(lambda m: m["type"] == "legal_actions")
+    assert same.snapshot is None
+    good = await open_client(url, clients)
+    await good.hello(table.gm_token, since=seq, digest=digest)
+    await good.wait_for(lambda m: m["type"] == "legal_actions")
+    assert good.snapshot is None
+    bad = await open_client(url, clients)
+    await bad.hello(table.gm_token, since=seq, digest="AAAAAAAAAAAA")
+    await bad.wait_for(lambda m: m["type"] == "snapshot")
+    assert bad.snapshot is not None and bad.snapshot["reason"] == "rewound"
+    assert (bad.snapshot["seq"], bad.snapshot["digest"]) == (seq, digest)
+
+
+async def test_a_room_whose_log_went_back_reloads_and_tells_its_connections(
+        server: Server, server_b: Server, clients: list[Client]) -> None:
+    """The log in Redis is cut back to an earlier seq (what a restore from an older AOF
+    leaves): both processes' rooms reload, their connections get a ``rewound`` snapshot, and
+    commands go through again instead of answering ``conflict``."""
+    from server.store import keys
+
+    a, b = ws_url(server), ws_url(server_b)
+    table = await create_table(a, clients)
+    watcher = await join(b, table.spectator_token, clients)
+    await table.gm.command("start_encounter")
+    await play_turns(table.gm, {}, 2)
+    kept = table.gm.last_seq
+    await play_turns(table.gm, {}, 4)
+    await watcher.wait_seq(table.gm.last_seq - 1)
+    k = keys(table.encounter)
+    rows = await server.redis.xrange(k["events"], max=f"{kept}-0")
+    pipe = server.redis.pipeline(transaction=True)
+    pipe.delete(k["events"], k["snap"])
+    for entry_id, fields in rows:
+        pipe.xadd(k["events"], fields, id=entry_id)
+    pipe.hset(k["meta"], mapping={"version": kept,
+                                  "head": f"{kept}:{rows[-1][1][b'd'].decode()}"})
+    await pipe.execute()
+    # at once, before the sweep comes by: a resume from the old end, on a process whose room
+    # still holds it, finds the log behind
+    ahead = await join(a, table.gm_token, clients, since=table.gm.last_seq)
+    await ahead.wait_for(lambda m: m["type"] == "snapshot")
+    assert ahead.snapshot is not None and ahead.snapshot["reason"] == "resume_ahead"
+    assert ahead.snapshot["seq"] == kept
+    for client in (table.gm, watcher):
+        snap = await client.wait_for(lambda m: m["type"] == "snapshot"
+                                     and m["reason"] == "rewound", timeout=10)
+        assert snap["seq"] == kept
+    actor = await wait_current(table.gm)
+    ack = await table.gm.command("act", combatant=actor, action="end_turn")
+    assert ack["seq"] > kept
+    await watcher.wait_seq(ack["seq"] - 1)

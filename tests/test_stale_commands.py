@@ -185,12 +185,13 @@ async def test_a_snapshot_cached_before_the_turn_id_is_rebuilt_not_misread(
     redis = scene.server.redis
     await redis.delete(snap)
     await redis.hset(snap, mapping={"version": state.version, "data": dump_state(old)})
-    loaded = await scene.server.store.load(scene.encounter)
-    assert loaded is not None
+    head = await scene.server.store.load_head(scene.encounter)
+    assert head is not None
+    loaded = head.state
     assert (loaded.name, loaded.turn_serial) == ("Scenario", 3)  # folded from the log
     assert turn_id(loaded) == turn_id(state)
     # a new snapshot of the same version replaces the old format's
-    await scene.server.store.save_snapshot(loaded)
+    await scene.server.store.save_snapshot(loaded, head.head)
     assert await redis.hget(snap, "format") == str(STATE_FORMAT).encode()
     again = await scene.server.store.load(scene.encounter)
     assert again is not None and again.turn_serial == 3 and again.name == "Scenario"

@@ -28,6 +28,7 @@ function join(tok) {
   const conn = new Connection({
     token: tok,
     since: () => table.seq,
+    digest: () => table.digest,
     onStatus: (state, detail) => {
       renderStatus(status, state, detail);
       if (state === "closed" && !view) app.replaceChildren(h("section", { class: "wide" }, h("h2", {}, "Cannot join"), h("p", {}, detail)));

@@ -1,7 +1,8 @@
 // One credential's websocket to the server: hello, commands answered by ack or error, and
 // reconnecting by itself. After a drop it reconnects with a backoff and says hello with
-// `since` (the last seq it applied), so it gets exactly the events it missed; a command still
-// waiting for its answer is sent again with the same id, so it happens once.
+// `since` (the last seq it applied) and `digest` (that event's digest), so it gets exactly the
+// events it missed, or a snapshot when the server's log is no longer the one it saw; a command
+// still waiting for its answer is sent again with the same id, so it happens once.
 
 /** A random UUID (v4); crypto.randomUUID needs a secure context, getRandomValues does not. */
 export function uuid() {
@@ -22,13 +23,15 @@ export class Connection {
    * @param {(msg: object) => void} o.onMessage every server message but acks and errors of commands
    * @param {(state: string, detail: string) => void} o.onStatus "connecting", "live", "offline", "closed"
    * @param {() => number} o.since the last seq applied (0: none)
+   * @param {() => (string|null)} [o.digest] the digest of the last event or snapshot applied
    */
-  constructor({ token, spectate, onMessage, onStatus, since }) {
+  constructor({ token, spectate, onMessage, onStatus, since, digest }) {
     this.token = token;
     this.spectate = spectate;
     this.onMessage = onMessage;
     this.onStatus = onStatus;
     this.since = since;
+    this.digest = digest || (() => null);
     this.pending = new Map(); // id -> {message, resolve, reject}
     this.prefix = Math.random().toString(36).slice(2, 10);
     this.counter = 0;
@@ -45,7 +48,11 @@ export class Connection {
     if (this.spectate) {
       q.set("spectate", this.spectate);
       const since = this.since();
-      if (since > 0 && !this.fresh) q.set("since", String(since));
+      if (since > 0 && !this.fresh) {
+        q.set("since", String(since));
+        const digest = this.digest();
+        if (digest) q.set("digest", digest);
+      }
     }
     const query = q.toString();
     return `${proto}://${location.host}/ws${query ? "?" + query : ""}`;
@@ -60,7 +67,11 @@ export class Connection {
       if (this.spectate) return; // the server says hello for a spectator link
       const hello = { type: "hello", versions: [1], token: this.token, client: "stablemaster-table/1" };
       const since = this.since();
-      if (since > 0 && !this.fresh) hello.since = since;
+      if (since > 0 && !this.fresh) {
+        hello.since = since;
+        const digest = this.digest();
+        if (digest) hello.digest = digest;
+      }
       ws.send(JSON.stringify(hello));
     };
     ws.onmessage = (m) => this.receive(JSON.parse(m.data));

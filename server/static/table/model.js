@@ -15,6 +15,7 @@ export class Table {
 
   reset() {
     this.seq = 0;
+    this.digest = null; // of the last event or snapshot applied: sent with since on resuming
     this.state = {};
     this.name = "";
     this.ruleset = "";
@@ -65,21 +66,25 @@ export class Table {
   apply(msg) {
     if (msg.type === "welcome") { this.welcome = msg; return []; }
     if (msg.type === "legal_actions") { this.legal = msg.actions; this.turnId = msg.turn_id ?? null; return []; }
-    if (msg.type === "snapshot") { this.fromSnapshot(msg.state, msg.seq, msg.reason); return []; }
+    if (msg.type === "snapshot") { this.fromSnapshot(msg.state, msg.seq, msg.reason, msg.digest); return []; }
     if (msg.type !== "event" || msg.seq <= this.seq) return [];
     this.seq = msg.seq;
+    this.digest = msg.digest || null;
     const added = this.event(msg.event).map((l) => ({ seq: msg.seq, ts: msg.ts, kind: msg.event.kind, ...l }));
     this.log.push(...added);
     if (this.log.length > 500) this.log.splice(0, this.log.length - 500);
     return added;
   }
 
-  fromSnapshot(s, seq, reason) {
-    const log = this.log;
+  fromSnapshot(s, seq, reason, digest) {
+    // the server's log went back (it lost its end): what this view got after seq is undone
+    const undone = reason === "rewound" || reason === "resume_ahead";
+    const log = undone ? this.log.filter((l) => l.seq <= seq) : this.log;
     this.reset();
     this.log = log;
     this.state = s;
     this.seq = seq;
+    this.digest = digest || null;
     this.name = s.name;
     this.ruleset = s.ruleset;
     this.phase = s.phase || [];
@@ -108,7 +113,8 @@ export class Table {
     this.started = this.phase.length > 0 && this.phase[0] !== "setup";
     this.ended = !!s.ended;
     this.endReason = s.end_reason;
-    if (reason && reason !== "join") this.log.push({ seq, kind: "snapshot", text: "(caught up from a snapshot)" });
+    if (undone) this.log.push({ seq, kind: "snapshot", text: `(the server went back to an earlier point, seq ${seq}: what came after it is undone)` });
+    else if (reason && reason !== "join") this.log.push({ seq, kind: "snapshot", text: "(caught up from a snapshot)" });
   }
 
   drop(id) {

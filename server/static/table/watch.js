@@ -32,6 +32,7 @@ if (!token) {
   const conn = new Connection({
     spectate: token,
     since: () => table.seq,
+    digest: () => table.digest,
     onStatus: (state, detail) => renderStatus($("status"), state, detail),
     onMessage: (msg) => {
       table.apply(msg);

@@ -1,0 +1,614 @@
+"""The fault suite: real redis-server and server processes on 127.0.0.1, clients that
+reconnect and resume as the protocol says, and an audit of what every client received against
+the log Redis ends with.
+
+- a server process SIGKILLed under load (its clients resume on the other process);
+- Redis stopped and started again under load;
+- Redis coming back *behind* (its append-only file restored from a copy taken earlier, as a
+  host crash under ``appendfsync everysec``, a promoted lagging replica or a restored backup
+  leave it), while the processes that served the lost events keep running, then growing past
+  the old end;
+- resumes 1,030, 4,999 and 5,001 events behind;
+- a ``create_encounter`` whose process dies between claiming the id and appending (the
+  test-only ``STABLEMASTER_TEST_CRASH`` hook of ``server.commands``), retried elsewhere.
+
+Each test prints its figures (``FAULTS <test>: …``, shown with ``pytest -s``): commands
+acknowledged, acknowledged but missing from the log (lost), and per client gaps, duplicates,
+events out of order, events held that the log does not have (rewritten), and events voided by
+a ``rewound`` snapshot. docs/architecture.md quotes a run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+import shutil
+import time
+import uuid
+from collections import Counter
+from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from redis.asyncio import Redis
+
+from clients.client import Client, CommandError
+from clients.live import Seat
+from encounter.actors import Actor
+from encounter.fold import fold
+from encounter.views import view_event
+from protocol.events import Envelope
+from server.store import EventStore, LogChain
+from tests.conftest import TEST_SECRET, ServerProcess
+from tests.helpers import PARTY, create_table
+from tests.redis_procs import RedisProcess
+
+FAST = ("--commands-per-second", "5000", "--command-burst", "5000")
+Message = dict[str, Any]
+
+
+# -- processes ---------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def redis_own(tmp_path: Path) -> Iterator[RedisProcess]:
+    """A redis-server of the test's own (it gets stopped, restarted, rolled back)."""
+    proc = RedisProcess(tmp_path).start()
+    yield proc
+    proc.stop()
+
+
+@pytest.fixture
+def procs() -> Iterator[list[ServerProcess]]:
+    started: list[ServerProcess] = []
+    yield started
+    for p in started:
+        p.kill()
+
+
+def start_server(started: list[ServerProcess], redis_url: str, *extra: str,
+                 env: dict[str, str] | None = None) -> ServerProcess:
+    proc = ServerProcess(redis_url, *FAST, "--log-level", "INFO", *extra, env=env)
+    started.append(proc)
+    return proc.start()
+
+
+def aof_files(redis: RedisProcess) -> list[Path]:
+    """The append-only file(s) of a redis-server: one file (Redis 6) or a directory (7+)."""
+    return [p for p in redis.dir.iterdir() if p.name.startswith("appendonly")]
+
+
+def copy_aof(redis: RedisProcess, to: Path) -> None:
+    to.mkdir()
+    for p in aof_files(redis):
+        (shutil.copytree if p.is_dir() else shutil.copy2)(p, to / p.name)
+
+
+def restart_from(redis: RedisProcess, copy: Path) -> None:
+    """Kill redis-server (no shutdown, as a host crash leaves it) and start it again on the
+    same port from an older copy of its append-only file."""
+    assert redis.proc is not None
+    redis.proc.kill()
+    redis.proc.wait()
+    for p in aof_files(redis):
+        shutil.rmtree(p) if p.is_dir() else p.unlink()
+    for p in copy.iterdir():
+        (shutil.copytree if p.is_dir() else shutil.copy2)(p, redis.dir / p.name)
+    redis.start()
+
+
+async def redis_log(redis_url: str, encounter: str) -> tuple[list[Envelope], list[str]]:
+    redis = Redis.from_url(redis_url)
+    try:
+        batch = await EventStore(redis, LogChain(TEST_SECRET.encode())).read_batch(encounter, 0)
+    finally:
+        await redis.aclose()
+    return batch.envelopes, batch.digests
+
+
+# -- clients -----------------------------------------------------------------------------------
+
+
+class Recorder(Seat):
+    """A seat that reconnects to the first of ``urls`` (a list the test shrinks when it kills a
+    process) and records every message it receives."""
+
+    def __init__(self, urls: list[str], token: str, name: str) -> None:
+        self.urls = urls
+        super().__init__(urls[0], token, client_name=name)
+        self.name = name
+        self.record: list[Message] = []
+        self.sessions = 0
+
+    @property  # type: ignore[override]
+    def url(self) -> str:
+        return self.urls[0]
+
+    @url.setter
+    def url(self, _value: str) -> None:
+        pass
+
+    async def _handle(self, message: Message) -> None:
+        if message.get("type") == "welcome":
+            self.sessions += 1
+        self.record.append(message)
+        await super()._handle(message)
+
+
+class Table:
+    def __init__(self, encounter: str, gm_token: str, tokens: dict[str, str],
+                 spectator: str) -> None:
+        self.encounter, self.gm_token, self.tokens, self.spectator = (
+            encounter, gm_token, tokens, spectator)
+        self.seats: list[Recorder] = []
+        self.acting: dict[Recorder, set[str]] = {}
+
+
+async def open_table(url: str, seat_urls: list[list[str]], players: int = 2) -> Table:
+    """An encounter on ``url``, its GM, ``players`` players and a spectator as seats (the n-th
+    seat reconnecting through ``seat_urls[n % len]``), started."""
+    opened: list[Client] = []
+    t = await create_table(url, opened)
+    await asyncio.gather(*(c.close() for c in opened))
+    table = Table(t.encounter, t.gm_token, t.tokens, t.spectator_token)
+    pcs = [c["id"] for c in PARTY if c["kind"] == "pc"]
+    tokens = [("gm", t.gm_token)] + [(pc, t.tokens[pc]) for pc in pcs[:players]] + [
+        ("spectator", t.spectator_token)]
+    for n, (who, token) in enumerate(tokens):
+        seat = Recorder(seat_urls[n % len(seat_urls)], token, f"{who}@{t.encounter}")
+        table.seats.append(seat.start())
+    for seat in table.seats:
+        await seat.wait_online(20)
+    gm = table.seats[0]
+    seated = set(pcs[:players])
+    table.acting = {gm: {c["id"] for c in PARTY} - seated}
+    for seat, pc in zip(table.seats[1:1 + players], pcs[:players], strict=True):
+        table.acting[seat] = {pc}
+    await gm.command("start_encounter")
+    return table
+
+
+class Load:
+    """Every acting seat ends its combatants' turns as fast as the server acknowledges them; an
+    unanswered command is sent again with the same id (``Seat.command`` does it across
+    reconnects; an ``unavailable`` answer is retried here)."""
+
+    def __init__(self, tables: list[Table]) -> None:
+        self.tables = tables
+        self.acked: list[tuple[str, int]] = []  # (dedupe key, ack seq)
+        self.errors: Counter[str] = Counter()
+        self.running = asyncio.Event()
+        self._stop = False
+        self._tasks: list[asyncio.Task[None]] = []
+        self._ids = itertools.count(1)
+
+    def start(self) -> Load:
+        self.running.set()
+        loop = asyncio.get_running_loop()
+        for table in self.tables:
+            for seat, mine in table.acting.items():
+                self._tasks.append(loop.create_task(self._drive(seat, mine)))
+        return self
+
+    def pause(self) -> None:
+        self.running.clear()
+
+    def resume(self) -> None:
+        self.running.set()
+
+    async def stop(self) -> None:
+        self._stop = True
+        self.running.set()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    async def _drive(self, seat: Recorder, mine: set[str]) -> None:
+        while not self._stop:
+            await self.running.wait()
+            generation = seat.generation
+            acting = [a["combatant"] for a in seat.legal
+                      if a["action"] == "end_turn" and a.get("combatant") in mine]
+            if not acting or not seat.online:
+                with contextlib.suppress(TimeoutError):
+                    await seat.wait_change(generation, timeout=0.5)
+                continue
+            await self._end_turn(seat, acting[0])
+
+    async def _end_turn(self, seat: Recorder, combatant: str) -> None:
+        cid = f"load-{next(self._ids)}"
+        for _ in range(200):
+            try:
+                ack = await seat.command("act", id=cid, combatant=combatant, action="end_turn",
+                                         timeout=30)
+            except CommandError as err:
+                self.errors[err.code] += 1
+                if err.code == "unavailable":  # perhaps applied: the same id again
+                    await asyncio.sleep(0.2)
+                    continue
+                await seat.wait_change(seat.generation, timeout=1)
+                return
+            except TimeoutError:
+                self.errors["timeout"] += 1
+                continue
+            assert seat.welcome is not None
+            self.acked.append((f"{seat.welcome['token_id']}:{cid}", int(ack["seq"])))
+            if ack.get("duplicate"):
+                self.errors["answered as duplicate"] += 1
+            return
+
+
+async def settle(tables: list[Table], redis_url: str, timeout: float = 30) -> None:
+    """Until every seat has the last event of its encounter's log that it may see."""
+    deadline = time.monotonic() + timeout
+    for table in tables:
+        while True:
+            envelopes, _ = await redis_log(redis_url, table.encounter)
+            state = fold(table.encounter, envelopes)
+            behind = [s for s in table.seats
+                      if s.view.seq < last_visible(envelopes, actor_of(state, s))]
+            if not behind:
+                break
+            if time.monotonic() > deadline:
+                where = [(s.name, s.view.seq) for s in behind]
+                raise AssertionError(f"seats never caught up: {where} (log at "
+                                     f"{envelopes[-1].seq})")
+            await asyncio.sleep(0.1)
+
+
+def actor_of(state: Any, seat: Recorder) -> Actor:
+    assert seat.welcome is not None
+    grant = state.tokens[seat.welcome["token_id"]]
+    return Actor(role=grant.role, token_id=seat.welcome["token_id"],
+                 combatants=frozenset(grant.combatants), scopes=frozenset(grant.scopes))
+
+
+def last_visible(envelopes: list[Envelope], actor: Actor) -> int:
+    return max((e.seq for e in envelopes if view_event(e, actor) is not None), default=0)
+
+
+def audit(seat: Recorder, envelopes: list[Envelope], digests: list[str],
+          actor: Actor) -> Counter[str]:
+    """What ``seat`` received against the final log: per segment (from one snapshot to the
+    next) the events it got must be the log's (by digest), in order, once, without a gap among
+    those it may see; a ``rewound`` (or ``resume_ahead``) snapshot at seq M voids what the
+    segment held after M, and nothing else may differ from the log."""
+    log = {e.seq: d for e, d in zip(envelopes, digests, strict=True)}
+    visible = sorted(e.seq for e in envelopes if view_event(e, actor) is not None)
+    out: Counter[str] = Counter()
+    base: int | None = None
+    last = 0
+    segment: list[tuple[int, str | None]] = []
+
+    def close(void_after: int | None) -> None:
+        kept = [(s, d) for s, d in segment if void_after is None or s <= void_after]
+        out["voided"] += len(segment) - len(kept)
+        out["events"] += len(kept)
+        out["rewritten"] += sum(1 for s, d in kept if log.get(s) != d)
+        if kept and base is not None:
+            got = {s for s, _ in kept}
+            top = kept[-1][0]
+            out["gaps"] += sum(1 for s in visible if base < s <= top and s not in got)
+
+    for m in seat.record:
+        if m["type"] == "snapshot":
+            undone = m["reason"] in ("rewound", "resume_ahead")
+            close(m["seq"] if undone else None)
+            out[f"snapshot {m['reason']}"] += 1
+            base, last, segment = m["seq"], m["seq"], []
+        elif m["type"] == "event":
+            s = m["seq"]
+            if s <= last:
+                out["duplicates" if any(x == s for x, _ in segment) else "out of order"] += 1
+                continue
+            segment.append((s, m.get("digest")))
+            last = s
+    close(None)
+    if seat.view.seq != last_visible(envelopes, actor):
+        out["behind"] += 1
+    return out
+
+
+async def audit_all(tables: list[Table], redis_url: str, load: Load | None) -> dict[str, Any]:
+    totals: Counter[str] = Counter()
+    logged: set[str] = set()
+    for table in tables:
+        envelopes, digests = await redis_log(redis_url, table.encounter)
+        logged |= {e.cmd for e in envelopes if e.cmd}
+        state = fold(table.encounter, envelopes)
+        for seat in table.seats:
+            totals += audit(seat, envelopes, digests, actor_of(state, seat))
+            totals["reconnects"] += seat.sessions - 1
+    figures: dict[str, Any] = dict(sorted(totals.items()))
+    if load is not None:
+        figures["acked"] = len(load.acked)
+        figures["lost"] = sum(1 for key, _seq in load.acked if key not in logged)
+        figures["errors"] = dict(load.errors)
+    return figures
+
+
+async def until(predicate: Callable[[], bool], what: str, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"no {what} within {timeout:g} s")
+        await asyncio.sleep(0.05)
+
+
+def report(name: str, figures: dict[str, Any], started: float) -> None:
+    figures["seconds"] = round(time.monotonic() - started, 1)
+    print(f"\nFAULTS {name}: {json.dumps(figures, sort_keys=True)}")
+
+
+@pytest.fixture
+async def tables_cleanup() -> AsyncIterator[list[Table]]:
+    tables: list[Table] = []
+    yield tables
+    await asyncio.gather(*(s.stop() for t in tables for s in t.seats), return_exceptions=True)
+
+
+# -- the faults --------------------------------------------------------------------------------
+
+
+async def test_a_node_killed_under_load_loses_nothing_and_its_clients_resume(
+        redis_own: RedisProcess, procs: list[ServerProcess],
+        tables_cleanup: list[Table]) -> None:
+    started = time.monotonic()
+    a = start_server(procs, redis_own.url)
+    b = start_server(procs, redis_own.url)
+    via_a, via_b = [a.url, b.url], [b.url, a.url]
+    tables = tables_cleanup
+    for _ in range(4):
+        tables.append(await open_table(a.url, [via_a, via_b]))
+    load = Load(tables).start()
+    await asyncio.sleep(3)
+    a.kill()  # SIGKILL: no goodbye, no flush; commands in flight on it get no answer
+    via_a.remove(a.url)
+    await asyncio.sleep(3)
+    load.pause()
+    await settle(tables, redis_own.url)
+    await load.stop()
+    figures = await audit_all(tables, redis_own.url, load)
+    report("node SIGKILL under load", figures, started)
+    assert figures["acked"] > 50
+    assert figures["lost"] == 0
+    for bad in ("gaps", "duplicates", "out of order", "rewritten", "behind", "voided"):
+        assert figures.get(bad, 0) == 0, figures
+    assert figures["reconnects"] >= 8  # the seats on A came back on B
+
+
+async def test_redis_restarted_under_load_answers_unavailable_then_recovers(
+        redis_own: RedisProcess, procs: list[ServerProcess],
+        tables_cleanup: list[Table]) -> None:
+    started = time.monotonic()
+    a = start_server(procs, redis_own.url)
+    b = start_server(procs, redis_own.url)
+    tables = tables_cleanup
+    for _ in range(3):
+        tables.append(await open_table(a.url, [[a.url, b.url], [b.url, a.url]]))
+    load = Load(tables).start()
+    await asyncio.sleep(2)
+    redis_own.stop()  # SIGTERM: Redis writes its AOF out and exits
+    await asyncio.sleep(1.5)
+    redis_own.start()
+    await asyncio.sleep(3)
+    load.pause()
+    await settle(tables, redis_own.url)
+    await load.stop()
+    figures = await audit_all(tables, redis_own.url, load)
+    report("Redis restart under load", figures, started)
+    assert figures["lost"] == 0
+    for bad in ("gaps", "duplicates", "out of order", "rewritten", "behind", "voided"):
+        assert figures.get(bad, 0) == 0, figures
+    # the processes were not restarted, yet play went on after Redis came back
+    assert figures["acked"] > 30
+    assert figures.get("snapshot rewound", 0) == 0  # nothing was lost: nothing to rewind
+
+
+async def test_redis_back_without_the_end_of_the_log(
+        redis_own: RedisProcess, procs: list[ServerProcess], tables_cleanup: list[Table],
+        tmp_path: Path) -> None:
+    """Redis restarts from a copy of its AOF taken 30-odd events earlier: the processes that
+    served those events reload and push a ``rewound`` snapshot, commands go on (no
+    ``conflict`` forever), and a client that saw a lost event never gets another event under
+    its seq without a snapshot first — on the processes that were running, on a process
+    started afterwards, with the log back below the old end and once it has grown past it."""
+    started = time.monotonic()
+    a = start_server(procs, redis_own.url)
+    b = start_server(procs, redis_own.url)
+    tables = tables_cleanup
+    tables.append(await open_table(a.url, [[a.url], [b.url]], players=3))
+    table = tables[0]
+    gm = table.seats[0]
+    load = Load(tables).start()
+    await until(lambda: gm.view.seq >= 40, "40 events")
+    load.pause()
+    await settle(tables, redis_own.url)
+    kept = gm.view.seq
+    copy_aof(redis_own, tmp_path / "aof-copy")  # what the restored Redis will hold
+    load.resume()
+    await until(lambda: gm.view.seq >= kept + 30, "30 more events")
+    load.pause()
+    await settle(tables, redis_own.url)
+    lost_end, lost_digest = gm.view.seq, gm.view.digest
+    acked_before = len(load.acked)
+    # A player that saw an event after the copy, then went away: it comes back later.
+    away = await Client.open(b.url)
+    await away.hello(table.tokens["twilight"])
+    await away.wait_for(lambda m: m["type"] == "legal_actions")
+    away_seq, away_digest = away.last_seq, away.last_digest
+    assert away_seq > kept
+    await away.close()
+
+    restart_from(redis_own, tmp_path / "aof-copy")
+    envelopes, _ = await redis_log(redis_own.url, table.encounter)
+    assert envelopes[-1].seq == kept  # Redis came back without the last events
+
+    # 1. every connected seat is told, by the process it is on, without a restart
+    deadline = time.monotonic() + 15
+    while any(s.view.seq != kept for s in table.seats):
+        assert time.monotonic() < deadline, [(s.name, s.view.seq) for s in table.seats]
+        await asyncio.sleep(0.05)
+    for seat in table.seats:
+        assert seat.view.snapshot_reason in ("rewound", "resume_ahead"), seat.name
+
+    # 2. a client resuming from the lost end, on a process started after the loss
+    c = start_server(procs, redis_own.url)
+    ahead = await Client.open(c.url)
+    await ahead.hello(table.gm_token, since=lost_end, digest=lost_digest)
+    snap = await ahead.wait_for(lambda m: m["type"] in ("snapshot", "event"))
+    assert snap["type"] == "snapshot" and snap["reason"] == "resume_ahead"
+    await ahead.close()
+
+    # 3. play goes on (the stale processes do not answer conflict), past the old end
+    load.resume()
+    await until(lambda: gm.view.seq >= lost_end + 10, "growing past the old end")
+    load.pause()
+    await settle(tables, redis_own.url)
+    assert len(load.acked) > acked_before
+
+    # 4. the player that saw a lost event resumes with its seq and digest: the log holds
+    # another event there now, and it gets a snapshot, on every process
+    for url in (a.url, b.url, c.url):
+        back = await Client.open(url)
+        await back.hello(table.tokens["twilight"], since=away_seq, digest=away_digest)
+        first = await back.wait_for(lambda m: m["type"] in ("snapshot", "event"))
+        assert first["type"] == "snapshot" and first["reason"] == "rewound", (url, first)
+        await back.close()
+
+    await load.stop()
+    figures = await audit_all(tables, redis_own.url, load)
+    figures["lost to the restore (acked, then not in the AOF copy)"] = figures.pop("lost")
+    report("Redis back behind the log", figures, started)
+    assert figures["acked"] > acked_before
+    for bad in ("gaps", "duplicates", "out of order", "rewritten", "behind"):
+        assert figures.get(bad, 0) == 0, figures
+    assert figures.get("voided", 0) > 0
+    assert "conflict" not in figures["errors"], figures
+
+
+async def test_resumes_far_behind_finish(procs: list[ServerProcess], redis_server: RedisProcess,
+                                         clients: list[Client]) -> None:
+    """1,030 and 4,999 events behind: every one of them, in order, under the send queue's
+    bound; 5,001: a snapshot (the replay limit is 5,000)."""
+    started = time.monotonic()
+    a = start_server(procs, redis_server.url)
+    anon = await Client.open(a.url)
+    clients.append(anon)
+    await anon.hello()
+    ack = await anon.command("create_encounter", name="Long log", combatants=PARTY)
+    gm_token = ack["result"]["gm_token"]
+    gm = await Client.open(a.url)
+    clients.append(gm)
+    await gm.hello(gm_token)
+    digests: dict[int, str] = {}
+    target = 5_010
+    window = 64
+    n = 0
+    while True:
+        pending = [gm.command("set_awareness", combatant="twilight", aware=bool(i % 2))
+                   for i in range(n, n + window)]
+        n += window
+        acks = await asyncio.gather(*pending)
+        if max(x["seq"] for x in acks) >= target:
+            break
+    await gm.wait_seq(max(x["seq"] for x in acks))
+    for m in gm.events():
+        digests[m["seq"]] = m["digest"]
+    end = gm.last_seq
+    figures: dict[str, Any] = {}
+    for behind in (1_030, 4_999, 5_001):
+        since = end - behind
+        back = await Client.open(a.url)
+        clients.append(back)
+        await back.hello(gm_token, since=since, digest=digests[since])
+        done = await back.wait_for(lambda m: m["type"] == "legal_actions", timeout=60)
+        assert done is not None
+        seqs = [m["seq"] for m in back.events()]
+        snaps = [m for m in back.messages if m["type"] == "snapshot"]
+        if behind <= 5_000:
+            assert not snaps
+            assert seqs == list(range(since + 1, end + 1)), (behind, len(seqs))
+            assert [m["digest"] for m in back.events()] == [digests[s] for s in seqs]
+        else:
+            assert [s["reason"] for s in snaps] == ["resume_gap"] and not seqs
+        await asyncio.sleep(0.2)
+        assert back.ws.close_code is None, (behind, back.ws.close_code)
+        figures[f"{behind} behind"] = (f"{len(seqs)} events" if not snaps
+                                       else f"snapshot {snaps[0]['reason']}")
+    report("resumes far behind", figures, started)
+
+
+async def test_a_create_killed_in_flight_completes_when_retried(
+        procs: list[ServerProcess], redis_server: RedisProcess, clients: list[Client]) -> None:
+    """The process dies (as SIGKILL would leave it) after claiming the id and before
+    appending, or after appending and before recording the outcome: the same create sent to
+    another process completes, with one encounter, and a further retry answers the same."""
+    started = time.monotonic()
+    figures: dict[str, Any] = {}
+    healthy = start_server(procs, redis_server.url)
+    for point in ("create_claimed", "create_appended"):
+        doomed = start_server(procs, redis_server.url,
+                              env={"STABLEMASTER_TEST_CRASH": point})
+        cid = str(uuid.uuid4())
+        payload = {"name": f"Killed at {point}", "combatants": PARTY[:2]}
+        first = await Client.open(doomed.url)
+        clients.append(first)
+        await first.hello()
+        with pytest.raises((ConnectionError, TimeoutError)):
+            await first.command("create_encounter", id=cid, **payload)
+        assert doomed.proc is not None and doomed.proc.wait(10) == 70
+        retry = await Client.open(healthy.url)
+        clients.append(retry)
+        await retry.hello()
+        begun = time.monotonic()
+        ack = await retry.command("create_encounter", id=cid, **payload)
+        took = time.monotonic() - begun
+        again = await retry.command("create_encounter", id=cid, **payload)
+        assert again["result"]["encounter"] == ack["result"]["encounter"]
+        assert again["result"]["gm_token"] == ack["result"]["gm_token"]
+        assert again["seq"] == ack["seq"] and again["duplicate"]
+        gm = await Client.open(healthy.url)
+        clients.append(gm)
+        await gm.hello(ack["result"]["gm_token"])
+        snap = await gm.wait_for(lambda m: m["type"] == "snapshot")
+        assert snap["state"]["name"] == payload["name"] and snap["seq"] == ack["seq"]
+        figures[point] = f"retry answered in {took:.2f} s"
+    report("create killed in flight", figures, started)
+
+
+async def test_a_create_whose_claim_was_left_behind_completes(
+        procs: list[ServerProcess], redis_server: RedisProcess, clients: list[Client]) -> None:
+    """The claim exactly as a first attempt that died after claiming leaves it (ids chosen,
+    nothing appended): the retry creates the encounter with the claimed ids."""
+    import hashlib
+
+    import msgspec
+    import orjson
+
+    from protocol import messages as msg
+    from server.commands import CREATE_KEY, _fingerprint
+
+    cid = str(uuid.uuid4())
+    payload = {"name": "Left behind", "combatants": PARTY[:2]}
+    sent = orjson.dumps({"type": "create_encounter", "id": cid, **payload})
+    fingerprint = _fingerprint(msgspec.json.decode(sent, type=msg.CreateEncounter))
+    redis = Redis.from_url(redis_server.url)
+    try:
+        await redis.set(CREATE_KEY.format(hashlib.sha256(cid.encode()).hexdigest()),
+                        orjson.dumps({"encounter": "leftbehind", "token_id": "lefttoken00",
+                                      "payload": fingerprint}), ex=600)
+    finally:
+        await redis.aclose()
+    a = start_server(procs, redis_server.url)
+    anon = await Client.open(a.url)
+    clients.append(anon)
+    await anon.hello()
+    ack = await anon.command("create_encounter", id=cid, **payload)
+    assert ack["result"]["encounter"] == "leftbehind"
+    gm = await Client.open(a.url)
+    clients.append(gm)
+    await gm.hello(ack["result"]["gm_token"])
+    snap = await gm.wait_for(lambda m: m["type"] == "snapshot")
+    assert snap["state"]["name"] == "Left behind"

@@ -8,10 +8,13 @@ The message classes are the single source of truth. From them this writes:
 
 - ``docs/protocol/client-messages.schema.json``, ``server-messages.schema.json`` and
   ``events.schema.json``: one JSON Schema (draft 2020-12) per union, with ``$defs``;
+- ``docs/protocol/actions.<ruleset>.schema.json``: for each ruleset, the JSON Schema of the
+  ``action`` and ``args`` of an ``act`` command, one entry per action with the schema of its
+  arguments, from the actions' declarations (``encounter.declare``);
 - ``docs/protocol/asyncapi.yaml``: an AsyncAPI 3.0.0 document of the server application;
 - the regions of the hand-written guide ``docs/protocol.md`` between
   ``<!-- NAME:begin -->`` and ``<!-- NAME:end -->`` markers (message and event indexes, the
-  error codes, the close codes and the default limits).
+  error codes, the close codes, the default limits and each ruleset's actions).
 
 Every output is deterministic (schema keys sorted, a fixed layout, a newline at the end), so
 the check compares bytes.
@@ -41,6 +44,8 @@ DOCS = ROOT / "docs"
 OUT = DOCS / "protocol"
 GUIDE = DOCS / "protocol.md"
 
+#: The rulesets whose actions are documented (``actions.<ruleset>.schema.json``).
+RULESETS = ("dramatic", "action_time")
 CLIENT_SCHEMA = "client-messages.schema.json"
 SERVER_SCHEMA = "server-messages.schema.json"
 EVENTS_SCHEMA = "events.schema.json"
@@ -217,6 +222,118 @@ def json_schema(filename: str) -> dict[str, Any]:
     })
 
 
+# --- the actions of each ruleset -----------------------------------------------------------
+
+
+def actions_schema_name(ruleset: str) -> str:
+    return f"actions.{ruleset}.schema.json"
+
+
+def actions_schema(ruleset: str) -> dict[str, Any]:
+    """The JSON Schema written to ``docs/protocol/actions.<ruleset>.schema.json``: an object
+    with the ``action`` and ``args`` of an ``act`` command, one alternative per action of the
+    ruleset (in the order ``legal_actions`` lists them), each with its arguments' schema."""
+    from encounter.declare import catalog, field_names
+
+    cat = catalog(ruleset)
+    structs = list(dict.fromkeys(a.args for a in cat.actions))
+    refs, defs = msgspec.json.schema_components(structs, ref_template="#/$defs/{name}")
+    ref_of = dict(zip(structs, refs, strict=True))
+    alternatives = []
+    for a in cat.actions:
+        required = [f.name for f in msgspec.structs.fields(a.args) if f.required]
+        alternatives.append(_sorted({
+            "title": a.name,
+            "description": f"{a.label} ({a.section}). Costs: {cat.cost_name(a)}; when: "
+            f"{a.timing}.",
+            "type": "object",
+            "properties": {"action": {"const": a.name}, "args": ref_of[a.args]},
+            "required": ["action", "args"] if required else ["action"],
+            "x-cost": cat.cost_name(a),
+            "x-budget": a.cost.value if a.cost is not None else "none",
+            "x-when": a.timing.value,
+            "x-section": a.section,
+            "x-args": list(field_names(a.args)),
+        }))
+    stem = actions_schema_name(ruleset).removesuffix(".schema.json")
+    return _tidy({
+        "$schema": JSON_SCHEMA_DIALECT,
+        "$id": f"urn:stablemaster:protocol:{PROTOCOL_VERSION}:{stem}",
+        "title": f"Stablemaster actions of {cat.title} (protocol {PROTOCOL_VERSION})",
+        "description": f"The `action` and `args` of an `act` command in an encounter of the "
+        f"ruleset `{ruleset}` ({cat.title}): one alternative per action, with the schema of "
+        "its arguments. The server refuses an argument an action does not take, or one of "
+        "the wrong type or out of bounds (`invalid_payload`, naming it in `details.field`). "
+        "`x-cost` is what the action costs, in the ruleset's words (`none`: the turn's own "
+        "moves), `x-budget` the kind of the turn's budget it spends (as `action_taken."
+        "action_type` records it), `x-when` when it may be taken (`turn`: on the "
+        "combatant's turn; `any_turn`: free actions and reactions, on any turn; `any_time`: "
+        "whenever `legal_actions` lists "
+        f"it). Protocol version {PROTOCOL_VERSION}. Generated from the actions' declarations "
+        "by `python -m protocol.docs`; do not edit.",
+        "x-protocol-version": PROTOCOL_VERSION,
+        "x-ruleset": ruleset,
+        "type": "object",
+        "properties": {"action": {"enum": [a.name for a in cat.actions]},
+                       "args": {"type": "object"}},
+        "required": ["action"],
+        "anyOf": alternatives,
+        "$defs": _sorted(defs),
+    })
+
+
+def _type_text(schema: dict[str, Any], defs: dict[str, Any]) -> str:
+    """A field's type in a few words: ``integer 0-10000``, ``one of a, b``, ``list``."""
+    if "anyOf" in schema:
+        kinds = [_type_text(s, defs) for s in schema["anyOf"] if s.get("type") != "null"]
+        return " or ".join(kinds)
+    if "$ref" in schema:
+        return _type_text({**defs[schema["$ref"].rsplit("/", 1)[1]], **{
+            k: v for k, v in schema.items() if k != "$ref"}}, defs)
+    if "enum" in schema:
+        return "one of " + ", ".join(f"`{json.dumps(v)}`".replace('"', "") for v in
+                                     schema["enum"])
+    kind = str(schema.get("type", "any"))
+    low, high = schema.get("minimum"), schema.get("maximum")
+    if kind == "integer" and low is not None and high is not None:
+        return f"integer {low}-{high}"
+    if kind == "integer" and low is not None:
+        return f"integer >= {low}"
+    if kind == "string" and "maxLength" in schema:
+        return f"text (up to {schema['maxLength']})"
+    if kind == "array":
+        return "list"
+    return "true or false" if kind == "boolean" else kind
+
+
+def actions_table(ruleset: str) -> str:
+    """The actions of ``ruleset`` and their arguments, as a Markdown table (a required
+    argument is in bold; the others show their default)."""
+    from encounter.declare import catalog
+
+    schema = actions_schema(ruleset)
+    defs = schema["$defs"]
+    rows = ["| action | costs | when | arguments |", "| --- | --- | --- | --- |"]
+    for alt, action in zip(schema["anyOf"], catalog(ruleset).actions, strict=True):
+        struct = defs[alt["properties"]["args"]["$ref"].rsplit("/", 1)[1]]
+        required = set(struct.get("required", []))
+        props = struct.get("properties", {})
+        # the required arguments first, then in the struct's order, the note last
+        order = sorted(msgspec.structs.fields(action.args),
+                       key=lambda f: (not f.required, f.name == "note"))
+        parts = []
+        for name, field in ((f.name, props[f.name]) for f in order):
+            text = f"`{name}`: {_type_text(field, defs)}"
+            if name in required:
+                text = f"**`{name}`**: {_type_text(field, defs)}"
+            elif field.get("default") not in (None, [], ""):
+                text += f" (default `{json.dumps(field['default'])}`)".replace('"', "")
+            parts.append(text)
+        rows.append(f"| `{alt['title']}` | {alt['x-cost']} | {alt['x-when']} | "
+                    f"{_cell('; '.join(parts)) or '—'} |")
+    return "\n".join(rows)
+
+
 # --- tables (Markdown) ----------------------------------------------------------------------
 
 
@@ -297,6 +414,8 @@ def _regions() -> dict[str, Callable[[], str]]:
         "errors": error_table,
         "close-codes": close_code_table,
         "limits": limits_table,
+        "actions-dramatic": lambda: actions_table("dramatic"),
+        "actions-action-time": lambda: actions_table("action_time"),
     }
 
 
@@ -360,6 +479,12 @@ def asyncapi() -> dict[str, Any]:
             }
         if tag == "error":
             message["description"] = f"{description}\n\nError codes:\n\n{error_table()}\n"
+        if tag == "act":
+            files = ", ".join(f"`{actions_schema_name(r)}`" for r in RULESETS)
+            message["description"] = (f"{description}\n\nThe actions of each ruleset and the "
+                                      f"JSON Schema of their arguments: {files}, beside this "
+                                      "document.")
+            message["x-action-arguments"] = {r: actions_schema_name(r) for r in RULESETS}
         messages[tag] = message
 
     hello = [tag_of(c) for c in client if tag_of(c) == "hello"]
@@ -531,6 +656,8 @@ def outputs(guide_text: str | None = None) -> dict[Path, str]:
     if guide_text is None:
         guide_text = GUIDE.read_text(encoding="utf-8")
     files = {OUT / name: render_json(json_schema(name)) for name in _UNIONS}
+    for ruleset in RULESETS:
+        files[OUT / actions_schema_name(ruleset)] = render_json(actions_schema(ruleset))
     files[OUT / ASYNCAPI] = render_yaml(asyncapi())
     files[GUIDE] = render_guide(guide_text)
     return files

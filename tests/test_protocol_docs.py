@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
+import msgspec
 import pytest
 import yaml
 
@@ -94,6 +95,7 @@ def test_committed_documents_equal_what_the_generator_writes_now() -> None:
     assert set(files) == {
         docs.OUT / docs.CLIENT_SCHEMA, docs.OUT / docs.SERVER_SCHEMA,
         docs.OUT / docs.EVENTS_SCHEMA, docs.OUT / docs.ASYNCAPI, docs.GUIDE,
+        *(docs.OUT / docs.actions_schema_name(r) for r in docs.RULESETS),
     }
     stale = [str(p.relative_to(docs.ROOT)) for p in docs.stale(files)]
     assert not stale, f"stale protocol docs {stale}: run `python -m protocol.docs`"
@@ -147,6 +149,54 @@ def test_the_module_runs_as_a_command() -> None:
 
 
 # --- the documents are complete -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("ruleset", docs.RULESETS)
+def test_the_action_schemas_describe_what_act_accepts(ruleset: str) -> None:
+    """Each ruleset's actions schema has every declared action with its arguments, and accepts
+    an ``act``'s ``action`` and ``args`` exactly when the action's struct does: the examples
+    of the declarations, and a sample of wrong arguments."""
+    from encounter.declare import catalog
+
+    schema = load_json(docs.actions_schema_name(ruleset))
+    jsonschema.Draft202012Validator.check_schema(schema)
+    assert schema["x-ruleset"] == ruleset and schema["x-protocol-version"] == PROTOCOL_VERSION
+    v = jsonschema.Draft202012Validator(schema)
+    cat = catalog(ruleset)
+    assert [alt["title"] for alt in schema["anyOf"]] == cat.names()
+    for action in cat.actions:
+        fields = msgspec.structs.fields(action.args)
+        required = {f.name: f for f in fields if f.required}
+        alt = next(a for a in schema["anyOf"] if a["title"] == action.name)
+        defs = schema["$defs"][alt["properties"]["args"]["$ref"].rsplit("/", 1)[1]]
+        assert set(defs["properties"]) == {f.name for f in fields}, action.name
+        args: dict[str, Any] = {}
+        for name in required:
+            prop = defs["properties"][name]
+            if "$ref" in prop:
+                prop = schema["$defs"][prop["$ref"].rsplit("/", 1)[1]]
+            args[name] = (prop.get("examples") or prop.get("enum") or ["c1"])[0]
+        samples: list[tuple[dict[str, Any], bool]] = [
+            (args, True), ({**args, "take_10": True}, False)]
+        samples += [({k: v for k, v in args.items() if k != name}, False) for name in required]
+        samples += [({**args, name: 12_345_678}, False) for name in required]  # out of bounds
+        samples += [({**args, "note": 7}, False)] if "note" in defs["properties"] else []
+        for given, ok in samples:
+            message = {"action": action.name, "args": given}
+            try:
+                msgspec.convert(given, action.args)
+                accepted = True
+            except msgspec.ValidationError:
+                accepted = False
+            assert accepted is ok, (action.name, given)
+            assert (not errors_of(v, message)) is ok, (action.name, given,
+                                                       errors_of(v, message))
+    assert errors_of(v, {"action": "fly_to_the_moon"})
+    asyncapi_doc = load_asyncapi()
+    act = asyncapi_doc["components"]["messages"]["act"]
+    assert act["x-action-arguments"][ruleset] == docs.actions_schema_name(ruleset)
+    assert docs.actions_schema_name(ruleset) in act["description"]
+
 
 
 @pytest.mark.parametrize(("filename", "union", "tag_field"), [

@@ -387,6 +387,12 @@ async def test_a_player_argues_from_the_web_table_and_sees_attitude_and_the_ment
     await gm_api.command("set_social_situation", combatant="twilight", invitation=True)
     await gm_api.command("set_attitude", holder="jetset", toward="twilight",
                          attitude="friendly", reason="an old customer")
+    # the page fetches the standing the server works out (a fresh snapshot) once the setting
+    # up is over; it shows Twilight's Social Status then. (A command clicked while that
+    # snapshot is fetched still goes through once, but its events come folded in the snapshot,
+    # not as log lines.)
+    await player.wait_for_selector(
+        ".social-panel tr[data-combatant=twilight] td.status >> text=/^-?[0-9]+/")
     await gm_api.command("start_encounter")
     for _ in range(3):  # the initiative rolls of all three
         await roll_pending(gm_api)

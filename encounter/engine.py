@@ -363,6 +363,12 @@ class Decision(EncounterChartModel):
                       until=s.delaying.get(cid),
                       eligible=(not s.surprise or s.combatants[cid].aware) and self.has_turn(cid))
                  for cid in s.order]
+        turn = s.turn
+        if turn is not None and turn.combatant == current and turn.gone_at is not None \
+                and current not in s.order:  # it died in its own turn
+            entry = s.initiative.get(current)
+            return plan_next(seats, current, s.delay_queue, gone_at=turn.gone_at,
+                             gone_count=None if entry is None else s.count_of(current))
         return plan_next(seats, current, s.delay_queue)
 
     def round_goes_on(self) -> bool:

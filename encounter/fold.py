@@ -327,6 +327,8 @@ def _(e: ev.VitalsChanged, s: EncounterState) -> None:
     if e.cause == "second_lunch":
         v.second_lunch = True
     if not v.alive and e.combatant in s.order:  # Death: it leaves the order
+        if s.turn is not None and s.turn.combatant == e.combatant:
+            s.turn.gone_at = s.order.index(e.combatant)  # in its own turn: go on from there
         s.order.remove(e.combatant)
         s.readied.pop(e.combatant, None)
         s.delaying.pop(e.combatant, None)

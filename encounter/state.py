@@ -57,6 +57,9 @@ class TurnState(msgspec.Struct, kw_only=True, gc=False):
     acted: bool = False
     interrupted_by: str | None = None
     was_flat_footed: bool = False
+    #: Where in the order the combatant stood when it left it during its own turn (it died):
+    #: the next turn is planned from there.
+    gone_at: int | None = None
 
 
 class Readied(msgspec.Struct, kw_only=True, gc=False):
@@ -220,7 +223,7 @@ def turn_id(state: EncounterState) -> str:
 #: The layout of ``EncounterState`` as cached snapshots hold it. Raise it whenever the fold
 #: gains or changes a field: a cached snapshot of another format is rebuilt from the log,
 #: never read as this one.
-STATE_FORMAT = 3  # 2: turn_serial; 3: Vitals.bound_or_asleep
+STATE_FORMAT = 4  # 2: turn_serial; 3: Vitals.bound_or_asleep; 4: TurnState.gone_at
 
 _encode = msgspec.msgpack.Encoder()
 _decode = msgspec.msgpack.Decoder(EncounterState)

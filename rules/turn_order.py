@@ -38,14 +38,26 @@ class Plan:
     moves: list[Move] = field(default_factory=list)
 
 
+def _gone_spot(order: list[Seat], seats: list[Seat], gone_at: int | None) -> int:
+    """Where a combatant that left the order from ``gone_at`` stood, in ``order`` as it is
+    now: after the seats that stood before it."""
+    if gone_at is None:
+        return 0
+    before = {s.combatant for s in seats[:gone_at]}
+    return sum(1 for s in order if s.combatant in before)
+
+
 def _delayer_key(seat: Seat) -> tuple[int, int]:
     """R7.4: delayers wanting the same moment go by Initiative modifier, highest first; then by
     the higher Initiative check."""
     return (-seat.modifier, -seat.total)
 
 
-def plan_next(seats: list[Seat], current: str | None, queued: list[str]) -> Plan:
-    """Plan the turn after ``current`` (``None``: the first turn of a round).
+def plan_next(seats: list[Seat], current: str | None, queued: list[str], *,
+              gone_at: int | None = None, gone_count: int | None = None) -> Plan:
+    """Plan the turn after ``current`` (``None``: the first turn of a round). ``gone_at``:
+    ``current`` has left the order during its turn (it died) from that position, at
+    ``gone_count``; the round goes on from where it stood.
 
     1. Delayers who asked to act "now" (``queued``) act right after the current turn, sharing
        its count (R7.2).
@@ -60,13 +72,17 @@ def plan_next(seats: list[Seat], current: str | None, queued: list[str]) -> Plan
 
     index = next((i for i, s in enumerate(order) if s.combatant == current), -1)
     anchor_count = order[index].count if index >= 0 else (order[0].count if order else 0)
+    if index < 0 and gone_at is not None:  # the seats from gone_at on came after it
+        index = min(gone_at, len(order)) - 1
+        if gone_count is not None:
+            anchor_count = gone_count
     now = sorted((s for s in order if s.combatant in queued and s.delaying), key=_delayer_key)
     if now:
         previous = current
         for seat in now:  # each right after the one before it
             order.remove(seat)
-            at = next(i for i, s in enumerate(order) if s.combatant == previous) + 1 \
-                if previous is not None else 0
+            at = next((i + 1 for i, s in enumerate(order) if s.combatant == previous),
+                      _gone_spot(order, seats, gone_at) if previous is not None else 0)
             order.insert(at, seat)
             moves.append(Move(seat.combatant, at, anchor_count, "delay"))
             previous = seat.combatant

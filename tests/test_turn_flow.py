@@ -432,3 +432,46 @@ async def test_after_the_surprise_round_the_unaware_roll_physical_dice(make: Mak
     await log.do("submit_roll", request=bee_roll.request, faces=[3])
     assert "regular_rounds" in log.state.chart and log.state.round == 1
     assert log.state.order == ["ace", "bee"] and log.state.current == "ace"
+
+
+# --- a death in one's own turn --------------------------------------------------------------
+
+
+async def test_a_combatant_that_dies_in_its_own_turn_hands_it_to_the_next_in_the_order(
+        make: Make) -> None:
+    """THE COMBAT ROUND: the round goes on from where the dead one stood (Death: it leaves
+    the order): the combatant after it acts next, not the top of the order again."""
+    log = await make(blocks(("ace", 50, True), ("bee", 25, True), ("cub", 0, True),
+                            ("dot", -25, True)), dice_seed=5)
+    await log.do("start_encounter")
+    await log.act("ace", "end_turn")
+    assert log.state.current == "bee"
+    await log.do("fall", combatant="bee", meters=600)  # far too far to live through
+    assert log.state.vitals["bee"].condition == ["dead"]
+    assert "bee" not in log.state.order
+    assert (log.state.round, log.state.current) == (1, "cub")
+    await log.act("cub", "end_turn")
+    assert (log.state.round, log.state.current) == (1, "dot")
+    assert await log.turns_in_round() == ["dot"]
+    assert (log.state.round, log.state.current) == (2, "ace")
+
+
+async def test_a_delayer_waiting_for_the_turn_of_one_who_dies_in_it_acts_next(
+        make: Make) -> None:
+    """SPECIAL INITIATIVE ACTIONS: Delay (R7.2): a delayer who asked to act right after the
+    current turn acts when that turn ends, also when it ends with its taker's death; it
+    takes the count of the dead one's turn."""
+    log = await make(blocks(("ace", 50, True), ("bee", 25, True), ("cub", 0, True)),
+                     dice_seed=6)
+    await log.do("start_encounter")
+    await log.act("ace", "delay")
+    assert log.state.current == "bee"
+    await log.act("ace", "take_delayed_turn")  # right after bee's turn
+    bee_count = log.state.count_of("bee")
+    await log.do("fall", combatant="bee", meters=600)
+    assert log.state.vitals["bee"].condition == ["dead"]
+    assert (log.state.round, log.state.current) == (1, "ace")
+    assert log.state.count_of("ace") == bee_count
+    assert log.state.order == ["ace", "cub"]
+    await log.act("ace", "end_turn")
+    assert (log.state.round, log.state.current) == (1, "cub")

@@ -515,9 +515,10 @@ class Decision(EncounterChartModel):
         either has died meanwhile (Death: the dead leave the order, R8.4)."""
         s = self.s
         cid = s.turn.interrupted_by if s.turn is not None else None
-        assert cid is not None and s.current is not None
+        assert cid is not None
         hidden = s.combatants[cid].hidden
-        if self.hooks.readied_moves_order and cid in s.order and s.current in s.order:
+        if (self.hooks.readied_moves_order and s.current is not None and cid in s.order
+                and s.current in s.order):
             order = [o for o in s.order if o != cid]
             position = order.index(s.current)
             self.emit(ev.OrderChanged(

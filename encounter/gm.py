@@ -172,8 +172,11 @@ def remove_combatant(d: Decision, cmd: msg.RemoveCombatant) -> None:
                            f"pending ({p.purpose}, request {p.request}): settle it first "
                            "(submit_roll or server_roll)")
     turn = d.s.turn
-    if turn is not None and turn.interrupted_by == cmd.combatant:
-        d.send("resume", "the interrupted turn cannot resume now")  # its interrupt ends first
+    if turn is not None and turn.interrupted_by is not None and cmd.combatant in (
+            turn.interrupted_by, d.s.current):
+        # the interrupt ends first, with either side of it leaving: the interrupter's readied
+        # action has nothing left to interrupt, or nobody is left to take it
+        d.send("resume", "the interrupted turn cannot resume now")
     if d.s.current == cmd.combatant:
         if len(d.s.order) > 1:
             d.send("next_turn", "cannot end this turn now")

@@ -669,3 +669,22 @@ async def test_action_time_has_no_delay(make: Make) -> None:
     assert "delay" not in [a["action"] for a in scene.gm.legal]
     refused = await scene.refused("ace", "delay")
     assert refused["code"] == "illegal_action" and "no delay" in refused["message"]
+
+
+@pytest.mark.parametrize("leaving", ["brute", "ace"])
+async def test_removing_either_side_of_an_interrupt_ends_it_first(
+        make: Make, leaving: str) -> None:
+    """Prepare (R36, as Ready R8.3): the GM removes the combatant whose turn a prepared
+    action interrupts, or the one who interrupts. The interrupt ends first (``interrupt_ended``),
+    then the removal; the scene goes on, and the GM can still end it."""
+    scene = await make()
+    await scene.act("ace", "prepare", action="melee_attack")
+    await scene.act("bloom", "end_turn")
+    await scene.act("ace", "trigger_ready")
+    events = await scene.do("remove_combatant", combatant=leaving)
+    assert events[0] == "interrupt_ended" and "combatant_removed" in events
+    assert "interrupted" not in scene.state.chart
+    assert scene.state.current == ("digger1" if leaving == "brute" else "brute")
+    assert (await scene.do("end_encounter"))[-1] == "encounter_ended"
+    assert await scene.replays()
+

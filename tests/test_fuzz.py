@@ -723,7 +723,9 @@ async def test_fuzzed_frames_never_get_internal_error_nor_change_the_log(
           f"{len(encounters)} encounters checked, {guarded} refused as inconsistent; "
           f"acknowledged: {dict(sorted(stats.acked_types.items()))}")
     assert stats.frames >= 10_000
-    assert not stats.problems, "\n".join(stats.problems[:30])
+    # the server's first traceback says why (hash randomisation makes a run hard to replay)
+    first = output[output.find("Traceback"):][:4000] if "Traceback" in output else ""
+    assert not stats.problems, "\n".join(stats.problems[:10]) + "\n" + first
     assert not stray, "\n".join(stray[:30])
     assert "Traceback" not in output, output[-5000:]
     assert stats.acks > 500  # many frames went through and reached the rules

@@ -86,7 +86,7 @@ from rules.modifiers import Modifier
 from statemachines.condition_chart import condition_after
 
 if TYPE_CHECKING:
-    from encounter.engine import Decision
+    from encounter.decision import Decision
 
 Thunk = Callable[[], None]
 
@@ -875,6 +875,24 @@ def turn_started(d: Decision, cid: str) -> None:
     action, which the engine drops)."""
     for e in at.start_turn(effects(d.s), cid, health_of(d.s, cid)).ended:
         end_effect(d, e, "turn_start")
+
+
+def newcomers_join(d: Decision) -> None:
+    """R32: "If new ponies join the encounter, they roll initiative at the start of the round
+    they appear and are added to the initiative list" (from the second round on: the first
+    round's order has everyone)."""
+    s = d.s
+    if s.round <= 1:
+        return
+    asked = {p.combatant for p in s.pending_rolls.values() if p.purpose == "join"}
+    for cid in list(s.combatants):
+        if cid in s.initiative or cid in asked:
+            continue
+        expr = d.rules.initiative_expr(s.combatants[cid])
+        if d.is_manual(cid):
+            d.request_roll(expr, "join", cid)
+        else:
+            d.join_scene(cid, d.server_roll(expr, "join", cid))
 
 
 def round_ending(d: Decision) -> None:

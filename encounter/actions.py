@@ -3,18 +3,15 @@ OF ACTIONS with each action's cost, arguments (``encounter.dramatic_args``), pre
 targets and resolution, and the turn's own moves of ``encounter.turns`` (:data:`CATALOG`).
 A resolver checks what depends on the arguments when the action is declared (refusing it
 before anything is recorded) and returns what to do once the ``action_taken`` event is in.
-
-Also the ruleset hooks of both rulesets (:class:`RulesetHooks`): where a ruleset takes part in
-the engine's turn flow beyond its actions.
+The ruleset's declaration (``rulesets.dramatic``) names this catalog.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Container
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from encounter import action_time, battle, combat, social
+from encounter import battle, combat, social
 from encounter import vitals as vt
 from encounter.declare import Action, Aimed, Catalog, Noted, Targets, When, in_scene
 from encounter.dramatic_args import (
@@ -40,7 +37,6 @@ from protocol.model import CombatantProfile
 from rules import condition_track as ct
 from rules import grab as grab_rules
 from rules.actions import Kind
-from rules.dice import Roll
 from rules.modifiers import RuleRefusal
 from rules.sheet import Size, size_steps
 from rules.social.access import low_access_argument
@@ -48,7 +44,7 @@ from rules.social.guards import ensure_may_argue
 from rules.social.maneuvers import SECTION as SOCIAL
 
 if TYPE_CHECKING:
-    from encounter.engine import Decision
+    from encounter.decision import Decision
 
 
 def _name(state: EncounterState, cid: str) -> str:
@@ -74,7 +70,7 @@ def _lunch(state: EncounterState, cid: str, food_bonus: int) -> ct.SecondLunch:
     """Second Lunch: at one-half the maximum fatigue points or less, once per day, never twice
     in one encounter; a quarter of the maximum back (plus the food's bonus)."""
     v = state.vitals[cid]
-    sheet = vt.sheet_of(state.combatants[cid], state.ruleset)
+    sheet = vt.sheet_of(state.combatants[cid])
     return ct.second_lunch(sheet, v.fatigue, uses_today=int(v.second_lunch),
                            used_this_encounter=v.second_lunch, food_bonus=food_bonus)
 
@@ -104,7 +100,7 @@ def break_grab(d: Decision, c: CombatantProfile, args: BreakGrabArgs) -> Callabl
     ``args.grabbers`` may say which first (STANDARD ACTIONS: Grab; R55)."""
     grabbers = d.s.grabs.get(c.id, [])
     try:
-        broken = grab_rules.break_grab(grabbers, vt.sheet_of(c, d.s.ruleset).heroic_level,
+        broken = grab_rules.break_grab(grabbers, vt.sheet_of(c).heroic_level,
                                        args.grabbers)
     except (RuleRefusal, ValueError) as exc:
         raise Rejected(ErrorCode.ILLEGAL_ACTION, str(exc)) from None
@@ -121,7 +117,7 @@ def recover(d: Decision, c: CombatantProfile, args: Noted) -> Callable[[], None]
     consecutive rounds regain 1 fatigue point; refused with a persistent condition (R17)."""
     v = d.s.vitals[c.id]
     try:
-        after = ct.recover(vt.sheet_of(c, d.s.ruleset), v.fatigue,
+        after = ct.recover(vt.sheet_of(c), v.fatigue,
                            physical=vt.to_rules(v.physical), mental=vt.to_rules(v.mental),
                            recover_in_scene=d.s.options.recover_in_scene)
     except RuleRefusal as exc:
@@ -147,7 +143,7 @@ def _not_prone(state: EncounterState, cid: str) -> str | None:
 
 def _may_lunch(state: EncounterState, cid: str) -> str | None:
     v = state.vitals[cid]
-    return ct.second_lunch_refusal(vt.sheet_of(state.combatants[cid], state.ruleset),
+    return ct.second_lunch_refusal(vt.sheet_of(state.combatants[cid]),
                                    v.fatigue, uses_today=int(v.second_lunch),
                                    used_this_encounter=v.second_lunch)
 
@@ -238,9 +234,9 @@ def _grabbable(state: EncounterState, cid: str) -> Callable[[str], bool] | None:
     target at a time"."""
     if any(cid in grabbers for grabbers in state.grabs.values()):
         return None
-    size, combatants = vt.sheet_of(state.combatants[cid], state.ruleset).size, state.combatants
+    size, combatants = vt.sheet_of(state.combatants[cid]).size, state.combatants
     fits = _GRABBABLE[size]
-    return lambda t: vt.sheet_of(combatants[t], state.ruleset).size in fits
+    return lambda t: vt.sheet_of(combatants[t]).size in fits
 
 
 #: The sizes a creature of each size may grab: up to one category larger.
@@ -304,7 +300,7 @@ LISTENERS = Targets(_others, _conscious)
 
 
 def _weapons(state: EncounterState, cid: str) -> dict[str, list[str]]:
-    weapons = [w.name for w in vt.sheet_of(state.combatants[cid], state.ruleset).weapons]
+    weapons = [w.name for w in vt.sheet_of(state.combatants[cid]).weapons]
     return {"weapon": [*weapons, "unarmed"] if "unarmed" not in weapons else weapons}
 
 
@@ -408,33 +404,3 @@ CATALOG = Catalog("dramatic", "MLP Dramatic Systems", (
     # SPECIAL INITIATIVE ACTIONS, the turn's end, and answering a statement
     READY, DELAY, END_TURN, TRIGGER_READY, TAKE_DELAYED_TURN, ANSWER_STATEMENT,
 ))
-
-
-@dataclass(frozen=True)
-class RulesetHooks:
-    """Where a ruleset takes part in the engine's turn flow beyond its actions (the defaults
-    are "MLP Dramatic Systems"): effects ending when a turn starts or a round ends, turns that
-    pass by themselves, the stages of its dice, whether a readied action moves its taker in the
-    order (R8.4; Action Time's Prepare does not, R36) and what follows the end of an
-    interrupt."""
-
-    turn_started: Callable[[Decision, str], None] | None = None
-    round_ending: Callable[[Decision], None] | None = None
-    turn_passes: Callable[[EncounterState, str], bool] | None = None
-    after_roll: Callable[[Decision, str, dict[str, Any], Roll], None] = combat.after_roll
-    readied_moves_order: bool = True
-    #: What follows the end of an interrupt (Action Time: the next pursuit waiting, R37).
-    interrupt_ended: Callable[[Decision], None] | None = None
-
-
-HOOKS: dict[str, RulesetHooks] = {
-    "action_time": RulesetHooks(
-        turn_started=action_time.turn_started, round_ending=action_time.round_ending,
-        turn_passes=action_time.turn_passes, after_roll=action_time.after_roll,
-        readied_moves_order=False, interrupt_ended=action_time.next_pursuit),
-}
-_DEFAULT_HOOKS = RulesetHooks()
-
-
-def hooks(ruleset: str) -> RulesetHooks:
-    return HOOKS.get(ruleset, _DEFAULT_HOOKS)

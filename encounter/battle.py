@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from encounter import vitals as vt
+from encounter.decision import find_combatant
 from encounter.dramatic_args import PathArgs
 from encounter.rejected import Rejected
 from protocol import events as ev
@@ -27,7 +28,7 @@ from rules.condition_track import condition_speed
 from rules.sheet import WeaponKind
 
 if TYPE_CHECKING:
-    from encounter.engine import Decision
+    from encounter.decision import Decision
     from encounter.state import EncounterState
 
 
@@ -36,7 +37,7 @@ def placement(d: Decision, cid: str) -> Placement | None:
     at = d.s.positions.get(cid)
     if at is None or d.s.battle_map is None:
         return None
-    size = vt.sheet_of(d.s.combatants[cid], d.s.ruleset).size.value
+    size = vt.sheet_of(d.s.combatants[cid]).size.value
     return Placement(x=at[0], y=at[1], size=Size(size))
 
 
@@ -75,7 +76,7 @@ def place(d: Decision, c: CombatantProfile, at: tuple[int, int] | None) -> None:
     if at is not None:
         if d.s.battle_map is None:
             raise Rejected(ErrorCode.ILLEGAL_ACTION, "the encounter has no battle map (set_map)")
-        size = vt.sheet_of(c, d.s.ruleset).size.value
+        size = vt.sheet_of(c).size.value
         where = Placement(x=at[0], y=at[1], size=Size(size))
         try:
             check_placement(d.s.battle_map, where)
@@ -95,8 +96,6 @@ def _may_share(a: Placement, b: Placement) -> bool:
 
 
 def place_combatant(d: Decision, cmd: msg.PlaceCombatant) -> None:
-    from encounter.engine import find_combatant
-
     place(d, find_combatant(d, cmd.combatant), cmd.at)
 
 
@@ -124,7 +123,7 @@ def _move(d: Decision, c: CombatantProfile, args: PathArgs,
         raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.path lists the squares entered, in "
                        "order, as [x, y] pairs")
     path = [(x, y) for x, y in args.path]
-    sheet = vt.sheet_of(c, d.s.ruleset)
+    sheet = vt.sheet_of(c)
     load = movement.Load(armor=sheet.armor_type.value,
                          garment=sheet.garment.value,
                          heavy_load=sheet.heavy_load)

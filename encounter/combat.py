@@ -56,7 +56,7 @@ from rules.objects import (
 from rules.sheet import Nature, SheetError, WeaponKind
 
 if TYPE_CHECKING:
-    from encounter.engine import Decision
+    from encounter.decision import Decision
 
 
 def declare(d: Decision, c: CombatantProfile, args: Circumstances, *, grab: bool = False
@@ -91,7 +91,7 @@ def declare(d: Decision, c: CombatantProfile, args: Circumstances, *, grab: bool
         "engage": isinstance(args, AttackArgs) and args.engage,
     }
     try:
-        sheet = vt.sheet_of(c, d.s.ruleset)
+        sheet = vt.sheet_of(c)
         kind = sheet.weapon(weapon).kind
     except SheetError as exc:
         raise Rejected(ErrorCode.INVALID_PAYLOAD, str(exc)) from None
@@ -109,8 +109,8 @@ def _held_by(d: Decision, c: CombatantProfile, holder: str | None) -> str | None
 
 def check(d: Decision, ctx: dict[str, Any]) -> AttackCheck:
     attacker, target = ctx["attacker"], ctx["target"]
-    a_sheet = vt.sheet_of(d.s.combatants[attacker], d.s.ruleset)
-    t_sheet = vt.sheet_of(d.s.combatants[target], d.s.ruleset)
+    a_sheet = vt.sheet_of(d.s.combatants[attacker])
+    t_sheet = vt.sheet_of(d.s.combatants[target])
     situation = Situation(
         defense=DefenseName(ctx["defense"]), distance=ctx["distance"],
         range_band=RangeBand(ctx["range"]) if ctx["range"] else None,
@@ -210,7 +210,7 @@ def harvest(d: Decision, c: CombatantProfile, args: HarvestArgs) -> Callable[[],
                                or not d.s.vitals[target].alive):
         raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.target names what is harvested")
     try:
-        vt.sheet_of(c, d.s.ruleset).weapon(args.weapon)
+        vt.sheet_of(c).weapon(args.weapon)
     except SheetError:
         raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.weapon names a weapon of the stat "
                        "block") from None
@@ -221,7 +221,7 @@ def harvest(d: Decision, c: CombatantProfile, args: HarvestArgs) -> Callable[[],
 
 def _resolve_harvest_check(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
     cid, target = ctx["attacker"], ctx["target"]
-    sheet = vt.sheet_of(d.s.combatants[cid], d.s.ruleset)
+    sheet = vt.sheet_of(d.s.combatants[cid])
     modifier = sheet.skill(ctx["skill"])
     dc = 10
     if target is not None:
@@ -252,14 +252,14 @@ def _resolve_harvest_roll(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
     got = harvest_yield(check, roll.total, reductions=reductions, threshold=threshold,
                         track=track)
     hidden = d.s.combatants[cid].hidden
-    formula = damage_formula(vt.sheet_of(d.s.combatants[cid], d.s.ruleset),
+    formula = damage_formula(vt.sheet_of(d.s.combatants[cid]),
                              weapon=ctx["weapon"])
     d.emit(ev.Harvested(combatant=cid, target=target, resource=ctx["resource"],
                         dice=formula.dice, rolled=roll.total, bonus=got.bonus,
                         doubled=check.critical, reduction=got.doubled - got.result,
                         resources=got.resources, hidden=hidden), ["gm"] if hidden else None)
     if target is not None and got.threshold_reached and got.track_after is not None:
-        t_sheet = vt.sheet_of(d.s.combatants[target], d.s.ruleset)
+        t_sheet = vt.sheet_of(d.s.combatants[target])
         resolution.record_track(d, target, t_sheet, True, got.track_after,
                                 ["the harvest reaches its damage threshold: -1 step (R45)"],
                                 "harvest")
@@ -283,8 +283,8 @@ def ram(d: Decision, c: CombatantProfile, args: RamArgs) -> Callable[[], None]:
 
 
 def _ram_formula(d: Decision, ctx: dict[str, Any]) -> DamageFormula:
-    a = vt.sheet_of(d.s.combatants[ctx["attacker"]], d.s.ruleset)
-    t = vt.sheet_of(d.s.combatants[ctx["target"]], d.s.ruleset)
+    a = vt.sheet_of(d.s.combatants[ctx["attacker"]])
+    t = vt.sheet_of(d.s.combatants[ctx["target"]])
     try:
         return ram_formula(a, t, flying=ctx["flying"], target_flying=ctx["target_flying"],
                            target_moving_away=ctx["moving_away"],
@@ -298,8 +298,8 @@ def _ram_formula(d: Decision, ctx: dict[str, Any]) -> DamageFormula:
 def _resolve_ram(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
     attacker, target = ctx["attacker"], ctx["target"]
     formula = _ram_formula(d, ctx)
-    a_sheet = vt.sheet_of(d.s.combatants[attacker], d.s.ruleset)
-    t_sheet = vt.sheet_of(d.s.combatants[target], d.s.ruleset)
+    a_sheet = vt.sheet_of(d.s.combatants[attacker])
+    t_sheet = vt.sheet_of(d.s.combatants[target])
     o = d.s.options
     dealt = damage_dealt(formula, roll.total, critical=bool(ctx.get("critical")),
                          reductions=t_sheet.damage_reduction,
@@ -336,7 +336,7 @@ def break_object(d: Decision, c: CombatantProfile, args: Aimed) -> Callable[[], 
     if target not in d.s.combatants or target == c.id or not d.may_aim(c.id, target):
         raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.target names the object to break")
     t = d.s.combatants[target]
-    if vt.sheet_of(t, d.s.ruleset).nature is Nature.CREATURE:
+    if vt.sheet_of(t).nature is Nature.CREATURE:
         raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{t.name} is a creature, not an object "
                       "(Breaking an Object)")
     if not d.s.vitals[target].alive:
@@ -347,8 +347,8 @@ def break_object(d: Decision, c: CombatantProfile, args: Aimed) -> Callable[[], 
 
 def _resolve_break(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
     cid, target = ctx["attacker"], ctx["target"]
-    sheet = vt.sheet_of(d.s.combatants[cid], d.s.ruleset)
-    obj = vt.sheet_of(d.s.combatants[target], d.s.ruleset)
+    sheet = vt.sheet_of(d.s.combatants[cid])
+    obj = vt.sheet_of(d.s.combatants[target])
     section = "STANDARD ACTIONS: Breaking an Object"
     parts = [Modifier("Strength modifier", sheet.mod("str"), section),
              Modifier("Physical Base Bonus", sheet.skill("physical_base_bonus"), section),
@@ -392,7 +392,7 @@ def distraction(d: Decision, c: CombatantProfile, args: HelpArgs) -> Callable[[]
 def _resolve_help(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
     cid, target, skill = ctx["attacker"], ctx["target"], ctx["skill"]
     c = d.s.combatants[cid]
-    sheet = vt.sheet_of(c, d.s.ruleset)
+    sheet = vt.sheet_of(c)
     value = sheet.skill(skill)
     parts = [Modifier(f"{skill} skill", value, "STANDARD ACTIONS: " + (
         "Aid Another (R11)" if ctx["action"] == "aid_another" else "Distraction (R11)"))]
@@ -436,7 +436,7 @@ def _resolve_attack(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
 def _damage_formula(d: Decision, ctx: dict[str, Any]) -> DamageFormula:
     """DAMAGE (R12); ``args.engage``: a flying Engage, the same damage unless the option
     ``engage_adds_half_level`` is off (Flying Basic Maneuver: Engage)."""
-    return damage_formula(vt.sheet_of(d.s.combatants[ctx["attacker"]], d.s.ruleset),
+    return damage_formula(vt.sheet_of(d.s.combatants[ctx["attacker"]]),
                           weapon=ctx["weapon"], throw=ctx["throw"],
                           engage=bool(ctx.get("engage")),
                           engage_adds_half_level=d.s.options.engage_adds_half_level)
@@ -444,7 +444,7 @@ def _damage_formula(d: Decision, ctx: dict[str, Any]) -> DamageFormula:
 
 def _resolve_damage(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
     attacker, target = ctx["attacker"], ctx["target"]
-    t_sheet = vt.sheet_of(d.s.combatants[target], d.s.ruleset)
+    t_sheet = vt.sheet_of(d.s.combatants[target])
     formula = _damage_formula(d, ctx)
     dmg = damage_dealt(formula, roll.total, critical=bool(ctx.get("critical")),
                        reductions=t_sheet.damage_reduction,
@@ -481,7 +481,7 @@ def _structure_loss(d: Decision, target: str, loss: int, fierce: bool, attacker:
 
 def is_ranged(d: Decision, cid: str, weapon: str) -> bool:
     try:
-        w = vt.sheet_of(d.s.combatants[cid], d.s.ruleset).weapon(weapon)
+        w = vt.sheet_of(d.s.combatants[cid]).weapon(weapon)
     except SheetError:
         return False
     return w.kind is WeaponKind.RANGED

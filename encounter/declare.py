@@ -20,14 +20,13 @@ An :class:`Action` holds:
 - its ``resolve`` function: it checks what depends on the arguments (nothing is recorded yet)
   and returns what to do once the action is taken.
 
-A ruleset's actions form a :class:`Catalog`. :func:`catalog` finds a ruleset's catalog by the
-ruleset's name: :data:`MODULES` names, for each ruleset, the module that declares it as
-``CATALOG`` (the one line a new ruleset adds here). Pure data and functions; no I/O.
+A ruleset's actions form a :class:`Catalog`, part of the ruleset's declaration
+(``encounter.ruleset``); :func:`catalog` finds it by the ruleset's name. Pure data and
+functions; no I/O.
 """
 
 from __future__ import annotations
 
-import importlib
 import re
 import typing
 from collections.abc import Callable, Container, Iterable, Mapping
@@ -39,11 +38,12 @@ from typing import TYPE_CHECKING, Annotated, Any, NamedTuple
 import msgspec
 
 from encounter.rejected import Rejected
+from encounter.ruleset import declaration
 from protocol.errors import ErrorCode
 from rules.actions import Kind
 
 if TYPE_CHECKING:
-    from encounter.engine import Decision
+    from encounter.decision import Decision
     from encounter.state import EncounterState
     from protocol.model import CombatantProfile
     from rules.actions import Budget
@@ -354,23 +354,12 @@ class Catalog:
         return (a for a in self.actions if a.readyable)
 
 
-#: The module that declares each ruleset's actions as ``CATALOG``.
-MODULES: dict[str, str] = {
-    "dramatic": "encounter.actions",
-    "action_time": "encounter.action_time",
-}
-
-
-@cache
 def catalog(ruleset: str) -> Catalog:
-    """The actions of ``ruleset`` (a name of :data:`MODULES`)."""
-    found = importlib.import_module(MODULES[ruleset]).CATALOG
-    assert isinstance(found, Catalog) and found.ruleset == ruleset, ruleset
-    return found
+    """The actions of ``ruleset`` (a name of ``encounter.ruleset.REGISTRY``)."""
+    return declaration(ruleset).catalog
 
 
 __all__ = [
-    "MODULES",
     "Action",
     "Aimed",
     "Args",

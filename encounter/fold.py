@@ -7,6 +7,7 @@ from functools import singledispatch
 
 import msgspec
 
+from encounter.ruleset import declaration
 from encounter.state import (
     Argument,
     EncounterState,
@@ -17,12 +18,11 @@ from encounter.state import (
     SwiftProgress,
     TokenGrant,
     TurnState,
+    Vitals,
 )
-from encounter.vitals import initial_vitals
 from protocol import events as ev
 from protocol.events import Envelope
 from rules.actions import Budget
-from rules.rulesets import ruleset
 
 
 def apply(state: EncounterState, envelope: Envelope) -> EncounterState:
@@ -68,7 +68,9 @@ def _(e: ev.EncounterCreated, s: EncounterState) -> None:
 @_apply.register
 def _(e: ev.CombatantAdded, s: EncounterState) -> None:
     s.combatants[e.combatant.id] = e.combatant
-    s.vitals[e.combatant.id] = initial_vitals(e.combatant, s.ruleset)
+    joining = declaration(s.ruleset).initial_vitals
+    s.vitals[e.combatant.id] = joining(e.combatant) if joining is not None \
+        else Vitals(fatigue=0, fatigue_max=0)
 
 
 @_apply.register
@@ -182,7 +184,7 @@ def _(e: ev.TurnStarted, s: EncounterState) -> None:
     # R14.5: at 0 fatigue points a single standard, move or swift action
     single = s.surprise or (vitals is not None and vitals.condition == ["active", "defenseless"]
                             and s.options.zero_fp_single_action)
-    budget = ruleset(s.ruleset).turn_budget(single)
+    budget = declaration(s.ruleset).rules.turn_budget(single)
     s.turn_serial += 1
     s.turn = TurnState(combatant=e.combatant, budget=budget,
                        was_flat_footed=e.combatant in s.flat_footed)

@@ -11,9 +11,11 @@ from typing import Any
 import msgspec
 import yaml
 
-from encounter import battle, bounded_yaml, resolution, rolls, social
+from encounter import battle, bounded_yaml, resolution, rolls
 from encounter import vitals as vt
-from encounter.engine import Context, Decision, Outcome, Rejected, find_combatant
+from encounter.decision import Context, Decision, Outcome, find_combatant
+from encounter.rejected import Rejected
+from encounter.ruleset import declaration
 from encounter.state import EncounterState
 from protocol import events as ev
 from protocol import messages as msg
@@ -22,8 +24,7 @@ from protocol.model import CombatantProfile, StatBlock
 from rules.attack import Concealment, perception_modifiers
 from rules.condition_track import end_of_scene, natural_healing
 from rules.modifiers import RuleRefusal
-from rules.rulesets import Ruleset, RulesetError, ruleset
-from rules.social.access import Moment
+from rules.rulesets import Ruleset, RulesetError
 
 _SLUG = re.compile(r"[^a-z0-9]+")
 
@@ -116,7 +117,8 @@ def create(cmd: msg.CreateEncounter, encounter_id: str, gm_token_id: str, ctx: C
     d = Decision(state, None, ctx)
     d.emit(ev.EncounterCreated(name=cmd.name, ruleset=cmd.ruleset, options=cmd.options),
            None if cmd.options.dice_seed is None else ["gm"])
-    d.rules = ruleset(cmd.ruleset)
+    d.ruleset = declaration(cmd.ruleset)
+    d.rules = d.ruleset.rules
     if cmd.map is not None:
         d.emit(ev.MapSet(map=cmd.map))
     for block in blocks:
@@ -143,9 +145,9 @@ def add_combatant(d: Decision, cmd: msg.AddCombatant) -> None:
             d.request_roll(expr, "initiative", profile.id)
         else:
             d.server_roll(expr, "initiative", profile.id)
-    elif phase == "scene" and d.s.ruleset == "action_time" and d.s.round >= 1 \
-            and not d.s.options.action_time_join_immediately:
-        return  # R32: it rolls when the next round starts (Engine.on_enter_round)
+    elif phase == "scene" and d.ruleset.joins_next_round is not None \
+            and d.ruleset.joins_next_round(d.s):
+        return  # it rolls when the next round starts (the ruleset's ``round_started``)
     elif phase == "scene":
         if d.is_manual(profile.id):
             d.request_roll(expr, "join", profile.id)
@@ -249,11 +251,8 @@ def start(d: Decision, cmd: msg.StartEncounter) -> None:
         raise Rejected(ErrorCode.ILLEGAL_ACTION, "the encounter has already started")
     surprise = d.surprise_applies()
     d.emit(ev.SceneStarted(surprise=surprise))
-    social.aura_moment(d, Moment.START)  # R73: auras that give a point at the start
-    if surprise:
-        for cid, c in d.s.combatants.items():
-            d.emit(ev.FlatFooted(combatant=cid, flat_footed=True, hidden=c.hidden),
-                   d.combatant_vis(cid))
+    if d.ruleset.scene_started is not None:
+        d.ruleset.scene_started(d, surprise)
     d.send("start_encounter", "the encounter has already started")
 
 
@@ -308,12 +307,13 @@ def end_effect(d: Decision, cmd: msg.EndEffect) -> None:
 
 
 def end(d: Decision, cmd: msg.EndEncounter) -> None:
-    if d.s.chart[0] == "scene":
-        after_the_scene(d)
-        social.aura_moment(d, Moment.END)  # R73
-        social.status_boosts(d)  # R25
-    if cmd.rest:
-        rest(d)
+    if cmd.rest and d.ruleset.rest is None:
+        raise Rejected(ErrorCode.INVALID_PAYLOAD, f"rest: {d.ruleset.title} has no rule for "
+                       "resting after the scene; leave it out")
+    if d.s.chart[0] == "scene" and d.ruleset.after_scene is not None:
+        d.ruleset.after_scene(d)
+    if cmd.rest and d.ruleset.rest is not None:
+        d.ruleset.rest(d)
     d.finish(cmd.reason)
 
 
@@ -326,7 +326,7 @@ def rest(d: Decision) -> None:
         if not v.conscious:
             continue
         try:
-            healed = natural_healing(vt.sheet_of(c, d.s.ruleset), physical=vt.to_rules(v.physical),
+            healed = natural_healing(vt.sheet_of(c), physical=vt.to_rules(v.physical),
                                      mental=vt.to_rules(v.mental))
         except RuleRefusal:
             continue
@@ -343,11 +343,9 @@ def after_the_scene(d: Decision) -> None:
     for cid, v in list(d.s.vitals.items()):
         if v.condition[0] == "unconscious":
             resolution.consciousness_check(d, cid)
-    if d.s.ruleset != "dramatic":
-        return
     for cid, v in list(d.s.vitals.items()):
         c = d.s.combatants[cid]
-        result = end_of_scene(vt.sheet_of(c, d.s.ruleset), physical=vt.to_rules(v.physical),
+        result = end_of_scene(vt.sheet_of(c), physical=vt.to_rules(v.physical),
                               mental=vt.to_rules(v.mental),
                               unconscious=not v.conscious, dead=not v.alive,
                               end_of_scene_recovery=d.s.options.end_of_scene_recovery)

@@ -17,19 +17,13 @@ from itertools import chain
 
 from encounter.actors import Actor
 from encounter.declare import Action, Catalog, catalog, in_scene
+from encounter.ruleset import declaration
 from encounter.state import EncounterState
 from encounter.turns import budget_reason as _budget_reason
 from encounter.turns import dice_refusal, interrupter_refusal, out_of_turn_reason, turn_refusal
 from protocol.messages import LegalAction
 from rules.actions import Kind
 from statemachines.encounter_chart import EncounterChartModel, restore
-
-#: The GM's commands for what the rules leave to the GM, offered while the encounter runs.
-_GM_TOOLS = ("adjudicate", "adjust_combatant", "set_map", "place_combatant", "fall", "collide",
-             "load_object", "size_argument", "set_attitude", "set_social_event",
-             "set_social_situation")
-
-_GM_TOOL_ACTIONS = [LegalAction(action=name) for name in _GM_TOOLS]
 
 #: Chart events a GM may send as commands of the same name.
 _GM_FLOW = ("start_encounter", "end_encounter")
@@ -62,8 +56,8 @@ def legal_actions(
         for name in _GM_FLOW:
             if name in allowed and (name != "start_encounter" or state.combatants):
                 actions.append(LegalAction(action=name))
-        if state.combatants and state.ruleset == "dramatic":
-            actions += _GM_TOOL_ACTIONS
+        if state.combatants:  # the GM's tools for what the rules leave to the GM
+            actions += declaration(state.ruleset).gm_tools
     if state.chart and state.chart[0] == "scene" and dice_refusal(state, viewer) is None:
         actions += _scene_actions(state, viewer, shared)
     for pending in state.pending_rolls.values():

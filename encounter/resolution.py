@@ -17,7 +17,7 @@ from rules.defenses import Defenses, Status, damage_thresholds, defenses
 from rules.sheet import DamageSource, Nature, Sheet
 
 if TYPE_CHECKING:
-    from encounter.engine import Decision
+    from encounter.decision import Decision
 
 
 def status_of(d: Decision, cid: str) -> Status:
@@ -27,7 +27,7 @@ def status_of(d: Decision, cid: str) -> Status:
 
 
 def defenses_of(d: Decision, cid: str, *, unaware: bool = False) -> tuple[Sheet, Defenses]:
-    sheet = vt.sheet_of(d.s.combatants[cid], d.s.ruleset)
+    sheet = vt.sheet_of(d.s.combatants[cid])
     return sheet, defenses(sheet, status_of(d, cid), unaware=unaware)
 
 
@@ -79,7 +79,7 @@ def move_down(d: Decision, cid: str, steps: int, source: DamageSource, persisten
     """Steps down a condition track from a debilitating effect (Condition: "Each effect to which
     it succumbs moves it one or more steps along the condition track")."""
     v = d.s.vitals[cid]
-    sheet = vt.sheet_of(d.s.combatants[cid], d.s.ruleset)
+    sheet = vt.sheet_of(d.s.combatants[cid])
     physical = source is DamageSource.PHYSICAL or v.mental is None
     track = vt.to_rules(v.physical if physical else v.mental)
     for _ in range(steps):
@@ -143,7 +143,7 @@ def consciousness_check(d: Decision, cid: str) -> None:
     failure: one condition becomes persistent and no further check in this scene."""
     v = d.s.vitals[cid]
     c = d.s.combatants[cid]
-    sheet = vt.sheet_of(c, d.s.ruleset)
+    sheet = vt.sheet_of(c)
     roll = d.server_roll("1d20", "constitution check", cid)
     con = sheet.mod("con")
     result = ct.constitution_check(roll.total, con, physical=vt.to_rules(v.physical),

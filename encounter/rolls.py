@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from encounter.engine import Decision, Rejected
+from encounter.decision import Decision
+from encounter.rejected import Rejected
 from encounter.turns import end_interrupt_when_resolved
 from protocol import events as ev
 from protocol import messages as msg
@@ -50,7 +51,7 @@ def server_roll(d: Decision, cmd: msg.ServerRoll) -> None:
 def _after_roll(d: Decision, purpose: str, cid: str | None, roll: Roll,
                 context: dict[str, Any] | None) -> None:
     if context is not None:  # a stage of an action: the ruleset's (encounter.combat for Dramatic)
-        d.hooks.after_roll(d, purpose, context, roll)
+        d.ruleset.after_roll(d, purpose, context, roll)
         end_interrupt_when_resolved(d)  # a readied action's last dice end its interrupt
     elif purpose == "initiative":
         maybe_settle_initiative(d)

@@ -10,7 +10,8 @@ from typing import Any
 
 from encounter import resolution
 from encounter import vitals as vt
-from encounter.engine import Decision, Rejected, find_combatant
+from encounter.decision import Decision, find_combatant
+from encounter.rejected import Rejected
 from protocol import events as ev
 from protocol import messages as msg
 from protocol.errors import ErrorCode
@@ -212,7 +213,7 @@ def collide(d: Decision, cmd: msg.Collide) -> None:
     for c in (a, b):
         if not d.s.vitals[c.id].alive:
             raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{c.name} is {d.s.vitals[c.id].condition[0]}")
-    a_sheet, b_sheet = vt.sheet_of(a, d.s.ruleset), vt.sheet_of(b, d.s.ruleset)
+    a_sheet, b_sheet = vt.sheet_of(a), vt.sheet_of(b)
     try:
         to_a, to_b = collision_formulas(a_sheet, b_sheet, a_flying=cmd.first_flying,
                                         b_flying=cmd.second_flying)
@@ -237,7 +238,7 @@ def load_object(d: Decision, cmd: msg.LoadObject) -> None:
     each round on the same initiative count; beyond twice its heavy load it is disabled, which
     for an object is destroyed (R15)."""
     c = find_combatant(d, cmd.combatant)
-    sheet = vt.sheet_of(c, d.s.ruleset)
+    sheet = vt.sheet_of(c)
     if sheet.nature.value == "creature":
         raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{c.name} is a creature, not an object")
     if sheet.load_limit is None and cmd.weight:
@@ -256,7 +257,7 @@ def strain(d: Decision, cid: str) -> None:
     if load is None or not v.alive:
         return
     c = d.s.combatants[cid]
-    sheet = vt.sheet_of(c, d.s.ruleset)
+    sheet = vt.sheet_of(c)
     effect = overweight(sheet, load.weight)
     if effect is Overweight.NONE:
         return

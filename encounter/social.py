@@ -18,6 +18,7 @@ import msgspec
 
 from encounter import resolution
 from encounter import vitals as vt
+from encounter.decision import find_combatant
 from encounter.declare import Aimed, Noted, Refusal
 from encounter.dramatic_args import AnswerArgs, ConversationArgs, DisputeArgs, LieArgs
 from encounter.rejected import Rejected
@@ -66,18 +67,18 @@ from rules.social.status import (
 )
 
 if TYPE_CHECKING:
-    from encounter.engine import Decision
+    from encounter.decision import Decision
 
 
 log = logging.getLogger("stablemaster.social")
 
 
-def social_sheet_of(profile: CombatantProfile, ruleset: str = "dramatic") -> SocialSheet:
+def social_sheet_of(profile: CombatantProfile) -> SocialSheet:
     """The combatant's social statistics. A stat block is checked whole when it enters the
     encounter; one in a log written before that, which cannot be read, counts as the default
     sheet (status 0) rather than failing everything that looks at it."""
     try:
-        return parse_social(profile.stats if ruleset == "dramatic" else {})
+        return parse_social(profile.stats)
     except SheetError as exc:
         log.warning("combatant %s: unreadable social sheet, read as the default: %s",
                     profile.id, exc)
@@ -108,8 +109,8 @@ def social_standing(state: EncounterState, cid: str) -> Standing:
     """SOCIAL STATUS with the situation the GM set (R70), and at an event the SOCIAL ACCESS
     RATING (R72) and the aura its difference to the Event Rating makes (R25, R73)."""
     c = state.combatants[cid]
-    sheet = vt.sheet_of(c, state.ruleset)
-    social = social_sheet_of(c, state.ruleset)
+    sheet = vt.sheet_of(c)
+    social = social_sheet_of(c)
     event = state.social_event
     sit = state.social_situations.get(cid)
     situation = StatusSituation(
@@ -132,8 +133,6 @@ def social_standing(state: EncounterState, cid: str) -> Standing:
 def set_social_event(d: Decision, cmd: msg.SetSocialEvent) -> None:
     """SOCIAL EVENTS: the organiser's rating, capped by its status and raised by VIPs (R25,
     R71); at the start of a running scene, the auras give their first points (R73)."""
-    from encounter.engine import find_combatant
-
     for name, value in (("topic", cmd.topic), ("circle", cmd.circle)):
         if value is not None and not value.strip():
             raise Rejected(ErrorCode.INVALID_PAYLOAD, f"a {name} needs a name (leave it out "
@@ -170,7 +169,7 @@ def status_boosts(d: Decision) -> None:
     for cid, c in d.s.combatants.items():
         if c.kind != "pc" or not d.s.vitals[cid].alive:
             continue
-        social = social_sheet_of(c, d.s.ruleset)
+        social = social_sheet_of(c)
         standing = social_standing(d.s, cid)
         current = next((t for t in social.temporary if t.circle == event.circle), None)
         boost = attend_event(current, circle=event.circle, event_rating=event.rating,
@@ -205,8 +204,6 @@ def low_access(d: Decision, c: CombatantProfile, args: Aimed) -> Callable[[], No
 
 
 def set_social_situation(d: Decision, cmd: msg.SetSocialSituation) -> None:
-    from encounter.engine import find_combatant
-
     c = find_combatant(d, cmd.combatant)
     old = d.s.social_situations.get(c.id) or ev.SocialSituationSet(combatant=c.id)
     changes = {f: getattr(cmd, f) for f in ("familiarity", "race", "subject_rank", "invitation",
@@ -219,7 +216,7 @@ def aura_moment(d: Decision, moment: Moment) -> None:
     """R73: the points each aura gives at this moment of the event; a point of one kind first
     removes one of the other; Discord stops at one point once Harmony is gone."""
     event = d.s.social_event
-    if event is None or d.s.ruleset != "dramatic":
+    if event is None:
         return
     if moment is Moment.END and not event.last:
         moment, encounter = Moment.ENCOUNTER, event.encounter
@@ -252,8 +249,6 @@ def aura_moment(d: Decision, moment: Moment) -> None:
 def size_argument(d: Decision, cmd: msg.SizeArgument) -> None:
     """STATEMENTS: "The scale of a statement is determined by the stable master": the GM gives
     a combatant a statement of a size (or resizes one, ``argument``)."""
-    from encounter.engine import find_combatant
-
     c = find_combatant(d, cmd.combatant)
     argument = cmd.argument or f"arg{len(d.s.arguments) + 1}"
     if cmd.argument is not None and cmd.argument not in d.s.arguments:
@@ -265,8 +260,6 @@ def size_argument(d: Decision, cmd: msg.SizeArgument) -> None:
 
 
 def set_attitude(d: Decision, cmd: msg.SetAttitude) -> None:
-    from encounter.engine import find_combatant
-
     holder, toward = find_combatant(d, cmd.holder), find_combatant(d, cmd.toward)
     if holder.id == toward.id:
         raise Rejected(ErrorCode.INVALID_PAYLOAD, "an attitude is held toward another character")
@@ -299,8 +292,8 @@ def _target(d: Decision, c: CombatantProfile, raw: str) -> str:
 
 
 def _check(d: Decision, speaker: str, target: str, argument: str, maneuver: str) -> Any:
-    s_sheet = vt.sheet_of(d.s.combatants[speaker], d.s.ruleset)
-    t_sheet = vt.sheet_of(d.s.combatants[target], d.s.ruleset)
+    s_sheet = vt.sheet_of(d.s.combatants[speaker])
+    t_sheet = vt.sheet_of(d.s.combatants[target])
     size = d.s.arguments[argument].size
     try:
         return social_attack_check(
@@ -377,7 +370,7 @@ def _dispute_attack(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
     out = social_outcome(chk, roll.total)
     _emit_social_attack(d, chk, out, speaker, target, "dispute")
     if out.hit:
-        formula = argument_formula(vt.sheet_of(d.s.combatants[speaker], d.s.ruleset),
+        formula = argument_formula(vt.sheet_of(d.s.combatants[speaker]),
                                    chk.argument)
         roll_stage(d, {**ctx, "critical": out.critical, "size": chk.argument.value},
                    "dispute_damage", formula.dice)
@@ -389,9 +382,9 @@ def _dispute_damage(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
     from encounter.combat import record_damage
 
     speaker, target, argument = ctx["attacker"], ctx["target"], ctx["argument"]
-    formula = argument_formula(vt.sheet_of(d.s.combatants[speaker], d.s.ruleset),
+    formula = argument_formula(vt.sheet_of(d.s.combatants[speaker]),
                                Size(ctx["size"]))
-    t_sheet = vt.sheet_of(d.s.combatants[target], d.s.ruleset)
+    t_sheet = vt.sheet_of(d.s.combatants[target])
     dmg = damage_dealt(formula, roll.total, critical=bool(ctx.get("critical")),
                        reductions=t_sheet.damage_reduction)
     record_damage(d, target, speaker, formula, roll, dmg)
@@ -539,8 +532,8 @@ def _argument_damage(d: Decision, ctx: dict[str, Any], side: str, roll: Roll) ->
     speaker, other, arg = (ctx["attacker"], ctx["target"], ctx["argument"]) if side == "a" \
         else (ctx["target"], ctx["attacker"], ctx["against"])
     size = Size(d.s.arguments[arg].size or "fine")
-    formula = argument_formula(vt.sheet_of(d.s.combatants[speaker], d.s.ruleset), size)
-    t_sheet = vt.sheet_of(d.s.combatants[other], d.s.ruleset)
+    formula = argument_formula(vt.sheet_of(d.s.combatants[speaker]), size)
+    t_sheet = vt.sheet_of(d.s.combatants[other])
     return damage_dealt(formula, roll.total, critical=bool(ctx.get(f"crit_{side}")),
                         reductions=t_sheet.damage_reduction).dealt
 
@@ -554,7 +547,7 @@ def _conversation_damage(d: Decision, ctx: dict[str, Any], side: str | None) -> 
             arg = ctx["argument"] if side == "a" else ctx["against"]
             speaker = ctx["attacker"] if side == "a" else ctx["target"]
             size = Size(d.s.arguments[arg].size or "fine")
-            formula = argument_formula(vt.sheet_of(d.s.combatants[speaker], d.s.ruleset), size)
+            formula = argument_formula(vt.sheet_of(d.s.combatants[speaker]), size)
             roll_stage(d, ctx, f"conversation_damage_{side}", formula.dice, roller=speaker)
             return
         side = "b" if side == "a" else None
@@ -602,8 +595,8 @@ def lie(d: Decision, c: CombatantProfile, args: LieArgs) -> Callable[[], None]:
 
 def _lie_check(d: Decision, liar: str, targets: list[str], size: Size) -> Any:
     try:
-        return lie_check(vt.sheet_of(d.s.combatants[liar], d.s.ruleset),
-                         [vt.sheet_of(d.s.combatants[t], d.s.ruleset) for t in targets], size,
+        return lie_check(vt.sheet_of(d.s.combatants[liar]),
+                         [vt.sheet_of(d.s.combatants[t]) for t in targets], size,
                          liar_status=resolution.status_of(d, liar),
                          target_statuses=[resolution.status_of(d, t) for t in targets],
                          liar_blocking=liar in d.s.blocking)

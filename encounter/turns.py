@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import msgspec
 
+from encounter.decision import find_combatant
 from encounter.declare import (
     Action,
     Args,
@@ -39,15 +40,13 @@ from rules.actions import Budget, IllegalAction, Kind, spend
 
 if TYPE_CHECKING:
     from encounter.actors import Actor
-    from encounter.engine import Decision
+    from encounter.decision import Decision
     from encounter.state import EncounterState
 
 
 def act_command(d: Decision, cmd: msg.Act) -> None:
     """``act``: the sender must control the combatant; the rest is the turn's."""
     assert d.actor is not None
-    from encounter.engine import find_combatant
-
     c = find_combatant(d, cmd.combatant)
     if c.hidden and not d.actor.sees_all:  # it could not see whom it acts for
         raise Rejected(ErrorCode.NOT_FOUND, f"no combatant {cmd.combatant!r}")
@@ -375,8 +374,8 @@ def end_interrupt_when_resolved(d: Decision) -> None:
     if any(p.context is not None for p in d.s.pending_rolls.values()):
         return  # a stage of the action waits for its dice
     d.send("resume", "the interrupted turn cannot resume now")
-    if d.hooks.interrupt_ended is not None:
-        d.hooks.interrupt_ended(d)
+    if d.ruleset.interrupt_ended is not None:
+        d.ruleset.interrupt_ended(d)
 
 
 # --- the turn's own moves -----------------------------------------------------------------------

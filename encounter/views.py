@@ -13,8 +13,8 @@ from typing import Any
 import msgspec
 
 from encounter.actors import Actor
+from encounter.ruleset import declaration
 from encounter.state import EncounterState, PendingAnswer, PendingRoll
-from encounter.vitals import sheet_of
 from protocol import events as ev
 from protocol.events import Envelope
 
@@ -108,32 +108,6 @@ def _attack_view(event: ev.AttackResolved, viewer: Actor) -> ev.AttackResolved:
     return msgspec.structs.replace(event, **replace) if replace else event
 
 
-def _social_view(state: EncounterState, visible: set[str]) -> dict[str, Any] | None:
-    """The social event and each visible combatant's standing at it: Social Status (itemised),
-    Social Access Rating, aura and its points (SOCIAL SYSTEMS). ``None`` outside social play."""
-    if state.ruleset != "dramatic" or (state.social_event is None and not state.arguments):
-        return None
-    from encounter.social import social_standing
-
-    standing: dict[str, Any] = {}
-    for cid in state.combatants:
-        if cid not in visible:
-            continue
-        st = social_standing(state, cid)
-        harmony, discord = state.auras.get(cid, (0, 0))
-        standing[cid] = {
-            "status": st.status.total,
-            "status_parts": msgspec.to_builtins(st.status.parts),
-            "access": st.access.total if st.access else None,
-            "aura": msgspec.to_builtins(st.aura) if st.aura else None,
-            "harmony": harmony, "discord": discord,
-        }
-    event = _untagged(state.social_event) if state.social_event else None
-    if event is not None and event.get("organizer") not in (None, *visible):
-        event["organizer"] = None
-    return {"event": event, "standing": standing}
-
-
 def _sees_request(state: EncounterState, viewer: Actor, roller: str) -> bool:
     """As the ``roll_requested`` event's visibility: a player character's request is public
     (unless it is hidden), the GM's is for the GM and ``roll`` integrations."""
@@ -163,7 +137,7 @@ def _answer_view(answer: PendingAnswer, visible: set[str]) -> dict[str, Any]:
     return view
 
 
-def _untagged(event: ev.Event) -> dict[str, Any]:
+def untagged(event: ev.Event) -> dict[str, Any]:
     data: dict[str, Any] = msgspec.to_builtins(event)
     data.pop("kind", None)
     return data
@@ -185,6 +159,7 @@ def _turn_view(state: EncounterState, visible: set[str]) -> dict[str, Any] | Non
 def view_state(state: EncounterState, viewer: Actor) -> dict[str, Any]:
     """The snapshot of ``state`` for ``viewer``, as plain JSON-ready data."""
     full = viewer.sees_all
+    rules = declaration(state.ruleset)
     combatants = []
     for c in state.combatants.values():
         if c.hidden and not full:
@@ -194,8 +169,7 @@ def view_state(state: EncounterState, viewer: Actor) -> dict[str, Any]:
             entry["stats"] = {}
         entry["controlled"] = viewer.controls(state, c.id)
         # the size of its space is there for all to see on the map
-        entry["size"] = sheet_of(c, state.ruleset).size.value if state.ruleset == "dramatic" \
-            else None
+        entry["size"] = rules.size_of(c) if rules.size_of is not None else None
         v = state.vitals.get(c.id)
         if v is not None:
             vitals = msgspec.to_builtins(v)
@@ -225,7 +199,7 @@ def view_state(state: EncounterState, viewer: Actor) -> dict[str, Any]:
             cid: msgspec.to_builtins(r) for cid, r in state.readied.items()
             if cid in visible and (full or viewer.controls(state, cid))
         },
-        "effects": [_untagged(e) for e in state.effects.values()
+        "effects": [untagged(e) for e in state.effects.values()
                     if e.combatant is None or e.combatant in visible],
         "pending_rolls": [
             _pending_view(p, visible, full) for p in state.pending_rolls.values()
@@ -243,15 +217,16 @@ def view_state(state: EncounterState, viewer: Actor) -> dict[str, Any]:
         "answers": {sid: _answer_view(a, visible) for sid, a in state.answers.items()
                     if a.target in visible},
         "debate_over": state.debate_over,
-        "social": _social_view(state, visible),
+        # a part of protocol 1's view for every ruleset; its value is a ruleset's (Dramatic's)
+        "social": None,
         "ended": state.ended,
         "end_reason": state.end_reason,
         "created_ts": state.created_ts,
     }
-    if state.ruleset == "action_time":
-        from encounter.action_time import view as at_view
-
-        view["action_time"] = at_view(state, visible, lambda c: viewer.controls(state, c), full)
+    for part in rules.views:
+        found = part(state, visible, lambda c: viewer.controls(state, c), full)
+        if found is not None:
+            view[found[0]] = found[1]
     if full:
         view["options"] = msgspec.to_builtins(state.options)
         view["tokens"] = [msgspec.to_builtins(t) for t in state.tokens.values()]

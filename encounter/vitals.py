@@ -25,27 +25,27 @@ from rules.sheet import Nature, Sheet, SheetError, parse_sheet
 from statemachines.condition_chart import INITIAL, TransitionNotAllowed, condition_after
 
 if TYPE_CHECKING:
-    from encounter.engine import Decision
+    from encounter.decision import Decision
 
 
 _SHEETS: dict[bytes, Sheet] = {}
 #: The sheet of each profile object seen lately: profiles are frozen, and copies of the state
 #: share them, so the same object always has the same sheet (the entry keeps the profile, so
 #: its id is not reused while it is cached).
-_BY_PROFILE: dict[tuple[int, str], tuple[CombatantProfile, Sheet]] = {}
+_BY_PROFILE: dict[int, tuple[CombatantProfile, Sheet]] = {}
 _encode = msgspec.json.Encoder()
 
 
-def sheet_of(profile: CombatantProfile, ruleset: str = "dramatic") -> Sheet:
+def sheet_of(profile: CombatantProfile) -> Sheet:
     """The combatant's Dramatic stat sheet (its stats were validated when it was added).
 
     Sheets are frozen and a stat block never changes, so each is parsed once per process:
     the cache is keyed by the stats' JSON (a few microseconds, against tens for parsing), and
     by the profile object itself (a look-up)."""
-    known = _BY_PROFILE.get((id(profile), ruleset))
+    known = _BY_PROFILE.get(id(profile))
     if known is not None and known[0] is profile:
         return known[1]
-    stats = profile.stats if ruleset == "dramatic" else {}
+    stats = profile.stats
     key = _encode.encode(stats)
     sheet = _SHEETS.get(key)
     if sheet is None:
@@ -58,18 +58,14 @@ def sheet_of(profile: CombatantProfile, ruleset: str = "dramatic") -> Sheet:
         _SHEETS[key] = sheet
     if len(_BY_PROFILE) >= 4096:
         _BY_PROFILE.clear()
-    _BY_PROFILE[(id(profile), ruleset)] = (profile, sheet)
+    _BY_PROFILE[id(profile)] = (profile, sheet)
     return sheet
 
 
-def initial_vitals(profile: CombatantProfile, ruleset: str) -> Vitals:
+def initial_vitals(profile: CombatantProfile) -> Vitals:
     """A combatant as it joins: full fatigue points, both tracks at normal (objects, plants and
-    vehicles have a physical track only, R15). "Action Time": Health in the fatigue fields."""
-    if ruleset == "action_time":
-        from encounter.action_time import initial_vitals as at_initial_vitals
-
-        return at_initial_vitals(profile)
-    sheet = sheet_of(profile, ruleset)
+    vehicles have a physical track only, R15)."""
+    sheet = sheet_of(profile)
     creature = sheet.nature is Nature.CREATURE
     return Vitals(fatigue=sheet.fatigue_points, fatigue_max=sheet.fatigue_points,
                   physical=Track(), mental=Track() if creature else None,

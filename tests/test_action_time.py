@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from clients.client import Client
+from clients.client import Client, CommandError
 from encounter.actors import Actor
 from encounter.legal import legal_actions
 from server.app import Server
@@ -688,3 +688,38 @@ async def test_removing_either_side_of_an_interrupt_ends_it_first(
     assert (await scene.do("end_encounter"))[-1] == "encounter_ended"
     assert await scene.replays()
 
+
+
+async def test_action_time_has_no_surprise_round_with_an_unaware_npc(
+        server: Server, clients: list[Client]) -> None:
+    """Action Time's initiative: "Each player makes an initiative roll" and the order runs from
+    the first round; it has no surprise round (its declaration says so: ``surprise_round``
+    false). An unaware NPC rolls and acts in round 1 like everyone, and nobody is flat-footed
+    ("MLP Dramatic Systems"' R1-R2 are not Action Time's)."""
+    cast = [ACE, BLOOM, {**BRUTE, "aware": False}]
+    scene = await Scene.create(server, clients, cast, ruleset="action_time", dice_seed=4)
+    events = await scene.do("start_encounter")
+    assert "flat_footed" not in events
+    assert scene.state.round == 1 and not scene.state.surprise and not scene.state.flat_footed
+    assert set(scene.state.order) == {"ace", "bloom", "brute"}
+    started = [m["event"] for m in scene.gm.events() if m["event"]["kind"] == "scene_started"]
+    assert started[-1]["surprise"] is False
+
+
+async def test_another_rulesets_gm_commands_and_rest_are_refused(make: Make) -> None:
+    """The GM commands that belong to "MLP Dramatic Systems" (a fall, a collision, a
+    Perception check, the social event...) are not Action Time's: refused, naming the ruleset;
+    Action Time has no rule for resting after the scene, so ``rest`` is refused too."""
+    scene = await make()
+    for command, fields in (("fall", {"combatant": "ace", "meters": 6}),
+                            ("set_attitude", {"holder": "brute", "toward": "ace",
+                                              "attitude": "hostile"}),
+                            ("call_perception", {})):
+        with pytest.raises(CommandError) as refused:
+            await scene.gm.command(command, **fields)
+        assert refused.value.code == "illegal_action"
+        assert refused.value.reply["message"] == f"{command} is not a command of Action Time"
+    with pytest.raises(CommandError) as refused:
+        await scene.gm.command("end_encounter", rest=True)
+    assert refused.value.code == "invalid_payload" and "rest" in refused.value.reply["message"]
+    assert (await scene.do("end_encounter"))[-1] == "encounter_ended"

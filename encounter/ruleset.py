@@ -1,0 +1,121 @@
+"""What a ruleset declares, and the registry the engine finds rulesets in.
+
+The engine is neutral: it runs the chart, the turns, the budget, interrupts, dice, views and
+legal actions, and never imports a ruleset. A ruleset is one :class:`Declaration` (in
+``rulesets/<name>/``, exported as ``RULESET``) that the engine interprets, as boardgame.io's
+``Game`` is interpreted by one ``processMove``: the rolls it makes (``rules``), its actions
+(``catalog``), whether it has a surprise round, its steps at the turn's and the round's
+edges, the GM commands that belong to it, and the parts of the view that are its own.
+Every field but the first four has a neutral default: a ruleset that leaves it out has no such
+rule.
+
+:data:`REGISTRY` names the module of each ruleset; adding a ruleset is one line there (or one
+call of :func:`register`, as the tests do for a toy ruleset).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from encounter.decision import Decision
+    from encounter.declare import Catalog
+    from encounter.state import EncounterState, Vitals
+    from protocol.messages import Command, LegalAction
+    from protocol.model import CombatantProfile
+    from rules.dice import Roll
+    from rules.rulesets import Ruleset
+
+#: A step of the turn flow that a ruleset adds, given the decision and the combatant.
+TurnStep = Callable[["Decision", str], None]
+#: The part of a view a ruleset adds: (state, the combatants the viewer sees, whether the
+#: viewer controls a combatant, whether it sees everything) to a key and its value, or ``None``.
+ViewPart = Callable[["EncounterState", set[str], Callable[[str], bool], bool],
+                    "tuple[str, Any] | None"]
+
+
+def _no_after_roll(d: Decision, stage: str, ctx: dict[str, Any], roll: Roll) -> None:
+    raise RuntimeError(f"{d.s.ruleset}: a roll for {stage!r} has no step to resolve it")
+
+
+@dataclass(frozen=True, eq=False)
+class Declaration:
+    """One ruleset, as the engine interprets it."""
+
+    name: str
+    title: str
+    #: The pure rules the engine asks: initiative expressions and tie-breaks, the stat-block
+    #: check, the turn's budget (``rules.rulesets``).
+    rules: Ruleset
+    #: Its actions (``encounter.declare.Catalog``).
+    catalog: Catalog
+    #: Whether a scene opens with a surprise round when some combatants are unaware; the
+    #: chart's ``surprise_applies`` guard reads it ("MLP Dramatic Systems", R1).
+    surprise_round: bool = False
+    #: Steps when a turn starts: before ``turn_started`` (``starting``) and after it
+    #: (``started``).
+    turn_starting: TurnStep | None = None
+    turn_started: TurnStep | None = None
+    #: A step as a round ends, before the next one's ``round_started``.
+    round_ending: Callable[[Decision], None] | None = None
+    #: A step once ``round_started`` is recorded.
+    round_started: Callable[[Decision], None] | None = None
+    #: Whether the turn of a combatant who is conscious passes by itself.
+    turn_passes: Callable[[EncounterState, str], bool] | None = None
+    #: What follows each of the ruleset's dice (the stage named when they were asked for).
+    after_roll: Callable[[Decision, str, dict[str, Any], Roll], None] = _no_after_roll
+    #: Whether a readied action moves its taker in the order ("MLP Dramatic Systems", R8.4).
+    readied_moves_order: bool = False
+    #: What follows the end of an interrupt.
+    interrupt_ended: Callable[[Decision], None] | None = None
+    #: Whether a combatant added while the rounds run waits for the next round to roll its
+    #: initiative (instead of rolling at once).
+    joins_next_round: Callable[[EncounterState], bool] | None = None
+    #: A step once ``scene_started`` is recorded (given whether a surprise round follows).
+    scene_started: Callable[[Decision, bool], None] | None = None
+    #: A step when the scene ends, after the neutral ones.
+    after_scene: Callable[[Decision], None] | None = None
+    #: What resting after the scene does (``end_encounter.rest``); ``None``: it has no rule
+    #: for it, and ``rest`` is refused.
+    rest: Callable[[Decision], None] | None = None
+    #: A combatant's vitals as it joins.
+    initial_vitals: Callable[[CombatantProfile], Vitals] | None = None
+    #: The size of a combatant's space on the map, if the ruleset has sizes.
+    size_of: Callable[[CombatantProfile], str | None] | None = None
+    #: The GM commands that belong to this ruleset (another ruleset's are refused), with the
+    #: step deciding each.
+    commands: Mapping[type[Command], Callable[[Decision, Any], None]] = field(
+        default_factory=dict)
+    #: The GM's tools ``legal_actions`` offers while combatants are in the encounter.
+    gm_tools: tuple[LegalAction, ...] = ()
+    #: The parts of a view that are the ruleset's own.
+    views: tuple[ViewPart, ...] = ()
+
+
+#: The module that exports each ruleset's ``RULESET``.
+REGISTRY: dict[str, str] = {
+    "dramatic": "rulesets.dramatic",
+    "action_time": "rulesets.action_time",
+}
+
+
+def register(name: str, module: str) -> None:
+    """Add a ruleset (its module exports ``RULESET``); the tests' toy ruleset comes this way."""
+    REGISTRY[name] = module
+    declaration.cache_clear()
+
+
+def names() -> list[str]:
+    return list(REGISTRY)
+
+
+@cache
+def declaration(name: str) -> Declaration:
+    """The declaration of the ruleset ``name`` (a key of :data:`REGISTRY`)."""
+    found = importlib.import_module(REGISTRY[name]).RULESET
+    assert isinstance(found, Declaration) and found.name == name, name
+    return found

@@ -1,0 +1,2 @@
+"""The rulesets, each one declaration (``RULESET``) that the neutral engine interprets
+(``encounter.ruleset``)."""

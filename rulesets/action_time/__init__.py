@@ -1,0 +1,42 @@
+""""Action Time" (Tails of Thedastria, ability dice), as the engine interprets it: its
+actions, its steps at the edges of turns and rounds, newcomers rolling at the next round
+(R32), its part of views. It has no surprise round: everyone rolls initiative and acts in
+order, aware or not."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from encounter import action_time as at
+from encounter.ruleset import Declaration
+from encounter.state import EncounterState
+from rules.rulesets import ActionTime
+
+
+def _joins_next_round(s: EncounterState) -> bool:
+    """R32: "If new ponies join the encounter, they roll initiative at the start of the round
+    they appear" (``action_time_join_immediately``: at once)."""
+    return s.round >= 1 and not s.options.action_time_join_immediately
+
+
+def _view(s: EncounterState, visible: set[str], controls: Callable[[str], bool],
+          full: bool) -> tuple[str, Any]:
+    return "action_time", at.view(s, visible, controls, full)
+
+
+RULESET = Declaration(
+    name="action_time",
+    title="Action Time",
+    rules=ActionTime(),
+    catalog=at.CATALOG,
+    turn_started=at.turn_started,
+    round_ending=at.round_ending,
+    round_started=at.newcomers_join,
+    turn_passes=at.turn_passes,
+    after_roll=at.after_roll,
+    interrupt_ended=at.next_pursuit,
+    joins_next_round=_joins_next_round,
+    initial_vitals=at.initial_vitals,
+    views=(_view,),
+)

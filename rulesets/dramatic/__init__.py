@@ -1,0 +1,59 @@
+""""MLP Dramatic Systems" (d20), as the engine interprets it: its actions, its surprise round,
+its steps at the edges of turns, rounds and the scene, its GM commands and its part of views.
+"""
+
+from __future__ import annotations
+
+from encounter import battle, combat, gm, rulings, social
+from encounter.actions import CATALOG
+from encounter.ruleset import Declaration
+from protocol import messages as msg
+from protocol.messages import LegalAction
+from rules.rulesets import DramaticSystems
+from rulesets.dramatic.flow import (
+    after_scene,
+    initial_vitals,
+    rest,
+    scene_started,
+    size_of,
+    social_view,
+    turn_started,
+    turn_starting,
+)
+
+#: The GM's commands for what the rules leave to the GM, offered while the encounter runs.
+GM_TOOLS = ("adjudicate", "adjust_combatant", "set_map", "place_combatant", "fall", "collide",
+            "load_object", "size_argument", "set_attitude", "set_social_event",
+            "set_social_situation")
+
+RULESET = Declaration(
+    name="dramatic",
+    title="MLP Dramatic Systems",
+    rules=DramaticSystems(),
+    catalog=CATALOG,
+    surprise_round=True,
+    turn_starting=turn_starting,
+    turn_started=turn_started,
+    scene_started=scene_started,
+    after_scene=after_scene,
+    rest=rest,
+    after_roll=combat.after_roll,
+    readied_moves_order=True,
+    initial_vitals=initial_vitals,
+    size_of=size_of,
+    commands={
+        msg.CallPerception: gm.call_perception,
+        msg.SetMap: battle.set_map,
+        msg.PlaceCombatant: battle.place_combatant,
+        msg.Adjudicate: rulings.adjudicate,
+        msg.Fall: rulings.fall,
+        msg.Collide: rulings.collide,
+        msg.LoadObject: rulings.load_object,
+        msg.SizeArgument: social.size_argument,
+        msg.SetAttitude: social.set_attitude,
+        msg.SetSocialEvent: social.set_social_event,
+        msg.SetSocialSituation: social.set_social_situation,
+    },
+    gm_tools=tuple(LegalAction(action=name) for name in GM_TOOLS),
+    views=(social_view,),
+)

@@ -177,8 +177,9 @@ def roll_stage(d: Decision, ctx: dict[str, Any], stage: str, expr: str,
         after_roll(d, stage, ctx, d.server_roll(expr, stage, cid))
 
 
-def after_roll(d: Decision, stage: str, ctx: dict[str, Any], roll: Roll) -> None:
-    """The dice of a stage are in: resolve it (and roll the next)."""
+def after_roll(d: Decision, stage: str, ctx: dict[str, Any], roll: Roll) -> bool:
+    """The dice of a stage are in: resolve it (and roll the next). ``False``: not a stage of
+    combat (the social stages are ``encounter.social``'s)."""
     if stage == "attack":
         _resolve_attack(d, ctx, roll)
     elif stage == "damage":
@@ -194,9 +195,8 @@ def after_roll(d: Decision, stage: str, ctx: dict[str, Any], roll: Roll) -> None
     elif stage == "harvest_roll":
         _resolve_harvest_roll(d, ctx, roll)
     else:
-        from encounter import social
-
-        social.after_roll(d, stage, ctx, roll)
+        return False
+    return True
 
 
 def harvest(d: Decision, c: CombatantProfile, args: HarvestArgs) -> Callable[[], None]:

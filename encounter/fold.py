@@ -54,10 +54,11 @@ def apply_event(state: EncounterState, event: ev.Event) -> None:
 
 @singledispatch
 def _apply(event: ev.Event, state: EncounterState) -> None:
-    raise TypeError(f"no fold for {type(event).__name__}")
-
-
-from encounter import at_fold  # noqa: E402,F401  (registers the "Action Time" events)
+    """An event the engine does not fold is its ruleset's (``Declaration.folds``)."""
+    step = declaration(state.ruleset).folds.get(type(event))
+    if step is None:
+        raise TypeError(f"no fold for {type(event).__name__}")
+    step(event, state)
 
 
 @_apply.register

@@ -94,6 +94,8 @@ class Declaration:
     gm_tools: tuple[LegalAction, ...] = ()
     #: The parts of a view that are the ruleset's own.
     views: tuple[ViewPart, ...] = ()
+    #: The fold of the ruleset's own events (by type): what each changes in the state.
+    folds: Mapping[type, Callable[[Any, EncounterState], None]] = field(default_factory=dict)
 
 
 #: The module that exports each ruleset's ``RULESET``.

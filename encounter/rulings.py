@@ -10,6 +10,7 @@ from typing import Any
 
 from encounter import resolution
 from encounter import vitals as vt
+from encounter.combat import record_damage
 from encounter.decision import Decision, find_combatant
 from encounter.rejected import Rejected
 from protocol import events as ev
@@ -205,8 +206,6 @@ def fall(d: Decision, cmd: msg.Fall) -> None:
 def collide(d: Decision, cmd: msg.Collide) -> None:
     """Flying Basic Maneuver: Collision (R23), rolled by the server: each side takes both speeds
     + the other's Strength modifier + the other's size damage, each less its own DR."""
-    from encounter.combat import record_damage
-
     a, b = find_combatant(d, cmd.first), find_combatant(d, cmd.second)
     if a.id == b.id:
         raise Rejected(ErrorCode.INVALID_PAYLOAD, "a collision needs two combatants")

@@ -18,6 +18,7 @@ import msgspec
 
 from encounter import resolution
 from encounter import vitals as vt
+from encounter.combat import record_damage, roll_stage
 from encounter.decision import find_combatant
 from encounter.declare import Aimed, Noted, Refusal
 from encounter.dramatic_args import AnswerArgs, ConversationArgs, DisputeArgs, LieArgs
@@ -312,8 +313,6 @@ def dispute(d: Decision, c: CombatantProfile, args: DisputeArgs) -> Callable[[],
     """Standard action: Dispute (R26) — a social attack with a statement (``args.argument``)
     against the target's Wits Defense; a hit rolls the statement's damage + Charisma modifier,
     which the target answers (R48)."""
-    from encounter.combat import roll_stage
-
     target = _target(d, c, args.target)
     argument = _argument(d, c, args.argument)
     _check(d, c.id, target, argument, "Dispute")  # refuses before anything is recorded
@@ -363,8 +362,6 @@ def _emit_social_attack(d: Decision, chk: Any, out: Any,
 
 
 def _dispute_attack(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
-    from encounter.combat import roll_stage
-
     speaker, target, argument = ctx["attacker"], ctx["target"], ctx["argument"]
     chk = _check(d, speaker, target, argument, "Dispute")
     out = social_outcome(chk, roll.total)
@@ -379,8 +376,6 @@ def _dispute_attack(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
 
 
 def _dispute_damage(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
-    from encounter.combat import record_damage
-
     speaker, target, argument = ctx["attacker"], ctx["target"], ctx["argument"]
     formula = argument_formula(vt.sheet_of(d.s.combatants[speaker]),
                                Size(ctx["size"]))
@@ -495,8 +490,6 @@ def converse(d: Decision, c: CombatantProfile, args: ConversationArgs) -> Callab
     """Standard action: Conversation (R27) — both sides roll a social attack with their
     arguments (``args.argument``, and the target's ``args.against``) against the other's Wits;
     the net damage may shrink the loser's argument; nobody loses fatigue points."""
-    from encounter.combat import roll_stage
-
     target = _target(d, c, args.target)
     mine = _argument(d, c, args.argument)
     theirs = _argument(d, d.s.combatants[target], args.against)
@@ -508,8 +501,6 @@ def converse(d: Decision, c: CombatantProfile, args: ConversationArgs) -> Callab
 
 
 def _conversation_step(d: Decision, stage: str, ctx: dict[str, Any], roll: Roll) -> None:
-    from encounter.combat import roll_stage
-
     a, b = ctx["attacker"], ctx["target"]
     if stage in ("conversation_a", "conversation_b"):
         speaker, other, arg = (a, b, ctx["argument"]) if stage == "conversation_a" \
@@ -540,8 +531,6 @@ def _argument_damage(d: Decision, ctx: dict[str, Any], side: str, roll: Roll) ->
 
 def _conversation_damage(d: Decision, ctx: dict[str, Any], side: str | None) -> None:
     """Roll the damage of each side that hit, in turn; then settle the exchange."""
-    from encounter.combat import roll_stage
-
     while side is not None:
         if ctx.get(f"hit_{side}") and f"damage_{side}" not in ctx:
             arg = ctx["argument"] if side == "a" else ctx["against"]
@@ -580,8 +569,6 @@ def lie(d: Decision, c: CombatantProfile, args: LieArgs) -> Callable[[], None]:
     ``medium``) making it harder;
     ``args.white`` for a white lie, ``args.perilous`` when the GM rules it perilous (then the
     caught lie's statement may exceed Huge), ``args.text`` what is said."""
-    from encounter.combat import roll_stage
-
     raw = args.targets or ([args.target] if args.target is not None else [])
     if not raw:
         raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.targets lists who is lied to")
@@ -605,8 +592,6 @@ def _lie_check(d: Decision, liar: str, targets: list[str], size: Size) -> Any:
 
 
 def _lie_step(d: Decision, stage: str, ctx: dict[str, Any], roll: Roll) -> None:
-    from encounter.combat import roll_stage
-
     targets = ctx["targets"]
     chk = _lie_check(d, ctx["attacker"], targets, Size(ctx["size"]))
     judge = targets[chk.judge]

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from encounter import action_time as at
+from encounter.at_fold import FOLDS
 from encounter.ruleset import Declaration
 from encounter.state import EncounterState
 from rules.rulesets import ActionTime
@@ -39,4 +40,5 @@ RULESET = Declaration(
     joins_next_round=_joins_next_round,
     initial_vitals=at.initial_vitals,
     views=(_view,),
+    folds=FOLDS,
 )

@@ -4,13 +4,14 @@ its steps at the edges of turns, rounds and the scene, its GM commands and its p
 
 from __future__ import annotations
 
-from encounter import battle, combat, gm, rulings, social
+from encounter import battle, gm, rulings, social
 from encounter.actions import CATALOG
 from encounter.ruleset import Declaration
 from protocol import messages as msg
 from protocol.messages import LegalAction
 from rules.rulesets import DramaticSystems
 from rulesets.dramatic.flow import (
+    after_roll,
     after_scene,
     initial_vitals,
     rest,
@@ -37,7 +38,7 @@ RULESET = Declaration(
     scene_started=scene_started,
     after_scene=after_scene,
     rest=rest,
-    after_roll=combat.after_roll,
+    after_roll=after_roll,
     readied_moves_order=True,
     initial_vitals=initial_vitals,
     size_of=size_of,

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from encounter import gm, resolution, rulings, social
+from encounter import combat, gm, resolution, rulings, social
 from encounter import vitals as vt
 from encounter.social import social_standing
 from encounter.views import untagged
@@ -19,6 +19,14 @@ if TYPE_CHECKING:
     from encounter.decision import Decision
     from encounter.state import EncounterState, Vitals
     from protocol.model import CombatantProfile
+    from rules.dice import Roll
+
+
+def after_roll(d: Decision, stage: str, ctx: dict[str, Any], roll: Roll) -> None:
+    """The dice of a stage are in: combat's stages (``encounter.combat``), else the social
+    ones (``encounter.social``)."""
+    if not combat.after_roll(d, stage, ctx, roll):
+        social.after_roll(d, stage, ctx, roll)
 
 
 def turn_starting(d: Decision, cid: str) -> None:

@@ -174,7 +174,7 @@ def roll_stage(d: Decision, ctx: dict[str, Any], stage: str, expr: str,
     if d.is_manual(cid) and dice_in(expr):  # a constant ("1") needs no dice thrown
         d.request_roll(expr, stage, cid, context=ctx)
     else:
-        after_roll(d, stage, ctx, d.server_roll(expr, stage, cid))
+        d.ruleset.after_roll(d, stage, ctx, d.server_roll(expr, stage, cid))
 
 
 def after_roll(d: Decision, stage: str, ctx: dict[str, Any], roll: Roll) -> bool:

@@ -1,8 +1,8 @@
 """The rulesets an encounter can name at creation, and what each decides.
 
-A ruleset is a plug-in of the one encounter engine: the engine and its statechart decide
-*when* things happen; a ruleset decides *what* a roll is and what a turn's budget is. Its
-actions are declared in the encounter package (``encounter.declare``).
+The pure part of a ruleset: what a roll is, how initiative ties break, whether a stat block is
+usable, what a turn's budget is. Each ruleset's declaration (``rulesets/<name>``, interpreted
+by the engine through ``encounter.ruleset``) names one of these as its ``rules``.
 """
 
 from __future__ import annotations
@@ -119,13 +119,3 @@ class ActionTime:
         takes the ``standard`` slot; a minor action (``Kind.MOVE``) the ``move`` slot, else the
         ``standard`` slot — the same rule as a Dramatic move action; there is no swift slot."""
         return Budget(standard=True, move=not single_action, swift=False)
-
-
-RULESETS: dict[str, Ruleset] = {r.name: r for r in (DramaticSystems(), ActionTime())}
-
-
-def ruleset(name: str) -> Ruleset:
-    try:
-        return RULESETS[name]
-    except KeyError:
-        raise RulesetError(f"unknown ruleset {name!r}") from None

@@ -172,25 +172,25 @@ def in_hoof(s: EncounterState, cid: str) -> frozenset[str]:
 
 
 def _budget(d: Decision) -> TurnBudget:
-    """The turn so far as Action Time counts it. A minor action takes the move slot first, so
-    a free move slot with the standard slot gone means a major action was taken (R51)."""
+    """The turn so far as Action Time counts it. A minor action takes the minor slot first, so
+    a free minor slot with the major slot gone means a major action was taken (R51)."""
     turn = d.s.turn
     if turn is None:
         return TurnBudget()
-    majors = 0 if turn.budget.standard else 1
-    return TurnBudget(majors=majors, minors=0 if turn.budget.move else 1)
+    majors = 0 if turn.budget["major"] else 1
+    return TurnBudget(majors=majors, minors=0 if turn.budget["minor"] else 1)
 
 
 def budget_refusal(budget: Budget, spec: Action) -> str:
     """Why the turn's budget refuses ``spec``, as Action Time says it (Taking Actions, R51).
-    A minor action takes the move slot first: the standard slot gone with the move slot free
+    A minor action takes the minor slot first: the major slot gone with the minor slot free
     means a major action was taken."""
-    if not budget.standard and not budget.move:
+    if not budget["major"] and not budget["minor"]:
         return ("no action left: a turn is a major and a minor action, or two minor actions "
                 "(Taking Actions, ruling R51)")
     kind = next(k for k, v in KIND_OF.items() if v is spec.cost)
     try:
-        spend(TurnBudget(majors=0 if budget.standard else 1, minors=0 if budget.move else 1),
+        spend(TurnBudget(majors=0 if budget["major"] else 1, minors=0 if budget["minor"] else 1),
               kind, spec.name)
     except IllegalAction as exc:
         return str(exc)
@@ -198,7 +198,7 @@ def budget_refusal(budget: Budget, spec: Action) -> str:
 
 
 def _major_taken(s: EncounterState) -> bool:
-    return s.turn is not None and not s.turn.budget.standard
+    return s.turn is not None and not s.turn.budget["major"]
 
 
 # --------------------------------------------------------------------------- recording

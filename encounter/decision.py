@@ -369,7 +369,7 @@ class Decision(EncounterChartModel):
         return not s.surprise and not (s.had_surprise and s.round == 0)
 
     def budget_left(self) -> bool:
-        return self.s.turn is not None and not self.s.turn.budget.spent()
+        return self.s.turn is not None and not self.rules.economy.spent(self.s.turn.budget)
 
     def has_turn(self, cid: str) -> bool:
         """Unconscious combatants have no turns, but for the one in which their Constitution

@@ -22,7 +22,6 @@ from encounter.state import (
 )
 from protocol import events as ev
 from protocol.events import Envelope
-from rules.actions import Budget
 
 
 def apply(state: EncounterState, envelope: Envelope) -> EncounterState:
@@ -234,9 +233,11 @@ def _(e: ev.ActionTaken, s: EncounterState) -> None:
     if turn is not None and turn.combatant == e.combatant and not e.out_of_turn:
         turn.acted = True
         if e.slot == "full_round":
-            turn.budget = Budget(standard=False, move=False, swift=False)
+            turn.budget = dict.fromkeys(turn.budget, False)
         elif e.slot is not None:
-            setattr(turn.budget, e.slot, False)
+            slot = declaration(s.ruleset).rules.economy.slot_named(e.slot)
+            if slot in turn.budget:
+                turn.budget[slot] = False
     if e.readied:
         s.readied.pop(e.combatant, None)
     if e.needed > 1:

@@ -20,9 +20,15 @@ from encounter.declare import Action, Catalog, catalog, in_scene
 from encounter.ruleset import declaration
 from encounter.state import EncounterState
 from encounter.turns import budget_reason as _budget_reason
-from encounter.turns import dice_refusal, interrupter_refusal, out_of_turn_reason, turn_refusal
+from encounter.turns import (
+    dice_refusal,
+    free_slots,
+    interrupter_refusal,
+    out_of_turn_reason,
+    turn_refusal,
+)
 from protocol.messages import LegalAction
-from rules.actions import Kind
+from rules.actions import Economy, Kind
 from statemachines.encounter_chart import EncounterChartModel, restore
 
 #: Chart events a GM may send as commands of the same name.
@@ -82,14 +88,14 @@ def legal_actions(
 
 
 @lru_cache(maxsize=1024)
-def _fitting(cat: Catalog, cid: str, standard: bool, move: bool, swift: bool,
+def _fitting(cat: Catalog, economy: Economy, cid: str, free: frozenset[str],
              surprise: bool) -> tuple[tuple[LegalAction | None, Action], ...]:
     """The actions of ``cid``'s turn that the budget allows (``encounter.turns``), then the
     turn's own moves, in the catalog's order, each with its entry when it has no
     precondition, targets or options (an entry is never changed once made)."""
     fits = (a for a in cat.turn
             if a.cost is not None
-            and _budget_reason(standard, move, swift, a.cost, surprise) is None)
+            and _budget_reason(economy, free, a.cost, surprise) is None)
     return tuple((_entry(a, cid), a) if a.plain else (None, a) for a in (*fits, *cat.turn_flow))
 
 
@@ -208,9 +214,8 @@ def _turn_actions(state: EncounterState, cat: Catalog, cid: str, viewer: Actor,
     start = len(out)
     turn = state.turn
     assert turn is not None
-    budget = turn.budget
-    for entry, action in _fitting(cat, cid, budget.standard, budget.move, budget.swift,
-                                  state.surprise):
+    for entry, action in _fitting(cat, declaration(state.ruleset).rules.economy, cid,
+                                  free_slots(turn.budget), state.surprise):
         if entry is not None:
             out.append(entry)
         else:

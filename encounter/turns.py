@@ -31,12 +31,13 @@ from encounter.declare import (
     convert_args,
 )
 from encounter.rejected import Rejected
+from encounter.ruleset import declaration
 from encounter.state import PendingRoll
 from protocol import events as ev
 from protocol import messages as msg
 from protocol.errors import ErrorCode
 from protocol.model import CombatantProfile
-from rules.actions import Budget, IllegalAction, Kind, spend
+from rules.actions import Budget, Economy, IllegalAction, Kind
 
 if TYPE_CHECKING:
     from encounter.actors import Actor
@@ -196,29 +197,34 @@ def out_of_turn_refusal(state: EncounterState, cid: str, kind: Kind | None) -> R
     }[reason])
 
 
+def economy(state: EncounterState) -> Economy:
+    """The turn budget of the encounter's ruleset."""
+    return declaration(state.ruleset).rules.economy
+
+
+def free_slots(budget: Budget) -> frozenset[str]:
+    return frozenset(slot for slot, free in budget.items() if free)
+
+
 @lru_cache(maxsize=256)
-def budget_reason(standard: bool, move: bool, swift: bool, kind: Kind, surprise: bool
+def budget_reason(economy: Economy, free: frozenset[str], kind: Kind, surprise: bool
                   ) -> str | None:
-    """Whether a turn with these slots left takes an action of ``kind``: ``None``, or
+    """Whether a turn with the ``free`` slots left takes an action of ``kind``: ``None``, or
     ``"surprise"`` (no full-round action in the surprise round), or ``"budget"``."""
     if kind is Kind.FULL_ROUND and surprise:
         return "surprise"
-    try:
-        spend(Budget(standard=standard, move=move, swift=swift), kind)
-    except IllegalAction:
-        return "budget"
-    return None
+    return None if economy.can_take({slot: True for slot in free}, kind) else "budget"
 
 
-def budget_allows(budget: Budget, kind: Kind, surprise: bool) -> bool:
-    return budget_reason(budget.standard, budget.move, budget.swift, kind, surprise) is None
+def budget_allows(economy: Economy, budget: Budget, kind: Kind, surprise: bool) -> bool:
+    return budget_reason(economy, free_slots(budget), kind, surprise) is None
 
 
 def budget_refusal(state: EncounterState, action: Action, cat: Catalog) -> Refusal | None:
     turn = state.turn
     assert turn is not None and action.cost is not None
-    reason = budget_reason(turn.budget.standard, turn.budget.move, turn.budget.swift,
-                           action.cost, state.surprise)
+    rules = economy(state)
+    reason = budget_reason(rules, free_slots(turn.budget), action.cost, state.surprise)
     if reason is None:
         return None
     if reason == "surprise":
@@ -226,11 +232,7 @@ def budget_refusal(state: EncounterState, action: Action, cat: Catalog) -> Refus
                        "or swift action")
     if cat.budget_refusal is not None:
         return Refusal(cat.budget_refusal(turn.budget, action))
-    try:
-        spend(turn.budget, action.cost)
-    except IllegalAction as exc:
-        return Refusal(str(exc))
-    return None  # pragma: no cover - budget_reason said it refuses
+    return Refusal(rules.why_not(turn.budget, action.cost))
 
 
 # --- taking it ----------------------------------------------------------------------------------
@@ -304,8 +306,9 @@ def _in_turn(d: Decision, c: CombatantProfile, action: Action, args: Any,
              effect: Any) -> None:
     turn = d.s.turn
     assert turn is not None and action.cost is not None
-    after = spend(turn.budget, action.cost)  # the budget allows it (refusal)
-    slot = "full_round" if action.cost is Kind.FULL_ROUND else _spent_slot(turn.budget, after)
+    rules = economy(d.s)
+    after = rules.spend(turn.budget, action.cost)  # the budget allows it (refusal)
+    slot = "full_round" if action.cost is rules.whole else _spent_slot(turn.budget, after)
     progress = 1
     if action.swifts > 1:
         # SWIFT ACTIONS: "Multiple swift actions usually have to occur on the same round or
@@ -331,8 +334,8 @@ def run_followups(d: Decision) -> None:
 
 
 def _spent_slot(before: Budget, after: Budget) -> str | None:
-    for slot in ("standard", "move", "swift"):
-        if getattr(before, slot) and not getattr(after, slot):
+    for slot, free in before.items():
+        if free and not after.get(slot, False):
             return slot
     return None
 
@@ -451,16 +454,14 @@ def _readyable_now(state: EncounterState) -> list[str]:
     turn = state.turn
     if turn is None:
         return []
-    return list(_readyable(state.ruleset, turn.budget.standard, turn.budget.move,
-                           turn.budget.swift, state.surprise))
+    return list(_readyable(state.ruleset, free_slots(turn.budget), state.surprise))
 
 
 @lru_cache(maxsize=256)
-def _readyable(ruleset: str, standard: bool, move: bool, swift: bool,
-               surprise: bool) -> tuple[str, ...]:
-    budget = Budget(standard=standard, move=move, swift=swift)
+def _readyable(ruleset: str, free: frozenset[str], surprise: bool) -> tuple[str, ...]:
+    rules = declaration(ruleset).rules.economy
     return tuple(a.name for a in catalog(ruleset).readyable()
-                 if a.cost is not None and budget_allows(budget, a.cost, surprise))
+                 if a.cost is not None and budget_reason(rules, free, a.cost, surprise) is None)
 
 
 def _may_ready(state: EncounterState, cid: str) -> str | None:
@@ -489,9 +490,9 @@ def _ready(d: Decision, c: CombatantProfile, args: ReadyArgs) -> None:
     budget = turn.budget
     slots: list[str] = []
     try:
-        after = spend(budget, spec.cost)
+        after = economy(d.s).spend(budget, spec.cost)
         slots.append(_spent_slot(budget, after) or "")
-        if d.s.options.ready_costs_standard_action and after.standard:
+        if d.s.options.ready_costs_standard_action and after.get("standard", False):
             slots.append("standard")
     except IllegalAction as exc:
         raise Rejected(ErrorCode.ILLEGAL_ACTION, str(exc)) from None

@@ -208,9 +208,12 @@ class TurnEnded(Event, tag="turn_ended", kw_only=True):
 
 class ActionTaken(Event, tag="action_taken", kw_only=True):
     """A combatant took an action. ``action_type`` is standard, move, swift, full_round, free
-    or reaction; ``slot`` the part of the turn's budget it used (``null`` for free actions
-    and reactions); ``progress``/``needed`` count the swift actions of an action that needs
-    several (SWIFT ACTIONS), which happens with the last."""
+    or reaction (Action Time: a major action is ``standard``, a minor one ``move``); ``slot``
+    the slot of the turn's budget it used, as the ruleset names them (Dramatic: ``standard``,
+    ``move``, ``swift``, or ``full_round`` for all; Action Time: ``major``, ``minor``; events
+    written before Action Time had its own slots say ``standard`` and ``move``), ``null`` for
+    free actions and reactions; ``progress``/``needed`` count the swift actions of an action
+    that needs several (SWIFT ACTIONS), which happens with the last."""
 
     round: int
     combatant: str

@@ -11,7 +11,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from rules.actions import Budget
+from rules.action_time.turn_budget import ECONOMY as ACTION_TIME_ECONOMY
+from rules.actions import DRAMATIC, Budget, Economy
 from rules.sheet import SheetError, parse_sheet
 from rules.social.sheet import parse_social
 
@@ -40,6 +41,9 @@ class Ruleset(Protocol):
     def validate_stats(self, stats: dict[str, Any]) -> None: ...
     def initiative_expr(self, combatant: CombatantLike) -> str: ...
     def initiative_tiebreak(self, combatant: CombatantLike) -> tuple[int, ...]: ...
+    @property
+    def economy(self) -> Economy: ...
+
     def turn_budget(self, single_action: bool) -> Budget: ...
 
 
@@ -71,10 +75,14 @@ class DramaticSystems:
         the character with the highest Initiative check modifier acts first." (ruling R5)"""
         return (combatant.initiative_mod,)
 
+    @property
+    def economy(self) -> Economy:
+        return DRAMATIC
+
     def turn_budget(self, single_action: bool) -> Budget:
         """ACTIONS IN COMBAT: a standard, a move and a swift action; THE SURPRISE ROUND (and 0
         fatigue points, R14.5): a single standard, move or swift action."""
-        return Budget.surprise_round() if single_action else Budget()
+        return DRAMATIC.fresh(single_action)
 
 
 _DIE = re.compile(r"^d(4|6|8|10|12|20)$")
@@ -114,8 +122,11 @@ class ActionTime:
         the higher ability wins." The ability is the Body die (ruling R31)."""
         return (1 if combatant.kind == "pc" else 0, ability_die(combatant.stats, "body"))
 
+    @property
+    def economy(self) -> Economy:
+        return ACTION_TIME_ECONOMY
+
     def turn_budget(self, single_action: bool) -> Budget:
-        """Action Time: "one major and one minor action, or two minor actions". A major action
-        takes the ``standard`` slot; a minor action (``Kind.MOVE``) the ``move`` slot, else the
-        ``standard`` slot — the same rule as a Dramatic move action; there is no swift slot."""
-        return Budget(standard=True, move=not single_action, swift=False)
+        """Action Time: "one major and one minor action, or two minor actions": its own major
+        and minor slots (``rules.action_time.turn_budget.ECONOMY``)."""
+        return ACTION_TIME_ECONOMY.fresh(single_action)

@@ -23,7 +23,7 @@ from clients import cli
 from clients.client import Client, CommandError
 from clients.view import TableView, drawing_to_map, map_lines, social_lines
 from encounter.gm import parse_statblocks_yaml
-from rules.rulesets import ruleset
+from encounter.ruleset import declaration
 from server import web
 from server.app import Server
 from tests.conftest import ROOT, settings_for, ws_url
@@ -54,7 +54,7 @@ async def test_each_example_is_valid_and_plays(name: str, server: Server,
     assert all(ids) and len(set(ids)) == len(ids), "every block names a unique id"
     assert sum(b.kind == "pc" for b in blocks) >= 2 and sum(b.kind == "npc" for b in blocks) >= 2
     for block in blocks:
-        ruleset(data["ruleset"]).validate_stats(block.stats)
+        declaration(data["ruleset"]).rules.validate_stats(block.stats)
     # the server takes it as it is, and a round can be played
     anon = await open_client(ws_url(server), clients)
     await anon.hello()

@@ -3,7 +3,10 @@
 ``tests/data/logs-<commit>/`` holds logs recorded by that commit (``python -m
 tests.record_logs``: both rulesets, a battle map, hidden combatants, GM rulings, physical
 dice) and the state each folded to there. Today's fold must give every recorded field its
-recorded value; fields added since may hold anything (they are new)."""
+recorded value; fields added since may hold anything (they are new). One change of layout is
+named here, with the recorded value it must equal: Action Time's turn budget has its own
+slots since its economy (``rules.action_time.turn_budget.ECONOMY``): ``major`` is the recorded
+``standard`` slot, ``minor`` the recorded ``move`` slot (its ``swift`` slot was never free)."""
 
 from __future__ import annotations
 
@@ -19,6 +22,15 @@ from protocol.events import Envelope
 
 DATA = Path(__file__).parent / "data"
 LOGS = sorted(DATA.glob("logs-*/*.events.json"))
+
+
+def at_budget_then(recorded: dict[str, Any]) -> None:
+    """An Action Time state as recorded, its turn budget written with today's slot names."""
+    turn = recorded.get("turn")
+    if recorded.get("ruleset") == "action_time" and turn is not None:
+        old = turn["budget"]
+        assert old["swift"] is False
+        turn["budget"] = {"major": old["standard"], "minor": old["move"]}
 
 
 def same_where_recorded(recorded: Any, now: Any, where: str = "state") -> None:
@@ -42,6 +54,7 @@ def test_a_recorded_log_folds_to_the_recorded_state(log: Path) -> None:
     recorded = msgspec.json.decode(log.with_name(log.name.replace(".events", ".state"))
                                    .read_bytes())
     now = msgspec.json.decode(msgspec.json.encode(state))
+    at_budget_then(recorded)
     same_where_recorded(recorded, now)
     # and today's state survives a snapshot and a copy unchanged
     assert load_state(dump_state(state)) == state == copy_state(state)
@@ -65,3 +78,25 @@ def test_a_vitals_change_written_before_bound_or_asleep_keeps_the_gms_flag() -> 
     seq = helpless[0]["seq"]
     state = fold("enc", [e for e in envelopes if e.seq <= seq])
     assert state.vitals[helpless[0]["event"]["combatant"]].bound_or_asleep
+
+
+def test_action_time_slots_named_by_an_earlier_log_spend_todays_slots() -> None:
+    """An Action Time log written before its own economy names the slots ``standard`` (a
+    major action) and ``move`` (a minor one): folded today they spend the major and the minor
+    slot. Two minors in a turn (R51): the second takes the major slot."""
+    log = next(p for p in LOGS if "action-time" in p.name)
+    raw = msgspec.json.decode(log.read_bytes())
+    envelopes = msgspec.json.decode(log.read_bytes(), type=list[Envelope])
+    taken = [e for e in raw if e["event"]["kind"] == "action_taken"]
+    seen = set()
+    for entry in taken:
+        slot = entry["event"]["slot"]
+        if slot is None:
+            continue
+        state = fold("enc", [e for e in envelopes if e.seq <= entry["seq"]])
+        assert state.turn is not None
+        spent = {"standard": "major", "move": "minor"}[slot]
+        assert state.turn.budget[spent] is False, entry
+        assert set(state.turn.budget) == {"major", "minor"}
+        seen.add(slot)
+    assert seen == {"standard", "move"}

@@ -1,10 +1,10 @@
 """How the encounter engine budgets Action Time's actions (``rules.actions.Kind``).
 
-The engine budgets a turn with the Dramatic slots (``rules.rulesets.ActionTime.turn_budget``):
-a **major** action is a ``Kind.STANDARD`` action (the standard slot only), a **minor** action a
-``Kind.MOVE`` action (the move slot, else the standard slot), a **free** action ``Kind.FREE``.
-That gives exactly "a major action and a minor action or two minor actions ... in any order"
-(Taking Actions; ruling R51), and never two majors.
+The engine budgets a turn with Action Time's own slots, a major and a minor
+(``rules.action_time.turn_budget.ECONOMY``): a **major** action costs ``Kind.STANDARD`` (the
+major slot only), a **minor** action ``Kind.MOVE`` (the minor slot, else the major slot), a
+**free** action ``Kind.FREE``. That gives exactly "a major action and a minor action or two
+minor actions ... in any order" (Taking Actions; ruling R51), and never two majors.
 
 The engine's actions (declared in ``encounter.action_time``) are named as in
 :data:`rules.action_time.actions.ACTIONS`, with these additions:

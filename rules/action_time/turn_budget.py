@@ -18,7 +18,7 @@ from enum import StrEnum
 
 import msgspec
 
-from rules.actions import IllegalAction
+from rules.actions import Economy, IllegalAction, Kind
 
 
 class ActionKind(StrEnum):
@@ -91,3 +91,15 @@ def spend(budget: TurnBudget, kind: ActionKind, name: str = "") -> TurnBudget:
 def end_turn(budget: TurnBudget, reason: str) -> TurnBudget:
     """The budget of a turn ended early (Prepare: "and then end your turn", R36)."""
     return msgspec.structs.replace(budget, ended=reason)
+
+
+#: The turn as the engine budgets it: a major slot and a minor slot; a minor action takes the
+#: minor slot, else the major one ("a major action and a minor action or two minor actions");
+#: a major action only the major slot (R51: never two). The ruleset's actions cost
+#: ``Kind.STANDARD`` for a major action and ``Kind.MOVE`` for a minor one
+#: (``encounter.action_time.KIND_OF``). Event logs written before this economy named the
+#: slots ``standard`` and ``move``. A turn of a single action has the major slot only, which
+#: either kind takes.
+ECONOMY = Economy(slots=("major", "minor"),
+                  takes={Kind.STANDARD: ("major",), Kind.MOVE: ("minor", "major")},
+                  single=("major",), aliases={"standard": "major", "move": "minor"})

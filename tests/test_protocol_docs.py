@@ -96,6 +96,10 @@ def test_committed_documents_equal_what_the_generator_writes_now() -> None:
         docs.OUT / docs.CLIENT_SCHEMA, docs.OUT / docs.SERVER_SCHEMA,
         docs.OUT / docs.EVENTS_SCHEMA, docs.OUT / docs.ASYNCAPI, docs.GUIDE,
         *(docs.OUT / docs.actions_schema_name(r) for r in docs.RULESETS),
+        *(docs.OUT / f"{kind}.{r}.schema.json" for r in docs.RULESETS
+          for kind in ("stat-block", "options", "encounter-file")),
+        docs.OUT / docs.BATTLE_MAP, docs.OUT / docs.ARGS_SCHEMAS, docs.ACTIONS_MD,
+        docs.STAT_BLOCKS_MD,
     }
     stale = [str(p.relative_to(docs.ROOT)) for p in docs.stale(files)]
     assert not stale, f"stale protocol docs {stale}: run `python -m protocol.docs`"

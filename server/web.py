@@ -85,8 +85,8 @@ def example_social(data: dict[str, Any]) -> tuple[list[tuple[str, dict[str, Any]
 @lru_cache(maxsize=1)
 def examples() -> list[dict[str, Any]]:
     """The shipped example encounters: ``file``, ``name``, ``ruleset``, ``description``, the
-    ``combatants`` (name, kind, hidden) each holds, its battle ``map`` (or None) and whether
-    it is a ``social`` scene (:func:`example_social`)."""
+    ``combatants`` (name, kind, hidden) each holds, its battle ``map`` (or None), its
+    ``options`` and whether it is a ``social`` scene (:func:`example_social`)."""
     out = []
     for name in example_names():
         data = yaml.safe_load(example_text(name))
@@ -99,6 +99,7 @@ def examples() -> list[dict[str, Any]]:
                             "hidden": bool(c.get("hidden", False))}
                            for c in data.get("combatants", [])],
             "map": example_map(data),
+            "options": data.get("options") or {},
             "social": bool(data.get("social")),
         })
     return out

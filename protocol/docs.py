@@ -879,8 +879,9 @@ def reference_outputs() -> dict[Path, str]:
 
     files = {OUT / name: render_json(schema) for name, schema in gm_schemas().items()}
     files[OUT / ARGS_SCHEMAS] = render_json(args_schemas_document())
-    files[ACTIONS_MD] = actions_markdown()
-    files[STAT_BLOCKS_MD] = ref.stat_blocks_markdown(
+    # beside the guide (wherever it is: the tests move it)
+    files[GUIDE.with_name(ACTIONS_MD.name)] = actions_markdown()
+    files[GUIDE.with_name(STAT_BLOCKS_MD.name)] = ref.stat_blocks_markdown(
         {r: stat_block_name(r) for r in RULESETS})
     return files
 

@@ -110,6 +110,7 @@ def _merge_defs(into: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
 
 
 _DIE = {
+    "x-type": "a die: `d4`, `d6`, `d8`, `d10`, `d12` or `d20`",
     "anyOf": [
         {"type": "string", "pattern": "^\\s*1?[dD](4|6|8|10|12|20)\\s*$"},
         {"type": "integer", "enum": [4, 6, 8, 10, 12, 20]},
@@ -314,6 +315,8 @@ def description_of(schema: dict[str, Any], defs: dict[str, Any]) -> str:
 def type_text(schema: dict[str, Any], defs: dict[str, Any]) -> str:
     """A field's type in a few words: ``integer 0-10000``, ``one of a, b``, ``list``."""
     schema = _resolve(schema, defs)
+    if "x-type" in schema:
+        return str(schema["x-type"])
     if "anyOf" in schema:
         kinds = [type_text(s, defs) for s in schema["anyOf"] if s.get("type") != "null"]
         return " or ".join(kinds)

@@ -270,8 +270,8 @@ class DamageReduction(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_
     """DAMAGE REDUCTION (DR): ignores ``value`` points of fatigue loss from a ``source``
     (physical or mental) unless the damage has one of the ``bypass`` types."""
 
-    value: Annotated[int, _about("The fatigue points of each loss it ignores (at least "
-                                 "0).", "fatigue points")]
+    value: Annotated[int, _about("The fatigue points of each loss it ignores.",
+                                 "fatigue points", minimum=0)]
     source: Annotated[DamageSource, _about(
         "What it stops: `physical` (attacks, falling) or `mental` (social attacks).")] = \
         DamageSource.PHYSICAL

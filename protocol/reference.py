@@ -247,9 +247,11 @@ def encounter_file_schema(ruleset: str) -> dict[str, Any]:
         event = _merge_defs(defs, command_args_schema("set_social_event"))
         props["social"] = {
             "type": "object",
-            "description": "A social scene's set-up, sent by the GM console (or the demo) "
-            "once the encounter exists: `event` as `set_social_event`, each combatant's "
-            "situation as `set_social_situation`, and the statement each one starts with.",
+            "description": "A social scene's set-up: `event` as `set_social_event` takes it, "
+            "each combatant's situation as `set_social_situation`, and the statement each one "
+            "starts with. The demo (`stablemaster serve --demo`) sends them once the encounter "
+            "exists; the web table's form does not read them (the GM sets them from the "
+            "console).",
             "properties": {
                 "event": event,
                 "situations": {"type": "object", "additionalProperties": situation,
@@ -528,16 +530,18 @@ def stat_blocks_markdown(block_schemas: dict[str, str]) -> str:
             "ships them and the web table's form reads them:", ""]
     ef = encounter_file_schema("dramatic")
     out += fields_table(ef, ef["$defs"])
-    out += ["", "A short one:", "", "```yaml", _yaml({
-        "name": "Ponies vs. Diamond Dogs", "ruleset": "dramatic",
-        "description": "Four ponies ambushed by Diamond Dogs at the old mill.",
-        "options": {"players_roll": True},
-        "map": {"drawing": EXAMPLE_DRAWING}, "combatants": [
-            EXAMPLE_BLOCKS["dramatic"],
-            {"name": "Diamond Dog", "initiative": 1, "position": [9, 3],
-             "stats": {"str": 14, "skills": {"melee": 4}, "fatigue_points": 10,
-                       "weapons": [{"name": "claws", "damage": "1d6", "kind": "natural"}]}},
-        ]}), "```", ""]
+    head = _yaml({"name": "Ponies vs. Diamond Dogs", "ruleset": "dramatic",
+                  "description": "Four ponies ambushed by Diamond Dogs at the old mill.",
+                  "options": {"players_roll": True}})
+    combatants = _yaml({"combatants": [
+        EXAMPLE_BLOCKS["dramatic"],
+        {"name": "Diamond Dog", "initiative": 1, "position": [9, 3],
+         "stats": {"str": 14, "skills": {"melee": 4}, "fatigue_points": 10,
+                   "weapons": [{"name": "claws", "damage": "1d6", "kind": "natural"}]}},
+    ]})
+    out += ["", "A short one:", "", "```yaml", head, "map:", "  drawing: |"]
+    out += [f"    {line}" for line in EXAMPLE_DRAWING.splitlines()]
+    out += [combatants, "```", ""]
     return "\n".join(out)
 
 

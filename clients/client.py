@@ -9,6 +9,10 @@
 ``messages`` and can be awaited with :meth:`wait_for`. ``last_seq`` is the highest event seq
 received and ``last_digest`` its digest, for resuming (``hello(token, since=c.last_seq,
 digest=c.last_digest)``).
+
+``Client.observers`` are called with ``(client, command, reply)`` once each command has its
+answer, whichever client sent it: for logging, or to check commands (the test suite checks
+every ``act`` it sends against the published JSON Schemas).
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ import itertools
 import uuid
 from collections.abc import Callable
 from types import TracebackType
-from typing import Any
+from typing import Any, ClassVar
 
 import orjson
 from websockets.asyncio.client import ClientConnection, connect
@@ -34,6 +38,9 @@ class CommandError(Exception):
 
 
 class Client:
+    #: Called with (client, command, reply) after each command's ``ack`` or ``error``.
+    observers: ClassVar[list[Callable[[Client, Message, Message], None]]] = []
+
     def __init__(self, ws: ClientConnection) -> None:
         self.ws = ws
         self.messages: list[Message] = []
@@ -106,7 +113,10 @@ class Client:
         future: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
         self._waiting[message["id"]] = future
         await self.ws.send(orjson.dumps(message).decode())
-        return await asyncio.wait_for(future, timeout)
+        reply = await asyncio.wait_for(future, timeout)
+        for observe in self.observers:
+            observe(self, message, reply)
+        return reply
 
     async def command(self, type_: str, *, id: str | None = None, **fields: Any) -> Message:
         cid = id or (str(uuid.uuid4()) if type_ == "create_encounter"

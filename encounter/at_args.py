@@ -111,8 +111,9 @@ class PursueArgs(Noted, frozen=True, kw_only=True):
     target: Annotated[Target, msgspec.Meta(
         description="The enemy pursued (the one whose turn the pursuit interrupts).")] \
         | None = None
-    yards: Annotated[Yards, msgspec.Meta(description="The yards moved, up to Speed (default: "
-                                                     "Speed).")] | None = None
+    yards: Annotated[Yards, msgspec.Meta(
+        description="The yards moved, up to Speed (default: Speed); 0 declines the pursuit "
+        "(the interrupt ends, the enemy's turn goes on).")] | None = None
 
 
 class ReadyItemArgs(Noted, frozen=True, kw_only=True):

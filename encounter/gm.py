@@ -22,6 +22,7 @@ from protocol import messages as msg
 from protocol.errors import ErrorCode
 from protocol.model import CombatantProfile, StatBlock
 from rules.attack import Concealment, perception_modifiers
+from rules.choices import with_allowed
 from rules.condition_track import end_of_scene, natural_healing
 from rules.modifiers import RuleRefusal
 from rules.rulesets import Ruleset, RulesetError
@@ -103,7 +104,8 @@ def parse_statblocks_yaml(text: str) -> list[StatBlock]:
     try:
         return msgspec.convert(data, list[StatBlock])
     except msgspec.ValidationError as exc:
-        raise Rejected(ErrorCode.INVALID_PAYLOAD, f"combatants_yaml: {exc}") from None
+        raise Rejected(ErrorCode.INVALID_PAYLOAD,
+                       f"combatants_yaml: {with_allowed(str(exc), list[StatBlock])}") from None
 
 
 def create(cmd: msg.CreateEncounter, encounter_id: str, gm_token_id: str, ctx: Context) -> Outcome:

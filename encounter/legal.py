@@ -18,6 +18,7 @@ from itertools import chain
 from encounter.actors import Actor
 from encounter.declare import Action, Catalog, catalog, in_scene
 from encounter.ruleset import declaration
+from encounter.schemas import action_schema_id, command_schema_id
 from encounter.state import EncounterState
 from encounter.turns import budget_reason as _budget_reason
 from encounter.turns import (
@@ -61,7 +62,7 @@ def legal_actions(
     if viewer.is_gm:
         for name in _GM_FLOW:
             if name in allowed and (name != "start_encounter" or state.combatants):
-                actions.append(LegalAction(action=name))
+                actions.append(LegalAction(action=name, args_schema=command_schema_id(name)))
         if state.combatants:  # the GM's tools for what the rules leave to the GM
             actions += declaration(state.ruleset).gm_tools
     if state.chart and state.chart[0] == "scene" and dice_refusal(state, viewer) is None:
@@ -80,7 +81,8 @@ def legal_actions(
                 cid = None
             for name in ("submit_roll", "server_roll"):
                 actions.append(LegalAction(action=name, combatant=cid, label=label,
-                                           targets=[pending.request]))
+                                           targets=[pending.request],
+                                           args_schema=command_schema_id(name)))
     return actions
 
 
@@ -96,11 +98,13 @@ def _fitting(cat: Catalog, economy: Economy, cid: str, free: frozenset[str],
     fits = (a for a in cat.turn
             if a.cost is not None
             and _budget_reason(economy, free, a.cost, surprise) is None)
-    return tuple((_entry(a, cid), a) if a.plain else (None, a) for a in (*fits, *cat.turn_flow))
+    return tuple((_entry(a, cid, cat.ruleset), a) if a.plain else (None, a)
+                 for a in (*fits, *cat.turn_flow))
 
 
-def _entry(action: Action, cid: str) -> LegalAction:
-    return LegalAction(action=action.name, combatant=cid, label=action.label)
+def _entry(action: Action, cid: str, ruleset: str) -> LegalAction:
+    return LegalAction(action=action.name, combatant=cid, label=action.label,
+                       args_schema=action_schema_id(ruleset, action.name))
 
 
 @lru_cache(maxsize=4096)
@@ -112,7 +116,7 @@ def _out_of_turn(cat: Catalog, cid: str, flat: bool, tired: bool,
     free = out_of_turn_reason(Kind.FREE, flat, tired, rwff) is None
     reaction = out_of_turn_reason(Kind.REACTION, flat, tired, rwff) is None
     allowed = [a for a in cat.any_turn if (reaction if a.cost is Kind.REACTION else free)]
-    return (tuple(_entry(a, cid) for a in allowed if a.plain),
+    return (tuple(_entry(a, cid, cat.ruleset) for a in allowed if a.plain),
             tuple(a for a in allowed if not a.plain))
 
 
@@ -151,13 +155,14 @@ def _scene_actions(state: EncounterState, viewer: Actor,
             if not targets and not action.targets.optional:
                 return  # nobody to aim it at: not a legal action now
         if action.plain:
-            out.append(_entry(action, cid))
+            out.append(_entry(action, cid, cat.ruleset))
             return
         options = action.options(state, cid) if action.options is not None else None
         out.append(LegalAction(action=action.name, combatant=cid, label=action.label,
                                targets=targets, options=options,
                                optional_target=action.targets is not None
-                               and action.targets.optional))
+                               and action.targets.optional,
+                               args_schema=action_schema_id(cat.ruleset, action.name)))
 
     controls, gm = viewer.controller(state), viewer.is_gm
     flat_footed = state.flat_footed

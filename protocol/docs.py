@@ -11,7 +11,16 @@ The message classes are the single source of truth. From them this writes:
 - ``docs/protocol/actions.<ruleset>.schema.json``: for each ruleset, the JSON Schema of the
   ``action`` and ``args`` of an ``act`` command, one entry per action with the schema of its
   arguments, from the actions' declarations (``encounter.declare``);
-- ``docs/protocol/asyncapi.yaml``: an AsyncAPI 3.0.0 document of the server application;
+- ``docs/protocol/args-schemas.json``: the JSON Schema of every ``args_schema`` id a
+  ``legal_actions`` entry may name (``encounter.schemas``), as the server serves them;
+- ``docs/protocol/stat-block.<ruleset>.schema.json``, ``battle-map.schema.json``,
+  ``options.<ruleset>.schema.json`` and ``encounter-file.<ruleset>.schema.json``: what a GM
+  writes (``protocol.reference``);
+- ``docs/protocol/asyncapi.yaml``: an AsyncAPI 3.0.0 document of the server application,
+  naming all of the above;
+- ``docs/actions.md`` and ``docs/stat-blocks.md``: the reference for people: each ruleset's
+  actions (cost, arguments, rule section, an example command), its stat blocks (every field,
+  an example, the feats), its options, the battle map and encounter files;
 - the regions of the hand-written guide ``docs/protocol.md`` between
   ``<!-- NAME:begin -->`` and ``<!-- NAME:end -->`` markers (message and event indexes, the
   error codes, the close codes, the default limits and each ruleset's actions).
@@ -50,6 +59,10 @@ CLIENT_SCHEMA = "client-messages.schema.json"
 SERVER_SCHEMA = "server-messages.schema.json"
 EVENTS_SCHEMA = "events.schema.json"
 ASYNCAPI = "asyncapi.yaml"
+ARGS_SCHEMAS = "args-schemas.json"
+BATTLE_MAP = "battle-map.schema.json"
+ACTIONS_MD = DOCS / "actions.md"
+STAT_BLOCKS_MD = DOCS / "stat-blocks.md"
 
 JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 #: Where the AsyncAPI document says the server is: the default of ``stablemaster serve``.
@@ -234,6 +247,7 @@ def actions_schema(ruleset: str) -> dict[str, Any]:
     with the ``action`` and ``args`` of an ``act`` command, one alternative per action of the
     ruleset (in the order ``legal_actions`` lists them), each with its arguments' schema."""
     from encounter.declare import catalog, field_names
+    from encounter.schemas import action_schema_id
 
     cat = catalog(ruleset)
     structs = list(dict.fromkeys(a.args for a in cat.actions))
@@ -254,6 +268,7 @@ def actions_schema(ruleset: str) -> dict[str, Any]:
             "x-when": a.timing.value,
             "x-section": a.section,
             "x-args": list(field_names(a.args)),
+            "x-args-schema": action_schema_id(ruleset, a.name),
         }))
     stem = actions_schema_name(ruleset).removesuffix(".schema.json")
     return _tidy({
@@ -269,8 +284,9 @@ def actions_schema(ruleset: str) -> dict[str, Any]:
         "action_type` records it), `x-when` when it may be taken (`turn`: on the "
         "combatant's turn; `any_turn`: free actions and reactions, on any turn; `any_time`: "
         "whenever `legal_actions` lists "
-        f"it). Protocol version {PROTOCOL_VERSION}. Generated from the actions' declarations "
-        "by `python -m protocol.docs`; do not edit.",
+        "it), `x-args-schema` the `args_schema` id of its `legal_actions` entries. The action "
+        f"reference for people is `docs/actions.md`. Protocol version {PROTOCOL_VERSION}. "
+        "Generated from the actions' declarations by `python -m protocol.docs`; do not edit.",
         "x-protocol-version": PROTOCOL_VERSION,
         "x-ruleset": ruleset,
         "type": "object",
@@ -485,6 +501,16 @@ def asyncapi() -> dict[str, Any]:
                                       f"JSON Schema of their arguments: {files}, beside this "
                                       "document.")
             message["x-action-arguments"] = {r: actions_schema_name(r) for r in RULESETS}
+            message["x-args-schemas"] = ARGS_SCHEMAS
+        if tag == "legal_actions":
+            message["description"] = (f"{description}\n\nEach entry's `args_schema` is an id "
+                                      f"of `{ARGS_SCHEMAS}`, beside this document, which the "
+                                      "server also serves: `GET /schemas/args/<id>.json`.")
+            message["x-args-schemas"] = ARGS_SCHEMAS
+        if tag in ("create_encounter", "add_combatant", "set_map", "set_options"):
+            message["x-stat-blocks"] = {r: stat_block_name(r) for r in RULESETS}
+            message["x-options"] = {r: f"options.{r}.schema.json" for r in RULESETS}
+            message["x-battle-map"] = BATTLE_MAP
         messages[tag] = message
 
     hello = [tag_of(c) for c in client if tag_of(c) == "hello"]
@@ -511,7 +537,10 @@ def asyncapi() -> dict[str, Any]:
                 "title": "A Stablemaster server on its default port",
                 "description": "`stablemaster serve` listens on port 8765. The same port "
                 "answers plain HTTP: `GET /healthz` (JSON: status, Redis latency, server and "
-                "protocol version; 503 when Redis is unreachable), `GET /metrics` (Prometheus) and "
+                "protocol version; 503 when Redis is unreachable), `GET /metrics` (Prometheus), "
+                "`GET /schemas/args/<id>.json` (the JSON Schema of the arguments of a "
+                "`legal_actions` entry whose `args_schema` is `<id>`; `GET /schemas/args.json`: "
+                "all of them by id) and "
                 "`GET /watch?spectate=<spectator token>` (a spectator page). Behind a TLS "
                 "proxy the scheme is `wss`.",
             },
@@ -596,7 +625,13 @@ def _info_description() -> str:
         "A real-time encounter server for tabletop role-playing games. Clients (virtual "
         "tabletops, bots, overlays) speak JSON over one websocket; every message is an object "
         "tagged by `type`. The guide, with an example session, is `docs/protocol.md`; the "
-        "JSON Schemas beside this file describe the same messages.\n\n"
+        "JSON Schemas beside this file describe the same messages, and also: the arguments "
+        "of each ruleset's actions (`actions.<ruleset>.schema.json`), of every `legal_actions` "
+        f"entry by its `args_schema` id (`{ARGS_SCHEMAS}`), the stat blocks "
+        "(`stat-block.<ruleset>.schema.json`), the battle map "
+        f"(`{BATTLE_MAP}`), the encounter options (`options.<ruleset>.schema.json`) and "
+        "encounter files (`encounter-file.<ruleset>.schema.json`). For people: "
+        "`docs/actions.md` and `docs/stat-blocks.md`.\n\n"
         f"Protocol version {PROTOCOL_VERSION} (this server speaks: {versions}). The client "
         "lists the versions it speaks in `hello`; the server picks the highest both speak. "
         "Additive changes (a new optional field, event kind or message type) keep the version: "
@@ -650,6 +685,207 @@ def render_yaml(data: Any) -> str:
     return header + body
 
 
+# --- what a GM writes, the args schemas, and the reference for people ------------------------
+
+
+def stat_block_name(ruleset: str) -> str:
+    return f"stat-block.{ruleset}.schema.json"
+
+
+def gm_schemas() -> dict[str, dict[str, Any]]:
+    """The published schemas of what a GM writes, by file name."""
+    from protocol import reference as ref
+
+    files: dict[str, dict[str, Any]] = {}
+    for ruleset in RULESETS:
+        title = ref.TITLES[ruleset]
+        files[stat_block_name(ruleset)] = ref.published(
+            ref.stat_block_schema(ruleset), f"stat-block.{ruleset}",
+            f"A Stablemaster stat block of {title} (protocol {PROTOCOL_VERSION})",
+            f"A combatant of an encounter of the ruleset `{ruleset}` ({title}) as the GM writes "
+            "it (`create_encounter.combatants`, `add_combatant.combatant`, a combatant of "
+            "`combatants_yaml`), its `stats` those of the ruleset. Every field with its "
+            "description, unit (`x-unit`), default and allowed values; `feats`' `x-known` "
+            "lists the feats the server reads. The reference for people is "
+            "`docs/stat-blocks.md`.")
+        files[f"options.{ruleset}.schema.json"] = ref.published(
+            ref.options_schema(ruleset), f"options.{ruleset}",
+            f"Stablemaster encounter options of {title} (protocol {PROTOCOL_VERSION})",
+            str(ref.options_schema(ruleset)["description"]))
+        files[f"encounter-file.{ruleset}.schema.json"] = ref.encounter_file_schema(ruleset)
+    files[BATTLE_MAP] = ref.published(
+        ref.battle_map_schema(), "battle-map",
+        f"A Stablemaster battle map (protocol {PROTOCOL_VERSION})",
+        str(ref.battle_map_schema()["description"]) + " (`create_encounter.map`, `set_map`.)")
+    return files
+
+
+def args_schemas_document() -> dict[str, Any]:
+    """``docs/protocol/args-schemas.json``: every ``args_schema`` id and its schema."""
+    from encounter.schemas import args_schemas
+
+    return {
+        "$comment": "The JSON Schema of the arguments of every `legal_actions` entry, by its "
+        "`args_schema` id (`<ruleset>.<action>`: the `args` of `act`; `command.<type>`: the "
+        "fields of that command but `type`, `id` and `expect_turn`). The server serves each "
+        "at `GET /schemas/args/<id>.json`, and this whole document at `GET "
+        f"/schemas/args.json`. Protocol version {PROTOCOL_VERSION}. Generated from the "
+        "declarations by `python -m protocol.docs`; do not edit.",
+        **{k: _sorted(v) for k, v in args_schemas().items()},
+    }
+
+
+_WHEN = {
+    "turn": "on its own turn",
+    "any_turn": "on any turn (a free action or reaction)",
+    "any_time": "whenever `legal_actions` lists it",
+}
+#: The combatants the examples of ``docs/actions.md`` act for and aim at (those of the shipped
+#: example ``*-ponies-vs-diamond-dogs.yaml`` of each ruleset).
+_ACTOR = {"dramatic": ("twilight", "brute"), "action_time": ("twilight", "brute")}
+#: Example arguments where the generic ones say too little.
+_EXAMPLE_ARGS: dict[str, dict[str, dict[str, Any]]] = {
+    "dramatic": {
+        "attack": {"target": "brute", "weapon": "magic bolt"},
+        "harvest": {"skill": "profession_miner", "resource": "gems"},
+        "move": {"path": [[2, 2], [3, 2]]},
+        "run": {"path": [[2, 2], [3, 2], [4, 3]]},
+        "lie": {"target": "brute", "size": "small", "text": "the boss went that way"},
+        "ready": {"action": "attack", "trigger": "a dog comes out of the fog"},
+        "delay": {"count": 5},
+        "second_lunch_with_food": {"food_bonus": 2},
+        "answer_statement": {"answer": "refuse"},
+        "free": {"note": "shouts a warning"},
+    },
+    "action_time": {
+        "ranged_attack": {"target": "brute", "weapon": "magic bolt", "distance": 10},
+        "guard_up": {"amount": 2},
+        "move": {"yards": 5, "posture": "stand"},
+        "run": {"yards": 20, "away_from": ["brute"]},
+        "charge": {"target": "brute", "yards": 4},
+        "prepare": {"action": "melee_attack", "trigger": "the brute comes close"},
+        "ready_item": {"draw": "bandages"},
+        "stunt": {"target": "brute", "stunt": "knock_prone"},
+        "pursue": {"target": "brute", "yards": 4},
+        "heal": {"target": "dash"},
+    },
+}
+
+
+def example_args(ruleset: str, action: Any, schema: dict[str, Any]) -> dict[str, Any]:
+    """Arguments of ``action`` for the reference's example: the listed ones, else a value for
+    each required argument (its first example, the target, the first allowed value)."""
+    from protocol import reference as ref
+
+    given = _EXAMPLE_ARGS[ruleset].get(action.name)
+    if given is not None:
+        return given
+    defs = schema.get("$defs", {})
+    out: dict[str, Any] = {}
+    for name in schema.get("required", []):
+        field = ref._inner(schema["properties"][name], defs)
+        if "examples" in field:
+            out[name] = field["examples"][0]
+        elif name == "target":
+            out[name] = _ACTOR[ruleset][1]
+        elif "enum" in field:
+            out[name] = field["enum"][0]
+        elif field.get("type") == "integer":
+            out[name] = field.get("minimum", 1)
+        else:
+            out[name] = "…"
+    return out
+
+
+def actions_markdown() -> str:
+    """``docs/actions.md``: every action of each ruleset."""
+    from encounter.declare import catalog
+    from encounter.schemas import action_args_schema, action_schema_id
+    from protocol import reference as ref
+
+    out = [
+        "# Actions",
+        "",
+        "Generated from the actions' declarations by `python -m protocol.docs`; do not edit.",
+        "",
+        "An action is taken with an `act` command: `{\"type\": \"act\", \"id\": …, "
+        "\"combatant\": <who acts>, \"action\": <name>, \"args\": {…}}` (add `expect_turn`, "
+        "the `turn_id` of the `legal_actions` it was meant for: see "
+        "[protocol.md](protocol.md#commands-acks-and-retries)). The server offers in "
+        "`legal_actions` exactly the actions it would accept now, each entry with its "
+        "`targets`, the few values some arguments may take (`options`) and `args_schema`, the "
+        "id of its arguments' JSON Schema (`GET /schemas/args/<id>.json`; all of them in "
+        "`docs/protocol/args-schemas.json`; by ruleset in "
+        "`docs/protocol/actions.<ruleset>.schema.json`). An argument an action does not take "
+        "is refused with `invalid_payload`, naming it and listing those it takes; a value "
+        "outside the few allowed lists them. A required argument is in bold. The examples act "
+        "for `twilight` against the combatants of the shipped example \"Ponies vs. Diamond "
+        "Dogs\" of each ruleset.",
+        "",
+        "- [MLP Dramatic Systems](#mlp-dramatic-systems)",
+        "- [Action Time](#action-time)",
+    ]
+    for ruleset in RULESETS:
+        cat = catalog(ruleset)
+        out += ["", f"## {cat.title}", "",
+                f"The ruleset `{ruleset}`. Costs are what the action spends of the turn "
+                + ("(a standard, a move and a swift action a turn, or one full-round action; "
+                   "free actions and reactions on any turn; `none`: the turn's own moves)."
+                   if ruleset == "dramatic" else
+                   "(a major action and a minor action, or two minor actions, in any order; "
+                   "free actions; `none`: the turn's own moves; R51)."),
+                "", "| action | costs | when | rule |", "| --- | --- | --- | --- |"]
+        for a in cat.actions:
+            anchor = f"{ruleset}-{a.name}".replace("_", "-")
+            out.append(f"| [`{a.name}`](#{anchor}) | {cat.cost_name(a)} | {a.timing.value} | "
+                       f"{_cell(a.section)} |")
+        for a in cat.actions:
+            schema = action_args_schema(ruleset, a)
+            defs = schema.get("$defs", {})
+            struct_doc = " ".join(str(ref.struct_schema(a.args).get("description", "")).split())
+            sid = action_schema_id(ruleset, a.name)
+            out += ["", f'<a id="{ruleset}-{a.name}"></a>'.replace("_", "-"),
+                    f"### {cat.title}: `{a.name}`", "",
+                    f"{a.label}. Rule: {a.section}. Costs: {cat.cost_name(a)}; taken "
+                    f"{_WHEN[a.timing.value]}. Schema: `{sid}`.", ""]
+            if schema.get("properties"):
+                # the required arguments first, the note last
+                required = set(schema.get("required", []))
+                props = schema["properties"]
+                schema = {**schema, "properties": {k: props[k] for k in sorted(
+                    props, key=lambda k: (k not in required, k == "note"))}}
+                out += [_cell(struct_doc), ""]
+                rows = ref.fields_table(schema, defs)
+                out += [r.replace("| field |", "| argument |").replace(
+                    " unit |", "").replace(" --- | --- | --- | --- | --- |",
+                                          " --- | --- | --- | --- |") for r in rows[:2]]
+                for r in rows[2:]:
+                    cells = r.split(" | ")
+                    out.append(" | ".join(cells[:2] + cells[3:]))
+                out.append("")
+            else:
+                out += ["No arguments.", ""]
+            command: dict[str, Any] = {"type": "act", "id": "c1",
+                                       "combatant": _ACTOR[ruleset][0], "action": a.name}
+            args = example_args(ruleset, a, schema)
+            if args:
+                command["args"] = args
+            out += ["```json", json.dumps(command, ensure_ascii=False), "```"]
+    return "\n".join(out) + "\n"
+
+
+def reference_outputs() -> dict[Path, str]:
+    from protocol import reference as ref
+
+    files = {OUT / name: render_json(schema) for name, schema in gm_schemas().items()}
+    files[OUT / ARGS_SCHEMAS] = render_json(args_schemas_document())
+    # beside the guide (wherever it is: the tests move it)
+    files[GUIDE.with_name(ACTIONS_MD.name)] = actions_markdown()
+    files[GUIDE.with_name(STAT_BLOCKS_MD.name)] = ref.stat_blocks_markdown(
+        {r: stat_block_name(r) for r in RULESETS})
+    return files
+
+
 def outputs(guide_text: str | None = None) -> dict[Path, str]:
     """Every generated file and its content. The guide's content is ``guide_text`` (by
     default the guide as it is now) with its regions filled in."""
@@ -658,6 +894,7 @@ def outputs(guide_text: str | None = None) -> dict[Path, str]:
     files = {OUT / name: render_json(json_schema(name)) for name in _UNIONS}
     for ruleset in RULESETS:
         files[OUT / actions_schema_name(ruleset)] = render_json(actions_schema(ruleset))
+    files.update(reference_outputs())
     files[OUT / ASYNCAPI] = render_yaml(asyncapi())
     files[GUIDE] = render_guide(guide_text)
     return files

@@ -531,9 +531,13 @@ class LegalAction(msgspec.Struct, kw_only=True, gc=False, omit_defaults=True):
     left out while there is nobody), and ``optional_target: true`` says it may also be taken
     without a target. ``options`` lists, by argument name, the values an ``act`` argument may
     take where they are few: the weapons of an attack, the statements of a Dispute, the
-    answers to a statement, the actions ``ready`` may ready. The arguments themselves are in
-    the JSON Schema of the ruleset's actions (``docs/protocol/actions.<ruleset>.schema.json``).
-    Fields without a value are left out."""
+    answers to a statement, the actions ``ready`` may ready. ``args_schema`` names the JSON
+    Schema of the entry's arguments (an ``act`` action's ``args``, or the fields of another
+    command but ``type``, ``id`` and ``expect_turn``): ``dramatic.attack``,
+    ``command.submit_roll``. The server serves it at ``GET /schemas/args/<id>.json`` (all of
+    them: ``GET /schemas/args.json``; published as ``docs/protocol/args-schemas.json``), so a
+    client can draw a form for any entry without knowing the ruleset. Fields without a value
+    are left out."""
 
     action: str
     combatant: str | None = None
@@ -541,6 +545,7 @@ class LegalAction(msgspec.Struct, kw_only=True, gc=False, omit_defaults=True):
     targets: list[str] | None = None
     options: dict[str, list[str]] | None = None
     optional_target: bool = False
+    args_schema: str | None = None
 
 
 class LegalActions(ServerMessage, tag="legal_actions", kw_only=True):

@@ -46,7 +46,7 @@ from __future__ import annotations
 import textwrap
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 
@@ -141,19 +141,51 @@ def _squares(value: Iterable[Sequence[int]]) -> tuple[Square, ...]:
     return tuple((int(s[0]), int(s[1])) for s in value)
 
 
-class BattleMap(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """A battle map as the GM writes it (see the module docstring for the format)."""
+def _layer(what: str) -> msgspec.Meta:
+    return msgspec.Meta(description=f"{what} A list of squares `[x, y]`.",
+                        examples=[[[3, 1], [3, 2]]])
 
-    width: int
-    height: int
-    blocked: tuple[Square, ...] = ()
-    walls: tuple[Segment, ...] = ()
-    low: tuple[Square, ...] = ()
-    difficult: tuple[Square, ...] = ()
-    fog: tuple[Square, ...] = ()
-    darkness: tuple[Square, ...] = ()
-    pits: tuple[Square, ...] = ()
-    improved_cover: tuple[Square, ...] = ()
+
+Squares = tuple[Square, ...]
+
+
+class BattleMap(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A battle map of "MLP Dramatic Systems": a grid of squares of 1.5 m (SPEED). A square is
+    `[x, y]`, x from 0 to the right (east), y from 0 downwards (south), as the map is drawn;
+    square `[x, y]` spans grid point `[x, y]` to grid point `[x + 1, y + 1]`, so grid points
+    run from `[0, 0]` to `[width, height]`. Every layer but `width` and `height` may be left
+    out. Blocked squares and walls give total cover and block movement, line of sight and line
+    of effect; diagonal movement past the corner or end of either is refused (DIAGONAL
+    MOVEMENT). A combatant's `position` is the top-left square of its space (Large 2x2, Huge
+    3x3, Gargantuan 4x4, Colossal 6x6; OCCUPIED SPACE, R63)."""
+
+    width: Annotated[int, msgspec.Meta(
+        description=f"Squares from west to east, 1 to {MAX_SIDE}.",
+        extra_json_schema={"minimum": 1, "maximum": MAX_SIDE, "x-unit": "squares"})]
+    height: Annotated[int, msgspec.Meta(
+        description=f"Squares from north to south, 1 to {MAX_SIDE}.",
+        extra_json_schema={"minimum": 1, "maximum": MAX_SIDE, "x-unit": "squares"})]
+    blocked: Annotated[Squares, _layer(
+        "Solid squares: walls, pillars, closed rock (total cover; no movement, no line of "
+        "sight).")] = ()
+    walls: Annotated[tuple[Segment, ...], msgspec.Meta(
+        description="Thin walls along grid lines, each `[[x1, y1], [x2, y2]]` from grid "
+        "point to grid point, horizontal or vertical, possibly longer than one square: the "
+        "squares on either side are open floor, but nothing passes or sees across the wall.",
+        examples=[[[[5, 0], [5, 3]]]])] = ()
+    low: Annotated[Squares, _layer(
+        "Low objects: crates, low walls, furniture: cover, except in the own space and "
+        "adjacent squares; entering costs double (Low Objects and Cover).")] = ()
+    difficult: Annotated[Squares, _layer(
+        "Difficult terrain: rubble, mud, brush; entering a square costs double (DIFFICULT "
+        "TERRAIN).")] = ()
+    fog: Annotated[Squares, _layer("Concealment: fog, smoke, dim light, foliage "
+                                   "(CONCEALMENT).")] = ()
+    darkness: Annotated[Squares, _layer("Total concealment: total darkness, thick smoke "
+                                        "(CONCEALMENT).")] = ()
+    pits: Annotated[Squares, _layer("Pits: a creature entering one falls (ruling R66).")] = ()
+    improved_cover: Annotated[Squares, _layer(
+        "Arrow slits, narrow apertures: improved cover (ruling R65).")] = ()
 
     def __post_init__(self) -> None:
         for name, value in (("width", self.width), ("height", self.height)):

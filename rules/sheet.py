@@ -44,7 +44,7 @@ Stat-block format (every key optional)::
         ranges: {point_blank: 6, short: 12, medium: 18, long: 24}   # band ends, squares
         improvised: false  # improvised thrown object: -5 (Improvised Thrown Objects)
         fierce: false      # deals structure loss to objects (Destructive Harvest)
-    feats: [precise_shot, quick_draw, extra_second_lunch, improved_defenses]
+    feats: [precise_shot, extra_second_lunch, improved_defenses]   # FEATS: those read
     non_dexterous: false   # grabs with hooves or mouth: the non-dexterous malus (R24)
     load_limit: null       # an object's heavy load, in the unit its supported weight is given
     note: ""               # free text
@@ -66,10 +66,11 @@ from __future__ import annotations
 
 from enum import StrEnum
 from itertools import pairwise
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
 import msgspec
 
+from rules.choices import allowed_at, allowed_text
 from rules.dice import DiceError, dice_in
 
 T = TypeVar("T")
@@ -172,14 +173,26 @@ def ability_modifier(score: int) -> int:
     return (score - 10) // 2
 
 
-class RangeBands(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """STANDARD ACTIONS -> Ranged: the last square of each band (point blank 0, short -2,
-    medium -5, long -10)."""
+def _about(description: str, unit: str | None = None, **extra: Any) -> msgspec.Meta:
+    """A field's description (and its unit, ``x-unit`` in the JSON Schema) for the published
+    stat-block schema and reference."""
+    more = {"x-unit": unit} if unit else {}
+    return msgspec.Meta(description=description, extra_json_schema={**more, **extra} or None)
 
-    point_blank: int
-    short: int
-    medium: int
-    long: int
+
+_BAND = "squares"
+
+
+class RangeBands(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """STANDARD ACTIONS -> Ranged: the last square of each range band (attack penalty: point
+    blank 0, short -2, medium -5, long -10); at least 1 and never decreasing. Beyond the long
+    band the target is out of range."""
+
+    point_blank: Annotated[int, _about("The last square of the point blank band (no "
+                                       "penalty).", _BAND)]
+    short: Annotated[int, _about("The last square of the short band (-2).", _BAND)]
+    medium: Annotated[int, _about("The last square of the medium band (-5).", _BAND)]
+    long: Annotated[int, _about("The last square of the long band (-10).", _BAND)]
 
     def __post_init__(self) -> None:
         bands = [self.point_blank, self.short, self.medium, self.long]
@@ -196,13 +209,27 @@ class Weapon(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
     """A weapon, natural weapon or unarmed attack. ``damage`` is a dice expression; empty on an
     unarmed or natural attack means the size die (ruling R12)."""
 
-    name: str
-    damage: str = ""
-    kind: WeaponKind = WeaponKind.MELEE
-    damage_types: tuple[str, ...] = ()
-    ranges: RangeBands | None = None
-    improvised: bool = False
-    fierce: bool = False
+    name: Annotated[str, _about("The weapon's name, unique in the stat block; an attack's "
+                                "`weapon` argument names it. `unarmed` always exists.")]
+    damage: Annotated[str, _about(
+        "The damage dice expression (`1d8`, `2d6+1`); empty on an unarmed or natural attack: "
+        "the size's unarmed die (ruling R12). Required for melee, ranged and thrown weapons "
+        "(DAMAGE).", examples=["1d8"])] = ""
+    kind: Annotated[WeaponKind, _about(
+        "How it attacks: `melee`, `ranged`, `thrown` (a ranged attack with a thrown weapon), "
+        "`natural` (claws, horns: the size die when `damage` is empty), `unarmed` (ATTACK "
+        "ROLL; NATURAL ATTACKS).")] = WeaponKind.MELEE
+    damage_types: Annotated[tuple[str, ...], _about(
+        "Its damage types (`bludgeoning`, `piercing`, `slashing`, `magic`...): a damage "
+        "reduction whose `bypass` names one of them does not apply (DAMAGE REDUCTION).")] = ()
+    ranges: Annotated[RangeBands | None, _about(
+        "The range bands of a ranged or thrown weapon, in squares. Default: thrown 6/8/10/12, "
+        "ranged 20/40/60/80 (the Star Wars Saga Edition bands; the text gives none).")] = None
+    improvised: Annotated[bool, _about(
+        "An improvised thrown object: -5 to the attack (STANDARD ACTIONS: Improvised Thrown "
+        "Objects).")] = False
+    fierce: Annotated[bool, _about(
+        "A fierce weapon: it deals structure loss to objects (Destructive Harvest).")] = False
 
     def __post_init__(self) -> None:
         if not self.name:
@@ -222,6 +249,19 @@ class Weapon(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
         return DEFAULT_RANGED_RANGES if self.kind is WeaponKind.RANGED else DEFAULT_THROWN_RANGES
 
 
+#: The feats the server reads from ``feats``, with what each does (the rule section it
+#: comes from). ``skill_focus_knowledge_<topic>`` (Skill Focus on Knowledge of a topic) is read
+#: for related Social Status (R70).
+FEATS: dict[str, str] = {
+    "precise_shot": "no -2 for a ranged attack into a melee; RANGED MANEUVER INTO A MELEE",
+    "improved_defenses": "+1 to all four defenses; DEFENSES",
+    "extra_second_lunch": "one more Second Lunch a day, listed once per time taken; Catch a "
+    "Second Lunch",
+    "skill_focus_knowledge_<topic>": "related Social Status +4 instead of +2 when trained in "
+    "`knowledge_<topic>`; Social Status, R70",
+}
+
+
 #: The attack a combatant always has (ruling R12: damage by size).
 UNARMED = Weapon(name="unarmed", kind=WeaponKind.UNARMED, damage_types=("bludgeoning",))
 
@@ -230,9 +270,14 @@ class DamageReduction(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_
     """DAMAGE REDUCTION (DR): ignores ``value`` points of fatigue loss from a ``source``
     (physical or mental) unless the damage has one of the ``bypass`` types."""
 
-    value: int
-    source: DamageSource = DamageSource.PHYSICAL
-    bypass: tuple[str, ...] = ()
+    value: Annotated[int, _about("The fatigue points of each loss it ignores.",
+                                 "fatigue points", minimum=0)]
+    source: Annotated[DamageSource, _about(
+        "What it stops: `physical` (attacks, falling) or `mental` (social attacks).")] = \
+        DamageSource.PHYSICAL
+    bypass: Annotated[tuple[str, ...], _about(
+        "Damage types that go through it (`magic`): a weapon with one of these "
+        "`damage_types` ignores this reduction.")] = ()
 
     def __post_init__(self) -> None:
         if self.value < 0:
@@ -240,52 +285,125 @@ class DamageReduction(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_
 
 
 class DefenseBonuses(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    reflex: int = 0
-    fortitude: int = 0
-    will: int = 0
-    wits: int = 0
+    """A bonus to each of the four defenses (DEFENSES)."""
+
+    reflex: Annotated[int, _about("Bonus to Reflex Defense.")] = 0
+    fortitude: Annotated[int, _about("Bonus to Fortitude Defense.")] = 0
+    will: Annotated[int, _about("Bonus to Will Defense.")] = 0
+    wits: Annotated[int, _about("Bonus to Wits Defense.")] = 0
 
 
 class ThresholdBonuses(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    physical: int = 0
-    mental: int = 0
+    """Bonuses to the damage thresholds from feats or talents (Damage Threshold)."""
+
+    physical: Annotated[int, _about("Bonus to the physical damage threshold.",
+                                    "fatigue points")] = 0
+    mental: Annotated[int, _about("Bonus to the mental damage threshold.",
+                                  "fatigue points")] = 0
 
 
 class Sheet(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """A combatant's Dramatic statistics (see the module docstring for the format)."""
+    """The statistics of a "MLP Dramatic Systems" combatant (a stat block's ``stats``); every
+    field is optional: ``stats: {}`` is a Medium creature with every score 10."""
 
-    size: Size = Size.MEDIUM
-    nature: Nature = Nature.CREATURE
-    heroic_level: int = 0
-    strength: int = msgspec.field(default=10, name="str")
-    dexterity: int = msgspec.field(default=10, name="dex")
-    constitution: int = msgspec.field(default=10, name="con")
-    intelligence: int = msgspec.field(default=10, name="int")
-    wisdom: int = msgspec.field(default=10, name="wis")
-    charisma: int = msgspec.field(default=10, name="cha")
-    skills: dict[str, int] = msgspec.field(default_factory=dict)
-    trained: tuple[str, ...] = ()
-    perception: int = 0
-    class_bonus: DefenseBonuses = msgspec.field(default_factory=DefenseBonuses)
-    misc_defense: DefenseBonuses = msgspec.field(default_factory=DefenseBonuses)
-    armor_type: ArmorType = ArmorType.NONE
-    armor_bonus: int = 0
-    garment: Garment = Garment.NONE
-    heavy_load: bool = False
-    natural_armor: int = 0
-    equipment_fortitude: int = 0
-    fatigue_points: int = 10
-    threshold_bonus: ThresholdBonuses = msgspec.field(default_factory=ThresholdBonuses)
-    damage_reduction: tuple[DamageReduction, ...] = ()
-    speed: int = 6
-    fly_speed: int = 0
-    reach: int | None = None
-    weapons: tuple[Weapon, ...] = ()
-    feats: tuple[str, ...] = ()
-    non_dexterous: bool = False
-    load_limit: float | None = None
-    note: str = ""
-    social: dict[str, Any] = msgspec.field(default_factory=dict)
+    size: Annotated[Size, _about(
+        "The size category: Reflex size modifier, damage threshold bonus, unarmed die, reach "
+        "and space on the map (DEFENSES: Size Modifier; Damage Threshold; NATURAL ATTACKS; "
+        "OCCUPIED SPACE).")] = Size.MEDIUM
+    nature: Annotated[Nature, _about(
+        "What it is: a `creature`, or an `object`, `plant` or `vehicle` (no mental track, no "
+        "Second Lunch, broken rather than knocked out: The Condition Track; Breaking an "
+        "Object).")] = Nature.CREATURE
+    heroic_level: Annotated[int, _about(
+        "The heroic (character) level: half of it, rounded down, is added to damage (DAMAGE: "
+        "One-Half Heroic Level); a grab breaks one grabber per level (R55).",
+        minimum=0)] = 0
+    strength: Annotated[int, _about(
+        "Strength score; modifier = (score - 10) // 2 (melee damage, grabs). An object's "
+        "`str` is its Strength score (Breaking an Object).",
+        minimum=0)] = msgspec.field(default=10, name="str")
+    dexterity: Annotated[int, _about("Dexterity score (Reflex Defense).", minimum=0)] = \
+        msgspec.field(default=10, name="dex")
+    constitution: Annotated[int, _about("Constitution score (Fortitude Defense, the "
+                                        "Constitution check of the unconscious, R16).",
+                                        minimum=0)] = msgspec.field(default=10, name="con")
+    intelligence: Annotated[int, _about("Intelligence score (Wits Defense).", minimum=0)] = \
+        msgspec.field(default=10, name="int")
+    wisdom: Annotated[int, _about("Wisdom score (Will Defense).", minimum=0)] = \
+        msgspec.field(default=10, name="wis")
+    charisma: Annotated[int, _about("Charisma score (Social Status, R70).", minimum=0)] = \
+        msgspec.field(default=10, name="cha")
+    skills: Annotated[dict[str, int], _about(
+        "Skill check totals by skill name, as the character sheet gives them (the d20 is "
+        "added): `melee` and `ranged` for attack rolls (ATTACK ROLL), `acrobatics` (falling, "
+        "R22), `deception`, `empathy`, `persuasion` (social maneuvers), `knowledge_<topic>`, "
+        "`profession` or `profession_<trade>` (Harvest). A skill not listed counts 0.",
+        examples=[{"melee": 5, "ranged": 3, "acrobatics": 4}])] = \
+        msgspec.field(default_factory=dict)
+    trained: Annotated[tuple[str, ...], _about(
+        "The skills the character is trained in (Falling Damage, R22; related Social Status, "
+        "R70).", examples=[["acrobatics"]])] = ()
+    perception: Annotated[int, _about(
+        "The Perception check modifier, rolled when the GM calls for Perception checks "
+        "before the scene (AWARENESS AND SURPRISE).")] = 0
+    class_bonus: Annotated[DefenseBonuses, _about(
+        "The class bonus to each defense (DEFENSES); worn armor's bonus replaces the Reflex "
+        "one (Armor Bonus).")] = msgspec.field(default_factory=DefenseBonuses)
+    misc_defense: Annotated[DefenseBonuses, _about(
+        "Other bonuses to each defense: species, talents, feats (DEFENSES).")] = \
+        msgspec.field(default_factory=DefenseBonuses)
+    armor_type: Annotated[ArmorType, _about(
+        "The armor worn: medium and heavy armor slow to three-quarters speed (ENCUMBRANCE AND "
+        "SPEED); any armor lets `armor_bonus` replace the Reflex class bonus.")] = \
+        ArmorType.NONE
+    armor_bonus: Annotated[int, _about(
+        "The worn armor's bonus to Reflex Defense, replacing the class bonus (Armor Bonus); "
+        "needs an `armor_type`.", minimum=0)] = 0
+    garment: Annotated[Garment, _about(
+        "Refined or Exclusive garments slow like medium armor (ENCUMBRANCE AND SPEED); option "
+        "`refined_garment_runs_triple` (R21).")] = Garment.NONE
+    heavy_load: Annotated[bool, _about(
+        "Carrying a heavy load: three-quarters speed, no flying (ENCUMBRANCE AND SPEED; "
+        "Fly).")] = False
+    natural_armor: Annotated[int, _about("Natural armor bonus to Reflex Defense "
+                                         "(DEFENSES).")] = 0
+    equipment_fortitude: Annotated[int, _about("Equipment bonus to Fortitude Defense "
+                                               "(DEFENSES).")] = 0
+    fatigue_points: Annotated[int, _about(
+        "The maximum fatigue points (FATIGUE POINTS AND DAMAGE THRESHOLD).", "fatigue points",
+        minimum=0)] = 10
+    threshold_bonus: Annotated[ThresholdBonuses, _about(
+        "Bonuses to the physical and mental damage thresholds from feats or talents (Damage "
+        "Threshold).")] = msgspec.field(default_factory=ThresholdBonuses)
+    damage_reduction: Annotated[tuple[DamageReduction, ...], _about(
+        "Damage reductions, each ignoring `value` fatigue points of every loss from its "
+        "`source` (DAMAGE REDUCTION).")] = ()
+    speed: Annotated[int, _about("The base speed (SPEED).", "squares", minimum=0)] = 6
+    fly_speed: Annotated[int, _about("The fly speed; 0: cannot fly (Fly).", "squares",
+                                     minimum=0)] = 0
+    reach: Annotated[int | None, _about(
+        "The reach; `null`: by size (Fine to Tiny 0, Small to Large 1, Huge 2, Gargantuan 3, "
+        "Colossal 4; REACH, R64).", "squares", minimum=0)] = None
+    weapons: Annotated[tuple[Weapon, ...], _about(
+        "The weapons, natural weapons and unarmed attacks; `unarmed` is always there besides "
+        "(ruling R12).")] = ()
+    feats: Annotated[tuple[str, ...], _about(
+        "The feats the character has, by name. The server knows: "
+        + "; ".join(f"`{name}` ({what})" for name, what in FEATS.items())
+        + ". Any other name is kept on the sheet and changes nothing.",
+        examples=[["precise_shot", "improved_defenses"]],
+        **{"x-known": list(FEATS)})] = ()
+    non_dexterous: Annotated[bool, _about(
+        "Grabs with hooves or mouth: the non-dexterous penalty (option "
+        "`non_dexterous_penalty`, R24).")] = False
+    load_limit: Annotated[float | None, _about(
+        "An object's heavy load, in the unit its supported weight is given (`load_object`); "
+        "`null`: none.")] = None
+    note: Annotated[str, _about("Free text.")] = ""
+    social: Annotated[dict[str, Any], _about(
+        "The social statistics (Social Status, Social Access Rating, Social Events): "
+        "`reputation`, `talents`, `temporary`, `clothing`, `event_raise`.")] = \
+        msgspec.field(default_factory=dict)
 
     def __post_init__(self) -> None:
         for label, score in (("str", self.strength), ("dex", self.dexterity),
@@ -360,5 +478,8 @@ def convert_stats(data: Any, kind: type[T], where: str) -> T:
         field = where
         if " - at `$" in message:
             message, _, path = message.rpartition(" - at `$")
-            field = where + path.rstrip("`")
+            path = path.rstrip("`")
+            field = where + path
+            if message.startswith("Invalid enum value"):
+                message += allowed_text(allowed_at(kind, path))
         raise SheetError(f"{field}: {message}") from None

@@ -31,6 +31,7 @@ from encounter.actors import Actor
 from protocol import messages as msg
 from protocol.errors import ErrorCode
 from protocol.version import SUPPORTED_VERSIONS
+from rules.choices import with_allowed
 from server import __version__, metrics
 from server.auth import new_id
 from server.config import Settings
@@ -437,6 +438,9 @@ def _peek_id(raw: str | bytes) -> str | None:
     return None
 
 
+_CLIENT_CLASSES = {str(c.__struct_config__.tag): c for c in msg.AnyClientMessage.__args__}
+
+
 def _classify(raw: str | bytes, exc: msgspec.ValidationError) -> tuple[ErrorCode, str]:
     try:
         data = orjson.loads(raw)
@@ -448,7 +452,7 @@ def _classify(raw: str | bytes, exc: msgspec.ValidationError) -> tuple[ErrorCode
     if not isinstance(kind, str) or kind not in msg.CLIENT_TYPES:
         shown = repr(kind) if isinstance(kind, str | None) else f"of JSON type {_json_type(kind)}"
         return ErrorCode.UNKNOWN_TYPE, f"unknown message type {shown[:80]}"
-    return ErrorCode.INVALID_PAYLOAD, str(exc)
+    return ErrorCode.INVALID_PAYLOAD, with_allowed(str(exc), _CLIENT_CLASSES[kind])
 
 
 def _json_type(value: object) -> str:

@@ -9,6 +9,10 @@ An example's ``map`` is either a ``BattleMap`` as JSON or YAML (``width``, ``hei
 ``blocked``…) or a drawing: ``{drawing: <text>, walls: [...]}`` in the format of
 ``BattleMap.from_ascii``. :func:`example_map` turns either into the ``map`` of
 ``create_encounter``.
+
+``/schemas/args/<id>.json`` is the JSON Schema of the arguments of the ``legal_actions``
+entries whose ``args_schema`` is ``<id>``, and ``/schemas/args.json`` all of them by id
+(``encounter.schemas``).
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import msgspec
 import orjson
 import yaml
 
+from encounter.schemas import args_schemas
 from rules.battle_map import BattleMap
 
 CONTENT_TYPES = {
@@ -80,8 +85,8 @@ def example_social(data: dict[str, Any]) -> tuple[list[tuple[str, dict[str, Any]
 @lru_cache(maxsize=1)
 def examples() -> list[dict[str, Any]]:
     """The shipped example encounters: ``file``, ``name``, ``ruleset``, ``description``, the
-    ``combatants`` (name, kind, hidden) each holds, its battle ``map`` (or None) and whether
-    it is a ``social`` scene (:func:`example_social`)."""
+    ``combatants`` (name, kind, hidden) each holds, its battle ``map`` (or None), its
+    ``options`` and whether it is a ``social`` scene (:func:`example_social`)."""
     out = []
     for name in example_names():
         data = yaml.safe_load(example_text(name))
@@ -94,13 +99,28 @@ def examples() -> list[dict[str, Any]]:
                             "hidden": bool(c.get("hidden", False))}
                            for c in data.get("combatants", [])],
             "map": example_map(data),
+            "options": data.get("options") or {},
             "social": bool(data.get("social")),
         })
     return out
 
 
+@lru_cache(maxsize=1)
+def _schema_bodies() -> dict[str, bytes]:
+    """``/schemas/args.json`` and each ``/schemas/args/<id>.json``, by path."""
+    schemas = args_schemas()
+    bodies = {f"/schemas/args/{sid}.json": orjson.dumps(schema)
+              for sid, schema in schemas.items()}
+    bodies["/schemas/args.json"] = orjson.dumps(schemas)
+    return bodies
+
+
 def lookup(path: str) -> tuple[bytes, str] | None:
-    """The body and content type for a ``/table/…`` or ``/watch`` path, or None."""
+    """The body and content type for a ``/table/…``, ``/watch`` or ``/schemas/args…`` path,
+    or None."""
+    if path.startswith("/schemas/"):
+        body = _schema_bodies().get(path)
+        return None if body is None else (body, CONTENT_TYPES["json"])
     if path == "/watch":
         path = "/table/watch.html"
     if path == "/table":

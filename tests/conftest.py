@@ -19,6 +19,7 @@ from hypothesis import settings
 from clients.client import Client
 from server.app import Server
 from server.config import Settings
+from tests import act_schemas
 from tests.redis_procs import RedisCluster3, RedisProcess, free_port
 
 # Property tests draw the same examples on every run (and in CI), so that a failure is a
@@ -164,3 +165,28 @@ async def clients() -> AsyncIterator[list[Client]]:
     opened: list[Client] = []
     yield opened
     await asyncio.gather(*(c.close() for c in opened), return_exceptions=True)
+
+
+# --- every act the suite sends, against the published schemas (tests/act_schemas.py) --------
+
+Client.observers.append(act_schemas.observe)
+
+
+@pytest.fixture(autouse=True)
+def _acts_match_the_published_schemas() -> Iterator[None]:
+    act_schemas.problems.clear()
+    yield
+    found = list(act_schemas.problems)
+    act_schemas.problems.clear()
+    if found:
+        pytest.fail("acts and the published action schemas disagree:\n" + "\n".join(found),
+                    pytrace=False)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    c = act_schemas.counts
+    if c["checked"] or c["unknown_ruleset"]:
+        terminalreporter.write_line(
+            f"acts checked against docs/protocol/actions.<ruleset>.schema.json: {c['checked']} "
+            f"({c['refused_by_both']} refused by both the schema and the server; "
+            f"{c['unknown_ruleset']} sent before the client knew its ruleset)")

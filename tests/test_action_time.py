@@ -534,6 +534,23 @@ async def test_press_the_attack_pursues_an_enemy_that_retreats(make: Make) -> No
     assert await scene.replays()
 
 
+async def test_a_pursuit_is_declined_with_zero_yards(make: Make) -> None:
+    """Press the Attack: the presser "may" pursue (R37); ``pursue`` with ``yards: 0`` (as
+    docs/actions.md says) declines, and the enemy's turn goes on."""
+    scene = await make()
+    await scene.act("ace", "melee_attack", target="brute")
+    await roll(scene, 6)
+    await roll(scene, 1)
+    await scene.act("ace", "press_the_attack", target="brute")
+    await end_turns_until(scene, "brute")
+    await scene.act("brute", "move", yards=8, away_from=["ace"])
+    events = await scene.act("ace", "pursue", yards=0)
+    assert events[0] == "action_taken" and events[-1] == "interrupt_ended"
+    assert scene.state.current == "brute" and scene.state.turn is not None
+    assert scene.state.turn.interrupted_by is None
+    assert await scene.replays()
+
+
 async def test_a_pursuit_waits_for_the_prepared_charge_to_be_resolved(make: Make) -> None:
     """Press the Attack: "if that enemy moves away from you, you may immediately move up to
     your Speed in yards in direct pursuit" (R37); Prepare (R36). A prepared Charge that moves

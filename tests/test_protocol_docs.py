@@ -96,6 +96,10 @@ def test_committed_documents_equal_what_the_generator_writes_now() -> None:
         docs.OUT / docs.CLIENT_SCHEMA, docs.OUT / docs.SERVER_SCHEMA,
         docs.OUT / docs.EVENTS_SCHEMA, docs.OUT / docs.ASYNCAPI, docs.GUIDE,
         *(docs.OUT / docs.actions_schema_name(r) for r in docs.RULESETS),
+        *(docs.OUT / f"{kind}.{r}.schema.json" for r in docs.RULESETS
+          for kind in ("stat-block", "options", "encounter-file")),
+        docs.OUT / docs.BATTLE_MAP, docs.OUT / docs.ARGS_SCHEMAS, docs.ACTIONS_MD,
+        docs.STAT_BLOCKS_MD,
     }
     stale = [str(p.relative_to(docs.ROOT)) for p in docs.stale(files)]
     assert not stale, f"stale protocol docs {stale}: run `python -m protocol.docs`"
@@ -115,6 +119,8 @@ def test_check_names_the_stale_file_and_write_mends_it(
     root = tmp_path / "repo"
     shutil.copytree(docs.OUT, root / "docs" / "protocol")
     shutil.copy(docs.GUIDE, root / "docs" / "protocol.md")
+    for reference in (docs.ACTIONS_MD, docs.STAT_BLOCKS_MD):
+        shutil.copy(reference, root / "docs" / reference.name)
     monkeypatch.setattr(docs, "ROOT", root)
     monkeypatch.setattr(docs, "OUT", root / "docs" / "protocol")
     monkeypatch.setattr(docs, "GUIDE", root / "docs" / "protocol.md")
@@ -125,9 +131,12 @@ def test_check_names_the_stale_file_and_write_mends_it(
     guide = root / "docs" / "protocol.md"
     guide.write_text(guide.read_text().replace("| `bad_json` |", "| `bad_json_frame` |"))
     (root / "docs" / "protocol" / docs.ASYNCAPI).unlink()
+    actions = root / "docs" / "actions.md"
+    actions.write_text(actions.read_text().replace("`guard_up`", "`guard`"))
     capsys.readouterr()
     assert docs.main(["--check"]) == 1
     err = capsys.readouterr().err
+    assert "stale: docs/actions.md" in err and "stat-blocks" not in err
     assert "stale: docs/protocol/events.schema.json" in err
     assert "stale: docs/protocol/asyncapi.yaml" in err
     assert "stale: docs/protocol.md" in err

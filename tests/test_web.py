@@ -8,6 +8,7 @@ override with its reason. Screenshots of each view go to test-artifacts/web/."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 import shutil
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from clients.client import Client
 from server.app import Server
@@ -548,3 +550,48 @@ async def test_a_double_click_ends_one_turn_and_hostile_actions_need_a_chosen_ta
     await gm.wait_for_selector(f"{attack} select.target", state="detached")  # standard spent
     assert len(dialogs) == 2
     await gm.screenshot(path=artifacts / "gm-after-ally-attack.png", full_page=True)
+
+
+async def test_the_form_takes_a_shipped_example_file_as_it_is_and_the_sheet_reads_ranges(
+        server: Server, pages: Pages, artifacts: Path, tmp_path: Path) -> None:
+    base = f"http://127.0.0.1:{server.settings.port}"
+    gm = await pages.open(f"{base}/table/")
+    await gm.wait_for_selector(".examples input[type=radio]")
+    # The garden party, uploaded as shipped: its name and ruleset fill the form; what the form
+    # leaves out is named.
+    party = tmp_path / "party.yaml"
+    party.write_text((ROOT / "server/examples/dramatic-canterlot-garden-party.yaml").read_text())
+    await gm.set_input_files("input[type=file]", str(party))
+    notes = gm.locator("p.file-notes")
+    await notes.locator("text=Not used").wait_for()
+    assert await notes.get_attribute("data-ignored") == "description,social"
+    assert await gm.input_value("input[name=name]") == "The Canterlot garden party"
+    # The old-mill ambush, uploaded with its options: name, map (drawn) and options are taken.
+    mill = yaml.safe_load((ROOT / "server/examples/dramatic-ponies-vs-diamond-dogs.yaml")
+                          .read_text())
+    text = (ROOT / "server/examples/dramatic-ponies-vs-diamond-dogs.yaml").read_text()
+    text = text.replace("combatants:\n", "options:\n  players_roll: true\n  dice_seed: 7\n"
+                        "combatants:\n", 1)
+    upload = tmp_path / "mill.yaml"
+    upload.write_text(text)
+    await gm.set_input_files("input[type=file]", str(upload))
+    await gm.wait_for_function(
+        "document.querySelector('p.file-notes').dataset.took === 'name,ruleset,map,options'")
+    assert await gm.input_value("input[name=name]") == mill["name"]
+    drawn = json.loads(await gm.input_value("textarea[name=map]"))
+    assert (drawn["width"], drawn["height"]) == (12, 8) and [4, 1] in drawn["blocked"]
+    assert json.loads(await gm.input_value("textarea[name=options]")) == {
+        "players_roll": True, "dice_seed": 7}
+    await gm.screenshot(path=artifacts / "new-encounter-from-a-file.png", full_page=True)
+    await gm.click("button.primary")
+    await live(gm)
+    await gm.wait_for_selector('.map .sq.blocked[data-x="4"][data-y="1"]')
+    # the options went with it: the player rolls its own dice
+    snapshot = await gm.evaluate("window.stablemaster.table.options")
+    assert snapshot["players_roll"] is True and snapshot["dice_seed"] == 7
+    # A weapon's range bands read as bands, not as JSON.
+    sheet = gm.locator('section.sheet[data-combatant="twilight"]')
+    await sheet.wait_for()
+    text = await sheet.inner_text()
+    assert "point blank to 6, short to 12, medium to 18, long to 24 squares" in text
+    assert '{"point_blank"' not in text

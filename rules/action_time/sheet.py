@@ -40,6 +40,7 @@ import msgspec
 
 from rules.action_time.dice_ladder import DieError, parse_die
 from rules.action_time.options import DEFAULT, AtOptions
+from rules.choices import allowed_at, allowed_text
 
 #: Melee Attack: "An enemy within 2 yards of you is considered adjacent."
 MELEE_REACH = 2
@@ -63,13 +64,27 @@ class Weapon(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
     """A weapon: damage die, melee or ranged with range in yards, the ability it tests, and the
     action a reload costs (``"none"``: it needs none)."""
 
-    name: str
-    damage: _DIE_TEXT
-    kind: Literal["melee", "ranged"] = "melee"
-    range: Annotated[int, msgspec.Meta(ge=1)] | None = None
-    ability: str = "body"
-    reload: Literal["none", "free", "minor", "major"] | None = None
-    stowed: bool = False
+    name: Annotated[str, msgspec.Meta(description="The weapon's name, unique in the stat "
+                                      "block; an attack's `weapon` argument names it.")]
+    damage: Annotated[_DIE_TEXT, msgspec.Meta(
+        description="The damage die: `d4`, `d6`, `d8`, `d10`, `d12` or `d20` (R29).",
+        examples=["d6"])]
+    kind: Annotated[Literal["melee", "ranged"], msgspec.Meta(
+        description="`melee` (attacks an adjacent enemy, within 2 yards) or `ranged` (needs "
+        "`range`).")] = "melee"
+    range: Annotated[int, msgspec.Meta(
+        ge=1, description="The range of a ranged weapon; required for one.",
+        extra_json_schema={"x-unit": "yards"})] | None = None
+    ability: Annotated[str, msgspec.Meta(
+        description="The ability the attack tests: one of the stat block's abilities "
+        "(R29).")] = "body"
+    reload: Annotated[Literal["none", "free", "minor", "major"], msgspec.Meta(
+        description="What a reload costs (`reload_free`, `reload_minor`, `reload_major`); "
+        "`none`: it needs none. Default: `none` for melee, `minor` for ranged (R60).")] | \
+        None = None
+    stowed: Annotated[bool, msgspec.Meta(
+        description="Stowed when the scene starts: the Ready minor action (`ready_item`) "
+        "draws it before use.")] = False
 
     @property
     def damage_die(self) -> int:
@@ -90,21 +105,36 @@ class Weapon(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
 class Spell(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """A spell and the action its casting costs (R60: major unless the stat block says)."""
 
-    name: str
-    cast: Cost = "major"
-    ability: str = "mind"
+    name: Annotated[str, msgspec.Meta(description="The spell's name, unique in the stat "
+                                      "block; a cast's `spell` argument names it.")]
+    cast: Annotated[Cost, msgspec.Meta(
+        description="What casting it costs: `major` (`cast_major`), `minor` (`cast_minor`) "
+        "or `free` (`cast_free`) (R60).")] = "major"
+    ability: Annotated[str, msgspec.Meta(
+        description="The ability the casting tests: one of the stat block's "
+        "abilities.")] = "mind"
 
 
 class Sheet(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """A parsed stat sheet. ``abilities`` maps each ability to its die's sides."""
 
     abilities: dict[str, int]
-    health: Annotated[int, msgspec.Meta(ge=1)] | None = None
-    defense: Annotated[int, msgspec.Meta(ge=0)] | None = None
-    speed: _YARDS = 10
-    bandages: Literal["ready", "stowed", "none"] = "none"
-    weapons: tuple[Weapon, ...] = ()
-    spells: tuple[Spell, ...] = ()
+    health: Annotated[int, msgspec.Meta(
+        ge=1, description="The maximum Health (R29); attacks on the combatant and Heal need "
+        "it. At 0 Health it can take no action.")] | None = None
+    defense: Annotated[int, msgspec.Meta(
+        ge=0, description="Defense: the Difficulty of attacks against the combatant (R29); "
+        "attacks on it need it.")] | None = None
+    speed: Annotated[_YARDS, msgspec.Meta(
+        description="Speed, for Move, Run, Charge and pursuits (R60). Default: the option "
+        "`default_speed_yards` (10).", extra_json_schema={"x-unit": "yards"})] = 10
+    bandages: Annotated[Literal["ready", "stowed", "none"], msgspec.Meta(
+        description="Bandages: `ready` in hoof (Heal needs them, R33), `stowed` (`ready_item` "
+        "draws them) or `none`.")] = "none"
+    weapons: Annotated[tuple[Weapon, ...], msgspec.Meta(
+        description="The combatant's weapons.")] = ()
+    spells: Annotated[tuple[Spell, ...], msgspec.Meta(
+        description="The spells the combatant can cast.")] = ()
 
     def ability(self, name: str) -> int:
         """The die of ability ``name``; :class:`SheetError` when the sheet has none."""
@@ -159,7 +189,10 @@ def parse_sheet(stats: dict[str, Any], options: AtOptions = DEFAULT) -> Sheet:
         message = str(exc)
         match = _AT.search(message)
         field = match.group(1) if match else ""
-        raise SheetError(field, _AT.sub("", message)) from None
+        problem = _AT.sub("", message)
+        if problem.startswith("Invalid enum value"):
+            problem += allowed_text(allowed_at(Sheet, "." + field if field else ""))
+        raise SheetError(field, problem) from None
     for i, weapon in enumerate(sheet.weapons):
         if weapon.ability not in abilities:
             raise SheetError(f"weapons[{i}].ability", f"no ability {weapon.ability!r}")

@@ -26,7 +26,7 @@ Public API: ``parse_social(stats) -> SocialSheet``, ``SocialSheet`` (``temporary
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 
@@ -37,8 +37,11 @@ class TemporaryStatus(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_
     """Temporary Social Status (Social Events; R25): ``bonus`` counts only in ``circle`` (the
     bonus's keyword), or everywhere when ``circle`` is ``None`` (universal)."""
 
-    bonus: int
-    circle: str | None = None
+    bonus: Annotated[int, msgspec.Meta(description="The temporary Social Status bonus (Social "
+                                       "Events; R25).", extra_json_schema={"minimum": 0})]
+    circle: Annotated[str, msgspec.Meta(
+        description="The circle of society it counts in (the bonus's keyword, `canterlot high "
+        "society`); left out: universal, it counts everywhere.")] | None = None
 
     def __post_init__(self) -> None:
         if self.bonus < 0:
@@ -48,13 +51,25 @@ class TemporaryStatus(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_
 
 
 class SocialSheet(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """A character's social statistics (see the module docstring for the format)."""
+    """A character's social statistics (a Dramatic stat block's ``stats.social``); every
+    field is optional."""
 
-    reputation: int = 0
-    talents: dict[str, int] = msgspec.field(default_factory=dict)
-    temporary: tuple[TemporaryStatus, ...] = ()
-    clothing: int = 0
-    event_raise: int = 0
+    reputation: Annotated[int, msgspec.Meta(
+        description="Reputation: Social Status = Reputation + Charisma modifier + talents "
+        "(Social Status; R70).")] = 0
+    talents: Annotated[dict[str, int], msgspec.Meta(
+        description="The Social Status bonuses of talents and feats, by their name (any "
+        "name: each value is added to Social Status, R70).", examples=[{"vip": 2}])] = \
+        msgspec.field(default_factory=dict)
+    temporary: Annotated[tuple[TemporaryStatus, ...], msgspec.Meta(
+        description="Temporary Social Status from events attended, one per circle of society "
+        "(and one universal); each counts at most half the unmodified status (R25).")] = ()
+    clothing: Annotated[int, msgspec.Meta(
+        description="The Social Access Rating bonus of fine clothing (Social Access "
+        "Rating).")] = 0
+    event_raise: Annotated[int, msgspec.Meta(
+        description="How much this guest raises an Event Rating (VIP, Super VIP; R71).",
+        extra_json_schema={"minimum": 0})] = 0
 
     def __post_init__(self) -> None:
         circles = [t.circle for t in self.temporary]

@@ -7,6 +7,7 @@ from __future__ import annotations
 from encounter import battle, gm, rulings, social
 from encounter.actions import CATALOG
 from encounter.ruleset import Declaration
+from encounter.schemas import command_schema_id
 from protocol import messages as msg
 from protocol.messages import LegalAction
 from rules.rulesets import DramaticSystems
@@ -55,6 +56,7 @@ RULESET = Declaration(
         msg.SetSocialEvent: social.set_social_event,
         msg.SetSocialSituation: social.set_social_situation,
     },
-    gm_tools=tuple(LegalAction(action=name) for name in GM_TOOLS),
+    gm_tools=tuple(LegalAction(action=name, args_schema=command_schema_id(name))
+                   for name in GM_TOOLS),
     views=(social_view,),
 )

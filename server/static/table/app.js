@@ -3,7 +3,7 @@
 // the overlay (/watch?spectate=<token>).
 
 import { Connection, anonymous } from "/table/conn.js";
-import { Table, drawingToMap } from "/table/model.js";
+import { Table, drawingToMap, readEncounterFile } from "/table/model.js";
 import { h, renderStatus, renderOrder, renderLog, renderSheet, renderActions, renderMap, renderSocial, pickSquare, subtitle } from "/table/render.js";
 import { gmView } from "/table/gm.js";
 
@@ -108,16 +108,40 @@ async function landing() {
   const ruleset = h("select", { name: "ruleset" }, h("option", { value: "dramatic" }, "MLP Dramatic Systems"), h("option", { value: "action_time" }, "Action Time"));
   const text = h("textarea", { name: "statblocks", placeholder: "combatants:\n  - {name: Twilight Sparkle, kind: pc, initiative: 3}\n  - {name: Diamond Dog, kind: npc, initiative: 1}", spellcheck: "false" });
   const upload = h("input", { type: "file", accept: ".yaml,.yml,.json,application/json,text/yaml" });
-  upload.addEventListener("change", async () => { if (upload.files[0]) text.value = await upload.files[0].text(); });
   const error = h("p", { class: "error", role: "alert" });
   const mapText = h("textarea", { name: "map", class: "map-json", placeholder: "battle map (optional): JSON, or a drawing — . floor # blocked ~ difficult = low : fog % darkness ^ pit ! improved cover", spellcheck: "false" });
+  const optionsText = h("textarea", { name: "options", class: "map-json", placeholder: 'encounter options (optional), JSON: {"players_roll": true}', spellcheck: "false" });
+  const fileNotes = h("p", { class: "file-notes muted", role: "status" });
+  // An encounter file (a shipped example's format) fills the other fields; the form says what
+  // it took from the file and what it leaves out.
+  const readFile = (map = undefined) => {
+    const file = readEncounterFile(text.value);
+    const took = [];
+    if (file.name) { name.value = file.name; took.push("name"); }
+    if (file.ruleset === "dramatic" || file.ruleset === "action_time") { ruleset.value = file.ruleset; took.push("ruleset"); }
+    const battleMap = map !== undefined ? map : file.map;
+    if (battleMap) { mapText.value = JSON.stringify(battleMap); took.push("map"); }
+    if (file.options) { optionsText.value = JSON.stringify(file.options); took.push("options"); }
+    const notes = [];
+    if (took.length) notes.push(`From the file: ${took.join(", ")} (below), and the combatants.`);
+    if (file.ignored.length) notes.push(`Not used: ${file.ignored.join("; ")}.`);
+    if (file.problems.length) notes.push(`Not read: ${file.problems.join("; ")}.`);
+    fileNotes.textContent = notes.join(" ");
+    fileNotes.dataset.ignored = file.ignored.map((x) => x.split(" ")[0]).join(",");
+    fileNotes.dataset.took = took.join(",");
+  };
+  upload.addEventListener("change", async () => { if (upload.files[0]) { text.value = await upload.files[0].text(); readFile(); } });
+  text.addEventListener("change", () => readFile());
   const examples = h("div", { class: "examples" }, h("p", { class: "muted" }, "Loading the examples…"));
   const form = h("form", {},
     h("p", {}, h("label", {}, "Name ", name), " ", h("label", {}, "Ruleset ", ruleset)),
     h("p", {}, h("label", {}, "Stat blocks (YAML or JSON) — or upload a file: ", upload)),
     text,
+    fileNotes,
     h("p", {}, h("label", {}, "Battle map (JSON, or drawn in text; optional)")),
     mapText,
+    h("p", {}, h("label", {}, "Encounter options (JSON; optional)")),
+    optionsText,
     h("p", {}, h("button", { type: "submit", class: "primary" }, "Create the encounter")),
     error);
   const joinBox = h("input", { type: "text", placeholder: "a table link or a token" });
@@ -137,6 +161,8 @@ async function landing() {
       const fields = { name: name.value.trim(), ruleset: ruleset.value, combatants_yaml: text.value };
       const drawn = mapText.value.trim();
       if (drawn) fields.map = drawn.startsWith("{") ? JSON.parse(drawn) : drawingToMap(drawn);
+      const options = optionsText.value.trim();
+      if (options) fields.options = JSON.parse(options);
       const ack = await anon.command("create_encounter", fields);
       anon.close();
       location.hash = `token=${encodeURIComponent(ack.result.gm_token)}`;
@@ -151,7 +177,9 @@ async function landing() {
         name.value = ex.name;
         ruleset.value = ex.ruleset;
         text.value = await (await fetch(`/table/examples/${ex.file}`)).text();
-        mapText.value = ex.map ? JSON.stringify(ex.map) : "";
+        mapText.value = "";
+        optionsText.value = ex.options ? JSON.stringify(ex.options) : "";
+        readFile(ex.map);
       } }), ` ${ex.name} `, h("span", { class: "muted" }, `(${ex.ruleset === "action_time" ? "Action Time" : "MLP Dramatic Systems"}; ${ex.combatants.length} combatants) ${ex.description}`))));
   } catch (err) {
     examples.replaceChildren(h("p", { class: "error" }, `No examples: ${err}`));

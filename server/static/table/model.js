@@ -498,3 +498,145 @@ export function drawingToMap(text, walls = []) {
   }));
   return map;
 }
+
+/** One YAML scalar as written in an encounter file: true/false/null, a number, a quoted or a
+ *  plain string (a trailing ` # comment` dropped). */
+function yamlScalar(raw) {
+  let text = raw.trim();
+  const quoted = text.match(/^(["'])(.*)\1$/);
+  if (quoted) return quoted[2];
+  text = text.replace(/\s+#.*$/, "").trim();
+  if (text === "true") return true;
+  if (text === "false") return false;
+  if (text === "null" || text === "~" || text === "") return null;
+  if (/^-?\d+$/.test(text)) return Number(text);
+  return text;
+}
+
+/** A flow value written in JSON's own syntax (`[[7, 0], [7, 1]]`, `{"a": 1}`) or a flow
+ *  mapping of scalars (`{players_roll: true, dice_seed: 7}`); undefined when neither. */
+function flowValue(text) {
+  try { return JSON.parse(text); } catch { /* not JSON */ }
+  const m = text.trim().match(/^\{(.*)\}$/);
+  if (!m) return undefined;
+  const out = {};
+  for (const part of m[1].split(",")) {
+    if (!part.trim()) continue;
+    const kv = part.match(/^\s*([\w-]+)\s*:\s*(.*)$/);
+    if (!kv || /[[\]{}]/.test(kv[2])) return undefined;
+    out[kv[1]] = yamlScalar(kv[2]);
+  }
+  return out;
+}
+
+/** The top-level keys of a YAML document: each with what follows it on its line and the
+ *  indented lines below it. */
+function yamlSections(text) {
+  const sections = new Map();
+  let current = null;
+  for (const line of text.split(/\r?\n/)) {
+    const top = line.match(/^([A-Za-z_][\w-]*):(.*)$/);
+    if (top) {
+      current = { inline: top[2].replace(/\s+#.*$/, "").trim(), lines: [] };
+      sections.set(top[1], current);
+    } else if (current && (/^\s/.test(line) || line === "")) {
+      current.lines.push(line);
+    } else if (!/^\s*(#|$)/.test(line)) {
+      current = null;
+    }
+  }
+  return sections;
+}
+
+/** The keys of an indented block (`  key: value`), one level deep: each with its inline
+ *  value and the lines indented below it. */
+function blockEntries(lines) {
+  const indent = Math.min(...lines.filter((l) => l.trim() && !l.trim().startsWith("#")).map((l) => l.match(/^\s*/)[0].length));
+  const out = new Map();
+  let current = null;
+  for (const line of lines) {
+    if (!line.trim() || line.trim().startsWith("#")) { if (current) current.lines.push(line); continue; }
+    const depth = line.match(/^\s*/)[0].length;
+    const kv = line.slice(indent).match(/^([\w-]+):(.*)$/);
+    if (depth === indent && kv) {
+      current = { inline: kv[2].replace(/\s+#.*$/, "").trim(), lines: [] };
+      out.set(kv[1], current);
+    } else if (current && depth > indent) {
+      current.lines.push(line);
+    } else {
+      return null; // a list or something else this reader does not follow
+    }
+  }
+  return out;
+}
+
+/** What the web table's form takes from an encounter file (the format of the shipped
+ *  examples, docs/stat-blocks.md "Encounter files"), YAML or JSON: its `name`, `ruleset`,
+ *  `options` and `map` (a map as JSON or drawn in text), with `ignored` naming, and saying
+ *  why, each part the form does not use. The whole text goes to the server as
+ *  `combatants_yaml`, which reads its `combatants`. */
+export function readEncounterFile(text) {
+  const out = { ignored: [], problems: [] };
+  const trimmed = (text || "").trim();
+  if (!trimmed) return out;
+  let data = null;
+  if (trimmed.startsWith("{")) {
+    try { data = JSON.parse(trimmed); } catch (err) { out.problems.push(`not JSON: ${err.message}`); return out; }
+  }
+  if (trimmed.startsWith("[")) return out; // a list of stat blocks
+  const sections = data ? new Map(Object.entries(data).map(([k, v]) => [k, { value: v }])) : yamlSections(text);
+  for (const [key, sec] of sections) {
+    const value = "value" in sec ? sec.value : undefined;
+    if (key === "combatants") continue;
+    if (key === "name" || key === "ruleset") {
+      const v = value !== undefined ? value : yamlScalar(sec.inline);
+      if (typeof v === "string" && v) out[key] = v;
+      else out.problems.push(`${key}: not read (write it on one line)`);
+    } else if (key === "options") {
+      let v = value;
+      if (v === undefined && sec.inline) v = flowValue(sec.inline);
+      if (v === undefined && !sec.inline) {
+        const entries = blockEntries(sec.lines);
+        if (entries && [...entries.values()].every((e) => !e.lines.some((l) => l.trim() && !l.trim().startsWith("#")))) {
+          v = Object.fromEntries([...entries].map(([k, e]) => [k, yamlScalar(e.inline)]));
+        }
+      }
+      if (v && typeof v === "object" && !Array.isArray(v)) out.options = v;
+      else out.problems.push("options: not read (write each option as `name: value` on its own line, or as JSON)");
+    } else if (key === "map") {
+      let v = value;
+      if (v === undefined && sec.inline) v = flowValue(sec.inline);
+      if (v === undefined && !sec.inline) {
+        const entries = blockEntries(sec.lines);
+        if (entries && entries.has("drawing")) {
+          const drawing = entries.get("drawing");
+          const rows = drawing.inline === "|" || drawing.inline === "|-" ? drawing.lines.join("\n") : drawing.inline;
+          const walls = entries.has("walls") ? flowValue(entries.get("walls").inline) : [];
+          if (Array.isArray(walls)) v = { drawing: rows, walls };
+        } else if (entries) {
+          const built = {};
+          for (const [k, e] of entries) {
+            const item = e.inline ? flowValue(e.inline) ?? yamlScalar(e.inline) : undefined;
+            if (item === undefined) { built.unreadable = true; break; }
+            built[k] = item;
+          }
+          if (!built.unreadable) v = built;
+        }
+      }
+      if (v && typeof v === "object" && "drawing" in v) {
+        try { out.map = drawingToMap(String(v.drawing), v.walls || []); } catch (err) { out.problems.push(`map: ${err.message}`); }
+      } else if (v && typeof v === "object") {
+        out.map = v;
+      } else {
+        out.problems.push("map: not read (write it as JSON, or as `drawing: |` with the rows below it): paste it in the battle map box");
+      }
+    } else if (key === "description") {
+      out.ignored.push("description (shown in the list of examples only)");
+    } else if (key === "social") {
+      out.ignored.push("social (the event, each one's situation and statement: set them from the GM console once the encounter exists)");
+    } else {
+      out.ignored.push(`${key} (not a part of an encounter file)`);
+    }
+  }
+  return out;
+}

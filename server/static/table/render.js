@@ -117,11 +117,21 @@ export function renderLog(el, table, limit = 200) {
   if (stick) el.scrollTop = el.scrollHeight;
 }
 
+/** A part of a listed item (a weapon's ranges, damage types…) as a person reads it. */
+function itemText(key, value) {
+  if (value === null || value === undefined) return "—";
+  if (Array.isArray(value)) return value.map((x) => (x && typeof x === "object" ? itemText("", x) : String(x))).join(", ");
+  if (typeof value !== "object") return String(value);
+  const parts = Object.entries(value).map(([k, y]) => `${humanize(k)} ${itemText(k, y)}`);
+  // the range bands of a weapon: the last square of each band
+  return key === "ranges" ? `${Object.entries(value).map(([k, y]) => `${humanize(k)} to ${y}`).join(", ")} squares` : parts.join(", ");
+}
+
 function renderValue(v) {
   if (v === null || v === undefined) return "—";
   if (Array.isArray(v) && v.some((x) => x && typeof x === "object")) {
     return h("ul", { class: "items" }, ...v.map((x) => h("li", {}, x && typeof x === "object"
-      ? Object.entries(x).map(([k, y]) => (k === "name" ? String(y) : `${humanize(k)} ${typeof y === "object" ? JSON.stringify(y) : y}`)).join(" · ")
+      ? Object.entries(x).map(([k, y]) => (k === "name" ? String(y) : `${humanize(k)} ${itemText(k, y)}`)).join(" · ")
       : String(x))));
   }
   if (Array.isArray(v)) return v.map(String).join(", ");

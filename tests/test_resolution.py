@@ -245,6 +245,24 @@ async def test_a_failed_constitution_check_makes_a_condition_persistent(make: Ma
     assert scene.state.current == "ace"  # no further turns in this scene
 
 
+async def test_the_scene_ends_without_a_second_check_for_one_that_failed_it(
+        make: Make) -> None:
+    """R16: after a failed Constitution check, "no further check in this scene": the end of the
+    scene checks only the unconscious still awaiting theirs (before, it checked the dog again
+    and its condition chart refused, so the GM could not end the encounter)."""
+    scene = await make([PONY, dog(con=0)], dice_seed=1)
+    await knock_out(scene)
+    for _ in range(10):
+        await scene.turns_in_round()
+    await scene.act("ace", "end_turn")
+    assert scene.state.vitals["dog"].condition == ["unconscious", "out_for_scene"]
+    checks = len(scene.events("check_made"))
+    events = await scene.do("end_encounter")
+    assert events[-1] == "encounter_ended" and len(scene.events("check_made")) == checks
+    assert scene.state.vitals["dog"].condition == ["unconscious", "out_for_scene"]
+    assert await scene.replays()
+
+
 async def test_healing_revives_an_unconscious_creature_prone(make: Make) -> None:
     scene = await make([PONY, dog()])
     await knock_out(scene)

@@ -4,11 +4,11 @@ with no Redis, no sockets and no server.
 A :class:`Table` is what a server holds for one encounter, minus the I/O: it decodes each
 command as the server decodes a message from the wire (``protocol.messages``), decides it
 with :func:`encounter.engine.decide` for a given :class:`~encounter.actors.Actor` (the GM's
-credential unless told otherwise), keeps the whole log, and folds nothing twice: the state it
-holds is the decider's. What a client is shown comes from the same functions the server
-calls for each connection (:mod:`encounter.views`, :func:`encounter.legal.legal_actions`).
-Tests of the rules play scenes on it; the same scenes run over the real protocol in the
-end-to-end tests. ::
+credential unless told otherwise), and keeps the whole log and the state the decider returns
+(folding the log from scratch must give that state: :meth:`Table.replays`). What a viewer is
+shown comes from the functions the server calls for each connection (:mod:`encounter.views`,
+:func:`encounter.legal.legal_actions`). The test suite plays its rule scenarios on it, and
+some of them over the real protocol too (docs/harness.md). ::
 
     table = Table([{"name": "Ace", "id": "ace", "kind": "pc", "initiative": 5},
                    {"name": "Dog", "id": "dog", "initiative": 1}], dice_seed=1)

@@ -340,10 +340,11 @@ def rest(d: Decision) -> None:
 
 def after_the_scene(d: Decision) -> None:
     """R50 (Removing Conditions) and R16: the Constitution check of every unconscious creature
-    first, then every living, conscious creature +1 step on each track (never below its
-    persistent steps); ``end_of_scene_recovery: false`` leaves the tracks."""
+    still awaiting its check first (one that failed it has no further check in this scene),
+    then every living, conscious creature +1 step on each track (never below its persistent
+    steps); ``end_of_scene_recovery: false`` leaves the tracks."""
     for cid, v in list(d.s.vitals.items()):
-        if v.condition[0] == "unconscious":
+        if v.condition == ["unconscious", "awaiting_check"]:
             resolution.consciousness_check(d, cid)
     for cid, v in list(d.s.vitals.items()):
         c = d.s.combatants[cid]

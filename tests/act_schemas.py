@@ -1,9 +1,10 @@
 """Every ``act`` the test suite sends, checked against the published JSON Schemas.
 
 ``tests/conftest.py`` registers :func:`observe` as a ``Client`` observer: each ``act`` sent
-through ``clients.client.Client`` (the ``Scene`` helper's, the table helpers', every test's)
-is checked, with the server's answer, against ``docs/protocol/actions.<ruleset>.schema.json``
-(as committed: the drift check keeps them equal to the declarations) with the ``jsonschema``
+through ``clients.client.Client`` (the ``Scene`` helper's, the table helpers', every test's),
+and each one a scenario sends to the in-process table (``tests.scene.LocalScene``), is
+checked, with the server's answer, against ``docs/protocol/actions.<ruleset>.schema.json`` (as
+committed: the drift check keeps them equal to the declarations) with the ``jsonschema``
 library. The schema and the server must agree:
 
 - an act the schema refuses must be refused by the server (an ``error``): a test may send a
@@ -80,8 +81,13 @@ def check(ruleset: str, command: dict[str, Any], reply: dict[str, Any]) -> str |
 def observe(client: Client, command: dict[str, Any], reply: dict[str, Any]) -> None:
     if command.get("type") != "act":
         return
-    ruleset = ruleset_of(client)
-    if ruleset is None:
+    observed(ruleset_of(client), command, reply)
+
+
+def observed(ruleset: str | None, command: dict[str, Any], reply: dict[str, Any]) -> None:
+    """An ``act`` sent in an encounter of ``ruleset`` (over the network, or on the in-process
+    table of ``tests.scene.LocalScene``), and its answer."""
+    if ruleset not in RULESETS:
         counts["unknown_ruleset"] += 1
         return
     counts["checked"] += 1

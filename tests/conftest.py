@@ -12,6 +12,7 @@ import tempfile
 import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from hypothesis import settings
@@ -21,6 +22,9 @@ from server.app import Server
 from server.config import Settings
 from tests import act_schemas
 from tests.redis_procs import RedisCluster3, RedisProcess, free_port
+
+if TYPE_CHECKING:
+    from tests.scene import Tables
 
 # Property tests draw the same examples on every run (and in CI), so that a failure is a
 # failure of the code, reproducible as it is reported; STABLEMASTER_EXPLORE=1 draws new ones.
@@ -157,6 +161,19 @@ def spawn(redis_server: RedisProcess) -> Iterator[type]:
 
 async def connect(url: str) -> Client:
     return await Client.open(url)
+
+
+@pytest.fixture
+def tables(request: pytest.FixtureRequest) -> Tables:
+    """Where a test's scenes are created (``tests/scene.py``): in-process on the engine's
+    table, or over the network when the test is parametrized so (``NETWORK_ONLY``,
+    ``BOTH_TRANSPORTS``)."""
+    from tests.scene import IN_PROCESS, NETWORK, InProcess, Network
+
+    transport = getattr(request, "param", IN_PROCESS)
+    if transport == NETWORK:
+        return Network(request.getfixturevalue("server"), request.getfixturevalue("clients"))
+    return InProcess()
 
 
 @pytest.fixture

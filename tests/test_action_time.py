@@ -1,8 +1,9 @@
 """Resolving "Action Time" in the encounter engine: one scenario per action and rule (Major
 Actions, Minor Actions, Taking Actions, Stacking Effects; rulings R29-R39, R51, R60-R62),
-given / when / then, through the real websocket protocol against a real Redis. Every die is
-physical (``players_roll`` and ``manual_rolls``), so each scenario states the faces it needs,
-initiative included.
+given / when / then, on the engine's in-process table (``tests/scene.py``; a few scenarios
+also through the real websocket protocol against a real Redis, and what players are shown only
+there). Every die is physical (``players_roll`` and ``manual_rolls``), so each scenario states
+the faces it needs, initiative included.
 
 The cast: Ace and Bloom (players), the Brute (a major NPC) and two Diggers (a group of minor
 NPCs). Unless a scenario says otherwise the order is Ace, Bloom, Brute, Diggers.
@@ -21,7 +22,7 @@ from encounter.legal import legal_actions
 from server.app import Server
 from tests.conftest import ws_url
 from tests.helpers import open_client
-from tests.scene import Scene
+from tests.scene import BOTH_TRANSPORTS, NETWORK_ONLY, Scene, Tables
 
 Make = Callable[..., Awaitable[Scene]]
 
@@ -53,11 +54,11 @@ def with_stats(block: dict[str, Any], **stats: Any) -> dict[str, Any]:
 
 
 @pytest.fixture
-def make(server: Server, clients: list[Client]) -> Make:
+def make(tables: Tables) -> Make:
     async def create(combatants: list[dict[str, Any]] | None = None,
                      initiative: dict[str, int] | None = None, **options: Any) -> Scene:
-        scene = await Scene.create(server, clients, combatants or CAST, ruleset="action_time",
-                                   players_roll=True, manual_rolls=True, **options)
+        scene = await tables.create(combatants or CAST, ruleset="action_time",
+                                    players_roll=True, manual_rolls=True, **options)
         await scene.do("start_encounter")
         faces = initiative or ORDER
         for request, pending in list(scene.state.pending_rolls.items()):
@@ -79,7 +80,7 @@ def pending_expr(scene: Scene) -> str:
 
 
 def last(scene: Scene, kind: str) -> dict[str, Any]:
-    return [m["event"] for m in scene.gm.events() if m["event"]["kind"] == kind][-1]
+    return scene.last(kind)
 
 
 def health(scene: Scene, cid: str) -> int:
@@ -105,6 +106,7 @@ async def end_turns_until(scene: Scene, who: str) -> None:
 # --- the scene ---------------------------------------------------------------------------------
 
 
+@BOTH_TRANSPORTS
 async def test_players_a_major_npc_and_a_group_of_minor_npcs_share_one_order(
         make: Make) -> None:
     # tie at 5 between Bloom and the Brute: players before NPCs (R31)
@@ -119,10 +121,11 @@ async def test_players_a_major_npc_and_a_group_of_minor_npcs_share_one_order(
     assert await scene.replays()
 
 
+@BOTH_TRANSPORTS
 async def test_a_stat_block_is_checked_when_the_combatant_is_added(make: Make) -> None:
     scene = await make()
-    bad = await scene.gm.request({"type": "add_combatant", "id": "bad", "combatant": {
-        "name": "Odd", "stats": {"body": "d8", "charm": 3}}})
+    bad = await scene.send("add_combatant", id="bad", combatant={
+        "name": "Odd", "stats": {"body": "d8", "charm": 3}})
     assert bad["code"] == "invalid_payload" and "charm" in bad["message"]  # R60
 
 
@@ -154,7 +157,7 @@ async def test_a_turn_is_a_major_and_a_minor_or_two_minors(make: Make) -> None:
 async def test_melee_attack_meets_the_defense_and_deals_the_damage_die_in_health(
         make: Make) -> None:
     scene = await make()
-    legal = {a["action"]: a.get("targets") for a in scene.gm.legal if a.get("combatant") == "ace"}
+    legal = {a["action"]: a.get("targets") for a in scene.legal if a.get("combatant") == "ace"}
     # the enemies first, then the ally (an attack on an ally, a slip of the shovel, is accepted
     # too: listed as act accepts it)
     assert legal["melee_attack"] == ["brute", "digger1", "digger2", "bloom"]
@@ -335,7 +338,7 @@ async def test_heal_rolls_mind_against_4_and_heals_the_face_once_until_new_damag
     assert (await scene.refused("bloom", "heal", target="bloom"))["code"] == "illegal_action"
     assert (await scene.refused("bloom", "heal", target="ace", distance=3))[
         "code"] == "illegal_action"
-    heal = next(a for a in scene.gm.legal if a["action"] == "heal")
+    heal = next(a for a in scene.legal if a["action"] == "heal")
     assert heal["targets"] == ["ace"]
     await scene.act("bloom", "heal", target="ace")
     assert pending_expr(scene) == "1d8"  # Bloom's Mind die
@@ -380,7 +383,7 @@ async def test_at_0_health_a_combatant_is_out_of_the_fight_and_its_turns_pass(
     assert scene.state.vitals["digger1"].condition == ["active", "defenseless"]
     await scene.act("ace", "end_turn")  # the Digger's turn passes by itself (R29, R39)
     assert scene.state.current == "digger2"
-    attack = next(a for a in scene.gm.legal if a["action"] == "melee_attack")
+    attack = next(a for a in scene.legal if a["action"] == "melee_attack")
     assert "digger1" not in attack["targets"]
     await scene.do("adjust_combatant", combatant="digger1", fatigue=2, reason="gets up")
     assert scene.state.vitals["digger1"].condition == ["active", "fit"]
@@ -452,6 +455,7 @@ async def test_a_prepared_action_interrupts_another_turn_without_moving_the_orde
     assert await scene.replays()
 
 
+@BOTH_TRANSPORTS
 async def test_a_prepared_action_waiting_for_its_dice_keeps_the_turn_interrupted(
         make: Make) -> None:
     """Prepare: "you can interrupt another pony and take your prepared action immediately"
@@ -517,14 +521,14 @@ async def test_press_the_attack_pursues_an_enemy_that_retreats(make: Make) -> No
     await scene.act("ace", "melee_attack", target="brute")
     await roll(scene, 6)
     await roll(scene, 1)
-    press = next(a for a in scene.gm.legal if a["action"] == "press_the_attack")
+    press = next(a for a in scene.legal if a["action"] == "press_the_attack")
     assert press["targets"] == ["brute"]
     await scene.act("ace", "press_the_attack", target="brute")
     await end_turns_until(scene, "brute")
     events = await scene.act("brute", "move", yards=8, away_from=["ace"])
     assert events[-3:] == ["at_effect_ended", "action_readied", "readied_action_triggered"]
     assert (await scene.refused("brute", "move", yards=1))["code"] == "illegal_action"
-    assert "pursue" in [a["action"] for a in scene.gm.legal if a.get("combatant") == "ace"]
+    assert "pursue" in [a["action"] for a in scene.legal if a.get("combatant") == "ace"]
     assert (await scene.refused("ace", "pursue", yards=11))["code"] == "illegal_action"
     assert await scene.act("ace", "pursue", yards=10) == [
         "action_taken", "at_moved", "interrupt_ended"]
@@ -616,7 +620,7 @@ async def test_cast_and_reload_cost_what_the_stat_block_says(make: Make) -> None
                       weapons=[{"name": "Crossbow", "damage": "d8", "kind": "ranged",
                                 "range": 30, "reload": "major"}])
     scene = await make([mage, BLOOM, BRUTE], initiative={"ace": 8, "bloom": 6, "brute": 5})
-    actions = {a["action"] for a in scene.gm.legal if a.get("combatant") == "ace"}
+    actions = {a["action"] for a in scene.legal if a.get("combatant") == "ace"}
     assert {"cast_minor", "cast_major", "reload_major"} <= actions
     assert "cast_free" not in actions
     assert "minor action" in (await scene.refused("ace", "cast_major", spell="Glow"))["message"]
@@ -628,6 +632,7 @@ async def test_cast_and_reload_cost_what_the_stat_block_says(make: Make) -> None
 # --- what each viewer sees ---------------------------------------------------------------------
 
 
+@NETWORK_ONLY
 async def test_players_see_the_stances_but_not_an_npcs_health(
         make: Make, server: Server, clients: list[Client]) -> None:
     scene = await make()
@@ -683,12 +688,13 @@ async def test_a_newcomer_rolls_at_the_start_of_the_next_round(make: Make) -> No
 
 async def test_action_time_has_no_delay(make: Make) -> None:
     scene = await make()
-    assert "delay" not in [a["action"] for a in scene.gm.legal]
+    assert "delay" not in [a["action"] for a in scene.legal]
     refused = await scene.refused("ace", "delay")
     assert refused["code"] == "illegal_action" and "no delay" in refused["message"]
 
 
 @pytest.mark.parametrize("leaving", ["brute", "ace"])
+@BOTH_TRANSPORTS
 async def test_removing_either_side_of_an_interrupt_ends_it_first(
         make: Make, leaving: str) -> None:
     """Prepare (R36, as Ready R8.3): the GM removes the combatant whose turn a prepared
@@ -707,20 +713,18 @@ async def test_removing_either_side_of_an_interrupt_ends_it_first(
 
 
 
-async def test_action_time_has_no_surprise_round_with_an_unaware_npc(
-        server: Server, clients: list[Client]) -> None:
+async def test_action_time_has_no_surprise_round_with_an_unaware_npc(tables: Tables) -> None:
     """Action Time's initiative: "Each player makes an initiative roll" and the order runs from
     the first round; it has no surprise round (its declaration says so: ``surprise_round``
     false). An unaware NPC rolls and acts in round 1 like everyone, and nobody is flat-footed
     ("MLP Dramatic Systems"' R1-R2 are not Action Time's)."""
     cast = [ACE, BLOOM, {**BRUTE, "aware": False}]
-    scene = await Scene.create(server, clients, cast, ruleset="action_time", dice_seed=4)
+    scene = await tables.create(cast, ruleset="action_time", dice_seed=4)
     events = await scene.do("start_encounter")
     assert "flat_footed" not in events
     assert scene.state.round == 1 and not scene.state.surprise and not scene.state.flat_footed
     assert set(scene.state.order) == {"ace", "bloom", "brute"}
-    started = [m["event"] for m in scene.gm.events() if m["event"]["kind"] == "scene_started"]
-    assert started[-1]["surprise"] is False
+    assert scene.last("scene_started")["surprise"] is False
 
 
 async def test_another_rulesets_gm_commands_and_rest_are_refused(make: Make) -> None:
@@ -733,10 +737,10 @@ async def test_another_rulesets_gm_commands_and_rest_are_refused(make: Make) -> 
                                               "attitude": "hostile"}),
                             ("call_perception", {})):
         with pytest.raises(CommandError) as refused:
-            await scene.gm.command(command, **fields)
+            await scene.command(command, **fields)
         assert refused.value.code == "illegal_action"
         assert refused.value.reply["message"] == f"{command} is not a command of Action Time"
     with pytest.raises(CommandError) as refused:
-        await scene.gm.command("end_encounter", rest=True)
+        await scene.command("end_encounter", rest=True)
     assert refused.value.code == "invalid_payload" and "rest" in refused.value.reply["message"]
     assert (await scene.do("end_encounter"))[-1] == "encounter_ended"

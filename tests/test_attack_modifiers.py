@@ -1,6 +1,7 @@
-"""Every modifier of an attack roll and of a defense, one scenario each, through the real protocol
-("MLP Dramatic Systems", ATTACK ROLL, DEFENSES, CONCEALMENT, COVER, PRONE TARGETS, HELPLESS
-CONDITION, RANGED MANEUVER INTO A MELEE, STANDARD ACTIONS; rulings R9-R11, R15, R41, R53): the
+"""Every modifier of an attack roll and of a defense, one scenario each ("MLP Dramatic Systems",
+ATTACK ROLL, DEFENSES, CONCEALMENT, COVER, PRONE TARGETS, HELPLESS CONDITION, RANGED MANEUVER
+INTO A MELEE, STANDARD ACTIONS; rulings R9-R11, R15, R41, R53), on the engine's in-process
+table (``tests/scene.py``; one also through the real protocol against a real Redis): the
 attack is declared, its d20 given, and the ``attack_resolved`` event must name the modifier with
 its value (or the defense must show it)."""
 
@@ -11,9 +12,7 @@ from typing import Any
 
 import pytest
 
-from clients.client import Client
-from server.app import Server
-from tests.scene import Scene
+from tests.scene import BOTH_TRANSPORTS, Scene, Tables
 from tests.test_resolution import last, roll
 
 Make = Callable[..., Awaitable[Scene]]
@@ -29,9 +28,9 @@ PUP = {"name": "Pup", "id": "pup", "kind": "npc", "initiative": -10, "stats": {}
 
 
 @pytest.fixture
-def make(server: Server, clients: list[Client]) -> Make:
+def make(tables: Tables) -> Make:
     async def create(combatants: list[dict[str, Any]], **options: Any) -> Scene:
-        return await Scene.started(server, clients, combatants, **options)
+        return await tables.started(combatants, **options)
 
     return create
 
@@ -90,6 +89,7 @@ async def test_each_modifier_is_itemised(make: Make, blocks: list[dict[str, Any]
     assert attack["total"] == 10 + sum(m["value"] for m in attack["modifiers"])
 
 
+@BOTH_TRANSPORTS
 async def test_a_flat_footed_target_loses_its_dexterity_bonus(make: Make) -> None:
     # the surprise round: the unaware dog is flat-footed (FLAT-FOOTED, R41)
     scene = await make([ACE, {**DOG, "aware": False}])

@@ -1,5 +1,6 @@
 """The battle map, grabs, aid, distraction, falling and the end of the scene in "MLP Dramatic
-Systems": one scenario per rule through the real protocol against a real Redis. Player
+Systems": one scenario per rule on the engine's in-process table (``tests/scene.py``; some
+also through the real protocol against a real Redis). Player
 characters roll physical dice (``players_roll``), so each scenario states its faces; maps are
 drawn in text (``.`` floor, ``#`` blocked, ``~`` difficult terrain, ``:`` fog)."""
 
@@ -10,10 +11,8 @@ from typing import Any
 
 import pytest
 
-from clients.client import Client
 from rules.battle_map import BattleMap
-from server.app import Server
-from tests.scene import Scene
+from tests.scene import BOTH_TRANSPORTS, Scene, Tables
 from tests.test_resolution import last, roll
 
 Make = Callable[..., Awaitable[Scene]]
@@ -45,10 +44,10 @@ def dog(at: list[int] | None, cid: str = "dog", init: int = 0, **stats: Any) -> 
 
 
 @pytest.fixture
-def make(server: Server, clients: list[Client]) -> Make:
+def make(tables: Tables) -> Make:
     async def create(combatants: list[dict[str, Any]], battle_map: dict[str, Any] | None = OPEN,
                      **options: Any) -> Scene:
-        return await Scene.started(server, clients, combatants, battle_map, **options)
+        return await tables.started(combatants, battle_map, **options)
 
     return create
 
@@ -56,6 +55,7 @@ def make(server: Server, clients: list[Client]) -> Make:
 # --- moving on the map ------------------------------------------------------------------------
 
 
+@BOTH_TRANSPORTS
 async def test_a_move_spends_speed_and_diagonals_cost_double(make: Make) -> None:
     scene = await make([pony("ace", [0, 0], speed=4), dog([7, 3])])
     # MOVE ACTIONS: Move; DIAGONAL MOVEMENT: each diagonal counts as 2 squares
@@ -156,6 +156,7 @@ async def test_total_cover_behind_a_wall_refuses_the_attack(make: Make) -> None:
 # --- grab, aid another, distraction ----------------------------------------------------------
 
 
+@BOTH_TRANSPORTS
 async def test_a_grab_holds_the_target_until_it_breaks_free(make: Make) -> None:
     scene = await make([pony("ace", [0, 0]), pony("bee", [1, 0], init=0)])
     await scene.act("ace", "grab", target="bee")
@@ -166,7 +167,7 @@ async def test_a_grab_holds_the_target_until_it_breaks_free(make: Make) -> None:
     await scene.act("ace", "end_turn")
     refused = await scene.refused("bee", "move", path=[[2, 0]])
     assert "grabbed" in refused["message"]
-    assert "move" not in [a["action"] for a in scene.gm.legal if a.get("combatant") == "bee"]
+    assert "move" not in [a["action"] for a in scene.legal if a.get("combatant") == "bee"]
     # -2 on its skill rolls while grabbed
     await scene.act("bee", "attack", target="ace")
     await roll(scene, 10)

@@ -1,8 +1,8 @@
-"""The decider and the fold, without I/O: commands in, events out, state = fold(events)."""
+"""The decider and the fold, without I/O (on the engine's table, ``encounter.harness``):
+commands in, events out, state = fold(events)."""
 
 from __future__ import annotations
 
-import itertools
 from typing import Any
 
 import msgspec
@@ -13,42 +13,48 @@ from hypothesis import strategies as st
 from encounter import engine
 from encounter.actors import Actor
 from encounter.fold import fold
+from encounter.harness import GM, Table, kind_of
 from encounter.state import EncounterState
 from encounter.views import view_event, view_state
 from protocol import messages as msg
 from protocol.events import Envelope
-from protocol.model import EncounterOptions, StatBlock
-
-GM = Actor(role="gm", token_id="gm")
+from protocol.model import StatBlock
 
 
 class Log:
-    """An encounter driven through the decider, keeping the whole log."""
+    """An encounter driven through the decider on the engine's table (``encounter.harness``),
+    keeping the whole log: ``do`` decides a command and returns its events."""
 
     def __init__(self, blocks: list[dict[str, Any]], ruleset: str = "dramatic",
                  **options: Any) -> None:
-        ids = (f"id{i}" for i in itertools.count())
-        self.ctx = engine.Context(now_ms=1_000, new_id=lambda: next(ids))
-        create = msg.CreateEncounter(
-            id="0123456789abcdef", name="Test", ruleset=ruleset,  # type: ignore[arg-type]
-            combatants=[msgspec.convert(b, StatBlock) for b in blocks],
-            options=EncounterOptions(**options))
-        out = engine.create(create, "enc", "gm", self.ctx)
-        self.envelopes: list[Envelope] = list(out.envelopes)
-        self.state: EncounterState = out.state
+        self.table = Table(blocks, ruleset=ruleset, encounter_id="enc", name="Test", **options)
+        self.ctx = self.table.context()
+
+    @property
+    def state(self) -> EncounterState:
+        return self.table.state
+
+    @state.setter
+    def state(self, state: EncounterState) -> None:
+        self.table.state = state
+
+    @property
+    def envelopes(self) -> list[Envelope]:
+        return self.table.envelopes
+
+    @envelopes.setter
+    def envelopes(self, envelopes: list[Envelope]) -> None:
+        self.table.envelopes = envelopes
 
     def do(self, cmd: msg.Command, actor: Actor = GM) -> list[Envelope]:
-        out = engine.decide(self.state, actor, cmd, self.ctx)
-        self.envelopes += out.envelopes
-        self.state = out.state
-        return out.envelopes
+        return self.table.command(cmd, by=actor).envelopes
 
     def end_turn(self, actor: Actor = GM) -> list[Envelope]:
         assert self.state.current is not None
         return self.do(msg.Act(id="x", combatant=self.state.current, action="end_turn"), actor)
 
     def kinds(self, envelopes: list[Envelope]) -> list[str]:
-        return [e.event.__struct_config__.tag for e in envelopes]  # type: ignore[misc]
+        return [kind_of(e) for e in envelopes]
 
 
 PARTY = [

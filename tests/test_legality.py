@@ -16,11 +16,11 @@ from hypothesis import strategies as st
 from encounter import engine
 from encounter.actors import Actor
 from encounter.declare import Action, catalog
+from encounter.harness import Table
 from encounter.legal import legal_actions
 from encounter.state import EncounterState
 from protocol import messages as msg
 from protocol.messages import LegalAction
-from protocol.model import EncounterOptions, StatBlock
 
 GM = Actor(role="gm", token_id="gm")
 
@@ -106,25 +106,26 @@ def scenes(draw: st.DrawFn) -> tuple[str, list[dict[str, Any]], dict[str, Any], 
 
 
 class Scene:
-    """An encounter driven through the decider."""
+    """An encounter driven through the decider, on the engine's table (``encounter.harness``);
+    ``decide`` asks the decider without keeping what it decides."""
 
     def __init__(self, ruleset: str, blocks: list[dict[str, Any]], options: dict[str, Any],
                  statements: bool = False) -> None:
-        ids = (f"id{i}" for i in itertools.count())
-        self.ctx = engine.Context(now_ms=1_000, new_id=lambda: next(ids))
-        create = msg.CreateEncounter(
-            id="0123456789abcdef", name="Legality", ruleset=ruleset,  # type: ignore[arg-type]
-            combatants=[msgspec.convert(b, StatBlock) for b in blocks],
-            options=EncounterOptions(**options))
-        self.state: EncounterState = engine.create(create, "enc", "gm", self.ctx).state
+        self.table = Table(blocks, ruleset=ruleset, name="Legality", encounter_id="enc",
+                           **options)
+        self.ctx = self.table.context()
         self.ruleset = ruleset
         self.n = itertools.count()
         for cid in self.state.combatants if statements else ():  # something to argue with
             self.do(msg.SizeArgument(id=f"s{cid}", combatant=cid, size="medium"))
         self.do(msg.StartEncounter(id="start"))
 
+    @property
+    def state(self) -> EncounterState:
+        return self.table.state
+
     def do(self, cmd: msg.Command, actor: Actor = GM) -> None:
-        self.state = engine.decide(self.state, actor, cmd, self.ctx).state
+        self.table.command(cmd, by=actor)
 
     def decide(self, cmd: msg.Command, actor: Actor) -> None:
         engine.decide(self.state, actor, cmd, self.ctx)
@@ -294,6 +295,13 @@ def play(scene: Scene, choice: int) -> None:
         entry = wanted[choice // 6 % min(2, len(wanted))]
     else:
         entry = options[(choice // 2) % len(options)]
+    take(scene, entry, choice, n)
+
+
+def take(scene: Scene, entry: LegalAction, choice: int, n: int) -> None:
+    """The GM takes the listed ``entry``: a physical die rolled by the server, or the action
+    at a listed target (which one: ``choice``) with arguments from the schema."""
+    state = scene.state
     assert entry.combatant is not None
     if entry.action in ("submit_roll", "server_roll"):
         assert entry.targets is not None
@@ -304,7 +312,11 @@ def play(scene: Scene, choice: int) -> None:
     target = entry.targets[choice % len(entry.targets)] if entry.targets else None
     args = build_args(state, action, entry, target)
     if state.ruleset == "action_time" and entry.action in ("move", "run"):
-        args["away_from"] = [c for c in state.order if c != entry.combatant]  # pursuits (R37)
+        # pursuits (R37); away from whom it may aim at (a visible pony not from a hidden
+        # combatant, R79)
+        hidden = state.combatants[entry.combatant].hidden
+        args["away_from"] = [c for c in state.order if c != entry.combatant
+                             and (hidden or not state.combatants[c].hidden)]
     scene.do(act(entry.combatant, entry.action, args))
 
 

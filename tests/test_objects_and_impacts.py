@@ -1,6 +1,7 @@
 """Objects, rams, collisions, Recover, helplessness and rest in "MLP Dramatic Systems": one
-scenario per rule through the real protocol against a real Redis, with the player characters'
-dice given face by face (``players_roll``)."""
+scenario per rule on the engine's in-process table (``tests/scene.py``; some also through the
+real protocol against a real Redis), with the player characters' dice given face by face
+(``players_roll``)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,7 @@ from typing import Any
 
 import pytest
 
-from clients.client import Client
-from server.app import Server
-from tests.scene import Scene
+from tests.scene import BOTH_TRANSPORTS, Scene, Tables
 from tests.test_resolution import last, roll
 
 Make = Callable[..., Awaitable[Scene]]
@@ -31,13 +30,14 @@ def dog(**stats: Any) -> dict[str, Any]:
 
 
 @pytest.fixture
-def make(server: Server, clients: list[Client]) -> Make:
+def make(tables: Tables) -> Make:
     async def create(combatants: list[dict[str, Any]], **options: Any) -> Scene:
-        return await Scene.started(server, clients, combatants, **options)
+        return await tables.started(combatants, **options)
 
     return create
 
 
+@BOTH_TRANSPORTS
 async def test_breaking_an_object_is_a_strength_check_against_its_dc(make: Make) -> None:
     scene = await make([ACE, DOOR])
     refused = await scene.refused("ace", "break_object", target="ace")
@@ -97,23 +97,23 @@ async def test_an_overloaded_object_moves_down_each_round_then_breaks(make: Make
     assert scene.state.vitals["door"].condition == ["destroyed"]
 
 
+@BOTH_TRANSPORTS
 async def test_a_ram_hurts_both_and_a_collision_needs_no_roll(make: Make) -> None:
     scene = await make([ACE, dog()])
     await scene.act("ace", "ram", target="dog")
     await roll(scene, 10)  # 10 + 5 against Reflex 10: hit
     # R23: speed 6 + Str 2 + size damage 2d6 (Medium), both take it
     await roll(scene, 3, 4)
-    losses = [m["event"] for m in scene.gm.events() if m["event"]["kind"] == "damage_dealt"]
+    losses = scene.events("damage_dealt")
     assert [(d["target"], d["loss"]) for d in losses] == [("dog", 15), ("ace", 15)]
     await scene.do("collide", first="ace", second="dog")
-    collision = [m["event"] for m in scene.gm.events()
-                 if m["event"]["kind"] == "damage_dealt"][2:]
+    collision = scene.events("damage_dealt")[2:]
     assert {d["target"] for d in collision} == {"ace", "dog"}
 
 
 async def test_recover_takes_three_swift_actions_when_the_option_allows(make: Make) -> None:
     scene = await make([ACE, dog()])
-    assert "recover" not in [a["action"] for a in scene.gm.legal]  # R18: not in a scene
+    assert "recover" not in [a["action"] for a in scene.legal]  # R18: not in a scene
     await scene.do("set_options", options={"players_roll": True, "recover_in_scene": True})
     await scene.do("adjust_combatant", combatant="ace", fatigue=5, reason="winded")
     for _ in range(3):

@@ -26,7 +26,7 @@ from server.app import Server
 from tests.conftest import settings_for, ws_url
 from tests.helpers import join, open_client
 from tests.redis_procs import RedisProcess
-from tests.scene import Scene
+from tests.scene import NetScene, Network
 
 AMBUSH = [
     {"name": "Twilight Sparkle", "id": "twilight", "kind": "pc", "initiative": 0},
@@ -39,17 +39,17 @@ def text(messages: list[dict[str, Any]]) -> str:
     return orjson.dumps(messages).decode().lower()
 
 
-async def invite(scene: Scene, combatant: str) -> str:
+async def invite(scene: NetScene, combatant: str) -> str:
     ack = await scene.gm.command("issue_invite", combatants=[combatant])
     return str(ack["result"]["token"])
 
 
-async def spectator(scene: Scene) -> str:
+async def spectator(scene: NetScene) -> str:
     ack = await scene.gm.command("issue_spectator_link")
     return str(ack["result"]["token"])
 
 
-async def answer_gm_dice(scene: Scene, face: int) -> None:
+async def answer_gm_dice(scene: NetScene, face: int) -> None:
     """Answer every pending roll request with dice all showing ``face``."""
     for request, pending in list(scene.state.pending_rolls.items()):
         await scene.do("submit_roll", request=request, faces=[face] * len(pending.dice))
@@ -60,7 +60,7 @@ async def test_a_hidden_attacker_is_not_named_in_public_vitals(
     """L1: the hidden stalker's hit on Twilight is public as far as Twilight's fatigue goes,
     but "hit by Shadowy Stalker" is not, neither live nor in a replay nor in a snapshot: the
     notes everyone reads say "hit by an unseen attacker"; the GM's own events say who."""
-    scene = await Scene.create(server, clients, AMBUSH, manual_rolls=True)
+    scene = await Network(server, clients).create(AMBUSH, manual_rolls=True)
     url = ws_url(server)
     player = await join(url, await invite(scene, "twilight"), clients)
     watcher = await join(url, await spectator(scene), clients)
@@ -90,7 +90,7 @@ async def test_a_hidden_readied_action_is_not_named_in_a_players_error(
         server: Server, clients: list[Client]) -> None:
     """L2: the stalker's readied action interrupts Twilight's turn; Twilight's player is told
     that a readied action interrupts, not whose."""
-    scene = await Scene.create(server, clients, AMBUSH, dice_seed=7)
+    scene = await Network(server, clients).create(AMBUSH, dice_seed=7)
     player = await join(ws_url(server), await invite(scene, "twilight"), clients)
     await scene.do("start_encounter")
     await scene.act("stalker", "ready", action="move", trigger="when the pony moves")
@@ -115,7 +115,7 @@ async def test_a_pending_gm_roll_is_described_to_players_without_its_dice(
     """L3: while the GM's physical dice for the dog's attack are awaited, Twilight's player is
     refused with "waiting for the GM's dice": not the roll's purpose, expression or request."""
     blocks = [{**AMBUSH[0], "initiative": -25}, {**AMBUSH[1], "initiative": 0}]
-    scene = await Scene.create(server, clients, blocks, manual_rolls=True)
+    scene = await Network(server, clients).create(blocks, manual_rolls=True)
     player = await join(ws_url(server), await invite(scene, "twilight"), clients)
     await scene.do("start_encounter")
     await answer_gm_dice(scene, 10)
@@ -147,7 +147,7 @@ async def test_a_hidden_combatant_added_during_the_scene_is_the_gms_alone(
         server: Server, clients: list[Client]) -> None:
     """``combatant_added`` of a hidden NPC added to a running scene went to everyone, with its
     name and id."""
-    scene = await Scene.create(server, clients, AMBUSH[:2], dice_seed=7)
+    scene = await Network(server, clients).create(AMBUSH[:2], dice_seed=7)
     watcher = await join(ws_url(server), await spectator(scene), clients)
     await scene.do("start_encounter")
     await scene.do("add_combatant", combatant={**AMBUSH[2], "id": "lurker"})
@@ -159,7 +159,7 @@ async def test_a_hidden_combatant_added_during_the_scene_is_the_gms_alone(
 async def test_an_effect_on_a_hidden_combatant_is_the_gms_alone(
         server: Server, clients: list[Client]) -> None:
     """``effect_started`` (and its end) on a hidden combatant went to everyone."""
-    scene = await Scene.create(server, clients, AMBUSH, dice_seed=7)
+    scene = await Network(server, clients).create(AMBUSH, dice_seed=7)
     watcher = await join(ws_url(server), await spectator(scene), clients)
     await scene.do("start_encounter")
     await scene.do("add_effect", name="shadows", rounds=1, combatant="stalker")
@@ -175,7 +175,7 @@ async def test_a_readied_action_during_a_hidden_turn_does_not_say_whose_turn(
     """Twilight's readied action interrupting the stalker's hidden turn said
     ``interrupting: "stalker"`` to everyone."""
     blocks = [{**AMBUSH[0], "initiative": 50}, AMBUSH[1], AMBUSH[2]]
-    scene = await Scene.create(server, clients, blocks, dice_seed=7)
+    scene = await Network(server, clients).create(blocks, dice_seed=7)
     player = await join(ws_url(server), await invite(scene, "twilight"), clients)
     await scene.do("start_encounter")
     await player.command("act", combatant="twilight", action="ready",
@@ -194,7 +194,7 @@ async def test_a_dice_tower_answers_hidden_rolls_without_learning_whose(
         server: Server, clients: list[Client]) -> None:
     """A ``roll`` integration enters the GM's dice, the hidden stalker's too: its
     ``roll_requested``, ``dice_rolled``, legal actions and snapshot named the stalker."""
-    scene = await Scene.create(server, clients, AMBUSH, manual_rolls=True)
+    scene = await Network(server, clients).create(AMBUSH, manual_rolls=True)
     ack = await scene.gm.command("issue_integration_token", scopes=["roll"])
     tower = await join(ws_url(server), ack["result"]["token"], clients)
     await scene.do("start_encounter")
@@ -220,7 +220,7 @@ async def test_public_npc_dice_do_not_show_the_gms_request_ids(
         server: Server, clients: list[Client]) -> None:
     """With ``npc_rolls_public`` the dog's dice are public, but the GM's request they answer is
     not: its ``dice_rolled`` carried ``request``, the id of a GM-only ``roll_requested``."""
-    scene = await Scene.create(server, clients, AMBUSH[:2], manual_rolls=True,
+    scene = await Network(server, clients).create(AMBUSH[:2], manual_rolls=True,
                                npc_rolls_public=True)
     watcher = await join(ws_url(server), await spectator(scene), clients)
     await scene.do("start_encounter")
@@ -243,7 +243,7 @@ async def test_an_id_a_player_was_never_shown_is_answered_as_one_that_names_nobo
     Object named the stalker ("Shadowy Stalker is a creature"), a harvest and an attack on an
     object held by the stalker went through where an unknown id is refused."""
     blocks = [{**AMBUSH[0], "initiative": 50}, AMBUSH[1], AMBUSH[2]]
-    scene = await Scene.create(server, clients, blocks, dice_seed=7)
+    scene = await Network(server, clients).create(blocks, dice_seed=7)
     player = await join(ws_url(server), await invite(scene, "twilight"), clients)
     await scene.do("start_encounter")
     replies = []
@@ -270,7 +270,7 @@ async def test_a_visible_combatant_cannot_aim_at_a_hidden_one(
     blocks = [{"name": "Twilight Sparkle", "id": "twilight", "kind": "pc", "stats": hoof},
               {"name": "Diamond Dog", "id": "dog", "stats": hoof},
               {"name": "Shadowy Stalker", "id": "stalker", "hidden": True, "stats": hoof}]
-    scene = await Scene.create(server, clients, blocks, ruleset="action_time",
+    scene = await Network(server, clients).create(blocks, ruleset="action_time",
                                manual_rolls=True, players_roll=True)
     await scene.do("start_encounter")
     for request, pending in list(scene.state.pending_rolls.items()):
@@ -293,7 +293,7 @@ async def test_an_npcs_health_is_not_in_the_notes_everyone_reads(
                                                                    "damage": "d4"}]}
     blocks = [{"name": "Twilight Sparkle", "id": "twilight", "kind": "pc", "stats": hoof},
               {"name": "Diamond Dog", "id": "dog", "stats": hoof}]
-    scene = await Scene.create(server, clients, blocks, ruleset="action_time",
+    scene = await Network(server, clients).create(blocks, ruleset="action_time",
                                manual_rolls=True, players_roll=True)
     watcher = await join(ws_url(server), await spectator(scene), clients)
     await scene.do("start_encounter")

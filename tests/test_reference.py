@@ -34,7 +34,7 @@ from server.app import Server
 from tests import act_schemas
 from tests.conftest import ROOT, ws_url
 from tests.helpers import open_client
-from tests.scene import Scene
+from tests.scene import NetScene, Network
 from tests.test_clients import http_get
 
 PUBLISHED = ROOT / "docs" / "protocol"
@@ -213,7 +213,7 @@ async def test_a_bad_option_or_argument_over_the_protocol_lists_the_allowed_valu
         await anon.command("create_encounter", id="bad-block-00000000000", name="x",
                            combatants=[{"name": "Dog", "stats": {"size": "enormous"}}])
     assert "allowed: fine, diminutive, tiny" in err.value.reply["message"]
-    scene = await Scene.create(server, clients, [
+    scene = await Network(server, clients).create([
         {"name": "Twilight", "id": "twilight", "kind": "pc",
          "stats": {"body": "d20", "health": 10, "defense": 4}},
         {"name": "Brute", "id": "brute", "stats": {"body": "d4", "health": 10, "defense": 4}},
@@ -254,8 +254,9 @@ async def test_every_legal_action_names_a_schema_the_server_serves(
           {"name": "Brute", "id": "brute", "stats": {"body": "d8", "health": 10,
                                                      "defense": 4}}], "action_time"),
     ):
-        scene = await Scene.create(server, clients, combatants, ruleset=ruleset,
-                                   players_roll=True)
+        scene = await Network(server, clients).create(combatants, ruleset=ruleset,
+                                                      players_roll=True)
+        assert isinstance(scene, NetScene)
         legal = list(scene.gm.legal)
         await scene.do("start_encounter")
         await scene.gm.wait_for(lambda m: m["type"] == "legal_actions"

@@ -1,8 +1,10 @@
 """Resolving actions in "MLP Dramatic Systems": attacks, damage, damage reduction, fatigue, the
 condition tracks, unconsciousness, death, Second Lunch and the GM's rulings. One scenario per
-rule, given / when / then, through the real websocket protocol against a real Redis. Player
-characters roll physical dice (``players_roll``), so each scenario states the faces it needs;
-initiative modifiers 50 apart fix the order."""
+rule, given / when / then, on the engine's in-process table (``tests/scene.py``; a few
+scenarios also through the real websocket protocol against a real Redis, and what players and
+the client's table view are shown only there). Player characters roll physical dice
+(``players_roll``), so each scenario states the faces it needs; initiative modifiers 50 apart
+fix the order."""
 
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ from encounter.views import view_state
 from server.app import Server
 from tests.conftest import ws_url
 from tests.helpers import open_client
-from tests.scene import Scene
+from tests.scene import BOTH_TRANSPORTS, NETWORK_ONLY, Scene, Tables
 
 Make = Callable[..., Awaitable[Scene]]
 
@@ -33,9 +35,9 @@ DOG = {"name": "Dog", "id": "dog", "kind": "npc", "initiative": 0,
 
 
 @pytest.fixture
-def make(server: Server, clients: list[Client]) -> Make:
+def make(tables: Tables) -> Make:
     async def create(combatants: list[dict[str, Any]], **options: Any) -> Scene:
-        return await Scene.started(server, clients, combatants, **options)
+        return await tables.started(combatants, **options)
 
     return create
 
@@ -47,7 +49,7 @@ async def roll(scene: Scene, *faces: int) -> list[str]:
 
 
 def last(scene: Scene, kind: str) -> dict[str, Any]:
-    return [m["event"] for m in scene.gm.events() if m["event"]["kind"] == kind][-1]
+    return scene.last(kind)
 
 
 def dog(**stats: Any) -> dict[str, Any]:
@@ -57,6 +59,7 @@ def dog(**stats: Any) -> dict[str, Any]:
 # --- the attack roll --------------------------------------------------------------------------
 
 
+@BOTH_TRANSPORTS
 async def test_a_melee_hit_itemises_the_roll_and_deals_size_die_plus_strength(make: Make) -> None:
     scene = await make([PONY, DOG])
     assert scene.state.current == "ace"
@@ -154,6 +157,7 @@ async def knock_out(scene: Scene) -> None:
                    on_success={"fatigue_loss": 1})
 
 
+@BOTH_TRANSPORTS
 async def test_at_0_fatigue_a_loss_is_a_step_and_the_bottom_is_unconscious(make: Make) -> None:
     scene = await make([PONY, dog()])
     await knock_out(scene)
@@ -171,6 +175,7 @@ async def test_at_0_fatigue_a_loss_is_a_step_and_the_bottom_is_unconscious(make:
     assert await scene.replays()
 
 
+@NETWORK_ONLY
 async def test_the_bottom_of_the_track_makes_the_vitals_helpless_as_attacks_read_it(
         make: Make) -> None:
     """HELPLESS CONDITION: "bound, sleeping, unconscious or on the botom of the condition
@@ -179,8 +184,7 @@ async def test_the_bottom_of_the_track_makes_the_vitals_helpless_as_attacks_read
     (``encounter.vitals.rules_status``), so a client shows what the next attack counts."""
     scene = await make([PONY, dog()])
     await knock_out(scene)
-    first, changed = [m["event"] for m in scene.gm.events()
-                      if m["event"]["kind"] == "vitals_changed"][-2:]
+    first, changed = scene.events("vitals_changed")[-2:]
     assert first["helpless"] is False  # step 4 is not the bottom
     assert (changed["physical"]["step"], changed["condition"]) == (5, ["unconscious",
                                                                       "awaiting_check"])
@@ -241,6 +245,24 @@ async def test_a_failed_constitution_check_makes_a_condition_persistent(make: Ma
     assert scene.state.current == "ace"  # no further turns in this scene
 
 
+async def test_the_scene_ends_without_a_second_check_for_one_that_failed_it(
+        make: Make) -> None:
+    """R16: after a failed Constitution check, "no further check in this scene": the end of the
+    scene checks only the unconscious still awaiting theirs (before, it checked the dog again
+    and its condition chart refused, so the GM could not end the encounter)."""
+    scene = await make([PONY, dog(con=0)], dice_seed=1)
+    await knock_out(scene)
+    for _ in range(10):
+        await scene.turns_in_round()
+    await scene.act("ace", "end_turn")
+    assert scene.state.vitals["dog"].condition == ["unconscious", "out_for_scene"]
+    checks = len(scene.events("check_made"))
+    events = await scene.do("end_encounter")
+    assert events[-1] == "encounter_ended" and len(scene.events("check_made")) == checks
+    assert scene.state.vitals["dog"].condition == ["unconscious", "out_for_scene"]
+    assert await scene.replays()
+
+
 async def test_healing_revives_an_unconscious_creature_prone(make: Make) -> None:
     scene = await make([PONY, dog()])
     await knock_out(scene)
@@ -250,6 +272,7 @@ async def test_healing_revives_an_unconscious_creature_prone(make: Make) -> None
     assert (v.condition, v.fatigue, v.prone, v.physical.step) == (["active", "fit"], 3, True, 4)
 
 
+@BOTH_TRANSPORTS
 async def test_a_fatal_blow_kills_and_nothing_wakes_the_dead(make: Make) -> None:
     scene = await make([PONY, dog()])
     await scene.do("adjust_combatant", combatant="dog", fatigue=0, reason="exhausted")
@@ -257,12 +280,11 @@ async def test_a_fatal_blow_kills_and_nothing_wakes_the_dead(make: Make) -> None
     await scene.do("adjudicate", description="a boulder", target="dog",
                    on_success={"fatigue_loss": 30})
     assert scene.state.vitals["dog"].condition == ["dead"]
-    refused = await scene.gm.request({"type": "adjudicate", "id": "heal-dead",
-                                      "description": "a potion", "target": "dog",
-                                      "on_success": {"heal": 5}})
+    refused = await scene.send("adjudicate", id="heal-dead", description="a potion",
+                               target="dog", on_success={"heal": 5})
     assert refused["type"] == "error" and refused["code"] == "illegal_action"
     assert await scene.turns_in_round() == ["ace"]  # the dead have no turns
-    assert all("dog" not in (a.get("targets") or []) for a in scene.gm.legal)
+    assert all("dog" not in (a.get("targets") or []) for a in scene.legal)
 
 
 # --- a readied attack with physical dice (R8) -------------------------------------------------
@@ -280,6 +302,7 @@ async def ready_and_trigger(scene: Scene) -> None:
     assert await scene.act("ace", "trigger_ready") == ["readied_action_triggered"]
 
 
+@BOTH_TRANSPORTS
 async def test_a_readied_attack_interrupts_until_its_dice_are_in_and_resolved(
         make: Make) -> None:
     """R8.3: "the readied action is resolved first; the action that triggered it waits". With
@@ -374,6 +397,7 @@ async def test_second_lunch_at_half_fatigue_once_per_encounter(make: Make) -> No
 # --- what each viewer sees --------------------------------------------------------------------
 
 
+@NETWORK_ONLY
 async def test_players_see_why_they_hit_but_not_behind_the_gm_screen(
         make: Make, server: Server, clients: list[Client]) -> None:
     scene = await make([PONY, dog()])

@@ -1,6 +1,8 @@
 """Social dramatic scenes: statements sized by the GM, Dispute and its answers, Conversation,
 Blocking, lies and attitudes ("MLP Dramatic Systems", SOCIAL SYSTEMS; rulings R25-R28, R47-R49,
-R76, R77). One scenario per rule through the real protocol against a real Redis; the player
+R76, R77). One scenario per rule on the engine's in-process table (``tests/scene.py``; some
+also through the real protocol against a real Redis, and what a spectator is shown only
+there); the player
 characters' dice are given face by face (``players_roll``)."""
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from clients.client import Client
 from server.app import Server
 from tests.conftest import ws_url
 from tests.helpers import open_client
-from tests.scene import Scene
+from tests.scene import BOTH_TRANSPORTS, NETWORK_ONLY, Scene, Tables
 from tests.test_resolution import last, roll
 
 Make = Callable[..., Awaitable[Scene]]
@@ -27,28 +29,29 @@ def pony(cid: str, init: int, **stats: Any) -> dict[str, Any]:
 
 
 @pytest.fixture
-def make(server: Server, clients: list[Client]) -> Make:
+def make(tables: Tables) -> Make:
     async def create(combatants: list[dict[str, Any]], **options: Any) -> Scene:
-        return await Scene.started(server, clients, combatants, **options)
+        return await tables.started(combatants, **options)
 
     return create
 
 
 async def sized(scene: Scene, who: str, size: str, text: str = "") -> str:
-    ack = await scene.gm.command("size_argument", combatant=who, size=size, text=text)
+    ack = await scene.command("size_argument", combatant=who, size=size, text=text)
     return str(ack["result"]["argument"])
 
 
 async def test_the_gm_sizes_statements_and_a_dispute_needs_one(make: Make) -> None:
     scene = await make([pony("ace", 50), pony("bee", 0)])
-    assert "dispute" not in [a["action"] for a in scene.gm.legal]  # no statement yet
+    assert "dispute" not in [a["action"] for a in scene.legal]  # no statement yet
     arg = await sized(scene, "ace", "small", "the mill is ours")
     assert scene.state.arguments[arg].size == "small"
-    assert "dispute" in [a["action"] for a in scene.gm.legal]
+    assert "dispute" in [a["action"] for a in scene.legal]
     refused = await scene.refused("ace", "dispute", target="bee", argument="nonsense")
     assert refused["code"] == "invalid_payload"
 
 
+@BOTH_TRANSPORTS
 async def test_a_refused_statement_costs_mental_fatigue_and_attitude(make: Make) -> None:
     scene = await make([pony("ace", 50, cha=30), pony("bee", 0, fatigue_points=40)])
     arg = await sized(scene, "ace", "medium")
@@ -127,6 +130,7 @@ async def test_a_conversation_shrinks_the_losing_argument(make: Make) -> None:
     assert scene.state.vitals["bee"].fatigue == 20  # nobody loses fatigue points
 
 
+@BOTH_TRANSPORTS
 async def test_a_caught_lie_becomes_a_bigger_statement_and_sours_attitudes(make: Make) -> None:
     scene = await make([pony("ace", 50), pony("bee", 0, skills={"empathy": 8})])
     await scene.act("ace", "lie", target="bee", size="small", text="we were never here")
@@ -170,13 +174,13 @@ async def test_the_situation_changes_social_status_and_the_maneuver_difficulty(
 
 async def test_an_event_rating_is_capped_by_the_organisers_status(make: Make) -> None:
     scene = await make([pony("ace", 50, social={"reputation": 8}), pony("bee", 0)])
-    too_high = await scene.gm.request({"type": "set_social_event", "id": "ev1", "rating": 20,
-                                       "organizer": "ace"})
+    too_high = await scene.send("set_social_event", id="ev1", rating=20, organizer="ace")
     assert too_high["code"] == "illegal_action"  # Ace's status is 8 + 2 = 10 (R25)
     await scene.do("set_social_event", rating=9, organizer="ace", circle="canterlot")
     assert scene.state.social_event is not None and scene.state.social_event.rating == 9
 
 
+@NETWORK_ONLY
 async def test_an_invitation_raises_access_and_a_wide_gap_makes_an_aura(
         make: Make, server: Server, clients: list[Client]) -> None:
     scene = await make([pony("ace", 50, social={"reputation": 2}),
@@ -210,7 +214,7 @@ async def test_the_gm_answers_for_an_npc_out_of_its_turn(make: Make) -> None:
     await scene.act("ace", "dispute", target="noble", argument=arg)
     await roll(scene, 10)
     await roll(scene, 2)
-    answer = [a for a in scene.gm.legal if a["action"] == "answer_statement"]
+    answer = [a for a in scene.legal if a["action"] == "answer_statement"]
     assert [(a["combatant"], a["options"]["answer"][0]) for a in answer] == [("noble", "accept")]
     await scene.act("noble", "answer_statement", answer="accept")
     assert last(scene, "statement_answered")["answer"] == "accept"
@@ -240,7 +244,7 @@ async def test_a_low_access_rating_is_an_argument_for_those_above_the_event(
     await scene.do("set_social_event", rating=12, circle="canterlot", challenge_modifier=3)
     assert scene.state.social_event is not None
     assert scene.state.social_event.challenge_rating == 15  # SOCIAL EVENTS
-    low = [a for a in scene.gm.legal if a["action"] == "low_access"]
+    low = [a for a in scene.legal if a["action"] == "low_access"]
     assert [(a["combatant"], a["targets"]) for a in low] == [("ace", ["bee"])]
     await scene.act("ace", "low_access", target="bee")
     (argument,) = [a for a in scene.state.arguments.values() if a.owner == "ace"]
@@ -256,8 +260,8 @@ async def test_a_qualifying_event_raises_temporary_status_in_its_circle(make: Ma
     await scene.do("set_social_event", rating=10, circle="canterlot", last=True)
     events = await scene.do("end_encounter", reason="the party ends")
     assert "status_boost_earned" in events
-    boosts = {m["event"]["combatant"]: (m["event"]["circle"], m["event"]["bonus"])
-              for m in scene.gm.events() if m["event"]["kind"] == "status_boost_earned"}
+    boosts = {e["combatant"]: (e["circle"], e["bonus"])
+              for e in scene.events("status_boost_earned")}
     # Ace: unmodified 6 + 2 = 8, and 10 >= 8: +1; Bee: 9 + 2 = 11 > 10: the event is beneath
     # it (R25, R70)
     assert boosts == {"ace": ("canterlot", 1)}

@@ -16,7 +16,7 @@ from server.app import Server
 from server.store import keys
 from tests.conftest import ws_url
 from tests.helpers import create_table, join, wait_current
-from tests.scene import Scene
+from tests.scene import Network
 
 
 async def legal_for(client: Client, actor: str) -> dict[str, Any]:
@@ -105,7 +105,7 @@ async def test_yesterdays_turn_id_is_stale_after_a_new_turn_started(
 
 async def test_the_turn_id_changes_only_when_a_turn_starts_is_interrupted_or_resumes(
         server: Server, clients: list[Client]) -> None:
-    scene = await Scene.create(server, clients, [
+    scene = await Network(server, clients).create([
         {"name": n.title(), "id": n, "kind": "pc", "initiative": mod}
         for n, mod in (("ace", 50), ("bee", 25), ("cub", 0))], dice_seed=10)
     ids: list[str] = []
@@ -172,7 +172,7 @@ async def test_the_reference_seat_sends_the_turn_it_was_shown(
 
 async def test_a_snapshot_cached_before_the_turn_id_is_rebuilt_not_misread(
         server: Server, clients: list[Client]) -> None:
-    scene = await Scene.create(server, clients, [
+    scene = await Network(server, clients).create([
         {"name": n.title(), "id": n, "kind": "pc", "initiative": mod}
         for n, mod in (("ace", 50), ("bee", 25))], dice_seed=3)
     await scene.do("start_encounter")

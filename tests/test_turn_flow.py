@@ -1,7 +1,9 @@
 """The encounter flow of "MLP Dramatic Systems", one scenario per rule: surprise, flat-footed,
 the action budget, delay, ready, NPC groups and durations. Given / when / then, driven by the GM
-through the real websocket protocol against a real Redis, with dice fixed by seed; initiative
-modifiers 25 apart make the order independent of the d20."""
+on the engine's in-process table (``tests/scene.py``; a few scenarios also through the real
+websocket protocol against a real Redis, and those about what each viewer sees only there),
+with dice fixed by seed; initiative modifiers 25 apart make the order independent of the
+d20."""
 
 from __future__ import annotations
 
@@ -12,17 +14,17 @@ import pytest
 
 from clients.client import Client
 from server.app import Server
-from tests.scene import Scene
+from tests.scene import BOTH_TRANSPORTS, NETWORK_ONLY, Scene, Tables
 
 Make = Callable[..., Awaitable[Scene]]
 
 
 @pytest.fixture
-def make(server: Server, clients: list[Client]) -> Make:
+def make(tables: Tables) -> Make:
     """Create a scene from stat blocks and options, with its GM connected."""
 
     async def create(combatants: list[dict[str, Any]], **options: Any) -> Scene:
-        return await Scene.create(server, clients, combatants, **options)
+        return await tables.create(combatants, **options)
 
     return create
 
@@ -37,6 +39,7 @@ def blocks(*specs: tuple[str, int, bool]) -> list[dict[str, Any]]:
 # --- surprise and flat-footed -----------------------------------------------------------------
 
 
+@BOTH_TRANSPORTS
 async def test_a_surprise_round_with_two_aware_and_two_unaware(make: Make) -> None:
     log = await make(
         blocks(("ace", 50, True), ("bee", 25, False), ("cub", 0, True), ("dot", -25, False)),
@@ -86,8 +89,7 @@ async def test_awareness_is_set_by_the_gm_or_by_perception_checks(make: Make) ->
     events = await log.do("call_perception", combatants=["bee"], dc=1)
     assert events == ["dice_rolled", "awareness_set"]  # any roll meets DC 1
     assert log.state.combatants["bee"].aware
-    total = [m["event"] for m in log.gm.events()
-             if m["event"]["kind"] == "dice_rolled"][-1]["roll"]["total"]
+    total = log.last("dice_rolled")["roll"]["total"]
     # the same roll against what is totally concealed: -10 to notice it (CONCEALMENT)
     again = await make(blocks(("ace", 50, True), ("bee", 25, True)), dice_seed=3)
     await again.do("call_perception", combatants=["bee"], dc=total, concealment="total")
@@ -174,7 +176,7 @@ async def test_several_swift_actions_across_consecutive_rounds(make: Make) -> No
     await log.turns_in_round()
     await log.act("ace", "recover")  # the third, in the next round: done
     assert "ace" not in log.state.swift_progress
-    taken = [m["event"] for m in log.gm.events() if m["event"]["kind"] == "action_taken"]
+    taken = log.events("action_taken")
     assert [(e["progress"], e["needed"]) for e in taken] == [(1, 3), (2, 3), (3, 3)]
 
 
@@ -234,6 +236,7 @@ async def test_delay_to_a_named_count(make: Make) -> None:
 # --- ready ---------------------------------------------------------------------------------------
 
 
+@BOTH_TRANSPORTS
 async def test_a_readied_action_fires_mid_turn_and_the_turn_resumes(make: Make) -> None:
     log = await make(blocks(("ace", 50, True), ("bee", 25, True), ("cub", 0, True)), dice_seed=10)
     await log.do("start_encounter")
@@ -259,7 +262,7 @@ async def test_a_readied_action_lapses_at_the_readiers_next_turn(make: Make) -> 
     await log.act("ace", "ready", action="move", trigger="never")
     events = await log.turns_in_round()
     assert events == ["ace", "bee"]
-    lost = [m for m in log.gm.events() if m["event"]["kind"] == "readied_action_lost"]
+    lost = log.events("readied_action_lost")
     assert len(lost) == 1 and "ace" not in log.state.readied
 
 
@@ -284,6 +287,7 @@ async def test_a_readied_action_taken_next_round_before_the_regular_turn(make: M
 # --- NPC groups and durations --------------------------------------------------------------------
 
 
+@BOTH_TRANSPORTS
 async def test_an_npc_group_rolls_once_and_acts_together(make: Make) -> None:
     log = await make(
         [
@@ -295,7 +299,7 @@ async def test_an_npc_group_rolls_once_and_acts_together(make: Make) -> None:
         dice_seed=13,
     )
     await log.do("start_encounter")
-    rolls = [m["event"] for m in log.gm.events() if m["event"]["kind"] == "dice_rolled"]
+    rolls = log.events("dice_rolled")
     assert len(rolls) == 2  # ace, and one for the pack
     assert rolls[1]["roll"]["expr"] == "1d20+1"  # the lowest modifier in the group
     assert log.state.order == ["ace", "dog-a", "dog-b", "dog-c"]
@@ -305,6 +309,7 @@ async def test_an_npc_group_rolls_once_and_acts_together(make: Make) -> None:
     assert await log.turns_in_round() == ["ace", "dog-a", "dog-b", "dog-c"]
 
 
+@BOTH_TRANSPORTS
 async def test_a_three_round_effect_ends_at_its_count_after_its_owner_delayed(make: Make) -> None:
     log = await make(blocks(("ace", 50, True), ("bee", 25, True), ("cub", 0, True)), dice_seed=14)
     await log.do("start_encounter")
@@ -322,7 +327,7 @@ async def test_a_three_round_effect_ends_at_its_count_after_its_owner_delayed(ma
     assert log.state.round == 4 and log.state.effects
     await log.act("ace", "end_turn")
     # round 4: the effect ends just before the count it began on, though bee moved
-    ended = [m for m in log.gm.events() if m["event"]["kind"] == "effect_ended"]
+    ended = log.events("effect_ended")
     assert len(ended) == 1 and not log.state.effects
     assert await log.replays()
 
@@ -346,8 +351,7 @@ async def test_initiative_ties_go_to_the_higher_modifier_then_to_a_rolloff(make:
     assert order[0] == "ace"  # same total: the higher modifier goes first
     entries = [log.state.initiative[c] for c in order[1:]]
     assert all(e.rolloff for e in entries)  # bee, cub and dot settled it by a roll-off
-    rolloffs = [m["event"] for m in log.gm.events() if m["event"]["kind"] == "dice_rolled"
-                and m["event"]["purpose"] == "initiative roll-off"]
+    rolloffs = [e for e in log.events("dice_rolled") if e["purpose"] == "initiative roll-off"]
     assert len(rolloffs) >= 3
 
 
@@ -361,6 +365,7 @@ async def test_a_late_joiner_acts_when_its_count_comes_up(make: Make) -> None:
     assert await log.turns_in_round() == ["ace", "bee", "cub"]  # in this very round
 
 
+@NETWORK_ONLY
 async def test_snapshots_show_the_turn_flow_as_each_viewer_may_see_it(
     make: Make, server: Server, clients: list[Client]
 ) -> None:
@@ -396,6 +401,7 @@ async def test_snapshots_show_the_turn_flow_as_each_viewer_may_see_it(
     assert player.snapshot["state"]["readied"] == {}  # type: ignore[index]
 
 
+@NETWORK_ONLY
 async def test_an_order_change_counts_only_the_combatants_the_viewer_sees(
     make: Make, server: Server, clients: list[Client]
 ) -> None:
@@ -413,7 +419,7 @@ async def test_an_order_change_counts_only_the_combatants_the_viewer_sees(
     await log.act("ace", "take_delayed_turn")
     await log.act("eel", "end_turn")
     assert log.state.order == ["eel", "ace", "bee"]
-    gm_sees = [m["event"] for m in log.gm.events() if m["event"]["kind"] == "order_changed"]
+    gm_sees = log.events("order_changed")
     shown = await spectator.wait_for(lambda m: m["type"] == "event"
                                      and m["event"]["kind"] == "order_changed")
     assert gm_sees[0]["position"] == 1 and shown["event"]["position"] == 0

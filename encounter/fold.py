@@ -63,6 +63,17 @@ def _apply(event: ev.Event, state: EncounterState) -> None:
 @_apply.register
 def _(e: ev.EncounterCreated, s: EncounterState) -> None:
     s.name, s.ruleset, s.options = e.name, e.ruleset, e.options
+    start = declaration(s.ruleset).initial_state
+    if start is not None:
+        s.ruleset_state = start()
+
+
+@_apply.register
+def _(e: ev.RulesetEvent, s: EncounterState) -> None:
+    step = declaration(s.ruleset).events.get(e.name)
+    if step is None:
+        raise TypeError(f"no fold for the {e.ruleset} event {e.name!r}")
+    step(e, s)
 
 
 @_apply.register

@@ -15,12 +15,12 @@ from encounter import battle, bounded_yaml, resolution, rolls
 from encounter import vitals as vt
 from encounter.decision import Context, Decision, Outcome, find_combatant
 from encounter.rejected import Rejected
-from encounter.ruleset import declaration
+from encounter.ruleset import check_options, declaration, names
 from encounter.state import EncounterState
 from protocol import events as ev
 from protocol import messages as msg
 from protocol.errors import ErrorCode
-from protocol.model import CombatantProfile, StatBlock
+from protocol.model import CombatantProfile, EncounterOptions, StatBlock
 from rules.attack import Concealment, perception_modifiers
 from rules.choices import with_allowed
 from rules.condition_track import end_of_scene, natural_healing
@@ -115,6 +115,11 @@ def create(cmd: msg.CreateEncounter, encounter_id: str, gm_token_id: str, ctx: C
         blocks += parse_statblocks_yaml(cmd.combatants_yaml)
     if len(blocks) > 200:
         raise Rejected(ErrorCode.INVALID_PAYLOAD, "at most 200 combatants")
+    known = names()
+    if cmd.ruleset not in known:
+        raise Rejected(ErrorCode.INVALID_PAYLOAD, f"ruleset: no ruleset {cmd.ruleset!r} "
+                       f"(allowed: {', '.join(known)})", field="ruleset", allowed=known)
+    _check_ruleset_options(cmd.ruleset, cmd.options)
     state = EncounterState(id=encounter_id)
     d = Decision(state, None, ctx)
     d.emit(ev.EncounterCreated(name=cmd.name, ruleset=cmd.ruleset, options=cmd.options),
@@ -201,7 +206,15 @@ def set_hidden(d: Decision, cmd: msg.SetHidden) -> None:
         d.emit(ev.CombatantRevealed(combatant=msgspec.structs.replace(c, hidden=False)))
 
 
+def _check_ruleset_options(ruleset: str, options: EncounterOptions) -> None:
+    problem = check_options(ruleset, options.ruleset_options)
+    if problem is not None:
+        raise Rejected(ErrorCode.INVALID_PAYLOAD, f"options.ruleset_options: {problem}",
+                       field="options.ruleset_options")
+
+
 def set_options(d: Decision, cmd: msg.SetOptions) -> None:
+    _check_ruleset_options(d.s.ruleset, cmd.options)
     d.emit(ev.OptionsChanged(options=cmd.options), ["gm"])
 
 

@@ -21,10 +21,13 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
 if TYPE_CHECKING:
     from encounter.decision import Decision
     from encounter.declare import Catalog
     from encounter.state import EncounterState, Vitals
+    from protocol.events import RulesetEvent
     from protocol.messages import Command, LegalAction
     from protocol.model import CombatantProfile
     from rules.dice import Roll
@@ -96,6 +99,13 @@ class Declaration:
     views: tuple[ViewPart, ...] = ()
     #: The fold of the ruleset's own events (by type): what each changes in the state.
     folds: Mapping[type, Callable[[Any, EncounterState], None]] = field(default_factory=dict)
+    #: A ruleset beyond the protocol's own: its options (``options.ruleset_options``, read as
+    #: this struct: unknown names refused), its part of the state (``ruleset_state``, plain
+    #: data, as it starts), and the fold of each of its ``ruleset_event`` events, by name.
+    options: type[msgspec.Struct] | None = None
+    initial_state: Callable[[], dict[str, Any]] | None = None
+    events: Mapping[str, Callable[[RulesetEvent, EncounterState], None]] = field(
+        default_factory=dict)
 
 
 #: The module that exports each ruleset's ``RULESET``.
@@ -111,6 +121,11 @@ def register(name: str, module: str) -> None:
     declaration.cache_clear()
 
 
+def unregister(name: str) -> None:
+    REGISTRY.pop(name, None)
+    declaration.cache_clear()
+
+
 def names() -> list[str]:
     return list(REGISTRY)
 
@@ -121,3 +136,34 @@ def declaration(name: str) -> Declaration:
     found = importlib.import_module(REGISTRY[name]).RULESET
     assert isinstance(found, Declaration) and found.name == name, name
     return found
+
+
+_OPTIONS: dict[int, tuple[dict[str, Any], Any]] = {}
+
+
+def ruleset_options(state: EncounterState) -> Any:
+    """The encounter's ``options.ruleset_options`` as its ruleset's ``options`` struct
+    (checked when they were set: see :func:`check_options`)."""
+    raw = state.options.ruleset_options
+    known = _OPTIONS.get(id(raw))
+    if known is not None and known[0] is raw:
+        return known[1]
+    kind = declaration(state.ruleset).options
+    value = msgspec.convert(raw, kind) if kind is not None else None
+    if len(_OPTIONS) > 1024:
+        _OPTIONS.clear()
+    _OPTIONS[id(raw)] = (raw, value)
+    return value
+
+
+def check_options(name: str, raw: dict[str, Any]) -> str | None:
+    """Why ``raw`` is not a valid ``ruleset_options`` for the ruleset ``name``, or ``None``."""
+    kind = declaration(name).options
+    if kind is None:
+        return None if not raw else (f"{declaration(name).title} has no ruleset options: "
+                                     "its options are the fields of `options`")
+    try:
+        msgspec.convert(raw, kind)
+    except msgspec.ValidationError as exc:
+        return str(exc).replace("$.", "").replace("$", "the options")
+    return None

@@ -196,6 +196,9 @@ class EncounterState(msgspec.Struct, kw_only=True, gc=False):
     auras: dict[str, tuple[int, int]] = {}
     #: What "Action Time" adds: its effects and what combatants hold (``encounter.at_state``).
     action_time: AtState = msgspec.field(default_factory=AtState)
+    #: The part of the state of a ruleset beyond the protocol's own (plain data, as its
+    #: declaration starts it and its ``ruleset_event`` events change it).
+    ruleset_state: dict[str, Any] = {}
     ended: bool = False
     end_reason: str | None = None
     #: Turns started, interrupted or resumed so far (``turn_id`` is made from it).

@@ -69,6 +69,19 @@ class OptionsChanged(Event, tag="options_changed", kw_only=True):
     options: EncounterOptions
 
 
+class RulesetEvent(Event, tag="ruleset_event", kw_only=True):
+    """An event of a ruleset the server registers beyond the two it ships: its ``name`` and
+    its ``data``, as that ruleset declares them; ``combatant`` is whom it is about, and the
+    events of hidden combatants are the GM's (``hidden``). "MLP Dramatic Systems" and "Action
+    Time" have events of their own kinds and never send this one."""
+
+    ruleset: str
+    name: str
+    data: dict[str, Any] = {}
+    combatant: str | None = None
+    hidden: bool = False
+
+
 class TokenIssued(Event, tag="token_issued", kw_only=True):
     """A credential was issued (the GM sees this; the secret itself is never logged).
     ``expires_at``: when it expires (milliseconds since the epoch, server time; ``null``:
@@ -713,6 +726,7 @@ AnyEvent = (
     | CombatantRevealed
     | CombatantConcealed
     | OptionsChanged
+    | RulesetEvent
     | TokenIssued
     | TokenRevoked
     | RollRequested

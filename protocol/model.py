@@ -27,7 +27,14 @@ CombatantKind = Literal["pc", "npc"]
 Coordinate = Annotated[int, msgspec.Meta(ge=0, le=1000)]
 #: A square of the battle map, ``[x, y]`` (x to the right, y downwards, from 0).
 Square = tuple[Coordinate, Coordinate]
-RulesetName = Literal["dramatic", "action_time"]
+#: The ruleset an encounter plays: ``dramatic`` ("MLP Dramatic Systems") or ``action_time``
+#: ("Action Time"), or another the server registers; an unknown name is refused, listing the
+#: server's.
+RulesetName = Annotated[str, msgspec.Meta(
+    pattern=r"^[a-z][a-z0-9_]{0,31}$", examples=["dramatic", "action_time"],
+    description="The ruleset: `dramatic` (MLP Dramatic Systems) or `action_time` (Action "
+    "Time), or another ruleset the server registers (an unknown one is refused with "
+    "`invalid_payload`, `details.allowed` listing the server's).")]
 
 #: Integration credential scopes. ``view:gm`` sees what the GM sees; ``command:gm`` may send
 #: GM commands; ``command:players`` may act for every player character; ``roll`` may answer
@@ -97,6 +104,11 @@ class CombatantProfile(msgspec.Struct, kw_only=True, gc=False, frozen=True):
 
 #: What each encounter option does (the ruling it names is in docs/rulings.md).
 OPTION_TEXT: dict[str, str] = {
+    "ruleset_options": (
+        "The options of a ruleset the server registers beyond the two it ships, by name, as "
+        "that ruleset declares them (an unknown name or a bad value is refused with "
+        "`invalid_payload`); `{}` for `dramatic` and `action_time`, whose options are the "
+        "fields of this object."),
     "manual_rolls": (
         "The GM rolls physical dice for the NPCs (the GM's combatants): each roll waits for a "
         '`submit_roll` (`roll_requested`).'
@@ -310,8 +322,10 @@ class EncounterOptions(msgspec.Struct, forbid_unknown_fields=True, kw_only=True,
         _opt("default_speed_yards")] = 10
     action_time_join_immediately: Annotated[bool, _opt("action_time_join_immediately")] = False
     dice_seed: Annotated[int, msgspec.Meta(ge=0, le=2**53 - 1), _opt("dice_seed")] | None = None
+    ruleset_options: Annotated[dict[str, Any], _opt("ruleset_options")] = {}
 
 
 RULESET_OPTIONS["dramatic"] = tuple(
     name for name in EncounterOptions.__struct_fields__
-    if name in COMMON_OPTIONS or name not in RULESET_OPTIONS["action_time"])
+    if name != "ruleset_options"
+    and (name in COMMON_OPTIONS or name not in RULESET_OPTIONS["action_time"]))

@@ -1,0 +1,138 @@
+"""A ruleset the engine was not written for: "Kindling" (``tests/toy_ruleset``), registered for
+these tests only, plays through the neutral engine with its own option, state part, event,
+stat block, turn budget and action, in-process (``encounter.harness``) and over the protocol.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import jsonschema
+import pytest
+
+from clients.client import Client, CommandError
+from encounter import ruleset as registry
+from encounter.harness import Refused, Table
+from encounter.ruleset import names
+from server.app import Server
+from tests.conftest import ROOT, ws_url
+from tests.helpers import open_client
+
+CAST = [{"name": "Ash", "id": "ash", "kind": "pc", "stats": {"spark": 5}},
+        {"name": "Cinder", "id": "cinder", "kind": "pc", "stats": {"spark": 2}},
+        {"name": "Soot", "id": "soot", "aware": False, "stats": {"spark": 1}}]
+
+
+@pytest.fixture(autouse=True)
+def kindling() -> Iterator[None]:
+    registry.register("kindling", "tests.toy_ruleset")  # the one registry line
+    yield
+    registry.unregister("kindling")
+
+
+def started(**options: Any) -> Table:
+    table = Table(CAST, ruleset="kindling", dice_seed=5, **options)
+    table.do("start_encounter")
+    return table
+
+
+def test_its_own_stat_block_is_checked() -> None:
+    with pytest.raises(Refused) as refused:
+        Table([{"name": "Dud", "stats": {"spark": 9}}], ruleset="kindling")
+    assert refused.value.code == "invalid_payload" and "spark" in refused.value.message
+    with pytest.raises(Refused) as refused:  # a Dramatic sheet is not a Kindling one
+        Table([{"name": "Dog", "stats": {"fatigue_points": 6}}], ruleset="kindling")
+    assert "fatigue_points" in refused.value.message
+
+
+def test_no_surprise_round_and_initiative_by_its_own_roll() -> None:
+    """Soot is unaware, but Kindling declares no surprise round: everyone is in round 1."""
+    table = started()
+    s = table.state
+    assert s.round == 1 and not s.surprise and not s.flat_footed
+    assert sorted(s.order) == ["ash", "cinder", "soot"]
+    assert all(e.total >= 1 + table.state.combatants[c].stats["spark"]
+               for c, e in s.initiative.items())
+
+
+def test_its_budget_is_two_beats_and_its_action_kindles_embers() -> None:
+    table = started(ruleset_options={"glow": 2})
+    cid = table.state.current
+    assert cid is not None and table.state.turn is not None
+    assert table.state.turn.budget == {"first_beat": True, "second_beat": True}
+    kindle = next(a for a in table.legal() if a.action == "kindle" and a.combatant == cid)
+    target = kindle.targets[0]
+    assert table.act(cid, "kindle", target=target) == ["action_taken", "ruleset_event"]
+    assert table.state.turn.budget == {"first_beat": False, "second_beat": True}
+    table.act(cid, "kindle", target=target)
+    assert table.state.ruleset_state["embers"] == {target: 4}  # glow 2, twice
+    # the beats are spent: no third kindling, offered or taken
+    assert "kindle" not in {a.action for a in table.legal() if a.combatant == cid}
+    refused = table.refused_act(cid, "kindle", target=target)
+    assert refused.code == "illegal_action"
+    assert table.view()["kindling"] == {"embers": {target: 4}}
+    assert table.replays()
+    table.act(cid, "end_turn")
+    assert table.state.current != cid
+
+
+def test_its_option_is_checked_and_unknown_arguments_refused() -> None:
+    with pytest.raises(Refused) as refused:
+        Table(CAST, ruleset="kindling", ruleset_options={"glow": 9})
+    assert refused.value.code == "invalid_payload"
+    assert refused.value.details == {"field": "options.ruleset_options"}
+    with pytest.raises(Refused):
+        Table(CAST, ruleset="kindling", ruleset_options={"heat": 1})
+    with pytest.raises(Refused):  # the shipped rulesets have no ruleset_options
+        Table(CAST[:1], ruleset="dramatic", ruleset_options={"glow": 1})
+    table = started()
+    cid = table.state.current
+    assert cid is not None
+    refused_act = table.refused_act(cid, "kindle", target="ash", heat=3)
+    assert refused_act.code == "invalid_payload"
+    assert refused_act.details is not None and refused_act.details["field"] == "args.heat"
+    assert table.refused("fall", combatant="ash", meters=3).code == "illegal_action"
+
+
+def test_an_unknown_ruleset_is_refused_listing_the_servers() -> None:
+    with pytest.raises(Refused) as refused:
+        Table(CAST, ruleset="kindlin")
+    assert refused.value.code == "invalid_payload"
+    assert refused.value.details == {"field": "ruleset", "allowed": names()}
+    assert "kindling" in names() and "dramatic" in names()
+
+
+async def test_it_plays_over_the_protocol(server: Server, clients: list[Client]) -> None:
+    """The same ruleset through the real server: its event reaches the players' clients as a
+    ``ruleset_event``; its view part is in their snapshots."""
+    url = ws_url(server)
+    anon = await open_client(url, clients)
+    await anon.hello()
+    ack = await anon.command("create_encounter", id="kindling-over-the-wire", name="Embers",
+                             ruleset="kindling", combatants=CAST,
+                             options={"dice_seed": 3, "ruleset_options": {"glow": 3}})
+    gm = await open_client(url, clients)
+    await gm.hello(ack["result"]["gm_token"])
+    await gm.command("start_encounter")
+    await gm.wait_for(lambda m: m["type"] == "legal_actions"
+                      and any(a["action"] == "kindle" for a in m["actions"]))
+    kindle = next(a for a in gm.legal if a["action"] == "kindle")
+    await gm.command("act", combatant=kindle["combatant"], action="kindle",
+                     args={"target": kindle["targets"][0]})
+    event = await gm.wait_for(lambda m: m["type"] == "event"
+                              and m["event"]["kind"] == "ruleset_event")
+    assert event["event"]["name"] == "kindled" and event["event"]["data"]["embers"] == 3
+    # what came over the wire is what the published schemas describe
+    for name, messages in (("server-messages.schema.json", gm.messages),
+                           ("events.schema.json", [m["event"] for m in gm.messages
+                                                   if m["type"] == "event"])):
+        schema = json.loads((ROOT / "docs" / "protocol" / name).read_text(encoding="utf-8"))
+        checker = jsonschema.Draft202012Validator(schema)
+        for message in messages:
+            assert not list(checker.iter_errors(message)), (name, message)
+    with pytest.raises(CommandError) as refused:
+        await anon.command("create_encounter", id="kindling-bad-option-0", name="x",
+                           ruleset="kindling", options={"ruleset_options": {"glow": "hot"}})
+    assert refused.value.code == "invalid_payload"

@@ -595,3 +595,28 @@ async def test_the_form_takes_a_shipped_example_file_as_it_is_and_the_sheet_read
     text = await sheet.inner_text()
     assert "point blank to 6, short to 12, medium to 18, long to 24 squares" in text
     assert '{"point_blank"' not in text
+
+
+async def test_the_gm_console_offers_the_tools_of_the_encounters_ruleset(
+        server: Server, pages: Pages, artifacts: Path) -> None:
+    """The console draws its rulings from the GM's legal actions, which the ruleset's
+    declaration gives: an Action Time encounter has the override but none of "MLP Dramatic
+    Systems"' tools (Adjudicate, Fall, the battle map), which the server refuses there."""
+    base = f"http://127.0.0.1:{server.settings.port}"
+    gm = await pages.open(f"{base}/table/")
+    await gm.click("text=Ponies vs. Diamond Dogs (Action Time)")
+    await gm.click("button.primary")
+    await live(gm)
+    await gm.wait_for_selector(".tools-panel >> text=Override")
+    tools = await gm.inner_text(".tools-panel")
+    assert "Adjudicate" not in tools and "Fall" not in tools
+    assert await gm.is_hidden(".map-panel")
+    await gm.screenshot(path=artifacts / "gm-action-time.png", full_page=True)
+    # a Dramatic encounter has them all
+    dramatic = await pages.open(f"{base}/table/")
+    await dramatic.click("text=Timberwolves at the Everfree's edge")
+    await dramatic.click("button.primary")
+    await live(dramatic)
+    await dramatic.wait_for_selector(".tools-panel >> text=Adjudicate")
+    assert "Fall" in await dramatic.inner_text(".tools-panel")
+    assert await dramatic.is_visible(".map-panel")

@@ -11,7 +11,9 @@ from typing import Any
 from encounter import action_time as at
 from encounter.at_fold import FOLDS
 from encounter.ruleset import Declaration
+from encounter.schemas import command_schema_id
 from encounter.state import EncounterState
+from protocol.messages import LegalAction
 from rules.rulesets import ActionTime
 
 
@@ -41,4 +43,6 @@ RULESET = Declaration(
     initial_vitals=at.initial_vitals,
     views=(_view,),
     folds=FOLDS,
+    gm_tools=(LegalAction(action="adjust_combatant",
+                          args_schema=command_schema_id("adjust_combatant")),),
 )

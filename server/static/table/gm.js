@@ -7,8 +7,8 @@ import { drawingToMap } from "/table/model.js";
 // GM rulings: overriding a value and adjudicating an action the rules do not list (each
 // audited by the server as a gm_ruling, with its reason), a fall, the battle map, and the
 // social scene's tools (statements, attitudes, the event, each one's situation). Each form
-// sends its command with the fields below; a tool marked `legal` is offered only while the
-// server lists its command in the GM's legal_actions. A field is [name, kind, label]:
+// sends its command with the fields below; a tool is offered only while the server lists its
+// command in the GM's legal_actions (each ruleset has its own). A field is [name, kind, label]:
 // "combatant" a combatant, "combatant?" an optional one, "combatants" several, "int" a whole
 // number (sent as a JSON number), "int|null" one whose empty field is sent as null, "number"
 // any number, "step" a track step 0-5, "bool?" yes/no/unchanged, a list the choices, "text"
@@ -36,17 +36,17 @@ export const GM_TOOLS = [
       ...OUTCOME("on_success", "success"), ...OUTCOME("on_failure", "failure")] },
   { command: "fall", title: "Fall", help: "A combatant falls: the server rolls Acrobatics (if trained), the fall and its damage.",
     fields: [["combatant", "combatant", "combatant"], ["meters", "number", "meters"]] },
-  { command: "size_argument", title: "Statement", legal: true, help: "Give a combatant a statement of a size (or resize one: its id).",
+  { command: "size_argument", title: "Statement", help: "Give a combatant a statement of a size (or resize one: its id).",
     fields: [["combatant", "combatant", "combatant"], ["size", SIZES, "size"], ["text", "text", "what it says"],
       ["argument", "text", "resize statement (id)"], ["perilous", "bool?", "perilous"]] },
-  { command: "set_attitude", title: "Attitude", legal: true, help: "Set one character's attitude toward another.",
+  { command: "set_attitude", title: "Attitude", help: "Set one character's attitude toward another.",
     fields: [["holder", "combatant", "holder"], ["toward", "combatant", "toward"],
       ["attitude", ["hostile", "unfriendly", "indifferent", "friendly", "helpful"], "attitude"], ["reason", "text", "reason"]] },
-  { command: "set_social_event", title: "Social event", legal: true, help: "The event of this scene: the organiser's rating (empty: no event), raised by VIP guests.",
+  { command: "set_social_event", title: "Social event", help: "The event of this scene: the organiser's rating (empty: no event), raised by VIP guests.",
     fields: [["rating", "int|null", "rating"], ["organizer", "combatant?", "organiser"], ["vips", "combatants", "VIP guests"],
       ["circle", "text", "circle of society"], ["topic", "text", "topic"], ["encounter", "int", "encounter no."],
       ["last", "bool?", "last of the event"], ["gm_override", "bool?", "below half (GM)"]] },
-  { command: "set_social_situation", title: "Situation", legal: true, help: "A combatant's situation at the event (empty fields keep their value).",
+  { command: "set_social_situation", title: "Situation", help: "A combatant's situation at the event (empty fields keep their value).",
     fields: [["combatant", "combatant", "combatant"], ["familiarity", ["", "known", "few_know", "stranger"], "familiarity"],
       ["race", ["", "prevailing", "not_prevailing", "rare", "unknown_or_dangerous"], "race"], ["subject_rank", "int", "rank in the subject"],
       ["invitation", "bool?", "invitation"], ["knows_host", "bool?", "knows the host"], ["knows_most", "bool?", "knows most present"],
@@ -119,6 +119,7 @@ export function gmView(root, table, conn) {
     if (ack) { remember({ token_id: ack.result.token_id, label: "Spectators", url: watchLink(ack.result.token), overlay: watchLink(ack.result.token, true) }); renderLinks(); }
   } }, "New spectator link");
 
+  const toolsPanel = h("section", { class: "tools-panel" }, h("h2", {}, "Rulings"), tools);
   root.replaceChildren(
     h("section", { class: "wide roster-panel" }, h("h2", {}, "Combatants"),
       h("table", { class: "roster" }, h("thead", {}, h("tr", {}, ...["", "Name", "Kind", "Side", "Init.", "Aware", "Visibility", "Player"].map((t) => h("th", {}, t)))), roster),
@@ -128,7 +129,7 @@ export function gmView(root, table, conn) {
     h("section", { class: "links-panel" }, h("h2", {}, "Links"),
       h("p", {}, spectatorButton, " ", h("span", { class: "muted" }, "invite players from the roster")), links, linkError,
       h("h3", {}, "Credentials"), tokens),
-    h("section", { class: "tools-panel" }, h("h2", {}, "Rulings"), tools),
+    toolsPanel,
     social,
     h("section", { class: "wide map-panel" }, h("h2", {}, "Battle map"),
       h("p", {}, h("label", {}, "A click on the map: ", clickMode)), mapBox, mapError,
@@ -178,7 +179,8 @@ export function gmView(root, table, conn) {
   function renderTools() {
     const everyone = [...table.combatants.values()];
     const listed = new Set(table.legal.filter((a) => a.combatant === null || a.combatant === undefined).map((a) => a.action));
-    tools.replaceChildren(...GM_TOOLS.filter((tool) => !tool.legal || listed.has(tool.command)).map((tool) => {
+    toolsPanel.hidden = !GM_TOOLS.some((tool) => listed.has(tool.command));
+    tools.replaceChildren(...GM_TOOLS.filter((tool) => listed.has(tool.command)).map((tool) => {
       const inputs = tool.fields.map(([name, kind, label]) => {
         let input;
         if (kind === "combatants") {
@@ -237,6 +239,8 @@ export function gmView(root, table, conn) {
       const gmTools = table.legal.filter((a) => a.combatant === null || a.combatant === undefined).map((a) => a.action).filter((a) => OWN_CONTROLS.has(a));
       const names = JSON.stringify([cs.map((c) => [c.id, c.name]), table.ended, gmTools]);
       if (names !== toolsKey) { toolsKey = names; renderTools(); }
+      // the map panel for a ruleset with a map (the GM may set one), or a map already set
+      root.querySelector(".map-panel").hidden = !(gmTools.includes("set_map") || table.map);
       renderOrder(order, table);
       if (msg.type === "legal_actions") renderActions(actions, table, run, OWN_CONTROLS);
       if (msg.type === "snapshot" || msg.type === "event") {

@@ -284,8 +284,8 @@ class Policy:
             near = here is None or there is None or distance(here, there) <= reach
             melee = [w for w in arms if not _ranged(w)]
             ranged = [w for w in arms if _ranged(w)]
-            if view.ruleset == "action_time":
-                pass  # the server picks the weapon that fits the action
+            if "weapon" not in (a.get("options") or {}):
+                pass  # the action names no weapon (Action Time's): the server picks it
             elif near and melee:
                 args["weapon"] = melee[0]["name"]
             elif not near and ranged:

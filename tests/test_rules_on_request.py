@@ -173,3 +173,201 @@ async def test_an_adjudicated_check_of_nobody_is_the_gms_die(tables: Tables) -> 
     assert (asked.roller, asked.combatant) == ("gm", None)
     await roll(scene, 9)
     assert scene.state.vitals["dog"].prone
+
+
+# --- R81: taking 10 -----------------------------------------------------------------------------
+
+
+DOOR = {"name": "Door", "id": "door", "kind": "npc", "initiative": -50,
+        "stats": {"nature": "object", "str": 16, "fatigue_points": 1}}
+
+
+async def test_taking_10_throws_no_die_where_the_check_allows_it(make: Make) -> None:
+    """Taking 10 (R81) on a check made against a number: a distraction (STANDARD ACTIONS:
+    Distraction, a check against 10) and breaking an object (Breaking an Object: Strength +
+    Physical Base Bonus, R84) — no die asked for, the check's ``took_10`` says so."""
+    scene = await make([ace(skills={"melee": 5}, physical_base_bonus=4), DOG, DOOR])
+    events = await scene.act("ace", "distraction", target="dog", take_10=True)
+    assert "roll_requested" not in events and "dice_rolled" not in events
+    check = last(scene, "check_made")
+    assert (check["natural"], check["total"], check["took_10"], check["success"]) == (
+        10, 15, True, True)
+    await scene.act("ace", "end_turn")
+    await scene.act("dog", "end_turn")
+    await scene.act("door", "end_turn")
+    await scene.act("ace", "break_object", target="door", take_10=True)
+    check = last(scene, "check_made")
+    # 10 + Str 2 + Physical Base Bonus 4 = 16 against DC 15 + the door's Str 3 = 18
+    assert (check["total"], check["dc"], check["success"]) == (16, 18, False)
+    assert ("Physical Base Bonus", 4) in [(m["name"], m["value"]) for m in check["modifiers"]]
+    assert await scene.replays()
+
+
+@BOTH_TRANSPORTS
+async def test_taking_10_is_refused_to_aid_another_and_on_the_constitution_check(
+        make: Make) -> None:
+    """Aid Another: "You can't take 10 on a skill check or ability check to aid another";
+    Falling Unconscious: "You can't take 10 on the Constitution check" (R81). An attack roll
+    takes no 10 either; a Perception check asked for as physical dice may."""
+    scene = await make([ACE, DOG])
+    refused = await scene.refused("ace", "aid_another", target="dog", take_10=True)
+    assert refused["code"] == "illegal_action" and "aid another" in refused["message"]
+    await scene.act("ace", "attack", target="dog")
+    attack = pending(scene)
+    reply = await scene.send("submit_roll", request=attack.request, take_10=True)
+    assert reply["code"] == "illegal_action" and "attack" in reply["message"] \
+        and "R81" in reply["message"]
+    await roll(scene, 1)  # a natural 1: an automatic miss
+    await scene.act("ace", "end_turn")
+    await scene.do("adjust_combatant", combatant="ace", condition="unconscious",
+                   reason="knocked out")
+    check_round = scene.state.vitals["ace"].check_round
+    assert check_round is not None
+    while scene.state.round < check_round or scene.state.current != "ace":
+        await scene.act("dog", "end_turn")
+    constitution = pending(scene)
+    reply = await scene.send("submit_roll", request=constitution.request, take_10=True)
+    assert reply["code"] == "illegal_action"
+    assert "can't take 10 on the Constitution check" in reply["message"]
+    assert pending(scene).request == constitution.request  # still waiting for the die
+    await roll(scene, 15)
+    assert scene.state.vitals["ace"].conscious
+
+
+async def test_a_physical_perception_check_may_take_10(tables: Tables) -> None:
+    scene = await tables.create([ACE, DOG], players_roll=True)
+    await scene.do("call_perception", combatants=["ace"], dc=13)
+    reply = await scene.send("submit_roll", request=pending(scene).request, take_10=True)
+    assert reply["type"] == "ack"
+    check = last(scene, "check_made")
+    assert (check["natural"], check["total"], check["took_10"]) == (10, 13, True)
+    assert scene.state.combatants["ace"].aware
+
+
+async def test_the_gm_takes_10_on_an_adjudicated_check(make: Make) -> None:
+    scene = await make([ACE, DOG])
+    events = await scene.do("adjudicate", description="picks the lock", combatant="ace",
+                            dc=12, modifier=2, take_10=True, on_failure={"prone": True})
+    assert "roll_requested" not in events
+    assert last(scene, "check_made")["success"]  # 10 + 2 = 12
+    reply = await scene.send("adjudicate", description="no check", take_10=True)
+    assert reply["code"] == "invalid_payload"
+
+
+# --- R82: Perception and awareness during the scene ---------------------------------------------
+
+
+@BOTH_TRANSPORTS
+async def test_an_unaware_combatant_loses_its_dexterity_bonus_mid_scene(make: Make) -> None:
+    """CONCEALMENT: "If you attempt to notice a target with total concealment, you take a -10
+    penalty on your Perception check"; Dexterity Modifier: "If you are flatfooted or unaware of
+    an attack, you lose your Dexterity bonus" — during the scene too (R82)."""
+    scene = await make([ACE, dog(dex=16)], manual_rolls=True)
+    await scene.do("call_perception", combatants=["dog"], dc=10, concealment="total")
+    assert pending(scene).purpose == "perception"
+    await roll(scene, 15)  # 15 + 1 - 10 = 6 against 10: it does not notice Ace
+    check = last(scene, "check_made")
+    assert (check["total"], check["success"]) == (6, False)
+    assert scene.state.unaware == ["dog"]
+    await scene.act("ace", "attack", target="dog")
+    await roll(scene, 3)
+    resolved = last(scene, "attack_resolved")
+    assert resolved["defense_value"] == 10  # Reflex 10 without the Dexterity bonus of +3
+    await scene.act("ace", "end_turn")
+    await scene.act("dog", "end_turn")
+    await scene.do("call_perception", combatants=["dog"], dc=10, concealment="concealment")
+    await roll(scene, 15)  # 15 + 1 - 5 = 11: it notices
+    assert scene.state.unaware == []
+    await scene.act("ace", "attack", target="dog")
+    await roll(scene, 3)
+    assert last(scene, "attack_resolved")["defense_value"] == 13
+    assert await scene.replays()
+
+
+async def test_the_gm_makes_a_combatant_unaware_of_attacks_mid_scene(make: Make) -> None:
+    scene = await make([ACE, dog(dex=16)])
+    await scene.do("set_awareness", combatant="dog", aware=False)
+    assert scene.state.unaware == ["dog"] and scene.state.combatants["dog"].aware is True
+    reply = await scene.send("set_awareness", combatant="dog", aware=False)
+    assert reply["code"] == "illegal_action"
+    await scene.act("ace", "attack", target="dog")
+    await roll(scene, 3)
+    assert last(scene, "attack_resolved")["defense_value"] == 10
+    await scene.do("set_awareness", combatant="dog", aware=True)
+    assert scene.state.unaware == []
+
+
+# --- R83: flying; R84: the stat block ----------------------------------------------------------
+
+
+OPEN = {"width": 12, "height": 3}
+
+
+def flyer(cid: str, kind: str, at: list[int], init: int, **stats: Any) -> dict[str, Any]:
+    return {"name": cid.title(), "id": cid, "kind": kind, "initiative": init, "position": at,
+            "stats": {"str": 14, "speed": 6, "fly_speed": 8, **stats}}
+
+
+@BOTH_TRANSPORTS
+async def test_a_flying_move_counts_the_fly_speed(tables: Tables) -> None:
+    """SPEED: "Some creatures ... have a natural ... fly ... speed"; a flying move spends the
+    fly speed, and the flyer stays in the air until it moves otherwise (R83)."""
+    scene = await tables.started([flyer("ace", "pc", [0, 0], 50), flyer("dog", "npc", [0, 2], 0)],
+                                 OPEN)
+    path = [[x, 0] for x in range(1, 9)]
+    refused = await scene.refused("ace", "move", path=path)  # 8 squares, speed 6
+    assert refused["code"] == "illegal_action"
+    await scene.act("ace", "move", path=path, fly=True)
+    moved = last(scene, "combatant_moved")
+    assert (moved["mode"], moved["cost"], moved["budget"]) == ("fly", 8, 8)
+    assert scene.state.flying == ["ace"] and scene.state.positions["ace"] == (8, 0)
+    await scene.act("ace", "end_turn")
+    await scene.act("dog", "end_turn")
+    await scene.act("ace", "move", path=[[9, 0]])  # lands
+    assert scene.state.flying == []
+
+
+async def test_no_flight_without_a_fly_speed_or_under_a_heavy_load(make: Make) -> None:
+    """ENCUMBRANCE AND SPEED: "A character with a fly speed cannot fly while carrying a heavy
+    load" (R83)."""
+    scene = await make([ace(fly_speed=8, heavy_load=True), DOG])
+    refused = await scene.refused("ace", "move", fly=True)
+    assert "heavy load" in refused["message"]
+    refused = await scene.refused("ace", "ram", target="dog", flying=True)
+    assert "heavy load" in refused["message"]
+    plain = await make([ACE, DOG])
+    refused = await plain.refused("ace", "move", fly=True)
+    assert "no fly speed" in refused["message"]
+
+
+@BOTH_TRANSPORTS
+async def test_ramming_a_flyer_moving_away_subtracts_its_fly_speed(make: Make) -> None:
+    """Ramming: "Speed (- Speed of the target if the Target is moving away)" — the speed of
+    the mode it moves in: a target in the air after a flying move counts its fly speed 5, not
+    its land speed 6 (R83, R23)."""
+    scene = await make([ACE, dog(fly_speed=5)], manual_rolls=True)
+    await scene.act("ace", "end_turn")
+    await scene.act("dog", "move", fly=True)  # off the map: takes to the air
+    assert scene.state.flying == ["dog"]
+    await scene.act("dog", "end_turn")
+    await scene.act("ace", "ram", target="dog", moving_away=True)
+    await roll(scene, 10)  # 10 + 5 against Reflex 10: a hit
+    await roll(scene, 3, 4)
+    dealt = scene.events("damage_dealt")[0]
+    bonuses = {b["name"]: b["value"] for b in dealt["bonuses"]}
+    assert bonuses["target's fly speed (moving away)"] == -5
+    assert dealt["loss"] == 6 - 5 + 2 + 7
+    await scene.do("collide", first="ace", second="dog")
+    await roll(scene, 1, 1)  # the dog's size damage, the GM's dice: Ace takes 6 + 5 + 0 + 2
+    assert last(scene, "damage_dealt")["loss"] == 13
+
+
+async def test_an_objects_break_dc_comes_from_its_stat_block(make: Make) -> None:
+    """Breaking an Object: "The DC depends more on the construction of the item than on the
+    material" — an object's ``break_dc`` (R84)."""
+    vault = {**DOOR, "stats": {**DOOR["stats"], "break_dc": 25}}
+    scene = await make([ace(physical_base_bonus=3), DOG, vault])
+    await scene.act("ace", "break_object", target="door")
+    await roll(scene, 19)  # 19 + 2 + 3 = 24 against 25
+    check = last(scene, "check_made")
+    assert (check["total"], check["dc"], check["success"]) == (24, 25, False)

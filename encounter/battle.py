@@ -153,12 +153,12 @@ def _move(d: Decision, c: CombatantProfile, args: PathArgs,
             plan = movement.validate_run(
                 d.s.battle_map, me, path, speed=speed, load=load, others=others,
                 prone=prone, refined_garment_runs_triple=o.refined_garment_runs_triple,
-                squeeze_cost_multiplier=o.squeeze_cost_multiplier)
+                squeeze_cost_multiplier=o.squeeze_cost_multiplier, flying=args.fly)
         else:
             plan = movement.validate_move(
                 d.s.battle_map, me, path, speed=speed, load=load, others=others,
                 prone=prone, prone_crawl_squares=o.prone_crawl_squares,
-                squeeze_cost_multiplier=o.squeeze_cost_multiplier)
+                squeeze_cost_multiplier=o.squeeze_cost_multiplier, flying=args.fly)
     except (MapError, ValueError) as exc:
         raise Rejected(ErrorCode.ILLEGAL_ACTION, str(exc)) from None
     mode: Literal["move", "run", "crawl", "fly"] = (

@@ -211,6 +211,9 @@ def fall(d: Decision, cmd: msg.Fall) -> None:
     d.emit(ev.GmRuling(combatant=c.id, ruling="adjudicated",
                        description=f"{c.name} falls {cmd.meters:g} m", hidden=c.hidden),
            d.combatant_vis(c.id))
+    if c.id in d.s.flying:  # it falls out of the air (R83): no longer flying
+        d.emit(ev.CombatantMoved(combatant=c.id, path=[], cost=0, budget=0, mode="move",
+                                 hidden=c.hidden), d.combatant_vis(c.id))
     ctx: dict[str, Any] = {"action": "fall", "attacker": c.id, "meters": cmd.meters,
                            "acrobatics_total": None}
     if "acrobatics" in sheet.trained:

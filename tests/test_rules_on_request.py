@@ -12,8 +12,10 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import msgspec
 import pytest
 
+from rules.battle_map import BattleMap
 from tests.scene import BOTH_TRANSPORTS, Scene, Tables
 from tests.test_resolution import last, roll
 
@@ -325,6 +327,28 @@ async def test_a_flying_move_counts_the_fly_speed(tables: Tables) -> None:
     await scene.act("dog", "end_turn")
     await scene.act("ace", "move", path=[[9, 0]])  # lands
     assert scene.state.flying == []
+
+
+async def test_a_flyer_passes_over_mud_and_pits_and_a_fall_brings_it_down(
+        tables: Tables) -> None:
+    """DIFFICULT TERRAIN is on the ground, and a pit ends the movement of those who walk into
+    it (R66): a flyer pays neither (R83). Falling out of the air (Falling Damage) lands it."""
+    ground = msgspec.to_builtins(BattleMap.from_ascii("""
+        .~~^~~....
+        ..........
+    """))
+    scene = await tables.started([flyer("ace", "pc", [0, 0], 50), flyer("dog", "npc", [0, 1], 0)],
+                                 ground)
+    path = [[x, 0] for x in range(1, 7)]
+    refused = await scene.refused("ace", "move", path=path)
+    assert refused["code"] == "illegal_action"  # on foot: the mud costs double, the pit stops
+    await scene.act("ace", "move", path=path, fly=True)
+    moved = last(scene, "combatant_moved")
+    assert (moved["cost"], moved["falls"]) == (6, False)
+    assert scene.state.flying == ["ace"]
+    await scene.do("fall", combatant="ace", meters=6)
+    assert scene.state.flying == []
+    assert pending(scene).purpose == "falling"  # untrained: no Acrobatics check (R84)
 
 
 async def test_no_flight_without_a_fly_speed_or_under_a_heavy_load(make: Make) -> None:

@@ -383,6 +383,12 @@ def after_the_scene(d: Decision) -> None:
     still awaiting its check first (one that failed it has no further check in this scene),
     then every living, conscious creature +1 step on each track (never below its persistent
     steps); ``end_of_scene_recovery: false`` leaves the tracks."""
+    for p in list(d.s.pending_rolls.values()):
+        if p.purpose == resolution.CONSTITUTION and p.combatant is not None:
+            # the encounter ends with this command: a check still waiting for its physical die
+            # is the server's (R80)
+            roll = d.server_roll(p.expr, p.purpose, p.combatant, p.request)
+            resolution.constitution_check_rolled(d, p.combatant, roll)
     for cid, v in list(d.s.vitals.items()):
         if v.condition == ["unconscious", "awaiting_check"]:
             # the encounter ends with this command: nothing is left to wait for dice (R80)

@@ -395,3 +395,22 @@ async def test_an_objects_break_dc_comes_from_its_stat_block(make: Make) -> None
     await roll(scene, 19)  # 19 + 2 + 3 = 24 against 25
     check = last(scene, "check_made")
     assert (check["total"], check["dc"], check["success"]) == (24, 25, False)
+
+
+async def test_the_scene_ending_rolls_a_constitution_check_still_waiting(make: Make) -> None:
+    """R80: the checks made as the scene ends are the server's — one still waiting for a
+    player's die too, so that nothing waits in an ended encounter."""
+    scene = await make([ACE, DOG])
+    await scene.do("adjust_combatant", combatant="ace", condition="unconscious",
+                   reason="knocked out")
+    check_round = scene.state.vitals["ace"].check_round
+    assert check_round is not None
+    while scene.state.round < check_round or scene.state.current != "ace":
+        await scene.act("dog", "end_turn")
+    waiting = pending(scene)
+    await scene.do("end_encounter")
+    assert scene.state.pending_rolls == {}
+    rolled = [e for e in scene.events("dice_rolled") if e["purpose"] == "constitution check"]
+    assert len(rolled) == 1 and rolled[0]["request"] == waiting.request
+    assert rolled[0]["roll"]["seed"] is not None
+    assert [e["check"] for e in scene.events("check_made")].count("constitution") == 1

@@ -17,6 +17,7 @@ from encounter.declare import Action, Aimed, Catalog, Noted, Targets, When, in_s
 from encounter.dramatic_args import (
     AnswerArgs,
     AttackArgs,
+    BreakArgs,
     BreakGrabArgs,
     ConversationArgs,
     DisputeArgs,
@@ -338,7 +339,7 @@ CATALOG = Catalog("dramatic", "MLP Dramatic Systems", (
     Action("break_grab", "Break a grab", "STANDARD ACTIONS: Grab", _STD, BreakGrabArgs,
            break_grab, _grabbed),
     Action("break_object", "Break an object", "STANDARD ACTIONS: Breaking an Object", _STD,
-           Aimed, combat.break_object, targets=Targets(_others, _objects), readyable=True),
+           BreakArgs, combat.break_object, targets=Targets(_others, _objects), readyable=True),
     Action("harvest", "Harvest", "STANDARD ACTIONS: Harvest", _STD, HarvestArgs,
            combat.harvest, targets=Targets(_others, optional=True), options=_weapons,
            readyable=True),

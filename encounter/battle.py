@@ -113,17 +113,25 @@ def may_move(state: EncounterState, cid: str) -> str | None:
 def _move(d: Decision, c: CombatantProfile, args: PathArgs,
           run: bool) -> Callable[[], None] | None:
     me = placement(d, c.id)
+    sheet = vt.sheet_of(c)
+    if args.fly:
+        _may_fly(d, c)
     if me is None:
         if args.path is not None:
             raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{c.name} is not on a battle map: the GM "
                            "tracks where it goes")
+        if args.fly or c.id in d.s.flying:  # takes off, or lands (R83)
+            flies: Literal["fly", "move"] = "fly" if args.fly else "move"
+            return lambda: d.emit(ev.CombatantMoved(
+                combatant=c.id, path=[], cost=0,
+                budget=sheet.fly_speed if args.fly else sheet.speed, mode=flies,
+                hidden=c.hidden), d.combatant_vis(c.id))
         return None
     assert d.s.battle_map is not None
     if args.path is None:
         raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.path lists the squares entered, in "
                        "order, as [x, y] pairs")
     path = [(x, y) for x, y in args.path]
-    sheet = vt.sheet_of(c)
     load = movement.Load(armor=sheet.armor_type.value,
                          garment=sheet.garment.value,
                          heavy_load=sheet.heavy_load)
@@ -137,25 +145,42 @@ def _move(d: Decision, c: CombatantProfile, args: PathArgs,
     v = d.s.vitals[c.id]
     prone = v.prone
     step = max(v.physical.step, v.mental.step if v.mental is not None else 0)
-    speed = condition_speed(sheet.speed, step, condition_half_speed=o.condition_half_speed)
+    # SPEED: Fly — a flying move counts the fly speed (R83)
+    speed = condition_speed(sheet.fly_speed if args.fly else sheet.speed, step,
+                            condition_half_speed=o.condition_half_speed)
     try:
         if run:
             plan = movement.validate_run(
                 d.s.battle_map, me, path, speed=speed, load=load, others=others,
                 prone=prone, refined_garment_runs_triple=o.refined_garment_runs_triple,
-                squeeze_cost_multiplier=o.squeeze_cost_multiplier)
+                squeeze_cost_multiplier=o.squeeze_cost_multiplier, flying=args.fly)
         else:
             plan = movement.validate_move(
                 d.s.battle_map, me, path, speed=speed, load=load, others=others,
                 prone=prone, prone_crawl_squares=o.prone_crawl_squares,
-                squeeze_cost_multiplier=o.squeeze_cost_multiplier)
+                squeeze_cost_multiplier=o.squeeze_cost_multiplier, flying=args.fly)
     except (MapError, ValueError) as exc:
         raise Rejected(ErrorCode.ILLEGAL_ACTION, str(exc)) from None
-    mode: Literal["move", "run", "crawl"] = "run" if run else "crawl" if plan.crawl else "move"
+    mode: Literal["move", "run", "crawl", "fly"] = (
+        "fly" if args.fly else "run" if run else "crawl" if plan.crawl else "move")
     return lambda: d.emit(ev.CombatantMoved(
         combatant=c.id, path=list(path), cost=plan.total, budget=plan.budget,
         mode=mode, falls=plan.falls, hidden=c.hidden),
         d.combatant_vis(c.id))
+
+
+def _may_fly(d: Decision, c: CombatantProfile) -> None:
+    """SPEED: "A creature with a fly speed is capable of flight, but not if it is carrying a
+    heavy load" (ENCUMBRANCE AND SPEED; R83); nor while prone (it stands up first)."""
+    sheet = vt.sheet_of(c)
+    if sheet.fly_speed == 0:
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{c.name} has no fly speed (SPEED: Fly)")
+    if sheet.heavy_load:
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{c.name} carries a heavy load and cannot "
+                       "fly (ENCUMBRANCE AND SPEED; ruling R83)")
+    if d.s.vitals[c.id].prone:
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{c.name} is prone: it stands up before it "
+                       "flies (ruling R83)")
 
 
 def move(d: Decision, c: CombatantProfile, args: PathArgs) -> Callable[[], None] | None:

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from encounter import battle, resolution
 from encounter import vitals as vt
-from encounter.declare import Aimed
 from encounter.dramatic_args import (
     AttackArgs,
+    BreakArgs,
     Circumstances,
     GrabArgs,
     HarvestArgs,
@@ -40,7 +40,7 @@ from rules.attack import aid_another as aid_succeeds
 from rules.condition_track import BOTTOM, Track
 from rules.damage import DamageFormula, damage_dealt, damage_formula
 from rules.defenses import DefenseName, damage_thresholds
-from rules.dice import Roll, dice_in
+from rules.dice import Roll, dice_in, roll_faces
 from rules.grab import grab_check
 from rules.hazards import ram_formula
 from rules.modifiers import Modifier, RuleRefusal
@@ -117,7 +117,9 @@ def check(d: Decision, ctx: dict[str, Any]) -> AttackCheck:
         cover=Cover(ctx["cover"]), concealment=Concealment(ctx["concealment"]),
         into_melee=ctx["into_melee"], creatures_in_the_way=ctx["creatures_in_the_way"],
         aiders=len(d.s.aid.get(attacker, [])),
-        unaware=not d.s.combatants[target].aware and d.s.surprise)
+        # AWARENESS AND SURPRISE in the surprise round (R42), or unaware of the attacks during
+        # the scene (R82): "unaware of an attack, you lose your Dexterity bonus"
+        unaware=(not d.s.combatants[target].aware and d.s.surprise) or target in d.s.unaware)
     o = d.s.options
     try:
         if ctx["grab"]:
@@ -164,6 +166,18 @@ def grab(d: Decision, c: CombatantProfile, args: GrabArgs) -> Callable[[], None]
 
 def _roll(d: Decision, ctx: dict[str, Any], stage: str, expr: str) -> None:
     roll_stage(d, ctx, stage, expr)
+
+
+#: A check that takes 10 (R81): the d20 counts 10, and no die is thrown.
+TAKE_10 = roll_faces("1d20", [10])
+
+
+def _check(d: Decision, ctx: dict[str, Any], stage: str) -> None:
+    """The d20 of a check: 10 when it takes 10 (``ctx["take_10"]``, R81), else rolled."""
+    if ctx.get("take_10"):
+        d.ruleset.after_roll(d, stage, ctx, TAKE_10)
+    else:
+        _roll(d, ctx, stage, "1d20")
 
 
 def roll_stage(d: Decision, ctx: dict[str, Any], stage: str, expr: str,
@@ -215,8 +229,8 @@ def harvest(d: Decision, c: CombatantProfile, args: HarvestArgs) -> Callable[[],
         raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.weapon names a weapon of the stat "
                        "block") from None
     ctx = {"action": "harvest", "attacker": c.id, "target": target, "skill": args.skill,
-           "resource": args.resource, "weapon": args.weapon}
-    return lambda: _roll(d, ctx, "harvest", "1d20")
+           "resource": args.resource, "weapon": args.weapon, "take_10": args.take_10}
+    return lambda: _check(d, ctx, "harvest")
 
 
 def _resolve_harvest_check(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
@@ -231,10 +245,12 @@ def _resolve_harvest_check(d: Decision, ctx: dict[str, Any], roll: Roll) -> None
     d.emit(ev.CheckMade(combatant=cid, check="harvest", natural=roll.total,
                         modifiers=[Modifier(ctx["skill"], modifier, "STANDARD ACTIONS: Harvest")],
                         total=result.total, dc=dc, success=result.success,
-                        section="STANDARD ACTIONS: Harvest", target=target, hidden=hidden),
+                        section="STANDARD ACTIONS: Harvest", target=target,
+                        took_10=bool(ctx.get("take_10")), hidden=hidden),
            ["gm"] if hidden else None)
-    if result.success:
-        ctx = {**ctx, "natural": roll.total, "modifier": modifier, "dc": dc}
+    if result.success:  # the harvest roll is no check: it takes no 10
+        ctx = {**{k: v for k, v in ctx.items() if k != "take_10"}, "natural": roll.total,
+               "modifier": modifier, "dc": dc}
         formula = damage_formula(sheet, weapon=ctx["weapon"])
         _roll(d, ctx, "harvest_roll", formula.dice)
 
@@ -272,8 +288,10 @@ def ram(d: Decision, c: CombatantProfile, args: RamArgs) -> Callable[[], None]:
     the option ``ram_speed_from_distance`` the speeds are ``args.moved`` and
     ``args.target_moved``, the squares moved this turn."""
     ctx = declare(d, c, args)
-    ctx.update(action="ram", ram=True, weapon="unarmed", flying=args.flying,
-               moving_away=args.moving_away, target_flying=args.target_flying,
+    # a mover in the air after a flying move rams, or is rammed, at its fly speed (R83)
+    ctx.update(action="ram", ram=True, weapon="unarmed",
+               flying=args.flying or c.id in d.s.flying, moving_away=args.moving_away,
+               target_flying=args.target_flying or args.target in d.s.flying,
                moved=args.moved, target_moved=args.target_moved)
     _ram_formula(d, ctx)  # refuses a flying ram without a fly speed
     if not d.s.options.ram_needs_attack_roll:
@@ -328,7 +346,7 @@ def record_damage(d: Decision, target: str, source: str | None, formula: DamageF
         hidden=hidden), ["gm"] if hidden else None)
 
 
-def break_object(d: Decision, c: CombatantProfile, args: Aimed) -> Callable[[], None]:
+def break_object(d: Decision, c: CombatantProfile, args: BreakArgs) -> Callable[[], None]:
     """Standard action: Breaking an Object — a Strength check (1d20 + Strength modifier + the
     stat block's ``physical_base_bonus`` skill) against DC 15 + the object's Strength modifier
     (with its condition penalty); success breaks it (destroyed, R15)."""
@@ -341,8 +359,9 @@ def break_object(d: Decision, c: CombatantProfile, args: Aimed) -> Callable[[], 
                       "(Breaking an Object)")
     if not d.s.vitals[target].alive:
         raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{t.name} is destroyed already")
-    ctx = {"action": "break_object", "attacker": c.id, "target": target}
-    return lambda: _roll(d, ctx, "break_object", "1d20")
+    ctx = {"action": "break_object", "attacker": c.id, "target": target,
+           "take_10": args.take_10}
+    return lambda: _check(d, ctx, "break_object")
 
 
 def _resolve_break(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
@@ -351,7 +370,7 @@ def _resolve_break(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
     obj = vt.sheet_of(d.s.combatants[target])
     section = "STANDARD ACTIONS: Breaking an Object"
     parts = [Modifier("Strength modifier", sheet.mod("str"), section),
-             Modifier("Physical Base Bonus", sheet.skill("physical_base_bonus"), section),
+             Modifier("Physical Base Bonus", sheet.physical_base, section),
              *resolution.status_of(d, cid).condition_modifiers()]
     dc = break_dc(obj, vt.to_rules(d.s.vitals[target].physical))
     total = roll.total + sum(p.value for p in parts)
@@ -359,7 +378,8 @@ def _resolve_break(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
     hidden = d.s.combatants[cid].hidden or d.s.combatants[target].hidden
     d.emit(ev.CheckMade(combatant=cid, check="break_object", natural=roll.total,
                         modifiers=parts, total=total, dc=dc.dc, success=success,
-                        section=section, target=target, hidden=hidden),
+                        section=section, target=target, took_10=bool(ctx.get("take_10")),
+                        hidden=hidden),
            ["gm"] if hidden else None)
     if success:
         vt.record(d, target, "broken", [f"broken by {d.public_name(cid, target)} ({section})"],
@@ -371,22 +391,29 @@ def _helper_ctx(d: Decision, c: CombatantProfile, args: HelpArgs,
     target = args.target
     if target not in d.s.combatants or target == c.id or not d.may_aim(c.id, target):
         raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.target names another combatant")
-    return {"action": action, "attacker": c.id, "target": target, "skill": args.skill}
+    return {"action": action, "attacker": c.id, "target": target, "skill": args.skill,
+            "take_10": args.take_10}
 
 
 def aid_another(d: Decision, c: CombatantProfile, args: HelpArgs) -> Callable[[], None]:
     """Standard action: aid an ally's next check — a check of the same kind against 10; on a
     success the ally gets +2 (STANDARD ACTIONS: Aid Another; R11). ``args.skill`` names the
     skill (default ``melee``: aiding an attack)."""
-    ctx = _helper_ctx(d, c, args, "aid_another")
+    if args.take_10:
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, _NO_TAKE_10_TO_AID)
+    ctx = {**_helper_ctx(d, c, args, "aid_another"), "no_take_10": _NO_TAKE_10_TO_AID}
     return lambda: _roll(d, ctx, "aid_another", "1d20")
+
+
+_NO_TAKE_10_TO_AID = ("Aiding a Skill Check or Ability Check: \"You can't take 10 on a skill "
+                      "check or ability check to aid another\" (ruling R81)")
 
 
 def distraction(d: Decision, c: CombatantProfile, args: HelpArgs) -> Callable[[], None]:
     """Standard action: a check against 10; on a success the target takes -2 on its next skill
     roll (STANDARD ACTIONS: Distraction; R11)."""
     ctx = _helper_ctx(d, c, args, "distraction")
-    return lambda: _roll(d, ctx, "distraction", "1d20")
+    return lambda: _check(d, ctx, "distraction")
 
 
 def _resolve_help(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
@@ -401,7 +428,8 @@ def _resolve_help(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
     hidden = c.hidden or d.s.combatants[target].hidden
     d.emit(ev.CheckMade(combatant=cid, check=ctx["action"], natural=roll.total, modifiers=parts,
                         total=total, dc=10, success=aid_succeeds(total), section=parts[0].section,
-                        target=target, hidden=hidden), ["gm"] if hidden else None)
+                        target=target, took_10=bool(ctx.get("take_10")), hidden=hidden),
+           ["gm"] if hidden else None)
 
 
 def _resolve_attack(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:

@@ -22,7 +22,12 @@ from protocol.errors import ErrorCode
 from protocol.events import Envelope, InitiativeEntry
 from protocol.model import CombatantProfile
 from rules.dice import DiceError, Roll, derived_seed, dice_in, new_seed, roll_seeded
-from rules.initiative import Contender, insertion_index, order_by_initiative
+from rules.initiative import (
+    ROLLOFF_DIE,
+    Contender,
+    insertion_index,
+    order_by_initiative,
+)
 from rules.rulesets import Ruleset
 from rules.turn_order import Plan, Seat, plan_next
 from statemachines.encounter_chart import Chart, EncounterChartModel, restore
@@ -57,6 +62,18 @@ GM_COMMANDS = (
     msg.SetSocialEvent, msg.SetSocialSituation,
 )
 
+#: The purpose of a die thrown to break a tie of initiative (R5; physical dice, R80).
+ROLLOFF = "initiative roll-off"
+
+
+class RolloffNeeded(Exception):
+    """A tie of initiative waits for the physical roll-off die of ``combatant`` (R80)."""
+
+    def __init__(self, combatant: str) -> None:
+        super().__init__(combatant)
+        self.combatant = combatant
+
+
 #: Events that change nothing a turn plan reads (the order, counts, delays, awareness,
 #: consciousness, the round): a plan made before them still holds after them.
 _PLAN_NEUTRAL: frozenset[type] = frozenset({ev.TurnEnded, ev.DiceRolled})
@@ -85,6 +102,9 @@ class Decision(EncounterChartModel):
         #: Steps an action's resolver asks for once the chart has taken the action (a turn that
         #: ends with it, an interrupt that follows it); run by ``encounter.turns``.
         self.followups: list[Callable[[], None]] = []
+        #: The roll-off dice already thrown for a tie of initiative, by combatant, in the
+        #: order they were thrown (R80); the settling of the order uses them first.
+        self.rolloffs: dict[str, list[int]] = {}
 
     @property
     def chart(self) -> Chart:
@@ -222,18 +242,21 @@ class Decision(EncounterChartModel):
         c = self.s.combatants[cid]
         return self.s.options.players_roll if c.kind == "pc" else self.s.options.manual_rolls
 
-    def request_roll(self, expr: str, purpose: str, cid: str,
+    def request_roll(self, expr: str, purpose: str, cid: str | None,
                      context: dict[str, Any] | None = None) -> None:
-        c = self.s.combatants[cid]
-        roller = cid if c.kind == "pc" else "gm"
+        """Wait for physical dice: those of ``cid`` (a player character's are its player's,
+        the others the GM's), or the GM's own for a roll of nobody's (``cid`` ``None``)."""
+        c = self.s.combatants[cid] if cid is not None else None
+        roller = cid if cid is not None and c is not None and c.kind == "pc" else "gm"
+        hidden = c is not None and c.hidden
         try:
             dice = dice_in(expr)
         except DiceError as exc:  # a ruleset's own expression: a server bug, not a user's
             raise RuntimeError(str(exc)) from exc
         self.emit(
             ev.RollRequested(request=self.ctx.new_id(), roller=roller, combatant=cid, expr=expr,
-                             dice=dice, purpose=purpose, context=context, hidden=c.hidden),
-            GM_DICE if roller == "gm" else ["gm"] if c.hidden else None,
+                             dice=dice, purpose=purpose, context=context, hidden=hidden),
+            GM_DICE if roller == "gm" else ["gm"] if hidden else None,
         )
 
     # -- initiative -------------------------------------------------------------------------
@@ -291,9 +314,38 @@ class Decision(EncounterChartModel):
         return [cid for cid, c in self.s.combatants.items()
                 if c.group == group and c.kind == "npc" and cid not in self.s.initiative]
 
-    def settle_initiative(self) -> None:
-        """INITIATIVE CHECKS (R5): one order of everyone with a check; a group keeps one place,
-        its members one after another in the order they were added (R6)."""
+    def _rolloff_dice(self, recorded: dict[str, list[int]],
+                      physical: bool) -> Callable[[str], int]:
+        """The roll-off die of each tied contender: one already thrown (``recorded``, in
+        order), else the server's — or, with ``physical`` and the contender's dice physical,
+        :class:`RolloffNeeded` (R80). The server's dice are recorded too, so that settling
+        the order again later throws none of them twice."""
+        used: dict[str, int] = {}
+
+        def roll_for(cid: str) -> int:
+            index = used.get(cid, 0)
+            used[cid] = index + 1
+            thrown = recorded.setdefault(cid, [])
+            if index < len(thrown):
+                return thrown[index]
+            if physical and self.is_manual(cid):
+                raise RolloffNeeded(cid)
+            thrown.append(self.server_roll(ROLLOFF_DIE, ROLLOFF, None).total)
+            return thrown[-1]
+        return roll_for
+
+    def rolloff_needed(self, recorded: dict[str, list[int]]) -> str | None:
+        """The contender whose physical roll-off die the order waits for, if any (R80);
+        ``recorded`` gains the server's roll-off dice thrown meanwhile."""
+        contenders, _ = self._contenders()
+        try:
+            order_by_initiative(contenders, _DecisionRoller(self, ROLLOFF),
+                                rolloff=self._rolloff_dice(recorded, physical=True))
+        except RolloffNeeded as need:
+            return need.combatant
+        return None
+
+    def _contenders(self) -> tuple[list[Contender], dict[str, list[str]]]:
         s = self.s
         contenders, members = [], {}
         for cid, entry in s.initiative.items():  # checks made before (R42): kept
@@ -306,7 +358,16 @@ class Decision(EncounterChartModel):
             contenders.append(Contender(leader, roll.total, s.combatants[low].initiative_mod,
                                         self.rules.initiative_tiebreak(s.combatants[low])))
             members[leader] = unit
-        placed = order_by_initiative(contenders, _DecisionRoller(self, "initiative roll-off"))
+        return contenders, members
+
+    def settle_initiative(self) -> None:
+        """INITIATIVE CHECKS (R5): one order of everyone with a check; a group keeps one place,
+        its members one after another in the order they were added (R6). Ties are broken by
+        the roll-off dice thrown already (R80), else the server's."""
+        s = self.s
+        contenders, members = self._contenders()
+        placed = order_by_initiative(contenders, _DecisionRoller(self, ROLLOFF),
+                                     rolloff=self._rolloff_dice(self.rolloffs, physical=False))
         entries = []
         for p in placed:
             for cid in members[p.contender.combatant]:
@@ -385,6 +446,9 @@ class Decision(EncounterChartModel):
         cid = s.current
         if cid is None or s.turn is None:
             return False
+        if any(p.combatant == cid and p.context is not None
+               for p in s.pending_rolls.values()):
+            return False  # a step of its turn waits for its dice (its Constitution check, R80)
         v = s.vitals.get(cid)
         if v is not None and not v.conscious:
             return True

@@ -81,12 +81,27 @@ class RamArgs(Circumstances, frozen=True, kw_only=True):
         | None = None
 
 
+TakeTen = Annotated[Flag, msgspec.Meta(
+    description="Take 10: the check counts a 10 on the d20 and no die is thrown (ruling "
+    "R81).")]
+
+
 class HelpArgs(Aimed, frozen=True, kw_only=True):
     """Aid another or distract (STANDARD ACTIONS: Aid Another, Distraction; R11)."""
 
     skill: Annotated[Name40, msgspec.Meta(
         description="The skill of the check (`melee`: aiding or distracting an attack).")] = \
         "melee"
+    take_10: Annotated[Flag, msgspec.Meta(
+        description="Take 10 on a distraction (ruling R81); refused to aid another "
+        "(\"You can't take 10 on a skill check or ability check to aid another\").")] = False
+
+
+class BreakArgs(Aimed, frozen=True, kw_only=True):
+    """Break an object: a Strength check against its break DC (STANDARD ACTIONS: Breaking an
+    Object)."""
+
+    take_10: TakeTen = False
 
 
 class HarvestArgs(Noted, frozen=True, kw_only=True):
@@ -104,6 +119,9 @@ class HarvestArgs(Noted, frozen=True, kw_only=True):
         min_length=1, max_length=80,
         description="The weapon whose damage is the harvest roll (the entry's "
         "`options.weapon`), or `unarmed`.")] = "unarmed"
+    take_10: Annotated[Flag, msgspec.Meta(
+        description="Take 10 on the Profession check (ruling R81; no natural 20 then).")] = \
+        False
 
 
 class BreakGrabArgs(Noted, frozen=True, kw_only=True):
@@ -123,12 +141,16 @@ class FoodArgs(Noted, frozen=True, kw_only=True):
 
 class PathArgs(Noted, frozen=True, kw_only=True):
     """Move or run; on a battle map, the squares entered (MOVE ACTIONS: Move; FULL-ROUND
-    ACTIONS: Run)."""
+    ACTIONS: Run). ``fly``: with the fly speed (SPEED: Fly; ruling R83)."""
 
     path: Annotated[list[tuple[Coordinate, Coordinate]], msgspec.Meta(
         min_length=1, max_length=200,
         description="The squares entered, in order, as `[x, y]` pairs (when the combatant "
         "stands on the battle map; off the map the GM tracks where it goes).")] | None = None
+    fly: Annotated[Flag, msgspec.Meta(
+        description="Fly, with the fly speed (`stats.fly_speed`): refused without one or "
+        "under a heavy load (SPEED: Fly; ENCUMBRANCE AND SPEED; ruling R83). The combatant "
+        "is in the air until it moves without flying.")] = False
 
 
 class DisputeArgs(Aimed, frozen=True, kw_only=True):
@@ -173,6 +195,6 @@ class AnswerArgs(Args, frozen=True, kw_only=True):
         "one waiting).")] | None = None
 
 
-__all__ = ["AnswerArgs", "AttackArgs", "BreakGrabArgs", "Circumstances", "ConversationArgs",
-           "DisputeArgs", "FoodArgs", "GrabArgs", "HarvestArgs", "HelpArgs", "LieArgs",
-           "PathArgs", "RamArgs"]
+__all__ = ["AnswerArgs", "AttackArgs", "BreakArgs", "BreakGrabArgs", "Circumstances",
+           "ConversationArgs", "DisputeArgs", "FoodArgs", "GrabArgs", "HarvestArgs",
+           "HelpArgs", "LieArgs", "PathArgs", "RamArgs"]

@@ -92,8 +92,8 @@ def _(e: ev.CombatantRemoved, s: EncounterState) -> None:
         table.pop(e.combatant, None)
     if e.combatant in s.delay_queue:
         s.delay_queue.remove(e.combatant)
-    if e.combatant in s.flat_footed:
-        s.flat_footed.remove(e.combatant)
+    for ids in (s.flat_footed, s.unaware, s.flying):
+        _member(ids, e.combatant, False)
     s.initiative.pop(e.combatant, None)
     s.initiative_rolls.pop(e.combatant, None)
     if e.combatant in s.order:
@@ -216,8 +216,18 @@ def _(e: ev.EncounterEnded, s: EncounterState) -> None:
 
 @_apply.register
 def _(e: ev.AwarenessSet, s: EncounterState) -> None:
+    if e.in_scene:
+        _member(s.unaware, e.combatant, not e.aware)
+        return
     s.combatants[e.combatant] = msgspec.structs.replace(s.combatants[e.combatant],
                                                         aware=e.aware)
+
+
+def _member(ids: list[str], cid: str, member: bool) -> None:
+    if member and cid not in ids:
+        ids.append(cid)
+    elif not member and cid in ids:
+        ids.remove(cid)
 
 
 @_apply.register
@@ -405,6 +415,7 @@ def _(e: ev.CombatantPlaced, s: EncounterState) -> None:
 
 @_apply.register
 def _(e: ev.CombatantMoved, s: EncounterState) -> None:
+    _member(s.flying, e.combatant, e.mode == "fly")
     if e.path:
         s.positions[e.combatant] = (e.path[-1][0], e.path[-1][1])
 

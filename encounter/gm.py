@@ -24,7 +24,8 @@ from protocol.model import CombatantProfile, EncounterOptions, StatBlock
 from rules.attack import Concealment, perception_modifiers
 from rules.choices import with_allowed
 from rules.condition_track import end_of_scene, natural_healing
-from rules.modifiers import RuleRefusal
+from rules.dice import Roll, roll_faces
+from rules.modifiers import Modifier, RuleRefusal
 from rules.rulesets import Ruleset, RulesetError
 
 _SLUG = re.compile(r"[^a-z0-9]+")
@@ -264,6 +265,9 @@ def start(d: Decision, cmd: msg.StartEncounter) -> None:
         raise Rejected(ErrorCode.ILLEGAL_ACTION, "add combatants before starting")
     if d.s.chart != ["setup"]:
         raise Rejected(ErrorCode.ILLEGAL_ACTION, "the encounter has already started")
+    if d.s.pending_rolls:
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, "rolls are pending (the Perception checks "
+                       "called for): settle them first (submit_roll or server_roll)")
     surprise = d.surprise_applies()
     d.emit(ev.SceneStarted(surprise=surprise))
     if d.ruleset.scene_started is not None:
@@ -274,29 +278,65 @@ def start(d: Decision, cmd: msg.StartEncounter) -> None:
 
 def set_awareness(d: Decision, cmd: msg.SetAwareness) -> None:
     """AWARENESS AND SURPRISE: "The stablemaster determines who is aware of whom at the start
-    of a dramatic scene" (R42)."""
+    of a dramatic scene" (R42); during the scene, whether a combatant is aware of the attacks
+    made on it ("unaware of an attack", R82)."""
     c = find_combatant(d, cmd.combatant)
-    if d.s.chart != ["setup"]:
-        raise Rejected(ErrorCode.ILLEGAL_ACTION, "awareness is set before the scene starts")
-    d.emit(ev.AwarenessSet(combatant=c.id, aware=cmd.aware), ["gm"])
+    phase = d.s.chart[0]
+    if phase not in ("setup", "scene"):
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, "awareness is set before the scene starts "
+                       "or during it")
+    in_scene = phase == "scene"
+    if in_scene and (c.id not in d.s.unaware) == cmd.aware:
+        already = "aware" if cmd.aware else "unaware"
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{c.name} is {already} of attacks already")
+    d.emit(ev.AwarenessSet(combatant=c.id, aware=cmd.aware, in_scene=in_scene), ["gm"])
 
 
 def call_perception(d: Decision, cmd: msg.CallPerception) -> None:
-    """Determining Awareness: "She may call for Perception checks". The server rolls 1d20 +
-    the stat block's ``perception`` modifier; with a ``dc`` it sets awareness from the result
-    (meeting the DC succeeds)."""
-    if d.s.chart != ["setup"]:
+    """Determining Awareness: "She may call for Perception checks" — before the scene, or
+    during it (R82). Each check is 1d20 + the stat block's ``perception`` modifier, -5 against
+    concealment and -10 against total concealment (CONCEALMENT), or 10 + the modifier with
+    ``take_10`` (R81); the dice are the combatant's, physical ones asked for (R80). With a
+    ``dc`` it sets awareness from the result (meeting the DC succeeds): before the scene,
+    whether the combatant is aware as it starts (R42); during it, whether it is aware of the
+    attacks it tries to notice — one unaware loses its Dexterity bonus against them (R82)."""
+    phase = d.s.chart[0]
+    if phase not in ("setup", "scene"):
         raise Rejected(ErrorCode.ILLEGAL_ACTION, "Perception checks for awareness come before "
-                       "the scene starts")
+                       "the scene starts or during it")
     for cid in cmd.combatants or list(d.s.combatants):
         c = find_combatant(d, cid)
         mod = c.stats.get("perception", 0)
         if isinstance(mod, bool) or not isinstance(mod, int):
             raise Rejected(ErrorCode.INVALID_PAYLOAD, f"{c.name}: stats.perception is a number")
-        roll = d.server_roll("1d20" if mod == 0 else f"1d20{mod:+d}", "perception", cid)
-        penalty = sum(m.value for m in perception_modifiers(Concealment(cmd.concealment)))
-        if cmd.dc is not None:
-            d.emit(ev.AwarenessSet(combatant=cid, aware=roll.total + penalty >= cmd.dc), ["gm"])
+        if phase == "scene" and not d.s.vitals[cid].conscious:
+            continue  # the unconscious notice nothing (Falling Unconscious)
+        expr = "1d20" if mod == 0 else f"1d20{mod:+d}"
+        ctx = {"action": "perception", "combatant": cid, "modifier": mod, "dc": cmd.dc,
+               "concealment": cmd.concealment, "in_scene": phase == "scene",
+               "take_10": cmd.take_10}
+        if cmd.take_10:
+            perception_rolled(d, ctx, roll_faces(expr, [10]))
+        elif d.is_manual(cid):
+            d.request_roll(expr, "perception", cid, context=ctx)
+        else:
+            perception_rolled(d, ctx, d.server_roll(expr, "perception", cid))
+
+
+def perception_rolled(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
+    """A Perception check's die is in: the check (to the GM), and awareness with a DC."""
+    cid = ctx["combatant"]
+    section = "AWARENESS AND SURPRISE: Determining Awareness; CONCEALMENT (R82)"
+    parts = [Modifier("Perception", ctx["modifier"], section),
+             *perception_modifiers(Concealment(ctx["concealment"]))]
+    total = roll.total + sum(p.value for p in parts[1:])
+    dc = ctx["dc"]
+    success = dc is None or total >= dc
+    d.emit(ev.CheckMade(combatant=cid, check="perception", natural=roll.total - ctx["modifier"],
+                        modifiers=parts, total=total, dc=dc, success=success, section=section,
+                        took_10=ctx["take_10"], hidden=d.hidden(cid)), ["gm"])
+    if dc is not None:
+        d.emit(ev.AwarenessSet(combatant=cid, aware=success, in_scene=ctx["in_scene"]), ["gm"])
 
 
 def add_effect(d: Decision, cmd: msg.AddEffect) -> None:
@@ -356,9 +396,16 @@ def after_the_scene(d: Decision) -> None:
     still awaiting its check first (one that failed it has no further check in this scene),
     then every living, conscious creature +1 step on each track (never below its persistent
     steps); ``end_of_scene_recovery: false`` leaves the tracks."""
+    for p in list(d.s.pending_rolls.values()):
+        if p.purpose == resolution.CONSTITUTION and p.combatant is not None:
+            # the encounter ends with this command: a check still waiting for its physical die
+            # is the server's (R80)
+            roll = d.server_roll(p.expr, p.purpose, p.combatant, p.request)
+            resolution.constitution_check_rolled(d, p.combatant, roll)
     for cid, v in list(d.s.vitals.items()):
         if v.condition == ["unconscious", "awaiting_check"]:
-            resolution.consciousness_check(d, cid)
+            # the encounter ends with this command: nothing is left to wait for dice (R80)
+            resolution.consciousness_check(d, cid, physical=False)
     for cid, v in list(d.s.vitals.items()):
         c = d.s.combatants[cid]
         result = end_of_scene(vt.sheet_of(c), physical=vt.to_rules(v.physical),

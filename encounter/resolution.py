@@ -18,6 +18,7 @@ from rules.sheet import DamageSource, Nature, Sheet
 
 if TYPE_CHECKING:
     from encounter.decision import Decision
+    from rules.dice import Roll
 
 
 def status_of(d: Decision, cid: str) -> Status:
@@ -137,14 +138,30 @@ def heal(d: Decision, cid: str, amount: int, cause: str, note: str) -> None:
               prone=True if result.revived else None, condition_events=events)
 
 
-def consciousness_check(d: Decision, cid: str) -> None:
-    """Falling Unconscious (R16): 1d20 + Constitution modifier against DC 10, rolled by the
-    server (no taking 10). Success: one step up, conscious, prone, and the turn is taken;
-    failure: one condition becomes persistent and no further check in this scene."""
+#: The roll of an unconscious creature's Constitution check (R16).
+CONSTITUTION = "constitution check"
+
+
+def consciousness_check(d: Decision, cid: str, *, physical: bool = True) -> None:
+    """Falling Unconscious (R16): 1d20 + Constitution modifier against DC 10 ("You can't take
+    10 on the Constitution check", R81). With the combatant's dice physical the check waits
+    for them (R80) — but for ``physical=False``: the checks of the scene's end, made as the
+    encounter ends, are the server's. Success: one step up, conscious, prone, and the turn is
+    taken; failure: one condition becomes persistent and no further check in this scene."""
+    if physical and d.is_manual(cid):
+        d.request_roll("1d20", CONSTITUTION, cid,
+                       context={"action": "constitution_check", "combatant": cid,
+                                "no_take_10": "Falling Unconscious: \"You can't take 10 on "
+                                              "the Constitution check\" (ruling R81)"})
+        return
+    constitution_check_rolled(d, cid, d.server_roll("1d20", CONSTITUTION, cid))
+
+
+def constitution_check_rolled(d: Decision, cid: str, roll: Roll) -> None:
+    """The Constitution check's die is in (R16)."""
     v = d.s.vitals[cid]
     c = d.s.combatants[cid]
     sheet = vt.sheet_of(c)
-    roll = d.server_roll("1d20", "constitution check", cid)
     con = sheet.mod("con")
     result = ct.constitution_check(roll.total, con, physical=vt.to_rules(v.physical),
                                    mental=vt.to_rules(v.mental))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from encounter.decision import Decision
+from encounter.decision import ROLLOFF, Decision
 from encounter.rejected import Rejected
 from encounter.turns import end_interrupt_when_resolved
 from protocol import events as ev
@@ -30,8 +30,25 @@ def _pending(d: Decision, request: str) -> Any:
 
 def submit_roll(d: Decision, cmd: msg.SubmitRoll) -> None:
     pending = _pending(d, cmd.request)
+    context = pending.context
+    if cmd.take_10:
+        if cmd.faces:
+            raise Rejected(ErrorCode.INVALID_PAYLOAD, "faces: none when taking 10")
+        # the ruleset says which stage may take 10 (``take_10`` in its context) and why
+        # another may not (``no_take_10``)
+        if context is None or "take_10" not in context or "no_take_10" in context \
+                or pending.dice != [20]:
+            why = (context or {}).get("no_take_10") or (
+                f"the {pending.purpose} roll is not a check that can take 10 (ruling R81)")
+            raise Rejected(ErrorCode.ILLEGAL_ACTION, why)
+        faces, context = [10], {**context, "take_10": True}
+    elif not cmd.faces:
+        raise Rejected(ErrorCode.INVALID_PAYLOAD, "faces: the faces of the dice thrown, in the "
+                       "order of the request's dice", dice=pending.dice)
+    else:
+        faces = cmd.faces
     try:
-        roll = roll_faces(pending.expr, cmd.faces)
+        roll = roll_faces(pending.expr, faces)
     except DiceError as exc:
         raise Rejected(ErrorCode.BAD_DICE, str(exc), dice=pending.dice) from None
     assert d.actor is not None
@@ -39,7 +56,7 @@ def submit_roll(d: Decision, cmd: msg.SubmitRoll) -> None:
     d.emit(ev.DiceRolled(purpose=pending.purpose, roll=roll, by=by, combatant=pending.combatant,
                          request=pending.request, gm_request=pending.roller == "gm",
                          hidden=d.hidden(pending.combatant)), d.dice_vis(pending.combatant))
-    _after_roll(d, pending.purpose, pending.combatant, roll, pending.context)
+    _after_roll(d, pending.purpose, pending.combatant, roll, context)
 
 
 def server_roll(d: Decision, cmd: msg.ServerRoll) -> None:
@@ -50,7 +67,11 @@ def server_roll(d: Decision, cmd: msg.ServerRoll) -> None:
 
 def _after_roll(d: Decision, purpose: str, cid: str | None, roll: Roll,
                 context: dict[str, Any] | None) -> None:
-    if context is not None:  # a stage of an action: the ruleset's (encounter.combat for Dramatic)
+    if purpose == ROLLOFF and context is not None and cid is not None:  # R80
+        recorded = {k: list(v) for k, v in context["rolloffs"].items()}
+        recorded.setdefault(cid, []).append(roll.total)
+        maybe_settle_initiative(d, recorded)
+    elif context is not None:  # a stage of an action: the ruleset's (encounter.combat for Dramatic)
         d.ruleset.after_roll(d, purpose, context, roll)
         end_interrupt_when_resolved(d)  # a readied action's last dice end its interrupt
     elif purpose == "initiative":
@@ -59,10 +80,20 @@ def _after_roll(d: Decision, purpose: str, cid: str | None, roll: Roll,
         d.join_scene(cid, roll)
 
 
-def maybe_settle_initiative(d: Decision) -> None:
+def maybe_settle_initiative(d: Decision, rolloffs: dict[str, list[int]] | None = None) -> None:
+    """Once every initiative roll is in, the order is settled — after the physical roll-off
+    dice of a tie, asked for one at a time (R5, R80: a tied contender whose dice are physical
+    throws its own roll-off die; ``rolloffs``: those thrown so far)."""
     if d.s.chart == ["rolling_initiative"] and not any(
-        p.purpose == "initiative" for p in d.s.pending_rolls.values()
+        p.purpose in ("initiative", ROLLOFF) for p in d.s.pending_rolls.values()
     ):
+        recorded = rolloffs or {}
+        need = d.rolloff_needed(recorded)
+        if need is not None:
+            d.request_roll("1d20", ROLLOFF, need,
+                           context={"action": ROLLOFF, "rolloffs": recorded})
+            return
+        d.rolloffs = recorded
         d.send("initiative_complete", "initiative is not complete")
 
 

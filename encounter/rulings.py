@@ -8,17 +8,20 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
 from encounter import resolution
 from encounter import vitals as vt
-from encounter.combat import record_damage
+from encounter.combat import TAKE_10, record_damage, roll_stage
 from encounter.decision import Decision, find_combatant
 from encounter.rejected import Rejected
 from protocol import events as ev
 from protocol import messages as msg
 from protocol.errors import ErrorCode
 from rules.condition_track import BOTTOM, Track
-from rules.damage import damage_dealt
-from rules.hazards import collision_formulas, fall_outcome, fall_plan
+from rules.damage import DamageFormula, damage_dealt
+from rules.dice import Roll
+from rules.hazards import FallPlan, collision_formulas, fall_outcome, fall_plan
 from rules.modifiers import Modifier, RuleRefusal
 from rules.objects import Overweight, apply_overweight, overweight
 from rules.sheet import DamageSource
@@ -105,6 +108,9 @@ def adjudicate(d: Decision, cmd: msg.Adjudicate) -> None:
     if target is None and any(_does_something(o) for o in outcomes):
         raise Rejected(ErrorCode.INVALID_PAYLOAD, "name the combatant or target the outcome "
                        "applies to")
+    if cmd.take_10 and cmd.dc is None:
+        raise Rejected(ErrorCode.INVALID_PAYLOAD, "take_10: there is no check to take 10 on "
+                       "without a dc")
     hidden = bool((actor and actor.hidden) or (target and target.hidden))
     vis: ev.Visibility = ["gm"] if hidden else None
     d.emit(ev.GmRuling(combatant=actor.id if actor else None, ruling="adjudicated",
@@ -112,20 +118,62 @@ def adjudicate(d: Decision, cmd: msg.Adjudicate) -> None:
                        changes=[{"field": "dc", "value": cmd.dc},
                                 {"field": "modifier", "value": cmd.modifier}]
                        if cmd.dc is not None else [], hidden=hidden), vis)
-    success = True
-    if cmd.dc is not None:
-        cid = actor.id if actor else None
-        roll = d.server_roll("1d20", "adjudicated check", cid)
-        success = roll.total + cmd.modifier >= cmd.dc
-        d.emit(ev.CheckMade(combatant=cid or "", check="adjudicated", natural=roll.total,
-                            modifiers=[Modifier("GM's modifier", cmd.modifier,
-                                                "adjudicated by the GM")],
-                            total=roll.total + cmd.modifier, dc=cmd.dc, success=success,
-                            section="adjudicated by the GM", hidden=hidden), vis)
-    outcome = cmd.on_success if success else cmd.on_failure
-    if target is not None and _does_something(outcome):
-        _apply_outcome(d, target.id, outcome, cmd.description)
+    if cmd.dc is None:
+        _adjudicated(d, target.id if target else None, cmd.on_success, cmd.description)
+        d.result = {"success": True}
+        return
+    cid = actor.id if actor else None
+    ctx = {"action": "adjudicate", "combatant": cid, "target": target.id if target else None,
+           "description": cmd.description, "dc": cmd.dc, "modifier": cmd.modifier,
+           "take_10": cmd.take_10, "hidden": hidden,
+           "on_success": msgspec.to_builtins(cmd.on_success),
+           "on_failure": msgspec.to_builtins(cmd.on_failure)}
+    manual = d.is_manual(cid) if cid is not None else d.s.options.manual_rolls
+    if cmd.take_10:  # R81: the check takes 10, no die
+        _adjudicated_check(d, ctx, TAKE_10)
+    elif manual:  # R80: the GM's dice, or the player's of a player character
+        d.request_roll("1d20", "adjudicated check", cid, context=ctx)
+    else:
+        _adjudicated_check(d, ctx, d.server_roll("1d20", "adjudicated check", cid))
+
+
+def _adjudicated_check(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
+    """The die of an adjudicated check is in: the check, then what its outcome does."""
+    cid, hidden = ctx["combatant"], ctx["hidden"]
+    total = roll.total + ctx["modifier"]
+    success = total >= ctx["dc"]
+    d.emit(ev.CheckMade(combatant=cid or "", check="adjudicated", natural=roll.total,
+                        modifiers=[Modifier("GM's modifier", ctx["modifier"],
+                                            "adjudicated by the GM")],
+                        total=total, dc=ctx["dc"], success=success,
+                        section="adjudicated by the GM", took_10=ctx["take_10"],
+                        hidden=hidden), ["gm"] if hidden else None)
+    outcome = msgspec.convert(ctx["on_success" if success else "on_failure"],
+                              msg.AdjudicatedOutcome)
+    _adjudicated(d, ctx["target"], outcome, ctx["description"])
     d.result = {"success": success}
+
+
+def _adjudicated(d: Decision, target: str | None, outcome: msg.AdjudicatedOutcome,
+                 description: str) -> None:
+    if target is not None and _does_something(outcome):
+        _apply_outcome(d, target, outcome, description)
+
+
+def after_roll(d: Decision, stage: str, ctx: dict[str, Any], roll: Roll) -> bool:
+    """The dice of the GM's hazards and checks are in (R80): ``False`` for another stage."""
+    action = ctx.get("action")
+    if action == "adjudicate":
+        _adjudicated_check(d, ctx, roll)
+    elif action == "fall":
+        _fall_rolled(d, stage, ctx, roll)
+    elif action == "collide":
+        _collision_rolled(d, ctx, roll)
+    elif action == "constitution_check":
+        resolution.constitution_check_rolled(d, ctx["combatant"], roll)
+    else:
+        return False
+    return True
 
 
 def _does_something(o: msg.AdjudicatedOutcome) -> bool:
@@ -150,86 +198,133 @@ def _apply_outcome(d: Decision, cid: str, o: msg.AdjudicatedOutcome, why: str) -
 
 
 def fall(d: Decision, cmd: msg.Fall) -> None:
-    """Flying: Falling Damage (R22), rolled by the server: a trained faller's Acrobatics check
-    (DC ``falling_acrobatics_dc``; success: the fall counts shorter), then 1d20+20 against
-    Fortitude Defense — full damage (1d6 per whole 3 m, at most 20d6) or half — and it lands
-    prone unless the Acrobatics check succeeded and it took no damage."""
+    """Flying: Falling Damage (R22): a trained faller's Acrobatics check (DC
+    ``falling_acrobatics_dc``; success: the fall counts shorter) — an untrained one makes none
+    (R84) — then 1d20+20 against Fortitude Defense — full damage (1d6 per whole 3 m, at most
+    20d6) or half — and it lands prone unless the Acrobatics check succeeded and it took no
+    damage. The dice are the faller's: physical ones are asked for, stage by stage (R80)."""
     c = find_combatant(d, cmd.combatant)
     v = d.s.vitals[c.id]
     if not v.alive:
         raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{c.name} is {v.condition[0]}")
-    o = d.s.options
-    sheet, defs = resolution.defenses_of(d, c.id)
-    hidden = c.hidden
-    vis = d.combatant_vis(c.id)
+    sheet = vt.sheet_of(c)
     d.emit(ev.GmRuling(combatant=c.id, ruling="adjudicated",
-                       description=f"{c.name} falls {cmd.meters:g} m", hidden=hidden), vis)
-    section = "Flying: Falling Damage (R22)"
-    acrobatics_total = None
-    trained = "acrobatics" in sheet.trained
-    if trained:
-        roll = d.server_roll("1d20", "acrobatics", c.id)
-        skill = sheet.skill("acrobatics")
-        acrobatics_total = roll.total + skill
-        d.emit(ev.CheckMade(combatant=c.id, check="acrobatics", natural=roll.total,
-                            modifiers=[Modifier("Acrobatics", skill, section)],
-                            total=acrobatics_total, dc=o.falling_acrobatics_dc,
-                            success=acrobatics_total >= o.falling_acrobatics_dc,
-                            section=section, hidden=hidden), vis)
-    plan = fall_plan(cmd.meters, trained_acrobatics=trained, acrobatics_total=acrobatics_total,
+                       description=f"{c.name} falls {cmd.meters:g} m", hidden=c.hidden),
+           d.combatant_vis(c.id))
+    if c.id in d.s.flying:  # it falls out of the air (R83): no longer flying
+        d.emit(ev.CombatantMoved(combatant=c.id, path=[], cost=0, budget=0, mode="move",
+                                 hidden=c.hidden), d.combatant_vis(c.id))
+    ctx: dict[str, Any] = {"action": "fall", "attacker": c.id, "meters": cmd.meters,
+                           "acrobatics_total": None}
+    if "acrobatics" in sheet.trained:
+        roll_stage(d, ctx, "acrobatics", "1d20")
+    else:
+        roll_stage(d, ctx, "falling", "1d20")
+
+
+def _fall_plan(d: Decision, ctx: dict[str, Any]) -> FallPlan:
+    o = d.s.options
+    sheet = vt.sheet_of(d.s.combatants[ctx["attacker"]])
+    return fall_plan(ctx["meters"], trained_acrobatics="acrobatics" in sheet.trained,
+                     acrobatics_total=ctx["acrobatics_total"],
                      falling_acrobatics_dc=o.falling_acrobatics_dc,
                      falling_acrobatics_reduction_m=o.falling_acrobatics_reduction_m)
-    natural = d.server_roll("1d20", "falling", c.id).total
-    dice_total = d.server_roll(plan.dice, "falling damage", c.id).total if plan.dice else 0
+
+
+def _fall_rolled(d: Decision, stage: str, ctx: dict[str, Any], roll: Roll) -> None:
+    """A stage of a fall: the Acrobatics check, the falling roll, the falling damage."""
+    cid = ctx["attacker"]
+    c = d.s.combatants[cid]
+    vis = d.combatant_vis(cid)
+    section = "Flying: Falling Damage (R22)"
+    if stage == "acrobatics":
+        skill = vt.sheet_of(c).skill("acrobatics")
+        total = roll.total + skill
+        dc = d.s.options.falling_acrobatics_dc
+        d.emit(ev.CheckMade(combatant=cid, check="acrobatics", natural=roll.total,
+                            modifiers=[Modifier("Acrobatics", skill, section)],
+                            total=total, dc=dc, success=total >= dc,
+                            section=section, hidden=c.hidden), vis)
+        roll_stage(d, {**ctx, "acrobatics_total": total}, "falling", "1d20")
+        return
+    plan = _fall_plan(d, ctx)
+    if stage == "falling":
+        ctx = {**ctx, "natural": roll.total}
+        if plan.dice:
+            roll_stage(d, ctx, "falling damage", plan.dice)
+            return
+        dice_total = 0
+    else:
+        dice_total = roll.total
+    sheet, defs = resolution.defenses_of(d, cid)
     fortitude = defs.fortitude.total
-    result = fall_outcome(plan, natural, dice_total, fortitude,
+    result = fall_outcome(plan, ctx["natural"], dice_total, fortitude,
                           reductions=sheet.damage_reduction)
     d.emit(ev.AttackResolved(
-        round=d.s.round, attacker=c.id, target=c.id, action="fall", defense="fortitude",
-        natural=natural, modifiers=[Modifier("falling", plan.attack_bonus, section)],
+        round=d.s.round, attacker=cid, target=cid, action="fall", defense="fortitude",
+        natural=ctx["natural"], modifiers=[Modifier("falling", plan.attack_bonus, section)],
         total=result.attack_total, defense_value=fortitude,
         defense_parts=list(defs.fortitude.parts),
-        outcome="hit" if result.full else "miss", hidden=hidden), vis)
+        outcome="hit" if result.full else "miss", hidden=c.hidden), vis)
     d.emit(ev.DamageDealt(
-        target=c.id, dice=plan.dice or "0", rolled=dice_total, halved=not result.full,
+        target=cid, dice=plan.dice or "0", rolled=dice_total, halved=not result.full,
         before_reduction=result.damage, reduction=result.damage - result.dealt,
         reduction_label=f"DR {result.reduction.value}" if result.reduction else None,
-        loss=result.dealt, hidden=hidden), vis)
+        loss=result.dealt, hidden=c.hidden), vis)
     if result.dealt:
-        resolution.lose_fatigue(d, c.id, result.dealt, DamageSource.PHYSICAL, "fall",
-                                [f"falls {cmd.meters:g} m"])
-    if result.prone and d.s.vitals[c.id].alive and not d.s.vitals[c.id].prone:
-        vt.record(d, c.id, "fall", ["lands prone (Falling Damage)"], prone=True)
+        resolution.lose_fatigue(d, cid, result.dealt, DamageSource.PHYSICAL, "fall",
+                                [f"falls {ctx['meters']:g} m"])
+    if result.prone and d.s.vitals[cid].alive and not d.s.vitals[cid].prone:
+        vt.record(d, cid, "fall", ["lands prone (Falling Damage)"], prone=True)
     d.result = {"loss": result.dealt}
 
 
 def collide(d: Decision, cmd: msg.Collide) -> None:
-    """Flying Basic Maneuver: Collision (R23), rolled by the server: each side takes both speeds
-    + the other's Strength modifier + the other's size damage, each less its own DR."""
+    """Flying Basic Maneuver: Collision (R23): each side takes both speeds + the other's
+    Strength modifier + the other's size damage, each less its own DR; a flying side's speed is
+    its fly speed (R83). The size damage is the other side's dice: physical ones are asked for,
+    one side after the other (R80)."""
     a, b = find_combatant(d, cmd.first), find_combatant(d, cmd.second)
     if a.id == b.id:
         raise Rejected(ErrorCode.INVALID_PAYLOAD, "a collision needs two combatants")
     for c in (a, b):
         if not d.s.vitals[c.id].alive:
             raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{c.name} is {d.s.vitals[c.id].condition[0]}")
-    a_sheet, b_sheet = vt.sheet_of(a), vt.sheet_of(b)
-    try:
-        to_a, to_b = collision_formulas(a_sheet, b_sheet, a_flying=cmd.first_flying,
-                                        b_flying=cmd.second_flying)
-    except (RuleRefusal, ValueError) as exc:
-        raise Rejected(ErrorCode.ILLEGAL_ACTION, str(exc)) from None
+    ctx = {"action": "collide", "first": a.id, "second": b.id,
+           "first_flying": cmd.first_flying or a.id in d.s.flying,
+           "second_flying": cmd.second_flying or b.id in d.s.flying, "side": 0}
+    formulas = _collision(d, ctx)  # refuses a flying side without a fly speed
     hidden = a.hidden or b.hidden
     d.emit(ev.GmRuling(ruling="adjudicated", description=f"{a.name} and {b.name} collide",
                        hidden=hidden), ["gm"] if hidden else None)
-    o = d.s.options
-    for victim, other, formula, sheet in ((a, b, to_a, a_sheet), (b, a, to_b, b_sheet)):
-        roll = d.server_roll(formula.dice, "collision damage", other.id)
-        dmg = damage_dealt(formula, roll.total, reductions=sheet.damage_reduction,
-                           dr_respects_minimum_damage=o.dr_respects_minimum_damage)
-        record_damage(d, victim.id, other.id, formula, roll, dmg)
-        if d.s.vitals[victim.id].alive:
-            resolution.lose_fatigue(d, victim.id, dmg.dealt, formula.source, "collision",
-                                    [f"collides with {d.public_name(other.id, victim.id)}"])
+    roll_stage(d, ctx, "collision damage", formulas[0].dice, roller=b.id)
+
+
+def _collision(d: Decision, ctx: dict[str, Any]) -> tuple[DamageFormula, DamageFormula]:
+    a_sheet = vt.sheet_of(d.s.combatants[ctx["first"]])
+    b_sheet = vt.sheet_of(d.s.combatants[ctx["second"]])
+    try:
+        return collision_formulas(a_sheet, b_sheet, a_flying=ctx["first_flying"],
+                                  b_flying=ctx["second_flying"])
+    except (RuleRefusal, ValueError) as exc:
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, str(exc)) from None
+
+
+def _collision_rolled(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
+    """One side's collision damage is in: it takes it; then the other side's dice."""
+    side = ctx["side"]
+    victim, other = (ctx["first"], ctx["second"]) if side == 0 else (ctx["second"], ctx["first"])
+    formula = _collision(d, ctx)[side]
+    sheet = vt.sheet_of(d.s.combatants[victim])
+    dmg = damage_dealt(formula, roll.total, reductions=sheet.damage_reduction,
+                       dr_respects_minimum_damage=d.s.options.dr_respects_minimum_damage)
+    record_damage(d, victim, other, formula, roll, dmg)
+    if d.s.vitals[victim].alive:
+        resolution.lose_fatigue(d, victim, dmg.dealt, formula.source, "collision",
+                                [f"collides with {d.public_name(other, victim)}"])
+    if side == 0:
+        roll_stage(d, {**ctx, "side": 1}, "collision damage", _collision(d, ctx)[1].dice,
+                   roller=ctx["first"])
 
 
 def load_object(d: Decision, cmd: msg.LoadObject) -> None:

@@ -162,6 +162,10 @@ class EncounterState(msgspec.Struct, kw_only=True, gc=False):
     had_surprise: bool = False
     surprise: bool = False
     flat_footed: list[str] = []
+    #: Combatants unaware of the attacks made on them during the scene (R82), and those in
+    #: the air after a flying move (R83).
+    unaware: list[str] = []
+    flying: list[str] = []
     turn: TurnState | None = None
     #: Delaying combatants and the count each named (None: "later"); those who asked to act
     #: right after the current turn, in the order they asked.
@@ -226,8 +230,9 @@ def turn_id(state: EncounterState) -> str:
 #: The layout of ``EncounterState`` as cached snapshots hold it. Raise it whenever the fold
 #: gains or changes a field: a cached snapshot of another format is rebuilt from the log,
 #: never read as this one.
-STATE_FORMAT = 5  # 2: turn_serial; 3: Vitals.bound_or_asleep; 4: TurnState.gone_at;
-# 5: TurnState.budget names its ruleset's slots (Action Time's own major and minor)
+STATE_FORMAT = 6  # 2: turn_serial; 3: Vitals.bound_or_asleep; 4: TurnState.gone_at;
+# 5: TurnState.budget names its ruleset's slots (Action Time's own major and minor);
+# 6: unaware and flying (R82, R83)
 
 _encode = msgspec.msgpack.Encoder()
 _decode = msgspec.msgpack.Decoder(EncounterState)

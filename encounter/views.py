@@ -193,6 +193,8 @@ def view_state(state: EncounterState, viewer: Actor) -> dict[str, Any]:
             for cid in state.order if cid in visible and cid in state.initiative
         ],
         "flat_footed": [cid for cid in state.flat_footed if cid in visible],
+        # in the air after a flying move (R83), there for all to see
+        "flying": [cid for cid in state.flying if cid in visible],
         "turn": _turn_view(state, visible),
         "delaying": [cid for cid in state.delaying if cid in visible],
         "readied": {
@@ -228,6 +230,8 @@ def view_state(state: EncounterState, viewer: Actor) -> dict[str, Any]:
         if found is not None:
             view[found[0]] = found[1]
     if full:
+        # unaware of the attacks made on them (R82): the GM's call, as ``awareness_set`` is
+        view["unaware"] = list(state.unaware)
         view["options"] = msgspec.to_builtins(state.options)
         view["tokens"] = [msgspec.to_builtins(t) for t in state.tokens.values()]
     else:

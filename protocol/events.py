@@ -173,10 +173,13 @@ class CombatantJoined(Event, tag="combatant_joined", kw_only=True):
 
 
 class AwarenessSet(Event, tag="awareness_set", kw_only=True):
-    """The GM decided whether a combatant is aware of its opponents as the scene starts."""
+    """The GM decided whether a combatant is aware of its opponents as the scene starts, or
+    (``in_scene``) whether it is aware of the attacks made on it during the scene: an unaware
+    one loses its Dexterity bonus to Reflex Defense (ruling R82)."""
 
     combatant: str
     aware: bool
+    in_scene: bool = False
 
 
 class SceneStarted(Event, tag="scene_started", kw_only=True):
@@ -358,6 +361,8 @@ class CheckMade(Event, tag="check_made", kw_only=True):
     #: whom the check helps or hinders: the ally an ``aid_another`` aids (+2 on its next
     #: check), the creature a ``distraction`` distracts (-2 on its next), the object broken
     target: str | None = None
+    #: the check took 10 (``natural`` is 10; no die was thrown, ruling R81)
+    took_10: bool = False
     hidden: bool = False
 
 
@@ -639,7 +644,9 @@ class CombatantMoved(Event, tag="combatant_moved", kw_only=True):
     path: list[Square]
     cost: int
     budget: int
-    mode: Literal["move", "run", "crawl"] = "move"
+    #: ``fly``: with the fly speed; the combatant is in the air until it moves otherwise
+    #: (ruling R83). Off the battle map ``path`` is empty.
+    mode: Literal["move", "run", "crawl", "fly"] = "move"
     falls: bool = False
     hidden: bool = False
 

@@ -169,14 +169,18 @@ class SetAwareness(Command, tag="set_awareness", kw_only=True):
 
 
 class CallPerception(Command, tag="call_perception", kw_only=True):
-    """Before the scene starts: Perception checks (1d20 + ``stats.perception``) rolled by the
-    server for these combatants (all when empty). With ``dc``, each becomes aware when its
-    check meets the DC; without, the GM reads the results and sets awareness. ``concealment``:
-    what they try to notice is concealed (-5) or totally concealed (-10) (CONCEALMENT)."""
+    """Perception checks (1d20 + ``stats.perception``) for these combatants (all when empty),
+    before the scene or during it (ruling R82); each combatant's dice, physical ones asked for
+    (R80). With ``dc``, each becomes aware when its check meets the DC (before the scene: of
+    its opponents, R42; during it: of the attacks it tries to notice), unaware when it does
+    not; without, the GM reads the results (``check_made``). ``concealment``: what they try to
+    notice is concealed (-5) or totally concealed (-10) (CONCEALMENT)."""
 
     combatants: Annotated[list[CombatantRef], msgspec.Meta(max_length=200)] = []
     dc: Annotated[int, msgspec.Meta(ge=0, le=100)] | None = None
     concealment: Literal["none", "concealment", "total"] = "none"
+    #: take 10: each check counts a 10 on the d20, and no die is thrown (ruling R81)
+    take_10: bool = False
 
 
 class AddEffect(Command, tag="add_effect", kw_only=True):
@@ -241,7 +245,8 @@ class PlaceCombatant(Command, tag="place_combatant", kw_only=True):
 class Fall(Command, tag="fall", kw_only=True):
     """A combatant falls ``meters`` (GM): Acrobatics first if it is trained, then 1d20+20
     against its Fortitude Defense for full or half damage, and it lands prone (Flying: Falling
-    Damage; ruling R22). The server rolls."""
+    Damage; ruling R22). The faller's dice, physical ones asked for stage by stage (R80); one
+    untrained in Acrobatics makes no Acrobatics check (R84)."""
 
     combatant: CombatantRef
     meters: Annotated[float, msgspec.Meta(ge=0, le=1000)]
@@ -249,7 +254,10 @@ class Fall(Command, tag="fall", kw_only=True):
 
 class Collide(Command, tag="collide", kw_only=True):
     """Two movers run into each other (GM): no roll to hit; each takes both speeds + the other's
-    Strength modifier + the other's size damage (Flying Basic Maneuver: Collision; R23)."""
+    Strength modifier + the other's size damage (Flying Basic Maneuver: Collision; R23). A
+    side flying (``first_flying``, ``second_flying``, or in the air after a flying move)
+    counts its fly speed (R83). The size damage is the other side's dice, physical ones asked
+    for (R80)."""
 
     first: CombatantRef
     second: CombatantRef
@@ -339,7 +347,8 @@ class AdjudicatedOutcome(msgspec.Struct, forbid_unknown_fields=True, kw_only=Tru
 
 class Adjudicate(Command, tag="adjudicate", kw_only=True):
     """An action the rules do not list, adjudicated by the GM: the GM states the check — a
-    d20 rolled by the server plus ``modifier`` against ``dc`` (equal succeeds) — and what success
+    d20 (the combatant's dice, or the GM's without one; physical ones asked for, R80; or 10
+    with ``take_10``, R81) plus ``modifier`` against ``dc`` (equal succeeds) — and what success
     and failure do to ``target`` (default: ``combatant``). Without ``dc`` nothing is rolled and
     ``on_success`` applies. Everyone who sees the combatants sees the ruling, the roll and the
     outcome, as at the table."""
@@ -349,6 +358,8 @@ class Adjudicate(Command, tag="adjudicate", kw_only=True):
     target: CombatantRef | None = None
     modifier: Annotated[int, msgspec.Meta(ge=-100, le=100)] = 0
     dc: Annotated[int, msgspec.Meta(ge=-100, le=200)] | None = None
+    #: take 10: the check counts a 10 on the d20, and no die is thrown (ruling R81)
+    take_10: bool = False
     on_success: AdjudicatedOutcome = msgspec.field(default_factory=AdjudicatedOutcome)
     on_failure: AdjudicatedOutcome = msgspec.field(default_factory=AdjudicatedOutcome)
 
@@ -368,10 +379,13 @@ class Act(Command, tag="act", kw_only=True):
 
 class SubmitRoll(Command, tag="submit_roll", kw_only=True):
     """Answer a ``roll_requested`` event with the faces of physical dice, in the order of its
-    ``dice`` list."""
+    ``dice`` list; or, with ``take_10`` and no faces, take 10 on the d20 check it asks for,
+    where the check allows it (ruling R81: not to aid another, not on the Constitution check,
+    not on an attack roll)."""
 
     request: Annotated[str, msgspec.Meta(min_length=1, max_length=40)]
-    faces: Annotated[list[int], msgspec.Meta(min_length=1, max_length=100)]
+    faces: Annotated[list[int], msgspec.Meta(min_length=1, max_length=100)] = []
+    take_10: bool = False
 
 
 class ServerRoll(Command, tag="server_roll", kw_only=True):

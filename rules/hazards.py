@@ -115,6 +115,9 @@ def _speed(sheet: Sheet, *, flying: bool, moved: int | None, from_distance: bool
         return moved, f"{who}'s distance moved"
     if flying and sheet.fly_speed == 0:
         raise RuleRefusal(f"{who} has no fly speed")
+    if flying and sheet.heavy_load:
+        raise RuleRefusal(f"{who} carries a heavy load and cannot fly (ENCUMBRANCE AND SPEED; "
+                          "ruling R83)")
     return (sheet.fly_speed, f"{who}'s fly speed") if flying else (sheet.speed,
                                                                      f"{who}'s speed")
 

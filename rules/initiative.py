@@ -37,19 +37,22 @@ def order_by_initiative(
     contenders: Sequence[Contender],
     roller: DiceRoller,
     on_rolloff: Callable[[str, Roll], None] | None = None,
+    rolloff: Callable[[str], int] | None = None,
 ) -> list[Placed]:
     """INITIATIVE CHECKS: "All involved act in order, from the highest Initiative check result
     to the lowest. If two characters involved have the same Initiative check result, the
     character with the highest Initiative check modifier acts first. If there is still a tie,
     roll a die." Ruling R5: the die is a d20, re-rolled among those still tied.
 
-    ``on_rolloff`` is told of every roll-off die so that the caller can log it.
+    ``on_rolloff`` is told of every roll-off die so that the caller can log it. ``rolloff``,
+    when given, throws each contender's roll-off die instead of ``roller``: it is asked for
+    the contender by name and answers the die's total (physical dice, ruling R80).
     """
     placed = [Placed(c) for c in contenders]
     placed.sort(key=lambda p: (p.contender.total, p.contender.tiebreak), reverse=True)
     out: list[Placed] = []
     for group in _runs(placed, lambda p: (p.contender.total, p.contender.tiebreak)):
-        out.extend(_settle(group, roller, on_rolloff, MAX_ROLLOFF_ROUNDS))
+        out.extend(_settle(group, roller, on_rolloff, MAX_ROLLOFF_ROUNDS, rolloff))
     return out
 
 
@@ -65,11 +68,15 @@ def _runs(items: list[Placed], key: Callable[[Placed], object]) -> list[list[Pla
 
 
 def _settle(tied: list[Placed], roller: DiceRoller,
-            on_rolloff: Callable[[str, Roll], None] | None, rounds_left: int) -> list[Placed]:
+            on_rolloff: Callable[[str, Roll], None] | None, rounds_left: int,
+            rolloff: Callable[[str], int] | None = None) -> list[Placed]:
     """Order a tied group by roll-off; groups still tied roll again among themselves."""
     if len(tied) == 1 or rounds_left == 0:
         return tied  # after MAX_ROLLOFF_ROUNDS ties in a row, keep the order as it stands
     for p in tied:
+        if rolloff is not None:
+            p.rolloff.append(rolloff(p.contender.combatant))
+            continue
         roll = roller.roll(ROLLOFF_DIE)
         p.rolloff.append(roll.total)
         if on_rolloff is not None:
@@ -77,7 +84,7 @@ def _settle(tied: list[Placed], roller: DiceRoller,
     tied.sort(key=lambda p: p.rolloff[-1], reverse=True)
     result: list[Placed] = []
     for group in _runs(tied, lambda p: p.rolloff[-1]):
-        result.extend(_settle(group, roller, on_rolloff, rounds_left - 1))
+        result.extend(_settle(group, roller, on_rolloff, rounds_left - 1, rolloff))
     return result
 
 

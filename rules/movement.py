@@ -140,17 +140,19 @@ def validate_move(
     prone: bool = False,
     prone_crawl_squares: int = 1,
     squeeze_cost_multiplier: int = 2,
+    flying: bool = False,
 ) -> MovePlan:
     """MOVE ACTIONS → Move: "You can move up to your speed as a move action."
 
     ``speed`` is the creature's speed in squares before encumbrance; ``load`` reduces it
     (:func:`effective_speed`). ``others`` are the other creatures on the map. A ``prone``
     creature crawls instead (ruling R19): up to ``prone_crawl_squares`` steps, each counted as 1
-    whatever the terrain.
+    whatever the terrain. A ``flying`` creature (``speed`` its fly speed) pays nothing extra for
+    difficult terrain or low objects and passes over pits (ruling R83).
     """
     budget = prone_crawl_squares if prone else effective_speed(speed, load)
     return _walk(battle_map, mover, path, budget=budget, others=others, crawl=prone,
-                 squeeze_cost_multiplier=squeeze_cost_multiplier)
+                 squeeze_cost_multiplier=squeeze_cost_multiplier, flying=flying)
 
 
 def validate_run(
@@ -164,6 +166,7 @@ def validate_run(
     prone: bool = False,
     refined_garment_runs_triple: bool = False,
     squeeze_cost_multiplier: int = 2,
+    flying: bool = False,
 ) -> MovePlan:
     """FULL-ROUND ACTIONS → Run: "moving up to four times your speed in a straight line (or
     three times …)". The budget is :func:`effective_speed` times :func:`run_multiplier` (ruling
@@ -185,7 +188,7 @@ def validate_run(
     budget = effective_speed(speed, load) * run_multiplier(
         load, refined_garment_runs_triple=refined_garment_runs_triple)
     plan = _walk(battle_map, mover, path, budget=budget, others=others, crawl=False,
-                 squeeze_cost_multiplier=squeeze_cost_multiplier)
+                 squeeze_cost_multiplier=squeeze_cost_multiplier, flying=flying)
     return msgspec.structs.replace(plan, run=True)
 
 
@@ -198,6 +201,7 @@ def _walk(
     others: Sequence[Occupant],
     crawl: bool,
     squeeze_cost_multiplier: int,
+    flying: bool = False,
 ) -> MovePlan:
     g = grid(battle_map)
     if not path:
@@ -236,7 +240,7 @@ def _walk(
                 except IllegalMove as exc:
                     refusal = refusal or exc
                     continue
-                rough = _rough(g, space, new_space)
+                rough = not flying and _rough(g, space, new_space)
                 if crawl:
                     cost = 1
                 else:
@@ -260,7 +264,7 @@ def _walk(
         layer = {space: entry for space, entry in layer.items() if entry[0] <= budget}
         layers.append(layer)
         frontier = {space: entry[0] for space, entry in layer.items()}
-        falls = any(s in g.pits for s in occupied(mover.moved_to(there)))
+        falls = not flying and any(s in g.pits for s in occupied(mover.moved_to(there)))
         here = there
     ends = [space for space in layers[-1] if len(space) == full_size]
     if not ends:

@@ -67,11 +67,15 @@ class BreakDC(msgspec.Struct, frozen=True, kw_only=True, gc=False):
 
 
 def break_dc(obj: Sheet, track: Track | None = None) -> BreakDC:
-    """Breaking an Object: DC 15 + the object's Strength modifier; an object that has moved down
-    its track applies the condition penalty to the DC (R15: -1, -2, -5, -10)."""
+    """Breaking an Object: DC 15 + the object's Strength modifier, or the ``break_dc`` its
+    construction sets (R84); an object that has moved down its track applies the condition
+    penalty to the DC (R15: -1, -2, -5, -10)."""
     section = "STANDARD ACTIONS: Breaking an Object"
-    parts = [Modifier("base", 15, section),
-             Modifier("object's Strength modifier", obj.mod("str"), section)]
+    if obj.break_dc is not None:
+        parts = [Modifier("the object's construction (R84)", obj.break_dc, section)]
+    else:
+        parts = [Modifier("base", 15, section),
+                 Modifier("object's Strength modifier", obj.mod("str"), section)]
     if track is not None and track.penalty:
         parts.append(Modifier(f"condition (step {track.step})", track.penalty,
                               "Breaking an Object (R15)"))

@@ -34,7 +34,9 @@ Stat-block format (every key optional)::
     damage_reduction:      # DAMAGE REDUCTION (DR)
       - {value: 5, source: physical, bypass: [magic]}
     speed: 6               # squares (SPEED)
-    fly_speed: 0           # squares; 0 = cannot fly
+    fly_speed: 0           # squares; 0 = cannot fly (SPEED: Fly; R83)
+    physical_base_bonus: 0 # added to Strength to break objects (Breaking an Object; R84)
+    break_dc: null         # an object's break DC by its construction; null = 15 + Str (R84)
     reach: null            # squares; null = by size (REACH)
     weapons:
       - name: horseshoe sling
@@ -381,6 +383,14 @@ class Sheet(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
     speed: Annotated[int, _about("The base speed (SPEED).", "squares", minimum=0)] = 6
     fly_speed: Annotated[int, _about("The fly speed; 0: cannot fly (Fly).", "squares",
                                      minimum=0)] = 0
+    physical_base_bonus: Annotated[int, _about(
+        "The Physical Base Bonus, added with the Strength modifier to the check that breaks an "
+        "object (STANDARD ACTIONS: Breaking an Object; ruling R84). A stat block without it "
+        "reads `skills.physical_base_bonus`.")] = 0
+    break_dc: Annotated[int | None, _about(
+        "An object's break DC, when its construction sets one (\"The DC depends more on the "
+        "construction of the item than on the material\"); `null`: 15 + the object's "
+        "Strength modifier (Breaking an Object; ruling R84).", minimum=0)] = None
     reach: Annotated[int | None, _about(
         "The reach; `null`: by size (Fine to Tiny 0, Small to Large 1, Huge 2, Gargantuan 3, "
         "Colossal 4; REACH, R64).", "squares", minimum=0)] = None
@@ -451,6 +461,12 @@ class Sheet(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
     def feat_count(self, name: str) -> int:
         """How many times a feat that can be taken again (extra_second_lunch) is listed."""
         return self.feats.count(name)
+
+    @property
+    def physical_base(self) -> int:
+        """The Physical Base Bonus (Breaking an Object; R84): the stat block's field, else the
+        skill of that name that stat blocks gave before it."""
+        return self.physical_base_bonus or self.skill("physical_base_bonus")
 
     @property
     def reach_squares(self) -> int:

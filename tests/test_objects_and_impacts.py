@@ -107,8 +107,13 @@ async def test_a_ram_hurts_both_and_a_collision_needs_no_roll(make: Make) -> Non
     losses = scene.events("damage_dealt")
     assert [(d["target"], d["loss"]) for d in losses] == [("dog", 15), ("ace", 15)]
     await scene.do("collide", first="ace", second="dog")
+    # R80: what the dog takes is Ace's size damage, Ace's dice: its player throws them
+    assert last(scene, "roll_requested")["purpose"] == "collision damage"
+    await roll(scene, 2, 5)
     collision = scene.events("damage_dealt")[2:]
     assert {d["target"] for d in collision} == {"ace", "dog"}
+    # Collision (R23): speeds 6 + 6, Ace's Str +2, 2 + 5 on Ace's 2d6
+    assert collision[-1]["target"] == "dog" and collision[-1]["loss"] == 21
 
 
 async def test_recover_takes_three_swift_actions_when_the_option_allows(make: Make) -> None:

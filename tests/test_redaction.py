@@ -276,6 +276,11 @@ async def test_a_visible_combatant_cannot_aim_at_a_hidden_one(
     for request, pending in list(scene.state.pending_rolls.items()):
         await scene.do("submit_roll", request=request,
                        faces=[8 if pending.combatant == "twilight" else 1])
+    while scene.state.pending_rolls:  # the dog's and the stalker's tie: the GM's roll-off (R80)
+        [(request, pending)] = scene.state.pending_rolls.items()
+        assert pending.purpose == "initiative roll-off"
+        await scene.do("submit_roll", request=request,
+                       faces=[5 if pending.combatant == "dog" else 3])
     assert scene.state.current == "twilight"
     attack = next(a for a in scene.gm.legal if a["action"] == "melee_attack")
     assert attack["targets"] == ["dog"]
@@ -300,6 +305,11 @@ async def test_an_npcs_health_is_not_in_the_notes_everyone_reads(
     for request, pending in list(scene.state.pending_rolls.items()):
         await scene.do("submit_roll", request=request,
                        faces=[8 if pending.combatant == "twilight" else 1])
+    while scene.state.pending_rolls:  # the dog's and the stalker's tie: the GM's roll-off (R80)
+        [(request, pending)] = scene.state.pending_rolls.items()
+        assert pending.purpose == "initiative roll-off"
+        await scene.do("submit_roll", request=request,
+                       faces=[5 if pending.combatant == "dog" else 3])
     await scene.act("twilight", "melee_attack", target="dog")
     for face in (8, 4):  # a hit, then 4 damage
         ((request, _),) = scene.state.pending_rolls.items()

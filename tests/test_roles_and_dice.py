@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from clients.client import Client, CommandError
@@ -84,15 +86,23 @@ async def test_physical_dice_through_the_protocol(server: Server, clients: list[
     assert [a["action"] for a in actions] == ["submit_roll", "server_roll"]
     request = actions[0]["targets"][0]
     await twilight.command("submit_roll", request=request, faces=[18])
-    # the GM answers the rest: its own by hand, the other players' by a server roll
-    pending = [m["event"] for m in table.gm.events() if m["event"]["kind"] == "roll_requested"]
-    for p in pending:
-        if p["combatant"] == "twilight":
-            continue
-        if p["roller"] == "gm":
-            await table.gm.command("submit_roll", request=p["request"], faces=[10])
-        else:
-            await table.gm.command("server_roll", request=p["request"])
+    # the GM answers the rest: its own by hand, the other players' by a server roll, and so
+    # any roll-off a tie asks for (R5, R80), until the first turn starts
+    answered = {request}
+
+    def unanswered() -> list[dict[str, Any]]:
+        return [m["event"] for m in table.gm.events() if m["event"]["kind"] == "roll_requested"
+                and m["event"]["request"] not in answered]
+
+    while not any(m["event"]["kind"] == "turn_started" for m in table.gm.events()):
+        await table.gm.wait_for(lambda m: m["type"] == "event" and (
+            m["event"]["kind"] == "turn_started" or bool(unanswered())))
+        for p in unanswered():
+            answered.add(p["request"])
+            if p["roller"] == "gm":
+                await table.gm.command("submit_roll", request=p["request"], faces=[10])
+            else:
+                await table.gm.command("server_roll", request=p["request"])
     await spectator.wait_for(lambda m: m["type"] == "event"
                              and m["event"]["kind"] == "turn_started")
     rolls = [m["event"] for m in spectator.events() if m["event"]["kind"] == "dice_rolled"]

@@ -87,7 +87,7 @@ async def test_awareness_is_set_by_the_gm_or_by_perception_checks(make: Make) ->
     await log.do("set_awareness", combatant="bee", aware=False)
     assert not log.state.combatants["bee"].aware
     events = await log.do("call_perception", combatants=["bee"], dc=1)
-    assert events == ["dice_rolled", "awareness_set"]  # any roll meets DC 1
+    assert events == ["dice_rolled", "check_made", "awareness_set"]  # any roll meets DC 1
     assert log.state.combatants["bee"].aware
     total = log.last("dice_rolled")["roll"]["total"]
     # the same roll against what is totally concealed: -10 to notice it (CONCEALMENT)
@@ -336,6 +336,9 @@ async def test_a_three_round_effect_ends_at_its_count_after_its_owner_delayed(ma
 
 
 async def test_initiative_ties_go_to_the_higher_modifier_then_to_a_rolloff(make: Make) -> None:
+    """INITIATIVE CHECKS: "If there is still a tie, roll a die" (R5) — with physical dice each
+    tied player throws its own roll-off die, asked for one at a time, the encounter waiting in
+    ``rolling_initiative`` (R80); a roll-off still tied is thrown again among the tied."""
     log = await make(
         [{"name": "Ace", "id": "ace", "kind": "pc", "initiative": 3},
          {"name": "Bee", "id": "bee", "kind": "pc", "initiative": 1},
@@ -347,12 +350,41 @@ async def test_initiative_ties_go_to_the_higher_modifier_then_to_a_rolloff(make:
     for pending in list(log.state.pending_rolls.values()):
         assert pending.combatant is not None
         await log.do("submit_roll", request=pending.request, faces=[faces[pending.combatant]])
+    # bee 5, cub 9, dot 9; cub and dot tie again: cub 3, dot 8
+    for who, face in (("bee", 5), ("cub", 9), ("dot", 9), ("cub", 3), ("dot", 8)):
+        assert log.state.chart == ["rolling_initiative"] and not log.state.order
+        [pending] = log.state.pending_rolls.values()
+        assert (pending.purpose, pending.combatant, pending.roller) == (
+            "initiative roll-off", who, who)
+        await log.do("submit_roll", request=pending.request, faces=[face])
     order = log.state.order
-    assert order[0] == "ace"  # same total: the higher modifier goes first
-    entries = [log.state.initiative[c] for c in order[1:]]
-    assert all(e.rolloff for e in entries)  # bee, cub and dot settled it by a roll-off
+    assert order == ["ace", "dot", "cub", "bee"]  # same total: the higher modifier first
+    assert [log.state.initiative[c].rolloff for c in order] == [[], [9, 8], [9, 3], [5]]
     rolloffs = [e for e in log.events("dice_rolled") if e["purpose"] == "initiative roll-off"]
-    assert len(rolloffs) >= 3
+    assert len(rolloffs) == 5 and all(e["roll"]["manual"] for e in rolloffs)
+    assert await log.replays()
+
+
+async def test_a_rolloff_between_the_gms_npc_and_a_player(make: Make) -> None:
+    """R80: in a roll-off between a player character (``players_roll``) and an NPC whose dice
+    the server rolls, the server throws the NPC's die and the player its own."""
+    log = await make(
+        [{"name": "Ace", "id": "ace", "kind": "pc", "initiative": 1},
+         {"name": "Dog", "id": "dog", "kind": "npc", "initiative": 1}],
+        players_roll=True, dice_seed=15)
+    await log.do("start_encounter")
+    [pending] = log.state.pending_rolls.values()
+    dog_total = log.state.initiative_rolls["dog"].total
+    await log.do("submit_roll", request=pending.request, faces=[dog_total - 1])
+    [pending] = log.state.pending_rolls.values()
+    assert (pending.purpose, pending.combatant) == ("initiative roll-off", "ace")
+    dog_rolloff = log.last("dice_rolled")
+    assert dog_rolloff["purpose"] == "initiative roll-off" and dog_rolloff["roll"]["seed"]
+    face = 20 if dog_rolloff["roll"]["total"] < 20 else 1
+    await log.do("submit_roll", request=pending.request, faces=[face])
+    assert log.state.order == (["ace", "dog"] if face == 20 else ["dog", "ace"])
+    assert log.state.initiative["dog"].rolloff == [dog_rolloff["roll"]["total"]]
+    assert await log.replays()
 
 
 async def test_a_late_joiner_acts_when_its_count_comes_up(make: Make) -> None:

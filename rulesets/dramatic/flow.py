@@ -23,9 +23,14 @@ if TYPE_CHECKING:
 
 
 def after_roll(d: Decision, stage: str, ctx: dict[str, Any], roll: Roll) -> None:
-    """The dice of a stage are in: combat's stages (``encounter.combat``), else the social
-    ones (``encounter.social``)."""
-    if not combat.after_roll(d, stage, ctx, roll):
+    """The dice of a stage are in: combat's stages (``encounter.combat``), the GM's hazards and
+    checks and the Constitution check (``encounter.rulings``), Perception
+    (``encounter.gm``), else the social ones (``encounter.social``)."""
+    if combat.after_roll(d, stage, ctx, roll) or rulings.after_roll(d, stage, ctx, roll):
+        return
+    if ctx.get("action") == "perception":
+        gm.perception_rolled(d, ctx, roll)
+    else:
         social.after_roll(d, stage, ctx, roll)
 
 

@@ -41,4 +41,5 @@ RULESET = Declaration(
     initial_vitals=at.initial_vitals,
     views=(_view,),
     folds=FOLDS,
+    effect_targets=at.EFFECT_TARGETS,
 )

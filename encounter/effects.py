@@ -1,0 +1,54 @@
+"""The effects a combatant holds, as the rules read them (``add_effect``, rulings R90-R92).
+
+The GM's effects are in the state as the ``effect_started`` events that began them
+(``EncounterState.effects``); :func:`held` lists the modifiers of those a combatant holds on
+some targets, as :class:`rules.effects.Held`, in the order they began. A ruleset adds what its
+stat blocks grant (feats, talents, species) and stacks them by its own rule
+(``rules.effects``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from protocol import events as ev
+from rules.effects import Held, is_die
+
+if TYPE_CHECKING:
+    from encounter.state import EncounterState
+
+
+def held(s: EncounterState, cid: str, *targets: str) -> list[Held]:
+    """The number modifiers on ``targets`` of the effects ``cid`` holds now."""
+    out = []
+    for e in s.effects.values():
+        if e.combatant != cid:
+            continue
+        for m in e.modifiers:
+            if m.target in targets and not is_die(m.amount):
+                assert isinstance(m.amount, int)
+                out.append(Held(target=m.target, amount=m.amount, source=e.source or e.name,
+                                kind=e.source_kind, name=e.name))
+    return out
+
+
+def dice(s: EncounterState, cid: str, target: str) -> list[tuple[Held, str]]:
+    """The dice ``cid``'s effects add on ``target`` (``extra_damage_die``), each with the
+    effect (its amount 0)."""
+    out = []
+    for e in s.effects.values():
+        if e.combatant == cid:
+            for m in e.modifiers:
+                if m.target == target and isinstance(m.amount, str):
+                    out.append((Held(target=target, amount=0, source=e.source or e.name,
+                                     kind=e.source_kind, name=e.name), m.amount.lower()))
+    return out
+
+
+def lasts(e: ev.EffectStarted) -> str:
+    """How long an effect lasts, in words (the views and clients show it)."""
+    if e.until == "rounds":
+        return f"{e.rounds} round{'s' if e.rounds != 1 else ''} (to round {e.ends_round})"
+    return {"start_of_next_turn": "until the start of its holder's next turn",
+            "end_of_round": "until the end of the round", "scene": "the scene",
+            "ended": "until ended"}[e.until]

@@ -174,7 +174,9 @@ def _granted(s: EncounterState) -> list[tuple[str, str, str, str, str, int | str
     """(holder, kind, source, origin, target, amount) of every modifier held now: the talents
     of each stat block, then the GM's effects and cast spells (``effect_started``)."""
     out: list[tuple[str, str, str, str, str, int | str]] = []
-    for cid in s.combatants:
+    for cid, c in s.combatants.items():
+        if not c.stats.get("talents"):
+            continue
         for t in sheet_of(s, cid).talents:
             out += [(cid, "talent", t.name, cid, m.target, m.amount) for m in t.grants()]
     for e in s.effects.values():
@@ -627,7 +629,7 @@ def cast(cost: str) -> Callable[[Decision, CombatantProfile, CastArgs], Thunk]:
                 effect=d.ctx.new_id(), name=spell.name, rounds=0, round=d.s.round,
                 count=d.s.count_of(c.id), ends_round=0, combatant=on, until=spell.lasts,
                 modifiers=list(spell.modifiers), source=spell.name, source_kind="spell",
-                origin=c.id), d.combatant_vis(on))
+                origin=c.id, origin_hidden=c.hidden), d.combatant_vis(on))
         return run
     return resolve
 

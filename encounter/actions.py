@@ -383,7 +383,7 @@ CATALOG = Catalog("dramatic", "MLP Dramatic Systems", (
     Action("drop_item", "Drop an item", "SWIFT ACTIONS: Drop an Item", _SWIFT),
     Action("quick_draw", "Draw or holster an object (Quick Draw)",
            "MOVE ACTIONS: Draw or Holster Object (Quick Draw)", _SWIFT, Noted,
-           precondition=_quick_draw, readyable=True),
+           precondition=_quick_draw),
     Action("fall_prone", "Fall prone", "SWIFT ACTIONS: Fall Prone", _SWIFT, Noted, fall_prone,
            _prone),
     Action("second_lunch", "Catch a Second Lunch",

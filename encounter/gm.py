@@ -316,7 +316,9 @@ def add_effect(d: Decision, cmd: msg.AddEffect) -> None:
                             ends_round=d.s.round + rounds if rounds else 0,
                             combatant=cmd.combatant, until=cmd.until,
                             modifiers=list(cmd.modifiers), source=cmd.source or "",
-                            source_kind=cmd.source_kind, origin=cmd.origin),
+                            source_kind=cmd.source_kind, origin=cmd.origin,
+                            origin_hidden=cmd.origin is not None
+                            and d.s.combatants[cmd.origin].hidden),
            d.combatant_vis(cmd.combatant))  # an effect on a hidden combatant is the GM's
 
 

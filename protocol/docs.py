@@ -896,7 +896,7 @@ def _effects_section(ruleset: str, title: str) -> list[str]:
     example = {"type": "add_effect", "id": "c2", "name": "Shield of Leaves",
                "combatant": _ACTOR[ruleset][0], "until": "rounds", "rounds": 3,
                "modifiers": [{"target": next(iter(targets)), "amount": 2}]}
-    return [*out, "", "```json", json.dumps(example, ensure_ascii=False), "```"]
+    return [*out, "", f"For example: `{json.dumps(example, ensure_ascii=False)}`."]
 
 
 def reference_outputs() -> dict[Path, str]:

@@ -319,6 +319,8 @@ class EffectStarted(Event, tag="effect_started", kw_only=True):
     source_kind: str = "gm"
     #: The combatant whose talent, spell or action it is.
     origin: str | None = None
+    #: ``origin`` is a hidden combatant: players and spectators get no ``origin``.
+    origin_hidden: bool = False
 
 
 class EffectEnded(Event, tag="effect_ended", kw_only=True):

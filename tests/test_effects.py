@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from clients.view import TableView
 from tests.scene import BOTH_TRANSPORTS, Scene, Tables
 from tests.test_action_time import ACE, BLOOM, BRUTE, with_stats
 from tests.test_battle_scenes import OPEN, dog, pony
@@ -385,3 +386,23 @@ async def test_an_unknown_talent_is_refused_unless_it_declares_its_effects(
     assert bad["code"] == "invalid_payload" and "Sneaky" in bad["message"]
     await scene.do("add_combatant", combatant=with_stats(
         {**BRUTE, "id": "odd", "name": "Odd"}, talents=[{"name": "backstab"}]))
+
+
+# --- what the clients show (R90) -----------------------------------------------------------
+
+
+async def test_the_terminal_client_shows_what_an_effect_changes_and_how_long(
+        make: Make) -> None:
+    """The terminal client's table (``clients.view``) says what an effect changes and how
+    long it lasts, from the events and from a snapshot."""
+    scene = await make([PONY, DOG])
+    await scene.do("add_effect", name="Rally", until="start_of_next_turn", combatant="ace",
+                   modifiers=[{"target": "defenses", "amount": 1}])
+    await scene.do("add_effect", name="Haste", rounds=2, combatant="ace",
+                   modifiers=[{"target": "speed", "amount": 2}])
+    view = TableView()
+    lines = []
+    for seq, event in enumerate(scene.events(), start=1):
+        lines += [x.text for x in view.apply({"type": "event", "seq": seq, "event": event})]
+    assert "Rally: defenses +1 on ace (until its holder's next turn)" in lines
+    assert "Haste: speed +2 on ace (2 rounds, until round 3)" in lines

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from protocol import events as ev
 from rules.effects import Held, is_die
 
 if TYPE_CHECKING:
@@ -30,25 +29,3 @@ def held(s: EncounterState, cid: str, *targets: str) -> list[Held]:
                 out.append(Held(target=m.target, amount=m.amount, source=e.source or e.name,
                                 kind=e.source_kind, name=e.name))
     return out
-
-
-def dice(s: EncounterState, cid: str, target: str) -> list[tuple[Held, str]]:
-    """The dice ``cid``'s effects add on ``target`` (``extra_damage_die``), each with the
-    effect (its amount 0)."""
-    out = []
-    for e in s.effects.values():
-        if e.combatant == cid:
-            for m in e.modifiers:
-                if m.target == target and isinstance(m.amount, str):
-                    out.append((Held(target=target, amount=0, source=e.source or e.name,
-                                     kind=e.source_kind, name=e.name), m.amount.lower()))
-    return out
-
-
-def lasts(e: ev.EffectStarted) -> str:
-    """How long an effect lasts, in words (the views and clients show it)."""
-    if e.until == "rounds":
-        return f"{e.rounds} round{'s' if e.rounds != 1 else ''} (to round {e.ends_round})"
-    return {"start_of_next_turn": "until the start of its holder's next turn",
-            "end_of_round": "until the end of the round", "scene": "the scene",
-            "ended": "until ended"}[e.until]

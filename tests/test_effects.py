@@ -17,6 +17,9 @@ from typing import Any
 import pytest
 
 from clients.view import TableView
+from rules.rulesets import DramaticSystems, RulesetError
+from rules.sheet import parse_sheet
+from rules.social.status import related_status
 from tests.scene import BOTH_TRANSPORTS, Scene, Tables
 from tests.test_action_time import ACE, BLOOM, BRUTE, with_stats
 from tests.test_battle_scenes import OPEN, dog, pony
@@ -406,3 +409,26 @@ async def test_the_terminal_client_shows_what_an_effect_changes_and_how_long(
         lines += [x.text for x in view.apply({"type": "event", "seq": seq, "event": event})]
     assert "Rally: defenses +1 on ace (until its holder's next turn)" in lines
     assert "Haste: speed +2 on ace (2 rounds, until round 3)" in lines
+
+
+def test_skill_focus_is_named_as_the_text_writes_it() -> None:
+    """Social Status: "if she as also an Skill Focus on this skill the Bonus is increased to
+    +4" (R70, R93, R94): "Skill Focus (Knowledge: Magic)" is the feat; Skill Focus on another
+    skill is known and changes nothing; a misspelt feat is refused."""
+    sheet = parse_sheet({"trained": ["knowledge_magic"],
+                         "feats": ["Skill Focus (Knowledge: Magic)", "Skill Focus (Stealth)"]})
+    focus = related_status(sheet, "magic")
+    assert focus is not None and focus.value == 4
+    DramaticSystems().validate_stats({"feats": ["Skill Focus (Stealth)", "PRECISE SHOT"]})
+    with pytest.raises(RulesetError, match="Precise Shoot"):
+        DramaticSystems().validate_stats({"feats": ["Precise Shoot"]})
+
+
+async def test_an_effect_on_speed_changes_how_far_a_move_goes(at_make: Make) -> None:
+    """Minor Actions: MOVE ("up to your Speed in yards"), R60, R90: Speed 10 and +2."""
+    scene = await at_make([ROGUE, BRUTE], {"rogue": 6, "brute": 2})
+    await scene.do("add_effect", name="Tailwind", until="end_of_round", combatant="rogue",
+                   modifiers=[{"target": "speed", "amount": 2}])
+    refused = await scene.refused("rogue", "move", yards=13)
+    assert "at most 12 yards" in refused["message"]
+    await scene.act("rogue", "move", yards=12)

@@ -406,7 +406,9 @@ EXAMPLE_BLOCKS: dict[str, dict[str, Any]] = {
                  "ranges": {"point_blank": 6, "short": 12, "medium": 18, "long": 24}},
                 {"name": "hoof", "kind": "unarmed", "damage_types": ["bludgeoning"]},
             ],
-            "feats": ["precise_shot", "skill_focus_knowledge_magic"],
+            "feats": ["Precise Shot", "Skill Focus (Knowledge Magic)", "Arcane Focus"],
+            "homebrew_feats": [{"name": "Arcane Focus", "modifiers": [
+                {"target": "will_defense", "amount": 1}]}],
             "social": {"reputation": 4, "talents": {"element of harmony": 1}},
         },
     },
@@ -420,7 +422,9 @@ EXAMPLE_BLOCKS: dict[str, dict[str, Any]] = {
                  "ability": "mind", "reload": "none"},
                 {"name": "hoof", "damage": "d4"},
             ],
-            "spells": [{"name": "Frost Weapons", "cast": "minor"}],
+            "spells": [{"name": "Frost Weapons", "cast": "minor", "modifiers": [
+                {"target": "extra_damage_die", "amount": "d6"}]}],
+            "talents": [{"name": "Champion"}],
         },
     },
 }

@@ -41,12 +41,6 @@ def parts(event: dict[str, Any], key: str = "modifiers") -> dict[str, int]:
     return {m["name"]: m["value"] for m in event[key]}
 
 
-def defense_parts(attack: dict[str, Any]) -> dict[str, int]:
-    return {m["name"]: m["value"] for m in attack["defense"]["parts"]} \
-        if "defense" in attack and isinstance(attack["defense"], dict) else \
-        parts(attack, "defense_parts")
-
-
 async def end_round(scene: Scene) -> None:
     await scene.turns_in_round()
 
@@ -317,8 +311,8 @@ async def test_backstab_and_frost_weapons_stack_to_two_extra_dice(at_make: Make)
 
 async def test_two_casts_of_the_very_same_spell_add_one_die(at_make: Make) -> None:
     """Stacking Effects: "the effects of multiple instances of the very same thing do not
-    stack" (R91): two mages' Frost Weapons on one pony give one extra die; a ranged hit gets
-    no Backstab (R95)."""
+    stack" (R91): two mages' Frost Weapons on one pony (the name written in two ways, R93)
+    give one extra die."""
     rogue = with_stats(ROGUE, talents=[])
     scene = await at_make([MAGE, SECOND_MAGE, rogue, BRUTE],
                           {"mage": 6, "mage2": 5, "rogue": 4, "brute": 2})
@@ -432,3 +426,12 @@ async def test_an_effect_on_speed_changes_how_far_a_move_goes(at_make: Make) -> 
     refused = await scene.refused("rogue", "move", yards=13)
     assert "at most 12 yards" in refused["message"]
     await scene.act("rogue", "move", yards=12)
+
+
+async def test_backstab_adds_its_die_to_melee_hits_only(at_make: Make) -> None:
+    """R95: Backstab's die on the holder's melee hits; a Sling hit deals its own die alone."""
+    scene = await at_make([ROGUE, BRUTE], {"rogue": 6, "brute": 2})
+    await scene.act("rogue", "ranged_attack", target="brute", distance=10)
+    await roll(scene, 6)
+    (pending,) = scene.state.pending_rolls.values()
+    assert pending.expr == "1d4"

@@ -22,7 +22,15 @@ from typing import Any, TextIO
 
 from clients.client import CommandError
 from clients.live import Seat, parse_link
-from clients.view import LogLine, drawing_to_map, map_lines, social_lines, vitals_text
+from clients.view import (
+    LogLine,
+    drawing_to_map,
+    effect_lasts,
+    effect_text,
+    map_lines,
+    social_lines,
+    vitals_text,
+)
 
 Message = dict[str, Any]
 
@@ -178,7 +186,8 @@ class Terminal:
                 self.say(f"  {view.name_of(cid)}: " + ", ".join(f"{k} {v}" for k, v in
                                                             stats.items()))
         for effect in view.effects.values():
-            self.say(f"  effect: {effect['name']} (ends round {effect['ends_round']})")
+            on = f" on {view.name_of(effect['combatant'])}" if effect.get("combatant") else ""
+            self.say(f"  effect: {effect_text(effect)}{on} ({effect_lasts(effect)})")
         for text in social_lines(view):
             self.say(f"  {text}")
 

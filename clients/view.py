@@ -262,7 +262,7 @@ class TableView:
         if k == "effect_started":
             self.effects[e["effect"]] = e
             on = f" on {n(e['combatant'])}" if e.get("combatant") else ""
-            return [(f"{e['name']}{on} ({e['rounds']} rounds)", None)]
+            return [(f"{effect_text(e)}{on} ({effect_lasts(e)})", None)]
         if k == "effect_ended":
             effect = self.effects.pop(e["effect"], {})
             return [(f"{effect.get('name', 'An effect')} ends", None)]
@@ -322,6 +322,25 @@ class TableView:
             self.order.remove(cid)
         if self.current == cid:
             self.current = None
+
+
+def effect_text(e: dict[str, Any]) -> str:
+    """An effect's name and what it changes: ``"Shield: reflex defense +2"`` (R90)."""
+    mods = [f"{m['target'].replace('_', ' ')} "
+            + (signed(m["amount"]) if isinstance(m["amount"], int) else str(m["amount"]))
+            for m in e.get("modifiers") or []]
+    return f"{e['name']}: {', '.join(mods)}" if mods else str(e["name"])
+
+
+def effect_lasts(e: dict[str, Any]) -> str:
+    """How long an effect lasts, in words (R90)."""
+    until = e.get("until", "rounds")
+    if until == "rounds":
+        rounds = e.get("rounds", 0)
+        return f"{rounds} round{'s' if rounds != 1 else ''}, until round {e.get('ends_round')}"
+    return {"start_of_next_turn": "until its holder's next turn",
+            "end_of_round": "until the end of the round", "scene": "the scene"}.get(
+                until, "until ended")
 
 
 def dice_text(roll: dict[str, Any]) -> str:

@@ -68,7 +68,11 @@ from rules.action_time.catalog import KIND_OF, rules_name
 from rules.action_time.checks import Planned
 from rules.action_time.dice_ladder import Laddered, die_name, face_total
 from rules.action_time.effects import (
+    ATTACK_STEPS,
+    DAMAGE_STEPS,
+    DEFENSE,
     PURSUIT,
+    TEST_STEPS,
     UNTIL_REMOVED,
     Effect,
     Net,
@@ -82,6 +86,7 @@ from rules.action_time.sheet import Sheet, SheetError, parse_sheet
 from rules.action_time.turn_budget import ActionKind, TurnBudget, spend
 from rules.actions import Budget, IllegalAction, Kind
 from rules.dice import Roll
+from rules.effects import normalise_name
 from rules.modifiers import Modifier
 from statemachines.condition_chart import condition_after
 
@@ -148,6 +153,73 @@ def out_of_fight(s: EncounterState, cid: str) -> bool:
 
 def effects(s: EncounterState) -> tuple[Effect, ...]:
     return tuple(s.action_time.effects)
+
+
+#: What an effect may change in "Action Time" (``add_effect``, R90), and the rules' targets.
+EFFECT_TARGETS: dict[str, str] = {
+    "defense": "Defense, the Difficulty of attacks on the holder (R29)",
+    "test_steps": "upgrades (+) and downgrades (-) of every test the holder makes, attacks "
+                  "and opposed tests included (R30)",
+    "attack_steps": "upgrades and downgrades of the holder's attack die (R30)",
+    "damage_steps": "upgrades and downgrades of the holder's damage die (R30)",
+    "extra_damage_die": "a die (\"d6\") added to the damage of the holder's hits (Stacking "
+                        "Effects: Backstab, frost weapons; R95)",
+    "speed": "the holder's Speed, in yards (R60)",
+}
+_RULES_TARGET = {"defense": DEFENSE, "test_steps": TEST_STEPS, "attack_steps": ATTACK_STEPS,
+                 "damage_steps": DAMAGE_STEPS}
+
+
+def _granted(s: EncounterState) -> list[tuple[str, str, str, str, str, int | str]]:
+    """(holder, kind, source, origin, target, amount) of every modifier held now: the talents
+    of each stat block, then the GM's effects and cast spells (``effect_started``)."""
+    out: list[tuple[str, str, str, str, str, int | str]] = []
+    for cid, c in s.combatants.items():
+        if not c.stats.get("talents"):
+            continue
+        for t in sheet_of(s, cid).talents:
+            out += [(cid, "talent", t.name, cid, m.target, m.amount) for m in t.grants()]
+    for e in s.effects.values():
+        if e.combatant is not None:
+            out += [(e.combatant, e.source_kind, e.source or e.name, e.origin or "", m.target,
+                     m.amount) for m in e.modifiers]
+    return out
+
+
+def numbers(s: EncounterState) -> tuple[Effect, ...]:
+    """The effects the numbers of attacks, tests and Defense read: Action Time's own (the
+    stances) and every effect's and talent's modifiers on Defense and die steps, one stacking
+    rule for all (Stacking Effects, R61, R91)."""
+    more = tuple(Effect(holder=holder, target=_RULES_TARGET[target], value=amount,
+                        source_kind=kind, source=source, expiry=UNTIL_REMOVED, origin=origin)
+                 for holder, kind, source, origin, target, amount in _granted(s)
+                 if target in _RULES_TARGET and isinstance(amount, int))
+    return (*s.action_time.effects, *more)
+
+
+def speed_of(s: EncounterState, cid: str) -> int:
+    """Speed (R60) with the effects on ``speed`` (R90); of the very same source, one counts."""
+    best: dict[tuple[str, str], int] = {}
+    for holder, kind, source, _o, target, amount in _granted(s):
+        if holder == cid and target == "speed" and isinstance(amount, int):
+            key = (kind, normalise_name(source))
+            if key not in best or abs(amount) > abs(best[key]):
+                best[key] = amount
+    return max(0, sheet_of(s, cid).speed + sum(best.values()))
+
+
+def extra_dice(s: EncounterState, cid: str, *, melee: bool) -> list[tuple[str, str]]:
+    """(source, die) of the extra damage dice of ``cid``'s hit: of different sources, every
+    die; of the very same source (two casts of one spell), one (Stacking Effects, R91, R95).
+    Backstab's only on melee hits (R95)."""
+    seen: dict[tuple[str, str], str] = {}
+    for holder, kind, source, _o, target, amount in _granted(s):
+        if holder != cid or target != "extra_damage_die" or not isinstance(amount, str):
+            continue
+        if kind == "talent" and normalise_name(source) == "backstab" and not melee:
+            continue
+        seen.setdefault((kind, normalise_name(source)), source + "|" + amount.lower())
+    return [tuple(v.split("|", 1)) for v in seen.values()]  # type: ignore[misc]
 
 
 def _marks(s: EncounterState, holder: str, target: str) -> list[Effect]:
@@ -310,6 +382,9 @@ def after_roll(d: Decision, stage: str, ctx: dict[str, Any], roll: Roll) -> None
     handler = _STAGES.get(stage)
     if handler is None:  # pragma: no cover - a context this module did not write
         raise RuntimeError(f"no Action Time stage {stage!r}")
+    if stage == "damage" and ctx.get("extra_dice"):  # the extra dice follow the first (R95)
+        _resolve_damage(d, ctx, _face(roll), tuple(x.face for x in roll.dice[1:]))
+        return
     handler(d, ctx, _face(roll))
 
 
@@ -345,7 +420,7 @@ def _plan(s: EncounterState, action: str, attacker: str, weapon: str, target: st
           distance: int) -> at.AttackPlan:
     return _rules(lambda: at.plan_attack(
         action, attacker=attacker, sheet=sheet_of(s, attacker), weapon=weapon, target=target,
-        target_sheet=sheet_of(s, target), distance=distance, effects=effects(s),
+        target_sheet=sheet_of(s, target), distance=distance, effects=numbers(s),
         in_hoof=in_hoof(s, attacker), options=options(s)))
 
 
@@ -366,7 +441,7 @@ def _attack(action: str) -> Callable[[Decision, CombatantProfile, Any], Thunk]:
         yards = 0
         away: list[str] = []
         if isinstance(args, ChargeArgs):
-            speed, prone = sheet_of(d.s, c.id).speed, d.s.vitals[c.id].prone
+            speed, prone = speed_of(d.s, c.id), d.s.vitals[c.id].prone
             movement = _rules(lambda: at.charge_move(speed, prone=prone))
             assert movement is not None
             yards = movement.yards if args.yards is None else args.yards
@@ -417,22 +492,32 @@ def _resolve_attack(d: Decision, ctx: dict[str, Any], face: int) -> None:
                                source="struck in melee", expiry=start_of_next_turn(attacker),
                                origin=attacker, detail=target))
     die = result.damage_die
+    extra = extra_dice(s, attacker, melee=action in _MELEE)
+    expr = "+".join([die.expr, *(f"1{x}" for _, x in extra)])
     _roll(d, {**ctx, "damage": _plain(die),
-              "damage_steps": _plain(plan.damage_steps)},
-          "damage", die.expr, attacker)
+              "damage_steps": _plain(plan.damage_steps),
+              **({"extra_dice": [list(x) for x in extra]} if extra else {})},
+          "damage", expr, attacker)
 
 
-def _resolve_damage(d: Decision, ctx: dict[str, Any], face: int) -> None:
-    """R29: the damage die's face in Health, not below 0; losing Health clears the healed mark
-    (R33); at 0 the target is out of the fight."""
+def _resolve_damage(d: Decision, ctx: dict[str, Any], face: int,
+                    more: tuple[int, ...] = ()) -> None:
+    """R29: the damage die's face in Health, not below 0, plus the faces of the extra dice of
+    talents and spells (Stacking Effects, R95); losing Health clears the healed mark (R33); at
+    0 the target is out of the fight."""
     attacker, target = ctx["attacker"], ctx["target"]
     die = msgspec.convert(ctx["damage"], Laddered)
     steps = msgspec.convert(ctx["damage_steps"], Net)
-    amount = face_total(face, die)
+    extra = ctx.get("extra_dice", [])
+    amount = face_total(face, die) + sum(more)
     s = d.s
     hidden = s.combatants[attacker].hidden or s.combatants[target].hidden
+    bonuses = _step_parts(steps) + [
+        Modifier(f"{source} ({die_text})", f, "Stacking Effects (R95)")
+        for (source, die_text), f in zip(extra, more, strict=False)]
     d.emit(ev.DamageDealt(
-        target=target, source=attacker, dice=die.expr, rolled=face, bonuses=_step_parts(steps),
+        target=target, source=attacker, dice="+".join([die.expr, *(f"1{x}" for _, x in extra)]),
+        rolled=face + sum(more), bonuses=bonuses,
         before_reduction=amount, loss=amount, dice_secret=d.dice_vis(attacker) is not None,
         hidden=hidden), ["gm"] if hidden else None)
     by = d.public_name(attacker, target, "an unseen attacker")
@@ -531,8 +616,21 @@ def plain(action: str) -> Callable[[Decision, CombatantProfile, Noted], Thunk]:
 def cast(cost: str) -> Callable[[Decision, CombatantProfile, CastArgs], Thunk]:
     """Cast (Taking Actions): ``args.spell``, at the cost the stat block gives it (R60)."""
     def resolve(d: Decision, c: CombatantProfile, args: CastArgs) -> Thunk:
-        return _at_stat_block_cost(d, c, args.spell, f"cast_{cost}", at.cast_kind,
-                                   "is cast as")
+        taken = _at_stat_block_cost(d, c, args.spell, f"cast_{cost}", at.cast_kind,
+                                    "is cast as")
+        spell = sheet_of(d.s, c.id).spell(args.spell)
+        on = c.id if args.target is None else _target(d, c, args.target, "spell's target")
+        if not spell.modifiers:
+            return taken
+
+        def run() -> None:  # R95: the spell's effect starts on its target
+            taken()
+            d.emit(ev.EffectStarted(
+                effect=d.ctx.new_id(), name=spell.name, rounds=0, round=d.s.round,
+                count=d.s.count_of(c.id), ends_round=0, combatant=on, until=spell.lasts,
+                modifiers=list(spell.modifiers), source=spell.name, source_kind="spell",
+                origin=c.id, origin_hidden=c.hidden), d.combatant_vis(on))
+        return run
     return resolve
 
 
@@ -613,14 +711,14 @@ def _movement(d: Decision, c: CombatantProfile, args: MoveArgs | RunArgs, action
 def move(d: Decision, c: CombatantProfile, args: MoveArgs) -> Thunk:
     """MOVE: up to Speed in yards; going prone, standing up or mounting (``args.posture``)
     at half Speed; prone at the time of the Move, half Speed (R34)."""
-    speed, prone = sheet_of(d.s, c.id).speed, d.s.vitals[c.id].prone
+    speed, prone = speed_of(d.s, c.id), d.s.vitals[c.id].prone
     movement = _rules(lambda: at.move(speed, prone=prone, posture=args.posture))
     return _movement(d, c, args, "move", movement)
 
 
 def run_action(d: Decision, c: CombatantProfile, args: RunArgs) -> Thunk:
     """RUN: up to double Speed; not while prone."""
-    speed, prone = sheet_of(d.s, c.id).speed, d.s.vitals[c.id].prone
+    speed, prone = speed_of(d.s, c.id), d.s.vitals[c.id].prone
     movement = _rules(lambda: at.run(speed, prone=prone))
     return _movement(d, c, args, "run", movement)
 
@@ -638,7 +736,7 @@ def heal(d: Decision, c: CombatantProfile, args: HealArgs) -> Thunk:
     planned = _rules(lambda: at.plan_heal(
         healer=c.id, sheet=sheet_of(s, c.id), in_hoof=in_hoof(s, c.id), target=target,
         same_side=same_side, distance=distance, target_vitals=health_of(s, target),
-        effects=effects(s), options=options(s)))
+        effects=numbers(s), options=options(s)))
     ctx = {"action": "heal", "healer": c.id, "target": target,
            "check": _plain(planned)}
 
@@ -721,7 +819,7 @@ def press_the_attack(d: Decision, c: CombatantProfile, args: PressArgs) -> Thunk
     distance = args.distance
     struck = any(e.detail == target for e in _marks(d.s, c.id, STRUCK)) \
         and d.s.current == c.id
-    speed = sheet_of(d.s, c.id).speed
+    speed = speed_of(d.s, c.id)
     new = _rules(lambda: at.press_the_attack(c.id, target, distance=distance,
                                              struck_in_melee=struck, speed=speed))
 
@@ -775,7 +873,7 @@ def _may_pursue(s: EncounterState, cid: str) -> str | None:
 def pursue(d: Decision, c: CombatantProfile, args: PursueArgs) -> Thunk:
     """The pursuit of Press the Attack: up to Speed in yards (``args.yards``; fewer, or 0, as
     the presser wishes), at no cost in actions (R37)."""
-    speed = sheet_of(d.s, c.id).speed
+    speed = speed_of(d.s, c.id)
     movement = at.Movement(speed, prone_after=d.s.vitals[c.id].prone,
                            reason="Press the Attack: up to Speed in pursuit (R37)")
     yards = speed if args.yards is None else args.yards
@@ -817,7 +915,7 @@ def stunt(d: Decision, c: CombatantProfile, args: StuntArgs) -> Thunk:
 def _stand_firm_plans(d: Decision, user: str, target: str) -> tuple[Planned, Planned]:
     s = d.s
     return at.plan_stand_firm(user=user, user_sheet=sheet_of(s, user), target=target,
-                              target_sheet=sheet_of(s, target), effects=effects(s),
+                              target_sheet=sheet_of(s, target), effects=numbers(s),
                               options=options(s))
 
 

@@ -138,6 +138,14 @@ def _prone(state: EncounterState, cid: str) -> str | None:
     return f"{_name(state, cid)} is prone already" if state.vitals[cid].prone else None
 
 
+def _quick_draw(state: EncounterState, cid: str) -> str | None:
+    """Quick Draw: "If you have the Quick Draw feat, you can draw or holster a object as a
+    swift action instead of a move action" (R93: the name as the text writes it)."""
+    if vt.sheet_of(state.combatants[cid]).has_feat("Quick Draw"):
+        return None
+    return f"{_name(state, cid)} does not have the Quick Draw feat"
+
+
 def _not_prone(state: EncounterState, cid: str) -> str | None:
     return None if state.vitals[cid].prone else f"{_name(state, cid)} is not prone"
 
@@ -374,6 +382,9 @@ CATALOG = Catalog("dramatic", "MLP Dramatic Systems", (
     # SWIFT ACTIONS
     Action("activate_item", "Activate an item", "SWIFT ACTIONS: Activate an Item", _SWIFT),
     Action("drop_item", "Drop an item", "SWIFT ACTIONS: Drop an Item", _SWIFT),
+    Action("quick_draw", "Draw or holster an object (Quick Draw)",
+           "MOVE ACTIONS: Draw or Holster Object (Quick Draw)", _SWIFT, Noted,
+           precondition=_quick_draw),
     Action("fall_prone", "Fall prone", "SWIFT ACTIONS: Fall Prone", _SWIFT, Noted, fall_prone,
            _prone),
     Action("second_lunch", "Catch a Second Lunch",

@@ -132,6 +132,9 @@ class CastArgs(Noted, frozen=True, kw_only=True):
     spell: Annotated[Name, msgspec.Meta(
         examples=["Frost Weapons"], description="A spell of the stat block cast at this cost "
         "(the entry's `options.spell`).")]
+    target: Annotated[Name, msgspec.Meta(
+        description="The combatant a spell with `modifiers` is cast on (default: the caster); "
+        "its effect starts on it (R95).")] | None = None
 
 
 class ReloadArgs(Noted, frozen=True, kw_only=True):

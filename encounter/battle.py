@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
+from encounter import resolution
 from encounter import vitals as vt
 from encounter.decision import find_combatant
 from encounter.dramatic_args import PathArgs
@@ -25,6 +26,8 @@ from protocol.model import CombatantProfile
 from rules import movement, sight
 from rules.battle_map import MapError, Placement, Size, check_placement, occupied
 from rules.condition_track import condition_speed
+from rules.defenses import effect_parts
+from rules.modifiers import total
 from rules.sheet import WeaponKind
 
 if TYPE_CHECKING:
@@ -145,9 +148,10 @@ def _move(d: Decision, c: CombatantProfile, args: PathArgs,
     v = d.s.vitals[c.id]
     prone = v.prone
     step = max(v.physical.step, v.mental.step if v.mental is not None else 0)
-    # SPEED: Fly — a flying move counts the fly speed (R83)
-    speed = condition_speed(sheet.fly_speed if args.fly else sheet.speed, step,
-                            condition_half_speed=o.condition_half_speed)
+    # SPEED: Fly — a flying move counts the fly speed (R83); effects on speed count (R90)
+    base = (sheet.fly_speed if args.fly else sheet.speed) + total(
+        effect_parts(sheet, resolution.status_of(d, c.id), "speed"))
+    speed = condition_speed(max(0, base), step, condition_half_speed=o.condition_half_speed)
     try:
         if run:
             plan = movement.validate_run(

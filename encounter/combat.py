@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
+import msgspec
+
 from encounter import battle, resolution
 from encounter import vitals as vt
 from encounter.dramatic_args import (
@@ -39,7 +41,7 @@ from rules.attack import (
 from rules.attack import aid_another as aid_succeeds
 from rules.condition_track import BOTTOM, Track
 from rules.damage import DamageFormula, damage_dealt, damage_formula
-from rules.defenses import DefenseName, damage_thresholds
+from rules.defenses import DefenseName, damage_thresholds, effect_parts
 from rules.dice import Roll, dice_in, roll_faces
 from rules.grab import grab_check
 from rules.hazards import ram_formula
@@ -53,7 +55,7 @@ from rules.objects import (
     object_reflex,
     structure_loss,
 )
-from rules.sheet import Nature, SheetError, WeaponKind
+from rules.sheet import DamageReduction, DamageSource, Nature, SheetError, WeaponKind
 
 if TYPE_CHECKING:
     from encounter.decision import Decision
@@ -263,7 +265,8 @@ def _resolve_harvest_roll(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
     if target is not None:
         t_sheet, t_defs = resolution.defenses_of(d, target)
         reductions = t_sheet.damage_reduction
-        threshold = damage_thresholds(t_sheet, t_defs).physical.total
+        threshold = damage_thresholds(t_sheet, t_defs,
+                                      resolution.status_of(d, target)).physical.total
         track = vt.to_rules(d.s.vitals[target].physical)
     got = harvest_yield(check, roll.total, reductions=reductions, threshold=threshold,
                         track=track)
@@ -464,10 +467,28 @@ def _resolve_attack(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
 def _damage_formula(d: Decision, ctx: dict[str, Any]) -> DamageFormula:
     """DAMAGE (R12); ``args.engage``: a flying Engage, the same damage unless the option
     ``engage_adds_half_level`` is off (Flying Basic Maneuver: Engage)."""
-    return damage_formula(vt.sheet_of(d.s.combatants[ctx["attacker"]]),
-                          weapon=ctx["weapon"], throw=ctx["throw"],
-                          engage=bool(ctx.get("engage")),
-                          engage_adds_half_level=d.s.options.engage_adds_half_level)
+    sheet = vt.sheet_of(d.s.combatants[ctx["attacker"]])
+    formula = damage_formula(sheet, weapon=ctx["weapon"], throw=ctx["throw"],
+                             engage=bool(ctx.get("engage")),
+                             engage_adds_half_level=d.s.options.engage_adds_half_level)
+    extra = effect_parts(sheet, resolution.status_of(d, ctx["attacker"]), "damage")  # R90
+    if not extra:
+        return formula
+    parts = (*formula.parts, *extra)
+    return msgspec.structs.replace(formula, parts=parts, bonus=sum(p.value for p in parts))
+
+
+def _reductions(d: Decision, target: str, source: DamageSource) -> tuple[DamageReduction, ...]:
+    """The target's damage reductions, each changed by its effects on ``damage_reduction``;
+    with none that applies, the effects' own (R90)."""
+    sheet = vt.sheet_of(d.s.combatants[target])
+    change = sum(p.value for p in effect_parts(sheet, resolution.status_of(d, target),
+                                               "damage_reduction"))
+    if not change:
+        return sheet.damage_reduction
+    return (*(msgspec.structs.replace(dr, value=max(0, dr.value + change))
+              for dr in sheet.damage_reduction),
+            DamageReduction(value=max(0, change), source=source))
 
 
 def _resolve_damage(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
@@ -475,7 +496,7 @@ def _resolve_damage(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
     t_sheet = vt.sheet_of(d.s.combatants[target])
     formula = _damage_formula(d, ctx)
     dmg = damage_dealt(formula, roll.total, critical=bool(ctx.get("critical")),
-                       reductions=t_sheet.damage_reduction,
+                       reductions=_reductions(d, target, formula.source),
                        dr_respects_minimum_damage=d.s.options.dr_respects_minimum_damage)
     record_damage(d, target, attacker, formula, roll, dmg)
     if t_sheet.nature is not Nature.CREATURE:
@@ -490,7 +511,8 @@ def _structure_loss(d: Decision, target: str, loss: int, fierce: bool, attacker:
     threshold of it moves the object a step down; at the bottom it is destroyed."""
     v = d.s.vitals[target]
     sheet, defs = resolution.defenses_of(d, target)
-    threshold = damage_thresholds(sheet, defs).physical.total
+    threshold = damage_thresholds(sheet, defs,
+                                  resolution.status_of(d, target)).physical.total
     try:
         result = structure_loss(v.structure_loss, loss, threshold, vt.to_rules(v.physical),
                                 fierce=fierce)

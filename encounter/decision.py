@@ -487,7 +487,8 @@ class Decision(EncounterChartModel):
         if s.surprise and self.initiative_units():  # COMBAT SEQUENCE, step 3
             self.roll_initiative()
         for effect in list(s.effects.values()):  # no turn came at or below its count
-            if effect.ends_round <= s.round:
+            if (effect.until == "rounds" and effect.ends_round <= s.round) or (
+                    effect.until == "end_of_round" and s.round):  # "until the end of the round"
                 self.emit(ev.EffectEnded(effect=effect.effect),
                           self.combatant_vis(effect.combatant))
         if s.round and self.ruleset.round_ending is not None:
@@ -513,7 +514,10 @@ class Decision(EncounterChartModel):
         for effect in list(s.effects.values()):
             # THE COMBAT ROUND: "Effects that last a certain number of rounds end just before
             # the same initiative number that they began on."
-            if effect.ends_round == s.round and count <= effect.count:
+            # R90: one lasting "until the start of your next turn" ends as its holder's starts
+            rounds_up = effect.until == "rounds" and effect.ends_round == s.round \
+                and count <= effect.count
+            if rounds_up or (effect.until == "start_of_next_turn" and effect.combatant == cid):
                 self.emit(ev.EffectEnded(effect=effect.effect),
                           self.combatant_vis(effect.combatant))
         hidden = s.combatants[cid].hidden

@@ -359,6 +359,11 @@ def catalog(ruleset: str) -> Catalog:
     return declaration(ruleset).catalog
 
 
+def effect_targets(ruleset: str) -> Mapping[str, str]:
+    """What an effect may change in ``ruleset`` (``add_effect``'s targets, R90)."""
+    return declaration(ruleset).effect_targets
+
+
 __all__ = [
     "Action",
     "Aimed",
@@ -377,5 +382,6 @@ __all__ = [
     "When",
     "catalog",
     "convert_args",
+    "effect_targets",
     "field_names",
 ]

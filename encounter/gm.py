@@ -341,14 +341,37 @@ def perception_rolled(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
 
 def add_effect(d: Decision, cmd: msg.AddEffect) -> None:
     """THE COMBAT ROUND: an effect lasting N rounds ends just before the same initiative count
-    N rounds later."""
+    N rounds later; other durations and what an effect changes: R90."""
     if d.s.chart[0] != "scene" or d.s.current is None:
         raise Rejected(ErrorCode.ILLEGAL_ACTION, "effects start on a turn of the running scene")
     if cmd.combatant is not None:
         find_combatant(d, cmd.combatant)
-    d.emit(ev.EffectStarted(effect=d.ctx.new_id(), name=cmd.name, rounds=cmd.rounds,
+    if cmd.origin is not None:
+        find_combatant(d, cmd.origin)
+    if (cmd.rounds is None) == (cmd.until == "rounds"):
+        raise Rejected(ErrorCode.INVALID_PAYLOAD, "rounds: give the number of rounds with "
+                       "until \"rounds\" (the default), and only then (R90)")
+    if cmd.combatant is None and (cmd.modifiers or cmd.until == "start_of_next_turn"):
+        raise Rejected(ErrorCode.INVALID_PAYLOAD, "combatant: an effect that changes numbers or "
+                       "lasts until a next turn is held by a combatant (R90)")
+    targets = d.ruleset.effect_targets
+    for m in cmd.modifiers:
+        if not m.target.startswith("gm:") and m.target not in targets:
+            raise Rejected(ErrorCode.INVALID_PAYLOAD, f"modifiers: {m.target!r} is not a "
+                           f"target of {d.ruleset.title}; it knows {', '.join(targets)} and "
+                           "gm:<name> (R90)")
+        if isinstance(m.amount, str) != m.target.endswith("_die"):
+            raise Rejected(ErrorCode.INVALID_PAYLOAD, f"modifiers: {m.target} takes "
+                           + ("a die (\"d6\")" if m.target.endswith("_die") else "a number"))
+    rounds = cmd.rounds or 0
+    d.emit(ev.EffectStarted(effect=d.ctx.new_id(), name=cmd.name, rounds=rounds,
                             round=d.s.round, count=d.s.count_of(d.s.current),
-                            ends_round=d.s.round + cmd.rounds, combatant=cmd.combatant),
+                            ends_round=d.s.round + rounds if rounds else 0,
+                            combatant=cmd.combatant, until=cmd.until,
+                            modifiers=list(cmd.modifiers), source=cmd.source or "",
+                            source_kind=cmd.source_kind, origin=cmd.origin,
+                            origin_hidden=cmd.origin is not None
+                            and d.s.combatants[cmd.origin].hidden),
            d.combatant_vis(cmd.combatant))  # an effect on a hidden combatant is the GM's
 
 

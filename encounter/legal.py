@@ -32,6 +32,8 @@ from protocol.messages import LegalAction
 from rules.actions import Economy, Kind
 from statemachines.encounter_chart import EncounterChartModel, restore
 
+_ADD_EFFECT = LegalAction(action="add_effect", args_schema=command_schema_id("add_effect"))
+
 #: Chart events a GM may send as commands of the same name.
 _GM_FLOW = ("start_encounter", "end_encounter")
 
@@ -65,6 +67,8 @@ def legal_actions(
                 actions.append(LegalAction(action=name, args_schema=command_schema_id(name)))
         if state.combatants:  # the GM's tools for what the rules leave to the GM
             actions += declaration(state.ruleset).gm_tools
+        if state.chart and state.chart[0] == "scene" and state.current is not None:
+            actions.append(_ADD_EFFECT)  # effects start on a turn of the running scene
     if state.chart and state.chart[0] == "scene" and dice_refusal(state, viewer) is None:
         actions += _scene_actions(state, viewer, shared)
     for pending in state.pending_rolls.values():

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import msgspec
+
+from encounter import effects
 from encounter import vitals as vt
 from protocol import events as ev
 from rules import condition_track as ct
@@ -21,10 +24,31 @@ if TYPE_CHECKING:
     from rules.dice import Roll
 
 
+#: What an effect may change in "MLP Dramatic Systems" (R90): each target and where it counts.
+EFFECT_TARGETS: dict[str, str] = {
+    "reflex_defense": "Reflex Defense (DEFENSES)",
+    "fortitude_defense": "Fortitude Defense (DEFENSES)",
+    "will_defense": "Will Defense (DEFENSES)",
+    "wits_defense": "Wits Defense (DEFENSES)",
+    "defenses": "all four defenses (DEFENSES)",
+    "attack": "the holder's attack rolls (ATTACK ROLL)",
+    "checks": "the holder's skill checks: attack rolls and the checks of social maneuvers "
+              "(SKILLS, ATTACK ROLL)",
+    "damage": "the fatigue loss of the holder's attacks (DAMAGE)",
+    "damage_reduction": "the holder's damage reduction against every loss (DAMAGE REDUCTION)",
+    "physical_threshold": "the physical damage threshold (Damage Threshold)",
+    "mental_threshold": "the mental damage threshold (Damage Threshold)",
+    "speed": "the holder's speed, in squares (SPEED)",
+}
+
+
 def status_of(d: Decision, cid: str) -> Status:
-    """What the rules read of a combatant's state now."""
-    return vt.rules_status(d.s.vitals[cid], flat_footed=cid in d.s.flat_footed,
-                           grabbed=bool(d.s.grabs.get(cid)), distracted=cid in d.s.distracted)
+    """What the rules read of a combatant's state now, the modifiers of its effects included
+    (R90)."""
+    status = vt.rules_status(d.s.vitals[cid], flat_footed=cid in d.s.flat_footed,
+                             grabbed=bool(d.s.grabs.get(cid)), distracted=cid in d.s.distracted)
+    held = effects.held(d.s, cid, *EFFECT_TARGETS)
+    return msgspec.structs.replace(status, effects=tuple(held)) if held else status
 
 
 def defenses_of(d: Decision, cid: str, *, unaware: bool = False) -> tuple[Sheet, Defenses]:
@@ -44,7 +68,7 @@ def lose_fatigue(d: Decision, cid: str, loss: int, source: DamageSource, cause: 
     the track of the loss's source, and what that does to consciousness."""
     v = d.s.vitals[cid]
     sheet, defs = defenses_of(d, cid)
-    threshold = damage_thresholds(sheet, defs).get(source)
+    threshold = damage_thresholds(sheet, defs, status_of(d, cid)).get(source)
     physical = source is DamageSource.PHYSICAL or v.mental is None
     track = vt.to_rules(v.physical if physical else v.mental)
     o = d.s.options

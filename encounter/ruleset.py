@@ -106,6 +106,9 @@ class Declaration:
     initial_state: Callable[[], dict[str, Any]] | None = None
     events: Mapping[str, Callable[[RulesetEvent, EncounterState], None]] = field(
         default_factory=dict)
+    #: What an effect's modifiers may change (``add_effect``, R90): each target's name and what
+    #: it changes; a target ending in ``_die`` takes a die ("d6") as its amount.
+    effect_targets: Mapping[str, str] = field(default_factory=dict)
 
 
 #: The module that exports each ruleset's ``RULESET``.

@@ -24,7 +24,8 @@ from protocol.reference import command_args_schema, struct_schema
 #: The commands other than ``act`` that ``legal_actions`` may list.
 COMMANDS = ("start_encounter", "end_encounter", "submit_roll", "server_roll", "adjudicate",
             "adjust_combatant", "set_map", "place_combatant", "fall", "collide", "load_object",
-            "size_argument", "set_attitude", "set_social_event", "set_social_situation")
+            "size_argument", "set_attitude", "set_social_event", "set_social_situation",
+            "add_effect")
 
 
 def action_schema_id(ruleset: str, action: str) -> str:

@@ -426,7 +426,8 @@ def settle(d: Decision, statement: str, given: Answer | None) -> None:
                                 hidden=d.s.combatants[target].hidden), _vis(d, target, speaker))
     if answered.loss and d.s.vitals[target].alive:
         sheet, defs = resolution.defenses_of(d, target)
-        threshold = damage_thresholds(sheet, defs).mental.total
+        threshold = damage_thresholds(sheet, defs,
+                                      resolution.status_of(d, target)).mental.total
         who = d.public_name(speaker, target, unseen="")
         resolution.lose_fatigue(d, target, answered.loss, DamageSource.MENTAL, "dispute",
                                 [f"refuses {who}'s statement" if who
@@ -549,7 +550,8 @@ def _conversation_damage(d: Decision, ctx: dict[str, Any], side: str | None) -> 
         sides.append(ConversationSide(
             argument=Size(d.s.arguments[arg].size or "fine"), hit=bool(ctx.get(f"hit_{s}")),
             damage=ctx.get(f"damage_{s}", 0),
-            threshold=damage_thresholds(sheet, defs).mental.total))
+            threshold=damage_thresholds(sheet, defs,
+                                        resolution.status_of(d, owner)).mental.total))
     result = conversation(sides[0], sides[1])
     for arg, after in ((ctx["argument"], result.arguments[0]),
                        (ctx["against"], result.arguments[1])):

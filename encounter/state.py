@@ -230,9 +230,10 @@ def turn_id(state: EncounterState) -> str:
 #: The layout of ``EncounterState`` as cached snapshots hold it. Raise it whenever the fold
 #: gains or changes a field: a cached snapshot of another format is rebuilt from the log,
 #: never read as this one.
-STATE_FORMAT = 6  # 2: turn_serial; 3: Vitals.bound_or_asleep; 4: TurnState.gone_at;
+STATE_FORMAT = 7  # 2: turn_serial; 3: Vitals.bound_or_asleep; 4: TurnState.gone_at;
 # 5: TurnState.budget names its ruleset's slots (Action Time's own major and minor);
-# 6: unaware and flying (R82, R83)
+# 6: unaware and flying (R82, R83); 7: an effect_started carries its duration, modifiers,
+# source and origin (R90)
 
 _encode = msgspec.msgpack.Encoder()
 _decode = msgspec.msgpack.Decoder(EncounterState)

@@ -92,6 +92,8 @@ def _others_view(event: ev.AnyEvent, viewer: Actor) -> ev.AnyEvent:
         if event.origin_hidden:
             return msgspec.structs.replace(
                 event, effect=msgspec.structs.replace(event.effect, origin=""))
+    elif isinstance(event, ev.EffectStarted) and event.origin_hidden:
+        return msgspec.structs.replace(event, origin=None)
     elif isinstance(event, ev.SocialEventSet) and event.organizer_hidden:
         return msgspec.structs.replace(event, organizer=None)
     return event
@@ -201,7 +203,9 @@ def view_state(state: EncounterState, viewer: Actor) -> dict[str, Any]:
             cid: msgspec.to_builtins(r) for cid, r in state.readied.items()
             if cid in visible and (full or viewer.controls(state, cid))
         },
-        "effects": [untagged(e) for e in state.effects.values()
+        "effects": [untagged(e if e.origin is None or e.origin in visible
+                             else msgspec.structs.replace(e, origin=None))
+                    for e in state.effects.values()
                     if e.combatant is None or e.combatant in visible],
         "pending_rolls": [
             _pending_view(p, visible, full) for p in state.pending_rolls.values()

@@ -871,7 +871,32 @@ def actions_markdown() -> str:
             if args:
                 command["args"] = args
             out += ["```json", json.dumps(command, ensure_ascii=False), "```"]
+        out += _effects_section(ruleset, cat.title)
     return "\n".join(out) + "\n"
+
+
+def _effects_section(ruleset: str, title: str) -> list[str]:
+    """What an effect may change in a ruleset (``add_effect``'s ``modifiers``, R90)."""
+    from encounter.declare import effect_targets
+
+    targets = effect_targets(ruleset)
+    rule = ("the same source (kind and name) counts once, the largest; different sources add "
+            "(Stacking Effects, R91)" if ruleset == "action_time" else
+            "one cover bonus, one concealment penalty, conditions all add, the same source "
+            "otherwise counts once (R92)")
+    out = ["", f'<a id="{ruleset}-effects"></a>'.replace("_", "-"),
+           f"### {title}: effects", "",
+           "The GM's `add_effect` (`modifiers`: a list of `{\"target\": <name>, \"amount\": "
+           "<number, or a die for a target ending in `_die`>}`), a cast spell's `modifiers` and "
+           "what the stat block's feats, talents and species grant change these numbers in "
+           "every later computation; each result's itemised modifiers name the effect. "
+           f"Stacking: {rule}. A target `gm:<name>` is a quantity the GM names and reads "
+           "(R90).", "", "| target | what it changes |", "| --- | --- |"]
+    out += [f"| `{name}` | {_cell(what)} |" for name, what in targets.items()]
+    example = {"type": "add_effect", "id": "c2", "name": "Shield of Leaves",
+               "combatant": _ACTOR[ruleset][0], "until": "rounds", "rounds": 3,
+               "modifiers": [{"target": next(iter(targets)), "amount": 2}]}
+    return [*out, "", f"For example: `{json.dumps(example, ensure_ascii=False)}`."]
 
 
 def reference_outputs() -> dict[Path, str]:

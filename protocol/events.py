@@ -17,6 +17,7 @@ import msgspec
 
 from protocol.model import BattleMap, CombatantProfile, EncounterOptions, Roll, Scope, Square
 from rules.action_time.effects import Effect as AtEffect
+from rules.effects import Duration, EffectModifier
 from rules.modifiers import Modifier
 
 Role = Literal["gm", "player", "spectator", "integration"]
@@ -314,8 +315,9 @@ class ReadiedActionLost(Event, tag="readied_action_lost", kw_only=True):
 
 
 class EffectStarted(Event, tag="effect_started", kw_only=True):
-    """An effect that lasts ``rounds`` rounds began on ``count`` of ``round``; it ends just
-    before the same initiative count in round ``ends_round`` (THE COMBAT ROUND)."""
+    """An effect began on ``count`` of ``round``. One that lasts ``rounds`` rounds ends just
+    before the same initiative count in round ``ends_round`` (THE COMBAT ROUND); ``until`` says
+    when others end (R90)."""
 
     effect: str
     name: str
@@ -324,6 +326,17 @@ class EffectStarted(Event, tag="effect_started", kw_only=True):
     count: int
     ends_round: int
     combatant: str | None = None
+    #: How long it lasts (R90; ``rounds``: ``rounds`` rounds, as above).
+    until: Duration = "rounds"
+    #: What it changes (R90), stacked by the ruleset's rule (R91, R92).
+    modifiers: list[EffectModifier] = []
+    #: The thing it comes from (empty: ``name``) and what sort of thing that is.
+    source: str = ""
+    source_kind: str = "gm"
+    #: The combatant whose talent, spell or action it is.
+    origin: str | None = None
+    #: ``origin`` is a hidden combatant: players and spectators get no ``origin``.
+    origin_hidden: bool = False
 
 
 class EffectEnded(Event, tag="effect_ended", kw_only=True):

@@ -14,6 +14,7 @@ import msgspec
 from protocol.errors import ErrorCode
 from protocol.events import AnyEvent, Role
 from protocol.model import BattleMap, EncounterOptions, RulesetName, Scope, Square, StatBlock
+from rules.effects import Duration, EffectModifier, Kind
 
 CommandId = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
 TurnId = Annotated[str, msgspec.Meta(min_length=1, max_length=40,
@@ -184,12 +185,25 @@ class CallPerception(Command, tag="call_perception", kw_only=True):
 
 
 class AddEffect(Command, tag="add_effect", kw_only=True):
-    """An effect lasting ``rounds`` rounds from the current turn's initiative count; it ends
-    just before that count ``rounds`` rounds later (THE COMBAT ROUND)."""
+    """An effect on ``combatant`` (none: a note on the scene). ``until`` says how long it lasts
+    (ruling R90): ``rounds`` (the default) ``rounds`` rounds from the current turn's initiative
+    count, ending just before that count ``rounds`` rounds later (THE COMBAT ROUND);
+    ``start_of_next_turn`` of the combatant holding it; ``end_of_round``; ``scene``; ``ended``
+    (until ``end_effect``). ``modifiers`` are what it changes, each a target the ruleset lists
+    (docs/actions.md, "Effects") and an amount; they count in every later computation, stacked
+    by the ruleset's rule (R91, R92), and the itemised modifiers of every result name the
+    effect. ``source`` is the thing it comes from (default: ``name``) and ``source_kind`` what
+    sort of thing that is: the stacking rules read them (two Champions' Rally: one source, counted
+    once). ``origin``: the combatant whose talent, spell or action it is."""
 
     name: Label
-    rounds: Annotated[int, msgspec.Meta(ge=1, le=1000)]
+    rounds: Annotated[int, msgspec.Meta(ge=1, le=1000)] | None = None
     combatant: CombatantRef | None = None
+    until: Duration = "rounds"
+    modifiers: Annotated[list[EffectModifier], msgspec.Meta(max_length=20)] = []
+    source: Label | None = None
+    source_kind: Kind = "gm"
+    origin: CombatantRef | None = None
 
 
 class EndEffect(Command, tag="end_effect", kw_only=True):

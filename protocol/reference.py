@@ -22,7 +22,8 @@ from protocol import messages as msg
 from protocol.model import OPTION_TEXT, RULESET_OPTIONS, BattleMap, EncounterOptions, StatBlock
 from protocol.version import PROTOCOL_VERSION
 from rules.action_time import sheet as at_sheet
-from rules.sheet import FEATS, Sheet, Size
+from rules.action_time.sheet import TALENTS as AT_TALENTS
+from rules.sheet import FEATS, SPECIES, Sheet, Size
 from rules.social.sheet import SocialSheet
 
 JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -405,7 +406,9 @@ EXAMPLE_BLOCKS: dict[str, dict[str, Any]] = {
                  "ranges": {"point_blank": 6, "short": 12, "medium": 18, "long": 24}},
                 {"name": "hoof", "kind": "unarmed", "damage_types": ["bludgeoning"]},
             ],
-            "feats": ["precise_shot", "skill_focus_knowledge_magic"],
+            "feats": ["Precise Shot", "Skill Focus (Knowledge Magic)", "Arcane Focus"],
+            "homebrew_feats": [{"name": "Arcane Focus", "modifiers": [
+                {"target": "will_defense", "amount": 1}]}],
             "social": {"reputation": 4, "talents": {"element of harmony": 1}},
         },
     },
@@ -419,7 +422,9 @@ EXAMPLE_BLOCKS: dict[str, dict[str, Any]] = {
                  "ability": "mind", "reload": "none"},
                 {"name": "hoof", "damage": "d4"},
             ],
-            "spells": [{"name": "Frost Weapons", "cast": "minor"}],
+            "spells": [{"name": "Frost Weapons", "cast": "minor", "modifiers": [
+                {"target": "extra_damage_die", "amount": "d6"}]}],
+            "talents": [{"name": "Champion"}],
         },
     },
 }
@@ -494,15 +499,34 @@ def stat_blocks_markdown(block_schemas: dict[str, str]) -> str:
             out += fields_table(sub, defs)
         if ruleset == "dramatic":
             out += ["", "### Feats", "",
-                    "`feats` lists names. The server reads these; any other name is kept on "
-                    "the sheet and changes nothing (a misspelt feat too, so check the "
-                    "spelling):", "", "| feat | what it does | rule |", "| --- | --- | --- |"]
+                    "`feats` lists names as the rule text writes them (\"Precise Shot\"; case, "
+                    "spaces and punctuation do not matter, R93). The server knows these; any "
+                    "other name is refused unless `homebrew_feats` declares it with its "
+                    "`modifiers` (the targets of [actions.md](actions.md#dramatic-effects)):",
+                    "", "| feat | what it does | rule |", "| --- | --- | --- |"]
             for name, what in FEATS.items():
                 effect, _, section = what.rpartition("; ")
                 out.append(f"| `{name}` | {_cell(effect)} | {_cell(section)} |")
-            out += ["", "Talents: a Social Status bonus of a talent is written in "
+            out += ["", "Species: `species` names one; the server knows "
+                    + ", ".join(f"`{n}` ({', '.join(f'{t} {a:+d}' for t, a in bonus)})"
+                                for n, bonus in SPECIES.items())
+                    + " (DEFENSES, R93). Acrobatics training for falls: `trained: "
+                    "[acrobatics]` (Falling Damage, R22).", "",
+                    "Talents: a Social Status bonus of a talent is written in "
                     "`social.talents` (name: bonus); bonuses of talents and feats to defenses "
-                    "go in `misc_defense`, to damage thresholds in `threshold_bonus`."]
+                    "go in `misc_defense` or a homebrew feat's `modifiers`, to damage "
+                    "thresholds in `threshold_bonus`."]
+        if ruleset == "action_time":
+            out += ["", "### Talents and spells", "",
+                    "`talents` lists the combatant's talents by name as the text writes them "
+                    "(R93); the server knows these, any other needs its `modifiers` (the "
+                    "targets of [actions.md](actions.md#action-time-effects)):", "",
+                    "| talent | what it does |", "| --- | --- |"]
+            out += [f"| `{name}` | {_cell(what)} |" for name, what in AT_TALENTS.items()]
+            out += ["", "A spell's `modifiers` start as an effect on the combatant it is cast "
+                    "on (`cast_*`'s `target`) and last `lasts` (R95). Effects stack by "
+                    "Stacking Effects: different sources add, the very same one counts once "
+                    "(R91)."]
         out += ["", "An example (YAML):", "", "```yaml", _yaml([EXAMPLE_BLOCKS[ruleset]]),
                 "```", "", f"### Encounter options of {TITLES[ruleset]}", "",
                 "`create_encounter.options` and `set_options` "

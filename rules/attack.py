@@ -27,7 +27,7 @@ from enum import StrEnum
 
 import msgspec
 
-from rules.defenses import Defense, DefenseName, Status, defenses
+from rules.defenses import Defense, DefenseName, Status, defenses, effect_parts, largest
 from rules.modifiers import Modifier, RuleRefusal, total
 from rules.sheet import Sheet, Weapon, WeaponKind
 
@@ -190,7 +190,8 @@ def attack_check(
     - concealment -2, total concealment -5 (CONCEALMENT);
     - aid another: +2 per successful aider (R11); distracted -2 (R11); grabbed -2 (Grab);
     - grab: -5, and ``non_dexterous_penalty`` more for a non-dexterous grabber (R24);
-    - condition penalties of both tracks (R15);
+    - condition penalties of both tracks (R15); the attacker's effects on ``attack`` and
+      ``checks`` (R90, R92);
     - on the defense: cover +2, improved cover +4 (Reflex only; never for an adjacent target; a
       creature in the way gives cover, R9); total cover refuses the attack (COVER).
 
@@ -255,7 +256,12 @@ def attack_check(
 
     if sit.concealment is not Concealment.NONE:
         name = "total concealment" if sit.concealment is Concealment.TOTAL else "concealment"
-        parts.append(Modifier(name, CONCEALMENT_PENALTY[sit.concealment], "CONCEALMENT"))
+        penalty = CONCEALMENT_PENALTY[sit.concealment]
+        held = largest(attacker, a_st, "concealment", "attack", "checks")
+        if held:  # R92: "Multiple sources of concealment [...] do not apply additional penalties"
+            name += " (one concealment penalty with the effect's, R92)"
+            penalty = min(0, penalty - held)
+        parts.append(Modifier(name, penalty, "CONCEALMENT"))
     if sit.aiders:
         parts.append(Modifier(f"aid another ({sit.aiders})", 2 * sit.aiders,
                               "STANDARD ACTIONS: Aid Another (R11)"))
@@ -269,6 +275,7 @@ def attack_check(
             parts.append(Modifier("non-dexterous", -non_dexterous_penalty,
                                   "STANDARD ACTIONS: Grab (R24)"))
     parts += a_st.condition_modifiers()
+    parts += effect_parts(attacker, a_st, "attack", "checks")  # R90, R92
 
     defense = target_defense or defenses(target, t_st, unaware=sit.unaware).get(sit.defense)
     cover = sit.cover
@@ -277,7 +284,12 @@ def attack_check(
     if cover is not Cover.NONE and defense.name is DefenseName.REFLEX and not sit.adjacent:
         label = "improved cover" if cover is Cover.IMPROVED else "cover"
         section = "COVER: Improved Cover" if cover is Cover.IMPROVED else "COVER (R9)"
-        bonus = Modifier(label, COVER_BONUS[cover], section)
+        value = COVER_BONUS[cover]
+        held = largest(target, t_st, "cover", "reflex_defense", "defenses")
+        if held and target_defense is None:  # R92: one cover bonus, however many sources
+            label += " (one cover bonus with the effect's, R92)"
+            value = max(0, value - held)
+        bonus = Modifier(label, value, section)
         defense = Defense(defense.name, defense.total + bonus.value, (*defense.parts, bonus))
     return AttackCheck(weapon=w.name, kind=kind, skill=skill, parts=tuple(parts),
                        bonus=total(parts), defense=defense, range_band=band)

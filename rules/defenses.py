@@ -21,6 +21,7 @@ from enum import StrEnum
 import msgspec
 
 from rules.condition_track import Track
+from rules.effects import Held, stack_dramatic
 from rules.modifiers import Modifier, total
 from rules.sheet import REFLEX_SIZE_MODIFIER, THRESHOLD_SIZE_BONUS, DamageSource, Sheet
 
@@ -50,6 +51,8 @@ class Status(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     prone: bool = False
     grabbed: bool = False
     distracted: bool = False
+    #: The modifiers of the effects held now (``add_effect``, R90), unstacked.
+    effects: tuple[Held, ...] = ()
 
     @property
     def is_unconscious(self) -> bool:
@@ -96,6 +99,21 @@ class Defenses(msgspec.Struct, frozen=True, kw_only=True, gc=False):
                 DefenseName.WILL: self.will, DefenseName.WITS: self.wits}[DefenseName(name)]
 
 
+def effect_parts(sheet: Sheet, status: Status, *targets: str) -> list[Modifier]:
+    """The modifiers on ``targets`` of the effects held and of what the sheet always grants
+    (species, homebrew feats), stacked by the rule of R92, itemised with their sources."""
+    return stack_dramatic([h for h in (*sheet.standing_modifiers(), *status.effects)
+                           if h.target in targets])
+
+
+def largest(sheet: Sheet, status: Status, kind: str, *targets: str) -> int:
+    """The largest amount (by size) among the held modifiers of one kind (cover, concealment)
+    on ``targets``; 0 when none (R92)."""
+    amounts = [h.amount for h in (*sheet.standing_modifiers(), *status.effects)
+               if h.kind == kind and h.target in targets]
+    return max(amounts, key=abs, default=0)
+
+
 def _defense(name: DefenseName, parts: list[Modifier]) -> Defense:
     return Defense(name, total(parts), tuple(parts))
 
@@ -119,7 +137,8 @@ def defenses(sheet: Sheet, status: Status | None = None, *, unaware: bool = Fals
     - Wits: 10 + Intelligence + class bonus; flat-footed, unaware or at 0 fp: no positive
       Intelligence modifier (R41, R14.5).
     - All four: misc bonuses from the stat block, Improved Defenses (+1), condition penalties of
-      both tracks (R15).
+      both tracks (R15), and the effects held on ``<defense>_defense`` or ``defenses`` and the
+      species' bonuses (R90, R92, R93).
     """
     st = status or Status()
     base = Modifier("base", 10, "DEFENSES")
@@ -174,7 +193,8 @@ def defenses(sheet: Sheet, status: Status | None = None, *, unaware: bool = Fals
                               (DefenseName.WITS, wits, sheet.misc_defense.wits)):
         if misc:
             parts.append(Modifier("species, talents and feats", misc, "DEFENSES"))
-        out[name.value] = _defense(name, parts + common + conditions)
+        effects = effect_parts(sheet, st, f"{name.value}_defense", "defenses")
+        out[name.value] = _defense(name, parts + common + conditions + effects)
     return Defenses(**out)
 
 
@@ -195,10 +215,11 @@ class Thresholds(msgspec.Struct, frozen=True, kw_only=True, gc=False):
                 else self.mental).total
 
 
-def damage_thresholds(sheet: Sheet, defs: Defenses) -> Thresholds:
+def damage_thresholds(sheet: Sheet, defs: Defenses, status: Status | None = None) -> Thresholds:
     """Damage Threshold: physical = Fortitude Defense + size bonus (Large +5, Huge +10,
     Gargantuan +20, Colossal +50) + feats or talents; mental = Will Defense + feats or talents.
-    The defenses are the current ones, condition penalties included (R15)."""
+    The defenses are the current ones, condition penalties included (R15); ``status``' effects
+    on ``physical_threshold`` and ``mental_threshold`` add (R90)."""
     section = "FATIGUE POINTS AND DAMAGE THRESHOLD: Damage Threshold"
     phys = [Modifier("Fortitude Defense", defs.fortitude.total, section)]
     if THRESHOLD_SIZE_BONUS[sheet.size]:
@@ -208,5 +229,8 @@ def damage_thresholds(sheet: Sheet, defs: Defenses) -> Thresholds:
     ment = [Modifier("Will Defense", defs.will.total, section)]
     if sheet.threshold_bonus.mental:
         ment.append(Modifier("feats or talents", sheet.threshold_bonus.mental, section))
+    st = status or Status()
+    phys += effect_parts(sheet, st, "physical_threshold")
+    ment += effect_parts(sheet, st, "mental_threshold")
     return Thresholds(physical=Threshold(DamageSource.PHYSICAL, total(phys), tuple(phys)),
                       mental=Threshold(DamageSource.MENTAL, total(ment), tuple(ment)))

@@ -58,10 +58,16 @@ class DramaticSystems:
         """The stat block's ``stats`` must be a Dramatic sheet (``rules.sheet``), its
         ``social`` part included (``rules.social.sheet``)."""
         try:
-            parse_sheet(stats)
+            sheet = parse_sheet(stats)
             parse_social(stats)
         except SheetError as exc:
             raise RulesetError(str(exc)) from None
+        unknown = sheet.unknown_feats()
+        if unknown:  # R93: a name the server does not know needs what it does declared
+            raise RulesetError(
+                f"stats.feats: {', '.join(map(repr, unknown))}: not a feat the server knows "
+                "(docs/stat-blocks.md); declare a homebrew feat in stats.homebrew_feats with "
+                "its modifiers")
 
     def initiative_expr(self, combatant: CombatantLike) -> str:
         """INITIATIVE CHECKS: "each player makes an Initiative skill check"; a check is 1d20 plus

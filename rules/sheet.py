@@ -74,6 +74,7 @@ import msgspec
 
 from rules.choices import allowed_at, allowed_text
 from rules.dice import DiceError, dice_in
+from rules.effects import EffectModifier, Held, normalise_name
 
 T = TypeVar("T")
 
@@ -259,9 +260,36 @@ FEATS: dict[str, str] = {
     "improved_defenses": "+1 to all four defenses; DEFENSES",
     "extra_second_lunch": "one more Second Lunch a day, listed once per time taken; Catch a "
     "Second Lunch",
+    "quick_draw": "draw or holster an object as a swift action instead of a move action; MOVE "
+    "ACTIONS: Draw or Holster an Object",
     "skill_focus_knowledge_<topic>": "related Social Status +4 instead of +2 when trained in "
     "`knowledge_<topic>`; Social Status, R70",
+    "skill_focus_<skill>": "Skill Focus on another skill: kept, changes nothing the text says "
+    "(R94)",
 }
+
+#: Species bonuses the server knows (DEFENSES: "Buffalos gain a +1 species bonus to Fortitude
+#: Defense"), by species name as matched (R93): the target of each bonus and its amount.
+SPECIES: dict[str, tuple[tuple[str, int], ...]] = {
+    "buffalo": (("fortitude_defense", 1),),
+}
+
+
+def known_feat(name: str) -> bool:
+    """Whether the server knows this feat (matched as R93 normalises it)."""
+    key = normalise_name(name)
+    return key in FEATS or key.startswith("skill_focus_")
+
+
+class HomebrewFeat(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A feat or talent the GM makes up (R93): its name and what it changes, as ``add_effect``'s
+    modifiers (the targets of docs/actions.md, "Effects")."""
+
+    name: Annotated[str, msgspec.Meta(min_length=1, max_length=80,
+                                      description="The feat's name, as `feats` lists it.")]
+    modifiers: Annotated[tuple[EffectModifier, ...], _about(
+        "What it changes, always: each a target and an amount (R90).")] = ()
+    note: Annotated[str, _about("What else it does, for the GM to adjudicate.")] = ""
 
 
 #: The attack a combatant always has (ruling R12: damage by size).
@@ -398,11 +426,17 @@ class Sheet(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
         "The weapons, natural weapons and unarmed attacks; `unarmed` is always there besides "
         "(ruling R12).")] = ()
     feats: Annotated[tuple[str, ...], _about(
-        "The feats the character has, by name. The server knows: "
+        "The feats the character has, by name, as the rule text writes them (\"Precise "
+        "Shot\"; case, spaces and punctuation do not matter, R93). The server knows: "
         + "; ".join(f"`{name}` ({what})" for name, what in FEATS.items())
-        + ". Any other name is kept on the sheet and changes nothing.",
-        examples=[["precise_shot", "improved_defenses"]],
+        + ". Any other name is refused unless `homebrew_feats` declares it.",
+        examples=[["Precise Shot", "Improved Defenses"]],
         **{"x-known": list(FEATS)})] = ()
+    homebrew_feats: Annotated[tuple[HomebrewFeat, ...], _about(
+        "Feats and talents the GM makes up, with what they change (R93).")] = ()
+    species: Annotated[str, msgspec.Meta(max_length=80, description=(
+        "The species; a known one adds its bonuses (`Buffalo`: +1 Fortitude Defense, "
+        "DEFENSES; R93)."))] = ""
     non_dexterous: Annotated[bool, _about(
         "Grabs with hooves or mouth: the non-dexterous penalty (option "
         "`non_dexterous_penalty`, R24).")] = False
@@ -456,11 +490,33 @@ class Sheet(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
         raise SheetError(f"no weapon named {name!r} in the stat block")
 
     def has_feat(self, name: str) -> bool:
-        return name in self.feats
+        """Whether the sheet lists the feat, names matched as R93 normalises them."""
+        return self.feat_count(name) > 0
 
     def feat_count(self, name: str) -> int:
         """How many times a feat that can be taken again (extra_second_lunch) is listed."""
-        return self.feats.count(name)
+        key = normalise_name(name)
+        return sum(1 for f in self.feats if normalise_name(f) == key)
+
+    def unknown_feats(self) -> list[str]:
+        """The feats listed that the server does not know nor ``homebrew_feats`` declares
+        (R93)."""
+        declared = {normalise_name(h.name) for h in self.homebrew_feats}
+        return [f for f in self.feats
+                if not known_feat(f) and normalise_name(f) not in declared]
+
+    def standing_modifiers(self) -> list[Held]:
+        """What the species and the homebrew feats listed change, always (R90, R93)."""
+        out = [Held(target=target, amount=amount, source=self.species, kind="species",
+                    name="species bonus", section="DEFENSES (R93)")
+               for target, amount in SPECIES.get(normalise_name(self.species), ())]
+        listed = {normalise_name(f) for f in self.feats}
+        for h in self.homebrew_feats:
+            if normalise_name(h.name) in listed:
+                out += [Held(target=m.target, amount=m.amount, source=h.name, kind="feat",
+                             name=h.name, section="homebrew feat (R93)")
+                        for m in h.modifiers if isinstance(m.amount, int)]
+        return out
 
     @property
     def physical_base(self) -> int:

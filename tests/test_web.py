@@ -336,6 +336,22 @@ async def test_a_player_attacks_and_moves_on_the_map_and_sees_the_gms_override(
     await gm.screenshot(path=artifacts / "gm-override.png", full_page=True)
     await player.screenshot(path=artifacts / "player-overridden.png", full_page=True)
 
+    # The GM adds an effect from the web table (R90); the player sees what it changes and how
+    # long it lasts, and the server counts it in her Reflex Defense.
+    tool = 'form.tool[data-command="add_effect"]'
+    await gm.fill(f"{tool} input[name=name]", "Shield of Leaves")
+    await gm.select_option(f"{tool} select[name=combatant]", "twilight")
+    await gm.fill(f"{tool} input[name=modifiers]", "reflex_defense +2, attack -1")
+    await gm.select_option(f"{tool} select[name=until]", "scene")
+    await gm.click(f"{tool} button[type=submit]")
+    await player.wait_for_selector(
+        ".badge.effect >> text=Shield of Leaves: reflex defense +2, attack -1")
+    await player.wait_for_selector(".sheet[data-combatant=twilight] >> text=the scene")
+    started = [m["event"] for m in gm_api.events() if m["event"]["kind"] == "effect_started"][-1]
+    assert (started["until"], started["modifiers"]) == (
+        "scene", [{"target": "reflex_defense", "amount": 2}, {"target": "attack", "amount": -1}])
+    await player.screenshot(path=artifacts / "player-effect.png", full_page=True)
+
 
 GARDEN = [
     {"name": "Twilight Sparkle", "id": "twilight", "kind": "pc", "side": "ponies",

@@ -24,9 +24,13 @@ Format (YAML as in ``server/examples/demo-action-time.yaml``; every field but ``
         - name: Frost Weapons
           cast: major       # major (default) | minor | free
           ability: mind     # default mind
+          modifiers: [{target: extra_damage_die, amount: d6}]   # on whom it is cast (R95)
+      talents:
+        - {name: Backstab, die: d6}   # known ones (TALENTS) or homebrew with modifiers (R95)
 
 Public API: :func:`parse_sheet` (raises :class:`SheetError`, a ``ValueError`` with the bad
-``field``), :class:`Sheet`, :class:`Weapon`, :class:`Spell`, :func:`role`, :data:`MELEE_REACH`.
+``field``), :class:`Sheet`, :class:`Weapon`, :class:`Spell`, :class:`Talent`, :data:`TALENTS`,
+:func:`role`, :data:`MELEE_REACH`.
 Whether a combatant is a player, a major NPC or a minor NPC comes from the stat block's
 ``kind`` and ``group`` (R39), outside ``stats``: see :func:`role`.
 """
@@ -41,6 +45,7 @@ import msgspec
 from rules.action_time.dice_ladder import DieError, parse_die
 from rules.action_time.options import DEFAULT, AtOptions
 from rules.choices import allowed_at, allowed_text
+from rules.effects import Duration, EffectModifier, normalise_name
 
 #: Melee Attack: "An enemy within 2 yards of you is considered adjacent."
 MELEE_REACH = 2
@@ -115,6 +120,51 @@ class Spell(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
         "abilities.")] = "mind"
 
 
+    modifiers: Annotated[tuple[EffectModifier, ...], msgspec.Meta(
+        description="What the spell changes on the combatant it is cast on (`cast_*`'s "
+        "`target`, default the caster), as `add_effect`'s modifiers; it lasts `lasts` "
+        "(R90, R95).")] = ()
+    lasts: Annotated[Duration, msgspec.Meta(
+        description="How long a cast's effect lasts (R90): `scene` (default), `ended`, "
+        "`end_of_round` or `start_of_next_turn`.")] = "scene"
+
+
+#: The talents the server knows (Stacking Effects, R95): what each grants its holder always.
+#: Backstab adds its die to the holder's melee hits; Champion's Rally gives allies +1 Defense,
+#: through ``add_effect`` on each ally (source "Champion", kind talent: it does not stack).
+TALENTS: dict[str, str] = {
+    "backstab": "its `die` (default d6) as extra damage on the holder's melee hits "
+    "(Stacking Effects, R95)",
+    "champion": "Rally: allies within 8 yards get +1 Defense, given with add_effect "
+    "(source `Champion`, source_kind `talent`); two Champions' Rally give +1, not +2 "
+    "(Stacking Effects, R95)",
+}
+
+
+class Talent(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A talent: one the server knows (:data:`TALENTS`) or a homebrew one with its
+    ``modifiers`` (R93, R95)."""
+
+    name: Annotated[str, msgspec.Meta(
+        min_length=1, max_length=80,
+        description="The talent's name as the text writes it (`Backstab`, `Champion`; case "
+        "and spaces do not matter, R93); another name needs its `modifiers`.")]
+    die: Annotated[_DIE_TEXT, msgspec.Meta(
+        description="The talent's die, for those that use one (Backstab's extra damage).")] \
+        | None = None
+    modifiers: Annotated[tuple[EffectModifier, ...], msgspec.Meta(
+        description="What it changes on its holder, always (R90): a homebrew talent's "
+        "effects, or more for a known one.")] = ()
+    note: Annotated[str, msgspec.Meta(description="What else it does, for the GM.")] = ""
+
+    def grants(self) -> tuple[EffectModifier, ...]:
+        """What it changes on its holder: the known talent's own, then the stat block's."""
+        if normalise_name(self.name) == "backstab":
+            return (EffectModifier(target="extra_damage_die", amount=(self.die or "d6").lower()),
+                    *self.modifiers)
+        return self.modifiers
+
+
 class Sheet(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """A parsed stat sheet. ``abilities`` maps each ability to its die's sides."""
 
@@ -135,6 +185,11 @@ class Sheet(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
         description="The combatant's weapons.")] = ()
     spells: Annotated[tuple[Spell, ...], msgspec.Meta(
         description="The spells the combatant can cast.")] = ()
+    talents: Annotated[tuple[Talent, ...], msgspec.Meta(
+        description="The combatant's talents: the server knows "
+        + "; ".join(f"`{n}` ({w})" for n, w in TALENTS.items())
+        + "; any other needs its `modifiers` (R93, R95).",
+        extra_json_schema={"x-known": list(TALENTS)})] = ()
 
     def ability(self, name: str) -> int:
         """The die of ability ``name``; :class:`SheetError` when the sheet has none."""
@@ -201,6 +256,14 @@ def parse_sheet(stats: dict[str, Any], options: AtOptions = DEFAULT) -> Sheet:
     for i, spell in enumerate(sheet.spells):
         if spell.ability not in abilities:
             raise SheetError(f"spells[{i}].ability", f"no ability {spell.ability!r}")
+        if spell.lasts == "rounds":
+            raise SheetError(f"spells[{i}].lasts", "a cast lasts the scene, until ended, the "
+                             "end of the round or the start of the caster's next turn (R90)")
+    for i, talent in enumerate(sheet.talents):
+        if normalise_name(talent.name) not in TALENTS and not talent.modifiers:
+            raise SheetError(f"talents[{i}].name", f"{talent.name!r} is not a talent the server "
+                             "knows (docs/stat-blocks.md); declare what it changes in its "
+                             "modifiers (R93)")
     for what, names in (("weapons", [w.name for w in sheet.weapons]),
                         ("spells", [s.name for s in sheet.spells])):
         if len(set(names)) != len(names):

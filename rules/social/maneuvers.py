@@ -31,7 +31,7 @@ import msgspec
 from rules.attack import AttackOutcome, d20_outcome
 from rules.condition_track import FatigueLoss, Track, fatigue_loss
 from rules.damage import Damage, DamageFormula, damage_dealt
-from rules.defenses import Defense, Status, defenses
+from rules.defenses import Defense, Status, defenses, effect_parts
 from rules.modifiers import Modifier, RuleRefusal, total
 from rules.sheet import DamageSource, Sheet, Size
 from rules.social.attitude import Attitude, rank, shift
@@ -94,9 +94,10 @@ def social_attack_check(
     """The social attack roll of a Dispute or Conversation (R26 steps 1-2, R76): 1d20 + the
     ``social_attack_skill`` total (option, default ``persuasion``) + the status-difference
     modifier (R40; ``speaker_social`` and ``target_social`` are both Social Statuses with their
-    situation modifiers) + condition penalties (R15), distracted -2 (R11), grabbed -2 (Grab) and
-    the GM's modifiers; against the target's Wits Defense (flat-footed or ``unaware``: no
-    Intelligence bonus, R41), +5 while the target is Blocking (R49)."""
+    situation modifiers) + condition penalties (R15), distracted -2 (R11), grabbed -2 (Grab), the
+    speaker's effects on ``checks`` (R90) and the GM's modifiers; against the target's Wits
+    Defense (flat-footed or ``unaware``: no Intelligence bonus, R41), +5 while the target is
+    Blocking (R49)."""
     s_st = speaker_status or Status()
     t_st = target_status or Status()
     ensure_may_argue(s_st, blocking=speaker_blocking, maneuver=maneuver)
@@ -114,6 +115,7 @@ def social_attack_check(
     if s_st.grabbed:
         parts.append(Modifier("grabbed", -2, "STANDARD ACTIONS: Grab"))
     parts += s_st.condition_modifiers()
+    parts += effect_parts(speaker, s_st, "checks")  # R90, R92
     parts += gm
     wits = defenses(target, t_st, unaware=unaware).wits
     if target_blocking:

@@ -45,4 +45,5 @@ RULESET = Declaration(
     folds=FOLDS,
     gm_tools=(LegalAction(action="adjust_combatant",
                           args_schema=command_schema_id("adjust_combatant")),),
+    effect_targets=at.EFFECT_TARGETS,
 )

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from encounter import battle, gm, rulings, social
 from encounter.actions import CATALOG
+from encounter.resolution import EFFECT_TARGETS
 from encounter.ruleset import Declaration
 from encounter.schemas import command_schema_id
 from protocol import messages as msg
@@ -59,4 +60,5 @@ RULESET = Declaration(
     gm_tools=tuple(LegalAction(action=name, args_schema=command_schema_id(name))
                    for name in GM_TOOLS),
     views=(social_view,),
+    effect_targets=EFFECT_TARGETS,
 )

@@ -34,6 +34,11 @@ export const GM_TOOLS = [
     fields: [["description", "text", "description (required)"], ["combatant", "combatant?", "acting combatant"],
       ["target", "combatant?", "target (default: the combatant)"], ["modifier", "int", "modifier"], ["dc", "int", "DC"],
       ...OUTCOME("on_success", "success"), ...OUTCOME("on_failure", "failure")] },
+  { command: "add_effect", title: "Effect", help: "An effect on a combatant: what it changes (targets in actions.md, \"Effects\": e.g. reflex_defense +2, attack -1; Action Time: defense +1, test_steps -1, extra_damage_die d6) and how long it lasts (R90).",
+    fields: [["name", "text", "name (required)"], ["combatant", "combatant?", "holder"], ["modifiers", "modifiers", "changes (target amount, ...)"],
+      ["until", ["rounds", "start_of_next_turn", "end_of_round", "scene", "ended"], "lasts"], ["rounds", "int", "rounds (with lasts: rounds)"],
+      ["source", "text", "source (default: the name)"], ["source_kind", ["gm", "feat", "talent", "species", "spell", "item", "stunt", "cover", "concealment", "condition"], "kind of source"],
+      ["origin", "combatant?", "from (combatant)"]] },
   { command: "fall", title: "Fall", help: "A combatant falls: the server rolls Acrobatics (if trained), the fall and its damage.",
     fields: [["combatant", "combatant", "combatant"], ["meters", "number", "meters"]] },
   { command: "size_argument", title: "Statement", help: "Give a combatant a statement of a size (or resize one: its id).",
@@ -57,6 +62,18 @@ export const GM_TOOLS = [
  * bare buttons among the actions. */
 const OWN_CONTROLS = new Set([...GM_TOOLS.map((t) => t.command), "set_map", "place_combatant"]);
 
+/** An effect's changes as written in the form, "target amount" separated by commas: the
+ * amount a whole number, or a die ("d6") for a target that adds one. */
+export function parseModifiers(text) {
+  const out = [];
+  for (const part of text.split(",")) {
+    const [target, amount] = part.trim().split(/\s+/);
+    if (!target || amount === undefined) continue;
+    out.push({ target, amount: /^[dD]\d+$/.test(amount) ? amount.toLowerCase() : parseInt(amount, 10) });
+  }
+  return out;
+}
+
 /** The fields of a tool form as the command's payload: numbers as JSON numbers, dotted names
  * nested, empty fields left out. */
 export function toolFields(form) {
@@ -66,6 +83,11 @@ export function toolFields(form) {
     if (kind === "combatants") {
       const chosen = [...el.selectedOptions].map((o) => o.value);
       if (chosen.length) out[el.name] = chosen;
+      continue;
+    }
+    if (kind === "modifiers") { // "reflex_defense +2, extra_damage_die d6"
+      const mods = parseModifiers(el.value);
+      if (mods.length) out[el.name] = mods;
       continue;
     }
     if (kind === "int|null" && el.value === "") { out[el.name] = null; continue; }
@@ -192,6 +214,8 @@ export function gmView(root, table, conn) {
           input = h("select", { name }, ...kind.map((o) => h("option", { value: o }, o || "—")));
         } else if (kind === "bool?") {
           input = h("select", { name }, h("option", { value: "" }, "—"), h("option", { value: "true" }, "yes"), h("option", { value: "false" }, "no"));
+        } else if (kind === "modifiers") {
+          input = h("input", { type: "text", name, maxlength: 400, placeholder: "reflex_defense +2" });
         } else if (kind === "int" || kind === "int|null" || kind === "step" || kind === "number") {
           input = h("input", { type: "number", name, step: kind === "number" ? "any" : 1, min: kind === "step" ? 0 : null, max: kind === "step" ? 5 : null });
         } else {

@@ -8,6 +8,24 @@
 
 import { vitalsText, conditionText, trackText, terms } from "/table/model.js";
 
+/** An effect as the table shows it: its name and what it changes ("Shield: reflex defense
+ * +2"), ruling R90. */
+export function effectText(e) {
+  const mods = (e.modifiers || []).map((m) => `${humanize(m.target)} ${typeof m.amount === "number" && m.amount >= 0 ? "+" : ""}${m.amount}`);
+  return mods.length ? `${e.name}: ${mods.join(", ")}` : e.name;
+}
+
+/** How long an effect lasts, in words (R90). */
+export function effectLasts(e) {
+  switch (e.until || "rounds") {
+    case "rounds": return `${e.rounds} round${e.rounds === 1 ? "" : "s"}, until round ${e.ends_round}`;
+    case "start_of_next_turn": return "until its holder's next turn";
+    case "end_of_round": return "until the end of the round";
+    case "scene": return "the scene";
+    default: return "until ended";
+  }
+}
+
 /** Build an element: h("li", {class: "x", dataset: {a: 1}, onclick}, "text", child…). */
 export function h(tag, attrs = {}, ...children) {
   const el = document.createElement(tag);
@@ -46,7 +64,7 @@ export function renderOrder(el, table) {
     if (table.flatFooted.has(id)) badges.push(h("span", { class: "badge" }, "flat-footed"));
     if (table.delaying.has(id)) badges.push(h("span", { class: "badge" }, "delaying"));
     if (table.readied[id]) badges.push(h("span", { class: "badge" }, "readied"));
-    for (const e of table.effects.values()) if (e.combatant === id) badges.push(h("span", { class: "badge effect" }, e.name));
+    for (const e of table.effects.values()) if (e.combatant === id) badges.push(h("span", { class: "badge effect", title: effectLasts(e) }, effectText(e)));
     for (const cond of conditionsOf(c)) badges.push(h("span", { class: "badge condition" }, cond));
     badges.push(...vitalBadges(table, id));
     return h("li", { class: [id === table.current ? "current" : "", c.side || ""].join(" ").trim(), dataset: { combatant: id } },
@@ -160,7 +178,7 @@ export function renderSheet(table, id) {
   if (table.flatFooted.has(id)) state.push("flat-footed");
   if (table.delaying.has(id)) state.push("delaying");
   if (table.readied[id]) state.push(`readied: ${humanize(table.readied[id].action)} (${table.readied[id].trigger})`);
-  for (const e of table.effects.values()) if (e.combatant === id) state.push(`${e.name} until round ${e.ends_round}`);
+  for (const e of table.effects.values()) if (e.combatant === id) state.push(`${effectText(e)}, ${effectLasts(e)}`);
   const v = c.vitals;
   return h("section", { class: "sheet", dataset: { combatant: id } },
     h("h3", {}, c.name, c.hidden ? h("span", { class: "badge hidden" }, "hidden") : ""),

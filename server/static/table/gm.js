@@ -238,7 +238,7 @@ export function gmView(root, table, conn) {
       const names = JSON.stringify([cs.map((c) => [c.id, c.name]), table.ended, gmTools]);
       if (names !== toolsKey) { toolsKey = names; renderTools(); }
       renderOrder(order, table);
-      if (msg.type === "legal_actions") renderActions(actions, table, run, OWN_CONTROLS);
+      if (msg.type === "legal_actions" || msg.type === "legal_actions_delta") renderActions(actions, table, run, OWN_CONTROLS);
       if (msg.type === "snapshot" || msg.type === "event") {
         social.hidden = !renderSocial(socialBox, table);
         renderClickMode();

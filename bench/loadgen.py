@@ -94,7 +94,7 @@ class Conn(WsClient):
             return
         if payload.startswith(b'{"type":"batch"'):
             if b'"turn_started"' not in payload and b'"type":"ack"' not in payload \
-                    and b'"type":"error"' not in payload:
+                    and b'"type":"error"' not in payload and b'"type":"welcome"' not in payload:
                 return
             for m in orjson.loads(payload)["messages"]:
                 self._on_parsed(m)

@@ -50,9 +50,6 @@ class Member(Protocol):
     def error(self, code: ErrorCode, message: str, cid: str | None = None,
               details: dict[str, Any] | None = None) -> None: ...
 
-    #: the connection takes the legal actions as deltas (``legal_delta``)
-    legal_delta: bool
-
     def offer_legal(self, legal: LegalFrame, force: bool = False) -> None: ...
 
     def close_soon(self, code: int, reason: str, flush: bool = True) -> None: ...
@@ -351,14 +348,14 @@ class Room:
         revoked = {e.event.token_id for e in envelopes if isinstance(e.event, TokenRevoked)}
         allowed = allowed_chart_events(self.state) if not self.state.ended else set()
         shared: dict[object, list[LegalAction]] = {}
+        turn = turn_id(self.state)
         encoded: dict[int, bytes] = {}
         delivered = 0
         for members in groups.values():
             actor = members[0].actor
             assert actor is not None
             frames = self.frames_for(envelopes, digests, actor, encoded)
-            legal = self.legal_frame(actor, allowed, shared,
-                                     any(session.legal_delta for session in members))
+            legal = self.legal_frame(actor, allowed, shared, turn)
             for session in members:
                 for frame in frames:
                     session.enqueue(frame)
@@ -394,15 +391,15 @@ class Room:
 
     def legal_frame(self, actor: Actor, allowed: set[str] | None = None,
                     shared: dict[object, list[LegalAction]] | None = None,
-                    entries: bool = False) -> LegalFrame:
+                    turn: str | None = None) -> LegalFrame:
         """The ``legal_actions`` of ``actor``, with a key that changes only when the actions
-        do (the message's ``seq`` alone does not make it worth sending). ``entries``: encode
-        the entries one by one at once (some connection of the viewer takes deltas)."""
-        turn = turn_id(self.state)
+        do (the message's ``seq`` alone does not make it worth sending). ``turn``: the
+        state's ``turn_id``, when known."""
+        if turn is None:
+            turn = turn_id(self.state)
         try:
             actions = legal_actions(self.state, actor, allowed, shared)
-            return LegalFrame(self.id, self.version, turn, actions,
-                              [_encode.encode(a) for a in actions] if entries else None)
+            return LegalFrame(self.id, self.version, turn, actions)
         except Exception:  # defence in depth: a state it cannot read must not stop delivery
             log.exception("legal actions of %s for %s failed", self.id, actor.token_id)
             return LegalFrame.failed(self.id, self.version, turn)

@@ -11,7 +11,7 @@ list (the connections of one viewer that got the same lists before share it).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 import msgspec
 
@@ -30,7 +30,7 @@ _BATCH_TAIL = b"]}"
 class LegalFrame:
     """The legal actions of one viewer at one ``seq``."""
 
-    __slots__ = ("_deltas", "_entries", "_head", "actions", "frame", "key", "seq")
+    __slots__ = ("_deltas", "_entries", "_frame", "_head", "_listed", "actions", "key", "seq")
 
     def __init__(self, encounter: str, seq: int, turn: str, actions: list[LegalAction],
                  entries: list[bytes] | None = None) -> None:
@@ -39,14 +39,23 @@ class LegalFrame:
         self._entries = entries
         listed = b"[" + b",".join(entries) + b"]" if entries is not None else \
             _encode.encode(actions)
+        self._listed = listed
         turn_b = turn.encode()
         # worth sending when the actions change, or the turn while there are any
         self.key = listed if listed == b"[]" else turn_b + listed
-        # the message around the encoded list, without encoding the list twice
         self._head = b'"encounter":%b,"seq":%d,"turn_id":"%b"' % (
             _encode.encode(encounter), seq, turn_b)
-        self.frame = b'{"type":"legal_actions",%b,"actions":%b}' % (self._head, listed)
+        self._frame: bytes | None = None
         self._deltas: dict[int, bytes] = {}
+
+    @property
+    def frame(self) -> bytes:
+        """The full ``legal_actions`` message (around the encoded list, without encoding the
+        list twice)."""
+        if self._frame is None:
+            self._frame = b'{"type":"legal_actions",%b,"actions":%b}' % (self._head,
+                                                                         self._listed)
+        return self._frame
 
     @classmethod
     def failed(cls, encounter: str, seq: int, turn: str) -> LegalFrame:
@@ -68,23 +77,32 @@ class LegalFrame:
         items = delta_items(previous, self.entries)
         frame = b'{"type":"legal_actions_delta",%b,"base":%d,"actions":[%b]}' % (
             self._head, base, b",".join(items))
-        if len(frame) >= len(self.frame):
+        if len(frame) >= len(self._listed) + len(self._head) + 36:  # the full message's size
             frame = self.frame
         # (the previous lists a delivery sees are alive until it ends, so ids stay theirs)
         self._deltas[id(previous)] = frame
         return frame
 
 
-def delta_items(previous: Sequence[bytes], current: Iterable[bytes]) -> list[bytes]:
+def delta_items(previous: Sequence[bytes], current: Sequence[bytes]) -> list[bytes]:
     """The items of a delta: ``[start,count]`` for runs of entries of ``previous`` kept, the
     entry itself for the others. An entry that occurs several times in ``previous`` is taken
-    from its occurrences in order, so each index is named at most once."""
+    from its occurrences in order, so each index is named at most once. (The entries both
+    lists begin and end with are compared in place first: most changes are in the middle.)"""
+    n, m = len(previous), len(current)
+    head = 0
+    while head < n and head < m and previous[head] == current[head]:
+        head += 1
+    tail = 0
+    while tail < n - head and tail < m - head and previous[n - 1 - tail] == current[m - 1 - tail]:
+        tail += 1
+    items: list[bytes] = [b"[0,%d]" % head] if head else []
     where: dict[bytes, list[int]] = {}
-    for i in range(len(previous) - 1, -1, -1):
+    for i in range(n - tail - 1, head - 1, -1):
         where.setdefault(previous[i], []).append(i)
-    items: list[bytes] = []
     start = count = 0
-    for entry in current:
+    for k in range(head, m - tail):
+        entry = current[k]
         free = where.get(entry)
         if free:
             i = free.pop()
@@ -99,8 +117,20 @@ def delta_items(previous: Sequence[bytes], current: Iterable[bytes]) -> list[byt
             items.append(b"[%d,%d]" % (start, count))
             count = 0
         items.append(entry)
+    if tail:
+        if count and start + count == n - tail:
+            count += tail
+        else:
+            if count:
+                items.append(b"[%d,%d]" % (start, count))
+            start, count = n - tail, tail
     if count:
         items.append(b"[%d,%d]" % (start, count))
+    if head and len(items) > 1 and items[1][:1] == b"[":
+        # the prefix run and a run right after it that continues it
+        first = items[1][1:-1].split(b",")
+        if int(first[0]) == head:
+            items[:2] = [b"[0,%d]" % (head + int(first[1]))]
     return items
 
 

@@ -257,3 +257,28 @@ async def test_the_full_list_after_a_snapshot_and_on_request(server: Server,
     assert "legal_actions" in [m["type"] for m in inner]
     assert "legal_actions_delta" not in [m["type"] for m in inner]
     assert resumed.legal == gm.legal
+
+
+async def test_the_seat_of_the_terminal_client_and_the_bots_asks_for_both(
+        server: Server, clients: list[Client]) -> None:
+    from clients.live import Seat
+
+    url = ws_url(server)
+    _encounter, gm_token, _player = await skirmish(server, clients)
+    full = await open_client(url, clients)
+    await full.hello(gm_token, features=[])
+    seat = Seat(url, gm_token).start()
+    try:
+        await seat.wait_online()
+        await seat.wait_until(lambda: seat.welcome is not None)
+        assert seat.welcome is not None
+        assert seat.welcome["features"] == ["batch", "legal_delta"]
+        await seat.command("start_encounter")
+        for _ in range(3):
+            actor = await wait_current(full)
+            await seat.command("act", combatant=actor, action="end_turn")
+            await full.command("ping")
+            await seat.wait_until(lambda: seat.legal == full.legal)
+        assert seat.client is not None and seat.client.frames < len(seat.client.messages)
+    finally:
+        await seat.stop()

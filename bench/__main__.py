@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import procs, report
-from bench.loadgen import Generator, RunResult
+from bench.loadgen import PLANS, Generator, RunResult
 
 RESULTS = Path(__file__).resolve().parent / "results"
 FULL = {"human": [100, 500, 1000], "saturation": [1, 100, 500]}
@@ -93,6 +93,22 @@ def build_parser() -> argparse.ArgumentParser:
                    "`stablemaster serve`): everysec, always (Redis runs with appendfsync "
                    "always), replicas (a replica on the same core, each append waits for it); "
                    "Stablemaster runs once per setting, the floors once (default everysec)")
+    p.add_argument("--no-framing", action="store_true",
+                   help="clients do not ask for the batch and legal_delta features (one "
+                   "websocket message per server message, full legal action lists)")
+    p.add_argument("--workloads", default="end_turn,mix,attack,move,map_end_turn",
+                   help="comma-separated: end_turn (today's table, no map, with the floors), "
+                   "and on a battle map (Stablemaster only): mix (move, attack, end of turn), "
+                   "attack (attack, end of turn), move (move, end of turn), map_end_turn")
+    p.add_argument("--map-sides", type=_sizes, default=[12, 40, 100],
+                   help="sides of the battle maps of the map workloads (default 12,40,100)")
+    p.add_argument("--map-saturation-sizes", type=_sizes,
+                   help="encounter counts of the map workloads at saturation (default 100; "
+                   "quick 10)")
+    p.add_argument("--map-human-sizes", type=_sizes,
+                   help="encounter counts of the mix at human pace (default 500; quick 20)")
+    p.add_argument("--map-human-sides", type=_sizes, default=[40, 100],
+                   help="map sides on which the mix also runs at human pace (default 40,100)")
     p.add_argument("--out", type=Path,
                    help="JSON results file (default bench/results/<timestamp>.json)")
     return p
@@ -237,7 +253,7 @@ def _keep_log(stack: procs.Stack, dest: Path) -> None:
 
 async def run_one(args: argparse.Namespace, stamp: str, mode: str, e: int, label: str,
                   server_core: int | None, external_pid: int | None, warmup: float,
-                  duration: float) -> RunResult:
+                  duration: float, workload: str = "end_turn", side: int = 0) -> RunResult:
     """One run: a fresh server (and Redis) for ``label`` (a target, with ``+<durability>``
     for Stablemaster with another durability than everysec), the workload, the figures."""
     target, _, durability = label.partition("+")
@@ -255,12 +271,14 @@ async def run_one(args: argparse.Namespace, stamp: str, mode: str, e: int, label
             redis_url = stack.redis_url
         profiler = None
         if args.profile and target == "stablemaster" and pid:
-            profiler = Profiler(pid, RESULTS / f"{stamp}-profile-{mode}-E{e}.txt")
+            what = "" if workload == "end_turn" else f"-{workload}-{side}"
+            profiler = Profiler(pid, RESULTS / f"{stamp}-profile-{mode}-E{e}{what}.txt")
         gen = Generator(url, mode, e, warmup=warmup, duration=duration, period=args.period,
                         connect_concurrency=args.connect_concurrency, server_pid=pid,
                         redis_pid=rpid, target=target,
                         log=lambda s: print(s, file=sys.stderr, flush=True),
-                        on_window=profiler.start if profiler else None, redis_url=redis_url)
+                        on_window=profiler.start if profiler else None, redis_url=redis_url,
+                        workload=workload, side=side, framing=not args.no_framing)
         result = await gen.run()
         result.target = label
         if stack is None:
@@ -280,14 +298,16 @@ async def run_one(args: argparse.Namespace, stamp: str, mode: str, e: int, label
                 and stack.server.popen.poll() is not None:
             result.notes.append(f"server exited: {stack.server.tail(5)}")
     except Exception as exc:  # one failed run must not lose the others
-        result = RunResult(target=label, mode=mode, encounters=e)
+        result = RunResult(target=label, mode=mode, encounters=e, workload=workload,
+                           map_side=side or None, framing=not args.no_framing)
         result.notes.append(f"run failed: {type(exc).__name__}: {exc}")
         if stack is not None:
             print(stack.logs(), file=sys.stderr)
     finally:
         if stack is not None:
             stack.stop()
-            _keep_log(stack, RESULTS / f"{stamp}-{label}-{mode}-E{e}.log")
+            what = "" if workload == "end_turn" else f"-{workload}-{side}"
+            _keep_log(stack, RESULTS / f"{stamp}-{label}-{mode}-E{e}{what}.log")
             stack.cleanup()
     if result.throttled and target == "stablemaster":
         result.notes.append(
@@ -350,37 +370,61 @@ async def run_all(args: argparse.Namespace, stamp: str) -> dict[str, Any]:
         parts = urlsplit(args.server_url)
         if parts.hostname in ("127.0.0.1", "localhost", "::1") and parts.port:
             external_pid = procs.pid_listening_on(parts.port)
+    workloads = [w.strip() for w in args.workloads.split(",") if w.strip()]
+    for w in workloads:
+        if w not in PLANS:
+            raise SystemExit(f"unknown workload {w!r}")
+    map_sat = args.map_saturation_sizes or ([10] if args.quick else [100])
+    map_human = args.map_human_sizes or ([20] if args.quick else [500])
+    # (mode, E, targets, workload, map side)
+    plan: list[tuple[str, int, list[str], str, int]] = []
+    if "end_turn" in workloads:
+        plan += [(mode, e, targets, "end_turn", 0) for mode in modes for e in sizes[mode]]
+    sm = [t for t in targets if t.startswith("stablemaster")]
+    for side in args.map_sides:
+        for w in (w for w in workloads if w != "end_turn"):
+            if "saturation" in modes:
+                plan += [("saturation", e, sm, w, side) for e in map_sat]
+            if "human" in modes and w == "mix" and side in args.map_human_sides:
+                plan += [("human", e, sm, w, side) for e in map_human]
+    data["config"].update(workloads=workloads, map_sides=args.map_sides,
+                          map_saturation_sizes=map_sat, map_human_sizes=map_human,
+                          map_human_sides=args.map_human_sides, framing=not args.no_framing)
     begun = time.monotonic()
-    for mode in modes:
-        for e in sizes[mode]:
-            for target in targets:
-                label = f"{mode:<10} E={e:<5} {target:<13}"
-                for attempt in range(args.retries + 1):
-                    waited = await procs.wait_quiet(args.quiet_limit, args.quiet_wait)
-                    print(f"[{time.monotonic() - begun:6.0f} s] {label} ..."
-                          + (f" (waited {waited:g} s for other work to finish)" if waited > 1
-                             else ""), file=sys.stderr, flush=True)
-                    result = await run_one(args, stamp, mode, e, target, server_core,
-                                           external_pid, warmups[mode], durations[mode])
-                    if waited > 1:
-                        result.notes.append(f"waited {waited:g} s for the machine to be quiet")
-                    noisy = (result.other_cpu_pct or 0) > args.noise_limit
-                    if noisy:
-                        result.notes.append(
-                            f"other processes used {result.other_cpu_pct}% of a core during the "
-                            "window" + ("; run again" if attempt < args.retries else ""))
-                    lat = result.latency_ms
-                    print(f"           {label} {result.actions_per_s:>8} actions/s  "
-                          f"p50 {lat.get('p50')} p99 {lat.get('p99')} max {lat.get('max')} ms  "
-                          f"server CPU {result.server_cpu_pct}%  gen CPU "
-                          f"{result.generator_cpu_pct}%  other CPU {result.other_cpu_pct}%  "
-                          f"KiB/conn {result.mem_per_conn_kib}  errors {result.errors}"
-                          + (f"  notes {result.notes}" if result.notes else ""),
-                          file=sys.stderr, flush=True)
-                    if not noisy or time.monotonic() - begun > 60 * args.retry_until:
-                        break
-                data["results"].append(asdict(result))
-                await asyncio.sleep(0.5)
+    for mode, e, run_targets, workload, side in plan:
+        for target in run_targets:
+            what = "" if workload == "end_turn" else f" {workload}@{side}"
+            label = f"{mode:<10} E={e:<5} {target:<13}{what}"
+            for attempt in range(args.retries + 1):
+                waited = await procs.wait_quiet(args.quiet_limit, args.quiet_wait)
+                print(f"[{time.monotonic() - begun:6.0f} s] {label} ..."
+                      + (f" (waited {waited:g} s for other work to finish)" if waited > 1
+                         else ""), file=sys.stderr, flush=True)
+                result = await run_one(args, stamp, mode, e, target, server_core,
+                                       external_pid, warmups[mode], durations[mode],
+                                       workload, side)
+                if waited > 1:
+                    result.notes.append(f"waited {waited:g} s for the machine to be quiet")
+                noisy = (result.other_cpu_pct or 0) > args.noise_limit
+                if noisy:
+                    result.notes.append(
+                        f"other processes used {result.other_cpu_pct}% of a core during the "
+                        "window" + ("; run again" if attempt < args.retries else ""))
+                lat = result.latency_ms
+                print(f"           {label} {result.actions_per_s:>8} actions/s  "
+                      f"p50 {lat.get('p50')} p99 {lat.get('p99')} max {lat.get('max')} ms  "
+                      f"server CPU {result.server_cpu_pct}% "
+                      f"({result.server_cpu_ms_per_action} ms/action)  gen CPU "
+                      f"{result.generator_cpu_pct}%  other CPU {result.other_cpu_pct}%  "
+                      f"frames/action {result.frames_per_action}  "
+                      f"bytes/action {result.bytes_per_action}  "
+                      f"KiB/conn {result.mem_per_conn_kib}  errors {result.errors}"
+                      + (f"  notes {result.notes}" if result.notes else ""),
+                      file=sys.stderr, flush=True)
+                if not noisy or time.monotonic() - begun > 60 * args.retry_until:
+                    break
+            data["results"].append(asdict(result))
+            await asyncio.sleep(0.5)
     data["elapsed_s"] = round(time.monotonic() - begun, 1)
     return data
 

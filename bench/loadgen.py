@@ -12,6 +12,20 @@ the resulting ``turn_started`` event (matched by ``seq``).
 - ``saturation``: closed loop; each encounter sends its next action as soon as all 7 clients
   have the previous ``turn_started``.
 
+Workloads (``workload``): ``end_turn`` is the above. The others play on a battle map
+(``side`` squares a side, walls and difficult terrain across all of it, as ``bench.decide``
+builds it) with 16 combatants, 8 ponies (2 for each player) and 8 Diamond Dogs (the GM's):
+on each turn the current combatant plays the workload's plan, ``mix`` moving 2 squares along
+its column (and back on its next turn), shooting at the enemy across the map (the server rolls
+the attack and the damage dice) and ending its turn; ``attack`` (attack, end of turn),
+``move`` (move, end of turn) and ``map_end_turn`` (end of turn) each play one kind, so that
+the server's CPU per command of each kind can be read from a window of its own. An action is
+one command; its latency runs until the last of the room's 7 clients has the command's last
+event (the ``seq`` of its ``ack``).
+
+With ``framing`` (default) the clients ask for the ``batch`` and ``legal_delta`` features in
+``hello``: one websocket message per command per client, legal actions as deltas.
+
 The generator honours the rate limit a server announces in ``welcome.limits`` (a token bucket
 per connection, as the server keeps one): an action that would exceed it waits, and is counted
 as *throttled*.
@@ -32,6 +46,8 @@ from urllib.parse import urlsplit
 import orjson
 
 from bench import procs
+from bench.decide import battle_map
+from bench.decide import combatants as map_combatants
 from bench.wsclient import HandshakeError, WsClient, open_ws
 
 PCS = [("twilight", "Twilight Sparkle", 3), ("dash", "Rainbow Dash", 5),
@@ -42,6 +58,11 @@ COMBATANTS = ([{"name": n, "id": i, "kind": "pc", "initiative": m} for i, n, m i
 DICE_SEED = 1337
 ROOM = 7  # 1 GM, 4 players, 2 spectators
 CREATES_PER_ADMIN = 50  # within the default burst of 60 messages per connection
+#: the plan of each turn, by workload (``end_turn`` is today's table without a map)
+PLANS = {"end_turn": ("end_turn",), "map_end_turn": ("end_turn",),
+         "attack": ("attack", "end_turn"), "move": ("move", "end_turn"),
+         "mix": ("move", "attack", "end_turn")}
+MAP_DISTANCE = 11  # squares between a pony and the dog it shoots at (as in bench.decide)
 ACTION_TIMEOUT = 10.0
 REQUEST_TIMEOUT = 30.0
 
@@ -52,10 +73,11 @@ _now = time.monotonic
 
 class Conn(WsClient):
     def __init__(self, gen: Generator, table: Table | None, host: str, port: int,
-                 path: str) -> None:
+                 path: str, slot: int = 0) -> None:
         super().__init__(host, port, path)
         self.gen = gen
         self.table = table
+        self.slot = slot  # this connection's index in its table (for the map workloads)
         self.pending: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self.welcome: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self.rate: float | None = None
@@ -67,14 +89,44 @@ class Conn(WsClient):
     # -- receiving: parse every frame, look at type / seq / kind only ------------------------
 
     def on_message(self, payload: bytes) -> None:
+        if self.gen.by_seq:
+            self._on_map_message(payload)
+            return
+        if payload.startswith(b'{"type":"batch"'):
+            if b'"turn_started"' not in payload and b'"type":"ack"' not in payload \
+                    and b'"type":"error"' not in payload and b'"type":"welcome"' not in payload:
+                return
+            for m in orjson.loads(payload)["messages"]:
+                self._on_parsed(m)
+            return
         # Fast paths for the frames that make up the bulk of the traffic, when the server
         # puts ``type`` first (Stablemaster and the floors do); anything else is parsed whole.
         if payload.startswith(b'{"type":"event"'):
             if b'"turn_started"' not in payload:
                 return
-        elif payload.startswith(b'{"type":"legal_actions"'):
+        elif payload.startswith((b'{"type":"legal_actions"', b'{"type":"legal_actions_delta"')):
             return
+        self._on_parsed(orjson.loads(payload))
+
+    def _on_map_message(self, payload: bytes) -> None:
+        """The map workloads: every event's seq counts (an action is over when every client
+        has the seq of its ack), ``turn_started`` says whose turn it is."""
         m = orjson.loads(payload)
+        for x in (m["messages"] if m.get("type") == "batch" else (m,)):
+            t = x.get("type")
+            if t == "event":
+                table = self.table
+                if table is not None:
+                    ev = x["event"]
+                    if ev.get("kind") == "turn_started":
+                        table.on_turn_map(x["seq"], ev["combatant"])
+                    table.on_seq(self.slot, x["seq"])
+            elif t in ("legal_actions", "legal_actions_delta"):
+                continue
+            else:
+                self._on_parsed(x)
+
+    def _on_parsed(self, m: dict[str, Any]) -> None:
         t = m.get("type")
         if t == "event":
             ev = m.get("event")
@@ -89,6 +141,8 @@ class Conn(WsClient):
                     fut.set_result(m)
             elif t == "error":
                 self.gen.on_error(self, m)
+            elif self.table is not None and self.gen.by_seq and m.get("seq") is not None:
+                self.table.on_ack(m["seq"])
             return
         if t == "welcome" or (t == "error" and not self.welcome.done()):
             limits = m.get("limits")
@@ -132,6 +186,8 @@ class Conn(WsClient):
 
     async def hello(self, token: str | None) -> dict[str, Any]:
         message: dict[str, Any] = {"type": "hello", "versions": [1], "client": "bench"}
+        if self.gen.framing:
+            message["features"] = ["batch", "legal_delta"]
         if token is not None:
             message["token"] = token
         self.send(orjson.dumps(message))
@@ -150,9 +206,10 @@ async def ok(fut: asyncio.Future[dict[str, Any]]) -> dict[str, Any]:
 
 
 class Table:
-    __slots__ = ("conns", "controller", "dead", "encounter", "gen", "gm_token", "idx",
-                 "inflight", "n", "next_tick", "seen", "sent_at", "spectator_token", "started",
-                 "tokens", "turn_comb", "turn_seq", "waiting_rate", "wanted")
+    __slots__ = ("ack_seq", "conn_seq", "conns", "controller", "dead", "encounter", "gen",
+                 "gm_token", "idx", "inflight", "moved", "n", "next_tick", "reached", "seen",
+                 "sent_at", "spectator_token", "started", "step", "tokens", "turn_comb",
+                 "turn_seq", "waiting_rate", "wanted")
 
     def __init__(self, gen: Generator, idx: int) -> None:
         self.gen = gen
@@ -174,6 +231,40 @@ class Table:
         self.next_tick = 0.0
         self.dead = False
         self.started: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        # the map workloads: the step of the turn's plan, who moved forward, and the seq the
+        # action in flight ends at (its ack's) and how many clients have it
+        self.step = 0
+        self.moved: set[str] = set()
+        self.ack_seq: int | None = None
+        self.conn_seq = [0] * ROOM
+        self.reached = 0
+
+    def on_turn_map(self, seq: int, combatant: str) -> None:
+        if seq > self.turn_seq:
+            self.turn_seq, self.turn_comb = seq, combatant
+            if not self.started.done():
+                self.started.set_result(None)
+
+    def on_seq(self, slot: int, seq: int) -> None:
+        if seq <= self.conn_seq[slot]:
+            return
+        before = self.conn_seq[slot]
+        self.conn_seq[slot] = seq
+        target = self.ack_seq
+        if target is not None and before < target <= seq:
+            self.reached += 1
+            if self.reached == ROOM:
+                self.ack_seq = None
+                self.gen.action_complete(self)
+
+    def on_ack(self, seq: int) -> None:
+        if not self.inflight:
+            return
+        self.ack_seq = seq
+        self.reached = sum(1 for s in self.conn_seq if s >= seq)
+        if self.reached == ROOM:
+            self.ack_seq = None
+            self.gen.action_complete(self)
 
     def on_turn(self, seq: int, combatant: str) -> None:
         if seq > self.turn_seq:
@@ -193,6 +284,7 @@ class Sample:
     redis_cpu: float | None
     gen_cpu: float
     frames: int
+    bytes: int
     machine_cpu: float
     steal: float
 
@@ -211,6 +303,14 @@ class RunResult:
     late_ticks: int = 0
     throttled: int = 0
     frames_per_action: float | None = None
+    #: bytes the room's clients received per action (websocket frame headers included)
+    bytes_per_action: float | None = None
+    #: the server's CPU (user + system) per action, ms
+    server_cpu_ms_per_action: float | None = None
+    workload: str = "end_turn"
+    map_side: int | None = None
+    #: the clients asked for one websocket message per command and legal action deltas
+    framing: bool = True
     #: Redis commands per action, by command (INFO commandstats over the window)
     redis_commands_per_action: dict[str, float] = field(default_factory=dict)
     server_cpu_pct: float | None = None
@@ -248,7 +348,8 @@ class Generator:
                  period: float = 2.0, connect_concurrency: int = 200,
                  server_pid: int | None = None, redis_pid: int | None = None,
                  target: str = "stablemaster", log: Any = print,
-                 on_window: Any = None, redis_url: str | None = None) -> None:
+                 on_window: Any = None, redis_url: str | None = None,
+                 workload: str = "end_turn", side: int = 40, framing: bool = True) -> None:
         parts = urlsplit(url)
         self.host = parts.hostname or "127.0.0.1"
         self.port = parts.port or 80
@@ -267,7 +368,21 @@ class Generator:
         self.loop = asyncio.get_running_loop()
         self.tables: list[Table] = []
         self.conns: list[Conn] = []
-        self.result = RunResult(target=target, mode=mode, encounters=encounters)
+        self.workload = workload
+        self.plan = PLANS[workload]
+        self.by_seq = workload != "end_turn"
+        self.side = side
+        self.framing = framing
+        self.result = RunResult(target=target, mode=mode, encounters=encounters,
+                                workload=workload, map_side=side if self.by_seq else None,
+                                framing=framing)
+        if self.by_seq:
+            ponies = [f"c{i}" for i in range(0, 16, 2)]
+            self.seats = [ponies[k::4] for k in range(4)]  # 2 ponies per player
+            self.npcs = [f"c{i}" for i in range(1, 16, 2)]
+        else:
+            self.seats = [[cid] for cid, _n, _m in PCS]
+            self.npcs = [cid for cid, _n, _m in NPCS]
         self.sending = False
         self.closing = False
         self.measure_from = math.inf
@@ -291,6 +406,9 @@ class Generator:
         cid = m.get("id") or ""
         if table is not None and cid.startswith("a") and table.inflight:
             table.inflight = False  # the action did not happen: the turn is unchanged
+            table.ack_seq = None
+            if self.by_seq and self.plan[table.step] != "end_turn":
+                table.step = len(self.plan) - 1  # skip to the end of the turn
             if self.mode == "saturation" and self.sending:
                 self.loop.call_later(0.01, self.fire, table)
 
@@ -320,6 +438,40 @@ class Generator:
             table.wanted = False
             self.fire(table)
 
+    def action_complete(self, table: Table) -> None:
+        """The map workloads: every client has the last event of the action in flight."""
+        if not table.inflight:
+            return
+        kind = self.plan[table.step]
+        table.step = (table.step + 1) % len(self.plan)
+        if kind == "move":
+            table.moved ^= {table.turn_comb}
+        self.turn_complete(table)
+
+    def map_command(self, table: Table) -> bytes:
+        cid = table.turn_comb
+        kind = self.plan[table.step]
+        if kind == "end_turn":
+            return b'{"type":"act","id":"a%d","combatant":"%s","action":"end_turn"}' % (
+                table.n, cid.encode())
+        i = int(cid[1:])
+        if kind == "attack":
+            enemy = f"c{i + 1 if i % 2 == 0 else i - 1}"
+            return (b'{"type":"act","id":"a%d","combatant":"%s","action":"attack",'
+                    b'"args":{"target":"%s","weapon":"sling"}}'
+                    % (table.n, cid.encode(), enemy.encode()))
+        pony = i % 2 == 0
+        side = self.side
+        x = (i // 2 * 3) % side if side > 24 else i // 2
+        home = 0 if pony else min(MAP_DISTANCE, side - 1)
+        ahead = 1 if pony else -1
+        if cid in table.moved:  # back home
+            path = [[x, home + ahead], [x, home]]
+        else:
+            path = [[x, home + ahead], [x, home + 2 * ahead]]
+        return (b'{"type":"act","id":"a%d","combatant":"%s","action":"move",'
+                b'"args":{"path":%b}}' % (table.n, cid.encode(), orjson.dumps(path)))
+
     def fire(self, table: Table) -> None:
         waited = table.waiting_rate
         table.waiting_rate = False
@@ -337,8 +489,9 @@ class Generator:
             self.loop.call_later(wait + 0.0005, self.fire, table)
             return
         table.n += 1
-        payload = b'{"type":"act","id":"a%d","combatant":"%s","action":"end_turn"}' % (
-            table.n, table.turn_comb.encode())
+        payload = self.map_command(table) if self.by_seq else (
+            b'{"type":"act","id":"a%d","combatant":"%s","action":"end_turn"}' % (
+                table.n, table.turn_comb.encode()))
         table.inflight = True
         table.sent_at = _now()
         conn.send(payload)
@@ -378,13 +531,13 @@ class Generator:
     # -- setup -------------------------------------------------------------------------------
 
     async def connect(self, table: Table | None, sem: asyncio.Semaphore,
-                      token: str | None, seat: bool = True) -> Conn:
+                      token: str | None, slot: int = 0) -> Conn:
         async with sem:
             last: BaseException | None = None
             for attempt in range(4):
                 try:
                     conn = await open_ws(
-                        lambda: Conn(self, table, self.host, self.port, self.path),
+                        lambda: Conn(self, table, self.host, self.port, self.path, slot),
                         self.host, self.port)
                     break
                 except (TimeoutError, OSError, HandshakeError) as exc:
@@ -400,22 +553,21 @@ class Generator:
 
     async def seat(self, table: Table, sem: asyncio.Semaphore) -> None:
         try:
-            gm = await self.connect(table, sem, table.gm_token)
+            gm = await self.connect(table, sem, table.gm_token, 0)
             async with sem:
-                invites = [gm.request({"type": "issue_invite", "combatants": [cid]})
-                           for cid, _n, _m in PCS]
+                invites = [gm.request({"type": "issue_invite", "combatants": seat})
+                           for seat in self.seats]
                 link = gm.request({"type": "issue_spectator_link", "label": "overlay"})
-                for (cid, _n, _m), fut in zip(PCS, invites, strict=True):
-                    table.tokens[cid] = (await ok(fut))["result"]["token"]
+                tokens = [(await ok(fut))["result"]["token"] for fut in invites]
                 table.spectator_token = (await ok(link))["result"]["token"]
             others = await asyncio.gather(
-                *(self.connect(table, sem, table.tokens[cid]) for cid, _n, _m in PCS),
-                self.connect(table, sem, table.spectator_token),
-                self.connect(table, sem, table.spectator_token))
+                *(self.connect(table, sem, token, 1 + k) for k, token in enumerate(tokens)),
+                self.connect(table, sem, table.spectator_token, 1 + len(tokens)),
+                self.connect(table, sem, table.spectator_token, 2 + len(tokens)))
             table.conns = [gm, *others]
-            table.controller = {cid: conn for (cid, _n, _m), conn in zip(PCS, others,
-                                                                           strict=False)}
-            table.controller.update({cid: gm for cid, _n, _m in NPCS})
+            table.controller = {cid: conn for seat, conn in zip(self.seats, others,
+                                                                strict=False) for cid in seat}
+            table.controller.update({cid: gm for cid in self.npcs})
         except Exception as exc:
             table.dead = True
             self.count(f"setup_failed:{type(exc).__name__}")
@@ -429,10 +581,14 @@ class Generator:
         admins = await asyncio.gather(*(self.connect(None, sem, None) for _ in range(n_admin)))
 
         async def create(admin: Conn, chunk: list[Table]) -> None:
+            extra: dict[str, Any] = {"combatants": COMBATANTS}
+            if self.by_seq:
+                extra = {"combatants": map_combatants(self.side, MAP_DISTANCE),
+                         "map": battle_map(self.side)}
             futs = [admin.request({
                 "type": "create_encounter", "id": str(uuid.uuid4()), "name": f"Bench {t.idx}",
-                "ruleset": "dramatic", "combatants": COMBATANTS,
-                "options": {"dice_seed": DICE_SEED}}) for t in chunk]
+                "ruleset": "dramatic", "options": {"dice_seed": DICE_SEED}, **extra})
+                for t in chunk]
             for t, fut in zip(chunk, futs, strict=True):
                 result = (await ok(fut))["result"]
                 t.encounter, t.gm_token = result["encounter"], result["gm_token"]
@@ -494,6 +650,7 @@ class Generator:
             redis_cpu=procs.cpu_seconds(self.redis_pid) if self.redis_pid else None,
             gen_cpu=sum(os.times()[:2]),
             frames=sum(c.frames_in for c in self.conns),
+            bytes=sum(c.bytes_in for c in self.conns),
             machine_cpu=procs.machine_cpu()[0],
             steal=procs.machine_cpu()[1],
         )
@@ -587,6 +744,7 @@ class Generator:
         r.throttled = self.throttled
         if lat:
             r.frames_per_action = round((b.frames - a.frames) / len(lat), 2)
+            r.bytes_per_action = round((b.bytes - a.bytes) / len(lat), 1)
         if calls_a is not None and calls_b is not None and lat:
             # Commands sent in the window (INFO itself excluded) per action measured.
             per = {k: round((v - calls_a.get(k, 0)) / len(lat), 2) for k, v in calls_b.items()
@@ -594,6 +752,9 @@ class Generator:
             r.redis_commands_per_action = dict(sorted(per.items(), key=lambda kv: -kv[1]))
         if a.server_cpu is not None and b.server_cpu is not None:
             r.server_cpu_pct = round(100 * (b.server_cpu - a.server_cpu) / wall, 1)
+            if lat:
+                r.server_cpu_ms_per_action = round(
+                    1000 * (b.server_cpu - a.server_cpu) / len(lat), 3)
         if a.redis_cpu is not None and b.redis_cpu is not None:
             r.redis_cpu_pct = round(100 * (b.redis_cpu - a.redis_cpu) / wall, 1)
         r.generator_cpu_pct = round(100 * (b.gen_cpu - a.gen_cpu) / wall, 1)

@@ -18,6 +18,15 @@ HUMAN_P99_MS = 15.0
 SAT_E_FOR_RATIO = 100
 SAT_RATIO = 0.8
 KIB_PER_CONN = 30.0
+#: issue 19: saturation at E = 100 against the bare relay, the mix at human pace, frames per
+#: action, and an attack plus an end of turn on a big map against a small one
+SAT_BARE_RATIO = 0.35
+MIX_P99_MS = 10.0
+MIX_SIDE = 40
+FRAMES_PER_ACTION = 8.0
+MAP_CPU_RATIO = 1.3
+WORKLOAD_NAMES = {"mix": "move, attack, end of turn", "attack": "attack, end of turn",
+                  "move": "move, end of turn", "map_end_turn": "end of turn"}
 
 
 def _f(value: Any, digits: int = 1) -> str:
@@ -53,17 +62,81 @@ def _generator_warning(r: dict[str, Any]) -> list[str]:
     return []
 
 
-def _find(results: list[dict[str, Any]], target: str, mode: str, e: int) -> dict[str, Any] | None:
+def _find(results: list[dict[str, Any]], target: str, mode: str, e: int,
+          workload: str = "end_turn", side: int | None = None) -> dict[str, Any] | None:
     for r in results:
-        if r["target"] == target and r["mode"] == mode and r["encounters"] == e:
+        if r["target"] == target and r["mode"] == mode and r["encounters"] == e \
+                and r.get("workload", "end_turn") == workload and r.get("map_side") == side:
             return r
     return None
+
+
+def cpu_per_kind(results: list[dict[str, Any]], side: int) -> dict[str, float | None]:
+    """Server CPU ms per command of each kind on a map of ``side`` squares, from the windows
+    at saturation that play one kind (and an end of turn): an end of turn is what the
+    ``map_end_turn`` window measured, a move or an attack what its window measured per pair
+    of commands less an end of turn."""
+    def per(workload: str) -> float | None:
+        rows = [r for r in results if r["mode"] == "saturation" and r["target"] ==
+                "stablemaster" and r.get("workload") == workload and r.get("map_side") == side
+                and r.get("server_cpu_ms_per_action")]
+        return rows[0]["server_cpu_ms_per_action"] if rows else None
+
+    end, move, attack, mix = per("map_end_turn"), per("move"), per("attack"), per("mix")
+    return {
+        "end_turn": end,
+        "move": None if move is None or end is None else 2 * move - end,
+        "attack": None if attack is None or end is None else 2 * attack - end,
+        "attack_end_turn": None if attack is None else 2 * attack,
+        "mix": mix,
+    }
 
 
 def _ratio(a: float | None, b: float | None) -> str:
     if not a or not b or a != a or b != b:
         return "-"
     return f"{a / b:.2f}x"
+
+
+def _map_tables(results: list[dict[str, Any]]) -> list[str]:
+    rows = [r for r in results if r.get("workload", "end_turn") != "end_turn"]
+    if not rows:
+        return []
+    order = list(WORKLOAD_NAMES)
+    rows.sort(key=lambda r: (r["mode"] != "saturation", r.get("map_side") or 0,
+                             order.index(r["workload"]) if r["workload"] in order else 9,
+                             r["encounters"]))
+    out = ["#### Battle map workloads (Stablemaster)", "",
+           "16 combatants on a map with walls and difficult terrain; latency: sending the "
+           "command → the last of the room's 7 clients has its last event.", "",
+           "| workload | map | mode | E | actions/s | p50 ms | p99 ms | max ms | server CPU % | "
+           "server CPU ms/action | frames/action | bytes/action | errors |",
+           "|---|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|"]
+    for r in rows:
+        lat = r["latency_ms"]
+        side = r.get("map_side")
+        out.append(f"| {WORKLOAD_NAMES.get(r['workload'], r['workload'])} | {side} x {side} | "
+                   f"{r['mode']} | {r['encounters']} | {_f(r['actions_per_s'])} | "
+                   f"{_f(lat.get('p50'), 2)} | {_f(lat.get('p99'), 2)} | "
+                   f"{_f(lat.get('max'), 2)} | {_f(r['server_cpu_pct'])} | "
+                   f"{_f(r.get('server_cpu_ms_per_action'), 3)} | "
+                   f"{_f(r['frames_per_action'])} | {_f(r.get('bytes_per_action'), 0)} | "
+                   f"{_errors(r)} |")
+    out.append("")
+    sides = sorted({r["map_side"] for r in rows if r["mode"] == "saturation"})
+    if sides:
+        out += ["#### Server CPU per command, by kind (ms; saturation windows of one kind each)",
+                "",
+                "| map | end of turn | move | attack | attack + end of turn | the mix, per "
+                "command |",
+                "|--:|--:|--:|--:|--:|--:|"]
+        for side in sides:
+            k = cpu_per_kind(results, side)
+            out.append(f"| {side} x {side} | {_f(k['end_turn'], 3)} | {_f(k['move'], 3)} | "
+                       f"{_f(k['attack'], 3)} | {_f(k['attack_end_turn'], 3)} | "
+                       f"{_f(k['mix'], 3)} |")
+        out.append("")
+    return out
 
 
 def markdown(data: dict[str, Any]) -> str:
@@ -88,9 +161,16 @@ def markdown(data: dict[str, Any]) -> str:
         f"{cfg['saturation_warmup']:g} s warm-up. Latency: sending `act` → the last of the "
         "room's 7 clients has the `turn_started`.")
     out.append("")
+    framing = cfg.get("framing", False)
+    out.append("Clients " + ("ask for the `batch` and `legal_delta` features (one websocket "
+                             "message per command per client, legal actions as deltas)."
+                             if framing else "ask for no feature (one websocket message per "
+                             "server message, full legal action lists)."))
+    out.append("")
     for mode, title in (("human", "Human pace (open loop)"),
                         ("saturation", "Saturation (closed loop)")):
-        rows = [r for r in results if r["mode"] == mode]
+        rows = [r for r in results if r["mode"] == mode
+                and r.get("workload", "end_turn") == "end_turn"]
         if not rows:
             continue
         rows.sort(key=lambda r: (r["encounters"], _ROW_ORDER.index(r["target"])
@@ -100,8 +180,9 @@ def markdown(data: dict[str, Any]) -> str:
         out.append("")
         out.append(f"| server | E | conns | actions/s | p50 ms | p95 ms | p99 ms | max ms | "
                    f"{extra} | server CPU % | Redis CPU % | gen CPU % | other CPU % | RSS MiB | "
-                   "KiB/conn | frames/action | Redis cmds/action | errors |")
-        out.append("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|")
+                   "KiB/conn | frames/action | bytes/action | Redis cmds/action | errors |")
+        out.append("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
+                   "---|")
         for r in rows:
             lat = r["latency_ms"]
             rss = r["rss_mib"].get("end") if r["rss_mib"] else None
@@ -113,11 +194,15 @@ def markdown(data: dict[str, Any]) -> str:
                 f"{_f(r['server_cpu_pct'])} | {_f(r['redis_cpu_pct'])} | "
                 f"{_f(r['generator_cpu_pct'])} | {_f(r.get('other_cpu_pct'))} | {_f(rss)} | "
                 f"{_f(r['mem_per_conn_kib'])} | "
-                f"{_f(r['frames_per_action'])} | {_redis(r)} | {_errors(r)} |")
+                f"{_f(r['frames_per_action'])} | {_f(r.get('bytes_per_action'), 0)} | "
+                f"{_redis(r)} | {_errors(r)} |")
         out.append("")
+    out.extend(_map_tables(results))
     # ratios
-    sat = sorted({r["encounters"] for r in results if r["mode"] == "saturation"})
-    hum = sorted({r["encounters"] for r in results if r["mode"] == "human"})
+    sat = sorted({r["encounters"] for r in results if r["mode"] == "saturation"
+                  and r.get("workload", "end_turn") == "end_turn"})
+    hum = sorted({r["encounters"] for r in results if r["mode"] == "human"
+                  and r.get("workload", "end_turn") == "end_turn"})
     if any(_find(results, "redis-relay", "saturation", e) or _find(results, "bare-relay",
            "saturation", e) for e in sat):
         out.append("#### Ratios, saturation throughput (Stablemaster ÷ floor)")
@@ -168,6 +253,30 @@ def markdown(data: dict[str, Any]) -> str:
         ratio = sm100["actions_per_s"] / rr100["actions_per_s"]
         lines.append(f"| saturation, E = {SAT_E_FOR_RATIO}: ≥ {SAT_RATIO:g}x the Redis relay's "
                      f"throughput | {ratio:.2f}x | {'met' if ratio >= SAT_RATIO else 'NOT met'} |")
+    br100 = _find(results, "bare-relay", "saturation", SAT_E_FOR_RATIO)
+    if sm100 and br100 and br100["actions_per_s"]:
+        ratio = sm100["actions_per_s"] / br100["actions_per_s"]
+        lines.append(f"| saturation, E = {SAT_E_FOR_RATIO}, end_turn: ≥ {SAT_BARE_RATIO:g}x the "
+                     f"bare relay's throughput | {ratio:.2f}x | "
+                     f"{'met' if ratio >= SAT_BARE_RATIO else 'NOT met'} |")
+    mix = _find(results, "stablemaster", "human", HUMAN_E_FOR_P99, "mix", MIX_SIDE)
+    if mix:
+        p99 = mix["latency_ms"].get("p99")
+        met = p99 is not None and p99 == p99 and p99 < MIX_P99_MS
+        lines.append(f"| human pace, E = {HUMAN_E_FOR_P99}, the mix on {MIX_SIDE} x {MIX_SIDE}: "
+                     f"p99 < {MIX_P99_MS:g} ms | {_f(p99, 2)} ms | {'met' if met else 'NOT met'} |")
+    frames = [r["frames_per_action"] for r in results if r["target"] == "stablemaster"
+              and r.get("frames_per_action") is not None and r["encounters"] > 1]
+    if frames and framing:
+        worst = max(frames)
+        lines.append(f"| frames per action ≤ {FRAMES_PER_ACTION:g}, the ack included (worst "
+                     f"run) | {worst:.2f} | {'met' if worst <= FRAMES_PER_ACTION else 'NOT met'} |")
+    small, big = cpu_per_kind(results, 12), cpu_per_kind(results, 100)
+    a, b = small["attack_end_turn"], big["attack_end_turn"]
+    if a and b:
+        lines.append(f"| server CPU per attack + end of turn, 100 x 100 within {MAP_CPU_RATIO:g}x "
+                     f"of 12 x 12 | {b:.2f} / {a:.2f} ms = {b / a:.2f}x | "
+                     f"{'met' if b / a <= MAP_CPU_RATIO else 'NOT met'} |")
     mems = [r["mem_per_conn_kib"] for r in results
             if r["target"] == "stablemaster" and r["mem_per_conn_kib"] is not None
             and r["connections"] >= 700]
@@ -203,7 +312,9 @@ def markdown(data: dict[str, Any]) -> str:
                        f"{_f(share)} % | {_f(g['max_ms'])} | {g2.get('count', 0)} | "
                        f"{_f(g2.get('max_ms'))} |")
         out.append("")
-    notes = [f"- {r['target']} {r['mode']} E={r['encounters']}: {n}"
+    notes = [f"- {r['target']} {r['mode']} E={r['encounters']}"
+             + (f" {r['workload']}@{r.get('map_side')}" if r.get("workload", "end_turn")
+                != "end_turn" else "") + f": {n}"
              for r in results for n in r.get("notes", []) + _generator_warning(r)
              if not n.startswith("waited ")]
     if notes:

@@ -42,6 +42,7 @@ class WsClient(asyncio.Protocol):
         self.buf = bytearray()
         self._fragments: list[bytes] | None = None
         self.frames_in = 0
+        self.bytes_in = 0  # bytes received after the handshake (frame headers included)
 
     # -- to override -------------------------------------------------------------------------
 
@@ -71,6 +72,7 @@ class WsClient(asyncio.Protocol):
             self.on_lost(exc)
 
     def data_received(self, data: bytes) -> None:
+        self.bytes_in += len(data)
         if self.buf:
             self.buf += data
             data = bytes(self.buf)
@@ -87,6 +89,7 @@ class WsClient(asyncio.Protocol):
             if not self.open:
                 return
             data = data[end + 4:]
+            self.bytes_in -= end + 4
         n = len(data)
         pos = 0
         while n - pos >= 2:

@@ -6,7 +6,14 @@
 
 ``command`` waits for the ``ack`` or ``error`` naming its id; ``error`` raises
 :class:`CommandError`. Every other message (events, snapshots, legal actions) is kept in
-``messages`` and can be awaited with :meth:`wait_for`. ``last_seq`` is the highest event seq
+``messages`` and can be awaited with :meth:`wait_for`.
+
+``hello`` asks for the ``batch`` and ``legal_delta`` features (``FEATURES``; pass
+``features=[]`` for one websocket message per server message and full lists): a ``batch`` is
+unwrapped into ``messages`` in order, and a ``legal_actions_delta`` is applied to the list held
+and kept as the ``legal_actions`` message it stands for (the same fields, ``actions`` in
+full). ``frames`` counts the websocket messages received, ``received_bytes`` their bytes, and
+``wire`` (when ``keep_wire`` is set) keeps them as they came. ``last_seq`` is the highest event seq
 received and ``last_digest`` its digest, for resuming (``hello(token, since=c.last_seq,
 digest=c.last_digest)``).
 
@@ -18,6 +25,7 @@ every ``act`` it sends against the published JSON Schemas).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import uuid
 from collections.abc import Callable
@@ -27,7 +35,13 @@ from typing import Any, ClassVar
 import orjson
 from websockets.asyncio.client import ClientConnection, connect
 
+from clients.view import DeltaMismatch, apply_legal_delta
+
 Message = dict[str, Any]
+
+#: What ``hello`` asks for unless told otherwise: one websocket message per command, legal
+#: actions as deltas.
+FEATURES: tuple[str, ...] = ("batch", "legal_delta")
 
 
 class CommandError(Exception):
@@ -40,6 +54,8 @@ class CommandError(Exception):
 class Client:
     #: Called with (client, command, reply) after each command's ``ack`` or ``error``.
     observers: ClassVar[list[Callable[[Client, Message, Message], None]]] = []
+    #: keep every websocket message received, as it came, in ``wire``
+    keep_wire = False
 
     def __init__(self, ws: ClientConnection) -> None:
         self.ws = ws
@@ -50,11 +66,19 @@ class Client:
         self.snapshot: Message | None = None
         self.legal: list[Message] = []
         self.turn_id: str | None = None  # of the last ``legal_actions``, for ``expect_turn``
+        self.legal_seq: int | None = None  # of the last ``legal_actions`` (or delta)
+        #: websocket messages received, their bytes, and (with ``keep_wire``) the messages
+        self.frames = 0
+        self.received_bytes = 0
+        self.wire: list[Message] = []
+        #: deltas that did not apply to the list held (the full list was asked for again)
+        self.delta_mismatches = 0
         self._ids = itertools.count(1)
         # Command ids are scoped to a credential, which several connections may share.
         self._prefix = uuid.uuid4().hex[:8]
         self._waiting: dict[str, asyncio.Future[Message]] = {}
         self._changed = asyncio.Condition()
+        self._refetch: asyncio.Task[None] | None = None
         self._reader = asyncio.get_running_loop().create_task(self._read())
         self.closed = asyncio.get_running_loop().create_future()
 
@@ -74,23 +98,14 @@ class Client:
     async def _read(self) -> None:
         try:
             async for raw in self.ws:
-                message = orjson.loads(raw)
-                kind = message.get("type")
-                if kind in ("ack", "error") and message.get("id") in self._waiting:
-                    self._waiting.pop(message["id"]).set_result(message)
-                    continue
-                if kind == "event":
-                    if message["seq"] > self.last_seq:
-                        self.last_seq, self.last_digest = message["seq"], message.get("digest")
-                elif kind == "snapshot":
-                    self.snapshot = message
-                    self.last_seq, self.last_digest = message["seq"], message.get("digest")
-                elif kind == "legal_actions":
-                    self.legal = message["actions"]
-                    self.turn_id = message.get("turn_id")
-                elif kind == "welcome":
-                    self.welcome = message
-                self.messages.append(message)
+                self.frames += 1
+                self.received_bytes += len(raw)
+                frame = orjson.loads(raw)
+                if self.keep_wire:
+                    self.wire.append(frame)
+                inner = frame["messages"] if frame.get("type") == "batch" else [frame]
+                for message in inner:
+                    self._take(message)
                 async with self._changed:
                     self._changed.notify_all()
         except Exception as exc:  # connection closed: wake everyone waiting
@@ -104,6 +119,42 @@ class Client:
                     future.set_exception(ConnectionError("connection closed"))
             async with self._changed:
                 self._changed.notify_all()
+
+    def _take(self, message: Message) -> None:
+        kind = message.get("type")
+        if kind in ("ack", "error") and message.get("id") in self._waiting:
+            self._waiting.pop(message["id"]).set_result(message)
+            return
+        if kind == "event":
+            if message["seq"] > self.last_seq:
+                self.last_seq, self.last_digest = message["seq"], message.get("digest")
+        elif kind == "snapshot":
+            self.snapshot = message
+            self.last_seq, self.last_digest = message["seq"], message.get("digest")
+        elif kind == "legal_actions_delta":
+            try:
+                actions = apply_legal_delta(self.legal, message, self.legal_seq)
+            except DeltaMismatch:
+                self.delta_mismatches += 1
+                self._refetch = asyncio.get_running_loop().create_task(self._ask_full_list())
+                return
+            message = {"type": "legal_actions", "encounter": message["encounter"],
+                       "seq": message["seq"], "turn_id": message["turn_id"],
+                       "actions": actions}
+            kind = "legal_actions"
+        if kind == "legal_actions":
+            self.legal = message["actions"]
+            self.turn_id = message.get("turn_id")
+            self.legal_seq = message["seq"]
+        elif kind == "welcome":
+            self.welcome = message
+        self.messages.append(message)
+
+    async def _ask_full_list(self) -> None:
+        message = {"type": "get_legal_actions", "id": f"{self._prefix}-legal-{next(self._ids)}"}
+        # (closed: the next hello starts again from a full list)
+        with contextlib.suppress(Exception):
+            await self.ws.send(orjson.dumps(message).decode())
 
     async def send_raw(self, data: str | bytes) -> None:
         await self.ws.send(data)
@@ -127,10 +178,13 @@ class Client:
         return reply
 
     async def hello(self, token: str | None = None, since: int | None = None,
-                    versions: list[int] | None = None, digest: str | None = None) -> Message:
+                    versions: list[int] | None = None, digest: str | None = None,
+                    features: list[str] | tuple[str, ...] = FEATURES) -> Message:
         """Say hello; ``since`` and ``digest`` (the seq and digest of the last event or
-        snapshot applied) resume."""
+        snapshot applied) resume; ``features`` are asked for (see the module)."""
         message: Message = {"type": "hello", "versions": versions or [1]}
+        if features:
+            message["features"] = list(features)
         if token is not None:
             message["token"] = token
         if since is not None:
@@ -145,15 +199,18 @@ class Client:
         return reply
 
     async def wait_for(self, predicate: Callable[[Message], bool], timeout: float | None = 10,
-                       start: int = 0) -> Message:
-        """The first message from index ``start`` on that matches ``predicate``."""
+                       start: int = 0, wire: bool = False) -> Message:
+        """The first message from index ``start`` on that matches ``predicate`` (of ``wire``,
+        the websocket messages as they came, when ``wire`` is set)."""
+        source = self.wire if wire else self.messages
+
         async def scan() -> Message:
             index = start
             async with self._changed:
                 while True:
-                    while index < len(self.messages):
-                        if predicate(self.messages[index]):
-                            return self.messages[index]
+                    while index < len(source):
+                        if predicate(source[index]):
+                            return source[index]
                         index += 1
                     if self.closed.done():
                         raise ConnectionError("connection closed")

@@ -343,6 +343,31 @@ def effect_lasts(e: dict[str, Any]) -> str:
                 until, "until ended")
 
 
+class DeltaMismatch(ValueError):
+    """A ``legal_actions_delta`` that does not apply to the list held (its ``base`` is another
+    seq, or a run reaches past the list): ask for the full list (``get_legal_actions``)."""
+
+
+def apply_legal_delta(previous: list[dict[str, Any]], delta: Message,
+                      base: int | None = None) -> list[dict[str, Any]]:
+    """The list of legal actions a ``legal_actions_delta`` makes of ``previous`` (the list
+    held, got at ``seq`` ``base``): its items in order, an entry as itself and ``[start,
+    count]`` as that many entries of ``previous`` from ``start`` on. The web table does the
+    same (``applyLegalDelta`` in ``server/static/table/model.js``)."""
+    if base is not None and delta.get("base") != base:
+        raise DeltaMismatch(f"delta from seq {delta.get('base')}, list held at seq {base}")
+    out: list[dict[str, Any]] = []
+    for item in delta["actions"]:
+        if isinstance(item, dict):
+            out.append(item)
+            continue
+        start, count = item
+        if start < 0 or count < 1 or start + count > len(previous):
+            raise DeltaMismatch(f"run {item} outside a list of {len(previous)}")
+        out += previous[start:start + count]
+    return out
+
+
 def dice_text(roll: dict[str, Any]) -> str:
     """A roll with every die: ``1d20+3: [d20: 14] + 3 = 17``; dropped dice are marked ``~``."""
     dice = roll.get("dice") or []

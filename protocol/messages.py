@@ -42,6 +42,11 @@ class Command(ClientMessage):
 
 
 Digest = Annotated[str, msgspec.Meta(min_length=1, max_length=40)]
+FeatureName = Annotated[str, msgspec.Meta(min_length=1, max_length=40)]
+
+#: The features of ``hello.features`` this server knows: one websocket message per command
+#: (``batch``), the legal actions as deltas (``legal_delta``).
+FEATURES: tuple[str, ...] = ("batch", "legal_delta")
 
 
 class Hello(ClientMessage, tag="hello", kw_only=True):
@@ -52,18 +57,33 @@ class Hello(ClientMessage, tag="hello", kw_only=True):
     is the ``digest`` of that event (or snapshot): when the log no longer holds it at that seq
     (the server lost the end of the log and it has grown again since), the answer is a
     ``snapshot`` with reason ``rewound``.
-    A spectator may instead put its token in the URL: ``/ws?spectate=<token>``."""
+    ``features`` asks for optional behaviour of the connection (the ``welcome`` lists those
+    granted; names the server does not know are ignored): ``batch``, one websocket message per
+    command per connection (a ``batch`` holding the events the command caused, the new legal
+    actions and the ack, in that order); ``legal_delta``, the legal actions as a
+    ``legal_actions_delta`` against the connection's previous list (a full ``legal_actions``
+    still comes after every snapshot, and on ``get_legal_actions``). Without them a
+    connection gets one websocket message per server message and full lists.
+    A spectator may instead put its token in the URL: ``/ws?spectate=<token>``, with
+    ``&features=batch,legal_delta`` for the features."""
 
     versions: Annotated[list[int], msgspec.Meta(min_length=1, max_length=16)]
     token: Annotated[str, msgspec.Meta(max_length=200)] | None = None
     since: Annotated[int, msgspec.Meta(ge=0)] | None = None
     digest: Digest | None = None
     client: Label | None = None
+    features: Annotated[list[FeatureName], msgspec.Meta(max_length=16)] = []
 
 
 class Ping(Command, tag="ping", kw_only=True):
     """Answered by an ``ack`` (``seq: null``, empty ``result``); measures round-trip time.
     Allowed after a ``hello`` without a token."""
+
+
+class GetLegalActions(Command, tag="get_legal_actions", kw_only=True):
+    """Send this connection's legal actions again, as a full ``legal_actions`` (before the
+    ``ack``), whatever it got before: a client whose list went wrong (a
+    ``legal_actions_delta`` whose ``base`` is not the list it holds) starts again from it."""
 
 
 # --- encounter setup (GM) -------------------------------------------------------------------
@@ -421,6 +441,7 @@ class EndEncounter(Command, tag="end_encounter", kw_only=True):
 AnyClientMessage = (
     Hello
     | Ping
+    | GetLegalActions
     | CreateEncounter
     | AddCombatant
     | RemoveCombatant
@@ -497,6 +518,8 @@ class Welcome(ServerMessage, tag="welcome", kw_only=True):
     combatants: list[str] = []
     scopes: list[Scope] = []
     limits: Limits
+    #: the features of ``hello.features`` granted on this connection
+    features: list[str] = []
 
 
 class Ack(ServerMessage, tag="ack", kw_only=True):
@@ -596,4 +619,41 @@ class Goodbye(ServerMessage, tag="goodbye", kw_only=True):
     reconnect: bool
 
 
-AnyServerMessage = Welcome | Ack | Error | EventMessage | Snapshot | LegalActions | Goodbye
+#: A run of entries of the previous list, kept: ``[start, count]`` (its indices ``start`` to
+#: ``start + count - 1``).
+KeptRun = Annotated[tuple[int, int], msgspec.Meta(
+    description="A run of entries of the previous list, kept: [start, count] (indices "
+                "start to start + count - 1 of that list).")]
+
+
+class LegalActionsDelta(ServerMessage, tag="legal_actions_delta", kw_only=True):
+    """The connection's new legal actions, as a change to the list it holds (with the
+    ``legal_delta`` feature; sent when and where a ``legal_actions`` would be). ``base`` is
+    the ``seq`` of the ``legal_actions`` or ``legal_actions_delta`` it applies to (the last
+    one the connection got). The new list is ``actions`` read in order: an entry is itself;
+    ``[start, count]`` stands for ``count`` entries of the previous list from index
+    ``start`` on, unchanged. Every entry of the new list is there, in its place; an entry of
+    the previous list that no run names is gone. ``turn_id`` is as in ``legal_actions``.
+    Entries are compared whole (an entry of the previous list with any field changed is
+    sent again), so a client applies a delta without knowing what the entries mean. A client
+    whose list is not at ``base`` asks for the full list (``get_legal_actions``)."""
+
+    encounter: str
+    seq: int
+    turn_id: str
+    base: int
+    actions: list[KeptRun | LegalAction]
+
+
+class Batch(ServerMessage, tag="batch", kw_only=True):
+    """Several server messages in one websocket message (with the ``batch`` feature): what
+    was ready for the connection at once, in the order it would have been sent one by one;
+    after a command, the events it caused, the new legal actions and its ``ack``. A message
+    that leaves alone is sent unwrapped; a batch holds no batch."""
+
+    messages: list[Welcome | Ack | Error | EventMessage | Snapshot | LegalActions
+                   | LegalActionsDelta | Goodbye]
+
+
+AnyServerMessage = (Welcome | Ack | Error | EventMessage | Snapshot | LegalActions
+                    | LegalActionsDelta | Batch | Goodbye)

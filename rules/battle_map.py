@@ -44,7 +44,7 @@ Pure functions over plain data; no I/O.
 from __future__ import annotations
 
 import textwrap
-from collections import OrderedDict
+import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Annotated, Any
 
@@ -149,7 +149,8 @@ def _layer(what: str) -> msgspec.Meta:
 Squares = tuple[Square, ...]
 
 
-class BattleMap(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+class BattleMap(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True,
+                weakref=True):
     """A battle map of "MLP Dramatic Systems": a grid of squares of 1.5 m (SPEED). A square is
     `[x, y]`, x from 0 to the right (east), y from 0 downwards (south), as the map is drawn;
     square `[x, y]` spans grid point `[x, y]` to grid point `[x + 1, y + 1]`, so grid points
@@ -295,7 +296,6 @@ class Grid:
 
     def __init__(self, battle_map: BattleMap) -> None:
         m = battle_map
-        self.map = m
         self.width = m.width
         self.height = m.height
         self.blocked = frozenset(_squares(m.blocked))
@@ -332,23 +332,21 @@ class Grid:
         return any(s in self.blocked for s in ((x - 1, y - 1), (x, y - 1), (x - 1, y), (x, y)))
 
 
-_GRIDS: OrderedDict[int, tuple[BattleMap, Grid]] = OrderedDict()
-_GRIDS_KEPT = 64
+#: The look-up sets of every map alive, by the map object's id (each entry goes with its map).
+_GRIDS: dict[int, Grid] = {}
 
 
 def grid(battle_map: BattleMap) -> Grid:
-    """The look-up sets of a map, cached by the map object (maps are frozen, and an encounter
-    keeps the same object until ``set_map``): hashing a big map's squares on every look-up
-    would cost as much as the look-up sets themselves."""
+    """The look-up sets of a map, cached by the map object for as long as it lives (maps are
+    frozen, and an encounter keeps the same object until ``set_map``): hashing a big map's
+    squares on every look-up would cost as much as the look-up sets themselves. Every live
+    map keeps its sets, however many encounters a process serves."""
     key = id(battle_map)
-    entry = _GRIDS.get(key)
-    if entry is not None and entry[0] is battle_map:
-        _GRIDS.move_to_end(key)
-        return entry[1]
-    g = Grid(battle_map)
-    _GRIDS[key] = (battle_map, g)
-    if len(_GRIDS) > _GRIDS_KEPT:
-        _GRIDS.popitem(last=False)
+    g = _GRIDS.get(key)
+    if g is not None:
+        return g
+    g = _GRIDS[key] = Grid(battle_map)
+    weakref.finalize(battle_map, _GRIDS.pop, key, None)
     return g
 
 

@@ -23,6 +23,7 @@ from protocol.events import TokenIssued, TokenRevoked
 from server import auth, metrics
 from server.rooms import Room
 from server.store import Batch, EventStore, EventTooLarge, NotDurable
+from server.wire import LegalFrame
 
 log = logging.getLogger("stablemaster.commands")
 
@@ -58,6 +59,8 @@ class Sender(Protocol):
 
     def send(self, message: msg.ServerMessage) -> None: ...
 
+    def offer_legal(self, legal: LegalFrame, force: bool = False) -> None: ...
+
     def error(self, code: ErrorCode, message: str, cid: str | None = None,
               details: dict[str, Any] | None = None) -> None: ...
 
@@ -88,6 +91,9 @@ class CommandService:
             elif session.actor is None or session.room is None:
                 outcome = ErrorCode.UNAUTHENTICATED.value
                 session.error(ErrorCode.UNAUTHENTICATED, "say hello with a token first", cmd.id)
+            elif isinstance(cmd, msg.GetLegalActions):
+                session.offer_legal(session.room.legal_frame(session.actor), force=True)
+                session.send(msg.Ack(id=cmd.id, seq=session.room.version))
             else:
                 outcome = await self.execute(session, cmd)
         except engine.Rejected as r:

@@ -35,6 +35,7 @@ from protocol.events import Envelope, TokenRevoked
 from protocol.messages import EventMessage, LegalAction, ServerMessage, Snapshot
 from server import metrics
 from server.store import Batch, EventStore, Loaded
+from server.wire import LegalFrame
 
 
 class Member(Protocol):
@@ -49,7 +50,7 @@ class Member(Protocol):
     def error(self, code: ErrorCode, message: str, cid: str | None = None,
               details: dict[str, Any] | None = None) -> None: ...
 
-    def offer_legal(self, legal: tuple[bytes, bytes], force: bool = False) -> None: ...
+    def offer_legal(self, legal: LegalFrame, force: bool = False) -> None: ...
 
     def close_soon(self, code: int, reason: str, flush: bool = True) -> None: ...
 
@@ -347,13 +348,14 @@ class Room:
         revoked = {e.event.token_id for e in envelopes if isinstance(e.event, TokenRevoked)}
         allowed = allowed_chart_events(self.state) if not self.state.ended else set()
         shared: dict[object, list[LegalAction]] = {}
+        turn = turn_id(self.state)
         encoded: dict[int, bytes] = {}
         delivered = 0
         for members in groups.values():
             actor = members[0].actor
             assert actor is not None
             frames = self.frames_for(envelopes, digests, actor, encoded)
-            legal = self.legal_frame(actor, allowed, shared)
+            legal = self.legal_frame(actor, allowed, shared, turn)
             for session in members:
                 for frame in frames:
                     session.enqueue(frame)
@@ -388,22 +390,19 @@ class Room:
                                            event=event, digest=digest or None))
 
     def legal_frame(self, actor: Actor, allowed: set[str] | None = None,
-                    shared: dict[object, list[LegalAction]] | None = None
-                    ) -> tuple[bytes, bytes]:
-        """The ``legal_actions`` message for ``actor``, and a key that changes only when the
-        actions do (the message's ``seq`` alone does not make it worth sending)."""
+                    shared: dict[object, list[LegalAction]] | None = None,
+                    turn: str | None = None) -> LegalFrame:
+        """The ``legal_actions`` of ``actor``, with a key that changes only when the actions
+        do (the message's ``seq`` alone does not make it worth sending). ``turn``: the
+        state's ``turn_id``, when known."""
+        if turn is None:
+            turn = turn_id(self.state)
         try:
-            actions = _encode.encode(legal_actions(self.state, actor, allowed, shared))
+            actions = legal_actions(self.state, actor, allowed, shared)
+            return LegalFrame(self.id, self.version, turn, actions)
         except Exception:  # defence in depth: a state it cannot read must not stop delivery
             log.exception("legal actions of %s for %s failed", self.id, actor.token_id)
-            actions = b"[]"
-        turn = turn_id(self.state).encode()
-        # worth sending when the actions change, or the turn while there are any
-        key = actions if actions == b"[]" else turn + actions
-        # the message around the encoded list, without encoding the list twice
-        frame = (b'{"type":"legal_actions","encounter":%b,"seq":%d,"turn_id":"%b",'
-                 b'"actions":%b}') % (_encode.encode(self.id), self.version, turn, actions)
-        return key, frame
+            return LegalFrame.failed(self.id, self.version, turn)
 
 
 class Rooms:

@@ -18,6 +18,7 @@ import logging
 import re
 import time
 from collections import deque
+from collections.abc import Sequence
 from typing import Any, Protocol
 from urllib.parse import parse_qs, urlsplit
 
@@ -36,6 +37,7 @@ from server import __version__, metrics
 from server.auth import new_id
 from server.config import Settings
 from server.rooms import Room, Rooms
+from server.wire import LegalFrame, batched
 
 log = logging.getLogger("stablemaster.session")
 
@@ -122,6 +124,13 @@ class Session:
         self._closing = False
         self._close_task: asyncio.Task[None] | None = None
         self._last_legal: bytes | None = None
+        #: with ``legal_delta``: the entries of the last legal actions sent, and their seq
+        self._last_entries: list[bytes] | None = None
+        self._legal_seq = 0
+        #: negotiated in ``hello``: one websocket message for everything queued at once
+        #: (``batch``), legal actions as deltas (``legal_delta``)
+        self.batch = False
+        self.legal_delta = False
         #: A ``welcome`` was sent: the connection said ``hello`` in time.
         self.welcomed = False
         s = server.settings
@@ -153,12 +162,21 @@ class Session:
     def send(self, message: msg.ServerMessage) -> None:
         self.enqueue(_encode.encode(message))
 
-    def offer_legal(self, legal: tuple[bytes, bytes], force: bool = False) -> None:
-        """Send the legal actions when they differ from what this connection last got."""
-        key, frame = legal
-        if force or key != self._last_legal:
-            self._last_legal = key
-            self.enqueue(frame)
+    def offer_legal(self, legal: LegalFrame, force: bool = False) -> None:
+        """Send the legal actions when they differ from what this connection last got: in
+        full, or (with ``legal_delta``) as a delta against what it last got; in full when
+        ``force`` is set (after a snapshot, a resume, ``get_legal_actions``)."""
+        if not force and legal.key == self._last_legal:
+            return
+        self._last_legal = legal.key
+        if not self.legal_delta:
+            self.enqueue(legal.frame)
+            return
+        previous = self._last_entries
+        frame = legal.frame if force or previous is None else \
+            legal.delta(previous, self._legal_seq)
+        self._last_entries, self._legal_seq = legal.entries, legal.seq
+        self.enqueue(frame)
 
     def error(self, code: ErrorCode, message: str, cid: str | None = None,
               details: dict[str, Any] | None = None) -> None:
@@ -178,10 +196,11 @@ class Session:
             self._draining = asyncio.get_running_loop().create_task(self._drain())
             return
         protocol = ws.protocol
+        queued: Sequence[bytes] = batched(self._queue) if self.batch else self._queue
         if protocol.extensions or not all(protocol.writes):
             # an extension would transform the frames, or websockets has an end-of-stream
             # marker waiting: let it frame and write (rare; not with this server's settings)
-            for frame in self._queue:
+            for frame in queued:
                 protocol.send_text(frame)
             self._clear()
             ws.send_data()
@@ -190,7 +209,7 @@ class Session:
         # them here and write everything queued (after anything websockets itself has queued,
         # such as a pong) in one write, without a frame object per message and connection.
         parts = protocol.writes
-        for payload in self._queue:
+        for payload in queued:
             parts.append(_text_frame_header(len(payload)))
             parts.append(payload)
         self._clear()
@@ -269,13 +288,14 @@ class Session:
         deadline = (asyncio.get_running_loop().call_later(timeout, self._hello_overdue)
                     if timeout > 0 else None)
         try:
-            spectate, since, digest, bad_since = _query_token(self.ws)
+            spectate, since, digest, bad_since, features = _query_token(self.ws)
             if spectate is not None and bad_since:
                 self.error(ErrorCode.INVALID_PAYLOAD, "since in the URL must be a seq: ASCII "
                            "digits 0-9, at most 18 of them; no hello was said for this link")
             elif spectate is not None:
                 await self.hello(msg.Hello(versions=list(SUPPORTED_VERSIONS), token=spectate,
-                                           since=since, digest=digest), spectator_url=True)
+                                           since=since, digest=digest, features=features),
+                                 spectator_url=True)
             async for raw in self.ws:
                 if self._closing:
                     continue  # drain, so that the client's close frame gets through
@@ -357,10 +377,12 @@ class Session:
             return
         self.protocol = max(common)
         limits = self.server.limits
+        features = [f for f in msg.FEATURES if f in hello.features]
+        self.batch, self.legal_delta = "batch" in features, "legal_delta" in features
         if hello.token is None:
             self.welcomed = True
             self.send(msg.Welcome(protocol=self.protocol, server=__version__, session=self.id,
-                                  limits=limits))
+                                  limits=limits, features=features))
             return
         authed = await self.server.authenticate(hello.token)
         if isinstance(authed, str):
@@ -377,6 +399,7 @@ class Session:
             protocol=self.protocol, server=__version__, session=self.id, role=actor.role,
             encounter=room.id, token_id=actor.token_id, combatants=sorted(actor.combatants),
             scopes=sorted(actor.scopes), limits=limits,  # type: ignore[arg-type]
+            features=features,
         ))
         await self.server.attach(self, room, hello.since, hello.digest)
 
@@ -386,23 +409,25 @@ class Session:
 _SINCE = re.compile(r"[0-9]{1,18}")
 
 
-def _query_token(ws: ServerConnection) -> tuple[str | None, int | None, str | None, bool]:
-    """A spectator token (with ``since`` and ``digest``) from the URL,
-    ``/ws?spectate=<token>&since=<seq>&digest=<digest>``, and whether a ``since`` is there
-    that is not a seq."""
+def _query_token(ws: ServerConnection
+                 ) -> tuple[str | None, int | None, str | None, bool, list[str]]:
+    """A spectator token (with ``since``, ``digest`` and ``features``) from the URL,
+    ``/ws?spectate=<token>&since=<seq>&digest=<digest>&features=batch,legal_delta``, and
+    whether a ``since`` is there that is not a seq."""
     request = ws.request
     if request is None:
-        return None, None, None, False
+        return None, None, None, False, []
     query = parse_qs(urlsplit(request.path).query)
     token = query.get("spectate", [None])[0]
     since = query.get("since", [None])[0]
     raw_digest = query.get("digest", [""])[0]
     digest = raw_digest if 0 < len(raw_digest) <= 40 else None
+    features = [f for f in query.get("features", [""])[0][:200].split(",") if f in msg.FEATURES]
     if since is None:
-        return token, None, digest, False
+        return token, None, digest, False, features
     if _SINCE.fullmatch(since):
-        return token, int(since), digest, False
-    return token, None, digest, True
+        return token, int(since), digest, False, features
+    return token, None, digest, True, features
 
 
 # A JSON string (escapes included) or one bracket: what the depth of a message depends on.

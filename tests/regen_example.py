@@ -111,13 +111,14 @@ class Run:
 
 async def settle(open_: dict[str, Client]) -> None:
     while True:
-        counts = [len(c.messages) for c in open_.values()]
+        counts = [len(c.wire) for c in open_.values()]
         await asyncio.sleep(QUIET)
-        if counts == [len(c.messages) for c in open_.values()]:
+        if counts == [len(c.wire) for c in open_.values()]:
             return
 
 
 async def replay(t: Transcript, base: str) -> Run:
+    Client.keep_wire = True  # the transcript shows websocket messages as they come
     run = Run(Bindings())
     run.bindings.values[t.create_id + "…"] = str(uuid.uuid4())
     open_: dict[str, Client] = {}
@@ -137,7 +138,7 @@ async def replay(t: Transcript, base: str) -> Run:
             received: dict[str, list[Message]] = {}
             pairs: dict[str, list[tuple[int | None, int | None]]] = {}
             for who in sorted({t.match(i)["who"] for i in step.server} | open_.keys()):
-                new = open_[who].messages[read[who]:] if who in open_ else []
+                new = open_[who].wire[read[who]:] if who in open_ else []
                 read[who] = read.get(who, 0) + len(new)
                 old = [i for i in step.server if t.match(i)["who"] == who]
                 received[who], pairs[who] = new, align(t, old, new, run.bindings)

@@ -25,7 +25,7 @@ import msgspec
 import pytest
 import yaml
 
-from clients.client import Client, CommandError
+from clients.client import FEATURES, Client, CommandError
 from protocol import docs
 from protocol.errors import ERROR_DESCRIPTIONS, ErrorCode
 from protocol.events import AnyEvent
@@ -338,7 +338,8 @@ class Recorder:
 
     async def hello(self, client: Client, token: str | None = None,
                     since: int | None = None) -> Message:
-        message: Message = {"type": "hello", "versions": [PROTOCOL_VERSION]}
+        message: Message = {"type": "hello", "versions": [PROTOCOL_VERSION],
+                            "features": list(FEATURES)}
         if token is not None:
             message["token"] = token
         if since is not None:
@@ -511,7 +512,10 @@ async def next_error(client: Client, start: int) -> Message:
 
 
 async def test_real_messages_validate_against_the_schemas(
-        server: Server, redis_server: RedisProcess, clients: list[Client]) -> None:
+        server: Server, redis_server: RedisProcess, clients: list[Client],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # every client keeps what came over the wire: batches and legal action deltas as sent
+    monkeypatch.setattr(Client, "keep_wire", True)
     url = ws_url(server)
     rec = Recorder()
     table = await create_table(url, clients, players_roll=True, dice_seed=5)
@@ -574,6 +578,7 @@ async def test_real_messages_validate_against_the_schemas(
         await gm.wait_for(lambda m: m["type"] == "legal_actions", start=mark)
     forbidden = await rec.request(player, "act", combatant="dog", action="end_turn")
     assert forbidden["code"] == "forbidden"
+    await rec.ok(gm, "get_legal_actions")
 
     await play_flow(rec, url, clients)
     await play_resolution(rec, url, clients)
@@ -644,7 +649,8 @@ async def test_real_messages_validate_against_the_schemas(
     server_v = validator(docs.SERVER_SCHEMA)
     events_v = validator(docs.EVENTS_SCHEMA)
     client_v = validator(docs.CLIENT_SCHEMA)
-    received = [m for c in everyone for m in c.messages] + rec.replies
+    received = [m for c in everyone for m in c.messages] + rec.replies + [
+        m for c in everyone for f in c.wire for m in [f, *f.get("messages", [])]]
     for message in received:
         assert not errors_of(server_v, message), (message, errors_of(server_v, message))
         if message["type"] == "event":
@@ -750,6 +756,7 @@ def test_example_session_lines_follow_the_schemas() -> None:
             message = json.loads(m["json"])
             assert not errors_of(server_v, message), m.group(0)
             received.add(message["type"])
+            received.update(inner["type"] for inner in message.get("messages", []))
     assert {"hello", "create_encounter", "start_encounter", "submit_roll", "act"} <= sent
     assert set(SERVER_TAGS) - {"goodbye"} <= received
 
@@ -791,8 +798,10 @@ class Bindings:
         return text
 
 
-async def test_example_session_replays_against_a_real_server(server: Server,
-                                                             clients: list[Client]) -> None:
+async def test_example_session_replays_against_a_real_server(
+        server: Server, clients: list[Client], monkeypatch: pytest.MonkeyPatch) -> None:
+    # the transcript shows websocket messages as they come (a batch is one line)
+    monkeypatch.setattr(Client, "keep_wire", True)
     base = ws_url(server).removesuffix("/ws")
     bindings = Bindings()
     open_: dict[str, Client] = {}
@@ -810,8 +819,8 @@ async def test_example_session_replays_against_a_real_server(server: Server,
             read[who] = 0
         elif m["closes"]:
             client = open_.pop(who)
-            assert read[who] == len(client.messages), f"{who} got more: " \
-                f"{client.messages[read[who]:]}"
+            assert read[who] == len(client.wire), f"{who} got more: " \
+                f"{client.wire[read[who]:]}"
             await client.close()
         elif m["dir"] == "→":
             text = bindings.fill(m["json"].replace(create_id, create_id + "…"))
@@ -819,7 +828,8 @@ async def test_example_session_replays_against_a_real_server(server: Server,
         else:
             client = open_[who]
             try:
-                actual = await client.wait_for(lambda _: True, timeout=5, start=read[who])
+                actual = await client.wait_for(lambda _: True, timeout=5, start=read[who],
+                                               wire=True)
             except TimeoutError:
                 pytest.fail(f"no message for: {line}")
             read[who] += 1
@@ -827,7 +837,7 @@ async def test_example_session_replays_against_a_real_server(server: Server,
             bindings.match(expected, actual, f"{line[:60]}…")
     await asyncio.sleep(0.3)
     for who, client in open_.items():
-        assert read[who] == len(client.messages), f"{who} got more: {client.messages[read[who]:]}"
+        assert read[who] == len(client.wire), f"{who} got more: {client.wire[read[who]:]}"
 
 
 def test_command_messages_have_ids_and_hello_has_none() -> None:

@@ -407,7 +407,9 @@ class Tap:
 
     async def _read(self) -> Any:
         async for raw in self._ws:
-            self.frames.append(orjson.loads(raw))
+            frame = orjson.loads(raw)
+            # a batch's messages, each as if it had come alone (the wrapper itself is fixed)
+            self.frames.extend(frame["messages"] if frame.get("type") == "batch" else [frame])
             yield raw
 
 
@@ -885,7 +887,7 @@ def leaks(seat: Seat, s: Secrets) -> list[str]:
     exprs = {e for e in s.requests.values() if e not in s.public_exprs}
     for frame in seat.frames:
         kind = frame["type"]
-        if kind in ("event", "snapshot", "legal_actions"):
+        if kind in ("event", "snapshot", "legal_actions", "legal_actions_delta"):
             seen = max(seen, frame["seq"])
         raw = orjson.dumps(frame).decode().lower()
         echo = seat.echoes.get(frame.get("id", "")) if kind in ("ack", "error") else None
@@ -897,7 +899,7 @@ def leaks(seat: Seat, s: Secrets) -> list[str]:
                 found.append(f"hidden {name!r} ({cid}): {what}")
         if not sees_gm_rolls:
             found += [f"GM roll {r}: {what}" for r in s.requests if r in raw]
-            if kind in ("error", "ack", "legal_actions"):
+            if kind in ("error", "ack", "legal_actions", "legal_actions_delta"):
                 for text in strings(frame):
                     found += [f"GM roll {e}: {what}" for e in exprs if re.search(
                         rf"(?<![\w+.-]){re.escape(e.lower())}(?![\w+.-])", text.lower())]
@@ -908,7 +910,8 @@ def leaks(seat: Seat, s: Secrets) -> list[str]:
         if kind == "snapshot" and ("tokens" in frame["state"] or set(
                 frame["state"]["options"]) != {"players_roll", "npc_rolls_public"}):
             found.append(f"credentials or options: {what}")
-        if kind == "legal_actions" and seat.kind in ("spectator", "public") and frame["actions"]:
+        if kind in ("legal_actions", "legal_actions_delta") and seat.kind in (
+                "spectator", "public") and frame["actions"]:
             found.append(f"legal actions of a watcher: {what}")
         pending = [frame["event"]] if kind == "event" and frame["event"]["kind"] == \
             "roll_requested" else frame["state"]["pending_rolls"] if kind == "snapshot" else []

@@ -23,7 +23,7 @@ import yaml
 from clients.client import Client
 from server.app import Server
 from tests.conftest import ROOT, ws_url
-from tests.helpers import create_table, join, open_client
+from tests.helpers import create_table, join, open_client, wait_current
 
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = ROOT / "test-artifacts" / "web"
@@ -636,3 +636,65 @@ async def test_the_gm_console_offers_the_tools_of_the_encounters_ruleset(
     await dramatic.wait_for_selector(".tools-panel >> text=Adjudicate")
     assert "Fall" in await dramatic.inner_text(".tools-panel")
     assert await dramatic.is_visible(".map-panel")
+
+
+async def test_the_web_table_takes_one_message_per_command_and_folds_legal_deltas(
+        server: Server, pages: Pages, clients: list[Client]) -> None:
+    """The page asks for ``batch`` and ``legal_delta``; after every command its legal actions
+    are the full list the server sends a connection without the features, and its fold
+    (``applyLegalDelta``) gives what the Python clients' (``apply_legal_delta``) gives."""
+    from clients.view import apply_legal_delta
+
+    url = ws_url(server)
+    creator = await open_client(url, clients)
+    await creator.hello()
+    ack = await creator.command("create_encounter", name="Map duel", combatants=ARENA,
+                                map=ARENA_MAP)
+    gm_token = ack["result"]["gm_token"]
+    full = await open_client(url, clients)
+    await full.hello(gm_token, features=[])
+    delta = await open_client(url, clients)
+    delta.keep_wire = True
+    await delta.hello(gm_token)
+    base = f"http://127.0.0.1:{server.settings.port}"
+    gm = await pages.open(f"{base}/table/#token={gm_token}")
+    await live(gm)
+    features = await gm.evaluate("window.stablemaster.table.welcome.features")
+    assert features == ["batch", "legal_delta"]
+
+    async def page_has_the_full_list() -> None:
+        await full.command("ping")
+        await gm.wait_for_function("seq => window.stablemaster.table.legalSeq === seq",
+                                   arg=full.legal_seq, timeout=5000)
+        assert await gm.evaluate("window.stablemaster.table.legal") == full.legal
+        assert await gm.evaluate("window.stablemaster.table.turnId") == full.turn_id
+
+    await full.command("start_encounter")
+    await page_has_the_full_list()
+    for x, y in ((1, 1), (0, 1)):  # the dog and Twilight trade places of their own
+        current = await wait_current(full)
+        if current == "twilight":
+            await full.command("act", combatant="twilight", action="move",
+                               args={"path": [[x, y]]})
+            await page_has_the_full_list()
+        await full.command("act", combatant=current, action="end_turn")
+        await page_has_the_full_list()
+    await full.command("act", combatant=await wait_current(full), action="delay")
+    await page_has_the_full_list()
+
+    # the same deltas, applied by the page's fold and by the Python clients'
+    inner = [m for f in delta.wire for m in (f["messages"] if f["type"] == "batch" else [f])]
+    legal = [m for m in inner if m["type"] in ("legal_actions", "legal_actions_delta")]
+    assert any(m["type"] == "legal_actions_delta" for m in legal)
+    previous: list[dict[str, Any]] = []
+    for m in legal:
+        if m["type"] == "legal_actions":
+            previous = m["actions"]
+            continue
+        ours = apply_legal_delta(previous, m)
+        theirs = await gm.evaluate(
+            "async ([p, d]) => (await import('/table/model.js')).applyLegalDelta(p, d)",
+            [previous, m["actions"]])
+        assert theirs == ours
+        previous = ours
+    assert previous == full.legal

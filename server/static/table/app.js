@@ -40,6 +40,7 @@ function join(tok) {
         if (!view) view = msg.role === "gm" || (msg.scopes || []).includes("view:gm") ? gmView(app, table, conn) : playerView(app, table, conn);
       }
       if (table.needsSnapshot) { table.needsSnapshot = false; conn.resync(); }
+      if (table.needsLegal) { table.needsLegal = false; conn.command("get_legal_actions").catch(() => {}); }
       // the event or a situation changed: the server works out status, access and auras anew,
       // and says them in a snapshot (once the burst of such events is over)
       if (table.needsStanding) {
@@ -92,7 +93,7 @@ function playerView(root, table, conn) {
       banner.dataset.current = table.current || "";
       sheetBox.replaceChildren(...mine.map((id) => renderSheet(table, id)));
       renderOrder(order, table);
-      if (msg.type === "legal_actions") renderActions(actions, table, run);
+      if (msg.type === "legal_actions" || msg.type === "legal_actions_delta") renderActions(actions, table, run);
       map.hidden = !renderMap(mapBox, table, (x, y) => pickSquare(table, x, y));
       social.hidden = !renderSocial(socialBox, table);
       renderLog(log, table);

@@ -13,6 +13,9 @@ export function uuid() {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
+// Asked for in hello: one websocket message per command (a batch), legal actions as deltas.
+export const FEATURES = ["batch", "legal_delta"];
+
 const FINAL = { 1002: "this server does not speak our protocol version", 4001: "this link was revoked" };
 
 export class Connection {
@@ -47,6 +50,7 @@ export class Connection {
     const q = new URLSearchParams();
     if (this.spectate) {
       q.set("spectate", this.spectate);
+      q.set("features", FEATURES.join(","));
       const since = this.since();
       if (since > 0 && !this.fresh) {
         q.set("since", String(since));
@@ -65,7 +69,7 @@ export class Connection {
     this.ws = ws;
     ws.onopen = () => {
       if (this.spectate) return; // the server says hello for a spectator link
-      const hello = { type: "hello", versions: [1], token: this.token, client: "stablemaster-table/1" };
+      const hello = { type: "hello", versions: [1], token: this.token, client: "stablemaster-table/1", features: FEATURES };
       const since = this.since();
       if (since > 0 && !this.fresh) {
         hello.since = since;
@@ -74,7 +78,11 @@ export class Connection {
       }
       ws.send(JSON.stringify(hello));
     };
-    ws.onmessage = (m) => this.receive(JSON.parse(m.data));
+    ws.onmessage = (m) => {
+      const msg = JSON.parse(m.data);
+      if (msg.type !== "batch") { this.receive(msg); return; }
+      for (const inner of msg.messages) this.receive(inner);
+    };
     ws.onclose = (e) => {
       if (this.ws !== ws) return;
       this.live = false;

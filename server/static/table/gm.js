@@ -266,7 +266,7 @@ export function gmView(root, table, conn) {
       // the map panel for a ruleset with a map (the GM may set one), or a map already set
       root.querySelector(".map-panel").hidden = !(gmTools.includes("set_map") || table.map);
       renderOrder(order, table);
-      if (msg.type === "legal_actions") renderActions(actions, table, run, OWN_CONTROLS);
+      if (msg.type === "legal_actions" || msg.type === "legal_actions_delta") renderActions(actions, table, run, OWN_CONTROLS);
       if (msg.type === "snapshot" || msg.type === "event") {
         social.hidden = !renderSocial(socialBox, table);
         renderClickMode();

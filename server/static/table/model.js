@@ -3,12 +3,31 @@
 // server has already redacted what this viewer may not see, and says what it may do in
 // legal_actions. Event kinds this file does not know still reach the log, as they are.
 
+/**
+ * The legal actions a legal_actions_delta makes of the list held (`previous`): its items in
+ * order, an entry as itself and [start, count] as that many entries of `previous` from start
+ * on. Null when it does not apply (a run reaches past the list). clients/view.py's
+ * apply_legal_delta does the same.
+ */
+export function applyLegalDelta(previous, items) {
+  const out = [];
+  for (const item of items) {
+    if (!Array.isArray(item)) { out.push(item); continue; }
+    const [start, count] = item;
+    if (!(start >= 0 && count >= 1 && start + count <= previous.length)) return null;
+    for (let i = start; i < start + count; i++) out.push(previous[i]);
+  }
+  return out;
+}
+
 export class Table {
   constructor() {
     this.reset();
     this.log = []; // {seq, kind, text, roll?}
     this.legal = [];
     this.turnId = null; // legal_actions.turn_id: sent back as expect_turn with turn actions
+    this.legalSeq = null; // the seq of the last legal_actions (or delta) applied
+    this.needsLegal = false; // a delta did not apply: ask for the full list (get_legal_actions)
     this.sending = 0; // turn commands sent and not answered yet: their controls stay disabled
     this.welcome = null;
   }
@@ -65,7 +84,13 @@ export class Table {
   /** Fold a server message; the log entries it added. */
   apply(msg) {
     if (msg.type === "welcome") { this.welcome = msg; return []; }
-    if (msg.type === "legal_actions") { this.legal = msg.actions; this.turnId = msg.turn_id ?? null; return []; }
+    if (msg.type === "legal_actions") { this.legal = msg.actions; this.turnId = msg.turn_id ?? null; this.legalSeq = msg.seq; return []; }
+    if (msg.type === "legal_actions_delta") {
+      const legal = msg.base === this.legalSeq ? applyLegalDelta(this.legal, msg.actions) : null;
+      if (legal === null) { this.needsLegal = true; return []; }
+      this.legal = legal; this.turnId = msg.turn_id ?? null; this.legalSeq = msg.seq;
+      return [];
+    }
     if (msg.type === "snapshot") { this.fromSnapshot(msg.state, msg.seq, msg.reason, msg.digest); return []; }
     if (msg.type !== "event" || msg.seq <= this.seq) return [];
     this.seq = msg.seq;

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 from typing import Annotated, Literal
 
 import msgspec
@@ -88,6 +89,7 @@ class Held(msgspec.Struct, frozen=True, kw_only=True, gc=False):
             f"{self.source}: {self.name}"
 
 
+@lru_cache(maxsize=4096)
 def normalise_name(name: str) -> str:
     """A feat's or talent's name as it is matched (R93): case and spaces do not matter, nor
     punctuation: "Precise Shot", "precise shot" and "precise_shot" are one name."""

@@ -298,34 +298,11 @@ def actions_schema(ruleset: str) -> dict[str, Any]:
     })
 
 
-def _type_text(schema: dict[str, Any], defs: dict[str, Any]) -> str:
-    """A field's type in a few words: ``integer 0-10000``, ``one of a, b``, ``list``."""
-    if "anyOf" in schema:
-        kinds = [_type_text(s, defs) for s in schema["anyOf"] if s.get("type") != "null"]
-        return " or ".join(kinds)
-    if "$ref" in schema:
-        return _type_text({**defs[schema["$ref"].rsplit("/", 1)[1]], **{
-            k: v for k, v in schema.items() if k != "$ref"}}, defs)
-    if "enum" in schema:
-        return "one of " + ", ".join(f"`{json.dumps(v)}`".replace('"', "") for v in
-                                     schema["enum"])
-    kind = str(schema.get("type", "any"))
-    low, high = schema.get("minimum"), schema.get("maximum")
-    if kind == "integer" and low is not None and high is not None:
-        return f"integer {low}-{high}"
-    if kind == "integer" and low is not None:
-        return f"integer >= {low}"
-    if kind == "string" and "maxLength" in schema:
-        return f"text (up to {schema['maxLength']})"
-    if kind == "array":
-        return "list"
-    return "true or false" if kind == "boolean" else kind
-
-
 def actions_table(ruleset: str) -> str:
     """The actions of ``ruleset`` and their arguments, as a Markdown table (a required
     argument is in bold; the others show their default)."""
     from encounter.declare import catalog
+    from protocol.reference import type_text
 
     schema = actions_schema(ruleset)
     defs = schema["$defs"]
@@ -339,9 +316,9 @@ def actions_table(ruleset: str) -> str:
                        key=lambda f: (not f.required, f.name == "note"))
         parts = []
         for name, field in ((f.name, props[f.name]) for f in order):
-            text = f"`{name}`: {_type_text(field, defs)}"
+            text = f"`{name}`: {type_text(field, defs)}"
             if name in required:
-                text = f"**`{name}`**: {_type_text(field, defs)}"
+                text = f"**`{name}`**: {type_text(field, defs)}"
             elif field.get("default") not in (None, [], ""):
                 text += f" (default `{json.dumps(field['default'])}`)".replace('"', "")
             parts.append(text)

@@ -77,6 +77,7 @@ from rules.action_time.effects import (
     Effect,
     Net,
     at_round_end,
+    net,
     start_of_next_turn,
 )
 from rules.action_time.health import Vitals as AtVitals
@@ -199,13 +200,7 @@ def numbers(s: EncounterState) -> tuple[Effect, ...]:
 
 def speed_of(s: EncounterState, cid: str) -> int:
     """Speed (R60) with the effects on ``speed`` (R90); of the very same source, one counts."""
-    best: dict[tuple[str, str], int] = {}
-    for holder, kind, source, _o, target, amount in _granted(s):
-        if holder == cid and target == "speed" and isinstance(amount, int):
-            key = (kind, normalise_name(source))
-            if key not in best or abs(amount) > abs(best[key]):
-                best[key] = amount
-    return max(0, sheet_of(s, cid).speed + sum(best.values()))
+    return max(0, sheet_of(s, cid).speed + sum(amount for _, amount in speed_parts(s, cid)))
 
 
 def extra_dice(s: EncounterState, cid: str, *, melee: bool) -> list[tuple[str, str]]:
@@ -1219,13 +1214,44 @@ CATALOG = Catalog(
 
 
 def view(s: EncounterState, visible: set[str], controls: Callable[[str], bool],
-         full: bool) -> dict[str, Any]:
+         full: bool, stats: set[str] | None = None) -> dict[str, Any]:
     """What a viewer sees of the Action Time state: the effects on the combatants it sees
-    (the table sees every stance), and what its own combatants hold."""
+    (the table sees every stance), what its own combatants hold, and the numbers of those whose
+    stat blocks it sees (``stats``)."""
+    effects_now = numbers(s)
     return {
         "effects": [_plain(e if full or e.origin in visible or not e.origin
                            else msgspec.structs.replace(e, origin=""))
                     for e in s.action_time.effects if e.holder in visible],
         "in_hoof": {cid: sorted(in_hoof(s, cid)) for cid in s.combatants
                     if cid in visible and (full or controls(cid))},
+        "numbers": {cid: _numbers(s, cid, effects_now) for cid in s.combatants
+                    if cid in (stats or ())},
     }
+
+
+def _numbers(s: EncounterState, cid: str, effects_now: tuple[Effect, ...]) -> dict[str, Any]:
+    """Defense as attacks read it (R29, with its effects stacked as R61, R91; ``None`` for a
+    stat block without one) and Speed as a move counts it (R60, R90), each itemised."""
+    sheet = sheet_of(s, cid)
+    mods = net(effects_now, cid, DEFENSE)
+    return {
+        "defense": None if sheet.defense is None else sheet.defense + mods.total,
+        "defense_modifiers": [
+            {"name": c.source, "value": c.value if c.counted else 0,
+             "counted": c.counted, "note": c.note} for c in mods.contributions],
+        "speed": speed_of(s, cid),
+        "speed_modifiers": [{"name": source, "value": amount}
+                            for source, amount in speed_parts(s, cid)],
+    }
+
+
+def speed_parts(s: EncounterState, cid: str) -> list[tuple[str, int]]:
+    """(source, amount) of the effects counted in :func:`speed_of`."""
+    best: dict[tuple[str, str], tuple[str, int]] = {}
+    for holder, kind, source, _o, target, amount in _granted(s):
+        if holder == cid and target == "speed" and isinstance(amount, int):
+            key = (kind, normalise_name(source))
+            if key not in best or abs(amount) > abs(best[key][1]):
+                best[key] = (source, amount)
+    return list(best.values())

@@ -27,7 +27,7 @@ from rules import movement, sight
 from rules.battle_map import MapError, Placement, Size, check_placement, occupied
 from rules.condition_track import condition_speed
 from rules.defenses import effect_parts
-from rules.modifiers import total
+from rules.modifiers import Modifier, total
 from rules.sheet import WeaponKind
 
 if TYPE_CHECKING:
@@ -145,13 +145,8 @@ def _move(d: Decision, c: CombatantProfile, args: PathArgs,
                                 unseen=not d.actor_sees(o))
               for o, p in _others(d, c.id)]
     o = d.s.options
-    v = d.s.vitals[c.id]
-    prone = v.prone
-    step = max(v.physical.step, v.mental.step if v.mental is not None else 0)
-    # SPEED: Fly — a flying move counts the fly speed (R83); effects on speed count (R90)
-    base = (sheet.fly_speed if args.fly else sheet.speed) + total(
-        effect_parts(sheet, resolution.status_of(d, c.id), "speed"))
-    speed = condition_speed(max(0, base), step, condition_half_speed=o.condition_half_speed)
+    prone = d.s.vitals[c.id].prone
+    speed, speed_parts = speed_of(d.s, c.id, fly=args.fly)
     try:
         if run:
             plan = movement.validate_run(
@@ -169,8 +164,22 @@ def _move(d: Decision, c: CombatantProfile, args: PathArgs,
         "fly" if args.fly else "run" if run else "crawl" if plan.crawl else "move")
     return lambda: d.emit(ev.CombatantMoved(
         combatant=c.id, path=list(path), cost=plan.total, budget=plan.budget,
-        mode=mode, falls=plan.falls, hidden=c.hidden),
+        mode=mode, falls=plan.falls, speed_modifiers=speed_parts, hidden=c.hidden),
         d.combatant_vis(c.id))
+
+
+def speed_of(s: EncounterState, cid: str, *, fly: bool = False) -> tuple[int, list[Modifier]]:
+    """The speed a move counts now, in squares, and the effects' modifiers on it, itemised:
+    SPEED (the fly speed for a flying move, R83), the effects on ``speed`` (R90, stacked as
+    R92), the condition track's halving (R15)."""
+    c = s.combatants[cid]
+    sheet = vt.sheet_of(c)
+    v = s.vitals[cid]
+    step = max(v.physical.step, v.mental.step if v.mental is not None else 0)
+    parts = effect_parts(sheet, resolution.state_status(s, cid), "speed")
+    base = (sheet.fly_speed if fly else sheet.speed) + total(parts)
+    return (condition_speed(max(0, base), step,
+                            condition_half_speed=s.options.condition_half_speed), parts)
 
 
 def _may_fly(d: Decision, c: CombatantProfile) -> None:

@@ -21,6 +21,7 @@ from rules.sheet import DamageSource, Nature, Sheet
 
 if TYPE_CHECKING:
     from encounter.decision import Decision
+    from encounter.state import EncounterState
     from rules.dice import Roll
 
 
@@ -45,15 +46,26 @@ EFFECT_TARGETS: dict[str, str] = {
 def status_of(d: Decision, cid: str) -> Status:
     """What the rules read of a combatant's state now, the modifiers of its effects included
     (R90)."""
-    status = vt.rules_status(d.s.vitals[cid], flat_footed=cid in d.s.flat_footed,
-                             grabbed=bool(d.s.grabs.get(cid)), distracted=cid in d.s.distracted)
-    held = effects.held(d.s, cid, *EFFECT_TARGETS)
+    return state_status(d.s, cid)
+
+
+def state_status(s: EncounterState, cid: str) -> Status:
+    """:func:`status_of` read from the state alone (views show the numbers it gives)."""
+    status = vt.rules_status(s.vitals[cid], flat_footed=cid in s.flat_footed,
+                             grabbed=bool(s.grabs.get(cid)), distracted=cid in s.distracted)
+    held = effects.held(s, cid, *EFFECT_TARGETS)
     return msgspec.structs.replace(status, effects=tuple(held)) if held else status
 
 
 def defenses_of(d: Decision, cid: str, *, unaware: bool = False) -> tuple[Sheet, Defenses]:
-    sheet = vt.sheet_of(d.s.combatants[cid])
-    return sheet, defenses(sheet, status_of(d, cid), unaware=unaware)
+    return state_defenses(d.s, cid, unaware=unaware)
+
+
+def state_defenses(s: EncounterState, cid: str, *,
+                   unaware: bool = False) -> tuple[Sheet, Defenses]:
+    """The defenses attacks read (DEFENSES; effects, feats, species and conditions, R90)."""
+    sheet = vt.sheet_of(s.combatants[cid])
+    return sheet, defenses(sheet, state_status(s, cid), unaware=unaware)
 
 
 def _secret(d: Decision, cid: str) -> bool:

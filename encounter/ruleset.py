@@ -37,7 +37,9 @@ if TYPE_CHECKING:
 TurnStep = Callable[["Decision", str], None]
 #: The part of a view a ruleset adds: (state, the combatants the viewer sees, whether the
 #: viewer controls a combatant, whether it sees everything) to a key and its value, or ``None``.
-ViewPart = Callable[["EncounterState", set[str], Callable[[str], bool], bool],
+#: A ruleset's part of a view: (state, the combatants the viewer sees, whether it controls one,
+#: whether it sees everything, the combatants whose stat blocks and numbers it sees).
+ViewPart = Callable[["EncounterState", set[str], Callable[[str], bool], bool, set[str]],
                     "tuple[str, Any] | None"]
 
 

@@ -229,8 +229,10 @@ def view_state(state: EncounterState, viewer: Actor) -> dict[str, Any]:
         "end_reason": state.end_reason,
         "created_ts": state.created_ts,
     }
+    # whose stat blocks this viewer sees (``entry["stats"]``) sees their computed numbers too
+    stats = {cid for cid in visible if full or cid in viewer.combatants}
     for part in rules.views:
-        found = part(state, visible, lambda c: viewer.controls(state, c), full)
+        found = part(state, visible, lambda c: viewer.controls(state, c), full, stats)
         if found is not None:
             view[found[0]] = found[1]
     if full:

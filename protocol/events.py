@@ -662,6 +662,9 @@ class CombatantMoved(Event, tag="combatant_moved", kw_only=True):
     mode: Literal["move", "run", "crawl", "fly"] = "move"
     falls: bool = False
     hidden: bool = False
+    #: The effects that changed the speed behind ``budget``, itemised by name and amount as an
+    #: attack's ``modifiers`` are (SPEED, rulings R90, R92); empty when none did.
+    speed_modifiers: list[Modifier] = []
 
 
 class GmRuling(Event, tag="gm_ruling", kw_only=True):

@@ -17,6 +17,8 @@ from typing import Any
 import pytest
 
 from clients.view import TableView
+from encounter.actors import Actor
+from encounter.views import view_state
 from rules.rulesets import DramaticSystems, RulesetError
 from rules.sheet import parse_sheet
 from rules.social.status import related_status
@@ -435,3 +437,76 @@ async def test_backstab_adds_its_die_to_melee_hits_only(at_make: Make) -> None:
     await roll(scene, 6)
     (pending,) = scene.state.pending_rolls.values()
     assert pending.expr == "1d4"
+
+
+# --- the numbers effects change, in snapshots and in moves (R90) ------------------------------
+
+RUNNER = Actor(role="player", token_id="ace", combatants=frozenset({"ace"}))
+GM_VIEW = Actor(role="gm", token_id="gm")
+OVERLAY = Actor(role="integration", token_id="overlay", scopes=frozenset({"view:gm"}))
+
+
+async def test_a_move_itemises_the_effects_on_its_speed(make: Make) -> None:
+    """SPEED, R90, R92: "+2 speed" named in the move it lengthens, as an attack names its
+    modifiers; a move without effects names none."""
+    scene = await make([pony("ace", [0, 0], speed=2), dog([7, 3])], OPEN)
+    await scene.act("ace", "move", path=[[1, 0]])
+    assert last(scene, "combatant_moved")["speed_modifiers"] == []
+    await scene.do("add_effect", name="Haste", rounds=1, combatant="ace",
+                   modifiers=[{"target": "speed", "amount": 2}])
+    await scene.act("ace", "move", path=[[2, 0], [3, 0], [4, 0]])
+    moved = last(scene, "combatant_moved")
+    assert (moved["budget"], parts(moved, "speed_modifiers")) == (4, {"Haste": 2})
+    assert moved["speed_modifiers"][0]["section"] == "add_effect (R90)"
+    assert await scene.replays()
+
+
+async def test_snapshots_show_the_defenses_and_speed_effects_change_to_who_sees_the_sheet(
+        make: Make) -> None:
+    """DEFENSES, SPEED, R90: the numbers attacks and moves read, effects included and itemised,
+    in the snapshot of whoever sees the stat block — the GM and a ``view:gm`` integration every
+    combatant's, a player its own only (an NPC's defenses stay behind the GM's screen)."""
+    scene = await make([pony("ace", [0, 0], speed=6, dex=14),
+                        dog([7, 3], dex=12, con=14)], OPEN)
+    await scene.do("add_effect", name="Shield of Leaves", rounds=3, combatant="dog",
+                   modifiers=[{"target": "reflex_defense", "amount": 2}])
+    await scene.do("add_effect", name="Haste", rounds=3, combatant="ace",
+                   modifiers=[{"target": "speed", "amount": 2}])
+    gm = view_state(scene.state, GM_VIEW)["numbers"]
+    reflex = gm["dog"]["defenses"]["reflex"]
+    assert reflex["total"] == 13  # 10 + Dex 1 + Shield of Leaves 2
+    assert {"name": "Shield of Leaves", "value": 2, "section": "add_effect (R90)"} in reflex[
+        "parts"]
+    assert gm["dog"]["defenses"]["fortitude"]["total"] == 12  # 10 + Con 2
+    assert set(gm["dog"]["defenses"]) == {"reflex", "fortitude", "will", "wits"}
+    assert (gm["ace"]["speed"], parts(gm["ace"], "speed_modifiers")) == (8, {"Haste": 2})
+    # the snapshot's defense is the one the next attack reads
+    await scene.act("ace", "attack", target="dog", weapon="bow")
+    await roll(scene, 7)
+    assert last(scene, "attack_resolved")["defense_value"] == reflex["total"]
+    assert view_state(scene.state, OVERLAY)["numbers"] == view_state(scene.state,
+                                                                      GM_VIEW)["numbers"]
+    player = view_state(scene.state, RUNNER)
+    assert set(player["numbers"]) == {"ace"}
+    assert player["numbers"]["ace"] == gm["ace"]
+    assert "dog" in {c["id"] for c in player["combatants"]}  # seen, its numbers not
+
+
+async def test_action_time_snapshots_show_defense_and_speed_with_their_effects(
+        at_make: Make) -> None:
+    """R29, R60, R90, Stacking Effects (R61): Defense and Speed as attacks and moves read them,
+    for the GM of every combatant, for a player of its own only."""
+    scene = await at_make([ROGUE, BRUTE], {"rogue": 6, "brute": 2})
+    await scene.do("add_effect", name="Tailwind", until="end_of_round", combatant="rogue",
+                   modifiers=[{"target": "speed", "amount": 2}])
+    await scene.do("add_effect", name="Bark Skin", until="scene", combatant="brute",
+                   modifiers=[{"target": "defense", "amount": 1}])
+    gm = view_state(scene.state, GM_VIEW)["action_time"]["numbers"]
+    assert (gm["rogue"]["speed"], gm["rogue"]["speed_modifiers"]) == (
+        12, [{"name": "Tailwind", "value": 2}])
+    assert gm["brute"]["defense"] == 6  # 5 + Bark Skin 1
+    assert [(m["name"], m["value"]) for m in gm["brute"]["defense_modifiers"]] == [
+        ("Bark Skin", 1)]
+    rogue_player = Actor(role="player", token_id="rogue", combatants=frozenset({"rogue"}))
+    mine = view_state(scene.state, rogue_player)["action_time"]["numbers"]
+    assert mine == {"rogue": gm["rogue"]}

@@ -347,6 +347,9 @@ async def test_a_player_attacks_and_moves_on_the_map_and_sees_the_gms_override(
     await player.wait_for_selector(
         ".badge.effect >> text=Shield of Leaves: reflex defense +2, attack -1")
     await player.wait_for_selector(".sheet[data-combatant=twilight] >> text=the scene")
+    # her sheet's defenses as the server now computes them, the effect itemised (R90)
+    await player.wait_for_selector(
+        ".sheet[data-combatant=twilight] >> text=/reflex \\d+ \\([^)]*\\+2 Shield of Leaves/")
     started = [m["event"] for m in gm_api.events() if m["event"]["kind"] == "effect_started"][-1]
     assert (started["until"], started["modifiers"]) == (
         "scene", [{"target": "reflex_defense", "amount": 2}, {"target": "attack", "amount": -1}])

@@ -24,8 +24,8 @@ def _joins_next_round(s: EncounterState) -> bool:
 
 
 def _view(s: EncounterState, visible: set[str], controls: Callable[[str], bool],
-          full: bool) -> tuple[str, Any]:
-    return "action_time", at.view(s, visible, controls, full)
+          full: bool, stats: set[str]) -> tuple[str, Any]:
+    return "action_time", at.view(s, visible, controls, full, stats)
 
 
 RULESET = Declaration(

@@ -16,6 +16,7 @@ from rulesets.dramatic.flow import (
     after_roll,
     after_scene,
     initial_vitals,
+    numbers_view,
     rest,
     scene_started,
     size_of,
@@ -59,6 +60,6 @@ RULESET = Declaration(
     },
     gm_tools=tuple(LegalAction(action=name, args_schema=command_schema_id(name))
                    for name in GM_TOOLS),
-    views=(social_view,),
+    views=(social_view, numbers_view),
     effect_targets=EFFECT_TARGETS,
 )

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from encounter import combat, gm, resolution, rulings, social
+from encounter import battle, combat, gm, resolution, rulings, social
 from encounter import vitals as vt
 from encounter.social import social_standing
 from encounter.views import untagged
@@ -92,9 +92,32 @@ def size_of(profile: CombatantProfile) -> str | None:
 
 
 def social_view(state: EncounterState, visible: set[str], controls: Callable[[str], bool],
-                full: bool) -> tuple[str, Any]:
+                full: bool, stats: set[str]) -> tuple[str, Any]:
     """The view's ``social`` part."""
     return "social", social_part(state, visible)
+
+
+def numbers_view(state: EncounterState, visible: set[str], controls: Callable[[str], bool],
+                 full: bool, stats: set[str]) -> tuple[str, Any]:
+    """The view's ``numbers`` part: each combatant's numbers as the rules compute them now, for
+    the combatants whose stat blocks the viewer sees (the GM: all; a player: its own) — the
+    four defenses as attacks read them (DEFENSES; effects, feats, species and conditions
+    included, R90, R92) and the speed a move counts (SPEED; R15, R83, R90), each itemised."""
+    out: dict[str, Any] = {}
+    for cid in state.combatants:
+        if cid not in stats or cid not in state.vitals:
+            continue
+        _, defs = resolution.state_defenses(state, cid)
+        speed, speed_parts = battle.speed_of(state, cid)
+        flies = vt.sheet_of(state.combatants[cid]).fly_speed > 0
+        out[cid] = {
+            "defenses": {d.name.value: {"total": d.total, "parts": msgspec.to_builtins(d.parts)}
+                         for d in (defs.reflex, defs.fortitude, defs.will, defs.wits)},
+            "speed": speed,
+            "fly_speed": battle.speed_of(state, cid, fly=True)[0] if flies else None,
+            "speed_modifiers": msgspec.to_builtins(speed_parts),
+        }
+    return "numbers", out
 
 
 def social_part(state: EncounterState, visible: set[str]) -> dict[str, Any] | None:

@@ -87,7 +87,7 @@ def _others(s: EncounterState, cid: str, sees_all: bool) -> list[str]:
 
 
 def _view(s: EncounterState, visible: set[str], controls: Callable[[str], bool],
-          full: bool) -> tuple[str, Any]:
+          full: bool, stats: set[str]) -> tuple[str, Any]:
     embers = s.ruleset_state.get("embers", {})
     return "kindling", {"embers": {c: n for c, n in embers.items() if c in visible}}
 

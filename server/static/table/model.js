@@ -58,6 +58,7 @@ export class Table {
     this.attitudes = {}; // holder -> {toward: attitude}
     this.blocking = new Set();
     this.answers = new Map(); // statement id -> {speaker, target, loss}: waiting for an answer
+    this.numbers = {}; // combatant -> its defenses and speed as the server computes them now
     this.debateOver = false;
     this.social = null; // {event, standing: {cid: {status, status_parts, access, aura, harmony, discord}}}
     this.needsStanding = false; // the server's standing numbers changed: fetch a snapshot
@@ -66,6 +67,12 @@ export class Table {
     this.ended = false;
     this.endReason = null;
     this.needsSnapshot = false;
+  }
+
+  /** An effect began or ended: the server's defenses and speed follow from it, said in a
+   *  snapshot (fetched as the standing numbers are, once a burst of such events is over). */
+  numbersChanged() {
+    if (Object.keys(this.numbers).length) this.needsStanding = true;
   }
 
   nameOf(id) {
@@ -128,6 +135,7 @@ export class Table {
     this.positions = new Map(Object.entries(s.positions || {}));
     this.grabs = new Map(Object.entries(s.grabs || {}).filter(([, g]) => g && g.length));
     this.atEffects = [...((s.action_time || {}).effects || [])];
+    this.numbers = s.numbers || (s.action_time || {}).numbers || {};
     this.arguments = new Map(Object.entries(s.arguments || {}));
     this.attitudes = JSON.parse(JSON.stringify(s.attitudes || {}));
     this.blocking = new Set(s.blocking || []);
@@ -245,10 +253,12 @@ export class Table {
       case "readied_action_lost": delete this.readied[e.combatant]; return line(`${n(e.combatant)}'s readied action lapses`);
       case "effect_started":
         this.effects.set(e.effect, e);
+        this.numbersChanged();
         return line(`${e.name}${e.combatant ? " on " + n(e.combatant) : ""} (${e.rounds} rounds)`);
       case "effect_ended": {
         const effect = this.effects.get(e.effect);
         this.effects.delete(e.effect);
+        this.numbersChanged();
         return line(`${effect ? effect.name : "An effect"} ends`);
       }
       case "vitals_changed": {
@@ -272,8 +282,9 @@ export class Table {
         if (at) this.positions.set(e.combatant, at); else this.positions.delete(e.combatant);
         return line(describe(e, n));
       }
-      case "at_effect_started": this.atEffects.push(e.effect); return line(describe(e, n));
+      case "at_effect_started": this.atEffects.push(e.effect); this.numbersChanged(); return line(describe(e, n));
       case "at_effect_ended": {
+        this.numbersChanged();
         const key = JSON.stringify(e.effect);
         const i = this.atEffects.findIndex((x) => JSON.stringify(x) === key);
         if (i >= 0) this.atEffects.splice(i, 1);

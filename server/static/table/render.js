@@ -162,6 +162,11 @@ function renderValue(v) {
 const PROFILE_KEYS = new Set(["id", "name", "kind", "side", "initiative_mod", "hidden", "aware", "group", "stats", "controlled", "vitals"]);
 
 /** A combatant's sheet: what the server sent of its profile and stats, whatever they hold. */
+/** " (+2 Shield of Leaves, -1 Slowed)": the itemised modifiers after a number, if any. */
+function modsText(mods) {
+  return mods.length ? ` (${mods.map((m) => `${m.value >= 0 ? "+" : ""}${m.value} ${m.name}`).join(", ")})` : "";
+}
+
 export function renderSheet(table, id) {
   const c = table.combatants.get(id);
   if (!c) return h("section", { class: "sheet" }, id);
@@ -173,6 +178,12 @@ export function renderSheet(table, id) {
   if (at) rows.push(["position", `(${at[0]},${at[1]})`]);
   for (const [k, v] of Object.entries(c)) if (!PROFILE_KEYS.has(k)) rows.push([humanize(k), v]); // fatigue, conditions…
   for (const [k, v] of Object.entries(c.stats || {})) rows.push([humanize(k), v]);
+  const nums = (table.numbers || {})[id];
+  if (nums) {
+    if (nums.defenses) rows.push(["defenses", Object.entries(nums.defenses).map(([k, d]) => `${k} ${d.total}${modsText(d.parts.filter((m) => m.value && !m.section.startsWith("DEFENSES")))}`).join(", ")]);
+    if (nums.defense != null) rows.push(["defense now", `${nums.defense}${modsText((nums.defense_modifiers || []).filter((m) => m.counted !== false))}`]);
+    rows.push(["speed now", `${nums.speed}${modsText(nums.speed_modifiers || [])}${nums.fly_speed != null ? `, fly ${nums.fly_speed}` : ""}`]);
+  }
   const state = [];
   if (id === table.current) state.push("acting");
   if (table.flatFooted.has(id)) state.push("flat-footed");

@@ -47,6 +47,19 @@ def spread(values: list[float | None], digits: int = 1) -> str:
     return f"{med:.{digits}f} ({min(xs):.{digits}f}-{max(xs):.{digits}f})"
 
 
+def _measures(rs: list[dict[str, Any]]) -> str:
+    """The measured cells of a table row (throughput, latency, CPU, frames, bytes), each the
+    median of the runs with their spread."""
+    return (f"{spread([r['actions_per_s'] for r in rs], 0)} | "
+            f"{spread([r['latency_ms'].get('p50') for r in rs], 2)} | "
+            f"{spread([r['latency_ms'].get('p99') for r in rs], 2)} | "
+            f"{spread([r['latency_ms'].get('max') for r in rs], 1)} | "
+            f"{spread([r['server_cpu_pct'] for r in rs], 0)} | "
+            f"{spread([r.get('server_cpu_ms_per_action') for r in rs], 3)} | "
+            f"{spread([r['frames_per_action'] for r in rs], 2)} | "
+            f"{spread([r.get('bytes_per_action') for r in rs], 0)} |")
+
+
 def median(values: list[float | None]) -> float | None:
     xs = [v for v in values if v is not None and v == v]
     return statistics.median(xs) if xs else None
@@ -96,15 +109,7 @@ def markdown(runs: list[dict[str, Any]]) -> str:
         for k in keys:
             rs = by[k]
             out.append(
-                f"| {TARGET_NAMES.get(k[0], k[0])} | {k[2]} | "
-                f"{spread([r['actions_per_s'] for r in rs], 0)} | "
-                f"{spread([r['latency_ms'].get('p50') for r in rs], 2)} | "
-                f"{spread([r['latency_ms'].get('p99') for r in rs], 2)} | "
-                f"{spread([r['latency_ms'].get('max') for r in rs], 1)} | "
-                f"{spread([r['server_cpu_pct'] for r in rs], 0)} | "
-                f"{spread([r.get('server_cpu_ms_per_action') for r in rs], 3)} | "
-                f"{spread([r['frames_per_action'] for r in rs], 2)} | "
-                f"{spread([r.get('bytes_per_action') for r in rs], 0)} |")
+                f"| {TARGET_NAMES.get(k[0], k[0])} | {k[2]} | {_measures(rs)}")
         out.append("")
     sat = sorted({k[2] for k in by if k[1] == "saturation" and k[3] == "end_turn"})
     hum = sorted({k[2] for k in by if k[1] == "human" and k[3] == "end_turn"})
@@ -136,14 +141,7 @@ def markdown(runs: list[dict[str, Any]]) -> str:
             rs = by[k]
             out.append(
                 f"| {WORKLOAD_NAMES.get(k[3], k[3])} | {k[4]} x {k[4]} | {k[1]} | {k[2]} | "
-                f"{spread([r['actions_per_s'] for r in rs], 0)} | "
-                f"{spread([r['latency_ms'].get('p50') for r in rs], 2)} | "
-                f"{spread([r['latency_ms'].get('p99') for r in rs], 2)} | "
-                f"{spread([r['latency_ms'].get('max') for r in rs], 1)} | "
-                f"{spread([r['server_cpu_pct'] for r in rs], 0)} | "
-                f"{spread([r.get('server_cpu_ms_per_action') for r in rs], 3)} | "
-                f"{spread([r['frames_per_action'] for r in rs], 2)} | "
-                f"{spread([r.get('bytes_per_action') for r in rs], 0)} |")
+                f"{_measures(rs)}")
         out.append("")
         sides = sorted({k[4] for k in mk if k[1] == "saturation" and k[4]})
         out += ["#### Server CPU per command, by kind (ms; saturation windows of one kind each)",

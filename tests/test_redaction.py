@@ -55,6 +55,19 @@ async def answer_gm_dice(scene: NetScene, face: int) -> None:
         await scene.do("submit_roll", request=request, faces=[face] * len(pending.dice))
 
 
+async def twilight_first(scene: NetScene) -> None:
+    """Answer the initiative dice: Twilight 8, every NPC 1; a tie among the NPCs is the GM's
+    roll-off (R80), the dog's die 5 and any other's 3."""
+    for request, pending in list(scene.state.pending_rolls.items()):
+        await scene.do("submit_roll", request=request,
+                       faces=[8 if pending.combatant == "twilight" else 1])
+    while scene.state.pending_rolls:
+        [(request, pending)] = scene.state.pending_rolls.items()
+        assert pending.purpose == "initiative roll-off"
+        await scene.do("submit_roll", request=request,
+                       faces=[5 if pending.combatant == "dog" else 3])
+
+
 async def test_a_hidden_attacker_is_not_named_in_public_vitals(
         server: Server, clients: list[Client]) -> None:
     """L1: the hidden stalker's hit on Twilight is public as far as Twilight's fatigue goes,
@@ -273,14 +286,7 @@ async def test_a_visible_combatant_cannot_aim_at_a_hidden_one(
     scene = await Network(server, clients).create(blocks, ruleset="action_time",
                                manual_rolls=True, players_roll=True)
     await scene.do("start_encounter")
-    for request, pending in list(scene.state.pending_rolls.items()):
-        await scene.do("submit_roll", request=request,
-                       faces=[8 if pending.combatant == "twilight" else 1])
-    while scene.state.pending_rolls:  # the dog's and the stalker's tie: the GM's roll-off (R80)
-        [(request, pending)] = scene.state.pending_rolls.items()
-        assert pending.purpose == "initiative roll-off"
-        await scene.do("submit_roll", request=request,
-                       faces=[5 if pending.combatant == "dog" else 3])
+    await twilight_first(scene)
     assert scene.state.current == "twilight"
     attack = next(a for a in scene.gm.legal if a["action"] == "melee_attack")
     assert attack["targets"] == ["dog"]
@@ -302,14 +308,7 @@ async def test_an_npcs_health_is_not_in_the_notes_everyone_reads(
                                manual_rolls=True, players_roll=True)
     watcher = await join(ws_url(server), await spectator(scene), clients)
     await scene.do("start_encounter")
-    for request, pending in list(scene.state.pending_rolls.items()):
-        await scene.do("submit_roll", request=request,
-                       faces=[8 if pending.combatant == "twilight" else 1])
-    while scene.state.pending_rolls:  # the dog's and the stalker's tie: the GM's roll-off (R80)
-        [(request, pending)] = scene.state.pending_rolls.items()
-        assert pending.purpose == "initiative roll-off"
-        await scene.do("submit_roll", request=request,
-                       faces=[5 if pending.combatant == "dog" else 3])
+    await twilight_first(scene)
     await scene.act("twilight", "melee_attack", target="dog")
     for face in (8, 4):  # a hit, then 4 damage
         ((request, _),) = scene.state.pending_rolls.items()

@@ -71,6 +71,17 @@ async def test_a_fall_asks_the_faller_for_each_die(make: Make) -> None:
     assert await scene.replays()
 
 
+async def knocked_out_until_the_check(scene: Scene) -> None:
+    """The GM knocks Ace out; the dog ends its turns until Ace's turn with its Constitution
+    check (R16) comes."""
+    await scene.do("adjust_combatant", combatant="ace", condition="unconscious",
+                   reason="knocked out")
+    check_round = scene.state.vitals["ace"].check_round
+    assert check_round is not None
+    while scene.state.round < check_round or scene.state.current != "ace":
+        await scene.act("dog", "end_turn")
+
+
 async def test_an_untrained_faller_is_asked_for_no_acrobatics_check(make: Make) -> None:
     """Falling Damage: "If you are trained in the Acrobatics skill, you can reduce the damage"
     — the untrained faller's first die is the falling roll itself (R84)."""
@@ -126,12 +137,7 @@ async def test_the_constitution_check_waits_for_the_unconscious_players_die(make
 
 async def test_a_failed_constitution_check_passes_the_turn(make: Make) -> None:
     scene = await make([ACE, DOG])
-    await scene.do("adjust_combatant", combatant="ace", condition="unconscious",
-                   reason="knocked out")
-    check_round = scene.state.vitals["ace"].check_round
-    assert check_round is not None
-    while scene.state.round < check_round or scene.state.current != "ace":
-        await scene.act("dog", "end_turn")
+    await knocked_out_until_the_check(scene)
     await roll(scene, 3)  # 5 against DC 10: stays unconscious, persistent (R16, R17)
     assert scene.state.vitals["ace"].condition == ["unconscious", "out_for_scene"]
     assert scene.state.current == "dog"
@@ -221,12 +227,7 @@ async def test_taking_10_is_refused_to_aid_another_and_on_the_constitution_check
         and "R81" in reply["message"]
     await roll(scene, 1)  # a natural 1: an automatic miss
     await scene.act("ace", "end_turn")
-    await scene.do("adjust_combatant", combatant="ace", condition="unconscious",
-                   reason="knocked out")
-    check_round = scene.state.vitals["ace"].check_round
-    assert check_round is not None
-    while scene.state.round < check_round or scene.state.current != "ace":
-        await scene.act("dog", "end_turn")
+    await knocked_out_until_the_check(scene)
     constitution = pending(scene)
     reply = await scene.send("submit_roll", request=constitution.request, take_10=True)
     assert reply["code"] == "illegal_action"
@@ -401,12 +402,7 @@ async def test_the_scene_ending_rolls_a_constitution_check_still_waiting(make: M
     """R80: the checks made as the scene ends are the server's — one still waiting for a
     player's die too, so that nothing waits in an ended encounter."""
     scene = await make([ACE, DOG])
-    await scene.do("adjust_combatant", combatant="ace", condition="unconscious",
-                   reason="knocked out")
-    check_round = scene.state.vitals["ace"].check_round
-    assert check_round is not None
-    while scene.state.round < check_round or scene.state.current != "ace":
-        await scene.act("dog", "end_turn")
+    await knocked_out_until_the_check(scene)
     waiting = pending(scene)
     await scene.do("end_encounter")
     assert scene.state.pending_rolls == {}

@@ -46,6 +46,7 @@ import yaml
 from protocol.errors import ERROR_DESCRIPTIONS, ErrorCode
 from protocol.events import AnyEvent
 from protocol.messages import AnyClientMessage, AnyServerMessage, Command
+from protocol.reference import sorted_keys
 from protocol.version import PROTOCOL_VERSION, SUPPORTED_VERSIONS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -208,15 +209,6 @@ _UNIONS: dict[str, tuple[Any, str, str]] = {
 }
 
 
-def _sorted(node: Any) -> Any:
-    """``node`` with the keys of every object in sorted order."""
-    if isinstance(node, dict):
-        return {k: _sorted(node[k]) for k in sorted(node)}
-    if isinstance(node, list):
-        return [_sorted(v) for v in node]
-    return node
-
-
 def json_schema(filename: str) -> dict[str, Any]:
     """The JSON Schema document written to ``docs/protocol/<filename>``: the header first,
     then the union, then its definitions, each with its keys sorted."""
@@ -230,8 +222,8 @@ def json_schema(filename: str) -> dict[str, Any]:
         "description": f"{description} Protocol version {PROTOCOL_VERSION}. Generated from "
         "the message classes by `python -m protocol.docs`; do not edit.",
         "x-protocol-version": PROTOCOL_VERSION,
-        **_sorted(top),
-        "$defs": _sorted(components),
+        **sorted_keys(top),
+        "$defs": sorted_keys(components),
     })
 
 
@@ -256,7 +248,7 @@ def actions_schema(ruleset: str) -> dict[str, Any]:
     alternatives = []
     for a in cat.actions:
         required = [f.name for f in msgspec.structs.fields(a.args) if f.required]
-        alternatives.append(_sorted({
+        alternatives.append(sorted_keys({
             "title": a.name,
             "description": f"{a.label} ({a.section}). Costs: {cat.cost_name(a)}; when: "
             f"{a.timing}.",
@@ -294,7 +286,7 @@ def actions_schema(ruleset: str) -> dict[str, Any]:
                        "args": {"type": "object"}},
         "required": ["action"],
         "anyOf": alternatives,
-        "$defs": _sorted(defs),
+        "$defs": sorted_keys(defs),
     })
 
 
@@ -450,7 +442,7 @@ def asyncapi() -> dict[str, Any]:
     )
     # The AsyncAPI schema format's ``discriminator`` is a property name for inheritance, not
     # OpenAPI's object; the unions validate by their ``anyOf`` and each member's tag alone.
-    schemas = _sorted(_tidy(_draft7_tuples(_drop_key(schemas, "discriminator"))))
+    schemas = sorted_keys(_tidy(_draft7_tuples(_drop_key(schemas, "discriminator"))))
 
     messages: dict[str, Any] = {}
     for cls in client + server:
@@ -708,7 +700,7 @@ def args_schemas_document() -> dict[str, Any]:
         "at `GET /schemas/args/<id>.json`, and this whole document at `GET "
         f"/schemas/args.json`. Protocol version {PROTOCOL_VERSION}. Generated from the "
         "declarations by `python -m protocol.docs`; do not edit.",
-        **{k: _sorted(v) for k, v in args_schemas().items()},
+        **{k: sorted_keys(v) for k, v in args_schemas().items()},
     }
 
 

@@ -254,7 +254,7 @@ export class Table {
       case "effect_started":
         this.effects.set(e.effect, e);
         this.numbersChanged();
-        return line(`${e.name}${e.combatant ? " on " + n(e.combatant) : ""} (${e.rounds} rounds)`);
+        return line(`${effectText(e)}${e.combatant ? " on " + n(e.combatant) : ""} (${effectLasts(e)})`);
       case "effect_ended": {
         const effect = this.effects.get(e.effect);
         this.effects.delete(e.effect);
@@ -354,6 +354,24 @@ const CONDITIONS = { fit: "", active: "", defenseless: "defenseless (0 fatigue p
   awaiting_check: "awaiting a Constitution check", out_for_scene: "out for the scene", dead: "dead", destroyed: "destroyed" };
 const human = (s) => String(s).replaceAll("_", " ");
 const plain = (v) => (v === true ? "yes" : v === false ? "no" : String(v));
+
+/** An effect as the table shows it: its name and what it changes ("Shield: reflex defense
+ * +2"), ruling R90. */
+export function effectText(e) {
+  const mods = (e.modifiers || []).map((m) => `${m.target.replaceAll("_", " ")} ${typeof m.amount === "number" && m.amount >= 0 ? "+" : ""}${m.amount}`);
+  return mods.length ? `${e.name}: ${mods.join(", ")}` : e.name;
+}
+
+/** How long an effect lasts, in words (R90). */
+export function effectLasts(e) {
+  switch (e.until || "rounds") {
+    case "rounds": return `${e.rounds} round${e.rounds === 1 ? "" : "s"}, until round ${e.ends_round}`;
+    case "start_of_next_turn": return "until its holder's next turn";
+    case "end_of_round": return "until the end of the round";
+    case "scene": return "the scene";
+    default: return "until ended";
+  }
+}
 
 export const signed = (v) => (v >= 0 ? `+${v}` : `-${-v}`);
 

@@ -6,25 +6,7 @@
 // sheet) and, without a map, its range, cover and concealment; a move's path, picked by
 // clicking squares on the map.
 
-import { vitalsText, conditionText, trackText, terms } from "/table/model.js";
-
-/** An effect as the table shows it: its name and what it changes ("Shield: reflex defense
- * +2"), ruling R90. */
-export function effectText(e) {
-  const mods = (e.modifiers || []).map((m) => `${humanize(m.target)} ${typeof m.amount === "number" && m.amount >= 0 ? "+" : ""}${m.amount}`);
-  return mods.length ? `${e.name}: ${mods.join(", ")}` : e.name;
-}
-
-/** How long an effect lasts, in words (R90). */
-export function effectLasts(e) {
-  switch (e.until || "rounds") {
-    case "rounds": return `${e.rounds} round${e.rounds === 1 ? "" : "s"}, until round ${e.ends_round}`;
-    case "start_of_next_turn": return "until its holder's next turn";
-    case "end_of_round": return "until the end of the round";
-    case "scene": return "the scene";
-    default: return "until ended";
-  }
-}
+import { vitalsText, conditionText, trackText, terms, effectText, effectLasts } from "/table/model.js";
 
 /** Build an element: h("li", {class: "x", dataset: {a: 1}, onclick}, "text", child…). */
 export function h(tag, attrs = {}, ...children) {

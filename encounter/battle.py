@@ -40,8 +40,7 @@ def placement(d: Decision, cid: str) -> Placement | None:
     at = d.s.positions.get(cid)
     if at is None or d.s.battle_map is None:
         return None
-    size = vt.sheet_of(d.s.combatants[cid]).size.value
-    return Placement(x=at[0], y=at[1], size=Size(size))
+    return Placement(x=at[0], y=at[1], size=vt.sheet_of(d.s.combatants[cid]).size)
 
 
 def _others(d: Decision, *exclude: str) -> list[tuple[str, Placement]]:
@@ -219,7 +218,8 @@ def attack_situation(d: Decision, ctx: dict[str, Any], weapon_kind: WeaponKind,
     a, t = placement(d, attacker), placement(d, target)
     if a is None or t is None or d.s.battle_map is None:
         return {}
-    others = [p for o, p in _others(d, attacker, target)]
+    around = _others(d, attacker, target)
+    others = [p for _o, p in around]
     o = d.s.options
     seen = sight.view(d.s.battle_map, a, t, others,
                       creatures_block_line_of_sight=o.creatures_block_line_of_sight)
@@ -239,7 +239,7 @@ def attack_situation(d: Decision, ctx: dict[str, Any], weapon_kind: WeaponKind,
         "range": None,
         "cover": seen.cover.value,
         "concealment": concealment,
-        "into_melee": ranged and sight.in_melee(t, [p for o, p in _others(d, attacker, target)
-                                                     if d.s.vitals[o].conscious]),
+        "into_melee": ranged and sight.in_melee(
+            t, [p for o, p in around if d.s.vitals[o].conscious]),
         "creatures_in_the_way": False,
     }

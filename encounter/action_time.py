@@ -300,15 +300,15 @@ def set_health(d: Decision, cid: str, health: int, cause: str, notes: list[str],
     """Record the combatant's Health (R29: not below 0, out of the fight at 0) or stance."""
     v = d.s.vitals[cid]
     c = d.s.combatants[cid]
-    condition = list(v.condition)
+    condition = v.condition
     if v.fatigue_max > 0:
-        if health <= 0 and condition == ["active", "fit"]:
+        if health <= 0 and condition == ("active", "fit"):
             condition = condition_after(condition, "exhausted", 0)
-        elif health > 0 and condition == ["active", "defenseless"]:
+        elif health > 0 and condition == ("active", "defenseless"):
             condition = condition_after(condition, "refreshed", health)
     d.emit(ev.VitalsChanged(
         combatant=cid, cause=cause, fatigue=health, fatigue_max=v.fatigue_max,
-        physical=v.physical, mental=v.mental, condition=condition,
+        physical=v.physical, mental=v.mental, condition=list(condition),
         prone=v.prone if prone is None else prone, helpless=v.helpless,
         bound_or_asleep=v.bound_or_asleep, notes=notes,
         fatigue_secret=c.kind == "npc", hidden=c.hidden), _vis(d, cid))

@@ -374,7 +374,7 @@ class Decision(EncounterChartModel):
                 c = s.combatants[cid]
                 entries.append(InitiativeEntry(
                     combatant=cid, total=p.contender.total, modifier=p.contender.modifier,
-                    rolloff=p.rolloff, hidden=c.hidden, count=p.contender.total,
+                    rolloff=tuple(p.rolloff), hidden=c.hidden, count=p.contender.total,
                     group=c.group if len(members[p.contender.combatant]) > 1 else None))
         self.emit(ev.InitiativeSet(entries=entries))
 
@@ -438,7 +438,7 @@ class Decision(EncounterChartModel):
         v = self.s.vitals.get(cid)
         if v is None or v.conscious:
             return True
-        return (v.condition == ["unconscious", "awaiting_check"] and v.check_round is not None
+        return (v.condition == ("unconscious", "awaiting_check") and v.check_round is not None
                 and self.s.round >= v.check_round)
 
     def turn_passes(self) -> bool:

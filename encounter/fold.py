@@ -193,7 +193,7 @@ def _(e: ev.TurnStarted, s: EncounterState) -> None:
             del s.aid[target]
     vitals = s.vitals.get(e.combatant)
     # R14.5: at 0 fatigue points a single standard, move or swift action
-    single = s.surprise or (vitals is not None and vitals.condition == ["active", "defenseless"]
+    single = s.surprise or (vitals is not None and vitals.condition == ("active", "defenseless")
                             and s.options.zero_fp_single_action)
     budget = declaration(s.ruleset).rules.turn_budget(single)
     s.turn_serial += 1
@@ -340,7 +340,7 @@ def _(e: ev.VitalsChanged, s: EncounterState) -> None:
         v.fatigue_max = e.fatigue_max
     v.physical = e.physical
     v.mental = e.mental
-    v.condition = list(e.condition)
+    v.condition = tuple(e.condition)
     v.prone = e.prone
     v.helpless = e.helpless
     # a log from before ``bound_or_asleep`` kept the GM's flag in ``helpless``

@@ -426,7 +426,7 @@ def after_the_scene(d: Decision) -> None:
             roll = d.server_roll(p.expr, p.purpose, p.combatant, p.request)
             resolution.constitution_check_rolled(d, p.combatant, roll)
     for cid, v in list(d.s.vitals.items()):
-        if v.condition == ["unconscious", "awaiting_check"]:
+        if v.condition == ("unconscious", "awaiting_check"):
             # the encounter ends with this command: nothing is left to wait for dice (R80)
             resolution.consciousness_check(d, cid, physical=False)
     for cid, v in list(d.s.vitals.items()):

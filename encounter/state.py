@@ -114,7 +114,9 @@ class Vitals(msgspec.Struct, kw_only=True, gc=False):
     fatigue_max: int
     physical: Track = msgspec.field(default_factory=Track)
     mental: Track | None = msgspec.field(default_factory=Track)
-    condition: list[str] = msgspec.field(default_factory=lambda: ["active", "fit"])
+    #: (a tuple, as in every other value of the state that is replaced rather than changed
+    #: in place: a tuple of strings is left out of the cycle collector's scans)
+    condition: tuple[str, ...] = ("active", "fit")
     prone: bool = False
     #: HELPLESS CONDITION as attacks read it ("bound, sleeping, unconscious or on the botom of
     #: the condition track"): worked out by ``encounter.vitals.rules_status`` whenever the

@@ -69,7 +69,7 @@ def initial_vitals(profile: CombatantProfile) -> Vitals:
     creature = sheet.nature is Nature.CREATURE
     return Vitals(fatigue=sheet.fatigue_points, fatigue_max=sheet.fatigue_points,
                   physical=Track(), mental=Track() if creature else None,
-                  condition=list(INITIAL))
+                  condition=INITIAL)
 
 
 def to_rules(track: Track | None) -> RulesTrack:
@@ -107,7 +107,7 @@ def record(d: Decision, cid: str, cause: str, notes: list[str], *, fatigue: int 
     c = d.s.combatants[cid]
     new_fatigue = v.fatigue if fatigue is None else fatigue
     new_max = v.fatigue_max if fatigue_max is None else fatigue_max
-    condition = list(v.condition)
+    condition = v.condition
     for event in condition_events:
         try:
             condition = condition_after(condition, event, new_fatigue)
@@ -115,9 +115,9 @@ def record(d: Decision, cid: str, cause: str, notes: list[str], *, fatigue: int 
             raise Rejected(ErrorCode.ILLEGAL_ACTION,
                            f"{c.name} is {' '.join(condition).replace('_', ' ')}") from None
     # "As long as you have at least 1 Fatigue point, you can act normally" (R14.5)
-    if condition == ["active", "fit"] and new_fatigue == 0:
+    if condition == ("active", "fit") and new_fatigue == 0:
         condition = condition_after(condition, "exhausted", new_fatigue)
-    elif condition == ["active", "defenseless"] and new_fatigue > 0:
+    elif condition == ("active", "defenseless") and new_fatigue > 0:
         condition = condition_after(condition, "refreshed", new_fatigue)
     new_check = v.check_round if check_round is False else check_round
     if condition[0] != "unconscious":
@@ -130,7 +130,8 @@ def record(d: Decision, cid: str, cause: str, notes: list[str], *, fatigue: int 
         bound_or_asleep=v.bound_or_asleep if bound_or_asleep is None else bound_or_asleep)
     d.emit(ev.VitalsChanged(
         combatant=cid, cause=cause, fatigue=new_fatigue, fatigue_max=new_max,
-        physical=after.physical, mental=after.mental, condition=condition, prone=after.prone,
+        physical=after.physical, mental=after.mental, condition=list(condition),
+        prone=after.prone,
         helpless=rules_status(after).is_helpless, bound_or_asleep=after.bound_or_asleep,
         structure_loss=v.structure_loss if structure_loss is None else structure_loss,
         check_round=new_check if isinstance(new_check, int) else None, notes=notes,

@@ -150,7 +150,7 @@ class InitiativeEntry(msgspec.Struct, kw_only=True, gc=False):
     combatant: str
     total: int
     modifier: int
-    rolloff: list[int] = []
+    rolloff: tuple[int, ...] = ()
     hidden: bool = False
     count: int | None = None
     group: str | None = None

@@ -21,6 +21,7 @@ with it (``encounter.state.Vitals.chart``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from statemachine import State, StateChart
@@ -77,12 +78,13 @@ class _Model:
 
 
 #: The configuration of a combatant that has just joined.
-INITIAL: list[str] = ["active", "fit"]
+INITIAL: tuple[str, ...] = ("active", "fit")
 
 _shared: tuple[_Model, ConditionChart] | None = None
 
 
-def condition_after(configuration: list[str], event: str, fatigue: int) -> list[str]:
+def condition_after(configuration: Sequence[str], event: str,
+                    fatigue: int) -> tuple[str, ...]:
     """The configuration after ``event``, for a combatant with ``fatigue`` points after the
     change; raises ``TransitionNotAllowed`` when the chart refuses it (waking the dead).
 
@@ -102,7 +104,7 @@ def condition_after(configuration: list[str], event: str, fatigue: int) -> list[
     except BaseException:
         _shared = None
         raise
-    after = configuration_of(model)
+    after = tuple(configuration_of(model))
     if chart.is_terminated:
         _shared = None  # the library refuses every event after a final state
     return after

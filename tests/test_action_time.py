@@ -380,13 +380,13 @@ async def test_at_0_health_a_combatant_is_out_of_the_fight_and_its_turns_pass(
     await roll(scene, 3)
     await roll(scene, 6)  # 6 Health: down to 0
     assert health(scene, "digger1") == 0
-    assert scene.state.vitals["digger1"].condition == ["active", "defenseless"]
+    assert scene.state.vitals["digger1"].condition == ("active", "defenseless")
     await scene.act("ace", "end_turn")  # the Digger's turn passes by itself (R29, R39)
     assert scene.state.current == "digger2"
     attack = next(a for a in scene.legal if a["action"] == "melee_attack")
     assert "digger1" not in attack["targets"]
     await scene.do("adjust_combatant", combatant="digger1", fatigue=2, reason="gets up")
-    assert scene.state.vitals["digger1"].condition == ["active", "fit"]
+    assert scene.state.vitals["digger1"].condition == ("active", "fit")
     assert await scene.replays()
 
 

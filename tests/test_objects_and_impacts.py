@@ -51,7 +51,7 @@ async def test_breaking_an_object_is_a_strength_check_against_its_dc(make: Make)
     await scene.act("ace", "break_object", target="door")
     await roll(scene, 13)
     assert last(scene, "check_made")["success"]
-    assert scene.state.vitals["door"].condition == ["destroyed"]
+    assert scene.state.vitals["door"].condition == ("destroyed",)
 
 
 async def test_objects_take_structure_loss_from_fierce_weapons_only(make: Make) -> None:
@@ -94,7 +94,7 @@ async def test_an_overloaded_object_moves_down_each_round_then_breaks(make: Make
     await scene.act("ace", "end_turn")  # the same count in the next round
     assert scene.state.vitals["door"].physical.step == 2
     await scene.do("load_object", combatant="door", weight=250)  # beyond twice: disabled
-    assert scene.state.vitals["door"].condition == ["destroyed"]
+    assert scene.state.vitals["door"].condition == ("destroyed",)
 
 
 @BOTH_TRANSPORTS

@@ -162,7 +162,7 @@ async def test_at_0_fatigue_a_loss_is_a_step_and_the_bottom_is_unconscious(make:
     scene = await make([PONY, dog()])
     await knock_out(scene)
     v = scene.state.vitals["dog"]
-    assert (v.physical.step, v.condition, v.prone) == (5, ["unconscious", "awaiting_check"], True)
+    assert (v.physical.step, v.condition, v.prone) == (5, ("unconscious", "awaiting_check"), True)
     # R16: fell in round 1 during ace's turn (position 0); the dog is at position 1
     assert v.check_round == 11
     notes = last(scene, "vitals_changed")["notes"]
@@ -227,7 +227,7 @@ async def test_the_constitution_check_comes_after_ten_rounds(make: Make) -> None
     check = last(scene, "check_made")
     assert (check["check"], check["dc"], check["success"]) == ("constitution", 10, True)
     v = scene.state.vitals["dog"]
-    assert (v.condition, v.prone, v.physical.step) == (["active", "defenseless"], True, 4)
+    assert (v.condition, v.prone, v.physical.step) == (("active", "defenseless"), True, 4)
     assert scene.state.current == "dog"  # and it takes that turn (R16)
 
 
@@ -240,7 +240,7 @@ async def test_a_failed_constitution_check_makes_a_condition_persistent(make: Ma
     check = last(scene, "check_made")
     assert (check["natural"] < 15, check["success"]) == (True, False)  # seed 1 rolls low
     v = scene.state.vitals["dog"]
-    assert v.condition == ["unconscious", "out_for_scene"]
+    assert v.condition == ("unconscious", "out_for_scene")
     assert v.physical.persistent == 1
     assert scene.state.current == "ace"  # no further turns in this scene
 
@@ -255,11 +255,11 @@ async def test_the_scene_ends_without_a_second_check_for_one_that_failed_it(
     for _ in range(10):
         await scene.turns_in_round()
     await scene.act("ace", "end_turn")
-    assert scene.state.vitals["dog"].condition == ["unconscious", "out_for_scene"]
+    assert scene.state.vitals["dog"].condition == ("unconscious", "out_for_scene")
     checks = len(scene.events("check_made"))
     events = await scene.do("end_encounter")
     assert events[-1] == "encounter_ended" and len(scene.events("check_made")) == checks
-    assert scene.state.vitals["dog"].condition == ["unconscious", "out_for_scene"]
+    assert scene.state.vitals["dog"].condition == ("unconscious", "out_for_scene")
     assert await scene.replays()
 
 
@@ -269,7 +269,7 @@ async def test_healing_revives_an_unconscious_creature_prone(make: Make) -> None
     await scene.do("adjudicate", description="a healing potion", target="dog",
                    on_success={"heal": 3})
     v = scene.state.vitals["dog"]
-    assert (v.condition, v.fatigue, v.prone, v.physical.step) == (["active", "fit"], 3, True, 4)
+    assert (v.condition, v.fatigue, v.prone, v.physical.step) == (("active", "fit"), 3, True, 4)
 
 
 @BOTH_TRANSPORTS
@@ -279,7 +279,7 @@ async def test_a_fatal_blow_kills_and_nothing_wakes_the_dead(make: Make) -> None
     # at 0 fp a loss of three times the threshold (10) is a fatal blow (R14.2, R14.3)
     await scene.do("adjudicate", description="a boulder", target="dog",
                    on_success={"fatigue_loss": 30})
-    assert scene.state.vitals["dog"].condition == ["dead"]
+    assert scene.state.vitals["dog"].condition == ("dead",)
     refused = await scene.send("adjudicate", id="heal-dead", description="a potion",
                                target="dog", on_success={"heal": 5})
     assert refused["type"] == "error" and refused["code"] == "illegal_action"
@@ -375,7 +375,7 @@ async def test_a_readied_attack_that_kills_ends_the_interrupt_and_the_turn(make:
     await roll(scene, 10)
     assert (await roll(scene, 1))[:5] == ["dice_rolled", "damage_dealt", "vitals_changed",
                                           "interrupt_ended", "turn_ended"]
-    assert scene.state.vitals["dog"].condition == ["dead"] and "dog" not in scene.state.order
+    assert scene.state.vitals["dog"].condition == ("dead",) and "dog" not in scene.state.order
     assert scene.state.order == ["ace", "pup"]  # Ace keeps its place: the dog's is gone
     assert await scene.replays()
 

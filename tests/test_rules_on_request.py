@@ -139,7 +139,7 @@ async def test_a_failed_constitution_check_passes_the_turn(make: Make) -> None:
     scene = await make([ACE, DOG])
     await knocked_out_until_the_check(scene)
     await roll(scene, 3)  # 5 against DC 10: stays unconscious, persistent (R16, R17)
-    assert scene.state.vitals["ace"].condition == ["unconscious", "out_for_scene"]
+    assert scene.state.vitals["ace"].condition == ("unconscious", "out_for_scene")
     assert scene.state.current == "dog"
 
 

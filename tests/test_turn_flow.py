@@ -359,7 +359,7 @@ async def test_initiative_ties_go_to_the_higher_modifier_then_to_a_rolloff(make:
         await log.do("submit_roll", request=pending.request, faces=[face])
     order = log.state.order
     assert order == ["ace", "dot", "cub", "bee"]  # same total: the higher modifier first
-    assert [log.state.initiative[c].rolloff for c in order] == [[], [9, 8], [9, 3], [5]]
+    assert [log.state.initiative[c].rolloff for c in order] == [(), (9, 8), (9, 3), (5,)]
     rolloffs = [e for e in log.events("dice_rolled") if e["purpose"] == "initiative roll-off"]
     assert len(rolloffs) == 5 and all(e["roll"]["manual"] for e in rolloffs)
     assert await log.replays()
@@ -383,7 +383,7 @@ async def test_a_rolloff_between_the_gms_npc_and_a_player(make: Make) -> None:
     face = 20 if dog_rolloff["roll"]["total"] < 20 else 1
     await log.do("submit_roll", request=pending.request, faces=[face])
     assert log.state.order == (["ace", "dog"] if face == 20 else ["dog", "ace"])
-    assert log.state.initiative["dog"].rolloff == [dog_rolloff["roll"]["total"]]
+    assert log.state.initiative["dog"].rolloff == (dog_rolloff["roll"]["total"],)
     assert await log.replays()
 
 
@@ -485,7 +485,7 @@ async def test_a_combatant_that_dies_in_its_own_turn_hands_it_to_the_next_in_the
     await log.act("ace", "end_turn")
     assert log.state.current == "bee"
     await log.do("fall", combatant="bee", meters=600)  # far too far to live through
-    assert log.state.vitals["bee"].condition == ["dead"]
+    assert log.state.vitals["bee"].condition == ("dead",)
     assert "bee" not in log.state.order
     assert (log.state.round, log.state.current) == (1, "cub")
     await log.act("cub", "end_turn")
@@ -507,7 +507,7 @@ async def test_a_delayer_waiting_for_the_turn_of_one_who_dies_in_it_acts_next(
     await log.act("ace", "take_delayed_turn")  # right after bee's turn
     bee_count = log.state.count_of("bee")
     await log.do("fall", combatant="bee", meters=600)
-    assert log.state.vitals["bee"].condition == ["dead"]
+    assert log.state.vitals["bee"].condition == ("dead",)
     assert (log.state.round, log.state.current) == (1, "ace")
     assert log.state.count_of("ace") == bee_count
     assert log.state.order == ["ace", "cub"]

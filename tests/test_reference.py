@@ -96,6 +96,9 @@ def test_the_reference_examples_validate_and_the_server_reads_them(ruleset: str)
     block = declaration(ruleset).example_stat_block
     assert block is not None
     assert not problems(validator(docs.stat_block_name(ruleset)), block)
+    example = declaration(ruleset).example_encounter
+    if example is not None:
+        assert not problems(validator(f"encounter-file.{ruleset}.schema.json"), example)
     declaration(ruleset).rules.validate_stats(block["stats"])
     assert not problems(validator(docs.BATTLE_MAP), ref.EXAMPLE_MAP)
     text = (ROOT / "docs" / "stat-blocks.md").read_text(encoding="utf-8")

@@ -113,6 +113,10 @@ class Declaration:
     #: What an effect's modifiers may change (``add_effect``, R90): each target's name and what
     #: it changes; a target ending in ``_die`` takes a die ("d6") as its amount.
     effect_targets: Mapping[str, str] = field(default_factory=dict)
+    #: The states of a conscious combatant's condition chart (``vitals.condition``) that put it
+    #: out of the fight all the same (one not conscious is out of it in every ruleset); the
+    #: snapshot says them (``out_of_fight``), for a client judging whether a side fights on.
+    out_of_fight: tuple[str, ...] = ()
     #: What the published schemas and the references for people (``python -m docgen``) say of
     #: the ruleset beyond the declarations above. The struct a stat block's ``stats`` are read
     #: as (the check itself is ``rules.validate_stats``), and its JSON Schema when the struct

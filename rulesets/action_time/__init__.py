@@ -44,6 +44,7 @@ RULESET = Declaration(
     interrupt_ended=at.next_pursuit,
     joins_next_round=_joins_next_round,
     initial_vitals=at.initial_vitals,
+    out_of_fight=("defenseless",),  # 0 Health: out of the fight until healed (R29)
     views=(_view,),
     folds=FOLDS,
     gm_tools=(LegalAction(action="adjust_combatant",

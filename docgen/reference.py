@@ -276,6 +276,9 @@ def ruleset_section(ruleset: str, block_schema: str) -> list[str]:
             "follows in [rulings.md](rulings.md).", ""]
     opts = options_schema(ruleset)
     out += fields_table(opts, opts.get("$defs", {}))
+    for path, sub in _nested(opts, opts.get("$defs", {})):  # its own (``ruleset_options``)
+        out += ["", f"#### `options.{path}`", ""]
+        out += fields_table(sub, opts.get("$defs", {}))
     return out
 
 

@@ -16,6 +16,7 @@ from clients.client import Client, CommandError
 from encounter import ruleset as registry
 from encounter.harness import Refused, Table
 from encounter.ruleset import names
+from encounter.schemas import args_schemas
 from server.app import Server
 from tests.conftest import ROOT, ws_url
 from tests.helpers import open_client
@@ -150,6 +151,7 @@ def test_its_references_and_schemas_are_generated_from_its_declaration() -> None
     stats = "\n".join(reference.ruleset_section("kindling", docs.stat_block_name("kindling")))
     assert "## Kindling" in stats and "| **`spark`** | integer 1-6 |" in stats
     assert "### Encounter options of Kindling" in stats and "`ruleset_options`" in stats
+    assert "#### `options.ruleset_options`" in stats and "| `glow` | integer 1-3 |" in stats
 
     def valid(schema: dict[str, Any], data: Any) -> bool:
         return jsonschema.Draft202012Validator(schema).is_valid(data)
@@ -169,7 +171,11 @@ def test_its_references_and_schemas_are_generated_from_its_declaration() -> None
     # the whole set of documents takes it in, given a region of the guide for its actions
     guide = docs.GUIDE.read_text(encoding="utf-8")
     region = "\n<!-- actions-kindling:begin -->\n<!-- actions-kindling:end -->\n"
-    files = docs.outputs(guide + region)
+    args_schemas.cache_clear()
+    try:
+        files = docs.outputs(guide + region)
+    finally:
+        args_schemas.cache_clear()  # the ids of the shipped rulesets alone, for the other tests
     for name in ("actions", "stat-block", "options", "encounter-file"):
         assert docs.OUT / f"{name}.kindling.schema.json" in files
     assert "- [Kindling](#kindling)" in files[docs.STAT_BLOCKS_MD]

@@ -90,7 +90,7 @@ def main(argv: list[str]) -> int:
     run(PY, "-m", "mypy")
     run(BIN / "lint-imports")
     run(BIN / "lint-imports", ROOT / "importlinter-runtime.ini")
-    run(PY, "-m", "protocol.docs", "--check")
+    run(PY, "-m", "docgen", "--check")
     run(PY, "-m", "statemachines.diagrams", "--check")
     result = subprocess.run([str(PY), "-m", "pytest", *rest], cwd=ROOT)
     return result.returncode

@@ -327,9 +327,9 @@ def beaten_side(view: TableView) -> str | None:
             continue
         vitals = c.get("vitals") or {}
         condition = vitals.get("condition") or ["active"]
-        up = condition[0] == "active"
-        if view.ruleset == "action_time" and "defenseless" in condition:
-            up = False  # 0 Health: out of the fight until healed (R29)
+        # conscious, and in no state the ruleset counts out of the fight (the snapshot's
+        # ``out_of_fight``: Action Time's 0 Health, R29)
+        up = condition[0] == "active" and view.out_of_fight.isdisjoint(condition[1:])
         side = str(c.get("side"))
         standing[side] = standing.get(side, False) or up
     if len(standing) < 2 or sum(standing.values()) != 1:

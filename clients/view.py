@@ -30,6 +30,9 @@ class TableView:
     initiative: dict[str, dict[str, Any]] = field(default_factory=dict)
     name: str = ""
     ruleset: str = ""
+    #: the states of a conscious combatant's ``vitals.condition`` that put it out of the fight
+    #: in this encounter's ruleset (the snapshot's ``out_of_fight``)
+    out_of_fight: frozenset[str] = frozenset()
     round: int = 0
     current: str | None = None
     flat_footed: set[str] = field(default_factory=set)
@@ -98,6 +101,7 @@ class TableView:
         self.state = s
         self.seq = seq
         self.name, self.ruleset = s.get("name", ""), s.get("ruleset", "")
+        self.out_of_fight = frozenset(s.get("out_of_fight") or ())
         self.combatants = {c["id"]: dict(c) for c in s.get("combatants", [])}
         self.order = list(s.get("order", []))
         self.initiative = {e["combatant"]: e for e in s.get("initiative", [])}

@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from protocol.model import COMMON_OPTIONS
+
 if TYPE_CHECKING:
     from encounter.decision import Decision
     from encounter.declare import Catalog
@@ -111,6 +113,34 @@ class Declaration:
     #: What an effect's modifiers may change (``add_effect``, R90): each target's name and what
     #: it changes; a target ending in ``_die`` takes a die ("d6") as its amount.
     effect_targets: Mapping[str, str] = field(default_factory=dict)
+    #: The states of a conscious combatant's condition chart (``vitals.condition``) that put it
+    #: out of the fight all the same (one not conscious is out of it in every ruleset); the
+    #: snapshot says them (``out_of_fight``), for a client judging whether a side fights on.
+    out_of_fight: tuple[str, ...] = ()
+    #: What the published schemas and the references for people (``python -m docgen``) say of
+    #: the ruleset beyond the declarations above. The struct a stat block's ``stats`` are read
+    #: as (the check itself is ``rules.validate_stats``), and its JSON Schema when the struct
+    #: alone does not say it all (by default: the struct's; without a struct: any object).
+    stats: type[msgspec.Struct] | None = None
+    stats_schema: Callable[[], dict[str, Any]] | None = None
+    #: The fields of ``create_encounter.options`` that change something in it (every one is
+    #: accepted; the others change nothing).
+    encounter_options: tuple[str, ...] = COMMON_OPTIONS
+    #: Markdown of the stat-block reference (``docs/stat-blocks.md``): rows added to the table
+    #: of the fields of ``stats`` (keys its schema allows beyond its fields), and the lines of
+    #: sections after it (feats, talents...).
+    stats_rows: tuple[str, ...] = ()
+    stats_sections: tuple[str, ...] = ()
+    #: The action reference's (``docs/actions.md``) words for what the turn's budget is (a
+    #: parenthesis, with its full stop) and for how effects stack.
+    costs_text: str = ""
+    stacking_text: str = ""
+    #: The references' examples: a stat block, an encounter file (the reference shows the
+    #: first ruleset's that has one), and arguments of actions where a value for each required
+    #: argument says too little (by action name).
+    example_stat_block: Mapping[str, Any] | None = None
+    example_encounter: Mapping[str, Any] | None = None
+    example_args: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
 
 #: The module that exports each ruleset's ``RULESET``.

@@ -189,6 +189,8 @@ def view_state(state: EncounterState, viewer: Actor) -> dict[str, Any]:
         "round": state.round,
         "current": current,
         "combatants": combatants,
+        # the states of a conscious combatant's condition that put it out of the fight
+        "out_of_fight": list(rules.out_of_fight),
         "order": [cid for cid in state.order if cid in visible],
         "initiative": [
             msgspec.to_builtins(state.initiative[cid])

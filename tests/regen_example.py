@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from clients.client import Client
-from protocol import docs
+from docgen import docs
 from server.app import Server
 from tests.conftest import settings_for, ws_url
 from tests.helpers import open_client

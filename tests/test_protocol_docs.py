@@ -2,7 +2,7 @@
 server sends over a real websocket.
 
 ``docs/protocol/*.json``, ``docs/protocol/asyncapi.yaml`` and the generated regions of
-``docs/protocol.md`` are written by ``python -m protocol.docs``; the example session in the
+``docs/protocol.md`` are written by ``python -m docgen``; the example session in the
 guide is hand-written and replayed here against a server.
 """
 
@@ -26,7 +26,7 @@ import pytest
 import yaml
 
 from clients.client import FEATURES, Client, CommandError
-from protocol import docs
+from docgen import docs
 from protocol.errors import ERROR_DESCRIPTIONS, ErrorCode
 from protocol.events import AnyEvent
 from protocol.messages import CLIENT_TYPES, AnyClientMessage, AnyServerMessage, Command
@@ -95,14 +95,14 @@ def test_committed_documents_equal_what_the_generator_writes_now() -> None:
     assert set(files) == {
         docs.OUT / docs.CLIENT_SCHEMA, docs.OUT / docs.SERVER_SCHEMA,
         docs.OUT / docs.EVENTS_SCHEMA, docs.OUT / docs.ASYNCAPI, docs.GUIDE,
-        *(docs.OUT / docs.actions_schema_name(r) for r in docs.RULESETS),
-        *(docs.OUT / f"{kind}.{r}.schema.json" for r in docs.RULESETS
+        *(docs.OUT / docs.actions_schema_name(r) for r in docs.rulesets()),
+        *(docs.OUT / f"{kind}.{r}.schema.json" for r in docs.rulesets()
           for kind in ("stat-block", "options", "encounter-file")),
         docs.OUT / docs.BATTLE_MAP, docs.OUT / docs.ARGS_SCHEMAS, docs.ACTIONS_MD,
         docs.STAT_BLOCKS_MD,
     }
     stale = [str(p.relative_to(docs.ROOT)) for p in docs.stale(files)]
-    assert not stale, f"stale protocol docs {stale}: run `python -m protocol.docs`"
+    assert not stale, f"stale protocol docs {stale}: run `python -m docgen`"
     for path, text in files.items():
         assert text.endswith("\n") and not text.endswith("\n\n"), path
 
@@ -152,7 +152,7 @@ def test_check_names_the_stale_file_and_write_mends_it(
 
 
 def test_the_module_runs_as_a_command() -> None:
-    done = subprocess.run([sys.executable, "-m", "protocol.docs", "--check"], cwd=docs.ROOT,
+    done = subprocess.run([sys.executable, "-m", "docgen", "--check"], cwd=docs.ROOT,
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
 
@@ -160,7 +160,7 @@ def test_the_module_runs_as_a_command() -> None:
 # --- the documents are complete -------------------------------------------------------------
 
 
-@pytest.mark.parametrize("ruleset", docs.RULESETS)
+@pytest.mark.parametrize("ruleset", docs.rulesets())
 def test_the_action_schemas_describe_what_act_accepts(ruleset: str) -> None:
     """Each ruleset's actions schema has every declared action with its arguments, and accepts
     an ``act``'s ``action`` and ``args`` exactly when the action's struct does: the examples

@@ -21,11 +21,12 @@ import pytest
 import yaml
 
 from clients.client import Client, CommandError
+from docgen import docs
+from docgen import reference as ref
 from encounter.declare import catalog
-from encounter.ruleset import declaration
+from encounter.ruleset import declaration, names
 from encounter.schemas import args_schemas
-from protocol import docs
-from protocol import reference as ref
+from protocol.reference import inner
 from rules.action_time.sheet import SheetError as AtSheetError
 from rules.action_time.sheet import parse_sheet as parse_at_sheet
 from rules.sheet import SheetError, parse_sheet
@@ -90,10 +91,14 @@ async def test_every_shipped_example_makes_an_encounter(server: Server,
         assert ack["result"]["encounter"], path.name
 
 
-@pytest.mark.parametrize("ruleset", ref.RULESETS)
+@pytest.mark.parametrize("ruleset", names())
 def test_the_reference_examples_validate_and_the_server_reads_them(ruleset: str) -> None:
-    block = ref.EXAMPLE_BLOCKS[ruleset]
+    block = declaration(ruleset).example_stat_block
+    assert block is not None
     assert not problems(validator(docs.stat_block_name(ruleset)), block)
+    example = declaration(ruleset).example_encounter
+    if example is not None:
+        assert not problems(validator(f"encounter-file.{ruleset}.schema.json"), example)
     declaration(ruleset).rules.validate_stats(block["stats"])
     assert not problems(validator(docs.BATTLE_MAP), ref.EXAMPLE_MAP)
     text = (ROOT / "docs" / "stat-blocks.md").read_text(encoding="utf-8")
@@ -119,7 +124,7 @@ def test_the_reference_examples_of_actions_validate() -> None:
             assert not problems(v, {"action": command["action"],
                                     "args": command.get("args", {})}), raw
             seen += 1
-    assert seen == sum(len(catalog(r).names()) for r in ref.RULESETS)
+    assert seen == sum(len(catalog(r).names()) for r in names())
 
 
 # --- what the published schemas say -------------------------------------------------------------
@@ -173,9 +178,9 @@ def allowed_in(schema: dict[str, Any], path: str, defs: dict[str, Any]) -> list[
     """The ``enum`` of the field at ``path`` of a published stats schema."""
     node = schema
     for name, index in re.findall(r"([a-z_]+)(\[\d+\])?", path):
-        node = ref._inner(node["properties"][name], defs)
+        node = inner(node["properties"][name], defs)
         if index:
-            node = ref._inner(node["items"], defs)
+            node = inner(node["items"], defs)
     return list(node["enum"])
 
 
@@ -235,7 +240,7 @@ def test_the_args_schemas_cover_every_action_and_are_valid_schemas() -> None:
     served = args_schemas()
     assert {k: v for k, v in document.items() if k != "$comment"} == \
         json.loads(json.dumps(served, sort_keys=True))
-    for ruleset in ref.RULESETS:
+    for ruleset in names():
         for name in catalog(ruleset).names():
             assert f"{ruleset}.{name}" in served
     for schema in served.values():

@@ -14,7 +14,10 @@ from encounter.ruleset import Declaration
 from encounter.schemas import command_schema_id
 from encounter.state import EncounterState
 from protocol.messages import LegalAction
+from protocol.model import RULESET_OPTIONS
+from rules.action_time.sheet import Sheet
 from rules.rulesets import ActionTime
+from rulesets.action_time import reference
 
 
 def _joins_next_round(s: EncounterState) -> bool:
@@ -41,9 +44,19 @@ RULESET = Declaration(
     interrupt_ended=at.next_pursuit,
     joins_next_round=_joins_next_round,
     initial_vitals=at.initial_vitals,
+    out_of_fight=("defenseless",),  # 0 Health: out of the fight until healed (R29)
     views=(_view,),
     folds=FOLDS,
     gm_tools=(LegalAction(action="adjust_combatant",
                           args_schema=command_schema_id("adjust_combatant")),),
     effect_targets=at.EFFECT_TARGETS,
+    stats=Sheet,
+    stats_schema=reference.stats_schema,
+    encounter_options=RULESET_OPTIONS["action_time"],
+    stats_rows=reference.STATS_ROWS,
+    stats_sections=reference.STATS_SECTIONS,
+    costs_text=reference.COSTS,
+    stacking_text=reference.STACKING,
+    example_stat_block=reference.EXAMPLE_BLOCK,
+    example_args=reference.EXAMPLE_ARGS,
 )

@@ -11,7 +11,10 @@ from encounter.ruleset import Declaration
 from encounter.schemas import command_schema_id
 from protocol import messages as msg
 from protocol.messages import LegalAction
+from protocol.model import RULESET_OPTIONS
 from rules.rulesets import DramaticSystems
+from rules.sheet import Sheet
+from rulesets.dramatic import reference
 from rulesets.dramatic.flow import (
     after_roll,
     after_scene,
@@ -62,4 +65,13 @@ RULESET = Declaration(
                    for name in GM_TOOLS),
     views=(social_view, numbers_view),
     effect_targets=EFFECT_TARGETS,
+    stats=Sheet,
+    stats_schema=reference.stats_schema,
+    encounter_options=RULESET_OPTIONS["dramatic"],
+    stats_sections=reference.STATS_SECTIONS,
+    costs_text=reference.COSTS,
+    stacking_text=reference.STACKING,
+    example_stat_block=reference.EXAMPLE_BLOCK,
+    example_encounter=reference.EXAMPLE_ENCOUNTER,
+    example_args=reference.EXAMPLE_ARGS,
 )

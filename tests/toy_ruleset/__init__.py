@@ -7,7 +7,9 @@ what a ruleset beyond the two shipped ones declares, and that the engine needs n
 - an event of its own (``ruleset_event`` ``kindled``), and its fold;
 - a turn budget of its own: two beats, each action taking one;
 - an action of its own (``kindle``: give a combatant embers), beside the engine's ``end_turn``;
-- no surprise round (the declaration's default).
+- no surprise round (the declaration's default);
+- its documents: its actions, stat block and options, generated from all this
+  (``python -m docgen``; only ``stats`` is there for them alone).
 
 It imports the engine's declaration types only, never a shipped ruleset.
 """
@@ -105,6 +107,7 @@ RULESET = Declaration(
     rules=Rules(),
     catalog=Catalog(NAME, "Kindling", (KINDLE, END_TURN), cost_names={Kind.STANDARD: "beat"}),
     options=Options,
+    stats=Sheet,  # for the documents: the schema of its stat block (``python -m docgen``)
     initial_state=lambda: {"embers": {}},
     events={"kindled": _fold_kindled},
     views=(_view,),

@@ -16,6 +16,7 @@ from clients.client import Client, CommandError
 from encounter import ruleset as registry
 from encounter.harness import Refused, Table
 from encounter.ruleset import names
+from encounter.schemas import args_schemas
 from server.app import Server
 from tests.conftest import ROOT, ws_url
 from tests.helpers import open_client
@@ -136,3 +137,46 @@ async def test_it_plays_over_the_protocol(server: Server, clients: list[Client])
         await anon.command("create_encounter", id="kindling-bad-option-0", name="x",
                            ruleset="kindling", options={"ruleset_options": {"glow": "hot"}})
     assert refused.value.code == "invalid_payload"
+
+
+def test_its_references_and_schemas_are_generated_from_its_declaration() -> None:
+    """The docs generator, unchanged, documents a ruleset it was not written for: its actions
+    (docs/actions.md), its stat block and options (docs/stat-blocks.md), their JSON Schemas
+    and its encounter files, all read from its declaration."""
+    from docgen import docs, reference
+
+    actions = "\n".join(docs.actions_section("kindling"))
+    assert "## Kindling" in actions and "### Kindling: `kindle`" in actions
+    assert "**`target`**" in actions and "| beat |" in actions
+    stats = "\n".join(reference.ruleset_section("kindling", docs.stat_block_name("kindling")))
+    assert "## Kindling" in stats and "| **`spark`** | integer 1-6 |" in stats
+    assert "### Encounter options of Kindling" in stats and "`ruleset_options`" in stats
+    assert "#### `options.ruleset_options`" in stats and "| `glow` | integer 1-3 |" in stats
+
+    def valid(schema: dict[str, Any], data: Any) -> bool:
+        return jsonschema.Draft202012Validator(schema).is_valid(data)
+
+    block = reference.stat_block_schema("kindling")
+    assert valid(block, CAST[0]) and not valid(block, {"name": "Dud", "stats": {"spark": 9}})
+    assert not valid(block, {"name": "Dog", "stats": {"spark": 1, "fatigue_points": 6}})
+    act = docs.actions_schema("kindling")
+    assert valid(act, {"action": "kindle", "args": {"target": "ash"}})
+    assert not valid(act, {"action": "kindle", "args": {"target": "ash", "heat": 3}})
+    encounter_file = reference.encounter_file_schema("kindling")
+    assert "map" not in encounter_file["properties"]  # it keeps no map: no set_map command
+    assert valid(encounter_file, {"ruleset": "kindling", "combatants": CAST,
+                                  "options": {"ruleset_options": {"glow": 2}}})
+    assert not valid(encounter_file, {"ruleset": "kindling", "combatants": CAST,
+                                      "options": {"ruleset_options": {"glow": 9}}})
+    # the whole set of documents takes it in, given a region of the guide for its actions
+    guide = docs.GUIDE.read_text(encoding="utf-8")
+    region = "\n<!-- actions-kindling:begin -->\n<!-- actions-kindling:end -->\n"
+    args_schemas.cache_clear()
+    try:
+        files = docs.outputs(guide + region)
+    finally:
+        args_schemas.cache_clear()  # the ids of the shipped rulesets alone, for the other tests
+    for name in ("actions", "stat-block", "options", "encounter-file"):
+        assert docs.OUT / f"{name}.kindling.schema.json" in files
+    assert "- [Kindling](#kindling)" in files[docs.STAT_BLOCKS_MD]
+    assert "| `kindle` | beat |" in files[docs.GUIDE]

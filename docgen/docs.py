@@ -1,10 +1,11 @@
 """Write the protocol documents from the message classes, or check that they are current.
 
-    python -m protocol.docs           # write docs/protocol/* and the generated parts of
-                                      # docs/protocol.md
-    python -m protocol.docs --check   # exit 1, naming each stale file, when they differ
+    python -m docgen           # write docs/protocol/*, docs/actions.md, docs/stat-blocks.md
+                               # and the generated parts of docs/protocol.md
+    python -m docgen --check   # exit 1, naming each stale file, when they differ
 
-The message classes are the single source of truth. From them this writes:
+The message classes and the rulesets' declarations (``encounter.ruleset``: every registered
+ruleset, none named here) are the single source of truth. From them this writes:
 
 - ``docs/protocol/client-messages.schema.json``, ``server-messages.schema.json`` and
   ``events.schema.json``: one JSON Schema (draft 2020-12) per union, with ``$defs``;
@@ -15,7 +16,7 @@ The message classes are the single source of truth. From them this writes:
   ``legal_actions`` entry may name (``encounter.schemas``), as the server serves them;
 - ``docs/protocol/stat-block.<ruleset>.schema.json``, ``battle-map.schema.json``,
   ``options.<ruleset>.schema.json`` and ``encounter-file.<ruleset>.schema.json``: what a GM
-  writes (``protocol.reference``);
+  writes (``docgen.reference``);
 - ``docs/protocol/asyncapi.yaml``: an AsyncAPI 3.0.0 document of the server application,
   naming all of the above;
 - ``docs/actions.md`` and ``docs/stat-blocks.md``: the reference for people: each ruleset's
@@ -37,25 +38,36 @@ import re
 import sys
 import typing
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import msgspec
 import yaml
 
+from docgen import reference as ref
+from encounter.declare import catalog, effect_targets, field_names
+from encounter.ruleset import declaration, names
+from encounter.schemas import action_args_schema, action_schema_id, args_schemas
 from protocol.errors import ERROR_DESCRIPTIONS, ErrorCode
 from protocol.events import AnyEvent
 from protocol.messages import AnyClientMessage, AnyServerMessage, Command
-from protocol.reference import sorted_keys
+from protocol.reference import fields_table, inner, sorted_keys, struct_schema, type_text
 from protocol.version import PROTOCOL_VERSION, SUPPORTED_VERSIONS
+from server.config import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 OUT = DOCS / "protocol"
 GUIDE = DOCS / "protocol.md"
 
-#: The rulesets whose actions are documented (``actions.<ruleset>.schema.json``).
-RULESETS = ("dramatic", "action_time")
+
+
+def rulesets() -> list[str]:
+    """The rulesets documented: every registered one (``encounter.ruleset.names``)."""
+    return names()
+
+
 CLIENT_SCHEMA = "client-messages.schema.json"
 SERVER_SCHEMA = "server-messages.schema.json"
 EVENTS_SCHEMA = "events.schema.json"
@@ -220,7 +232,7 @@ def json_schema(filename: str) -> dict[str, Any]:
         "$id": f"urn:stablemaster:protocol:{PROTOCOL_VERSION}:{stem}",
         "title": f"{title} (protocol {PROTOCOL_VERSION})",
         "description": f"{description} Protocol version {PROTOCOL_VERSION}. Generated from "
-        "the message classes by `python -m protocol.docs`; do not edit.",
+        "the message classes by `python -m docgen`; do not edit.",
         "x-protocol-version": PROTOCOL_VERSION,
         **sorted_keys(top),
         "$defs": sorted_keys(components),
@@ -238,9 +250,6 @@ def actions_schema(ruleset: str) -> dict[str, Any]:
     """The JSON Schema written to ``docs/protocol/actions.<ruleset>.schema.json``: an object
     with the ``action`` and ``args`` of an ``act`` command, one alternative per action of the
     ruleset (in the order ``legal_actions`` lists them), each with its arguments' schema."""
-    from encounter.declare import catalog, field_names
-    from encounter.schemas import action_schema_id
-
     cat = catalog(ruleset)
     structs = list(dict.fromkeys(a.args for a in cat.actions))
     refs, defs = msgspec.json.schema_components(structs, ref_template="#/$defs/{name}")
@@ -278,7 +287,7 @@ def actions_schema(ruleset: str) -> dict[str, Any]:
         "whenever `legal_actions` lists "
         "it), `x-args-schema` the `args_schema` id of its `legal_actions` entries. The action "
         f"reference for people is `docs/actions.md`. Protocol version {PROTOCOL_VERSION}. "
-        "Generated from the actions' declarations by `python -m protocol.docs`; do not edit.",
+        "Generated from the actions' declarations by `python -m docgen`; do not edit.",
         "x-protocol-version": PROTOCOL_VERSION,
         "x-ruleset": ruleset,
         "type": "object",
@@ -293,9 +302,6 @@ def actions_schema(ruleset: str) -> dict[str, Any]:
 def actions_table(ruleset: str) -> str:
     """The actions of ``ruleset`` and their arguments, as a Markdown table (a required
     argument is in bold; the others show their default)."""
-    from encounter.declare import catalog
-    from protocol.reference import type_text
-
     schema = actions_schema(ruleset)
     defs = schema["$defs"]
     rows = ["| action | costs | when | arguments |", "| --- | --- | --- | --- |"]
@@ -355,8 +361,6 @@ def message_table(union: Any, heading: str) -> str:
 
 
 def limits_table() -> str:
-    from server.config import Settings
-
     s = Settings()
     rows = [
         "| limit | default | what happens |",
@@ -399,9 +403,13 @@ def _regions() -> dict[str, Callable[[], str]]:
         "errors": error_table,
         "close-codes": close_code_table,
         "limits": limits_table,
-        "actions-dramatic": lambda: actions_table("dramatic"),
-        "actions-action-time": lambda: actions_table("action_time"),
+        **{region_name(r): partial(actions_table, r) for r in rulesets()},
     }
+
+
+def region_name(ruleset: str) -> str:
+    """The guide's region of the actions of ``ruleset``."""
+    return "actions-" + ruleset.replace("_", "-")
 
 
 def render_guide(text: str) -> str:
@@ -465,11 +473,11 @@ def asyncapi() -> dict[str, Any]:
         if tag == "error":
             message["description"] = f"{description}\n\nError codes:\n\n{error_table()}\n"
         if tag == "act":
-            files = ", ".join(f"`{actions_schema_name(r)}`" for r in RULESETS)
+            files = ", ".join(f"`{actions_schema_name(r)}`" for r in rulesets())
             message["description"] = (f"{description}\n\nThe actions of each ruleset and the "
                                       f"JSON Schema of their arguments: {files}, beside this "
                                       "document.")
-            message["x-action-arguments"] = {r: actions_schema_name(r) for r in RULESETS}
+            message["x-action-arguments"] = {r: actions_schema_name(r) for r in rulesets()}
             message["x-args-schemas"] = ARGS_SCHEMAS
         if tag == "legal_actions":
             message["description"] = (f"{description}\n\nEach entry's `args_schema` is an id "
@@ -477,8 +485,8 @@ def asyncapi() -> dict[str, Any]:
                                       "server also serves: `GET /schemas/args/<id>.json`.")
             message["x-args-schemas"] = ARGS_SCHEMAS
         if tag in ("create_encounter", "add_combatant", "set_map", "set_options"):
-            message["x-stat-blocks"] = {r: stat_block_name(r) for r in RULESETS}
-            message["x-options"] = {r: f"options.{r}.schema.json" for r in RULESETS}
+            message["x-stat-blocks"] = {r: stat_block_name(r) for r in rulesets()}
+            message["x-options"] = {r: f"options.{r}.schema.json" for r in rulesets()}
             message["x-battle-map"] = BATTLE_MAP
         messages[tag] = message
 
@@ -607,7 +615,7 @@ def _info_description() -> str:
         "clients ignore what they do not know.\n\n"
         f"## Error codes\n\n{error_table()}\n\n"
         f"## Close codes\n\n{close_code_table()}\n\n"
-        "Generated from the message classes by `python -m protocol.docs`; do not edit.\n"
+        "Generated from the message classes by `python -m docgen`; do not edit.\n"
     )
 
 
@@ -647,7 +655,7 @@ _Dumper.add_representer(str, _str)
 def render_yaml(data: Any) -> str:
     header = (
         "# The Stablemaster protocol as AsyncAPI 3.0.0. Generated from the message classes by\n"
-        "# `python -m protocol.docs`; do not edit.\n"
+        "# `python -m docgen`; do not edit.\n"
     )
     body = yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100,
                      default_flow_style=False)
@@ -663,11 +671,9 @@ def stat_block_name(ruleset: str) -> str:
 
 def gm_schemas() -> dict[str, dict[str, Any]]:
     """The published schemas of what a GM writes, by file name."""
-    from protocol import reference as ref
-
     files: dict[str, dict[str, Any]] = {}
-    for ruleset in RULESETS:
-        title = ref.TITLES[ruleset]
+    for ruleset in rulesets():
+        title = declaration(ruleset).title
         files[stat_block_name(ruleset)] = ref.published(
             ref.stat_block_schema(ruleset), f"stat-block.{ruleset}",
             f"A Stablemaster stat block of {title} (protocol {PROTOCOL_VERSION})",
@@ -691,15 +697,13 @@ def gm_schemas() -> dict[str, dict[str, Any]]:
 
 def args_schemas_document() -> dict[str, Any]:
     """``docs/protocol/args-schemas.json``: every ``args_schema`` id and its schema."""
-    from encounter.schemas import args_schemas
-
     return {
         "$comment": "The JSON Schema of the arguments of every `legal_actions` entry, by its "
         "`args_schema` id (`<ruleset>.<action>`: the `args` of `act`; `command.<type>`: the "
         "fields of that command but `type`, `id` and `expect_turn`). The server serves each "
         "at `GET /schemas/args/<id>.json`, and this whole document at `GET "
         f"/schemas/args.json`. Protocol version {PROTOCOL_VERSION}. Generated from the "
-        "declarations by `python -m protocol.docs`; do not edit.",
+        "declarations by `python -m docgen`; do not edit.",
         **{k: sorted_keys(v) for k, v in args_schemas().items()},
     }
 
@@ -711,52 +715,22 @@ _WHEN = {
 }
 #: The combatants the examples of ``docs/actions.md`` act for and aim at (those of the shipped
 #: example ``*-ponies-vs-diamond-dogs.yaml`` of each ruleset).
-_ACTOR = {"dramatic": ("twilight", "brute"), "action_time": ("twilight", "brute")}
-#: Example arguments where the generic ones say too little.
-_EXAMPLE_ARGS: dict[str, dict[str, dict[str, Any]]] = {
-    "dramatic": {
-        "attack": {"target": "brute", "weapon": "magic bolt"},
-        "harvest": {"skill": "profession_miner", "resource": "gems"},
-        "move": {"path": [[2, 2], [3, 2]]},
-        "run": {"path": [[2, 2], [3, 2], [4, 3]]},
-        "lie": {"target": "brute", "size": "small", "text": "the boss went that way"},
-        "ready": {"action": "attack", "trigger": "a dog comes out of the fog"},
-        "delay": {"count": 5},
-        "second_lunch_with_food": {"food_bonus": 2},
-        "answer_statement": {"answer": "refuse"},
-        "free": {"note": "shouts a warning"},
-    },
-    "action_time": {
-        "ranged_attack": {"target": "brute", "weapon": "magic bolt", "distance": 10},
-        "guard_up": {"amount": 2},
-        "move": {"yards": 5, "posture": "stand"},
-        "run": {"yards": 20, "away_from": ["brute"]},
-        "charge": {"target": "brute", "yards": 4},
-        "prepare": {"action": "melee_attack", "trigger": "the brute comes close"},
-        "ready_item": {"draw": "bandages"},
-        "stunt": {"target": "brute", "stunt": "knock_prone"},
-        "pursue": {"target": "brute", "yards": 4},
-        "heal": {"target": "dash"},
-    },
-}
-
-
+ACTOR, TARGET = "twilight", "brute"
 def example_args(ruleset: str, action: Any, schema: dict[str, Any]) -> dict[str, Any]:
-    """Arguments of ``action`` for the reference's example: the listed ones, else a value for
-    each required argument (its first example, the target, the first allowed value)."""
-    from protocol import reference as ref
-
-    given = _EXAMPLE_ARGS[ruleset].get(action.name)
+    """Arguments of ``action`` for the reference's example: the ruleset's (its declaration's
+    ``example_args``), else a value for each required argument (its first example, the target,
+    the first allowed value)."""
+    given = declaration(ruleset).example_args.get(action.name)
     if given is not None:
-        return given
+        return dict(given)
     defs = schema.get("$defs", {})
     out: dict[str, Any] = {}
     for name in schema.get("required", []):
-        field = ref._inner(schema["properties"][name], defs)
+        field = inner(schema["properties"][name], defs)
         if "examples" in field:
             out[name] = field["examples"][0]
         elif name == "target":
-            out[name] = _ACTOR[ruleset][1]
+            out[name] = TARGET
         elif "enum" in field:
             out[name] = field["enum"][0]
         elif field.get("type") == "integer":
@@ -768,14 +742,10 @@ def example_args(ruleset: str, action: Any, schema: dict[str, Any]) -> dict[str,
 
 def actions_markdown() -> str:
     """``docs/actions.md``: every action of each ruleset."""
-    from encounter.declare import catalog
-    from encounter.schemas import action_args_schema, action_schema_id
-    from protocol import reference as ref
-
     out = [
         "# Actions",
         "",
-        "Generated from the actions' declarations by `python -m protocol.docs`; do not edit.",
+        "Generated from the actions' declarations by `python -m docgen`; do not edit.",
         "",
         "An action is taken with an `act` command: `{\"type\": \"act\", \"id\": …, "
         "\"combatant\": <who acts>, \"action\": <name>, \"args\": {…}}` (add `expect_turn`, "
@@ -791,92 +761,91 @@ def actions_markdown() -> str:
         "for `twilight` against the combatants of the shipped example \"Ponies vs. Diamond "
         "Dogs\" of each ruleset.",
         "",
-        "- [MLP Dramatic Systems](#mlp-dramatic-systems)",
-        "- [Action Time](#action-time)",
+        *(f"- [{catalog(r).title}]({ref.anchor(catalog(r).title)})" for r in rulesets()),
     ]
-    for ruleset in RULESETS:
-        cat = catalog(ruleset)
-        out += ["", f"## {cat.title}", "",
-                f"The ruleset `{ruleset}`. Costs are what the action spends of the turn "
-                + ("(a standard, a move and a swift action a turn, or one full-round action; "
-                   "free actions and reactions on any turn; `none`: the turn's own moves)."
-                   if ruleset == "dramatic" else
-                   "(a major action and a minor action, or two minor actions, in any order; "
-                   "free actions; `none`: the turn's own moves; R51)."),
-                "", "| action | costs | when | rule |", "| --- | --- | --- | --- |"]
-        for a in cat.actions:
-            anchor = f"{ruleset}-{a.name}".replace("_", "-")
-            out.append(f"| [`{a.name}`](#{anchor}) | {cat.cost_name(a)} | {a.timing.value} | "
-                       f"{_cell(a.section)} |")
-        for a in cat.actions:
-            schema = action_args_schema(ruleset, a)
-            defs = schema.get("$defs", {})
-            struct_doc = " ".join(str(ref.struct_schema(a.args).get("description", "")).split())
-            sid = action_schema_id(ruleset, a.name)
-            out += ["", f'<a id="{ruleset}-{a.name}"></a>'.replace("_", "-"),
-                    f"### {cat.title}: `{a.name}`", "",
-                    f"{a.label}. Rule: {a.section}. Costs: {cat.cost_name(a)}; taken "
-                    f"{_WHEN[a.timing.value]}. Schema: `{sid}`.", ""]
-            if schema.get("properties"):
-                # the required arguments first, the note last
-                required = set(schema.get("required", []))
-                props = schema["properties"]
-                schema = {**schema, "properties": {k: props[k] for k in sorted(
-                    props, key=lambda k: (k not in required, k == "note"))}}
-                out += [_cell(struct_doc), ""]
-                rows = ref.fields_table(schema, defs)
-                out += [r.replace("| field |", "| argument |").replace(
-                    " unit |", "").replace(" --- | --- | --- | --- | --- |",
-                                          " --- | --- | --- | --- |") for r in rows[:2]]
-                for r in rows[2:]:
-                    cells = r.split(" | ")
-                    out.append(" | ".join(cells[:2] + cells[3:]))
-                out.append("")
-            else:
-                out += ["No arguments.", ""]
-            command: dict[str, Any] = {"type": "act", "id": "c1",
-                                       "combatant": _ACTOR[ruleset][0], "action": a.name}
-            args = example_args(ruleset, a, schema)
-            if args:
-                command["args"] = args
-            out += ["```json", json.dumps(command, ensure_ascii=False), "```"]
-        out += _effects_section(ruleset, cat.title)
+    for ruleset in rulesets():
+        out += actions_section(ruleset)
     return "\n".join(out) + "\n"
+
+
+def actions_section(ruleset: str) -> list[str]:
+    """The section of ``docs/actions.md`` for ``ruleset``: its actions, each with its
+    arguments and an example, and what its effects may change."""
+    cat = catalog(ruleset)
+    costs = declaration(ruleset).costs_text
+    out = ["", f"## {cat.title}", "",
+           f"The ruleset `{ruleset}`. Costs are what the action spends of the turn"
+           + (f" {costs}" if costs else "."),
+           "", "| action | costs | when | rule |", "| --- | --- | --- | --- |"]
+    for a in cat.actions:
+        anchor = f"{ruleset}-{a.name}".replace("_", "-")
+        out.append(f"| [`{a.name}`](#{anchor}) | {cat.cost_name(a)} | {a.timing.value} | "
+                   f"{_cell(a.section)} |")
+    for a in cat.actions:
+        schema = action_args_schema(ruleset, a)
+        defs = schema.get("$defs", {})
+        struct_doc = " ".join(str(struct_schema(a.args).get("description", "")).split())
+        sid = action_schema_id(ruleset, a.name)
+        out += ["", f'<a id="{ruleset}-{a.name}"></a>'.replace("_", "-"),
+                f"### {cat.title}: `{a.name}`", "",
+                f"{a.label}. Rule: {a.section}. Costs: {cat.cost_name(a)}; taken "
+                f"{_WHEN[a.timing.value]}. Schema: `{sid}`.", ""]
+        if schema.get("properties"):
+            # the required arguments first, the note last
+            required = set(schema.get("required", []))
+            props = schema["properties"]
+            schema = {**schema, "properties": {k: props[k] for k in sorted(
+                props, key=lambda k: (k not in required, k == "note"))}}
+            out += [_cell(struct_doc), ""]
+            rows = fields_table(schema, defs)
+            out += [r.replace("| field |", "| argument |").replace(
+                " unit |", "").replace(" --- | --- | --- | --- | --- |",
+                                      " --- | --- | --- | --- |") for r in rows[:2]]
+            for r in rows[2:]:
+                cells = r.split(" | ")
+                out.append(" | ".join(cells[:2] + cells[3:]))
+            out.append("")
+        else:
+            out += ["No arguments.", ""]
+        command: dict[str, Any] = {"type": "act", "id": "c1",
+                                   "combatant": ACTOR, "action": a.name}
+        args = example_args(ruleset, a, schema)
+        if args:
+            command["args"] = args
+        out += ["```json", json.dumps(command, ensure_ascii=False), "```"]
+    out += _effects_section(ruleset, cat.title)
+    return out
 
 
 def _effects_section(ruleset: str, title: str) -> list[str]:
     """What an effect may change in a ruleset (``add_effect``'s ``modifiers``, R90)."""
-    from encounter.declare import effect_targets
-
     targets = effect_targets(ruleset)
-    rule = ("the same source (kind and name) counts once, the largest; different sources add "
-            "(Stacking Effects, R91)" if ruleset == "action_time" else
-            "one cover bonus, one concealment penalty, conditions all add, the same source "
-            "otherwise counts once (R92)")
+    if not targets:
+        return []
+    rule = declaration(ruleset).stacking_text
     out = ["", f'<a id="{ruleset}-effects"></a>'.replace("_", "-"),
            f"### {title}: effects", "",
            "The GM's `add_effect` (`modifiers`: a list of `{\"target\": <name>, \"amount\": "
            "<number, or a die for a target ending in `_die`>}`), a cast spell's `modifiers` and "
            "what the stat block's feats, talents and species grant change these numbers in "
            "every later computation; each result's itemised modifiers name the effect. "
-           f"Stacking: {rule}. A target `gm:<name>` is a quantity the GM names and reads "
-           "(R90).", "", "| target | what it changes |", "| --- | --- |"]
+           + (f"Stacking: {rule}. " if rule else "")
+           + "A target `gm:<name>` is a quantity the GM names and reads (R90).", "",
+           "| target | what it changes |", "| --- | --- |"]
     out += [f"| `{name}` | {_cell(what)} |" for name, what in targets.items()]
     example = {"type": "add_effect", "id": "c2", "name": "Shield of Leaves",
-               "combatant": _ACTOR[ruleset][0], "until": "rounds", "rounds": 3,
+               "combatant": ACTOR, "until": "rounds", "rounds": 3,
                "modifiers": [{"target": next(iter(targets)), "amount": 2}]}
     return [*out, "", f"For example: `{json.dumps(example, ensure_ascii=False)}`."]
 
 
 def reference_outputs() -> dict[Path, str]:
-    from protocol import reference as ref
-
     files = {OUT / name: render_json(schema) for name, schema in gm_schemas().items()}
     files[OUT / ARGS_SCHEMAS] = render_json(args_schemas_document())
     # beside the guide (wherever it is: the tests move it)
     files[GUIDE.with_name(ACTIONS_MD.name)] = actions_markdown()
     files[GUIDE.with_name(STAT_BLOCKS_MD.name)] = ref.stat_blocks_markdown(
-        {r: stat_block_name(r) for r in RULESETS})
+        {r: stat_block_name(r) for r in rulesets()})
     return files
 
 
@@ -886,7 +855,7 @@ def outputs(guide_text: str | None = None) -> dict[Path, str]:
     if guide_text is None:
         guide_text = GUIDE.read_text(encoding="utf-8")
     files = {OUT / name: render_json(json_schema(name)) for name in _UNIONS}
-    for ruleset in RULESETS:
+    for ruleset in rulesets():
         files[OUT / actions_schema_name(ruleset)] = render_json(actions_schema(ruleset))
     files.update(reference_outputs())
     files[OUT / ASYNCAPI] = render_yaml(asyncapi())
@@ -909,7 +878,7 @@ def stale(files: dict[Path, str]) -> list[Path]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m protocol.docs",
+        prog="python -m docgen",
         description="Write the protocol documents (docs/protocol/, docs/protocol.md) from the "
         "message classes.",
     )
@@ -920,14 +889,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         files = outputs()
     except (DocsError, FileNotFoundError) as exc:
-        print(f"protocol.docs: {exc}", file=sys.stderr)
+        print(f"docgen: {exc}", file=sys.stderr)
         return 1
     if args.check:
         differ = stale(files)
         for path in differ:
             print(f"stale: {path.relative_to(ROOT)}", file=sys.stderr)
         if differ:
-            print("run `python -m protocol.docs` and commit the result", file=sys.stderr)
+            print("run `python -m docgen` and commit the result", file=sys.stderr)
             return 1
         print(f"protocol docs are current ({len(files)} files)")
         return 0

@@ -1,0 +1,3 @@
+from docgen.docs import main
+
+raise SystemExit(main())

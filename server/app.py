@@ -144,6 +144,7 @@ class Server:
             await self.ws.wait_closed()
         await self.follower.stop()
         await self.gc_pacer.stop()
+        await self.store.aclose()
         await self.redis.aclose()
         await self.follower.blocking.aclose()
         if self.embedded is not None:

@@ -253,7 +253,15 @@ def _text(value: bytes | str | None) -> str:
 class GroupCommit:
     """Runs one Lua script for many callers: the calls that arrive while none is in flight, or
     while one is, leave together in one pipeline (non-transactional: each script is atomic on
-    its own, and each caller gets its own reply or error)."""
+    its own, and each caller gets its own reply or error).
+
+    The pipeline goes out on a connection of its own (taken from the client's pool for good,
+    so closed with the client), one write for the whole group, each command encoded
+    here in one step: redis-py's pipeline spent about as much CPU again on its own objects and
+    its per-argument encoding (29 against 16 microseconds per script call, in groups of 20;
+    95 for a call on its own through the pool). Its errors are redis-py's, and so are its
+    retries: the connection's retry policy sends the group again on a new connection after a
+    connection error or a timeout (safe: a script call seen before answers ``dup``)."""
 
     def __init__(self, redis: Redis | RedisCluster, script: str,
                  durability: Durability | None = None) -> None:
@@ -264,6 +272,13 @@ class GroupCommit:
         self.durability = durability or Durability()
         self._waiting: list[tuple[list[Any], list[Any], asyncio.Future[Any]]] = []
         self._committer: asyncio.Task[None] | None = None
+        self._connection: Any = None  # taken on first use
+
+    async def aclose(self) -> None:
+        """Give the connection back to the client's pool."""
+        conn, self._connection = self._connection, None
+        if conn is not None:
+            await self.redis.connection_pool.release(conn)
 
     async def __call__(self, keys: list[Any], args: list[Any]) -> Any:
         loop = asyncio.get_running_loop()
@@ -316,25 +331,46 @@ class GroupCommit:
     async def _pipeline(self, group: list[tuple[list[Any], list[Any], asyncio.Future[Any]]]
                         ) -> list[Any]:
         wait = self.durability
-        if len(group) == 1 and not wait.command:  # a pipeline of one costs more than the call
-            keys_, args, _future = group[0]
-            try:
-                return [await self.redis.execute_command(
-                    "EVALSHA", self.sha, len(keys_), *keys_, *args)]
-            except ResponseError as exc:
-                return [exc]
-        pipe = self.redis.pipeline(transaction=False)
-        for keys_, args, _future in group:
-            pipe.execute_command("EVALSHA", self.sha, len(keys_), *keys_, *args)
+        commands = [resp_command("EVALSHA", self.sha, len(keys_), *keys_, *args)
+                    for keys_, args, _future in group]
+        if wait.command:
+            # WAIT and WAITAOF count what this connection wrote: it follows the scripts
+            commands.append(resp_command(*wait.command))
+        conn = self._connection
+        if conn is None:
+            conn = self._connection = await self.redis.connection_pool.get_connection()
+        packed = b"".join(commands)
+        replies: list[Any] = await conn.retry.call_with_retry(
+            lambda: _exchange(conn, packed, len(commands)), lambda _error: conn.disconnect())
         if not wait.command:
-            return list(await pipe.execute(raise_on_error=False))
-        # WAIT and WAITAOF count what this connection wrote: the pipeline keeps them on one
-        pipe.execute_command(*wait.command)
-        *replies, confirmed = await pipe.execute(raise_on_error=False)
+            return replies
+        *replies, confirmed = replies
         if isinstance(confirmed, Exception) or not wait.satisfied(confirmed):
             why = NotDurable(f"not confirmed by {wait.label} in time ({confirmed!r})")
             replies = [why if _wrote(r) else r for r in replies]
-        return list(replies)
+        return replies
+
+
+async def _exchange(conn: Any, packed: bytes, count: int) -> list[Any]:
+    """Send ``count`` commands packed together, and read their replies (an error reply is its
+    exception, in its place)."""
+    await conn.send_packed_command(packed, check_health=False)
+    replies: list[Any] = []
+    for _ in range(count):
+        try:
+            replies.append(await conn.read_response())
+        except ResponseError as exc:  # read whole: the connection stays in step
+            replies.append(exc)
+    return replies
+
+
+def resp_command(*args: str | bytes | int) -> bytes:
+    """A command in the Redis protocol (RESP): an array of bulk strings."""
+    parts = [b"*%d\r\n" % len(args)]
+    for arg in args:
+        data = arg if isinstance(arg, bytes) else str(arg).encode()
+        parts.append(b"$%d\r\n%b\r\n" % (len(data), data))
+    return b"".join(parts)
 
 
 def _wrote(reply: Any) -> bool:
@@ -359,6 +395,11 @@ class EventStore:
         self._append: Any = (redis.register_script(_APPEND) if self.cluster
                              else GroupCommit(redis, _APPEND, self.durability))
         self._snapshot = redis.register_script(_SNAPSHOT)
+
+    async def aclose(self) -> None:
+        """Close what the store opened of its own (the append pipeline's connection)."""
+        if isinstance(self._append, GroupCommit):
+            await self._append.aclose()
 
     async def append(
         self,

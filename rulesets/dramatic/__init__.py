@@ -4,14 +4,13 @@ its steps at the edges of turns, rounds and the scene, its GM commands and its p
 
 from __future__ import annotations
 
-from encounter import battle, gm, rulings, social
-from encounter.actions import CATALOG
-from encounter.resolution import EFFECT_TARGETS
 from encounter.ruleset import Declaration
 from encounter.schemas import command_schema_id
 from protocol import messages as msg
 from protocol.messages import LegalAction
 from rules.rulesets import DramaticSystems
+from rulesets.dramatic import battle, perception, rulings, social
+from rulesets.dramatic.actions import CATALOG
 from rulesets.dramatic.flow import (
     after_roll,
     after_scene,
@@ -24,6 +23,7 @@ from rulesets.dramatic.flow import (
     turn_started,
     turn_starting,
 )
+from rulesets.dramatic.resolution import EFFECT_TARGETS
 
 #: The GM's commands for what the rules leave to the GM, offered while the encounter runs.
 GM_TOOLS = ("adjudicate", "adjust_combatant", "set_map", "place_combatant", "fall", "collide",
@@ -46,7 +46,7 @@ RULESET = Declaration(
     initial_vitals=initial_vitals,
     size_of=size_of,
     commands={
-        msg.CallPerception: gm.call_perception,
+        msg.CallPerception: perception.call_perception,
         msg.SetMap: battle.set_map,
         msg.PlaceCombatant: battle.place_combatant,
         msg.Adjudicate: rulings.adjudicate,

@@ -8,12 +8,12 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from encounter import battle, combat, gm, resolution, rulings, social
-from encounter import vitals as vt
-from encounter.social import social_standing
 from encounter.views import untagged
 from protocol import events as ev
 from rules.social.access import Moment
+from rulesets.dramatic import battle, combat, perception, recovery, resolution, rulings, social
+from rulesets.dramatic import vitals as vt
+from rulesets.dramatic.social import social_standing
 
 if TYPE_CHECKING:
     from encounter.decision import Decision
@@ -23,13 +23,13 @@ if TYPE_CHECKING:
 
 
 def after_roll(d: Decision, stage: str, ctx: dict[str, Any], roll: Roll) -> None:
-    """The dice of a stage are in: combat's stages (``encounter.combat``), the GM's hazards and
-    checks and the Constitution check (``encounter.rulings``), Perception
-    (``encounter.gm``), else the social ones (``encounter.social``)."""
+    """The dice of a stage are in: combat's stages (``rulesets.dramatic.combat``), the GM's hazards
+    and checks and the Constitution check (``rulesets.dramatic.rulings``), Perception
+    (``rulesets.dramatic.perception``), else the social ones (``rulesets.dramatic.social``)."""
     if combat.after_roll(d, stage, ctx, roll) or rulings.after_roll(d, stage, ctx, roll):
         return
     if ctx.get("action") == "perception":
-        gm.perception_rolled(d, ctx, roll)
+        perception.perception_rolled(d, ctx, roll)
     else:
         social.after_roll(d, stage, ctx, roll)
 
@@ -72,14 +72,14 @@ def scene_started(d: Decision, surprise: bool) -> None:
 def after_scene(d: Decision) -> None:
     """The scene ends: Constitution checks and the recovery after the scene (R16, R50), the
     auras' points at the end (R73), Social Status boosts (R25)."""
-    gm.after_the_scene(d)
+    recovery.after_the_scene(d)
     social.aura_moment(d, Moment.END)
     social.status_boosts(d)
 
 
 def rest(d: Decision) -> None:
     """Natural Healing (R17): eight hours of rest after the scene."""
-    gm.rest(d)
+    recovery.rest(d)
 
 
 def initial_vitals(profile: CombatantProfile) -> Vitals:

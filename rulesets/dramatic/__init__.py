@@ -23,6 +23,7 @@ from rulesets.dramatic.flow import (
     turn_started,
     turn_starting,
 )
+from rulesets.dramatic.fold import FOLDS
 from rulesets.dramatic.resolution import EFFECT_TARGETS
 
 #: The GM's commands for what the rules leave to the GM, offered while the encounter runs.
@@ -61,5 +62,6 @@ RULESET = Declaration(
     gm_tools=tuple(LegalAction(action=name, args_schema=command_schema_id(name))
                    for name in GM_TOOLS),
     views=(social_view, numbers_view),
+    folds=FOLDS,
     effect_targets=EFFECT_TARGETS,
 )

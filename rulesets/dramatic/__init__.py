@@ -15,16 +15,25 @@ from rulesets.dramatic.flow import (
     after_roll,
     after_scene,
     initial_vitals,
-    numbers_view,
     rest,
     scene_started,
     size_of,
-    social_view,
     turn_started,
     turn_starting,
 )
 from rulesets.dramatic.fold import FOLDS
 from rulesets.dramatic.resolution import EFFECT_TARGETS
+from rulesets.dramatic.views import (
+    answers_view,
+    arguments_view,
+    attitudes_view,
+    blocking_view,
+    debate_view,
+    flying_view,
+    grabs_view,
+    numbers_view,
+    social_view,
+)
 
 #: The GM's commands for what the rules leave to the GM, offered while the encounter runs.
 GM_TOOLS = ("adjudicate", "adjust_combatant", "set_map", "place_combatant", "fall", "collide",
@@ -61,7 +70,8 @@ RULESET = Declaration(
     },
     gm_tools=tuple(LegalAction(action=name, args_schema=command_schema_id(name))
                    for name in GM_TOOLS),
-    views=(social_view, numbers_view),
+    views=(flying_view, grabs_view, arguments_view, attitudes_view, blocking_view, answers_view,
+           debate_view, social_view, numbers_view),
     folds=FOLDS,
     effect_targets=EFFECT_TARGETS,
 )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from encounter.state import EncounterState
 from protocol.events import Role
@@ -11,27 +12,29 @@ from protocol.events import Role
 
 @dataclass(frozen=True)
 class Actor:
-    """An authenticated connection's rights in one encounter (from its token grant)."""
+    """An authenticated connection's rights in one encounter (from its token grant). What
+    follows from the grant is worked out once per connection (the properties are cached: a
+    connection's actor is asked for every event and legal action it is sent)."""
 
     role: Role
     token_id: str
     combatants: frozenset[str] = field(default_factory=frozenset)
     scopes: frozenset[str] = field(default_factory=frozenset)
 
-    @property
+    @cached_property
     def is_gm(self) -> bool:
         return self.role == "gm" or "command:gm" in self.scopes
 
-    @property
+    @cached_property
     def sees_all(self) -> bool:
         return self.role == "gm" or "view:gm" in self.scopes
 
-    @property
+    @cached_property
     def answers_gm_rolls(self) -> bool:
         """May answer the roll requests addressed to the GM (and so know them)."""
         return self.is_gm or "roll" in self.scopes
 
-    @property
+    @cached_property
     def may_command(self) -> bool:
         return self.role in ("gm", "player") or bool(
             self.scopes & {"command:gm", "command:players", "roll"}
@@ -57,6 +60,10 @@ class Actor:
 
     def audiences(self) -> frozenset[str]:
         """The visibility tags of events this viewer sees (see ``protocol.events.Visibility``)."""
+        return self._audiences
+
+    @cached_property
+    def _audiences(self) -> frozenset[str]:
         tags = {f"c:{c}" for c in self.combatants}
         if self.sees_all:
             tags.add("gm")

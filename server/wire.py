@@ -36,9 +36,10 @@ class LegalFrame:
                  entries: list[bytes] | None = None) -> None:
         self.seq = seq
         self.actions = actions
-        self._entries = entries
-        listed = b"[" + b",".join(entries) + b"]" if entries is not None else \
-            _encode.encode(actions)
+        # each entry encoded once: the full list is made of them, and deltas compare them
+        self._entries = entries = [_encode.encode(a) for a in actions] if entries is None \
+            else entries
+        listed = b"[" + b",".join(entries) + b"]"
         self._listed = listed
         turn_b = turn.encode()
         # worth sending when the actions change, or the turn while there are any
@@ -64,8 +65,6 @@ class LegalFrame:
     @property
     def entries(self) -> list[bytes]:
         """Each entry's JSON, in order (entries that are equal have equal bytes)."""
-        if self._entries is None:
-            self._entries = [_encode.encode(a) for a in self.actions]
         return self._entries
 
     def delta(self, previous: list[bytes], base: int) -> bytes:
@@ -74,7 +73,10 @@ class LegalFrame:
         cached = self._deltas.get(id(previous))
         if cached is not None:
             return cached
-        items = delta_items(previous, self.entries)
+        entries = self._entries
+        # the same list again (a new turn's id, the same actions): one run keeps it all
+        items = delta_items(previous, entries) if previous != entries else \
+            [b"[0,%d]" % len(entries)] if entries else []
         frame = b'{"type":"legal_actions_delta",%b,"base":%d,"actions":[%b]}' % (
             self._head, base, b",".join(items))
         if len(frame) >= len(self._listed) + len(self._head) + 36:  # the full message's size

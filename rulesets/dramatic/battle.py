@@ -176,7 +176,8 @@ def attack_situation(d: Decision, ctx: dict[str, Any], weapon_kind: WeaponKind,
     a, t = placement(d, attacker), placement(d, target)
     if a is None or t is None or d.s.battle_map is None:
         return {}
-    others = [p for o, p in _others(d, attacker, target)]
+    around = _others(d, attacker, target)
+    others = [p for _o, p in around]
     o = d.s.options
     seen = sight.view(d.s.battle_map, a, t, others,
                       creatures_block_line_of_sight=o.creatures_block_line_of_sight)
@@ -196,7 +197,7 @@ def attack_situation(d: Decision, ctx: dict[str, Any], weapon_kind: WeaponKind,
         "range": None,
         "cover": seen.cover.value,
         "concealment": concealment,
-        "into_melee": ranged and sight.in_melee(t, [p for o, p in _others(d, attacker, target)
-                                                     if d.s.vitals[o].conscious]),
+        "into_melee": ranged and sight.in_melee(
+            t, [p for o, p in around if d.s.vitals[o].conscious]),
         "creatures_in_the_way": False,
     }

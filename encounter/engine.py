@@ -15,7 +15,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from encounter import gm, rolls, rulings, turns
+from encounter import adjust, gm, rolls, turns
 from encounter.actors import Actor
 from encounter.decision import GM_COMMANDS, Context, Decision, Outcome
 from encounter.gm import create, parse_statblocks_yaml, profile_from
@@ -100,7 +100,7 @@ _HANDLERS: dict[type, Callable[[Decision, Any], None]] = {
     msg.SetAwareness: gm.set_awareness,
     msg.AddEffect: gm.add_effect,
     msg.EndEffect: gm.end_effect,
-    msg.AdjustCombatant: rulings.adjust_combatant,
+    msg.AdjustCombatant: adjust.adjust_combatant,
     msg.Act: turns.act_command,
     msg.SubmitRoll: rolls.submit_roll,
     msg.ServerRoll: rolls.server_roll,

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import singledispatch
+from typing import Any
 
 import msgspec
 
-from encounter.ruleset import declaration
+from encounter.ruleset import declaration, names
 from encounter.state import (
-    Argument,
     EncounterState,
-    Load,
-    PendingAnswer,
     PendingRoll,
     Readied,
     SwiftProgress,
@@ -54,10 +52,21 @@ def apply_event(state: EncounterState, event: ev.Event) -> None:
 @singledispatch
 def _apply(event: ev.Event, state: EncounterState) -> None:
     """An event the engine does not fold is its ruleset's (``Declaration.folds``)."""
-    step = declaration(state.ruleset).folds.get(type(event))
+    step = declaration(state.ruleset).folds.get(type(event)) or _elsewhere(type(event))
     if step is None:
         raise TypeError(f"no fold for {type(event).__name__}")
     step(event, state)
+
+
+def _elsewhere(kind: type) -> Callable[[Any, EncounterState], None] | None:
+    """The fold of another ruleset's event: a log written before each ruleset's GM commands
+    were its own may hold one (a Dramatic ``object_loaded`` in an Action Time encounter), and
+    it folds as it always did."""
+    for name in names():
+        step = declaration(name).folds.get(kind)
+        if step is not None:
+            return step
+    return None
 
 
 @_apply.register
@@ -213,7 +222,6 @@ def _(e: ev.EncounterEnded, s: EncounterState) -> None:
     s.pending_rolls = {}
 
 
-
 @_apply.register
 def _(e: ev.AwarenessSet, s: EncounterState) -> None:
     if e.in_scene:
@@ -235,8 +243,9 @@ def _(e: ev.SceneStarted, s: EncounterState) -> None:
     s.had_surprise = e.surprise
 
 
-def _mark(members: list[str], cid: str, on: bool) -> None:
-    """Put ``cid`` in or take it out of a list of combatants (each at most once)."""
+def mark(members: list[str], cid: str, on: bool) -> None:
+    """Put ``cid`` in or take it out of a list of combatants (each at most once); the rulesets'
+    folds use it too."""
     if on and cid not in members:
         members.append(cid)
     elif not on and cid in members:
@@ -245,7 +254,7 @@ def _mark(members: list[str], cid: str, on: bool) -> None:
 
 @_apply.register
 def _(e: ev.FlatFooted, s: EncounterState) -> None:
-    _mark(s.flat_footed, e.combatant, e.flat_footed)
+    mark(s.flat_footed, e.combatant, e.flat_footed)
 
 
 @_apply.register
@@ -385,7 +394,7 @@ def _(e: ev.AttackResolved, s: EncounterState) -> None:
 @_apply.register
 def _(e: ev.GrabChanged, s: EncounterState) -> None:
     grabbers = s.grabs.setdefault(e.target, [])
-    _mark(grabbers, e.grabber, e.held)
+    mark(grabbers, e.grabber, e.held)
     if not grabbers:
         del s.grabs[e.target]
 
@@ -411,80 +420,3 @@ def _(e: ev.CombatantPlaced, s: EncounterState) -> None:
         s.positions.pop(e.combatant, None)
     else:
         s.positions[e.combatant] = (e.at[0], e.at[1])
-
-
-@_apply.register
-def _(e: ev.CombatantMoved, s: EncounterState) -> None:
-    _member(s.flying, e.combatant, e.mode == "fly")
-    if e.path:
-        s.positions[e.combatant] = (e.path[-1][0], e.path[-1][1])
-
-
-@_apply.register
-def _(e: ev.ObjectLoaded, s: EncounterState) -> None:
-    if e.weight:
-        s.loads[e.combatant] = Load(weight=e.weight, round=e.round, count=e.count,
-                                    strained_round=e.round)
-    else:
-        s.loads.pop(e.combatant, None)
-
-
-@_apply.register
-def _(e: ev.Harvested, s: EncounterState) -> None:
-    pass
-
-
-@_apply.register
-def _(e: ev.ArgumentChanged, s: EncounterState) -> None:
-    s.arguments[e.argument] = Argument(owner=e.combatant, size=e.size, text=e.text,
-                                       perilous=e.perilous)
-
-
-@_apply.register
-def _(e: ev.AttitudeChanged, s: EncounterState) -> None:
-    s.attitudes.setdefault(e.holder, {})[e.toward] = e.attitude
-
-
-@_apply.register
-def _(e: ev.BlockingChanged, s: EncounterState) -> None:
-    _mark(s.blocking, e.combatant, e.blocking)
-
-
-@_apply.register
-def _(e: ev.StatementHit, s: EncounterState) -> None:
-    s.answers[e.statement] = PendingAnswer(speaker=e.speaker, target=e.target, loss=e.loss)
-
-
-@_apply.register
-def _(e: ev.StatementAnswered, s: EncounterState) -> None:
-    s.answers.pop(e.statement, None)
-
-
-@_apply.register
-def _(e: ev.DebateEnded, s: EncounterState) -> None:
-    s.debate_over = True
-
-
-@_apply.register
-def _(e: ev.LieTold, s: EncounterState) -> None:
-    pass
-
-
-@_apply.register
-def _(e: ev.SocialEventSet, s: EncounterState) -> None:
-    s.social_event = e if e.rating is not None else None
-
-
-@_apply.register
-def _(e: ev.SocialSituationSet, s: EncounterState) -> None:
-    s.social_situations[e.combatant] = e
-
-
-@_apply.register
-def _(e: ev.AuraPointsChanged, s: EncounterState) -> None:
-    s.auras[e.combatant] = (e.harmony, e.discord)
-
-
-@_apply.register
-def _(e: ev.StatusBoostEarned, s: EncounterState) -> None:
-    pass

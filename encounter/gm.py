@@ -1,6 +1,9 @@
-"""The GM's commands: setting the encounter up, credentials, awareness, starting and ending the
-scene, effects ("MLP Dramatic Systems": COMBAT SEQUENCE, AWARENESS AND SURPRISE, THE COMBAT
-ROUND)."""
+"""The GM's commands every ruleset has: setting the encounter up, credentials, awareness,
+starting and ending the scene, effects ("MLP Dramatic Systems": COMBAT SEQUENCE, AWARENESS AND
+SURPRISE, THE COMBAT ROUND). A ruleset's own commands are in its declaration
+(``Declaration.commands``: Dramatic's Perception checks in ``rulesets.dramatic.perception``),
+and so are its steps as the scene ends and after it (Dramatic's recovery and rest:
+``rulesets.dramatic.recovery``)."""
 
 from __future__ import annotations
 
@@ -11,9 +14,9 @@ from typing import Any
 import msgspec
 import yaml
 
-from encounter import battle, bounded_yaml, resolution, rolls
-from encounter import vitals as vt
+from encounter import bounded_yaml, rolls
 from encounter.decision import Context, Decision, Outcome, find_combatant
+from encounter.placing import place
 from encounter.rejected import Rejected
 from encounter.ruleset import check_options, declaration, names
 from encounter.state import EncounterState
@@ -21,11 +24,7 @@ from protocol import events as ev
 from protocol import messages as msg
 from protocol.errors import ErrorCode
 from protocol.model import CombatantProfile, EncounterOptions, StatBlock
-from rules.attack import Concealment, perception_modifiers
 from rules.choices import with_allowed
-from rules.condition_track import end_of_scene, natural_healing
-from rules.dice import Roll, roll_faces
-from rules.modifiers import Modifier, RuleRefusal
 from rules.rulesets import Ruleset, RulesetError
 
 _SLUG = re.compile(r"[^a-z0-9]+")
@@ -133,7 +132,7 @@ def create(cmd: msg.CreateEncounter, encounter_id: str, gm_token_id: str, ctx: C
         profile = profile_from(block, d.rules, set(d.s.combatants))
         d.emit(ev.CombatantAdded(combatant=profile), ["gm"] if profile.hidden else None)
         if block.position is not None:
-            battle.place(d, profile, block.position)
+            place(d, profile, block.position)
     d.emit(ev.TokenIssued(token_id=gm_token_id, role="gm", label="game master"), ["gm"])
     d.result = {"encounter": encounter_id, "token_id": gm_token_id}
     return d.outcome(0)
@@ -144,7 +143,7 @@ def add_combatant(d: Decision, cmd: msg.AddCombatant) -> None:
     profile = profile_from(cmd.combatant, d.rules, set(d.s.combatants))
     d.emit(ev.CombatantAdded(combatant=profile), ["gm"] if profile.hidden else None)
     if cmd.combatant.position is not None:
-        battle.place(d, profile, cmd.combatant.position)
+        place(d, profile, cmd.combatant.position)
     d.result = {"combatant": profile.id}
     phase = d.s.chart[0]
     expr = d.rules.initiative_expr(profile)
@@ -292,53 +291,6 @@ def set_awareness(d: Decision, cmd: msg.SetAwareness) -> None:
     d.emit(ev.AwarenessSet(combatant=c.id, aware=cmd.aware, in_scene=in_scene), ["gm"])
 
 
-def call_perception(d: Decision, cmd: msg.CallPerception) -> None:
-    """Determining Awareness: "She may call for Perception checks" — before the scene, or
-    during it (R82). Each check is 1d20 + the stat block's ``perception`` modifier, -5 against
-    concealment and -10 against total concealment (CONCEALMENT), or 10 + the modifier with
-    ``take_10`` (R81); the dice are the combatant's, physical ones asked for (R80). With a
-    ``dc`` it sets awareness from the result (meeting the DC succeeds): before the scene,
-    whether the combatant is aware as it starts (R42); during it, whether it is aware of the
-    attacks it tries to notice — one unaware loses its Dexterity bonus against them (R82)."""
-    phase = d.s.chart[0]
-    if phase not in ("setup", "scene"):
-        raise Rejected(ErrorCode.ILLEGAL_ACTION, "Perception checks for awareness come before "
-                       "the scene starts or during it")
-    for cid in cmd.combatants or list(d.s.combatants):
-        c = find_combatant(d, cid)
-        mod = c.stats.get("perception", 0)
-        if isinstance(mod, bool) or not isinstance(mod, int):
-            raise Rejected(ErrorCode.INVALID_PAYLOAD, f"{c.name}: stats.perception is a number")
-        if phase == "scene" and not d.s.vitals[cid].conscious:
-            continue  # the unconscious notice nothing (Falling Unconscious)
-        expr = "1d20" if mod == 0 else f"1d20{mod:+d}"
-        ctx = {"action": "perception", "combatant": cid, "modifier": mod, "dc": cmd.dc,
-               "concealment": cmd.concealment, "in_scene": phase == "scene",
-               "take_10": cmd.take_10}
-        if cmd.take_10:
-            perception_rolled(d, ctx, roll_faces(expr, [10]))
-        elif d.is_manual(cid):
-            d.request_roll(expr, "perception", cid, context=ctx)
-        else:
-            perception_rolled(d, ctx, d.server_roll(expr, "perception", cid))
-
-
-def perception_rolled(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
-    """A Perception check's die is in: the check (to the GM), and awareness with a DC."""
-    cid = ctx["combatant"]
-    section = "AWARENESS AND SURPRISE: Determining Awareness; CONCEALMENT (R82)"
-    parts = [Modifier("Perception", ctx["modifier"], section),
-             *perception_modifiers(Concealment(ctx["concealment"]))]
-    total = roll.total + sum(p.value for p in parts[1:])
-    dc = ctx["dc"]
-    success = dc is None or total >= dc
-    d.emit(ev.CheckMade(combatant=cid, check="perception", natural=roll.total - ctx["modifier"],
-                        modifiers=parts, total=total, dc=dc, success=success, section=section,
-                        took_10=ctx["take_10"], hidden=d.hidden(cid)), ["gm"])
-    if dc is not None:
-        d.emit(ev.AwarenessSet(combatant=cid, aware=success, in_scene=ctx["in_scene"]), ["gm"])
-
-
 def add_effect(d: Decision, cmd: msg.AddEffect) -> None:
     """THE COMBAT ROUND: an effect lasting N rounds ends just before the same initiative count
     N rounds later; other durations and what an effect changes: R90."""
@@ -393,52 +345,3 @@ def end(d: Decision, cmd: msg.EndEncounter) -> None:
     if cmd.rest and d.ruleset.rest is not None:
         d.ruleset.rest(d)
     d.finish(cmd.reason)
-
-
-def rest(d: Decision) -> None:
-    """Natural Healing: eight uninterrupted hours of rest bring back all fatigue points and the
-    whole condition track — not for objects, nor with a persistent condition (R17), nor for the
-    unconscious or dead."""
-    for cid, v in list(d.s.vitals.items()):
-        c = d.s.combatants[cid]
-        if not v.conscious:
-            continue
-        try:
-            healed = natural_healing(vt.sheet_of(c), physical=vt.to_rules(v.physical),
-                                     mental=vt.to_rules(v.mental))
-        except RuleRefusal:
-            continue
-        vt.record(d, cid, "natural_healing",
-                  ["eight hours of rest: all fatigue points and the whole track back "
-                   "(Natural Healing)"], fatigue=v.fatigue_max, physical=healed.physical,
-                  mental=healed.mental if v.mental is not None else None)
-
-
-def after_the_scene(d: Decision) -> None:
-    """R50 (Removing Conditions) and R16: the Constitution check of every unconscious creature
-    still awaiting its check first (one that failed it has no further check in this scene),
-    then every living, conscious creature +1 step on each track (never below its persistent
-    steps); ``end_of_scene_recovery: false`` leaves the tracks."""
-    for p in list(d.s.pending_rolls.values()):
-        if p.purpose == resolution.CONSTITUTION and p.combatant is not None:
-            # the encounter ends with this command: a check still waiting for its physical die
-            # is the server's (R80)
-            roll = d.server_roll(p.expr, p.purpose, p.combatant, p.request)
-            resolution.constitution_check_rolled(d, p.combatant, roll)
-    for cid, v in list(d.s.vitals.items()):
-        if v.condition == ("unconscious", "awaiting_check"):
-            # the encounter ends with this command: nothing is left to wait for dice (R80)
-            resolution.consciousness_check(d, cid, physical=False)
-    for cid, v in list(d.s.vitals.items()):
-        c = d.s.combatants[cid]
-        result = end_of_scene(vt.sheet_of(c), physical=vt.to_rules(v.physical),
-                              mental=vt.to_rules(v.mental),
-                              unconscious=not v.conscious, dead=not v.alive,
-                              end_of_scene_recovery=d.s.options.end_of_scene_recovery)
-        if result.improved and (v.physical.step or (v.mental and v.mental.step)):
-            vt.record(d, cid, "end_of_scene",
-                      ["after the scene: +1 step on each condition track (Removing Conditions, "
-                       "R50)"], physical=result.physical,
-                      mental=result.mental if v.mental is not None else None)
-
-

@@ -71,7 +71,7 @@ def _after_roll(d: Decision, purpose: str, cid: str | None, roll: Roll,
         recorded = {k: list(v) for k, v in context["rolloffs"].items()}
         recorded.setdefault(cid, []).append(roll.total)
         maybe_settle_initiative(d, recorded)
-    elif context is not None:  # a stage of an action: the ruleset's (encounter.combat for Dramatic)
+    elif context is not None:  # a stage of an action: the ruleset's (Declaration.after_roll)
         d.ruleset.after_roll(d, purpose, context, roll)
         end_interrupt_when_resolved(d)  # a readied action's last dice end its interrupt
     elif purpose == "initiative":

@@ -1,4 +1,10 @@
-"""Encounter state: what a fold over the event log yields. Plain data (msgspec structs)."""
+"""Encounter state: what a fold over the event log yields. Plain data (msgspec structs).
+
+One struct holds every ruleset's part of protocol 1, so that cached snapshots and old logs keep
+their shape: the fields marked "Dramatic's" belong to ``rulesets.dramatic`` (its steps, its
+fold and its view parts read and write them) and ``action_time`` to ``rulesets.action_time``;
+the engine leaves them to their ruleset (docs/architecture.md, "The state of each ruleset").
+A ruleset beyond protocol 1 keeps its part in ``ruleset_state``."""
 
 from __future__ import annotations
 
@@ -7,7 +13,6 @@ from typing import Any
 
 import msgspec
 
-from encounter.at_state import AtState
 from protocol.events import (
     EffectStarted,
     InitiativeEntry,
@@ -17,6 +22,7 @@ from protocol.events import (
     Track,
 )
 from protocol.model import BattleMap, CombatantProfile, EncounterOptions, Roll, Scope
+from rules.action_time.state import AtState
 from rules.actions import Budget
 
 
@@ -164,8 +170,8 @@ class EncounterState(msgspec.Struct, kw_only=True, gc=False):
     had_surprise: bool = False
     surprise: bool = False
     flat_footed: list[str] = []
-    #: Combatants unaware of the attacks made on them during the scene (R82), and those in
-    #: the air after a flying move (R83).
+    #: Combatants unaware of the attacks made on them during the scene (R82), and (Dramatic's)
+    #: those in the air after a flying move (R83).
     unaware: list[str] = []
     flying: list[str] = []
     turn: TurnState | None = None
@@ -179,15 +185,16 @@ class EncounterState(msgspec.Struct, kw_only=True, gc=False):
     effects: dict[str, EffectStarted] = {}
     #: Fatigue, condition tracks and consciousness, by combatant.
     vitals: dict[str, Vitals] = {}
-    #: Aid another (R11): the allies whose aid a combatant's next check gets; a distracted
-    #: combatant and who distracted it; grabbed combatants and their grabbers (Grab).
+    #: Dramatic's: Aid another (R11): the allies whose aid a combatant's next check gets; a
+    #: distracted combatant and who distracted it; grabbed combatants and their grabbers (Grab).
     aid: dict[str, list[str]] = {}
     distracted: dict[str, str] = {}
     grabs: dict[str, list[str]] = {}
     #: The battle map, if any, and where combatants stand on it (top-left square of the space).
     battle_map: BattleMap | None = None
     positions: dict[str, tuple[int, int]] = {}
-    #: Objects under a load (Breaking an Object: Strength), by combatant.
+    #: Dramatic's, from here to ``auras``: objects under a load (Breaking an Object:
+    #: Strength), by combatant.
     loads: dict[str, Load] = {}
     #: Social scenes: statements by id, attitudes (holder -> toward -> attitude), who is
     #: Blocking, statements waiting for an answer, whether the debate has ended (R25-R28).
@@ -200,7 +207,7 @@ class EncounterState(msgspec.Struct, kw_only=True, gc=False):
     social_event: SocialEventSet | None = None
     social_situations: dict[str, SocialSituationSet] = {}
     auras: dict[str, tuple[int, int]] = {}
-    #: What "Action Time" adds: its effects and what combatants hold (``encounter.at_state``).
+    #: Action Time's: its effects and what combatants hold (``rules.action_time.state``).
     action_time: AtState = msgspec.field(default_factory=AtState)
     #: The part of the state of a ruleset beyond the protocol's own (plain data, as its
     #: declaration starts it and its ``ruleset_event`` events change it).

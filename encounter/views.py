@@ -14,7 +14,7 @@ import msgspec
 
 from encounter.actors import Actor
 from encounter.ruleset import declaration
-from encounter.state import EncounterState, PendingAnswer, PendingRoll
+from encounter.state import EncounterState, PendingRoll
 from protocol import events as ev
 from protocol.events import Envelope
 
@@ -131,14 +131,6 @@ def _pending_view(pending: PendingRoll, visible: set[str], full: bool) -> dict[s
     return view
 
 
-def _answer_view(answer: PendingAnswer, visible: set[str]) -> dict[str, Any]:
-    """A statement waiting for its target's answer; a hidden speaker is not named."""
-    view: dict[str, Any] = msgspec.to_builtins(answer)
-    if answer.speaker not in visible:
-        view["speaker"] = None
-    return view
-
-
 def untagged(event: ev.Event) -> dict[str, Any]:
     data: dict[str, Any] = msgspec.to_builtins(event)
     data.pop("kind", None)
@@ -197,8 +189,9 @@ def view_state(state: EncounterState, viewer: Actor) -> dict[str, Any]:
             for cid in state.order if cid in visible and cid in state.initiative
         ],
         "flat_footed": [cid for cid in state.flat_footed if cid in visible],
-        # in the air after a flying move (R83), there for all to see
-        "flying": [cid for cid in state.flying if cid in visible],
+        # protocol 1's parts of the view that are Dramatic's (``rulesets.dramatic.views``) for
+        # every ruleset: empty unless the ruleset's view parts fill them
+        "flying": [],
         "turn": _turn_view(state, visible),
         "delaying": [cid for cid in state.delaying if cid in visible],
         "readied": {
@@ -215,16 +208,12 @@ def view_state(state: EncounterState, viewer: Actor) -> dict[str, Any]:
         ],
         "map": msgspec.to_builtins(state.battle_map) if state.battle_map else None,
         "positions": {cid: list(at) for cid, at in state.positions.items() if cid in visible},
-        "grabs": {cid: [g for g in grabbers if g in visible]
-                  for cid, grabbers in state.grabs.items() if cid in visible},
-        "arguments": {aid: msgspec.to_builtins(a) for aid, a in state.arguments.items()
-                      if a.owner in visible},
-        "attitudes": {h: {t: a for t, a in row.items() if t in visible}
-                      for h, row in state.attitudes.items() if h in visible},
-        "blocking": [cid for cid in state.blocking if cid in visible],
-        "answers": {sid: _answer_view(a, visible) for sid, a in state.answers.items()
-                    if a.target in visible},
-        "debate_over": state.debate_over,
+        "grabs": {},
+        "arguments": {},
+        "attitudes": {},
+        "blocking": [],
+        "answers": {},
+        "debate_over": False,
         # a part of protocol 1's view for every ruleset; its value is a ruleset's (Dramatic's)
         "social": None,
         "ended": state.ended,

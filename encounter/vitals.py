@@ -1,9 +1,12 @@
-"""Fatigue points, condition tracks and consciousness, as the decider records them.
+"""Fatigue points (or Health), condition tracks and consciousness, as the decider records them.
 
 The rules (``rules.condition_track``) work out what a loss, a healing or a check does; the
 condition chart (``statemachines.condition_chart``) says whether the change of consciousness
 may happen; this module records the result as one ``vitals_changed`` event with the new values
 and the reasons ("MLP Dramatic Systems", FATIGUE POINTS AND DAMAGE THRESHOLD; rulings R14-R17).
+The vitals are the protocol's, the same for every ruleset (Action Time keeps its Health in
+``fatigue``), and the GM's ``adjust_combatant`` (``encounter.adjust``) records them here; what
+a Dramatic stat sheet gives a combatant as it joins is Dramatic's (``rulesets.dramatic.vitals``).
 """
 
 from __future__ import annotations
@@ -17,59 +20,13 @@ from encounter.state import Vitals
 from protocol import events as ev
 from protocol.errors import ErrorCode
 from protocol.events import Track
-from protocol.model import CombatantProfile
 from rules.condition_track import Track as RulesTrack
 from rules.condition_track import condition_penalty
 from rules.defenses import Status
-from rules.sheet import Nature, Sheet, SheetError, parse_sheet
-from statemachines.condition_chart import INITIAL, TransitionNotAllowed, condition_after
+from statemachines.condition_chart import TransitionNotAllowed, condition_after
 
 if TYPE_CHECKING:
     from encounter.decision import Decision
-
-
-_SHEETS: dict[bytes, Sheet] = {}
-#: The sheet of each profile object seen lately: profiles are frozen, and copies of the state
-#: share them, so the same object always has the same sheet (the entry keeps the profile, so
-#: its id is not reused while it is cached).
-_BY_PROFILE: dict[int, tuple[CombatantProfile, Sheet]] = {}
-_encode = msgspec.json.Encoder()
-
-
-def sheet_of(profile: CombatantProfile) -> Sheet:
-    """The combatant's Dramatic stat sheet (its stats were validated when it was added).
-
-    Sheets are frozen and a stat block never changes, so each is parsed once per process:
-    the cache is keyed by the stats' JSON (a few microseconds, against tens for parsing), and
-    by the profile object itself (a look-up)."""
-    known = _BY_PROFILE.get(id(profile))
-    if known is not None and known[0] is profile:
-        return known[1]
-    stats = profile.stats
-    key = _encode.encode(stats)
-    sheet = _SHEETS.get(key)
-    if sheet is None:
-        try:
-            sheet = parse_sheet(stats)
-        except SheetError:  # pragma: no cover - refused when the combatant was added
-            sheet = parse_sheet({})
-        if len(_SHEETS) >= 4096:
-            _SHEETS.clear()
-        _SHEETS[key] = sheet
-    if len(_BY_PROFILE) >= 4096:
-        _BY_PROFILE.clear()
-    _BY_PROFILE[id(profile)] = (profile, sheet)
-    return sheet
-
-
-def initial_vitals(profile: CombatantProfile) -> Vitals:
-    """A combatant as it joins: full fatigue points, both tracks at normal (objects, plants and
-    vehicles have a physical track only, R15)."""
-    sheet = sheet_of(profile)
-    creature = sheet.nature is Nature.CREATURE
-    return Vitals(fatigue=sheet.fatigue_points, fatigue_max=sheet.fatigue_points,
-                  physical=Track(), mental=Track() if creature else None,
-                  condition=INITIAL)
 
 
 def to_rules(track: Track | None) -> RulesTrack:

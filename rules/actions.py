@@ -15,7 +15,7 @@ action on your turn." Its budget (:data:`DRAMATIC`) is three slots: a standard a
 the standard slot; a move action the move slot, else the standard slot; a swift action the
 swift slot, else the move slot, else the standard slot; a full-round action needs all three.
 Pure functions over plain data; no I/O. The actions themselves, each with the kind it costs,
-are declared by the rulesets (``encounter.actions``, ``encounter.action_time``).
+are declared by the rulesets (``rulesets.dramatic.actions``, ``rulesets.action_time.actions``).
 """
 
 from __future__ import annotations

@@ -16,8 +16,9 @@ from typing import Any
 import msgspec
 import pytest
 
-from encounter.fold import fold
-from encounter.state import copy_state, dump_state, load_state
+from encounter.fold import apply_event, fold
+from encounter.state import EncounterState, copy_state, dump_state, load_state
+from protocol import events as ev
 from protocol.events import Envelope
 
 DATA = Path(__file__).parent / "data"
@@ -100,3 +101,14 @@ def test_action_time_slots_named_by_an_earlier_log_spend_todays_slots() -> None:
         assert set(state.turn.budget) == {"major", "minor"}
         seen.add(slot)
     assert seen == {"standard", "move"}
+
+
+def test_another_rulesets_event_in_an_older_log_folds_as_it_did() -> None:
+    """Before each ruleset's GM commands were its own, the GM of an Action Time encounter could
+    set attitudes or load objects: such events, Dramatic's, still fold (through Dramatic's
+    declaration), and as they did."""
+    state = EncounterState(id="enc", ruleset="action_time")
+    apply_event(state, ev.AttitudeChanged(holder="a", toward="b", attitude="friendly"))
+    apply_event(state, ev.ObjectLoaded(combatant="crate", weight=50.0, round=1, count=12))
+    assert state.attitudes == {"a": {"b": "friendly"}}
+    assert state.loads["crate"].weight == 50.0 and state.loads["crate"].strained_round == 1

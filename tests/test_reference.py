@@ -317,10 +317,10 @@ _ROLLERS = {"request_roll": 1, "server_roll": 1, "_roll": 2, "roll_stage": 2,
 
 
 def roll_purposes() -> set[str]:
-    """The purposes the encounter code rolls dice for (literal strings, and f-strings as
-    patterns with ``*`` for what they fill in)."""
+    """The purposes the engine and the rulesets roll dice for (literal strings, and f-strings
+    as patterns with ``*`` for what they fill in)."""
     found: set[str] = set()
-    for path in sorted((ROOT / "encounter").glob("*.py")):
+    for path in sorted([*(ROOT / "encounter").glob("*.py"), *(ROOT / "rulesets").glob("*/*.py")]):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if not isinstance(node, ast.Call):
                 continue

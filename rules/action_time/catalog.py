@@ -6,7 +6,7 @@ major slot only), a **minor** action ``Kind.MOVE`` (the minor slot, else the maj
 **free** action ``Kind.FREE``. That gives exactly "a major action and a minor action or two
 minor actions ... in any order" (Taking Actions; ruling R51), and never two majors.
 
-The engine's actions (declared in ``encounter.action_time``) are named as in
+The engine's actions (declared in ``rulesets.action_time.actions``) are named as in
 :data:`rules.action_time.actions.ACTIONS`, with these additions:
 
 - ``ready_item`` is the Ready minor action (draw or stow an item): the Dramatic readied action

@@ -97,7 +97,7 @@ def end_turn(budget: TurnBudget, reason: str) -> TurnBudget:
 #: minor slot, else the major one ("a major action and a minor action or two minor actions");
 #: a major action only the major slot (R51: never two). The ruleset's actions cost
 #: ``Kind.STANDARD`` for a major action and ``Kind.MOVE`` for a minor one
-#: (``encounter.action_time.KIND_OF``). Event logs written before this economy named the
+#: (``rules.action_time.catalog.KIND_OF``). Event logs written before this economy named the
 #: slots ``standard`` and ``move``. A turn of a single action has the major slot only, which
 #: either kind takes.
 ECONOMY = Economy(slots=("major", "minor"),

@@ -8,8 +8,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from encounter import action_time as at
-from encounter.at_fold import FOLDS
 from encounter.ruleset import Declaration
 from encounter.schemas import command_schema_id
 from encounter.state import EncounterState
@@ -17,7 +15,9 @@ from protocol.messages import LegalAction
 from protocol.model import RULESET_OPTIONS
 from rules.action_time.sheet import Sheet
 from rules.rulesets import ActionTime
+from rulesets.action_time import actions as at
 from rulesets.action_time import reference
+from rulesets.action_time.fold import FOLDS
 
 
 def _joins_next_round(s: EncounterState) -> bool:

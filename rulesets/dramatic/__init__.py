@@ -4,9 +4,6 @@ its steps at the edges of turns, rounds and the scene, its GM commands and its p
 
 from __future__ import annotations
 
-from encounter import battle, gm, rulings, social
-from encounter.actions import CATALOG
-from encounter.resolution import EFFECT_TARGETS
 from encounter.ruleset import Declaration
 from encounter.schemas import command_schema_id
 from protocol import messages as msg
@@ -14,18 +11,30 @@ from protocol.messages import LegalAction
 from protocol.model import RULESET_OPTIONS
 from rules.rulesets import DramaticSystems
 from rules.sheet import Sheet
-from rulesets.dramatic import reference
+from rulesets.dramatic import battle, perception, reference, rulings, social
+from rulesets.dramatic.actions import CATALOG
 from rulesets.dramatic.flow import (
     after_roll,
     after_scene,
     initial_vitals,
-    numbers_view,
     rest,
     scene_started,
     size_of,
-    social_view,
     turn_started,
     turn_starting,
+)
+from rulesets.dramatic.fold import FOLDS
+from rulesets.dramatic.resolution import EFFECT_TARGETS
+from rulesets.dramatic.views import (
+    answers_view,
+    arguments_view,
+    attitudes_view,
+    blocking_view,
+    debate_view,
+    flying_view,
+    grabs_view,
+    numbers_view,
+    social_view,
 )
 
 #: The GM's commands for what the rules leave to the GM, offered while the encounter runs.
@@ -49,7 +58,7 @@ RULESET = Declaration(
     initial_vitals=initial_vitals,
     size_of=size_of,
     commands={
-        msg.CallPerception: gm.call_perception,
+        msg.CallPerception: perception.call_perception,
         msg.SetMap: battle.set_map,
         msg.PlaceCombatant: battle.place_combatant,
         msg.Adjudicate: rulings.adjudicate,
@@ -63,7 +72,9 @@ RULESET = Declaration(
     },
     gm_tools=tuple(LegalAction(action=name, args_schema=command_schema_id(name))
                    for name in GM_TOOLS),
-    views=(social_view, numbers_view),
+    views=(flying_view, grabs_view, arguments_view, attitudes_view, blocking_view, answers_view,
+           debate_view, social_view, numbers_view),
+    folds=FOLDS,
     effect_targets=EFFECT_TARGETS,
     stats=Sheet,
     stats_schema=reference.stats_schema,

@@ -3,33 +3,28 @@ engine runs through the declaration (``rulesets.dramatic.RULESET``)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-import msgspec
-
-from encounter import battle, combat, gm, resolution, rulings, social
-from encounter import vitals as vt
-from encounter.social import social_standing
-from encounter.views import untagged
 from protocol import events as ev
 from rules.social.access import Moment
+from rulesets.dramatic import combat, perception, recovery, resolution, rulings, social
+from rulesets.dramatic import vitals as vt
 
 if TYPE_CHECKING:
     from encounter.decision import Decision
-    from encounter.state import EncounterState, Vitals
+    from encounter.state import Vitals
     from protocol.model import CombatantProfile
     from rules.dice import Roll
 
 
 def after_roll(d: Decision, stage: str, ctx: dict[str, Any], roll: Roll) -> None:
-    """The dice of a stage are in: combat's stages (``encounter.combat``), the GM's hazards and
-    checks and the Constitution check (``encounter.rulings``), Perception
-    (``encounter.gm``), else the social ones (``encounter.social``)."""
+    """The dice of a stage are in: combat's stages (``rulesets.dramatic.combat``), the GM's hazards
+    and checks and the Constitution check (``rulesets.dramatic.rulings``), Perception
+    (``rulesets.dramatic.perception``), else the social ones (``rulesets.dramatic.social``)."""
     if combat.after_roll(d, stage, ctx, roll) or rulings.after_roll(d, stage, ctx, roll):
         return
     if ctx.get("action") == "perception":
-        gm.perception_rolled(d, ctx, roll)
+        perception.perception_rolled(d, ctx, roll)
     else:
         social.after_roll(d, stage, ctx, roll)
 
@@ -72,14 +67,14 @@ def scene_started(d: Decision, surprise: bool) -> None:
 def after_scene(d: Decision) -> None:
     """The scene ends: Constitution checks and the recovery after the scene (R16, R50), the
     auras' points at the end (R73), Social Status boosts (R25)."""
-    gm.after_the_scene(d)
+    recovery.after_the_scene(d)
     social.aura_moment(d, Moment.END)
     social.status_boosts(d)
 
 
 def rest(d: Decision) -> None:
     """Natural Healing (R17): eight hours of rest after the scene."""
-    gm.rest(d)
+    recovery.rest(d)
 
 
 def initial_vitals(profile: CombatantProfile) -> Vitals:
@@ -89,57 +84,3 @@ def initial_vitals(profile: CombatantProfile) -> Vitals:
 def size_of(profile: CombatantProfile) -> str | None:
     """The size of its space, there for all to see on the map (SIZE)."""
     return vt.sheet_of(profile).size.value
-
-
-def social_view(state: EncounterState, visible: set[str], controls: Callable[[str], bool],
-                full: bool, stats: set[str]) -> tuple[str, Any]:
-    """The view's ``social`` part."""
-    return "social", social_part(state, visible)
-
-
-def numbers_view(state: EncounterState, visible: set[str], controls: Callable[[str], bool],
-                 full: bool, stats: set[str]) -> tuple[str, Any]:
-    """The view's ``numbers`` part: each combatant's numbers as the rules compute them now, for
-    the combatants whose stat blocks the viewer sees (the GM: all; a player: its own) — the
-    four defenses as attacks read them (DEFENSES; effects, feats, species and conditions
-    included, R90, R92) and the speed a move counts (SPEED; R15, R83, R90), each itemised."""
-    out: dict[str, Any] = {}
-    for cid in state.combatants:
-        if cid not in stats or cid not in state.vitals:
-            continue
-        _, defs = resolution.state_defenses(state, cid)
-        speed, speed_parts = battle.speed_of(state, cid)
-        flies = vt.sheet_of(state.combatants[cid]).fly_speed > 0
-        out[cid] = {
-            "defenses": {d.name.value: {"total": d.total, "parts": msgspec.to_builtins(d.parts)}
-                         for d in (defs.reflex, defs.fortitude, defs.will, defs.wits)},
-            "speed": speed,
-            "fly_speed": battle.speed_of(state, cid, fly=True)[0] if flies else None,
-            "speed_modifiers": msgspec.to_builtins(speed_parts),
-        }
-    return "numbers", out
-
-
-def social_part(state: EncounterState, visible: set[str]) -> dict[str, Any] | None:
-    """The social event and each visible combatant's standing at it: Social Status (itemised),
-    Social Access Rating, aura and its points (SOCIAL SYSTEMS, "MLP Dramatic Systems"). ``None``
-    outside social play."""
-    if state.social_event is None and not state.arguments:
-        return None
-    standing: dict[str, Any] = {}
-    for cid in state.combatants:
-        if cid not in visible:
-            continue
-        st = social_standing(state, cid)
-        harmony, discord = state.auras.get(cid, (0, 0))
-        standing[cid] = {
-            "status": st.status.total,
-            "status_parts": msgspec.to_builtins(st.status.parts),
-            "access": st.access.total if st.access else None,
-            "aura": msgspec.to_builtins(st.aura) if st.aura else None,
-            "harmony": harmony, "discord": discord,
-        }
-    event = untagged(state.social_event) if state.social_event else None
-    if event is not None and event.get("organizer") not in (None, *visible):
-        event["organizer"] = None
-    return {"event": event, "standing": standing}

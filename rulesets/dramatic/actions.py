@@ -1,5 +1,5 @@
 """The actions of "MLP Dramatic Systems", declared (``encounter.declare``): the catalog of TYPES
-OF ACTIONS with each action's cost, arguments (``encounter.dramatic_args``), precondition,
+OF ACTIONS with each action's cost, arguments (``rulesets.dramatic.args``), precondition,
 targets and resolution, and the turn's own moves of ``encounter.turns`` (:data:`CATALOG`).
 A resolver checks what depends on the arguments when the action is declared (refusing it
 before anything is recorded) and returns what to do once the ``action_taken`` event is in.
@@ -11,24 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Container
 from typing import TYPE_CHECKING
 
-from encounter import battle, combat, social
-from encounter import vitals as vt
 from encounter.declare import Action, Aimed, Catalog, Noted, Targets, When, in_scene
-from encounter.dramatic_args import (
-    AnswerArgs,
-    AttackArgs,
-    BreakArgs,
-    BreakGrabArgs,
-    ConversationArgs,
-    DisputeArgs,
-    FoodArgs,
-    GrabArgs,
-    HarvestArgs,
-    HelpArgs,
-    LieArgs,
-    PathArgs,
-    RamArgs,
-)
 from encounter.rejected import Rejected
 from encounter.state import EncounterState
 from encounter.turns import DELAY, END_TURN, READY, TAKE_DELAYED_TURN, TRIGGER_READY
@@ -43,6 +26,23 @@ from rules.sheet import Size, size_steps
 from rules.social.access import low_access_argument
 from rules.social.guards import ensure_may_argue
 from rules.social.maneuvers import SECTION as SOCIAL
+from rulesets.dramatic import battle, combat, social
+from rulesets.dramatic import vitals as vt
+from rulesets.dramatic.args import (
+    AnswerArgs,
+    AttackArgs,
+    BreakArgs,
+    BreakGrabArgs,
+    ConversationArgs,
+    DisputeArgs,
+    FoodArgs,
+    GrabArgs,
+    HarvestArgs,
+    HelpArgs,
+    LieArgs,
+    PathArgs,
+    RamArgs,
+)
 
 if TYPE_CHECKING:
     from encounter.decision import Decision

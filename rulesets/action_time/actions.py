@@ -8,7 +8,7 @@ anything is recorded and returns what to do after the ``action_taken`` event. Th
 those of ``rules.action_time``; this module reads the state for them and records the outcome:
 
 - **Health** is the combatant's ``Vitals.fatigue`` (``fatigue_max`` the maximum; see
-  ``encounter.at_state``), changed with ``vitals_changed`` events.
+  ``rules.action_time.state``), changed with ``vitals_changed`` events.
 - **Effects** (Defend, Guard Up, Aim, All-Out Attack's penalty, Stand Firm, Press the Attack,
   the "struck in melee" and "healed" marks) are ``at_effect_started`` / ``at_effect_ended``
   events; the one stacking rule of ``rules.action_time.effects`` counts them (R51, R61). They end
@@ -18,7 +18,7 @@ those of ``rules.action_time``; this module reads the state for them and records
   Defense (R29), then the damage die on a hit; Heal rolls the Mind die against Difficulty 4
   (R33); a stunt against one who Stands Firm rolls both Body dice (R38). Each die comes from the
   server or from physical dice (``roll_requested`` with a ``context`` that
-  :func:`after_roll` gets back), as in ``encounter.combat``.
+  :func:`after_roll` gets back), as in ``rulesets.dramatic.combat``.
 - **Interrupts** reuse the readied-action mechanism of the encounter chart: Prepare records
   an ``action_readied`` event naming the major action, which its holder takes with
   ``trigger_ready`` until its next turn starts (R36); Press the Attack readies the free
@@ -29,7 +29,7 @@ those of ``rules.action_time``; this module reads the state for them and records
 
 Each action is declared once in :data:`CATALOG` (``encounter.declare``): its name, label, rule
 section and kind come from ``rules.action_time.actions.ACTIONS``; its arguments are the structs
-of ``encounter.at_args``.
+of ``rulesets.action_time.args``.
 """
 
 from __future__ import annotations
@@ -39,22 +39,6 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from encounter.at_args import (
-    AttackArgs,
-    CastArgs,
-    ChargeArgs,
-    GuardUpArgs,
-    HealArgs,
-    MoveArgs,
-    PrepareArgs,
-    PressArgs,
-    PursueArgs,
-    RangedAttackArgs,
-    ReadyItemArgs,
-    ReloadArgs,
-    RunArgs,
-    StuntArgs,
-)
 from encounter.declare import Action, Catalog, Noted, Targets, in_scene
 from encounter.rejected import Rejected
 from encounter.state import EncounterState, Vitals
@@ -89,6 +73,22 @@ from rules.actions import Budget, IllegalAction, Kind
 from rules.dice import Roll
 from rules.effects import normalise_name
 from rules.modifiers import Modifier
+from rulesets.action_time.args import (
+    AttackArgs,
+    CastArgs,
+    ChargeArgs,
+    GuardUpArgs,
+    HealArgs,
+    MoveArgs,
+    PrepareArgs,
+    PressArgs,
+    PursueArgs,
+    RangedAttackArgs,
+    ReadyItemArgs,
+    ReloadArgs,
+    RunArgs,
+    StuntArgs,
+)
 from statemachines.condition_chart import condition_after
 
 if TYPE_CHECKING:

@@ -1,4 +1,8 @@
-"""What an "Action Time" encounter adds to the state (rulings R29-R39, R51, R60-R62).
+"""What an "Action Time" encounter adds to the state (rulings R29-R39, R51, R60-R62): the
+``action_time`` field of the engine's ``EncounterState``, which only the ruleset
+(``rulesets.action_time``: its steps and its fold) reads and writes. It is plain data over the
+rules' own effects, and lives here, below the engine, so that the engine's state can name its
+type (cached snapshots decode the state as one struct) without importing a ruleset.
 
 Health is not here: it lives in the combatant's ``Vitals`` — ``fatigue`` is the current Health
 and ``fatigue_max`` the maximum from the stat block (R29; 0 when the stat block gives none), so

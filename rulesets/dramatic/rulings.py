@@ -1,6 +1,7 @@
-"""The GM's rulings: overriding a value, and adjudicating an action the rules do not list.
+"""The GM's rulings: adjudicating an action the rules do not list, falls, collisions and loads
+("MLP Dramatic Systems"; overriding a value, which every ruleset has, is ``encounter.adjust``).
 
-Both are audited: a ``gm_ruling`` event with the description and reason comes first, then the
+Each is audited: a ``gm_ruling`` event with the description and reason comes first, then the
 events of what it did, which players see as they would see any other change at the table.
 """
 
@@ -10,93 +11,20 @@ from typing import Any
 
 import msgspec
 
-from encounter import resolution
-from encounter import vitals as vt
-from encounter.combat import TAKE_10, record_damage, roll_stage
 from encounter.decision import Decision, find_combatant
 from encounter.rejected import Rejected
 from protocol import events as ev
 from protocol import messages as msg
 from protocol.errors import ErrorCode
-from rules.condition_track import BOTTOM, Track
 from rules.damage import DamageFormula, damage_dealt
 from rules.dice import Roll
 from rules.hazards import FallPlan, collision_formulas, fall_outcome, fall_plan
 from rules.modifiers import Modifier, RuleRefusal
 from rules.objects import Overweight, apply_overweight, overweight
 from rules.sheet import DamageSource
-
-_CONDITION_EVENTS = {
-    # the chart events that take a combatant to the state the GM names
-    ("active", "unconscious"): ("knocked_out",),
-    ("unconscious", "conscious"): ("woke",),
-    ("active", "dead"): ("killed",),
-    ("unconscious", "dead"): ("killed",),
-    ("active", "destroyed"): ("wrecked",),
-    ("unconscious", "destroyed"): ("wrecked",),
-}
-
-
-def _track(old: ev.Track | None, step: int | None, persistent: int | None,
-           crippling: int | None, name: str) -> Track | None:
-    if old is None:
-        if step is not None or persistent is not None or crippling is not None:
-            raise Rejected(ErrorCode.INVALID_PAYLOAD, f"objects have no {name} track (R15)")
-        return None
-    s = old.step if step is None else step
-    p = old.persistent if persistent is None else persistent
-    c = old.crippling if crippling is None else crippling
-    if not 0 <= c <= p <= s <= BOTTOM:
-        raise Rejected(ErrorCode.INVALID_PAYLOAD, f"the {name} track needs 0 <= crippling <= "
-                       f"persistent <= step <= {BOTTOM} (got {c}, {p}, {s})")
-    return Track(step=s, persistent=p, crippling=c)
-
-
-def adjust_combatant(d: Decision, cmd: msg.AdjustCombatant) -> None:
-    c = find_combatant(d, cmd.combatant)
-    v = d.s.vitals[c.id]
-    changes: list[dict[str, Any]] = [
-        {"field": f, "value": getattr(cmd, f)} for f in (
-            "fatigue", "fatigue_max", "physical_step", "physical_persistent",
-            "physical_crippling", "mental_step", "mental_persistent", "mental_crippling",
-            "prone", "helpless", "condition")
-        if getattr(cmd, f) is not None
-    ]
-    if not changes:
-        raise Rejected(ErrorCode.INVALID_PAYLOAD, "name at least one value to set")
-    fatigue_max = cmd.fatigue_max if cmd.fatigue_max is not None else v.fatigue_max
-    fatigue = cmd.fatigue if cmd.fatigue is not None else min(v.fatigue, fatigue_max)
-    if fatigue > fatigue_max:
-        raise Rejected(ErrorCode.INVALID_PAYLOAD,
-                       f"fatigue {fatigue} is above the maximum of {fatigue_max}")
-    physical = _track(v.physical, cmd.physical_step, cmd.physical_persistent,
-                      cmd.physical_crippling, "physical")
-    mental = _track(v.mental, cmd.mental_step, cmd.mental_persistent, cmd.mental_crippling,
-                    "mental")
-    events: tuple[str, ...] = ()
-    prone = cmd.prone
-    check_round: int | bool | None = False
-    if cmd.condition is not None:
-        now = v.condition[0]
-        wanted = "active" if cmd.condition == "conscious" else cmd.condition
-        if wanted != now:
-            found = _CONDITION_EVENTS.get((now, cmd.condition))
-            if found is None:
-                raise Rejected(ErrorCode.ILLEGAL_ACTION,
-                               f"{c.name} is {now}: cannot become {cmd.condition}")
-            events = found
-            if cmd.condition == "unconscious":
-                prone = True if prone is None else prone
-                check_round = d.check_round_for(c.id)
-    d.emit(ev.GmRuling(combatant=c.id, ruling="override",
-                       description=f"GM sets {', '.join(ch['field'] for ch in changes)} of "
-                                   f"{c.name}", reason=cmd.reason, changes=changes,
-                       hidden=c.hidden), d.combatant_vis(c.id))
-    vt.record(d, c.id, "gm_override", [f"GM: {cmd.reason}"], fatigue=fatigue,
-              fatigue_max=fatigue_max, physical=physical, mental=mental, prone=prone,
-              condition_events=events, check_round=check_round,
-              bound_or_asleep=cmd.helpless)
-    d.result = {"combatant": c.id}
+from rulesets.dramatic import resolution
+from rulesets.dramatic import vitals as vt
+from rulesets.dramatic.combat import TAKE_10, record_damage, roll_stage
 
 
 def adjudicate(d: Decision, cmd: msg.Adjudicate) -> None:

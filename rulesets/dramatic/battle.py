@@ -14,44 +14,27 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
-from encounter import resolution
-from encounter import vitals as vt
 from encounter.decision import find_combatant
-from encounter.dramatic_args import PathArgs
+from encounter.placing import others as _others
+from encounter.placing import place, placement
 from encounter.rejected import Rejected
 from protocol import events as ev
 from protocol import messages as msg
 from protocol.errors import ErrorCode
 from protocol.model import CombatantProfile
 from rules import movement, sight
-from rules.battle_map import MapError, Placement, Size, check_placement, occupied
+from rules.battle_map import MapError, check_placement
 from rules.condition_track import condition_speed
 from rules.defenses import effect_parts
 from rules.modifiers import Modifier, total
 from rules.sheet import WeaponKind
+from rulesets.dramatic import resolution
+from rulesets.dramatic import vitals as vt
+from rulesets.dramatic.args import PathArgs
 
 if TYPE_CHECKING:
     from encounter.decision import Decision
     from encounter.state import EncounterState
-
-
-def placement(d: Decision, cid: str) -> Placement | None:
-    """Where ``cid`` stands on the map (``None``: no map, or not on it)."""
-    at = d.s.positions.get(cid)
-    if at is None or d.s.battle_map is None:
-        return None
-    return Placement(x=at[0], y=at[1], size=vt.sheet_of(d.s.combatants[cid]).size)
-
-
-def _others(d: Decision, *exclude: str) -> list[tuple[str, Placement]]:
-    found = []
-    for cid in d.s.positions:
-        if cid in exclude or not d.s.vitals.get(cid) or not d.s.vitals[cid].alive:
-            continue
-        p = placement(d, cid)
-        if p is not None:
-            found.append((cid, p))
-    return found
 
 
 # --- the GM's map -----------------------------------------------------------------------------
@@ -70,31 +53,6 @@ def set_map(d: Decision, cmd: msg.SetMap) -> None:
             c = d.s.combatants[cid]
             d.emit(ev.CombatantPlaced(combatant=cid, at=None, hidden=c.hidden),
                    d.combatant_vis(cid))
-
-
-def place(d: Decision, c: CombatantProfile, at: tuple[int, int] | None) -> None:
-    """Put ``c`` on the map at ``at`` (its space must fit on open squares, and not on another
-    creature's unless one of them is Tiny or smaller, R20)."""
-    if at is not None:
-        if d.s.battle_map is None:
-            raise Rejected(ErrorCode.ILLEGAL_ACTION, "the encounter has no battle map (set_map)")
-        size = vt.sheet_of(c).size.value
-        where = Placement(x=at[0], y=at[1], size=Size(size))
-        try:
-            check_placement(d.s.battle_map, where)
-        except MapError as exc:
-            raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{c.name}: {exc}") from None
-        mine = set(occupied(where))
-        for other, p in _others(d, c.id):
-            if mine & set(occupied(p)) and not _may_share(where, p):
-                raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{c.name} would stand in the space of "
-                              f"{d.name_for_actor(other)} (R20)")
-    d.emit(ev.CombatantPlaced(combatant=c.id, at=at, hidden=c.hidden), d.combatant_vis(c.id))
-
-
-def _may_share(a: Placement, b: Placement) -> bool:
-    small = (Size.FINE, Size.DIMINUTIVE, Size.TINY)
-    return a.size in small or b.size in small
 
 
 def place_combatant(d: Decision, cmd: msg.PlaceCombatant) -> None:

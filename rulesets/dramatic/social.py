@@ -5,7 +5,8 @@ budget are the same; these maneuvers are standard actions aimed at Wits Defense,
 mental track, and moving attitudes.
 
 The mechanics are ``rules.social``; this module reads the state for them, stages their dice (the
-server's, or physical dice) through ``encounter.combat``'s roll stages, and records the events.
+server's, or physical dice) through ``rulesets.dramatic.combat``'s roll stages, and records the
+events.
 """
 
 from __future__ import annotations
@@ -16,12 +17,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
 
-from encounter import resolution
-from encounter import vitals as vt
-from encounter.combat import record_damage, roll_stage
 from encounter.decision import find_combatant
 from encounter.declare import Aimed, Noted, Refusal
-from encounter.dramatic_args import AnswerArgs, ConversationArgs, DisputeArgs, LieArgs
 from encounter.rejected import Rejected
 from encounter.state import EncounterState
 from protocol import events as ev
@@ -66,6 +63,10 @@ from rules.social.status import (
     StatusSituation,
     social_status,
 )
+from rulesets.dramatic import resolution
+from rulesets.dramatic import vitals as vt
+from rulesets.dramatic.args import AnswerArgs, ConversationArgs, DisputeArgs, LieArgs
+from rulesets.dramatic.combat import record_damage, roll_stage
 
 if TYPE_CHECKING:
     from encounter.decision import Decision

@@ -14,17 +14,6 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
 
-from encounter import battle, resolution
-from encounter import vitals as vt
-from encounter.dramatic_args import (
-    AttackArgs,
-    BreakArgs,
-    Circumstances,
-    GrabArgs,
-    HarvestArgs,
-    HelpArgs,
-    RamArgs,
-)
 from encounter.rejected import Rejected
 from protocol import events as ev
 from protocol.errors import ErrorCode
@@ -56,6 +45,17 @@ from rules.objects import (
     structure_loss,
 )
 from rules.sheet import DamageReduction, DamageSource, Nature, SheetError, WeaponKind
+from rulesets.dramatic import battle, resolution
+from rulesets.dramatic import vitals as vt
+from rulesets.dramatic.args import (
+    AttackArgs,
+    BreakArgs,
+    Circumstances,
+    GrabArgs,
+    HarvestArgs,
+    HelpArgs,
+    RamArgs,
+)
 
 if TYPE_CHECKING:
     from encounter.decision import Decision
@@ -195,7 +195,7 @@ def roll_stage(d: Decision, ctx: dict[str, Any], stage: str, expr: str,
 
 def after_roll(d: Decision, stage: str, ctx: dict[str, Any], roll: Roll) -> bool:
     """The dice of a stage are in: resolve it (and roll the next). ``False``: not a stage of
-    combat (the social stages are ``encounter.social``'s)."""
+    combat (the social stages are ``rulesets.dramatic.social``'s)."""
     if stage == "attack":
         _resolve_attack(d, ctx, roll)
     elif stage == "damage":

@@ -3,7 +3,8 @@
 "MLP Dramatic Systems", FATIGUE POINTS AND DAMAGE THRESHOLD (0 Fatigue Points, Damage
 Threshold, Falling Unconscious, Death, Condition, Persistent Conditions); rulings R14-R17, R45.
 The numbers come from ``rules.condition_track`` and ``rules.defenses``; this module reads the
-combatant's state for them and records the outcome with ``encounter.vitals.record``.
+combatant's state for them and records the outcome with ``encounter.vitals.record`` (through
+``rulesets.dramatic.vitals``).
 """
 
 from __future__ import annotations
@@ -13,11 +14,11 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from encounter import effects
-from encounter import vitals as vt
 from protocol import events as ev
 from rules import condition_track as ct
 from rules.defenses import Defenses, Status, damage_thresholds, defenses
 from rules.sheet import DamageSource, Nature, Sheet
+from rulesets.dramatic import vitals as vt
 
 if TYPE_CHECKING:
     from encounter.decision import Decision

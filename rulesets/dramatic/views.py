@@ -1,0 +1,125 @@
+"""The parts of a view that are "MLP Dramatic Systems"' own (``Declaration.views``): who is in
+the air (R83) and who grabs whom (Grab), the social scene (statements, attitudes, Blocking,
+answers, whether the debate is over; the social event and each combatant's standing at it),
+and each combatant's numbers as the rules compute them now. Protocol 1 names every one of them
+in every ruleset's view (``encounter.views.view_state`` gives them empty); these fill them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from encounter.views import untagged
+from rulesets.dramatic import battle, resolution
+from rulesets.dramatic import vitals as vt
+from rulesets.dramatic.social import social_standing
+
+if TYPE_CHECKING:
+    from encounter.state import EncounterState, PendingAnswer
+
+
+def flying_view(state: EncounterState, visible: set[str], controls: Callable[[str], bool],
+                full: bool, stats: set[str]) -> tuple[str, Any]:
+    """In the air after a flying move (R83), there for all to see."""
+    return "flying", [cid for cid in state.flying if cid in visible]
+
+
+def grabs_view(state: EncounterState, visible: set[str], controls: Callable[[str], bool],
+               full: bool, stats: set[str]) -> tuple[str, Any]:
+    """Who grabs whom (Grab), as far as the viewer sees them."""
+    return "grabs", {cid: [g for g in grabbers if g in visible]
+                     for cid, grabbers in state.grabs.items() if cid in visible}
+
+
+def arguments_view(state: EncounterState, visible: set[str], controls: Callable[[str], bool],
+                   full: bool, stats: set[str]) -> tuple[str, Any]:
+    """The statements of the visible combatants (STATEMENTS)."""
+    return "arguments", {aid: msgspec.to_builtins(a) for aid, a in state.arguments.items()
+                         if a.owner in visible}
+
+
+def attitudes_view(state: EncounterState, visible: set[str], controls: Callable[[str], bool],
+                   full: bool, stats: set[str]) -> tuple[str, Any]:
+    return "attitudes", {h: {t: a for t, a in row.items() if t in visible}
+                         for h, row in state.attitudes.items() if h in visible}
+
+
+def blocking_view(state: EncounterState, visible: set[str], controls: Callable[[str], bool],
+                  full: bool, stats: set[str]) -> tuple[str, Any]:
+    return "blocking", [cid for cid in state.blocking if cid in visible]
+
+
+def answers_view(state: EncounterState, visible: set[str], controls: Callable[[str], bool],
+                 full: bool, stats: set[str]) -> tuple[str, Any]:
+    """The statements that hit and wait for their targets' answers (R48)."""
+    return "answers", {sid: _answer_view(a, visible) for sid, a in state.answers.items()
+                       if a.target in visible}
+
+
+def debate_view(state: EncounterState, visible: set[str], controls: Callable[[str], bool],
+                full: bool, stats: set[str]) -> tuple[str, Any]:
+    return "debate_over", state.debate_over
+
+
+def _answer_view(answer: PendingAnswer, visible: set[str]) -> dict[str, Any]:
+    """A statement waiting for its target's answer; a hidden speaker is not named."""
+    view: dict[str, Any] = msgspec.to_builtins(answer)
+    if answer.speaker not in visible:
+        view["speaker"] = None
+    return view
+
+
+def social_view(state: EncounterState, visible: set[str], controls: Callable[[str], bool],
+                full: bool, stats: set[str]) -> tuple[str, Any]:
+    """The view's ``social`` part."""
+    return "social", social_part(state, visible)
+
+
+def numbers_view(state: EncounterState, visible: set[str], controls: Callable[[str], bool],
+                 full: bool, stats: set[str]) -> tuple[str, Any]:
+    """The view's ``numbers`` part: each combatant's numbers as the rules compute them now, for
+    the combatants whose stat blocks the viewer sees (the GM: all; a player: its own) — the
+    four defenses as attacks read them (DEFENSES; effects, feats, species and conditions
+    included, R90, R92) and the speed a move counts (SPEED; R15, R83, R90), each itemised."""
+    out: dict[str, Any] = {}
+    for cid in state.combatants:
+        if cid not in stats or cid not in state.vitals:
+            continue
+        _, defs = resolution.state_defenses(state, cid)
+        speed, speed_parts = battle.speed_of(state, cid)
+        flies = vt.sheet_of(state.combatants[cid]).fly_speed > 0
+        out[cid] = {
+            "defenses": {d.name.value: {"total": d.total, "parts": msgspec.to_builtins(d.parts)}
+                         for d in (defs.reflex, defs.fortitude, defs.will, defs.wits)},
+            "speed": speed,
+            "fly_speed": battle.speed_of(state, cid, fly=True)[0] if flies else None,
+            "speed_modifiers": msgspec.to_builtins(speed_parts),
+        }
+    return "numbers", out
+
+
+def social_part(state: EncounterState, visible: set[str]) -> dict[str, Any] | None:
+    """The social event and each visible combatant's standing at it: Social Status (itemised),
+    Social Access Rating, aura and its points (SOCIAL SYSTEMS, "MLP Dramatic Systems"). ``None``
+    outside social play."""
+    if state.social_event is None and not state.arguments:
+        return None
+    standing: dict[str, Any] = {}
+    for cid in state.combatants:
+        if cid not in visible:
+            continue
+        st = social_standing(state, cid)
+        harmony, discord = state.auras.get(cid, (0, 0))
+        standing[cid] = {
+            "status": st.status.total,
+            "status_parts": msgspec.to_builtins(st.status.parts),
+            "access": st.access.total if st.access else None,
+            "aura": msgspec.to_builtins(st.aura) if st.aura else None,
+            "harmony": harmony, "discord": discord,
+        }
+    event = untagged(state.social_event) if state.social_event else None
+    if event is not None and event.get("organizer") not in (None, *visible):
+        event["organizer"] = None
+    return {"event": event, "standing": standing}

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from encounter import battle, combat, social
 from encounter import vitals as vt
-from encounter.declare import Action, Aimed, Catalog, Noted, Targets, When, in_scene
+from encounter.declare import Action, Aimed, Catalog, Noted, Targets, When, everyone, in_scene
 from encounter.dramatic_args import (
     AnswerArgs,
     AttackArgs,
@@ -30,7 +30,7 @@ from encounter.dramatic_args import (
     RamArgs,
 )
 from encounter.rejected import Rejected
-from encounter.state import EncounterState
+from encounter.state import LIVING, EncounterState
 from encounter.turns import DELAY, END_TURN, READY, TAKE_DELAYED_TURN, TRIGGER_READY
 from protocol import events as ev
 from protocol.errors import ErrorCode
@@ -235,7 +235,7 @@ def _others(state: EncounterState, cid: str, sees_all: bool) -> list[str]:
     combatants, vitals = state.combatants, state.vitals
     hidden = combatants[cid].hidden and sees_all
     return [o for o in in_scene(state) if o != cid and (hidden or not combatants[o].hidden)
-            and (o not in vitals or vitals[o].alive)]
+            and ((v := vitals.get(o)) is None or v.condition[0] in LIVING)]  # alive
 
 
 def _grabbable(state: EncounterState, cid: str) -> Callable[[str], bool] | None:
@@ -243,9 +243,10 @@ def _grabbable(state: EncounterState, cid: str) -> Callable[[str], bool] | None:
     target at a time"."""
     if any(cid in grabbers for grabbers in state.grabs.values()):
         return None
-    size, combatants = vt.sheet_of(state.combatants[cid]).size, state.combatants
-    fits = _GRABBABLE[size]
-    return lambda t: vt.sheet_of(combatants[t]).size in fits
+    sizes = vt.sizes(state.combatants)
+    fits = _GRABBABLE[sizes[cid]]
+    too_big = {t for t, size in sizes.items() if size not in fits}
+    return (lambda t: t not in too_big) if too_big else everyone
 
 
 #: The sizes a creature of each size may grab: up to one category larger.
@@ -254,14 +255,13 @@ _GRABBABLE = {size: frozenset(s for s in Size if size_steps(size, s) <= 1) for s
 
 def _objects(state: EncounterState, cid: str) -> Callable[[str], bool]:
     """Objects, plants and vehicles: those without a mental track (R15)."""
-    vitals = state.vitals
-    return lambda t: t in vitals and vitals[t].mental is None
+    return {t for t, v in state.vitals.items() if v.mental is None}.__contains__
 
 
 def _conscious(state: EncounterState, cid: str) -> Callable[[str], bool]:
     """R47: no social maneuver against an unconscious target."""
-    vitals = state.vitals
-    return lambda t: t not in vitals or vitals[t].conscious
+    asleep = {t for t, v in state.vitals.items() if not v.conscious}
+    return (lambda t: t not in asleep) if asleep else everyone
 
 
 def _conversable(state: EncounterState, cid: str) -> Callable[[str], bool]:

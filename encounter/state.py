@@ -105,6 +105,11 @@ class PendingAnswer(msgspec.Struct, kw_only=True, gc=False):
     loss: int
 
 
+#: The first states of a condition chart's configuration (``Vitals.condition``) of a living
+#: combatant (``Vitals.alive``).
+LIVING = frozenset({"active", "unconscious"})
+
+
 class Vitals(msgspec.Struct, kw_only=True, gc=False):
     """A combatant's fatigue points, condition tracks and consciousness ("MLP Dramatic
     Systems", FATIGUE POINTS AND DAMAGE THRESHOLD; rulings R14-R17). ``condition`` is the
@@ -134,7 +139,7 @@ class Vitals(msgspec.Struct, kw_only=True, gc=False):
 
     @property
     def alive(self) -> bool:
-        return self.condition[0] in ("active", "unconscious")
+        return self.condition[0] in LIVING
 
 
 class EncounterState(msgspec.Struct, kw_only=True, gc=False):

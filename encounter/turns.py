@@ -16,6 +16,7 @@ The turn's own moves are declared here too, for every ruleset that takes them: `
 from __future__ import annotations
 
 from functools import lru_cache
+from itertools import compress
 from typing import TYPE_CHECKING, Annotated, Any
 
 import msgspec
@@ -203,7 +204,7 @@ def economy(state: EncounterState) -> Economy:
 
 
 def free_slots(budget: Budget) -> frozenset[str]:
-    return frozenset(slot for slot, free in budget.items() if free)
+    return frozenset(compress(budget, budget.values()))
 
 
 @lru_cache(maxsize=256)

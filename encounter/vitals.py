@@ -8,6 +8,8 @@ and the reasons ("MLP Dramatic Systems", FATIGUE POINTS AND DAMAGE THRESHOLD; ru
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from operator import is_
 from typing import TYPE_CHECKING
 
 import msgspec
@@ -21,7 +23,7 @@ from protocol.model import CombatantProfile
 from rules.condition_track import Track as RulesTrack
 from rules.condition_track import condition_penalty
 from rules.defenses import Status
-from rules.sheet import Nature, Sheet, SheetError, parse_sheet
+from rules.sheet import Nature, Sheet, SheetError, Size, parse_sheet
 from statemachines.condition_chart import INITIAL, TransitionNotAllowed, condition_after
 
 if TYPE_CHECKING:
@@ -60,6 +62,26 @@ def sheet_of(profile: CombatantProfile) -> Sheet:
         _BY_PROFILE.clear()
     _BY_PROFILE[id(profile)] = (profile, sheet)
     return sheet
+
+
+#: Each combatant's size by the identity of the profiles (see :func:`sizes`).
+_SIZES: dict[tuple[int, ...], tuple[tuple[CombatantProfile, ...], dict[str, Size]]] = {}
+
+
+def sizes(combatants: Mapping[str, CombatantProfile]) -> Mapping[str, Size]:
+    """The size of each combatant (its sheet's), by id. Profiles are frozen and copies of the
+    state share them, so for the same profile objects the sizes are worked out once (the entry
+    keeps them, so that their ids are not reused while it is cached); read only."""
+    key = tuple(map(id, combatants.values()))
+    known = _SIZES.get(key)
+    if known is not None and all(map(is_, known[0], combatants.values())):
+        return known[1]
+    profiles = tuple(combatants.values())
+    found = {p.id: sheet_of(p).size for p in profiles}
+    if len(_SIZES) >= 256:
+        _SIZES.clear()
+    _SIZES[key] = (profiles, found)
+    return found
 
 
 def initial_vitals(profile: CombatantProfile) -> Vitals:

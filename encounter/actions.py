@@ -30,7 +30,7 @@ from encounter.dramatic_args import (
     RamArgs,
 )
 from encounter.rejected import Rejected
-from encounter.state import LIVING, EncounterState
+from encounter.state import CONSCIOUS, LIVING, EncounterState
 from encounter.turns import DELAY, END_TURN, READY, TAKE_DELAYED_TURN, TRIGGER_READY
 from protocol import events as ev
 from protocol.errors import ErrorCode
@@ -39,7 +39,7 @@ from rules import condition_track as ct
 from rules import grab as grab_rules
 from rules.actions import Kind
 from rules.modifiers import RuleRefusal
-from rules.sheet import Size, size_steps
+from rules.sheet import Size
 from rules.social.access import low_access_argument
 from rules.social.guards import ensure_may_argue
 from rules.social.maneuvers import SECTION as SOCIAL
@@ -198,11 +198,13 @@ def _may_argue(maneuver: str) -> Callable[[EncounterState, str], str | None]:
             return (f"{SOCIAL}: the debate has ended (an attitude reached Unfriendly, ruling "
                     "R26)")
         why = _may_speak(state, cid, maneuver)
-        if why is None and not any(arg.owner == cid and arg.size
-                                   for arg in state.arguments.values()):
-            why = (f"{_name(state, cid)} has no statement to use (the GM sizes them: "
-                   "size_argument)")
-        return why
+        if why is not None:
+            return why
+        for arg in state.arguments.values():
+            if arg.owner == cid and arg.size:
+                return None
+        return f"{_name(state, cid)} has no statement to use (the GM sizes them: size_argument)"
+
     return test
 
 
@@ -243,14 +245,12 @@ def _grabbable(state: EncounterState, cid: str) -> Callable[[str], bool] | None:
     target at a time"."""
     if any(cid in grabbers for grabbers in state.grabs.values()):
         return None
-    sizes = vt.sizes(state.combatants)
-    fits = _GRABBABLE[sizes[cid]]
-    too_big = {t for t, size in sizes.items() if size not in fits}
-    return (lambda t: t not in too_big) if too_big else everyone
-
-
-#: The sizes a creature of each size may grab: up to one category larger.
-_GRABBABLE = {size: frozenset(s for s in Size if size_steps(size, s) <= 1) for size in Size}
+    sizes = vt.size_ranks(state.combatants)
+    largest = sizes.by_id[cid] + 1
+    if sizes.largest <= largest:
+        return everyone
+    too_big = {t for t, rank in sizes.by_id.items() if rank > largest}
+    return lambda t: t not in too_big
 
 
 def _objects(state: EncounterState, cid: str) -> Callable[[str], bool]:
@@ -260,7 +260,7 @@ def _objects(state: EncounterState, cid: str) -> Callable[[str], bool]:
 
 def _conscious(state: EncounterState, cid: str) -> Callable[[str], bool]:
     """R47: no social maneuver against an unconscious target."""
-    asleep = {t for t, v in state.vitals.items() if not v.conscious}
+    asleep = {t for t, v in state.vitals.items() if v.condition[0] != CONSCIOUS}
     return (lambda t: t not in asleep) if asleep else everyone
 
 
@@ -309,8 +309,22 @@ LISTENERS = Targets(_others, _conscious)
 
 
 def _weapons(state: EncounterState, cid: str) -> dict[str, list[str]]:
-    weapons = [w.name for w in vt.sheet_of(state.combatants[cid]).weapons]
-    return {"weapon": [*weapons, "unarmed"] if "unarmed" not in weapons else weapons}
+    """The weapons of the combatant's sheet, and ``unarmed``: by the profile (frozen, and shared
+    by copies of the state), worked out once (the entry keeps it, so that its id is not reused
+    while it is cached); never changed, like the entries that list them."""
+    profile = state.combatants[cid]
+    known = _WEAPONS.get(id(profile))
+    if known is not None and known[0] is profile:
+        return known[1]
+    weapons = [w.name for w in vt.sheet_of(profile).weapons]
+    found = {"weapon": [*weapons, "unarmed"] if "unarmed" not in weapons else weapons}
+    if len(_WEAPONS) >= 4096:
+        _WEAPONS.clear()
+    _WEAPONS[id(profile)] = (profile, found)
+    return found
+
+
+_WEAPONS: dict[int, tuple[CombatantProfile, dict[str, list[str]]]] = {}
 
 
 def _own_statements(state: EncounterState, cid: str) -> dict[str, list[str]]:

@@ -19,7 +19,7 @@ from encounter.actors import Actor
 from encounter.declare import Action, Catalog, catalog, in_scene
 from encounter.ruleset import declaration
 from encounter.schemas import action_schema_id, command_schema_id
-from encounter.state import EncounterState
+from encounter.state import CONSCIOUS, EncounterState
 from encounter.turns import budget_reason as _budget_reason
 from encounter.turns import (
     dice_refusal,
@@ -211,7 +211,7 @@ def _scene_actions(state: EncounterState, viewer: Actor,
         if (not sees_all and combatants[cid].hidden) or not (gm or controls(cid)):
             continue
         v = vitals.get(cid)
-        if v is not None and not v.conscious:
+        if v is not None and v.condition[0] != CONSCIOUS:
             continue  # the unconscious take no actions (Falling Unconscious)
         if ruleset_refusal is not None and ruleset_refusal(state, cid) is not None:
             continue

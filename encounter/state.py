@@ -105,9 +105,10 @@ class PendingAnswer(msgspec.Struct, kw_only=True, gc=False):
     loss: int
 
 
-#: The first states of a condition chart's configuration (``Vitals.condition``) of a living
-#: combatant (``Vitals.alive``).
-LIVING = frozenset({"active", "unconscious"})
+#: The first state of a condition chart's configuration (``Vitals.condition``) of a conscious
+#: combatant (``Vitals.conscious``), and those of a living one (``Vitals.alive``).
+CONSCIOUS = "active"
+LIVING = frozenset({CONSCIOUS, "unconscious"})
 
 
 class Vitals(msgspec.Struct, kw_only=True, gc=False):
@@ -135,7 +136,7 @@ class Vitals(msgspec.Struct, kw_only=True, gc=False):
 
     @property
     def conscious(self) -> bool:
-        return self.condition[0] == "active"
+        return self.condition[0] == CONSCIOUS
 
     @property
     def alive(self) -> bool:

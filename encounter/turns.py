@@ -451,11 +451,11 @@ class ReadyArgs(Args, frozen=True, kw_only=True):
         description="When the readied action is taken (`action_readied.trigger`).")]
 
 
-def _readyable_now(state: EncounterState) -> list[str]:
+def _readyable_now(state: EncounterState) -> tuple[str, ...]:
     turn = state.turn
     if turn is None:
-        return []
-    return list(_readyable(state.ruleset, free_slots(turn.budget), state.surprise))
+        return ()
+    return _readyable(state.ruleset, free_slots(turn.budget), state.surprise)
 
 
 @lru_cache(maxsize=256)
@@ -474,7 +474,7 @@ def _may_ready(state: EncounterState, cid: str) -> str | None:
 
 
 def _ready_options(state: EncounterState, cid: str) -> dict[str, list[str]]:
-    return {"action": _readyable_now(state)}
+    return {"action": list(_readyable_now(state))}
 
 
 def _ready(d: Decision, c: CombatantProfile, args: ReadyArgs) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from operator import is_
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import msgspec
 
@@ -23,7 +23,7 @@ from protocol.model import CombatantProfile
 from rules.condition_track import Track as RulesTrack
 from rules.condition_track import condition_penalty
 from rules.defenses import Status
-from rules.sheet import Nature, Sheet, SheetError, Size, parse_sheet
+from rules.sheet import Nature, Sheet, SheetError, Size, parse_sheet, size_steps
 from statemachines.condition_chart import INITIAL, TransitionNotAllowed, condition_after
 
 if TYPE_CHECKING:
@@ -64,23 +64,33 @@ def sheet_of(profile: CombatantProfile) -> Sheet:
     return sheet
 
 
-#: Each combatant's size by the identity of the profiles (see :func:`sizes`).
-_SIZES: dict[tuple[int, ...], tuple[tuple[CombatantProfile, ...], dict[str, Size]]] = {}
+class SizeRanks(NamedTuple):
+    """How many size categories each combatant (its sheet's size) is above Fine, by id, and
+    the largest of them."""
+
+    by_id: Mapping[str, int]
+    largest: int
 
 
-def sizes(combatants: Mapping[str, CombatantProfile]) -> Mapping[str, Size]:
-    """The size of each combatant (its sheet's), by id. Profiles are frozen and copies of the
-    state share them, so for the same profile objects the sizes are worked out once (the entry
-    keeps them, so that their ids are not reused while it is cached); read only."""
-    key = tuple(map(id, combatants.values()))
+#: The size ranks of the profiles seen lately, with the profiles (see :func:`size_ranks`).
+_SIZES: dict[tuple[int, int], tuple[tuple[CombatantProfile, ...], SizeRanks]] = {}
+
+
+def size_ranks(combatants: Mapping[str, CombatantProfile]) -> SizeRanks:
+    """The combatants' :class:`SizeRanks`. Profiles are frozen and copies of the state share
+    them, so for the same profile objects the ranks are worked out once (the entry keeps them,
+    so that their ids are not reused while it is cached); read only."""
+    profiles = combatants.values()
+    key = (len(profiles), id(next(iter(profiles), None)))
     known = _SIZES.get(key)
-    if known is not None and all(map(is_, known[0], combatants.values())):
+    if known is not None and len(known[0]) == len(profiles) \
+            and all(map(is_, known[0], profiles)):
         return known[1]
-    profiles = tuple(combatants.values())
-    found = {p.id: sheet_of(p).size for p in profiles}
+    ranks = {p.id: size_steps(Size.FINE, sheet_of(p).size) for p in profiles}
+    found = SizeRanks(ranks, max(ranks.values(), default=0))
     if len(_SIZES) >= 256:
         _SIZES.clear()
-    _SIZES[key] = (profiles, found)
+    _SIZES[key] = (tuple(profiles), found)
     return found
 
 

@@ -234,10 +234,12 @@ def _may_point_out(state: EncounterState, cid: str) -> str | None:
 def _others(state: EncounterState, cid: str, sees_all: bool) -> list[str]:
     """Anyone else still alive whom the sender sees (a hidden combatant only by the hidden:
     the GM's own business)."""
-    combatants, vitals = state.combatants, state.vitals
-    hidden = combatants[cid].hidden and sees_all
-    return [o for o in in_scene(state) if o != cid and (hidden or not combatants[o].hidden)
-            and ((v := vitals.get(o)) is None or v.condition[0] in LIVING)]  # alive
+    vitals, hidden = state.vitals, vt.profile_facts(state.combatants).hidden
+    if not hidden or (sees_all and cid in hidden):
+        return [o for o in in_scene(state) if o != cid
+                and ((v := vitals.get(o)) is None or v.condition[0] in LIVING)]  # alive
+    return [o for o in in_scene(state) if o != cid and o not in hidden
+            and ((v := vitals.get(o)) is None or v.condition[0] in LIVING)]
 
 
 def _grabbable(state: EncounterState, cid: str) -> Callable[[str], bool] | None:
@@ -245,11 +247,11 @@ def _grabbable(state: EncounterState, cid: str) -> Callable[[str], bool] | None:
     target at a time"."""
     if any(cid in grabbers for grabbers in state.grabs.values()):
         return None
-    sizes = vt.size_ranks(state.combatants)
-    largest = sizes.by_id[cid] + 1
-    if sizes.largest <= largest:
+    facts = vt.profile_facts(state.combatants)
+    largest = facts.size_ranks[cid] + 1
+    if facts.largest <= largest:
         return everyone
-    too_big = {t for t, rank in sizes.by_id.items() if rank > largest}
+    too_big = {t for t, rank in facts.size_ranks.items() if rank > largest}
     return lambda t: t not in too_big
 
 
@@ -297,7 +299,8 @@ def _at_the_event(state: EncounterState) -> Container[str]:
 
 
 def _answering(state: EncounterState) -> Container[str]:
-    return {a.target for a in state.answers.values()}
+    answers = state.answers
+    return {a.target for a in answers.values()} if answers else ()
 
 
 OTHERS = Targets(_others)
@@ -332,6 +335,8 @@ def _own_statements(state: EncounterState, cid: str) -> dict[str, list[str]]:
 
 
 _SIZES = [s.value for s in Size]
+#: Never changed, like the entries that list them.
+_SIZE_OPTIONS = {"size": _SIZES}
 _ANSWERS = ["accept", "accept_with_reservation", "refuse"]
 
 
@@ -375,7 +380,7 @@ CATALOG = Catalog("dramatic", "MLP Dramatic Systems", (
            Targets(_others, _conversable), _own_statements),
     Action("lie", "Tell a lie", "Creating a Lie", _STD, LieArgs, social.lie, _may_lie,
            Targets(_others, _conscious, fields=("target", "targets")),
-           lambda _s, _c: {"size": list(_SIZES)}),
+           lambda _s, _c: _SIZE_OPTIONS),
     Action("block", "Block (withdraw from the discussion)", "Social Basic Maneuver: Blocking",
            _STD, Noted, social.block, social.may_block),
     Action("other_standard", "Another standard action (GM adjudicates)",

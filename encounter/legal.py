@@ -94,7 +94,7 @@ def legal_actions(
 
 
 @lru_cache(maxsize=1024)
-def _fitting(cat: Catalog, economy: Economy, cid: str, free: frozenset[str],
+def _fitting(cat: Catalog, economy: Economy, cid: str, free: tuple[str, ...],
              surprise: bool) -> tuple[tuple[tuple[LegalAction, ...], Action | None], ...]:
     """The actions of ``cid``'s turn that the budget allows (``encounter.turns``), then the
     turn's own moves, in the catalog's order: runs of the entries of those without

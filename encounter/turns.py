@@ -203,12 +203,13 @@ def economy(state: EncounterState) -> Economy:
     return declaration(state.ruleset).rules.economy
 
 
-def free_slots(budget: Budget) -> frozenset[str]:
-    return frozenset(compress(budget, budget.values()))
+def free_slots(budget: Budget) -> tuple[str, ...]:
+    """The slots of ``budget`` still free, in its order."""
+    return tuple(compress(budget, budget.values()))
 
 
 @lru_cache(maxsize=256)
-def budget_reason(economy: Economy, free: frozenset[str], kind: Kind, surprise: bool
+def budget_reason(economy: Economy, free: tuple[str, ...], kind: Kind, surprise: bool
                   ) -> str | None:
     """Whether a turn with the ``free`` slots left takes an action of ``kind``: ``None``, or
     ``"surprise"`` (no full-round action in the surprise round), or ``"budget"``."""
@@ -459,7 +460,7 @@ def _readyable_now(state: EncounterState) -> tuple[str, ...]:
 
 
 @lru_cache(maxsize=256)
-def _readyable(ruleset: str, free: frozenset[str], surprise: bool) -> tuple[str, ...]:
+def _readyable(ruleset: str, free: tuple[str, ...], surprise: bool) -> tuple[str, ...]:
     rules = declaration(ruleset).rules.economy
     return tuple(a.name for a in catalog(ruleset).readyable()
                  if a.cost is not None and budget_reason(rules, free, a.cost, surprise) is None)

@@ -64,33 +64,36 @@ def sheet_of(profile: CombatantProfile) -> Sheet:
     return sheet
 
 
-class SizeRanks(NamedTuple):
-    """How many size categories each combatant (its sheet's size) is above Fine, by id, and
-    the largest of them."""
+class ProfileFacts(NamedTuple):
+    """What the combatants' profiles alone say, for looking at every combatant at once: how
+    many size categories each one (its sheet's size) is above Fine, by id, the largest of
+    them, and the hidden combatants."""
 
-    by_id: Mapping[str, int]
+    size_ranks: Mapping[str, int]
     largest: int
+    hidden: frozenset[str]
 
 
-#: The size ranks of the profiles seen lately, with the profiles (see :func:`size_ranks`).
-_SIZES: dict[tuple[int, int], tuple[tuple[CombatantProfile, ...], SizeRanks]] = {}
+#: The facts of the profiles seen lately, with the profiles (see :func:`profile_facts`).
+_FACTS: dict[tuple[int, int], tuple[tuple[CombatantProfile, ...], ProfileFacts]] = {}
 
 
-def size_ranks(combatants: Mapping[str, CombatantProfile]) -> SizeRanks:
-    """The combatants' :class:`SizeRanks`. Profiles are frozen and copies of the state share
-    them, so for the same profile objects the ranks are worked out once (the entry keeps them,
+def profile_facts(combatants: Mapping[str, CombatantProfile]) -> ProfileFacts:
+    """The combatants' :class:`ProfileFacts`. Profiles are frozen and copies of the state share
+    them, so for the same profile objects the facts are worked out once (the entry keeps them,
     so that their ids are not reused while it is cached); read only."""
     profiles = combatants.values()
     key = (len(profiles), id(next(iter(profiles), None)))
-    known = _SIZES.get(key)
+    known = _FACTS.get(key)
     if known is not None and len(known[0]) == len(profiles) \
             and all(map(is_, known[0], profiles)):
         return known[1]
     ranks = {p.id: size_steps(Size.FINE, sheet_of(p).size) for p in profiles}
-    found = SizeRanks(ranks, max(ranks.values(), default=0))
-    if len(_SIZES) >= 256:
-        _SIZES.clear()
-    _SIZES[key] = (tuple(profiles), found)
+    found = ProfileFacts(ranks, max(ranks.values(), default=0),
+                         frozenset(p.id for p in profiles if p.hidden))
+    if len(_FACTS) >= 256:
+        _FACTS.clear()
+    _FACTS[key] = (tuple(profiles), found)
     return found
 
 

@@ -11,12 +11,12 @@ that whatever refuses a whole group (it is not the combatant's turn) is asked on
 
 from __future__ import annotations
 
-from collections.abc import Callable, Container
+from collections.abc import Callable, Container, Sequence
 from functools import lru_cache
 from itertools import chain
 
 from encounter.actors import Actor
-from encounter.declare import Action, Catalog, catalog, in_scene
+from encounter.declare import Action, Catalog, Precondition, catalog, in_scene
 from encounter.ruleset import declaration
 from encounter.schemas import action_schema_id, command_schema_id
 from encounter.state import CONSCIOUS, EncounterState
@@ -143,9 +143,21 @@ def _out_of_turn_among(
 
 
 @lru_cache(maxsize=16)
-def _out_of_turn_offered(cat: Catalog) -> bool:
-    """Whether some free action or reaction has a precondition, targets or options."""
-    return any(not a.plain for a in cat.any_turn)
+def _out_of_turn_offered(cat: Catalog) -> frozenset[Action]:
+    """The free actions and reactions with a precondition, targets or options."""
+    return frozenset(a for a in cat.any_turn if not a.plain)
+
+
+@lru_cache(maxsize=16)
+def _repeated_preconditions(cat: Catalog) -> frozenset[Precondition]:
+    """The preconditions that several actions share (Second Lunch with food or without,
+    Move and Run): a function of the state and the combatant alone, asked once for all."""
+    seen: set[Precondition] = set()
+    repeated: set[Precondition] = set()
+    for a in cat.actions:
+        if a.precondition is not None:
+            (repeated if a.precondition in seen else seen).add(a.precondition)
+    return frozenset(repeated)
 
 
 def _scene_actions(state: EncounterState, viewer: Actor,
@@ -165,11 +177,15 @@ def _scene_actions(state: EncounterState, viewer: Actor,
         among = amongst[action] = who(state)
         if not among:
             none_may.add(action)
+    offered = _out_of_turn_offered(cat)
     if none_may:
-        any_time = [a for a in cat.any_time if a not in none_may]
-        any_turn = any(not a.plain and a not in none_may for a in cat.any_turn)
+        any_time: Sequence[Action] = () if none_may.issuperset(cat.any_time) else \
+            [a for a in cat.any_time if a not in none_may]
+        any_turn = not none_may.issuperset(offered)
     else:
-        any_time, any_turn = list(cat.any_time), _out_of_turn_offered(cat)
+        any_time, any_turn = cat.any_time, bool(offered)
+    repeated = _repeated_preconditions(cat)
+    verdicts: dict[tuple[Precondition, str], bool] = {}
 
     def offer(action: Action, cid: str) -> None:
         """``action`` for ``cid`` if its precondition allows it now, with its targets."""
@@ -179,8 +195,17 @@ def _scene_actions(state: EncounterState, viewer: Actor,
                 among = amongst[action] = action.among(state)
             if cid not in among:
                 return
-        if action.precondition is not None and action.precondition(state, cid) is not None:
-            return
+        precondition = action.precondition
+        if precondition is not None:
+            if precondition in repeated:  # asked once for the actions that share it
+                key = (precondition, cid)
+                allows = verdicts.get(key)
+                if allows is None:
+                    allows = verdicts[key] = precondition(state, cid) is None
+                if not allows:
+                    return
+            elif precondition(state, cid) is not None:
+                return
         targets = None
         if action.targets is not None:
             targets = action.targets.pick(state, cid, sees_all, pools)

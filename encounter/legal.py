@@ -149,6 +149,13 @@ def _out_of_turn_offered(cat: Catalog) -> frozenset[Action]:
 
 
 @lru_cache(maxsize=16)
+def _heads(cat: Catalog) -> dict[Action, tuple[bool, str]]:
+    """Each action's ``optional_target`` and ``args_schema``, as its entries give them."""
+    return {a: (a.targets is not None and a.targets.optional,
+                action_schema_id(cat.ruleset, a.name)) for a in cat.actions}
+
+
+@lru_cache(maxsize=16)
 def _repeated_preconditions(cat: Catalog) -> frozenset[Precondition]:
     """The preconditions that several actions share (Second Lunch with food or without,
     Move and Run): a function of the state and the combatant alone, asked once for all."""
@@ -184,7 +191,7 @@ def _scene_actions(state: EncounterState, viewer: Actor,
         any_turn = not none_may.issuperset(offered)
     else:
         any_time, any_turn = cat.any_time, bool(offered)
-    repeated = _repeated_preconditions(cat)
+    repeated, heads = _repeated_preconditions(cat), _heads(cat)
     verdicts: dict[tuple[Precondition, str], bool] = {}
 
     def offer(action: Action, cid: str) -> None:
@@ -215,11 +222,10 @@ def _scene_actions(state: EncounterState, viewer: Actor,
             out.append(_entry(action, cid, cat.ruleset))
             return
         options = action.options(state, cid) if action.options is not None else None
+        optional, schema = heads[action]
         out.append(LegalAction(action=action.name, combatant=cid, label=action.label,
-                               targets=targets, options=options,
-                               optional_target=action.targets is not None
-                               and action.targets.optional,
-                               args_schema=action_schema_id(cat.ruleset, action.name)))
+                               targets=targets, options=options, optional_target=optional,
+                               args_schema=schema))
 
     controls, gm = viewer.controller(state), viewer.is_gm
     flat_footed = state.flat_footed

@@ -203,7 +203,8 @@ class Targets:
     """Whom (or what) an action may be aimed at now: the ``pool`` of candidates
     (``pool(state, combatant, sees_all)``, in the initiative order; ``sees_all``: the sender
     sees hidden combatants), of which the action keeps those its test allows:
-    ``keep(state, combatant)`` returns the test of a target (``None``: none may be aimed at).
+    ``keep(state, combatant)`` returns the test of a target (``None``: none may be aimed at;
+    :func:`everyone`: the whole pool).
     ``legal_actions`` lists them as the entry's ``targets``; ``act`` refuses a target not among
     them. Several actions may share a pool (worked out once per combatant while listing legal
     actions). ``fields`` are the arguments that name targets (a list argument names several).
@@ -223,11 +224,20 @@ class Targets:
         else:
             key = (self.pool, cid)
             known = memo.get(key)
-            found = memo[key] = self.pool(state, cid, sees_all) if known is None else known
+            if known is None:
+                known = memo[key] = self.pool(state, cid, sees_all)
+            found = known
         if self.keep is None:
             return found  # shared by the actions of the pool: never changed
         test = self.keep(state, cid)
-        return [] if test is None else [t for t in found if test(t)]
+        if test is everyone:
+            return found
+        return [] if test is None else list(filter(test, found))
+
+
+def everyone(target: str) -> bool:
+    """The test of a :class:`Targets` that keeps its whole pool."""
+    return True
 
 
 def in_scene(state: EncounterState) -> list[str]:
@@ -383,5 +393,6 @@ __all__ = [
     "catalog",
     "convert_args",
     "effect_targets",
+    "everyone",
     "field_names",
 ]

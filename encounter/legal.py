@@ -11,15 +11,15 @@ that whatever refuses a whole group (it is not the combatant's turn) is asked on
 
 from __future__ import annotations
 
-from collections.abc import Callable, Container
+from collections.abc import Callable, Container, Sequence
 from functools import lru_cache
 from itertools import chain
 
 from encounter.actors import Actor
-from encounter.declare import Action, Catalog, catalog, in_scene
+from encounter.declare import Action, Catalog, Precondition, catalog, in_scene
 from encounter.ruleset import declaration
 from encounter.schemas import action_schema_id, command_schema_id
-from encounter.state import EncounterState
+from encounter.state import CONSCIOUS, EncounterState
 from encounter.turns import budget_reason as _budget_reason
 from encounter.turns import (
     dice_refusal,
@@ -50,7 +50,7 @@ def _allowed(configuration: tuple[str, ...]) -> frozenset[str]:
 
 
 def legal_actions(
-    state: EncounterState, viewer: Actor, allowed: set[str] | None = None,
+    state: EncounterState, viewer: Actor, allowed: Container[str] | None = None,
     shared: dict[object, list[LegalAction]] | None = None,
 ) -> list[LegalAction]:
     """``allowed`` may pass :func:`allowed_chart_events` of ``state`` when already known;
@@ -59,7 +59,7 @@ def legal_actions(
     if state.ended or state.version == 0 or not viewer.may_command:
         return []
     if allowed is None:
-        allowed = allowed_chart_events(state)
+        allowed = _allowed(tuple(state.chart))  # read only: no copy
     actions: list[LegalAction] = []
     if viewer.is_gm:
         for name in _GM_FLOW:
@@ -94,16 +94,26 @@ def legal_actions(
 
 
 @lru_cache(maxsize=1024)
-def _fitting(cat: Catalog, economy: Economy, cid: str, free: frozenset[str],
-             surprise: bool) -> tuple[tuple[LegalAction | None, Action], ...]:
+def _fitting(cat: Catalog, economy: Economy, cid: str, free: tuple[str, ...],
+             surprise: bool) -> tuple[tuple[tuple[LegalAction, ...], Action | None], ...]:
     """The actions of ``cid``'s turn that the budget allows (``encounter.turns``), then the
-    turn's own moves, in the catalog's order, each with its entry when it has no
-    precondition, targets or options (an entry is never changed once made)."""
+    turn's own moves, in the catalog's order: runs of the entries of those without
+    precondition, targets or options (an entry is never changed once made), each followed
+    by an action to offer (``None`` after the last run)."""
     fits = (a for a in cat.turn
             if a.cost is not None
             and _budget_reason(economy, free, a.cost, surprise) is None)
-    return tuple((_entry(a, cid, cat.ruleset), a) if a.plain else (None, a)
-                 for a in (*fits, *cat.turn_flow))
+    runs: list[tuple[tuple[LegalAction, ...], Action | None]] = []
+    plain: list[LegalAction] = []
+    for a in (*fits, *cat.turn_flow):
+        if a.plain:
+            plain.append(_entry(a, cid, cat.ruleset))
+        else:
+            runs.append((tuple(plain), a))
+            plain = []
+    if plain:
+        runs.append((tuple(plain), None))
+    return tuple(runs)
 
 
 def _entry(action: Action, cid: str, ruleset: str) -> LegalAction:
@@ -124,6 +134,39 @@ def _out_of_turn(cat: Catalog, cid: str, flat: bool, tired: bool,
             tuple(a for a in allowed if not a.plain))
 
 
+@lru_cache(maxsize=16)
+def _out_of_turn_among(
+        cat: Catalog) -> tuple[tuple[Action, Callable[[EncounterState], Container[str]]], ...]:
+    """The actions taken out of turn that only a few combatants may take at all, with their
+    ``among``."""
+    return tuple((a, a.among) for a in (*cat.any_turn, *cat.any_time) if a.among is not None)
+
+
+@lru_cache(maxsize=16)
+def _out_of_turn_offered(cat: Catalog) -> frozenset[Action]:
+    """The free actions and reactions with a precondition, targets or options."""
+    return frozenset(a for a in cat.any_turn if not a.plain)
+
+
+@lru_cache(maxsize=16)
+def _heads(cat: Catalog) -> dict[Action, tuple[bool, str]]:
+    """Each action's ``optional_target`` and ``args_schema``, as its entries give them."""
+    return {a: (a.targets is not None and a.targets.optional,
+                action_schema_id(cat.ruleset, a.name)) for a in cat.actions}
+
+
+@lru_cache(maxsize=16)
+def _repeated_preconditions(cat: Catalog) -> frozenset[Precondition]:
+    """The preconditions that several actions share (Second Lunch with food or without,
+    Move and Run): a function of the state and the combatant alone, asked once for all."""
+    seen: set[Precondition] = set()
+    repeated: set[Precondition] = set()
+    for a in cat.actions:
+        if a.precondition is not None:
+            (repeated if a.precondition in seen else seen).add(a.precondition)
+    return frozenset(repeated)
+
+
 def _scene_actions(state: EncounterState, viewer: Actor,
                    shared: dict[object, list[LegalAction]] | None) -> list[LegalAction]:
     cat = catalog(state.ruleset)
@@ -136,12 +179,20 @@ def _scene_actions(state: EncounterState, viewer: Actor,
     rwff = state.options.reactions_while_flat_footed
     # ``among`` once for every combatant; an action none may take is not looked at again
     amongst: dict[Action, Container[str]] = {}
-    for action in (*cat.any_turn, *cat.any_time):
-        if action.among is not None:
-            amongst[action] = action.among(state)
-    none_may = {a for a, among in amongst.items() if not among}
-    any_time = [a for a in cat.any_time if a not in none_may]
-    any_turn = any(not a.plain and a not in none_may for a in cat.any_turn)
+    none_may: set[Action] = set()
+    for action, who in _out_of_turn_among(cat):
+        among = amongst[action] = who(state)
+        if not among:
+            none_may.add(action)
+    offered = _out_of_turn_offered(cat)
+    if none_may:
+        any_time: Sequence[Action] = () if none_may.issuperset(cat.any_time) else \
+            [a for a in cat.any_time if a not in none_may]
+        any_turn = not none_may.issuperset(offered)
+    else:
+        any_time, any_turn = cat.any_time, bool(offered)
+    repeated, heads = _repeated_preconditions(cat), _heads(cat)
+    verdicts: dict[tuple[Precondition, str], bool] = {}
 
     def offer(action: Action, cid: str) -> None:
         """``action`` for ``cid`` if its precondition allows it now, with its targets."""
@@ -151,8 +202,17 @@ def _scene_actions(state: EncounterState, viewer: Actor,
                 among = amongst[action] = action.among(state)
             if cid not in among:
                 return
-        if action.precondition is not None and action.precondition(state, cid) is not None:
-            return
+        precondition = action.precondition
+        if precondition is not None:
+            if precondition in repeated:  # asked once for the actions that share it
+                key = (precondition, cid)
+                allows = verdicts.get(key)
+                if allows is None:
+                    allows = verdicts[key] = precondition(state, cid) is None
+                if not allows:
+                    return
+            elif precondition(state, cid) is not None:
+                return
         targets = None
         if action.targets is not None:
             targets = action.targets.pick(state, cid, sees_all, pools)
@@ -162,14 +222,14 @@ def _scene_actions(state: EncounterState, viewer: Actor,
             out.append(_entry(action, cid, cat.ruleset))
             return
         options = action.options(state, cid) if action.options is not None else None
+        optional, schema = heads[action]
         out.append(LegalAction(action=action.name, combatant=cid, label=action.label,
-                               targets=targets, options=options,
-                               optional_target=action.targets is not None
-                               and action.targets.optional,
-                               args_schema=action_schema_id(cat.ruleset, action.name)))
+                               targets=targets, options=options, optional_target=optional,
+                               args_schema=schema))
 
     controls, gm = viewer.controller(state), viewer.is_gm
     flat_footed = state.flat_footed
+    ruleset_refusal = cat.precondition
     # the acting combatant first, then the others in the initiative order (and those not in it
     # yet: the unaware in the surprise round, a newcomer before its initiative roll)
     first = (current,) if current is not None and current in combatants else ()
@@ -179,12 +239,12 @@ def _scene_actions(state: EncounterState, viewer: Actor,
             if seen:
                 continue
             seen = True
-        if (combatants[cid].hidden and not sees_all) or not (gm or controls(cid)):
+        if (not sees_all and combatants[cid].hidden) or not (gm or controls(cid)):
             continue
         v = vitals.get(cid)
-        if v is not None and not v.conscious:
+        if v is not None and v.condition[0] != CONSCIOUS:
             continue  # the unconscious take no actions (Falling Unconscious)
-        if cat.precondition is not None and cat.precondition(state, cid) is not None:
+        if ruleset_refusal is not None and ruleset_refusal(state, cid) is not None:
             continue
         if cid == interrupter:
             readied = state.readied.get(cid)
@@ -223,11 +283,10 @@ def _turn_actions(state: EncounterState, cat: Catalog, cid: str, viewer: Actor,
     start = len(out)
     turn = state.turn
     assert turn is not None
-    for entry, action in _fitting(cat, declaration(state.ruleset).rules.economy, cid,
+    for plain, action in _fitting(cat, declaration(state.ruleset).rules.economy, cid,
                                   free_slots(turn.budget), state.surprise):
-        if entry is not None:
-            out.append(entry)
-        else:
+        out += plain
+        if action is not None:
             offer(action, cid)
     if shared is not None and key is not None:
         shared[key] = out[start:]

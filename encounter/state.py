@@ -111,6 +111,12 @@ class PendingAnswer(msgspec.Struct, kw_only=True, gc=False):
     loss: int
 
 
+#: The first state of a condition chart's configuration (``Vitals.condition``) of a conscious
+#: combatant (``Vitals.conscious``), and those of a living one (``Vitals.alive``).
+CONSCIOUS = "active"
+LIVING = frozenset({CONSCIOUS, "unconscious"})
+
+
 class Vitals(msgspec.Struct, kw_only=True, gc=False):
     """A combatant's fatigue points, condition tracks and consciousness ("MLP Dramatic
     Systems", FATIGUE POINTS AND DAMAGE THRESHOLD; rulings R14-R17). ``condition`` is the
@@ -138,11 +144,11 @@ class Vitals(msgspec.Struct, kw_only=True, gc=False):
 
     @property
     def conscious(self) -> bool:
-        return self.condition[0] == "active"
+        return self.condition[0] == CONSCIOUS
 
     @property
     def alive(self) -> bool:
-        return self.condition[0] in ("active", "unconscious")
+        return self.condition[0] in LIVING
 
 
 class EncounterState(msgspec.Struct, kw_only=True, gc=False):

@@ -16,6 +16,7 @@ The turn's own moves are declared here too, for every ruleset that takes them: `
 from __future__ import annotations
 
 from functools import lru_cache
+from itertools import compress
 from typing import TYPE_CHECKING, Annotated, Any
 
 import msgspec
@@ -202,12 +203,13 @@ def economy(state: EncounterState) -> Economy:
     return declaration(state.ruleset).rules.economy
 
 
-def free_slots(budget: Budget) -> frozenset[str]:
-    return frozenset(slot for slot, free in budget.items() if free)
+def free_slots(budget: Budget) -> tuple[str, ...]:
+    """The slots of ``budget`` still free, in its order."""
+    return tuple(compress(budget, budget.values()))
 
 
 @lru_cache(maxsize=256)
-def budget_reason(economy: Economy, free: frozenset[str], kind: Kind, surprise: bool
+def budget_reason(economy: Economy, free: tuple[str, ...], kind: Kind, surprise: bool
                   ) -> str | None:
     """Whether a turn with the ``free`` slots left takes an action of ``kind``: ``None``, or
     ``"surprise"`` (no full-round action in the surprise round), or ``"budget"``."""
@@ -450,15 +452,15 @@ class ReadyArgs(Args, frozen=True, kw_only=True):
         description="When the readied action is taken (`action_readied.trigger`).")]
 
 
-def _readyable_now(state: EncounterState) -> list[str]:
+def _readyable_now(state: EncounterState) -> tuple[str, ...]:
     turn = state.turn
     if turn is None:
-        return []
-    return list(_readyable(state.ruleset, free_slots(turn.budget), state.surprise))
+        return ()
+    return _readyable(state.ruleset, free_slots(turn.budget), state.surprise)
 
 
 @lru_cache(maxsize=256)
-def _readyable(ruleset: str, free: frozenset[str], surprise: bool) -> tuple[str, ...]:
+def _readyable(ruleset: str, free: tuple[str, ...], surprise: bool) -> tuple[str, ...]:
     rules = declaration(ruleset).rules.economy
     return tuple(a.name for a in catalog(ruleset).readyable()
                  if a.cost is not None and budget_reason(rules, free, a.cost, surprise) is None)
@@ -473,7 +475,7 @@ def _may_ready(state: EncounterState, cid: str) -> str | None:
 
 
 def _ready_options(state: EncounterState, cid: str) -> dict[str, list[str]]:
-    return {"action": _readyable_now(state)}
+    return {"action": list(_readyable_now(state))}
 
 
 def _ready(d: Decision, c: CombatantProfile, args: ReadyArgs) -> None:

@@ -495,6 +495,8 @@ class Sheet(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
 
     def feat_count(self, name: str) -> int:
         """How many times a feat that can be taken again (extra_second_lunch) is listed."""
+        if not self.feats:
+            return 0
         key = normalise_name(name)
         return sum(1 for f in self.feats if normalise_name(f) == key)
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable, Container
 from typing import TYPE_CHECKING
 
-from encounter.declare import Action, Aimed, Catalog, Noted, Targets, When, in_scene
+from encounter.declare import Action, Aimed, Catalog, Noted, Targets, When, everyone, in_scene
 from encounter.rejected import Rejected
-from encounter.state import EncounterState
+from encounter.state import CONSCIOUS, LIVING, EncounterState
 from encounter.turns import DELAY, END_TURN, READY, TAKE_DELAYED_TURN, TRIGGER_READY
 from protocol import events as ev
 from protocol.errors import ErrorCode
@@ -22,7 +22,7 @@ from rules import condition_track as ct
 from rules import grab as grab_rules
 from rules.actions import Kind
 from rules.modifiers import RuleRefusal
-from rules.sheet import Size, size_steps
+from rules.sheet import Size
 from rules.social.access import low_access_argument
 from rules.social.guards import ensure_may_argue
 from rules.social.maneuvers import SECTION as SOCIAL
@@ -198,11 +198,13 @@ def _may_argue(maneuver: str) -> Callable[[EncounterState, str], str | None]:
             return (f"{SOCIAL}: the debate has ended (an attitude reached Unfriendly, ruling "
                     "R26)")
         why = _may_speak(state, cid, maneuver)
-        if why is None and not any(arg.owner == cid and arg.size
-                                   for arg in state.arguments.values()):
-            why = (f"{_name(state, cid)} has no statement to use (the GM sizes them: "
-                   "size_argument)")
-        return why
+        if why is not None:
+            return why
+        for arg in state.arguments.values():
+            if arg.owner == cid and arg.size:
+                return None
+        return f"{_name(state, cid)} has no statement to use (the GM sizes them: size_argument)"
+
     return test
 
 
@@ -232,10 +234,12 @@ def _may_point_out(state: EncounterState, cid: str) -> str | None:
 def _others(state: EncounterState, cid: str, sees_all: bool) -> list[str]:
     """Anyone else still alive whom the sender sees (a hidden combatant only by the hidden:
     the GM's own business)."""
-    combatants, vitals = state.combatants, state.vitals
-    hidden = combatants[cid].hidden and sees_all
-    return [o for o in in_scene(state) if o != cid and (hidden or not combatants[o].hidden)
-            and (o not in vitals or vitals[o].alive)]
+    vitals, hidden = state.vitals, vt.profile_facts(state.combatants).hidden
+    if not hidden or (sees_all and cid in hidden):
+        return [o for o in in_scene(state) if o != cid
+                and ((v := vitals.get(o)) is None or v.condition[0] in LIVING)]  # alive
+    return [o for o in in_scene(state) if o != cid and o not in hidden
+            and ((v := vitals.get(o)) is None or v.condition[0] in LIVING)]
 
 
 def _grabbable(state: EncounterState, cid: str) -> Callable[[str], bool] | None:
@@ -243,25 +247,23 @@ def _grabbable(state: EncounterState, cid: str) -> Callable[[str], bool] | None:
     target at a time"."""
     if any(cid in grabbers for grabbers in state.grabs.values()):
         return None
-    size, combatants = vt.sheet_of(state.combatants[cid]).size, state.combatants
-    fits = _GRABBABLE[size]
-    return lambda t: vt.sheet_of(combatants[t]).size in fits
-
-
-#: The sizes a creature of each size may grab: up to one category larger.
-_GRABBABLE = {size: frozenset(s for s in Size if size_steps(size, s) <= 1) for size in Size}
+    facts = vt.profile_facts(state.combatants)
+    largest = facts.size_ranks[cid] + 1
+    if facts.largest <= largest:
+        return everyone
+    too_big = {t for t, rank in facts.size_ranks.items() if rank > largest}
+    return lambda t: t not in too_big
 
 
 def _objects(state: EncounterState, cid: str) -> Callable[[str], bool]:
     """Objects, plants and vehicles: those without a mental track (R15)."""
-    vitals = state.vitals
-    return lambda t: t in vitals and vitals[t].mental is None
+    return {t for t, v in state.vitals.items() if v.mental is None}.__contains__
 
 
 def _conscious(state: EncounterState, cid: str) -> Callable[[str], bool]:
     """R47: no social maneuver against an unconscious target."""
-    vitals = state.vitals
-    return lambda t: t not in vitals or vitals[t].conscious
+    asleep = {t for t, v in state.vitals.items() if v.condition[0] != CONSCIOUS}
+    return (lambda t: t not in asleep) if asleep else everyone
 
 
 def _conversable(state: EncounterState, cid: str) -> Callable[[str], bool]:
@@ -297,7 +299,8 @@ def _at_the_event(state: EncounterState) -> Container[str]:
 
 
 def _answering(state: EncounterState) -> Container[str]:
-    return {a.target for a in state.answers.values()}
+    answers = state.answers
+    return {a.target for a in answers.values()} if answers else ()
 
 
 OTHERS = Targets(_others)
@@ -309,8 +312,22 @@ LISTENERS = Targets(_others, _conscious)
 
 
 def _weapons(state: EncounterState, cid: str) -> dict[str, list[str]]:
-    weapons = [w.name for w in vt.sheet_of(state.combatants[cid]).weapons]
-    return {"weapon": [*weapons, "unarmed"] if "unarmed" not in weapons else weapons}
+    """The weapons of the combatant's sheet, and ``unarmed``: by the profile (frozen, and shared
+    by copies of the state), worked out once (the entry keeps it, so that its id is not reused
+    while it is cached); never changed, like the entries that list them."""
+    profile = state.combatants[cid]
+    known = _WEAPONS.get(id(profile))
+    if known is not None and known[0] is profile:
+        return known[1]
+    weapons = [w.name for w in vt.sheet_of(profile).weapons]
+    found = {"weapon": [*weapons, "unarmed"] if "unarmed" not in weapons else weapons}
+    if len(_WEAPONS) >= 4096:
+        _WEAPONS.clear()
+    _WEAPONS[id(profile)] = (profile, found)
+    return found
+
+
+_WEAPONS: dict[int, tuple[CombatantProfile, dict[str, list[str]]]] = {}
 
 
 def _own_statements(state: EncounterState, cid: str) -> dict[str, list[str]]:
@@ -318,6 +335,8 @@ def _own_statements(state: EncounterState, cid: str) -> dict[str, list[str]]:
 
 
 _SIZES = [s.value for s in Size]
+#: Never changed, like the entries that list them.
+_SIZE_OPTIONS = {"size": _SIZES}
 _ANSWERS = ["accept", "accept_with_reservation", "refuse"]
 
 
@@ -361,7 +380,7 @@ CATALOG = Catalog("dramatic", "MLP Dramatic Systems", (
            Targets(_others, _conversable), _own_statements),
     Action("lie", "Tell a lie", "Creating a Lie", _STD, LieArgs, social.lie, _may_lie,
            Targets(_others, _conscious, fields=("target", "targets")),
-           lambda _s, _c: {"size": list(_SIZES)}),
+           lambda _s, _c: _SIZE_OPTIONS),
     Action("block", "Block (withdraw from the discussion)", "Social Basic Maneuver: Blocking",
            _STD, Noted, social.block, social.may_block),
     Action("other_standard", "Another standard action (GM adjudicates)",

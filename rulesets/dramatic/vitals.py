@@ -4,6 +4,10 @@ the modules of the ruleset reach through this one."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from operator import is_
+from typing import NamedTuple
+
 import msgspec
 
 from encounter.state import Vitals
@@ -13,7 +17,7 @@ from encounter.vitals import to_event as to_event
 from encounter.vitals import to_rules as to_rules
 from protocol.events import Track
 from protocol.model import CombatantProfile
-from rules.sheet import Nature, Sheet, SheetError, parse_sheet
+from rules.sheet import Nature, Sheet, SheetError, Size, parse_sheet, size_steps
 from statemachines.condition_chart import INITIAL
 
 _SHEETS: dict[bytes, Sheet] = {}
@@ -48,6 +52,39 @@ def sheet_of(profile: CombatantProfile) -> Sheet:
         _BY_PROFILE.clear()
     _BY_PROFILE[id(profile)] = (profile, sheet)
     return sheet
+
+
+class ProfileFacts(NamedTuple):
+    """What the combatants' profiles alone say, for looking at every combatant at once: how
+    many size categories each one (its sheet's size) is above Fine, by id, the largest of
+    them, and the hidden combatants."""
+
+    size_ranks: Mapping[str, int]
+    largest: int
+    hidden: frozenset[str]
+
+
+#: The facts of the profiles seen lately, with the profiles (see :func:`profile_facts`).
+_FACTS: dict[tuple[int, int], tuple[tuple[CombatantProfile, ...], ProfileFacts]] = {}
+
+
+def profile_facts(combatants: Mapping[str, CombatantProfile]) -> ProfileFacts:
+    """The combatants' :class:`ProfileFacts`. Profiles are frozen and copies of the state share
+    them, so for the same profile objects the facts are worked out once (the entry keeps them,
+    so that their ids are not reused while it is cached); read only."""
+    profiles = combatants.values()
+    key = (len(profiles), id(next(iter(profiles), None)))
+    known = _FACTS.get(key)
+    if known is not None and len(known[0]) == len(profiles) \
+            and all(map(is_, known[0], profiles)):
+        return known[1]
+    ranks = {p.id: size_steps(Size.FINE, sheet_of(p).size) for p in profiles}
+    found = ProfileFacts(ranks, max(ranks.values(), default=0),
+                         frozenset(p.id for p in profiles if p.hidden))
+    if len(_FACTS) >= 256:
+        _FACTS.clear()
+    _FACTS[key] = (tuple(profiles), found)
+    return found
 
 
 def initial_vitals(profile: CombatantProfile) -> Vitals:

@@ -7,10 +7,10 @@ by the engine through ``encounter.ruleset``) names one of these as its ``rules``
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from rules.action_time.dice_ladder import DieError, parse_die
 from rules.action_time.turn_budget import ECONOMY as ACTION_TIME_ECONOMY
 from rules.actions import DRAMATIC, Budget, Economy
 from rules.sheet import SheetError, parse_sheet
@@ -91,15 +91,13 @@ class DramaticSystems:
         return DRAMATIC.fresh(single_action)
 
 
-_DIE = re.compile(r"^d(4|6|8|10|12|20)$")
-
-
 def ability_die(stats: dict[str, Any], ability: str) -> int:
-    """The sides of an "Action Time" ability die written as ``"d8"``."""
-    value = stats.get(ability)
-    if not isinstance(value, str) or not _DIE.match(value):
-        raise RulesetError(f"{ability!r} must be one of d4, d6, d8, d10, d12, d20")
-    return int(value[1:])
+    """The sides of an "Action Time" ability die, written as the stat sheet takes it (``"d8"``,
+    ``"1d8"`` or ``8``: ``rules.action_time.dice_ladder.parse_die``)."""
+    try:
+        return parse_die(stats.get(ability), ability)
+    except DieError as exc:
+        raise RulesetError(str(exc)) from None
 
 
 @dataclass(frozen=True)

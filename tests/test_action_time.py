@@ -745,3 +745,20 @@ async def test_another_rulesets_gm_commands_and_rest_are_refused(make: Make) -> 
         await scene.command("end_encounter", rest=True)
     assert refused.value.code == "invalid_payload" and "rest" in refused.value.reply["message"]
     assert (await scene.do("end_encounter"))[-1] == "encounter_ended"
+
+
+async def test_an_ability_die_written_as_its_sides_rolls_initiative(tables: Tables) -> None:
+    """The stat sheet takes an ability die as ``"d8"``, ``"1d8"`` or ``8`` (its sides); the
+    initiative roll ("a Body test") and its tie-break read the Body die the same way. A Body of
+    ``12`` used to pass the sheet and then fail the encounter's start with an internal error."""
+    cast = [with_stats(ACE, body=12), with_stats(BLOOM, body="1D6"), BRUTE]
+    scene = await tables.create(cast, ruleset="action_time", players_roll=True,
+                                manual_rolls=True)
+    await scene.do("start_encounter")
+    exprs = {p.combatant: p.expr for p in scene.state.pending_rolls.values()}
+    assert exprs == {"ace": "1d12", "bloom": "1d6", "brute": "1d10"}
+    added = await scene.do("add_combatant", combatant={**DIGGER, "name": "Digger Three",
+                                                        "id": "digger3", "group": None,
+                                                        "stats": {**DIGGER["stats"],
+                                                                  "body": 4}})
+    assert "combatant_added" in added

@@ -120,15 +120,17 @@ def _(e: ev.CombatantRevealed, s: EncounterState) -> None:
     current = s.combatants.get(e.combatant.id)
     if current is not None:
         s.combatants[current.id] = msgspec.structs.replace(current, hidden=False)
-    if e.combatant.id in s.initiative:
-        s.initiative[e.combatant.id].hidden = False
+    entry = s.initiative.get(e.combatant.id)
+    if entry is not None:
+        s.initiative[e.combatant.id] = msgspec.structs.replace(entry, hidden=False)
 
 
 @_apply.register
 def _(e: ev.CombatantConcealed, s: EncounterState) -> None:
     s.combatants[e.combatant] = msgspec.structs.replace(s.combatants[e.combatant], hidden=True)
-    if e.combatant in s.initiative:
-        s.initiative[e.combatant].hidden = True
+    entry = s.initiative.get(e.combatant)
+    if entry is not None:
+        s.initiative[e.combatant] = msgspec.structs.replace(entry, hidden=True)
 
 
 @_apply.register
@@ -295,7 +297,7 @@ def _(e: ev.OrderChanged, s: EncounterState) -> None:
     if e.combatant in s.order:
         s.order.remove(e.combatant)
     s.order.insert(e.position, e.combatant)
-    s.initiative[e.combatant].count = e.count
+    s.initiative[e.combatant] = msgspec.structs.replace(s.initiative[e.combatant], count=e.count)
     if e.reason in ("delay", "round_end"):
         s.delaying.pop(e.combatant, None)
         if e.combatant in s.delay_queue:
@@ -342,24 +344,20 @@ def _(e: ev.EffectEnded, s: EncounterState) -> None:
 
 @_apply.register
 def _(e: ev.VitalsChanged, s: EncounterState) -> None:
-    v = s.vitals[e.combatant]
-    if e.fatigue is not None:
-        v.fatigue = e.fatigue
-    if e.fatigue_max is not None:
-        v.fatigue_max = e.fatigue_max
-    v.physical = e.physical
-    v.mental = e.mental
-    v.condition = tuple(e.condition)
-    v.prone = e.prone
-    v.helpless = e.helpless
-    # a log from before ``bound_or_asleep`` kept the GM's flag in ``helpless``
-    v.bound_or_asleep = e.helpless if e.bound_or_asleep is None else e.bound_or_asleep
-    v.check_round = e.check_round
-    v.structure_loss = e.structure_loss
+    before = s.vitals[e.combatant]
+    # (vitals are frozen: the state's copies share them until one is replaced)
+    s.vitals[e.combatant] = v = msgspec.structs.replace(
+        before,
+        fatigue=before.fatigue if e.fatigue is None else e.fatigue,
+        fatigue_max=before.fatigue_max if e.fatigue_max is None else e.fatigue_max,
+        physical=e.physical, mental=e.mental, condition=tuple(e.condition), prone=e.prone,
+        helpless=e.helpless,
+        # a log from before ``bound_or_asleep`` kept the GM's flag in ``helpless``
+        bound_or_asleep=e.helpless if e.bound_or_asleep is None else e.bound_or_asleep,
+        check_round=e.check_round, structure_loss=e.structure_loss,
+        second_lunch=before.second_lunch or e.cause == "second_lunch")
     if e.cause == "overweight" and e.combatant in s.loads:
         s.loads[e.combatant].strained_round = s.round
-    if e.cause == "second_lunch":
-        v.second_lunch = True
     if not v.alive and e.combatant in s.order:  # Death: it leaves the order
         if s.turn is not None and s.turn.combatant == e.combatant:
             s.turn.gone_at = s.order.index(e.combatant)  # in its own turn: go on from there

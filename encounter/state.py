@@ -117,7 +117,7 @@ CONSCIOUS = "active"
 LIVING = frozenset({CONSCIOUS, "unconscious"})
 
 
-class Vitals(msgspec.Struct, kw_only=True, gc=False):
+class Vitals(msgspec.Struct, kw_only=True, gc=False, frozen=True):
     """A combatant's fatigue points, condition tracks and consciousness ("MLP Dramatic
     Systems", FATIGUE POINTS AND DAMAGE THRESHOLD; rulings R14-R17). ``condition`` is the
     configuration of its condition chart (``statemachines.condition_chart``)."""
@@ -257,16 +257,18 @@ _decode = msgspec.msgpack.Decoder(EncounterState)
 def copy_state(state: EncounterState) -> EncounterState:
     """A copy to change (the decider works on a copy, so a refused command changes nothing):
     deep, but for what is never changed in place and so is shared: the options, the
-    combatants' profiles, the credentials' grants (frozen structs, replaced on a change) and
-    the battle map (frozen, replaced only by ``set_map``: validated once, when it came in, and
-    never copied, whatever its size)."""
+    combatants' profiles, the credentials' grants, their vitals and initiative entries (frozen
+    structs, replaced on a change) and the battle map (frozen, replaced only by ``set_map``:
+    validated once, when it came in, and never copied, whatever its size)."""
     bare = msgspec.structs.replace(state, options=_NO_OPTIONS, combatants={}, tokens={},
-                                   battle_map=None)
+                                   vitals={}, initiative={}, battle_map=None)
     copy = _decode.decode(_encode.encode(bare))
     copy.battle_map = state.battle_map
     copy.options = state.options
     copy.combatants = dict(state.combatants)
     copy.tokens = dict(state.tokens)
+    copy.vitals = dict(state.vitals)
+    copy.initiative = dict(state.initiative)
     return copy
 
 

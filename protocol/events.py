@@ -141,7 +141,7 @@ class DiceRolled(Event, tag="dice_rolled", kw_only=True):
     hidden: bool = False
 
 
-class InitiativeEntry(msgspec.Struct, kw_only=True, gc=False):
+class InitiativeEntry(msgspec.Struct, kw_only=True, gc=False, frozen=True):
     """One place in the initiative order: the check's ``total``, the Initiative ``modifier``,
     the faces of any ``rolloff`` that broke a tie, and whether the combatant is ``hidden``.
     ``count`` is the initiative count it acts on now (the total, until a delay or a readied

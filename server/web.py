@@ -2,8 +2,9 @@
 
 ``/table/<file>`` serves the files of ``server/static/table/`` (plain HTML, CSS and JavaScript
 modules; no build step), ``/table/examples.json`` lists the example encounters of
-``server/examples/`` (with each one's battle map as JSON, when it has one) and
-``/table/examples/<file>`` returns one of them as YAML.
+``server/examples/`` (with each one's battle map as JSON, when it has one),
+``/table/examples/<file>`` returns one of them as YAML and ``/table/rulesets.json`` names the
+rulesets the server plays (the page's choice of ruleset and its titles come from it).
 
 An example's ``map`` is either a ``BattleMap`` as JSON or YAML (``width``, ``height``,
 ``blocked``…) or a drawing: ``{drawing: <text>, walls: [...]}`` in the format of
@@ -26,6 +27,7 @@ import msgspec
 import orjson
 import yaml
 
+from encounter.ruleset import declaration, names
 from encounter.schemas import args_schemas
 from rules.battle_map import BattleMap
 
@@ -105,6 +107,12 @@ def examples() -> list[dict[str, Any]]:
     return out
 
 
+def rulesets() -> list[dict[str, str]]:
+    """The rulesets this server plays: each one's ``name`` (``create_encounter.ruleset``) and
+    ``title``, in the registry's order."""
+    return [{"name": n, "title": declaration(n).title} for n in names()]
+
+
 @lru_cache(maxsize=1)
 def _schema_bodies() -> dict[str, bytes]:
     """``/schemas/args.json`` and each ``/schemas/args/<id>.json``, by path."""
@@ -130,6 +138,8 @@ def lookup(path: str) -> tuple[bytes, str] | None:
     name = path[len("/table/"):] or "index.html"
     if name == "examples.json":
         return orjson.dumps({"examples": examples()}), CONTENT_TYPES["json"]
+    if name == "rulesets.json":
+        return orjson.dumps({"rulesets": rulesets()}), CONTENT_TYPES["json"]
     if name.startswith("examples/"):
         try:
             return example_text(name[len("examples/"):]).encode(), CONTENT_TYPES["yaml"]

@@ -297,6 +297,10 @@ async def test_a_player_attacks_and_moves_on_the_map_and_sees_the_gms_override(
     attack = 'form.act[data-action="attack"][data-combatant="twilight"]'
     await player.select_option(f"{attack} select.target", "dog")
     await player.select_option(f"{attack} select.weapon", "magic bolt")
+    # the weapons are the entry's options: the sheet's, and unarmed where the ruleset has it
+    assert await player.eval_on_selector_all(f"{attack} select.weapon option",
+                                             "os => os.map(o => o.value)") == ["magic bolt",
+                                                                               "unarmed"]
     assert await player.locator(f"{attack} select.cover").count() == 0  # the map decides
     await player.click(f'{attack} button[data-action="attack"]')
     line = player.locator(".log .line.attack_resolved")
@@ -627,6 +631,7 @@ async def test_the_gm_console_offers_the_tools_of_the_encounters_ruleset(
     await gm.click("button.primary")
     await live(gm)
     await gm.wait_for_selector(".tools-panel >> text=Override")
+    await gm.wait_for_selector("#subtitle >> text=Action Time")  # the server's title for it
     tools = await gm.inner_text(".tools-panel")
     assert "Adjudicate" not in tools and "Fall" not in tools
     assert await gm.is_hidden(".map-panel")
@@ -637,8 +642,30 @@ async def test_the_gm_console_offers_the_tools_of_the_encounters_ruleset(
     await dramatic.click("button.primary")
     await live(dramatic)
     await dramatic.wait_for_selector(".tools-panel >> text=Adjudicate")
+    await dramatic.wait_for_selector("#subtitle >> text=MLP Dramatic Systems")
     assert "Fall" in await dramatic.inner_text(".tools-panel")
     assert await dramatic.is_visible(".map-panel")
+
+
+async def test_the_new_encounter_form_offers_the_rulesets_the_server_plays(
+        server: Server, pages: Pages) -> None:
+    """The form's choice of ruleset is the server's list (``/table/rulesets.json``, from the
+    registry), so a ruleset registered on the server is offered with its title, and the page
+    names no ruleset of its own."""
+    from encounter import ruleset as registry
+
+    base = f"http://127.0.0.1:{server.settings.port}"
+    registry.register("kindling", "tests.toy_ruleset")
+    try:
+        page = await pages.open(f"{base}/table/")
+        await page.wait_for_selector("select[name=ruleset] option[value=kindling]",
+                                     state="attached")
+        options = await page.eval_on_selector_all(
+            "select[name=ruleset] option", "os => os.map(o => [o.value, o.textContent])")
+    finally:
+        registry.unregister("kindling")
+    assert options == [["dramatic", "MLP Dramatic Systems"], ["action_time", "Action Time"],
+                       ["kindling", "Kindling"]]
 
 
 async def test_the_web_table_takes_one_message_per_command_and_folds_legal_deltas(

@@ -4,7 +4,7 @@
 
 import { Connection, anonymous } from "/table/conn.js";
 import { Table, drawingToMap, readEncounterFile } from "/table/model.js";
-import { h, renderStatus, renderOrder, renderLog, renderSheet, renderActions, renderMap, renderSocial, pickSquare, subtitle } from "/table/render.js";
+import { h, renderStatus, renderOrder, renderLog, renderSheet, renderActions, renderMap, renderSocial, pickSquare, subtitle, loadRulesets, rulesetTitle, rulesetTitles } from "/table/render.js";
 import { gmView } from "/table/gm.js";
 
 const $ = (id) => document.getElementById(id);
@@ -23,6 +23,8 @@ window.addEventListener("hashchange", () => location.reload());
 function join(tok) {
   const table = new Table();
   let view = null;
+  // the ruleset's title in the header (its name until the list has come)
+  loadRulesets().then(() => { if (view && table.ruleset) $("subtitle").textContent = subtitle(table); }).catch(() => {});
   let standingTimer = null;
   const status = $("status");
   const conn = new Connection({
@@ -106,7 +108,12 @@ async function landing() {
   $("subtitle").textContent = "new encounter";
   $("status").hidden = true;
   const name = h("input", { type: "text", name: "name", required: true, maxlength: 120, value: "New encounter" });
-  const ruleset = h("select", { name: "ruleset" }, h("option", { value: "dramatic" }, "MLP Dramatic Systems"), h("option", { value: "action_time" }, "Action Time"));
+  const ruleset = h("select", { name: "ruleset" });
+  try {
+    ruleset.replaceChildren(...(await loadRulesets()).map((r) => h("option", { value: r.name }, r.title)));
+  } catch (err) {
+    ruleset.replaceChildren(h("option", { value: "" }, `no rulesets: ${err}`));
+  }
   const text = h("textarea", { name: "statblocks", placeholder: "combatants:\n  - {name: Twilight Sparkle, kind: pc, initiative: 3}\n  - {name: Diamond Dog, kind: npc, initiative: 1}", spellcheck: "false" });
   const upload = h("input", { type: "file", accept: ".yaml,.yml,.json,application/json,text/yaml" });
   const error = h("p", { class: "error", role: "alert" });
@@ -119,7 +126,7 @@ async function landing() {
     const file = readEncounterFile(text.value);
     const took = [];
     if (file.name) { name.value = file.name; took.push("name"); }
-    if (file.ruleset === "dramatic" || file.ruleset === "action_time") { ruleset.value = file.ruleset; took.push("ruleset"); }
+    if (rulesetTitles.has(file.ruleset)) { ruleset.value = file.ruleset; took.push("ruleset"); }
     const battleMap = map !== undefined ? map : file.map;
     if (battleMap) { mapText.value = JSON.stringify(battleMap); took.push("map"); }
     if (file.options) { optionsText.value = JSON.stringify(file.options); took.push("options"); }
@@ -181,7 +188,7 @@ async function landing() {
         mapText.value = "";
         optionsText.value = ex.options ? JSON.stringify(ex.options) : "";
         readFile(ex.map);
-      } }), ` ${ex.name} `, h("span", { class: "muted" }, `(${ex.ruleset === "action_time" ? "Action Time" : "MLP Dramatic Systems"}; ${ex.combatants.length} combatants) ${ex.description}`))));
+      } }), ` ${ex.name} `, h("span", { class: "muted" }, `(${rulesetTitle(ex.ruleset)}; ${ex.combatants.length} combatants) ${ex.description}`))));
   } catch (err) {
     examples.replaceChildren(h("p", { class: "error" }, `No examples: ${err}`));
   }

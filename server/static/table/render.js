@@ -200,9 +200,15 @@ function argInput(name, spec) {
   return h("input", { name, type: "text", placeholder: humanize(name) });
 }
 
-/** The documented arguments of an attack: the weapon (from the attacker's sheet, when this
- * viewer holds it) and, without a battle map to decide them, range, cover and concealment. */
+/** The documented arguments of an attack: the weapon (the entry's weapon options, or the
+ * attacker's sheet when this viewer holds it), a stated distance for the actions that take one
+ * and, without a battle map to decide them, range, cover and concealment for those that take
+ * them (see each action's arguments in docs/actions.md). */
 const ATTACKS = new Set(["attack", "grab", "ram", "melee_attack", "ranged_attack", "all_out_attack", "charge"]);
+/** Attacks whose distance is stated (in the ruleset's own unit: yards). */
+const STATED_DISTANCE = new Set(["ranged_attack"]);
+/** Attacks whose range band, cover and concealment are stated when no map decides them. */
+const STATED_CIRCUMSTANCES = new Set(["attack", "grab", "ram", "charge"]);
 const CHOICES = {
   range: ["", "point_blank", "short", "medium", "long"],
   cover: ["none", "cover", "improved", "total"],
@@ -214,17 +220,19 @@ function extraInputs(a, table) {
   const out = [];
   const c = table.combatants.get(a.combatant) || {};
   const weapons = ((c.stats || {}).weapons || []).filter((w) => w && w.name);
-  if (weapons.length && a.action !== "grab" && a.action !== "ram") {
+  const byName = new Map(weapons.map((w) => [w.name, w]));
+  // the weapons the entry offers (unarmed among them where the ruleset has it), else the sheet's
+  const choices = (a.options || {}).weapon || weapons.map((w) => w.name);
+  if (choices.length && weapons.length && a.action !== "grab" && a.action !== "ram") {
     out.push(h("select", { name: "weapon", class: "weapon", "aria-label": "weapon" },
-      ...weapons.map((w) => h("option", { value: w.name }, `${w.name}${w.damage ? " " + w.damage : ""}${w.kind ? " (" + w.kind + ")" : ""}`)),
-      table.ruleset === "dramatic" ? h("option", { value: "unarmed" }, "unarmed") : null));
+      ...choices.map((name) => {
+        const w = byName.get(name);
+        return h("option", { value: name }, w ? `${w.name}${w.damage ? " " + w.damage : ""}${w.kind ? " (" + w.kind + ")" : ""}` : humanize(name));
+      })));
   }
-  if (table.ruleset === "action_time") {
-    if (a.action === "ranged_attack") out.push(h("input", { name: "distance", type: "number", min: 0, class: "distance", placeholder: "yards", "aria-label": "distance in yards" }));
-    return out;
-  }
+  if (STATED_DISTANCE.has(a.action)) out.push(h("input", { name: "distance", type: "number", min: 0, class: "distance", placeholder: "yards", "aria-label": "distance in yards" }));
   const placed = table.map && table.positions.has(a.combatant);
-  if (!placed) {
+  if (STATED_CIRCUMSTANCES.has(a.action) && !placed) {
     for (const [name, options] of Object.entries(CHOICES)) {
       out.push(h("select", { name, class: name, "aria-label": name },
         ...options.map((o) => h("option", { value: o }, o ? `${name}: ${humanize(o)}` : `${name}: —`))));
@@ -656,8 +664,23 @@ export function watchLink(tok, transparent = false) {
   return `${location.origin}/watch?spectate=${encodeURIComponent(tok)}${transparent ? "&transparent=1" : ""}`;
 }
 
+/** The titles of the rulesets the server plays, by name (``/table/rulesets.json``). */
+export const rulesetTitles = new Map();
+
+/** A ruleset's title (its name, until the server's list has come). */
+export function rulesetTitle(name) {
+  return rulesetTitles.get(name) || name || "";
+}
+
+/** Fill ``rulesetTitles`` from the server; the list, in the server's order. */
+export async function loadRulesets() {
+  const list = (await (await fetch("/table/rulesets.json")).json()).rulesets;
+  for (const r of list) rulesetTitles.set(r.name, r.title);
+  return list;
+}
+
 export function subtitle(table) {
   const w = table.welcome || {};
   const phase = table.ended ? "ended" : table.started ? (table.round ? `round ${table.round}` : "rolling initiative") : "setting up";
-  return `${w.role || ""} · ${table.ruleset === "action_time" ? "Action Time" : "MLP Dramatic Systems"} · ${phase}`;
+  return `${w.role || ""} · ${rulesetTitle(table.ruleset)} · ${phase}`;
 }

@@ -238,13 +238,9 @@ def _opt(name: str) -> msgspec.Meta:
     return msgspec.Meta(description=OPTION_TEXT[name])
 
 
-#: The options that change something in each ruleset (every option is accepted in either).
+#: The options that change something in every ruleset (every option is accepted in any; each
+#: ruleset's declaration names those it reads, ``Declaration.encounter_options``).
 COMMON_OPTIONS = ("manual_rolls", "players_roll", "npc_rolls_public", "dice_seed")
-RULESET_OPTIONS: dict[str, tuple[str, ...]] = {
-    "action_time": (*COMMON_OPTIONS, "die_ladder_overflow", "heal_rolls_again", "heal_self",
-                    "opposed_tie_reroll", "default_speed_yards",
-                    "action_time_join_immediately"),
-}
 
 
 class EncounterOptions(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, frozen=True):
@@ -324,8 +320,3 @@ class EncounterOptions(msgspec.Struct, forbid_unknown_fields=True, kw_only=True,
     dice_seed: Annotated[int, msgspec.Meta(ge=0, le=2**53 - 1), _opt("dice_seed")] | None = None
     ruleset_options: Annotated[dict[str, Any], _opt("ruleset_options")] = {}
 
-
-RULESET_OPTIONS["dramatic"] = tuple(
-    name for name in EncounterOptions.__struct_fields__
-    if name != "ruleset_options"
-    and (name in COMMON_OPTIONS or name not in RULESET_OPTIONS["action_time"]))

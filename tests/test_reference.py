@@ -348,3 +348,17 @@ def test_the_physical_dice_guide_names_every_roll_purpose() -> None:
                      if not any(re.fullmatch(re.escape(p).replace(r"\*", ".+"), n)
                                 for n in named))
     assert not missing, f"roll purposes the physical-dice guide does not name: {missing}"
+
+
+def test_every_encounter_option_is_read_by_a_ruleset() -> None:
+    """Each ruleset's declaration names the ``create_encounter.options`` it reads (the option
+    reference of each ruleset lists those); every option is some ruleset's, and a declaration
+    names only options that exist."""
+    from encounter.ruleset import declaration, names
+    from protocol.model import EncounterOptions
+
+    fields = set(EncounterOptions.__struct_fields__) - {"ruleset_options"}
+    read = {name: set(declaration(name).encounter_options) for name in names()}
+    for name, options in read.items():
+        assert options <= fields, (name, options - fields)
+    assert set().union(*read.values()) == fields

@@ -12,7 +12,7 @@ from encounter.ruleset import Declaration
 from encounter.schemas import command_schema_id
 from encounter.state import EncounterState
 from protocol.messages import LegalAction
-from protocol.model import RULESET_OPTIONS
+from protocol.model import COMMON_OPTIONS
 from rules.action_time.sheet import Sheet
 from rules.rulesets import ActionTime
 from rulesets.action_time import actions as at
@@ -52,7 +52,9 @@ RULESET = Declaration(
     effect_targets=at.EFFECT_TARGETS,
     stats=Sheet,
     stats_schema=reference.stats_schema,
-    encounter_options=RULESET_OPTIONS["action_time"],
+    encounter_options=(  # those that change something in it
+        *COMMON_OPTIONS, "die_ladder_overflow", "heal_rolls_again", "heal_self",
+        "opposed_tie_reroll", "default_speed_yards", "action_time_join_immediately"),
     stats_rows=reference.STATS_ROWS,
     stats_sections=reference.STATS_SECTIONS,
     costs_text=reference.COSTS,

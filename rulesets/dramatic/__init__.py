@@ -8,7 +8,6 @@ from encounter.ruleset import Declaration
 from encounter.schemas import command_schema_id
 from protocol import messages as msg
 from protocol.messages import LegalAction
-from protocol.model import RULESET_OPTIONS
 from rules.rulesets import DramaticSystems
 from rules.sheet import Sheet
 from rulesets.dramatic import battle, perception, reference, rulings, social
@@ -78,7 +77,17 @@ RULESET = Declaration(
     effect_targets=EFFECT_TARGETS,
     stats=Sheet,
     stats_schema=reference.stats_schema,
-    encounter_options=RULESET_OPTIONS["dramatic"],
+    encounter_options=(  # those that change something in it
+        "manual_rolls", "players_roll", "npc_rolls_public", "surprise_when_none_aware",
+        "flat_footed_until_regular_turn", "delay_keeps_flat_footed", "reactions_while_flat_footed",
+        "ready_costs_standard_action", "recover_in_scene", "creatures_block_line_of_sight",
+        "prone_helpless_bonuses_stack", "engage_adds_half_level", "dr_respects_minimum_damage",
+        "zero_fp_threshold_inclusive", "zero_fp_overflow_counts", "zero_fp_single_action",
+        "condition_half_speed", "prone_crawl_squares", "squeeze_cost_multiplier",
+        "refined_garment_runs_triple", "falling_acrobatics_dc", "falling_acrobatics_reduction_m",
+        "ram_speed_from_distance", "ram_needs_attack_roll", "non_dexterous_penalty",
+        "end_of_scene_recovery", "dispute_ends_at_unfriendly", "social_attack_skill",
+        "white_lie_statement", "aura_gap_band", "event_status_boost", "dice_seed"),
     stats_sections=reference.STATS_SECTIONS,
     costs_text=reference.COSTS,
     stacking_text=reference.STACKING,

@@ -634,6 +634,12 @@ async def test_the_gm_console_offers_the_tools_of_the_encounters_ruleset(
     await gm.wait_for_selector("#subtitle >> text=Action Time")  # the server's title for it
     tools = await gm.inner_text(".tools-panel")
     assert "Adjudicate" not in tools and "Fall" not in tools
+    # an attack's form asks for what the action takes: a charge, its weapon and no cover
+    await gm.click('button[data-action="start_encounter"]')
+    charge = gm.locator('form.act[data-action="charge"]').first
+    await charge.wait_for()
+    assert await charge.locator("select.weapon").count() == 1
+    assert await charge.locator("select.cover").count() == 0
     assert await gm.is_hidden(".map-panel")
     await gm.screenshot(path=artifacts / "gm-action-time.png", full_page=True)
     # a Dramatic encounter has them all

@@ -208,7 +208,7 @@ const ATTACKS = new Set(["attack", "grab", "ram", "melee_attack", "ranged_attack
 /** Attacks whose distance is stated (in the ruleset's own unit: yards). */
 const STATED_DISTANCE = new Set(["ranged_attack"]);
 /** Attacks whose range band, cover and concealment are stated when no map decides them. */
-const STATED_CIRCUMSTANCES = new Set(["attack", "grab", "ram", "charge"]);
+const STATED_CIRCUMSTANCES = new Set(["attack", "grab", "ram"]);
 const CHOICES = {
   range: ["", "point_blank", "short", "medium", "long"],
   cover: ["none", "cover", "improved", "total"],

@@ -117,6 +117,11 @@ class Declaration:
     #: out of the fight all the same (one not conscious is out of it in every ruleset); the
     #: snapshot says them (``out_of_fight``), for a client judging whether a side fights on.
     out_of_fight: tuple[str, ...] = ()
+    #: What the ruleset calls a combatant's ``fatigue`` points (the pages' word for them).
+    vitals_label: str = "fatigue points"
+    #: The values of a combatant that the GM's ``adjust_combatant`` may set in this ruleset
+    #: (``None``: every one); the others are refused, naming these.
+    override_fields: tuple[str, ...] | None = None
     #: What the published schemas and the references for people (``python -m docgen``) say of
     #: the ruleset beyond the declarations above. The struct a stat block's ``stats`` are read
     #: as (the check itself is ``rules.validate_stats``), and its JSON Schema when the struct

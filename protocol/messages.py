@@ -243,7 +243,10 @@ class AdjustCombatant(Command, tag="adjust_combatant", kw_only=True):
     unconscious combatant, never a dead one). Steps count down the track, 0 (normal) to 5
     (rulings R15, R17; ``*_crippling`` clears or sets crippling steps, R14.4). ``helpless``:
     bound or asleep (HELPLESS CONDITION; the vitals' ``bound_or_asleep``: an unconscious
-    combatant, or one at the bottom of a track, stays helpless whatever this says)."""
+    combatant, or one at the bottom of a track, stays helpless whatever this says). A ruleset
+    without some of these values refuses them (``invalid_payload``, ``details.allowed`` naming
+    the values it has): Action Time's combatants have ``fatigue`` (their Health),
+    ``fatigue_max``, ``prone`` and ``condition``."""
 
     combatant: CombatantRef
     reason: Reason

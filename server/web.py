@@ -107,10 +107,17 @@ def examples() -> list[dict[str, Any]]:
     return out
 
 
-def rulesets() -> list[dict[str, str]]:
-    """The rulesets this server plays: each one's ``name`` (``create_encounter.ruleset``) and
-    ``title``, in the registry's order."""
-    return [{"name": n, "title": declaration(n).title} for n in names()]
+def rulesets() -> list[dict[str, Any]]:
+    """The rulesets this server plays, in the registry's order: each one's ``name``
+    (``create_encounter.ruleset``), ``title``, what it calls fatigue points (``vitals``) and
+    the values ``adjust_combatant`` may set (``override_fields``; ``null``: every one)."""
+    out: list[dict[str, Any]] = []
+    for n in names():
+        rules = declaration(n)
+        out.append({"name": n, "title": rules.title, "vitals": rules.vitals_label,
+                    "override_fields": None if rules.override_fields is None
+                    else list(rules.override_fields)})
+    return out
 
 
 @lru_cache(maxsize=1)

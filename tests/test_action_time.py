@@ -762,3 +762,24 @@ async def test_an_ability_die_written_as_its_sides_rolls_initiative(tables: Tabl
                                                         "stats": {**DIGGER["stats"],
                                                                   "body": 4}})
     assert "combatant_added" in added
+
+
+async def test_the_override_sets_only_what_action_time_combatants_have(make: Make) -> None:
+    """Action Time's combatants have Health (in the vitals' ``fatigue`` fields), whether they
+    are prone, and consciousness; no condition tracks and no helplessness of the GM's. The
+    GM's override refuses the others, naming what it may set, and changes nothing."""
+    scene = await make()
+    before = scene.state.version
+    for field, value in (("physical_step", 2), ("mental_persistent", 1), ("helpless", True)):
+        with pytest.raises(CommandError) as refused:
+            await scene.command("adjust_combatant", combatant="ace", reason="a ruling",
+                                **{field: value})
+        assert refused.value.code == "invalid_payload"
+        details = refused.value.reply["details"]
+        assert details == {"field": field,
+                           "allowed": ["fatigue", "fatigue_max", "prone", "condition"]}
+        assert f"{field} is not a value of a combatant in Action Time" in \
+            refused.value.reply["message"]
+    assert scene.state.version == before
+    await scene.do("adjust_combatant", combatant="ace", fatigue=5, prone=True, reason="a fall")
+    assert (scene.state.vitals["ace"].fatigue, scene.state.vitals["ace"].prone) == (5, True)

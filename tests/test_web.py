@@ -634,6 +634,8 @@ async def test_the_gm_console_offers_the_tools_of_the_encounters_ruleset(
     await gm.wait_for_selector("#subtitle >> text=Action Time")  # the server's title for it
     tools = await gm.inner_text(".tools-panel")
     assert "Adjudicate" not in tools and "Fall" not in tools
+    # the override sets what Action Time's combatants have, in its words (Health)
+    assert "Health" in tools and "physical step" not in tools and "helpless" not in tools
     # an attack's form asks for what the action takes: a charge, its weapon and no cover
     await gm.click('button[data-action="start_encounter"]')
     charge = gm.locator('form.act[data-action="charge"]').first
@@ -649,6 +651,7 @@ async def test_the_gm_console_offers_the_tools_of_the_encounters_ruleset(
     await live(dramatic)
     await dramatic.wait_for_selector(".tools-panel >> text=Adjudicate")
     await dramatic.wait_for_selector("#subtitle >> text=MLP Dramatic Systems")
+    assert "physical step" in await dramatic.inner_text(".tools-panel")
     assert "Fall" in await dramatic.inner_text(".tools-panel")
     assert await dramatic.is_visible(".map-panel")
 

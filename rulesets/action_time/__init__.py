@@ -45,6 +45,9 @@ RULESET = Declaration(
     joins_next_round=_joins_next_round,
     initial_vitals=at.initial_vitals,
     out_of_fight=("defenseless",),  # 0 Health: out of the fight until healed (R29)
+    vitals_label="Health",  # R29: Health, in the vitals' ``fatigue`` fields
+    # no condition tracks and no helplessness of the GM's in Action Time
+    override_fields=("fatigue", "fatigue_max", "prone", "condition"),
     views=(_view,),
     folds=FOLDS,
     gm_tools=(LegalAction(action="adjust_combatant",

@@ -4,7 +4,7 @@
 
 import { Connection, anonymous } from "/table/conn.js";
 import { Table, drawingToMap, readEncounterFile } from "/table/model.js";
-import { h, renderStatus, renderOrder, renderLog, renderSheet, renderActions, renderMap, renderSocial, pickSquare, subtitle, loadRulesets, rulesetTitle, rulesetTitles } from "/table/render.js";
+import { h, renderStatus, renderOrder, renderLog, renderSheet, renderActions, renderMap, renderSocial, pickSquare, subtitle, loadRulesets, rulesetTitle, rulesets } from "/table/render.js";
 import { gmView } from "/table/gm.js";
 
 const $ = (id) => document.getElementById(id);
@@ -21,10 +21,14 @@ else landing();
 window.addEventListener("hashchange", () => location.reload());
 
 function join(tok) {
+  // the rulesets' titles and words first (the page names none of its own); without them the
+  // page still works, with the rulesets' names
+  loadRulesets().catch(() => {}).then(() => joinNow(tok));
+}
+
+function joinNow(tok) {
   const table = new Table();
   let view = null;
-  // the ruleset's title in the header (its name until the list has come)
-  loadRulesets().then(() => { if (view && table.ruleset) $("subtitle").textContent = subtitle(table); }).catch(() => {});
   let standingTimer = null;
   const status = $("status");
   const conn = new Connection({
@@ -126,7 +130,7 @@ async function landing() {
     const file = readEncounterFile(text.value);
     const took = [];
     if (file.name) { name.value = file.name; took.push("name"); }
-    if (rulesetTitles.has(file.ruleset)) { ruleset.value = file.ruleset; took.push("ruleset"); }
+    if (rulesets.has(file.ruleset)) { ruleset.value = file.ruleset; took.push("ruleset"); }
     const battleMap = map !== undefined ? map : file.map;
     if (battleMap) { mapText.value = JSON.stringify(battleMap); took.push("map"); }
     if (file.options) { optionsText.value = JSON.stringify(file.options); took.push("options"); }

@@ -2,7 +2,7 @@
 // spectators, the scene's flow and every legal action, rulings, the order and the log.
 
 import { h, renderOrder, renderLog, renderActions, renderMap, renderSheet, renderSocial, pickSquare, subtitle, tableLink, watchLink, SIZES } from "/table/render.js";
-import { drawingToMap } from "/table/model.js";
+import { drawingToMap, rulesets, vitalsLabel } from "/table/model.js";
 
 // GM rulings: overriding a value and adjudicating an action the rules do not list (each
 // audited by the server as a gm_ruling, with its reason), a fall, the battle map, and the
@@ -202,8 +202,14 @@ export function gmView(root, table, conn) {
     const everyone = [...table.combatants.values()];
     const listed = new Set(table.legal.filter((a) => a.combatant === null || a.combatant === undefined).map((a) => a.action));
     toolsPanel.hidden = !GM_TOOLS.some((tool) => listed.has(tool.command));
+    // the override sets the values the ruleset's combatants have, in its words
+    const settable = (rulesets.get(table.ruleset) || {}).override_fields;
+    const fieldsOf = (tool) => (tool.command !== "adjust_combatant" || !settable ? tool.fields
+      : tool.fields.filter(([name]) => name === "combatant" || name === "reason" || settable.includes(name)));
+    const vitals = vitalsLabel(table.ruleset);
     tools.replaceChildren(...GM_TOOLS.filter((tool) => listed.has(tool.command)).map((tool) => {
-      const inputs = tool.fields.map(([name, kind, label]) => {
+      const inputs = fieldsOf(tool).map(([name, kind, text]) => {
+        const label = name === "fatigue" || name === "fatigue_max" ? text.replace("fatigue", vitals) : text;
         let input;
         if (kind === "combatants") {
           input = h("select", { name, multiple: true, size: Math.min(4, everyone.length) }, ...everyone.map((c) => h("option", { value: c.id }, c.name)));

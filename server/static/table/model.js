@@ -268,7 +268,7 @@ export class Table {
           for (const f of ["fatigue", "fatigue_max", "physical", "mental", "condition", "prone", "helpless", "check_round"]) v[f] = e[f] ?? null;
           c.vitals = v;
         }
-        return line(describe(e, n), { vitals: e.combatant });
+        return line(describe(e, n, this.ruleset), { vitals: e.combatant });
       }
       case "grab_changed": {
         const grabbers = (this.grabs.get(e.target) || []).filter((g) => g !== e.grabber);
@@ -391,10 +391,28 @@ export function trackText(name, t) {
   return text;
 }
 
-/** Fatigue, tracks, consciousness and stance, as far as this viewer may see them. */
-export function vitalsText(v) {
+/** The rulesets the server plays, by name (``/table/rulesets.json``): title, what they call
+ * fatigue points (``vitals``), the values the GM's override may set (``override_fields``). */
+export const rulesets = new Map();
+
+/** Fill ``rulesets`` from the server; the list, in the server's order. */
+export async function loadRulesets() {
+  const list = (await (await fetch("/table/rulesets.json")).json()).rulesets;
+  for (const r of list) rulesets.set(r.name, r);
+  return list;
+}
+
+/** What the ruleset calls fatigue points ("fatigue" until the server's list has come). */
+export function vitalsLabel(ruleset) {
+  const label = (rulesets.get(ruleset) || {}).vitals;
+  return label ? (label === "fatigue points" ? "fatigue" : label) : "fatigue";
+}
+
+/** Fatigue (or what the ruleset calls it), tracks, consciousness and stance, as far as this
+ * viewer may see them. */
+export function vitalsText(v, label = "fatigue") {
   const parts = [];
-  if (v.fatigue !== null && v.fatigue !== undefined) parts.push(`fatigue ${v.fatigue}/${v.fatigue_max}`);
+  if (v.fatigue !== null && v.fatigue !== undefined) parts.push(`${label} ${v.fatigue}/${v.fatigue_max}`);
   parts.push(trackText("physical", v.physical), trackText("mental", v.mental), conditionText(v.condition));
   if (v.prone) parts.push("prone");
   if (v.helpless) parts.push("helpless"); // as the server works it out (HELPLESS CONDITION)
@@ -403,7 +421,7 @@ export function vitalsText(v) {
 }
 
 /** One readable line for a resolution event: every die, every modifier by name. */
-export function describe(e, n) {
+export function describe(e, n, ruleset = null) {
   switch (e.kind) {
     case "attack_resolved": {
       let head = e.action === "fall" ? `${n(e.attacker)} falls` : `${n(e.attacker)} ${VERBS[e.action] || human(e.action)} ${n(e.target)}`;
@@ -433,7 +451,7 @@ export function describe(e, n) {
       return `${text} → loses ${e.loss}${e.types && e.types.length ? ` (${e.types.join(", ")})` : ""}`;
     }
     case "vitals_changed": {
-      const status = vitalsText(e);
+      const status = vitalsText(e, vitalsLabel(ruleset));
       return `${n(e.combatant)}: ${(e.notes || []).join("; ")}${status ? ` [${status}]` : ""}`;
     }
     case "check_made": {

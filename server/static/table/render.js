@@ -6,7 +6,7 @@
 // sheet) and, without a map, its range, cover and concealment; a move's path, picked by
 // clicking squares on the map.
 
-import { vitalsText, conditionText, trackText, terms, effectText, effectLasts } from "/table/model.js";
+import { vitalsText, vitalsLabel, conditionText, trackText, terms, effectText, effectLasts, rulesets, loadRulesets } from "/table/model.js";
 
 /** Build an element: h("li", {class: "x", dataset: {a: 1}, onclick}, "text", child…). */
 export function h(tag, attrs = {}, ...children) {
@@ -57,10 +57,10 @@ export function renderOrder(el, table) {
 }
 
 /** A bar for fatigue points (Health), when this viewer may see them. */
-export function fatigueBar(v) {
+export function fatigueBar(v, label = "fatigue") {
   if (!v || v.fatigue === null || v.fatigue === undefined || !v.fatigue_max) return null;
   const pct = Math.max(0, Math.min(100, Math.round((100 * v.fatigue) / v.fatigue_max)));
-  return h("span", { class: `fatigue${pct <= 34 ? " low" : ""}`, title: `fatigue ${v.fatigue}/${v.fatigue_max}`, dataset: { fatigue: v.fatigue } },
+  return h("span", { class: `fatigue${pct <= 34 ? " low" : ""}`, title: `${label} ${v.fatigue}/${v.fatigue_max}`, dataset: { fatigue: v.fatigue } },
     h("span", { class: "fill", style: `width:${pct}%` }), h("span", { class: "num" }, `${v.fatigue}/${v.fatigue_max}`));
 }
 
@@ -71,7 +71,7 @@ export function vitalBadges(table, id) {
   const v = c.vitals;
   const out = [];
   if (v) {
-    const bar = fatigueBar(v);
+    const bar = fatigueBar(v, vitalsLabel(table.ruleset));
     if (bar) out.push(bar);
     for (const [name, t] of [["physical", v.physical], ["mental", v.mental]]) {
       if (t && t.step) out.push(h("span", { class: "badge track", title: trackText(name, t) }, `${name} ${t.step}/5 (${t.penalty})`));
@@ -176,7 +176,7 @@ export function renderSheet(table, id) {
   return h("section", { class: "sheet", dataset: { combatant: id } },
     h("h3", {}, c.name, c.hidden ? h("span", { class: "badge hidden" }, "hidden") : ""),
     v ? h("div", { class: "vitals", dataset: { combatant: id } }, ...vitalBadges(table, id),
-      h("span", { class: "vitals-text" }, vitalsText(v) || "fit")) : "",
+      h("span", { class: "vitals-text" }, vitalsText(v, vitalsLabel(table.ruleset)) || "fit")) : "",
     h("table", { class: "kv" }, ...rows.map(([k, v]) => h("tr", {}, h("th", {}, k), h("td", {}, renderValue(v))))),
     state.length ? h("p", { class: "conditions" }, state.join(" · ")) : "");
 }
@@ -308,7 +308,7 @@ export function renderMap(box, table, onClick) {
     const v = c.vitals || {};
     const down = v.condition && v.condition[0] !== "active";
     cell.append(h("span", { class: `token ${c.side || ""}${id === table.current ? " current" : ""}${down ? " down" : ""}${v.prone ? " prone" : ""}`,
-      dataset: { combatant: id }, title: `${c.name}${vitalsText(v) ? " — " + vitalsText(v) : ""}` }, initials(c.name)));
+      dataset: { combatant: id }, title: `${c.name}${vitalsText(v, vitalsLabel(table.ruleset)) ? " — " + vitalsText(v, vitalsLabel(table.ruleset)) : ""}` }, initials(c.name)));
   }
   const grid = h("div", { class: "map", style: `grid-template-columns: repeat(${w}, var(--sq))` }, ...cells);
   if (onClick) grid.addEventListener("click", (ev) => {
@@ -664,19 +664,11 @@ export function watchLink(tok, transparent = false) {
   return `${location.origin}/watch?spectate=${encodeURIComponent(tok)}${transparent ? "&transparent=1" : ""}`;
 }
 
-/** The titles of the rulesets the server plays, by name (``/table/rulesets.json``). */
-export const rulesetTitles = new Map();
+export { rulesets, loadRulesets };
 
 /** A ruleset's title (its name, until the server's list has come). */
 export function rulesetTitle(name) {
-  return rulesetTitles.get(name) || name || "";
-}
-
-/** Fill ``rulesetTitles`` from the server; the list, in the server's order. */
-export async function loadRulesets() {
-  const list = (await (await fetch("/table/rulesets.json")).json()).rulesets;
-  for (const r of list) rulesetTitles.set(r.name, r.title);
-  return list;
+  return (rulesets.get(name) || {}).title || name || "";
 }
 
 export function subtitle(table) {

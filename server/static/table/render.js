@@ -310,7 +310,9 @@ export function renderMap(box, table, onClick) {
     cell.append(h("span", { class: `token ${c.side || ""}${id === table.current ? " current" : ""}${down ? " down" : ""}${v.prone ? " prone" : ""}`,
       dataset: { combatant: id }, title: `${c.name}${vitalsText(v, vitalsLabel(table.ruleset)) ? " — " + vitalsText(v, vitalsLabel(table.ruleset)) : ""}` }, initials(c.name)));
   }
-  const grid = h("div", { class: "map", style: `grid-template-columns: repeat(${w}, var(--sq))` }, ...cells);
+  // squares as large as the stylesheet's, smaller on a narrow screen until the map fits (not
+  // below a fingertip's width: a larger map scrolls)
+  const grid = h("div", { class: "map", style: `--sq: clamp(1.3rem, calc((100vw - 4.5rem) / ${w}), 1.9rem); grid-template-columns: repeat(${w}, var(--sq))` }, ...cells);
   if (onClick) grid.addEventListener("click", (ev) => {
     const sq = ev.target.closest(".sq");
     if (sq) onClick(Number(sq.dataset.x), Number(sq.dataset.y));

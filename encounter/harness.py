@@ -145,9 +145,17 @@ class Table:
     def from_example(cls, source: str | Path, **options: Any) -> Table:
         """An encounter from an example's YAML (its text or its file, as in
         ``server/examples/``): its name, ruleset, battle map and combatants, and the social
-        scene's set-up (each one's situation and the event) as the GM's commands."""
+        scene's set-up (each one's situation and the event) as the GM's commands. A ``Path``,
+        or a one-line string ending in ``.yaml`` or ``.yml``, names the file."""
+        if isinstance(source, str) and "\n" not in source \
+                and source.strip().endswith((".yaml", ".yml")):
+            source = Path(source.strip())
         text = source.read_text(encoding="utf-8") if isinstance(source, Path) else source
         data = yaml.safe_load(text)
+        if not isinstance(data, dict):
+            raise ValueError("an example encounter is a YAML mapping (name, ruleset, "
+                             f"combatants...), not {type(data).__name__}: pass its text, or "
+                             "its file as a Path")
         raw = data.get("map")
         battle_map: Mapping[str, Any] | BattleMap | None = raw
         if isinstance(raw, dict) and "drawing" in raw:

@@ -176,3 +176,15 @@ async def test_a_scene_tells_the_gm_the_same_on_both_transports(
     assert local[12]["type"] == "ack"
     assert local[13]["code"] == "not_found" and local[14]["code"] == "invalid_payload"
     assert remote == local
+
+
+def test_an_example_is_read_from_its_text_its_path_or_a_file_name() -> None:
+    """``Table.from_example`` takes an example's YAML text, its file as a ``Path``, or the
+    file's name as a string (one line ending in ``.yaml``); anything that is not a YAML
+    mapping is refused with what it takes."""
+    example = EXAMPLES[0]
+    names = {Table.from_example(source).state.name
+             for source in (example, str(example), example.read_text(encoding="utf-8"))}
+    assert len(names) == 1 and names != {""}
+    with pytest.raises(ValueError, match="YAML mapping"):
+        Table.from_example("just some words")

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import random
 import shutil
 import subprocess
 import sys
@@ -92,7 +93,14 @@ def main(argv: list[str]) -> int:
     run(BIN / "lint-imports", ROOT / "importlinter-runtime.ini")
     run(PY, "-m", "docgen", "--check")
     run(PY, "-m", "statemachines.diagrams", "--check")
-    result = subprocess.run([str(PY), "-m", "pytest", *rest], cwd=ROOT)
+    # The order in which Python visits a set of strings changes with its hash seed, and with
+    # it the paths some tests take through the server: the seed is printed, so that a failure
+    # can be run again as it happened (PYTHONHASHSEED=<seed> python3 dev.py test ...).
+    env = dict(os.environ)
+    if not env.get("PYTHONHASHSEED"):
+        env["PYTHONHASHSEED"] = str(random.SystemRandom().randrange(2**32))
+    print(f"+ PYTHONHASHSEED={env['PYTHONHASHSEED']}", flush=True)
+    result = subprocess.run([str(PY), "-m", "pytest", *rest], cwd=ROOT, env=env)
     return result.returncode
 
 

@@ -16,7 +16,8 @@ run touched must come from a command that was acknowledged (or whose answer was 
 connection), never from one that was refused; the server must still serve, and its log must
 hold no traceback. The seed is fixed, so every run draws its frames the same way (what they
 take from the server — ids, tokens, the legal actions of the moment — differs from run to
-run).
+run, and so does the order in which the server visits sets: ``python3 dev.py test`` prints the
+``PYTHONHASHSEED`` it ran with, to run a failure again with the same one).
 """
 
 from __future__ import annotations

@@ -20,6 +20,7 @@ from encounter.state import (
 )
 from protocol import events as ev
 from protocol.events import Envelope
+from rules.battle_map import shared
 
 
 def apply(state: EncounterState, envelope: Envelope) -> EncounterState:
@@ -409,7 +410,7 @@ def _(e: ev.GmRuling, s: EncounterState) -> None:
 
 @_apply.register
 def _(e: ev.MapSet, s: EncounterState) -> None:
-    s.battle_map = e.map
+    s.battle_map = shared(e.map) if e.map is not None else None
 
 
 @_apply.register

@@ -24,6 +24,7 @@ from protocol.events import (
 from protocol.model import BattleMap, CombatantProfile, EncounterOptions, Roll, Scope
 from rules.action_time.state import AtState
 from rules.actions import Budget
+from rules.battle_map import shared
 
 
 class TokenGrant(msgspec.Struct, kw_only=True, gc=False, frozen=True):
@@ -280,4 +281,7 @@ def dump_state(state: EncounterState) -> bytes:
 
 
 def load_state(data: bytes) -> EncounterState:
-    return _decode.decode(data)
+    state = _decode.decode(data)
+    if state.battle_map is not None:
+        state.battle_map = shared(state.battle_map)
+    return state

@@ -43,6 +43,7 @@ Pure functions over plain data; no I/O.
 
 from __future__ import annotations
 
+import hashlib
 import textwrap
 import weakref
 from collections.abc import Iterable, Mapping, Sequence
@@ -334,6 +335,22 @@ class Grid:
 
 #: The look-up sets of every map alive, by the map object's id (each entry goes with its map).
 _GRIDS: dict[int, Grid] = {}
+#: Every map alive, by a digest of its content: encounters on the same map share one object,
+#: and so its look-up sets.
+_MAPS: weakref.WeakValueDictionary[bytes, BattleMap] = weakref.WeakValueDictionary()
+_encode = msgspec.msgpack.Encoder()
+
+
+def shared(battle_map: BattleMap) -> BattleMap:
+    """The live map object equal to ``battle_map`` (itself if there is none): maps are frozen,
+    so encounters on the same map (a shipped example, a campaign's map run at many tables)
+    may share one, with one set of look-up sets (:func:`grid`) among them."""
+    key = hashlib.blake2b(_encode.encode(battle_map), digest_size=16).digest()
+    known = _MAPS.get(key)
+    if known is not None and known == battle_map:
+        return known
+    _MAPS[key] = battle_map
+    return battle_map
 
 
 def grid(battle_map: BattleMap) -> Grid:

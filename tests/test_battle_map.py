@@ -154,3 +154,22 @@ def test_a_copy_of_the_state_shares_its_map_and_its_look_up_sets() -> None:
     assert loaded.battle_map == big and loaded.battle_map is not big
     assert grid(loaded.battle_map) is not grid(big)
     assert grid(loaded.battle_map).difficult == grid(big).difficult
+
+
+def test_encounters_on_the_same_map_share_it_and_its_look_up_sets() -> None:
+    """Maps are frozen: encounters on equal maps (a shipped example at many tables) hold one
+    map object, whether it came with an event or from a stored state, and so one set of
+    look-up sets; a map that differs in any square is its own."""
+    from encounter.harness import Table
+    from encounter.state import dump_state, load_state
+    from rules.battle_map import grid
+
+    ponies = [{"name": "Ace", "id": "ace", "kind": "pc", "initiative": 1, "position": [0, 0]}]
+    layout = {"width": 8, "height": 6, "blocked": [[3, 3]], "difficult": [[1, 1]]}
+    one, two = Table(ponies, map=layout), Table(ponies, map=layout)
+    other = Table(ponies, map={**layout, "blocked": [[3, 4]]})
+    assert one.state.battle_map is two.state.battle_map
+    assert grid(one.state.battle_map) is grid(two.state.battle_map)
+    assert other.state.battle_map is not one.state.battle_map
+    assert other.state.battle_map != one.state.battle_map
+    assert load_state(dump_state(one.state)).battle_map is one.state.battle_map

@@ -265,3 +265,22 @@ async def test_a_qualifying_event_raises_temporary_status_in_its_circle(make: Ma
     # Ace: unmodified 6 + 2 = 8, and 10 >= 8: +1; Bee: 9 + 2 = 11 > 10: the event is beneath
     # it (R25, R70)
     assert boosts == {"ace": ("canterlot", 1)}
+
+
+async def test_an_unaware_target_loses_its_intelligence_bonus_to_wits(make: Make) -> None:
+    """Intelligence Modifier: "If you are flatfooted or unaware of an attack, you lose your
+    Intelligence bonus (but not a penalty) to your Wits Defense"; a combatant the GM makes
+    unaware of the attacks during the scene (R82) is unaware of a Dispute's too."""
+    scene = await make([pony("ace", 50), pony("bee", 0, int=16)])
+    arg = await sized(scene, "ace", "small")
+    await scene.do("set_awareness", combatant="bee", aware=False)
+    await scene.act("ace", "dispute", target="bee", argument=arg)
+    await roll(scene, 2)
+    assert last(scene, "attack_resolved")["defense_value"] == 10  # Wits 10, not 10 + 3
+    await scene.act("ace", "end_turn")
+    await scene.act("bee", "end_turn")
+    await scene.do("set_awareness", combatant="bee", aware=True)
+    other = await sized(scene, "ace", "small")
+    await scene.act("ace", "dispute", target="bee", argument=other)
+    await roll(scene, 2)
+    assert last(scene, "attack_resolved")["defense_value"] == 13  # aware: Wits 10 + 3

@@ -305,7 +305,11 @@ def _check(d: Decision, speaker: str, target: str, argument: str, maneuver: str)
             speaker_social=social_status_of(d, speaker),
             target_social=social_status_of(d, target),
             speaker_blocking=speaker in d.s.blocking, target_blocking=target in d.s.blocking,
-            debate_over=d.s.debate_over, social_attack_skill=d.s.options.social_attack_skill)
+            debate_over=d.s.debate_over, social_attack_skill=d.s.options.social_attack_skill,
+            # "unaware of an attack, you lose your Intelligence bonus" (Intelligence Modifier):
+            # in the surprise round (R42), or unaware of the attacks during the scene (R82)
+            unaware=(not d.s.combatants[target].aware and d.s.surprise)
+            or target in d.s.unaware)
     except RuleRefusal as exc:
         raise Rejected(ErrorCode.ILLEGAL_ACTION, str(exc)) from None
 

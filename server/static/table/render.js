@@ -158,7 +158,8 @@ export function renderSheet(table, id) {
   if (c.group) rows.push(["group", c.group]);
   const at = table.positions.get(id);
   if (at) rows.push(["position", `(${at[0]},${at[1]})`]);
-  for (const [k, v] of Object.entries(c)) if (!PROFILE_KEYS.has(k)) rows.push([humanize(k), v]); // fatigue, conditions…
+  // fatigue, conditions…; what the ruleset does not have (an Action Time combatant's size) is left out
+  for (const [k, v] of Object.entries(c)) if (!PROFILE_KEYS.has(k) && v !== null && v !== undefined) rows.push([humanize(k), v]);
   for (const [k, v] of Object.entries(c.stats || {})) rows.push([humanize(k), v]);
   const nums = (table.numbers || {})[id];
   if (nums) {

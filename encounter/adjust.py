@@ -56,12 +56,13 @@ def adjust_combatant(d: Decision, cmd: msg.AdjustCombatant) -> None:
     if not changes:
         raise Rejected(ErrorCode.INVALID_PAYLOAD, "name at least one value to set")
     allowed = d.ruleset.override_fields
-    foreign = [ch["field"] for ch in changes if allowed is not None and ch["field"] not in allowed]
-    if foreign and allowed is not None:
-        raise Rejected(ErrorCode.INVALID_PAYLOAD,
-                       f"{foreign[0]} is not a value of a combatant in {d.ruleset.title} "
-                       f"(allowed: {', '.join(allowed)})", field=foreign[0],
-                       allowed=list(allowed))
+    if allowed is not None:
+        foreign = [ch["field"] for ch in changes if ch["field"] not in allowed]
+        if foreign:
+            raise Rejected(ErrorCode.INVALID_PAYLOAD,
+                           f"{foreign[0]} is not a value of a combatant in {d.ruleset.title} "
+                           f"(allowed: {', '.join(allowed)})", field=foreign[0],
+                           allowed=list(allowed))
     fatigue_max = cmd.fatigue_max if cmd.fatigue_max is not None else v.fatigue_max
     fatigue = cmd.fatigue if cmd.fatigue is not None else min(v.fatigue, fatigue_max)
     if fatigue > fatigue_max:

@@ -117,8 +117,8 @@ class Declaration:
     #: out of the fight all the same (one not conscious is out of it in every ruleset); the
     #: snapshot says them (``out_of_fight``), for a client judging whether a side fights on.
     out_of_fight: tuple[str, ...] = ()
-    #: What the ruleset calls a combatant's ``fatigue`` points (the pages' word for them).
-    vitals_label: str = "fatigue points"
+    #: The pages' word for a combatant's ``fatigue`` points in this ruleset.
+    vitals_label: str = "fatigue"
     #: The values of a combatant that the GM's ``adjust_combatant`` may set in this ruleset
     #: (``None``: every one); the others are refused, naming these.
     override_fields: tuple[str, ...] | None = None

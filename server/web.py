@@ -109,8 +109,8 @@ def examples() -> list[dict[str, Any]]:
 
 def rulesets() -> list[dict[str, Any]]:
     """The rulesets this server plays, in the registry's order: each one's ``name``
-    (``create_encounter.ruleset``), ``title``, what it calls fatigue points (``vitals``) and
-    the values ``adjust_combatant`` may set (``override_fields``; ``null``: every one)."""
+    (``create_encounter.ruleset``), ``title``, the pages' word for fatigue points (``vitals``)
+    and the values ``adjust_combatant`` may set (``override_fields``; ``null``: every one)."""
     out: list[dict[str, Any]] = []
     for n in names():
         rules = declaration(n)

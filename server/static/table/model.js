@@ -402,10 +402,9 @@ export async function loadRulesets() {
   return list;
 }
 
-/** What the ruleset calls fatigue points ("fatigue" until the server's list has come). */
+/** The ruleset's word for fatigue points ("fatigue" until the server's list has come). */
 export function vitalsLabel(ruleset) {
-  const label = (rulesets.get(ruleset) || {}).vitals;
-  return label ? (label === "fatigue points" ? "fatigue" : label) : "fatigue";
+  return (rulesets.get(ruleset) || {}).vitals || "fatigue";
 }
 
 /** Fatigue (or what the ruleset calls it), tracks, consciousness and stance, as far as this

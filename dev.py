@@ -52,13 +52,16 @@ def ensure_env(extras: str) -> None:
 
 def ensure_test_tools() -> None:
     """The deployment test runs deploy/nginx.conf in a real nginx; the browser tests drive
-    Debian's Chromium (/usr/bin/chromium; Playwright downloads no browser). Install whichever
+    Debian's Chromium (/usr/bin/chromium; Playwright downloads no browser); the test of the
+    benchmark's compiled server (``bench/compiled.py``) needs a C compiler. Install whichever
     is missing (Debian/Ubuntu as root), else say how."""
     missing = []
     if not (shutil.which("nginx") or Path("/usr/sbin/nginx").exists()):
         missing.append("nginx")
     if not Path("/usr/bin/chromium").exists():
         missing.append("chromium")
+    if not (shutil.which("cc") or shutil.which("gcc")):
+        missing.append("gcc")
     if not missing:
         return
     if os.name == "posix" and os.geteuid() == 0 and shutil.which("apt-get"):
@@ -67,9 +70,13 @@ def ensure_test_tools() -> None:
         subprocess.run(["apt-get", "install", "-y", "-qq", "--no-install-recommends", *missing],
                        check=True, env=env, stdout=subprocess.DEVNULL)
         return
-    if missing == ["chromium"]:  # the browser tests skip themselves without it
+    if "chromium" in missing:  # the browser tests skip themselves without it
         print("note: /usr/bin/chromium is missing: the browser tests will be skipped "
               "(sudo apt-get install -y chromium)", flush=True)
+    if "gcc" in missing:  # so does the test of the compiled benchmark server
+        print("note: no C compiler: tests/test_bench_compiled.py will be skipped "
+              "(sudo apt-get install -y gcc)", flush=True)
+    if "nginx" not in missing:
         return
     sys.exit("The test suite needs nginx (for the deployment test). Install it, e.g.\n"
              "  sudo apt-get install -y nginx      # Debian, Ubuntu\n"

@@ -16,12 +16,13 @@ import platform
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from bench import procs, report
+from bench import compiled, procs, report
 from bench.loadgen import PLANS, Generator, RunResult
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -93,6 +94,10 @@ def build_parser() -> argparse.ArgumentParser:
                    "`stablemaster serve`): everysec, always (Redis runs with appendfsync "
                    "always), replicas (a replica on the same core, each append waits for it); "
                    "Stablemaster runs once per setting, the floors once (default everysec)")
+    p.add_argument("--mypyc", action="store_true",
+                   help="also run Stablemaster with the modules of bench/compiled.py compiled by "
+                   "mypyc (target stablemaster+mypyc; needs a C compiler): what compiling "
+                   "would give")
     p.add_argument("--no-framing", action="store_true",
                    help="clients do not ask for the batch and legal_delta features (one "
                    "websocket message per server message, full legal action lists)")
@@ -255,8 +260,10 @@ async def run_one(args: argparse.Namespace, stamp: str, mode: str, e: int, label
                   server_core: int | None, external_pid: int | None, warmup: float,
                   duration: float, workload: str = "end_turn", side: int = 0) -> RunResult:
     """One run: a fresh server (and Redis) for ``label`` (a target, with ``+<durability>``
-    for Stablemaster with another durability than everysec), the workload, the figures."""
-    target, _, durability = label.partition("+")
+    for Stablemaster with another durability than everysec, ``+mypyc`` for its compiled
+    copy), the workload, the figures."""
+    target, _, variant = label.partition("+")
+    durability = "everysec" if variant == "mypyc" else variant or "everysec"
     stack = None
     try:
         if target == "stablemaster" and args.server_url:
@@ -265,8 +272,9 @@ async def run_one(args: argparse.Namespace, stamp: str, mode: str, e: int, label
         else:
             sm = target == "stablemaster"
             stack = await procs.start_stack(target, server_core, args.server_arg if sm else [],
-                                            gc_log=args.gc_log,
-                                            durability=durability or "everysec")
+                                            gc_log=args.gc_log, durability=durability,
+                                            root=args.compiled_root if variant == "mypyc"
+                                            else procs.ROOT)
             url, pid, rpid = stack.url, stack.server_pid, stack.redis_pid
             redis_url = stack.redis_url
         profiler = None
@@ -349,6 +357,19 @@ async def run_all(args: argparse.Namespace, stamp: str) -> dict[str, Any]:
         at = targets.index("stablemaster")
         targets[at:at + 1] = ["stablemaster" if d == "everysec" else f"stablemaster+{d}"
                               for d in durabilities]
+        if args.mypyc:
+            targets.insert(at + 1, "stablemaster+mypyc")
+    args.compiled_root = None
+    if "stablemaster+mypyc" in targets:
+        args.compiled_root = Path(tempfile.mkdtemp(prefix="bench-mypyc-")) / "tree"
+        print(f"compiling {len(compiled.MODULES)} modules with mypyc in {args.compiled_root} ...",
+              file=sys.stderr, flush=True)
+        try:
+            compiled.build(args.compiled_root)
+        except compiled.BuildFailed as exc:
+            raise SystemExit(str(exc)) from None
+        args.env["mypyc"] = {"version": compiled.mypyc_version(),
+                             "modules": list(compiled.MODULES)}
     server_core = None if args.no_pin else 0
     data: dict[str, Any] = {
         "started": stamp,
@@ -426,6 +447,8 @@ async def run_all(args: argparse.Namespace, stamp: str) -> dict[str, Any]:
             data["results"].append(asdict(result))
             await asyncio.sleep(0.5)
     data["elapsed_s"] = round(time.monotonic() - begun, 1)
+    if args.compiled_root is not None:
+        shutil.rmtree(args.compiled_root.parent, ignore_errors=True)
     return data
 
 

@@ -73,14 +73,15 @@ def rows_by_key(runs: list[dict[str, Any]]) -> dict[Key, list[dict[str, Any]]]:
     return out
 
 
-def _ratio(run: dict[str, Any], mode: str, e: int, floor: str, field: str) -> float | None:
+def _ratio(run: dict[str, Any], mode: str, e: int, floor: str, field: str,
+           target: str = "stablemaster") -> float | None:
     def find(target: str) -> dict[str, Any] | None:
         for r in run["results"]:
             if _key(r) == (target, mode, e, "end_turn", None):
                 return r
         return None
 
-    sm, fl = find("stablemaster"), find(floor)
+    sm, fl = find(target), find(floor)
     if sm is None or fl is None:
         return None
     if field == "actions_per_s":
@@ -117,9 +118,13 @@ def markdown(runs: list[dict[str, Any]]) -> str:
         out += ["#### Ratios within each run, saturation throughput (Stablemaster ÷ floor)", "",
                 "| E | ÷ Redis relay | ÷ bare relay |", "|--:|--:|--:|"]
         for e in sat:
-            out.append(f"| {e} | "
-                       f"{spread([_ratio(d, 'saturation', e, 'redis-relay', 'actions_per_s') for d in runs], 2)}x | "  # noqa: E501
-                       f"{spread([_ratio(d, 'saturation', e, 'bare-relay', 'actions_per_s') for d in runs], 2)}x |")  # noqa: E501
+            for target, what in (("stablemaster", ""), ("stablemaster+mypyc", " (mypyc)")):
+                if target != "stablemaster" and (target, "saturation", e, "end_turn",
+                                                 None) not in by:
+                    continue
+                out.append(f"| {e}{what} | "
+                           f"{spread([_ratio(d, 'saturation', e, 'redis-relay', 'actions_per_s', target) for d in runs], 2)}x | "  # noqa: E501
+                           f"{spread([_ratio(d, 'saturation', e, 'bare-relay', 'actions_per_s', target) for d in runs], 2)}x |")  # noqa: E501
         out.append("")
     if hum:
         out += ["#### Ratios within each run, human-pace p99 latency (Stablemaster ÷ floor)",

@@ -164,11 +164,12 @@ class Proc:
         return ""
 
 
-def _spawn(name: str, argv: list[str], workdir: Path) -> Proc:
+def _spawn(name: str, argv: list[str], workdir: Path, root: Path = ROOT) -> Proc:
+    """Start ``argv`` in ``root`` (where ``python -m`` finds the packages first)."""
     log = workdir / f"{name}.log"
     out = open(log, "wb")  # noqa: SIM115 - owned by the child
     popen = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                             cwd=ROOT, preexec_fn=_child_setup)
+                             cwd=root, preexec_fn=_child_setup)
     out.close()
     return Proc(name, popen, log)
 
@@ -241,10 +242,12 @@ async def wait_replica(url: str, timeout: float = 20) -> None:
 
 
 async def start_stack(target: str, core: int | None, server_args: list[str],
-                      gc_log: bool = False, durability: str = "everysec") -> Stack:
+                      gc_log: bool = False, durability: str = "everysec",
+                      root: Path = ROOT) -> Stack:
     """Start a fresh redis-server (if the target needs one) and the target's server.
     ``durability`` (Stablemaster only): ``always`` runs Redis with ``appendfsync always``,
-    ``replicas`` adds a replica (on the same core) that each append waits for (``WAIT 1``)."""
+    ``replicas`` adds a replica (on the same core) that each append waits for (``WAIT 1``).
+    ``root``: the tree Stablemaster's server runs from (``bench.compiled``)."""
     workdir = Path(tempfile.mkdtemp(prefix=f"bench-{target}-"))
     redis: Proc | None = None
     replica: Proc | None = None
@@ -278,7 +281,7 @@ async def start_stack(target: str, core: int | None, server_args: list[str],
                     kind, "--port", str(port)]
             if redis_url:
                 argv += ["--redis-url", redis_url]
-        server = _spawn(target, argv, workdir)
+        server = _spawn(target, argv, workdir, root if target == "stablemaster" else ROOT)
         stack = Stack(url=f"ws://127.0.0.1:{port}/ws", server=server, redis=redis,
                       replica=replica, server_pid=server.pid, redis_url=redis_url,
                       workdir=workdir)

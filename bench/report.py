@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-TARGET_NAMES = {"stablemaster": "Stablemaster", "redis-relay": "Redis relay floor",
-                "bare-relay": "bare relay floor",
+TARGET_NAMES = {"stablemaster": "Stablemaster",
+                "stablemaster+mypyc": "Stablemaster, modules compiled by mypyc",
+                "redis-relay": "Redis relay floor", "bare-relay": "bare relay floor",
                 "stablemaster+always": "Stablemaster, durability always",
                 "stablemaster+replicas": "Stablemaster, durability replicas (WAIT 1)"}
 ORDER = ["stablemaster", "redis-relay", "bare-relay"]
-_ROW_ORDER = ["stablemaster", "stablemaster+always", "stablemaster+replicas", "redis-relay",
-              "bare-relay"]
+_ROW_ORDER = ["stablemaster", "stablemaster+mypyc", "stablemaster+always",
+              "stablemaster+replicas", "redis-relay", "bare-relay"]
 
 #: What the project wants (see bench/README.md).
 HUMAN_E_FOR_P99 = 500
@@ -160,6 +161,11 @@ def markdown(data: dict[str, Any]) -> str:
         f"Saturation: closed loop, {cfg['saturation_duration']:g} s measured after "
         f"{cfg['saturation_warmup']:g} s warm-up. Latency: sending `act` → the last of the "
         "room's 7 clients has the `turn_started`.")
+    if env.get("mypyc"):
+        out.append(f"\"Stablemaster, modules compiled by mypyc\": the same server with "
+                   f"{len(env['mypyc']['modules'])} of its modules compiled by mypyc "
+                   f"{env['mypyc']['version']}, unchanged (`bench/compiled.py`); the server "
+                   "runs them as Python otherwise.")
     out.append("")
     framing = cfg.get("framing", False)
     out.append("Clients " + ("ask for the `batch` and `legal_delta` features (one websocket "
@@ -212,10 +218,16 @@ def markdown(data: dict[str, Any]) -> str:
         out.append("|--:|--:|--:|--:|--:|--:|")
         for e in sat:
             sm, rr, br = (_find(results, t, "saturation", e) for t in ORDER)
-            a = sm["actions_per_s"] if sm else None
             b = rr["actions_per_s"] if rr else None
             c = br["actions_per_s"] if br else None
-            out.append(f"| {e} | {_f(a)} | {_f(b)} | {_f(c)} | {_ratio(a, b)} | {_ratio(a, c)} |")
+            for variant, what in (("stablemaster", ""), ("stablemaster+mypyc", " (mypyc)")):
+                row = sm if variant == "stablemaster" else _find(results, variant, "saturation",
+                                                                 e)
+                if row is None and variant != "stablemaster":
+                    continue
+                a = row["actions_per_s"] if row else None
+                out.append(f"| {e}{what} | {_f(a)} | {_f(b)} | {_f(c)} | {_ratio(a, b)} | "
+                           f"{_ratio(a, c)} |")
         out.append("")
     if any(_find(results, "redis-relay", "human", e) or _find(results, "bare-relay", "human", e)
            for e in hum):

@@ -10,8 +10,10 @@ in their place. Comments and client lines are kept as they are.
 The session is played twice, on two encounters: a string that differs between the runs
 belongs to the run (an id, a token) and is shortened with ``…``, as the transcript does.
 A value the old transcript already shortened keeps its old short form (client lines refer
-to it); a new one becomes its first four characters and ``…``. Times and session ids keep
-the old line's value where there is one.
+to it); a new one becomes its first four characters and ``…``. Session ids keep the old
+line's value where there is one, and so do times, but a time of the run is written the same
+on every line (as the first line that has it wrote it): an event has one ``ts`` whoever
+receives it.
 """
 
 from __future__ import annotations
@@ -177,6 +179,7 @@ class Shortener:
         self.whole = {v: k for k, v in run.bindings.values.items()}
         self.whole[run.bindings.values[t.create_id + "…"]] = t.create_id
         self.atoms: dict[str, str] = {}  # a random part of a value -> its short form
+        self.times: dict[int, int] = {}  # a time of the run -> as the transcript writes it
         for short, real in run.bindings.values.items():
             s, r = _PIECES.split(short), _PIECES.split(real)
             if len(s) == len(r):
@@ -198,7 +201,11 @@ class Shortener:
             o = old if isinstance(old, dict) else {}
             out = {}
             for key in a:
-                if key in _RUN_FIELDS:
+                if key in _RUN_FIELDS and isinstance(a[key], int):
+                    # one time of the run is written alike on every line (the events of a
+                    # command share their ts on every connection): as its first line had it
+                    out[key] = self.times.setdefault(a[key], o[key] if key in o else a[key])
+                elif key in _RUN_FIELDS:
                     out[key] = o[key] if key in o else a[key]
                     if isinstance(a[key], str) and key not in o:
                         out[key] = "…" + a[key][-4:]

@@ -301,6 +301,26 @@ def test_close_codes_of_the_server_are_documented() -> None:
         assert f"| {code} |" in guide
 
 
+def test_no_table_of_the_documents_is_cut_in_two() -> None:
+    """Every table of the Markdown documents starts with its header row and separator: a
+    blank line inside a table makes its remaining rows a table without a header, which
+    Markdown does not render as one."""
+    root = docs.GUIDE.parent.parent
+    cut = []
+    for path in [root / "README.md", *sorted((root / "docs").glob("*.md"))]:
+        lines = path.read_text(encoding="utf-8").splitlines()
+        fenced = False
+        for i, line in enumerate(lines):
+            if line.startswith("```"):
+                fenced = not fenced
+            elif (not fenced and line.startswith("|") and (i == 0 or not lines[i - 1]
+                                                             .startswith("|"))
+                  and not re.match(r"\|\s*:?-+:?\s*\|", lines[i + 1] if i + 1 < len(lines)
+                                   else "")):
+                cut.append(f"{path.name}:{i + 1}: {line[:60]}")
+    assert not cut, "tables without a header row:\n" + "\n".join(cut)
+
+
 def test_guide_tables_list_every_error_code_and_default_limit() -> None:
     guide = docs.GUIDE.read_text(encoding="utf-8")
     region = guide.split("<!-- errors:begin -->", 1)[1].split("<!-- errors:end -->", 1)[0]

@@ -24,6 +24,7 @@ from clients.client import Client, CommandError
 from docgen import docs
 from docgen import reference as ref
 from encounter.declare import catalog
+from encounter.harness import Refused, Table
 from encounter.ruleset import declaration, names
 from encounter.schemas import args_schemas
 from protocol.reference import inner
@@ -125,6 +126,37 @@ def test_the_reference_examples_of_actions_validate() -> None:
                                     "args": command.get("args", {})}), raw
             seen += 1
     assert seen == sum(len(catalog(r).names()) for r in names())
+
+
+def test_the_reference_examples_of_actions_are_accepted_where_they_are_offered() -> None:
+    """Each example of ``docs/actions.md`` whose action the shipped example offers `twilight`
+    at the start of her first turn is accepted there (with the brute next to her on the
+    battle map, for the actions in reach): an example is what a reader sends."""
+    text = (ROOT / "docs" / "actions.md").read_text(encoding="utf-8")
+    sections = text.split("\n## ")
+    refused, tried = [], 0
+    for ruleset, title in (("dramatic", "MLP Dramatic Systems"), ("action_time", "Action Time")):
+        (section,) = [s for s in sections if s.startswith(title)]
+        (example,) = [p for p in EXAMPLES if p.name.endswith("ponies-vs-diamond-dogs.yaml")
+                      and p.name.startswith(ruleset.replace("_", "-"))]
+        for raw in re.findall(r"```json\n(.*?)\n```", section):
+            command = json.loads(raw)
+            table = Table.from_example(example)
+            if table.state.battle_map is not None:
+                table.do("place_combatant", combatant=docs.TARGET, at=[0, 3])
+            table.do("start_encounter")
+            while table.state.current != docs.ACTOR:
+                table.act(table.state.current, "end_turn")
+            if not any(a.action == command["action"] and a.combatant == docs.ACTOR
+                       for a in table.legal()):
+                continue
+            tried += 1
+            try:
+                table.act(command["combatant"], command["action"], **command.get("args", {}))
+            except Refused as refusal:
+                refused.append(f"{ruleset}: {raw}: {refusal}")
+    assert tried > 30
+    assert not refused, "\n".join(refused)
 
 
 # --- what the published schemas say -------------------------------------------------------------

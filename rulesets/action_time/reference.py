@@ -85,11 +85,11 @@ EXAMPLE_BLOCK: dict[str, Any] = {
 EXAMPLE_ARGS: dict[str, dict[str, Any]] = {
     "ranged_attack": {"target": "brute", "weapon": "magic bolt", "distance": 10},
     "guard_up": {"amount": 2},
-    "move": {"yards": 5, "posture": "stand"},
+    "move": {"yards": 5, "posture": "go_prone"},
     "run": {"yards": 20, "away_from": ["brute"]},
     "charge": {"target": "brute", "yards": 4},
     "prepare": {"action": "melee_attack", "trigger": "the brute comes close"},
-    "ready_item": {"draw": "bandages"},
+    "ready_item": {"stow": "magic bolt"},
     "stunt": {"target": "brute", "stunt": "knock_prone"},
     "pursue": {"target": "brute", "yards": 4},
     "heal": {"target": "dash"},

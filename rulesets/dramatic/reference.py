@@ -103,7 +103,7 @@ EXAMPLE_ARGS: dict[str, dict[str, Any]] = {
     "attack": {"target": "brute", "weapon": "magic bolt"},
     "harvest": {"skill": "profession_miner", "resource": "gems"},
     "move": {"path": [[2, 2], [3, 2]]},
-    "run": {"path": [[2, 2], [3, 2], [4, 3]]},
+    "run": {"path": [[2, 1], [3, 0]]},
     "lie": {"target": "brute", "size": "small", "text": "the boss went that way"},
     "ready": {"action": "attack", "trigger": "a dog comes out of the fog"},
     "delay": {"count": 5},

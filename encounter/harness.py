@@ -111,6 +111,10 @@ def wire(message: Any) -> Any:
     return orjson.loads(_encode.encode(message))
 
 
+#: Where the server's shipped example encounters are (``server/examples/``).
+SHIPPED_EXAMPLES = Path(__file__).resolve().parent.parent / "server" / "examples"
+
+
 class Table:
     """One encounter, created from stat blocks (dicts as ``create_encounter`` takes them, or
     ``StatBlock`` structs) and YAML, a ruleset, a battle map and options; see the module's
@@ -146,10 +150,14 @@ class Table:
         """An encounter from an example's YAML (its text or its file, as in
         ``server/examples/``): its name, ruleset, battle map and combatants, and the social
         scene's set-up (each one's situation and the event) as the GM's commands. A ``Path``,
-        or a one-line string ending in ``.yaml`` or ``.yml``, names the file."""
+        or a one-line string ending in ``.yaml`` or ``.yml``, names the file; a bare file name
+        that is not in the working directory names a shipped example."""
         if isinstance(source, str) and "\n" not in source \
                 and source.strip().endswith((".yaml", ".yml")):
             source = Path(source.strip())
+        if isinstance(source, Path) and not source.exists() and source.name == str(source) \
+                and (SHIPPED_EXAMPLES / source).exists():
+            source = SHIPPED_EXAMPLES / source
         text = source.read_text(encoding="utf-8") if isinstance(source, Path) else source
         data = yaml.safe_load(text)
         if not isinstance(data, dict):

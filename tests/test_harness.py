@@ -178,13 +178,19 @@ async def test_a_scene_tells_the_gm_the_same_on_both_transports(
     assert remote == local
 
 
-def test_an_example_is_read_from_its_text_its_path_or_a_file_name() -> None:
+def test_an_example_is_read_from_its_text_its_path_or_a_file_name(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``Table.from_example`` takes an example's YAML text, its file as a ``Path``, or the
-    file's name as a string (one line ending in ``.yaml``); anything that is not a YAML
-    mapping is refused with what it takes."""
+    file's name as a string (one line ending in ``.yaml``), and a shipped example by its bare
+    name from any working directory; anything that is not a YAML mapping is refused with what
+    it takes."""
     example = EXAMPLES[0]
+    monkeypatch.chdir(tmp_path)
     names = {Table.from_example(source).state.name
-             for source in (example, str(example), example.read_text(encoding="utf-8"))}
+             for source in (example, str(example), example.read_text(encoding="utf-8"),
+                            example.name, Path(example.name))}
     assert len(names) == 1 and names != {""}
+    with pytest.raises(FileNotFoundError):
+        Table.from_example("no-such-example.yaml")
     with pytest.raises(ValueError, match="YAML mapping"):
         Table.from_example("just some words")

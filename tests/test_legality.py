@@ -474,3 +474,35 @@ def test_prepare_press_the_attack_and_pursuit_are_offered_as_act_takes_them() ->
     every_role(scene)
     scene.do(act("bloom", "melee_attack", {"target": "brute"}))
     every_role(scene)
+
+
+def test_grab_and_ram_are_offered_against_those_within_reach_on_the_battle_map() -> None:
+    """REACH: on the battle map a grab or a ram lists only those within the combatant's reach
+    (each of them accepted), and leaves out those further away (each refused): an action with
+    nobody in reach is not offered at all."""
+    table = Table.from_example("dramatic-ponies-vs-diamond-dogs.yaml", dice_seed=3)
+    table.do("start_encounter")
+    while table.state.current != "twilight":
+        table.act(table.state.current or "", "end_turn")
+    ctx = table.context()
+
+    def offered() -> dict[str, LegalAction]:
+        return {a.action: a for a in legal_actions(table.state, GM) if a.combatant == "twilight"}
+
+    assert table.state.positions["twilight"] == (1, 2)  # two squares from everyone
+    assert "grab" not in offered() and "ram" not in offered()
+    assert "attack" in offered()  # a ranged weapon reaches them, or a thrown one
+    table.act("twilight", "move", path=[[1, 3]])
+    entries = offered()
+    for name in ("grab", "ram"):
+        assert entries[name].targets == ["applejack"]  # next to her now
+        for target in [o for o in table.state.combatants if o != "twilight"]:
+            cmd = act("twilight", name, {"target": target})
+            if target == "applejack":
+                engine.decide(table.state, GM, cmd, ctx)
+            else:
+                try:
+                    engine.decide(table.state, GM, cmd, ctx)
+                except engine.Rejected:
+                    continue
+                raise AssertionError(f"{name} at {target}, out of reach, was accepted")

@@ -22,7 +22,9 @@ from rules import condition_track as ct
 from rules import grab as grab_rules
 from rules.actions import Kind
 from rules.modifiers import RuleRefusal
+from rules.battle_map import Placement
 from rules.sheet import Size
+from rules.sight import within_reach
 from rules.social.access import low_access_argument
 from rules.social.guards import ensure_may_argue
 from rules.social.maneuvers import SECTION as SOCIAL
@@ -255,6 +257,38 @@ def _grabbable(state: EncounterState, cid: str) -> Callable[[str], bool] | None:
     return lambda t: t not in too_big
 
 
+def _in_reach(state: EncounterState, cid: str) -> Callable[[str], bool]:
+    """REACH: on the battle map a grab or a ram reaches only those within the combatant's
+    reach (``rules.sight.within_reach``), as ``act`` refuses the others; while either of them
+    is not on the map, the stated circumstances count and nobody is left out."""
+    positions, combatants = state.positions, state.combatants
+    at = positions.get(cid)
+    if state.battle_map is None or at is None:
+        return everyone
+    sheet = vt.sheet_of(combatants[cid])
+    me, reach = Placement(x=at[0], y=at[1], size=sheet.size), sheet.reach_squares
+
+    def reaches(target: str) -> bool:
+        there = positions.get(target)
+        return there is None or within_reach(
+            me, Placement(x=there[0], y=there[1], size=vt.sheet_of(combatants[target]).size),
+            reach)
+
+    return reaches
+
+
+def _grabbable_in_reach(state: EncounterState, cid: str) -> Callable[[str], bool] | None:
+    size = _grabbable(state, cid)
+    if size is None:
+        return None
+    reach = _in_reach(state, cid)
+    if size is everyone:
+        return reach
+    if reach is everyone:
+        return size
+    return lambda t: size(t) and reach(t)
+
+
 def _objects(state: EncounterState, cid: str) -> Callable[[str], bool]:
     """Objects, plants and vehicles: those without a mental track (R15)."""
     return {t for t, v in state.vitals.items() if v.mental is None}.__contains__
@@ -362,7 +396,7 @@ CATALOG = Catalog("dramatic", "MLP Dramatic Systems", (
     Action("distraction", "Distract", "STANDARD ACTIONS: Distraction", _STD, HelpArgs,
            combat.distraction, targets=OTHERS, readyable=True),
     Action("grab", "Grab", "STANDARD ACTIONS: Grab", _STD, GrabArgs, combat.grab,
-           targets=Targets(_others, _grabbable), readyable=True),
+           targets=Targets(_others, _grabbable_in_reach), readyable=True),
     Action("break_grab", "Break a grab", "STANDARD ACTIONS: Grab", _STD, BreakGrabArgs,
            break_grab, _grabbed),
     Action("break_object", "Break an object", "STANDARD ACTIONS: Breaking an Object", _STD,
@@ -371,7 +405,7 @@ CATALOG = Catalog("dramatic", "MLP Dramatic Systems", (
            combat.harvest, targets=Targets(_others, optional=True), options=_weapons,
            readyable=True),
     Action("ram", "Ram", "Flying Basic Maneuver: Ramming", _STD, RamArgs, combat.ram,
-           targets=OTHERS, readyable=True),
+           targets=Targets(_others, _in_reach), readyable=True),
     # SOCIAL SYSTEMS: Social Basic Maneuver, Creating a Lie
     Action("dispute", "Dispute", "Social Basic Maneuver: Dispute", _STD, DisputeArgs,
            social.dispute, _may_argue("Dispute"), LISTENERS, _own_statements),

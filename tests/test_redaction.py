@@ -293,6 +293,10 @@ async def test_a_visible_combatant_cannot_aim_at_a_hidden_one(
     refused = await scene.refused("twilight", "melee_attack", target="stalker")
     assert refused["code"] == "invalid_payload"
     assert refused["message"] == "args.target names the combatant attacked"
+    # the same answer as for a name nobody has: the refusal tells nothing of the stalker
+    nobody = await scene.refused("twilight", "melee_attack", target="nobody")
+    assert {k: nobody[k] for k in ("code", "message", "details")} == \
+        {k: refused[k] for k in ("code", "message", "details")}
 
 
 

@@ -21,8 +21,8 @@ from protocol.model import CombatantProfile
 from rules import condition_track as ct
 from rules import grab as grab_rules
 from rules.actions import Kind
-from rules.modifiers import RuleRefusal
 from rules.battle_map import Placement
+from rules.modifiers import RuleRefusal
 from rules.sheet import Size
 from rules.sight import within_reach
 from rules.social.access import low_access_argument

@@ -57,6 +57,8 @@ new MutationObserver(() => {
 """
 
 
+PHONE = (390, 844)
+
 # The links the GM console issued, by label (the overlay's transparent variant for spectators).
 LINKS = """items => Object.fromEntries(items.map(li => [
     li.querySelector('strong').textContent,
@@ -87,8 +89,8 @@ class Pages:
     def __init__(self, browser: Any) -> None:
         self.browser, self.contexts, self.errors = browser, [], []
 
-    async def open(self, url: str, init: str = "") -> Any:
-        context = await self.browser.new_context(viewport={"width": 1280, "height": 900})
+    async def open(self, url: str, init: str = "", size: tuple[int, int] = (1280, 900)) -> Any:
+        context = await self.browser.new_context(viewport={"width": size[0], "height": size[1]})
         self.contexts.append(context)
         page = await context.new_page()
         page.on("pageerror", lambda e: self.errors.append(str(e)))
@@ -737,3 +739,42 @@ async def test_the_web_table_takes_one_message_per_command_and_folds_legal_delta
         assert theirs == ours
         previous = ours
     assert previous == full.legal
+
+
+# Whatever sticks out of its panel on the right (a panel that scrolls sideways holds it).
+STICKING_OUT = """sel => [...document.querySelectorAll(sel)].filter(e => {
+    const box = e.closest('fieldset, main > section').getBoundingClientRect();
+    return e.getBoundingClientRect().right > box.right + 0.5;
+}).map(e => e.textContent)"""
+
+
+async def test_at_phone_size_nothing_makes_the_page_wider_than_the_screen(
+        server: Server, pages: Pages, artifacts: Path, clients: list[Client]) -> None:
+    """On a phone an action's long label wraps inside its panel, and the GM's roster and the
+    social scene's table scroll in their panels: the page is as wide as the screen, so that
+    nothing (the roster's Hide and Invite, a statement) is cut off at its edge."""
+    url = ws_url(server)
+    table = await create_table(url, clients, GARDEN)
+    await table.gm.command("set_social_event", rating=12, organizer="blueblood",
+                           circle="canterlot high society", topic="the Grand Galloping Gala")
+    await table.gm.command("size_argument", combatant="twilight", size="large",
+                           text="the Princess invited us")
+    base = f"http://127.0.0.1:{server.settings.port}"
+    gm = await pages.open(f"{base}/table/#token={table.gm_token}", size=PHONE)
+    player = await pages.open(f"{base}/table/#token={table.tokens['twilight']}", size=PHONE)
+    for page in (gm, player):
+        await live(page)
+    await table.gm.command("start_encounter")
+    await gm.wait_for_selector('.actions-panel button[data-action="attack"]')
+    await player.wait_for_selector(".social-panel table.social li[data-argument]")
+    await gm.screenshot(path=artifacts / "gm-phone.png", full_page=True)
+    await player.screenshot(path=artifacts / "player-phone.png", full_page=True)
+    for page in (gm, player):
+        assert await page.evaluate("document.documentElement.scrollWidth") <= PHONE[0]
+    label = await gm.inner_text('.actions-panel button[data-action="attack"]')
+    assert label == "Attack (melee, ranged, unarmed or natural)"
+    assert await gm.evaluate(STICKING_OUT, ".actions-panel button, .actions-panel select") == []
+    # the roster's last column is there, in its panel
+    await gm.locator('button.invite[data-combatant="twilight"]').scroll_into_view_if_needed()
+    await gm.click('button.invite[data-combatant="twilight"]')
+    await gm.wait_for_selector(".links-panel input.link")

@@ -23,7 +23,7 @@ import yaml
 from clients.client import Client
 from server.app import Server
 from tests.conftest import ROOT, ws_url
-from tests.helpers import create_table, join, open_client, wait_current
+from tests.helpers import Table, create_table, join, open_client, wait_current
 
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = ROOT / "test-artifacts" / "web"
@@ -778,3 +778,41 @@ async def test_at_phone_size_nothing_makes_the_page_wider_than_the_screen(
     await gm.locator('button.invite[data-combatant="twilight"]').scroll_into_view_if_needed()
     await gm.click('button.invite[data-combatant="twilight"]')
     await gm.wait_for_selector(".links-panel input.link")
+
+
+async def action_time_table(url: str, clients: list[Client]) -> Table:
+    """The shipped Action Time ambush, its GM, an invite per pony and a spectator link."""
+    mill = yaml.safe_load((ROOT / "server/examples/action-time-ponies-vs-diamond-dogs.yaml")
+                          .read_text())
+    anon = await open_client(url, clients)
+    await anon.hello()
+    ack = await anon.command("create_encounter", name=mill["name"], ruleset="action_time",
+                             combatants=mill["combatants"])
+    gm = await join(url, ack["result"]["gm_token"], clients)
+    table = Table(encounter=ack["result"]["encounter"], gm_token=ack["result"]["gm_token"], gm=gm)
+    for c in mill["combatants"]:
+        if c["kind"] == "pc":
+            invite = await gm.command("issue_invite", combatants=[c["id"]])
+            table.tokens[c["id"]] = invite["result"]["token"]
+    table.spectator_token = (await gm.command("issue_spectator_link"))["result"]["token"]
+    return table
+
+
+async def test_the_overlay_says_health_for_action_time_as_the_table_does(
+        server: Server, pages: Pages, artifacts: Path, clients: list[Client]) -> None:
+    """The spectator overlay reads the rulesets' words as the table's pages do: an Action Time
+    combatant's Health is "Health" on the overlay too, not "fatigue"."""
+    url = ws_url(server)
+    table = await action_time_table(url, clients)
+    base = f"http://127.0.0.1:{server.settings.port}"
+    watch = await pages.open(f"{base}/watch?spectate={table.spectator_token}")
+    player = await pages.open(f"{base}/table/#token={table.tokens['fluttershy']}")
+    await live(player)
+    await watch.wait_for_selector("#order li[data-combatant=fluttershy] .fatigue")
+    await table.gm.command("adjust_combatant", combatant="fluttershy", fatigue=6,
+                           reason="a fall")
+    for page in (player, watch):
+        await page.wait_for_selector(".log >> text=Fluttershy: GM: a fall [Health 6/10]")
+    bar = watch.locator("#order li[data-combatant=fluttershy] .fatigue")
+    assert await bar.get_attribute("title") == "Health 6/10"
+    await watch.screenshot(path=artifacts / "spectator-action-time.png", full_page=True)

@@ -816,3 +816,35 @@ async def test_the_overlay_says_health_for_action_time_as_the_table_does(
     bar = watch.locator("#order li[data-combatant=fluttershy] .fatigue")
     assert await bar.get_attribute("title") == "Health 6/10"
     await watch.screenshot(path=artifacts / "spectator-action-time.png", full_page=True)
+
+
+async def test_an_entrys_options_are_choices_in_its_form_a_stunt_and_a_prepared_action(
+        server: Server, pages: Pages, artifacts: Path, clients: list[Client]) -> None:
+    """The fields an entry's ``options`` name are chosen in its form: an Action Time stunt's
+    kind, the action Prepare holds back and its trigger (without them the server refused the
+    click: "args.stunt is required")."""
+    url = ws_url(server)
+    table = await action_time_table(url, clients)
+    base = f"http://127.0.0.1:{server.settings.port}"
+    gm = await pages.open(f"{base}/table/#token={table.gm_token}")
+    await live(gm)
+    await table.gm.command("start_encounter")
+    actor = await wait_current(table.gm)
+    stunt = gm.locator(f'form.act[data-action="stunt"][data-combatant="{actor}"]')
+    await stunt.wait_for()
+    choices = await stunt.locator("select.stunt option").evaluate_all(
+        "os => os.map(o => o.value)")
+    assert choices == ["", "skirmish", "knock_prone"]
+    target = "brute" if actor in table.tokens else "applejack"
+    await stunt.locator("select.target").select_option(target)
+    await stunt.locator("select.stunt").select_option("knock_prone")
+    await stunt.locator("button").click()
+    name = await gm.evaluate("id => window.stablemaster.table.nameOf(id)", actor)
+    await gm.wait_for_selector(f".log >> text=knocked prone by {name}")
+    prepare = gm.locator(f'form.act[data-action="prepare"][data-combatant="{actor}"]')
+    await prepare.locator("select.action").select_option("defend")
+    await prepare.locator("input.trigger").fill("when the dogs charge")
+    await prepare.locator("button").click()
+    await gm.wait_for_selector(".log >> text=readies defend: when the dogs charge")
+    assert await gm.locator(f'fieldset[data-combatant="{actor}"] .error').inner_text() == ""
+    await gm.screenshot(path=artifacts / "gm-action-time-options.png", full_page=True)

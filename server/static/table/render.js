@@ -4,7 +4,7 @@
 // rules engine adds tomorrow shows up as a control without a change here. A few actions get
 // richer controls for the arguments the protocol documents: an attack's weapon (from the
 // sheet) and, without a map, its range, cover and concealment; a move's path, picked by
-// clicking squares on the map.
+// clicking squares on the map; the choices an entry's `options` give.
 
 import { vitalsText, vitalsLabel, conditionText, trackText, terms, effectText, effectLasts, rulesets, loadRulesets } from "/table/model.js";
 
@@ -239,6 +239,26 @@ function extraInputs(a, table) {
         ...options.map((o) => h("option", { value: o }, o ? `${name}: ${humanize(o)}` : `${name}: —`))));
     }
     out.push(h("label", { class: "flag" }, h("input", { type: "checkbox", name: "into_melee" }), " into melee"));
+  }
+  return out;
+}
+
+/** Actions that hold another back until a trigger the user states (docs/actions.md). */
+const TRIGGERED = new Set(["ready", "prepare"]);
+
+/** A choice for each field an entry's `options` name (a stunt's kind, the action a ready or
+ * prepare holds back, the item to draw or stow) that has no control above, nothing chosen
+ * first; and the trigger of an action held back. */
+function optionInputs(a, taken) {
+  const out = Object.entries(a.options || {})
+    .filter(([name, choices]) => !taken.has(name) && Array.isArray(choices) && choices.length)
+    // an attack's weapon is the select above, from the sheet (a harvest's is unarmed by default)
+    .filter(([name]) => name !== "weapon" || !(ATTACKS.has(a.action) || a.action === "harvest"))
+    .map(([name, choices]) => h("select", { name, class: `option ${name}`, "aria-label": humanize(name) },
+      h("option", { value: "" }, `${humanize(name)}: —`),
+      ...choices.map((o) => h("option", { value: o }, `${humanize(name)}: ${humanize(String(o))}`))));
+  if (TRIGGERED.has(a.action) && !taken.has("trigger")) {
+    out.push(h("input", { type: "text", name: "trigger", class: "trigger", maxlength: 200, placeholder: "trigger: when …", "aria-label": "trigger" }));
   }
   return out;
 }
@@ -494,6 +514,7 @@ function actionControl(a, table, run, shared) {
   const argInputs = a.args && typeof a.args === "object" && !Array.isArray(a.args)
     ? Object.entries(a.args).map(([name, spec]) => argInput(name, spec)) : [];
   argInputs.push(...extraInputs(a, table));
+  argInputs.push(...optionInputs(a, new Set(argInputs.map((el) => el.name).filter(Boolean))));
   const onMap = table.map && table.positions.has(a.combatant) && PATH_ACTIONS.has(a.action);
   if (onMap) argInputs.push(h("span", { class: "path-text", dataset: { combatant: a.combatant } }, pathText(a.combatant)));
   const form = h("form", { class: `act${select || argInputs.length ? " with-args" : ""}`, dataset: data },

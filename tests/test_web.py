@@ -848,3 +848,24 @@ async def test_an_entrys_options_are_choices_in_its_form_a_stunt_and_a_prepared_
     await gm.wait_for_selector(".log >> text=readies defend: when the dogs charge")
     assert await gm.locator(f'fieldset[data-combatant="{actor}"] .error').inner_text() == ""
     await gm.screenshot(path=artifacts / "gm-action-time-options.png", full_page=True)
+
+
+async def test_an_action_time_stunt_is_aimed_at_an_enemy_chosen_by_the_user(
+        server: Server, pages: Pages, clients: list[Client]) -> None:
+    """Skirmish and Knock Prone are used on an enemy ("any enemy who uses the Skirmish or Knock
+    Prone stunts", STAND FIRM): the stunt's form preselects no one (it preselected an ally)
+    and lists the enemies first."""
+    url = ws_url(server)
+    table = await action_time_table(url, clients)
+    base = f"http://127.0.0.1:{server.settings.port}"
+    player = await pages.open(f"{base}/table/#token={table.tokens['applejack']}")
+    await live(player)
+    await table.gm.command("start_encounter")
+    target = player.locator('form.act[data-action="stunt"][data-combatant="applejack"] '
+                            "select.target")
+    await target.wait_for()
+    assert await target.input_value() == ""
+    options = await target.locator("option").evaluate_all("os => os.map(o => o.textContent)")
+    assert options[0] == "choose a target…"
+    assert sorted(options[1:3]) == ["Diamond Dog Brute", "Diamond Dog Digger"]
+    assert all(o.endswith("(ally)") for o in options[3:])

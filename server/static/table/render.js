@@ -360,7 +360,7 @@ function collect(form) {
 /** Actions aimed at an opponent: no target is preselected, enemies are listed first, and one
  * aimed at an ally asks first. */
 export const HOSTILE_ACTIONS = new Set(["attack", "distraction", "grab", "ram", "dispute", "lie",
-  "melee_attack", "ranged_attack", "all_out_attack", "charge", "press_the_attack"]);
+  "melee_attack", "ranged_attack", "all_out_attack", "charge", "press_the_attack", "stunt"]);
 
 /** The turn's own moves: they take no note (the server refuses an argument an action does
  * not take; docs/protocol/actions.<ruleset>.schema.json lists each action's). */

@@ -869,3 +869,31 @@ async def test_an_action_time_stunt_is_aimed_at_an_enemy_chosen_by_the_user(
     assert options[0] == "choose a target…"
     assert sorted(options[1:3]) == ["Diamond Dog Brute", "Diamond Dog Digger"]
     assert all(o.endswith("(ally)") for o in options[3:])
+
+
+async def test_an_attacks_weapon_is_first_one_the_attack_takes(
+        server: Server, pages: Pages, clients: list[Client]) -> None:
+    """Twilight's sheet lists her magic bolt (ranged) before her hoof: a melee attack, charge
+    or all-out attack offers the hoof first (the bolt, chosen at first, was refused: "All-out
+    attack needs a melee weapon"), a ranged attack the bolt; the others stay choices."""
+    url = ws_url(server)
+    table = await action_time_table(url, clients)
+    base = f"http://127.0.0.1:{server.settings.port}"
+    gm = await pages.open(f"{base}/table/#token={table.gm_token}")
+    await live(gm)
+    await table.gm.command("start_encounter")
+    while (actor := await wait_current(table.gm)) != "twilight":
+        await table.gm.command("act", combatant=actor, action="end_turn")
+    chosen = {}
+    for action in ("melee_attack", "charge", "all_out_attack", "ranged_attack"):
+        weapon = gm.locator(f'form.act[data-action="{action}"][data-combatant="twilight"] '
+                            "select.weapon")
+        await weapon.wait_for()
+        chosen[action] = (await weapon.input_value(), await weapon.locator("option").count())
+    assert chosen == {"melee_attack": ("hoof", 2), "charge": ("hoof", 2),
+                      "all_out_attack": ("hoof", 2), "ranged_attack": ("magic bolt", 2)}
+    form = gm.locator('form.act[data-action="all_out_attack"][data-combatant="twilight"]')
+    await form.locator("select.target").select_option("brute")
+    await form.locator("button").click()
+    await gm.wait_for_selector(".log >> text=Twilight Sparkle goes all out against "
+                               "Diamond Dog Brute with hoof")

@@ -206,6 +206,8 @@ function argInput(name, spec) {
  * and, without a battle map to decide them, range, cover and concealment for those that take
  * them (see each action's arguments in docs/actions.md). */
 const ATTACKS = new Set(["attack", "grab", "ram", "melee_attack", "ranged_attack", "all_out_attack", "charge"]);
+/** Attacks made with a melee weapon ("Action Time"; its ranged_attack takes a ranged one). */
+const MELEE_ONLY = new Set(["melee_attack", "all_out_attack", "charge"]);
 /** Attacks whose distance is stated (in the ruleset's own unit: yards). */
 const STATED_DISTANCE = new Set(["ranged_attack"]);
 /** Attacks whose range band, cover and concealment are stated when no map decides them. */
@@ -223,7 +225,14 @@ function extraInputs(a, table) {
   const weapons = ((c.stats || {}).weapons || []).filter((w) => w && w.name);
   const byName = new Map(weapons.map((w) => [w.name, w]));
   // the weapons the entry offers (unarmed among them where the ruleset has it), else the sheet's
-  const choices = (a.options || {}).weapon || weapons.map((w) => w.name);
+  const offered = (a.options || {}).weapon || weapons.map((w) => w.name);
+  // the weapons the action takes first (a melee attack's is not a ranged one), so that the
+  // one chosen at first is one the server accepts
+  const fits = (name) => {
+    const kind = (byName.get(name) || {}).kind;
+    return MELEE_ONLY.has(a.action) ? kind !== "ranged" : a.action !== "ranged_attack" || kind === "ranged";
+  };
+  const choices = [...offered.filter(fits), ...offered.filter((name) => !fits(name))];
   if (choices.length && weapons.length && a.action !== "grab" && a.action !== "ram") {
     out.push(h("select", { name: "weapon", class: "weapon", "aria-label": "weapon" },
       ...choices.map((name) => {

@@ -897,3 +897,31 @@ async def test_an_attacks_weapon_is_first_one_the_attack_takes(
     await form.locator("button").click()
     await gm.wait_for_selector(".log >> text=Twilight Sparkle goes all out against "
                                "Diamond Dog Brute with hoof")
+
+
+async def test_a_rulings_required_field_is_asked_for_before_anything_is_sent(
+        server: Server, pages: Pages, clients: list[Client]) -> None:
+    """A field a GM tool labels "(required)" (the override's reason, an effect's name) is
+    required in the form: the browser asks for it and nothing is sent (the server's refusal
+    was shown raw: "invalid_payload: Object missing required field `reason`")."""
+    url = ws_url(server)
+    table = await action_time_table(url, clients)
+    base = f"http://127.0.0.1:{server.settings.port}"
+    gm = await pages.open(f"{base}/table/#token={table.gm_token}")
+    await live(gm)
+    override = gm.locator('form.tool[data-command="adjust_combatant"]')
+    await override.locator("select[name=combatant]").select_option("fluttershy")
+    await override.locator("input[name=fatigue]").fill("7")
+    await override.locator("button").click()
+    reason = override.locator("input[name=reason]")
+    assert await reason.evaluate("el => el.validity.valueMissing")
+    await table.gm.command("ping")  # anything the page sent has been answered
+    assert await override.locator(".error").inner_text() == ""
+    assert "GM override" not in await gm.inner_text(".log")
+    await reason.fill("a fall")
+    await override.locator("button").click()
+    await gm.wait_for_selector(".log >> text=Fluttershy: GM: a fall [Health 7/10]")
+    await table.gm.command("start_encounter")
+    effect = gm.locator('form.tool[data-command="add_effect"] input[name=name]')
+    await effect.wait_for()
+    assert await effect.get_attribute("required") == ""

@@ -23,7 +23,7 @@ import yaml
 from clients.client import Client
 from server.app import Server
 from tests.conftest import ROOT, ws_url
-from tests.helpers import create_table, join, open_client, wait_current
+from tests.helpers import Table, create_table, join, open_client, wait_current
 
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = ROOT / "test-artifacts" / "web"
@@ -57,6 +57,8 @@ new MutationObserver(() => {
 """
 
 
+PHONE = (390, 844)
+
 # The links the GM console issued, by label (the overlay's transparent variant for spectators).
 LINKS = """items => Object.fromEntries(items.map(li => [
     li.querySelector('strong').textContent,
@@ -87,8 +89,8 @@ class Pages:
     def __init__(self, browser: Any) -> None:
         self.browser, self.contexts, self.errors = browser, [], []
 
-    async def open(self, url: str, init: str = "") -> Any:
-        context = await self.browser.new_context(viewport={"width": 1280, "height": 900})
+    async def open(self, url: str, init: str = "", size: tuple[int, int] = (1280, 900)) -> Any:
+        context = await self.browser.new_context(viewport={"width": size[0], "height": size[1]})
         self.contexts.append(context)
         page = await context.new_page()
         page.on("pageerror", lambda e: self.errors.append(str(e)))
@@ -737,3 +739,189 @@ async def test_the_web_table_takes_one_message_per_command_and_folds_legal_delta
         assert theirs == ours
         previous = ours
     assert previous == full.legal
+
+
+# Whatever sticks out of its panel on the right (a panel that scrolls sideways holds it).
+STICKING_OUT = """sel => [...document.querySelectorAll(sel)].filter(e => {
+    const box = e.closest('fieldset, main > section').getBoundingClientRect();
+    return e.getBoundingClientRect().right > box.right + 0.5;
+}).map(e => e.textContent)"""
+
+
+async def test_at_phone_size_nothing_makes_the_page_wider_than_the_screen(
+        server: Server, pages: Pages, artifacts: Path, clients: list[Client]) -> None:
+    """On a phone an action's long label wraps inside its panel, and the GM's roster and the
+    social scene's table scroll in their panels: the page is as wide as the screen, so that
+    nothing (the roster's Hide and Invite, a statement) is cut off at its edge."""
+    url = ws_url(server)
+    table = await create_table(url, clients, GARDEN)
+    await table.gm.command("set_social_event", rating=12, organizer="blueblood",
+                           circle="canterlot high society", topic="the Grand Galloping Gala")
+    await table.gm.command("size_argument", combatant="twilight", size="large",
+                           text="the Princess invited us")
+    base = f"http://127.0.0.1:{server.settings.port}"
+    gm = await pages.open(f"{base}/table/#token={table.gm_token}", size=PHONE)
+    player = await pages.open(f"{base}/table/#token={table.tokens['twilight']}", size=PHONE)
+    for page in (gm, player):
+        await live(page)
+    await table.gm.command("start_encounter")
+    await gm.wait_for_selector('.actions-panel button[data-action="attack"]')
+    await player.wait_for_selector(".social-panel table.social li[data-argument]")
+    await gm.screenshot(path=artifacts / "gm-phone.png", full_page=True)
+    await player.screenshot(path=artifacts / "player-phone.png", full_page=True)
+    for page in (gm, player):
+        assert await page.evaluate("document.documentElement.scrollWidth") <= PHONE[0]
+    label = await gm.inner_text('.actions-panel button[data-action="attack"]')
+    assert label == "Attack (melee, ranged, unarmed or natural)"
+    assert await gm.evaluate(STICKING_OUT, ".actions-panel button, .actions-panel select") == []
+    # the roster's last column is there, in its panel
+    await gm.locator('button.invite[data-combatant="twilight"]').scroll_into_view_if_needed()
+    await gm.click('button.invite[data-combatant="twilight"]')
+    await gm.wait_for_selector(".links-panel input.link")
+
+
+async def action_time_table(url: str, clients: list[Client]) -> Table:
+    """The shipped Action Time ambush, its GM, an invite per pony and a spectator link."""
+    mill = yaml.safe_load((ROOT / "server/examples/action-time-ponies-vs-diamond-dogs.yaml")
+                          .read_text())
+    anon = await open_client(url, clients)
+    await anon.hello()
+    ack = await anon.command("create_encounter", name=mill["name"], ruleset="action_time",
+                             combatants=mill["combatants"])
+    gm = await join(url, ack["result"]["gm_token"], clients)
+    table = Table(encounter=ack["result"]["encounter"], gm_token=ack["result"]["gm_token"], gm=gm)
+    for c in mill["combatants"]:
+        if c["kind"] == "pc":
+            invite = await gm.command("issue_invite", combatants=[c["id"]])
+            table.tokens[c["id"]] = invite["result"]["token"]
+    table.spectator_token = (await gm.command("issue_spectator_link"))["result"]["token"]
+    return table
+
+
+async def test_the_overlay_says_health_for_action_time_as_the_table_does(
+        server: Server, pages: Pages, artifacts: Path, clients: list[Client]) -> None:
+    """The spectator overlay reads the rulesets' words as the table's pages do: an Action Time
+    combatant's Health is "Health" on the overlay too, not "fatigue"."""
+    url = ws_url(server)
+    table = await action_time_table(url, clients)
+    base = f"http://127.0.0.1:{server.settings.port}"
+    watch = await pages.open(f"{base}/watch?spectate={table.spectator_token}")
+    player = await pages.open(f"{base}/table/#token={table.tokens['fluttershy']}")
+    await live(player)
+    await watch.wait_for_selector("#order li[data-combatant=fluttershy] .fatigue")
+    await table.gm.command("adjust_combatant", combatant="fluttershy", fatigue=6,
+                           reason="a fall")
+    for page in (player, watch):
+        await page.wait_for_selector(".log >> text=Fluttershy: GM: a fall [Health 6/10]")
+    bar = watch.locator("#order li[data-combatant=fluttershy] .fatigue")
+    assert await bar.get_attribute("title") == "Health 6/10"
+    await watch.screenshot(path=artifacts / "spectator-action-time.png", full_page=True)
+
+
+async def test_an_entrys_options_are_choices_in_its_form_a_stunt_and_a_prepared_action(
+        server: Server, pages: Pages, artifacts: Path, clients: list[Client]) -> None:
+    """The fields an entry's ``options`` name are chosen in its form: an Action Time stunt's
+    kind, the action Prepare holds back and its trigger (without them the server refused the
+    click: "args.stunt is required")."""
+    url = ws_url(server)
+    table = await action_time_table(url, clients)
+    base = f"http://127.0.0.1:{server.settings.port}"
+    gm = await pages.open(f"{base}/table/#token={table.gm_token}")
+    await live(gm)
+    await table.gm.command("start_encounter")
+    actor = await wait_current(table.gm)
+    stunt = gm.locator(f'form.act[data-action="stunt"][data-combatant="{actor}"]')
+    await stunt.wait_for()
+    choices = await stunt.locator("select.stunt option").evaluate_all(
+        "os => os.map(o => o.value)")
+    assert choices == ["", "skirmish", "knock_prone"]
+    target = "brute" if actor in table.tokens else "applejack"
+    await stunt.locator("select.target").select_option(target)
+    await stunt.locator("select.stunt").select_option("knock_prone")
+    await stunt.locator("button").click()
+    name = await gm.evaluate("id => window.stablemaster.table.nameOf(id)", actor)
+    await gm.wait_for_selector(f".log >> text=knocked prone by {name}")
+    prepare = gm.locator(f'form.act[data-action="prepare"][data-combatant="{actor}"]')
+    await prepare.locator("select.action").select_option("defend")
+    await prepare.locator("input.trigger").fill("when the dogs charge")
+    await prepare.locator("button").click()
+    await gm.wait_for_selector(".log >> text=readies defend: when the dogs charge")
+    assert await gm.locator(f'fieldset[data-combatant="{actor}"] .error').inner_text() == ""
+    await gm.screenshot(path=artifacts / "gm-action-time-options.png", full_page=True)
+
+
+async def test_an_action_time_stunt_is_aimed_at_an_enemy_chosen_by_the_user(
+        server: Server, pages: Pages, clients: list[Client]) -> None:
+    """Skirmish and Knock Prone are used on an enemy ("any enemy who uses the Skirmish or Knock
+    Prone stunts", STAND FIRM): the stunt's form preselects no one (it preselected an ally)
+    and lists the enemies first."""
+    url = ws_url(server)
+    table = await action_time_table(url, clients)
+    base = f"http://127.0.0.1:{server.settings.port}"
+    player = await pages.open(f"{base}/table/#token={table.tokens['applejack']}")
+    await live(player)
+    await table.gm.command("start_encounter")
+    target = player.locator('form.act[data-action="stunt"][data-combatant="applejack"] '
+                            "select.target")
+    await target.wait_for()
+    assert await target.input_value() == ""
+    options = await target.locator("option").evaluate_all("os => os.map(o => o.textContent)")
+    assert options[0] == "choose a target…"
+    assert sorted(options[1:3]) == ["Diamond Dog Brute", "Diamond Dog Digger"]
+    assert all(o.endswith("(ally)") for o in options[3:])
+
+
+async def test_an_attacks_weapon_is_first_one_the_attack_takes(
+        server: Server, pages: Pages, clients: list[Client]) -> None:
+    """Twilight's sheet lists her magic bolt (ranged) before her hoof: a melee attack, charge
+    or all-out attack offers the hoof first (the bolt, chosen at first, was refused: "All-out
+    attack needs a melee weapon"), a ranged attack the bolt; the others stay choices."""
+    url = ws_url(server)
+    table = await action_time_table(url, clients)
+    base = f"http://127.0.0.1:{server.settings.port}"
+    gm = await pages.open(f"{base}/table/#token={table.gm_token}")
+    await live(gm)
+    await table.gm.command("start_encounter")
+    while (actor := await wait_current(table.gm)) != "twilight":
+        await table.gm.command("act", combatant=actor, action="end_turn")
+    chosen = {}
+    for action in ("melee_attack", "charge", "all_out_attack", "ranged_attack"):
+        weapon = gm.locator(f'form.act[data-action="{action}"][data-combatant="twilight"] '
+                            "select.weapon")
+        await weapon.wait_for()
+        chosen[action] = (await weapon.input_value(), await weapon.locator("option").count())
+    assert chosen == {"melee_attack": ("hoof", 2), "charge": ("hoof", 2),
+                      "all_out_attack": ("hoof", 2), "ranged_attack": ("magic bolt", 2)}
+    form = gm.locator('form.act[data-action="all_out_attack"][data-combatant="twilight"]')
+    await form.locator("select.target").select_option("brute")
+    await form.locator("button").click()
+    await gm.wait_for_selector(".log >> text=Twilight Sparkle goes all out against "
+                               "Diamond Dog Brute with hoof")
+
+
+async def test_a_rulings_required_field_is_asked_for_before_anything_is_sent(
+        server: Server, pages: Pages, clients: list[Client]) -> None:
+    """A field a GM tool labels "(required)" (the override's reason, an effect's name) is
+    required in the form: the browser asks for it and nothing is sent (the server's refusal
+    was shown raw: "invalid_payload: Object missing required field `reason`")."""
+    url = ws_url(server)
+    table = await action_time_table(url, clients)
+    base = f"http://127.0.0.1:{server.settings.port}"
+    gm = await pages.open(f"{base}/table/#token={table.gm_token}")
+    await live(gm)
+    override = gm.locator('form.tool[data-command="adjust_combatant"]')
+    await override.locator("select[name=combatant]").select_option("fluttershy")
+    await override.locator("input[name=fatigue]").fill("7")
+    await override.locator("button").click()
+    reason = override.locator("input[name=reason]")
+    assert await reason.evaluate("el => el.validity.valueMissing")
+    await table.gm.command("ping")  # anything the page sent has been answered
+    assert await override.locator(".error").inner_text() == ""
+    assert "GM override" not in await gm.inner_text(".log")
+    await reason.fill("a fall")
+    await override.locator("button").click()
+    await gm.wait_for_selector(".log >> text=Fluttershy: GM: a fall [Health 7/10]")
+    await table.gm.command("start_encounter")
+    effect = gm.locator('form.tool[data-command="add_effect"] input[name=name]')
+    await effect.wait_for()
+    assert await effect.get_attribute("required") == ""

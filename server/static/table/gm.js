@@ -225,7 +225,8 @@ export function gmView(root, table, conn) {
         } else if (kind === "int" || kind === "int|null" || kind === "step" || kind === "number") {
           input = h("input", { type: "number", name, step: kind === "number" ? "any" : 1, min: kind === "step" ? 0 : null, max: kind === "step" ? 5 : null });
         } else {
-          input = h("input", { type: "text", name, maxlength: 200 });
+          // a field its label says is required is so in the form: the browser asks for it
+          input = h("input", { type: "text", name, maxlength: 200, required: text.includes("(required)") });
         }
         input.dataset.kind = Array.isArray(kind) ? "choice" : kind;
         return h("label", { class: "field" }, h("span", {}, label), input);

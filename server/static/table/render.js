@@ -4,7 +4,7 @@
 // rules engine adds tomorrow shows up as a control without a change here. A few actions get
 // richer controls for the arguments the protocol documents: an attack's weapon (from the
 // sheet) and, without a map, its range, cover and concealment; a move's path, picked by
-// clicking squares on the map.
+// clicking squares on the map; the choices an entry's `options` give.
 
 import { vitalsText, vitalsLabel, conditionText, trackText, terms, effectText, effectLasts, rulesets, loadRulesets } from "/table/model.js";
 
@@ -206,6 +206,8 @@ function argInput(name, spec) {
  * and, without a battle map to decide them, range, cover and concealment for those that take
  * them (see each action's arguments in docs/actions.md). */
 const ATTACKS = new Set(["attack", "grab", "ram", "melee_attack", "ranged_attack", "all_out_attack", "charge"]);
+/** Attacks made with a melee weapon ("Action Time"; its ranged_attack takes a ranged one). */
+const MELEE_ONLY = new Set(["melee_attack", "all_out_attack", "charge"]);
 /** Attacks whose distance is stated (in the ruleset's own unit: yards). */
 const STATED_DISTANCE = new Set(["ranged_attack"]);
 /** Attacks whose range band, cover and concealment are stated when no map decides them. */
@@ -223,7 +225,14 @@ function extraInputs(a, table) {
   const weapons = ((c.stats || {}).weapons || []).filter((w) => w && w.name);
   const byName = new Map(weapons.map((w) => [w.name, w]));
   // the weapons the entry offers (unarmed among them where the ruleset has it), else the sheet's
-  const choices = (a.options || {}).weapon || weapons.map((w) => w.name);
+  const offered = (a.options || {}).weapon || weapons.map((w) => w.name);
+  // the weapons the action takes first (a melee attack's is not a ranged one), so that the
+  // one chosen at first is one the server accepts
+  const fits = (name) => {
+    const kind = (byName.get(name) || {}).kind;
+    return MELEE_ONLY.has(a.action) ? kind !== "ranged" : a.action !== "ranged_attack" || kind === "ranged";
+  };
+  const choices = [...offered.filter(fits), ...offered.filter((name) => !fits(name))];
   if (choices.length && weapons.length && a.action !== "grab" && a.action !== "ram") {
     out.push(h("select", { name: "weapon", class: "weapon", "aria-label": "weapon" },
       ...choices.map((name) => {
@@ -239,6 +248,26 @@ function extraInputs(a, table) {
         ...options.map((o) => h("option", { value: o }, o ? `${name}: ${humanize(o)}` : `${name}: —`))));
     }
     out.push(h("label", { class: "flag" }, h("input", { type: "checkbox", name: "into_melee" }), " into melee"));
+  }
+  return out;
+}
+
+/** Actions that hold another back until a trigger the user states (docs/actions.md). */
+const TRIGGERED = new Set(["ready", "prepare"]);
+
+/** A choice for each field an entry's `options` name (a stunt's kind, the action a ready or
+ * prepare holds back, the item to draw or stow) that has no control above, nothing chosen
+ * first; and the trigger of an action held back. */
+function optionInputs(a, taken) {
+  const out = Object.entries(a.options || {})
+    .filter(([name, choices]) => !taken.has(name) && Array.isArray(choices) && choices.length)
+    // an attack's weapon is the select above, from the sheet (a harvest's is unarmed by default)
+    .filter(([name]) => name !== "weapon" || !(ATTACKS.has(a.action) || a.action === "harvest"))
+    .map(([name, choices]) => h("select", { name, class: `option ${name}`, "aria-label": humanize(name) },
+      h("option", { value: "" }, `${humanize(name)}: —`),
+      ...choices.map((o) => h("option", { value: o }, `${humanize(name)}: ${humanize(String(o))}`))));
+  if (TRIGGERED.has(a.action) && !taken.has("trigger")) {
+    out.push(h("input", { type: "text", name: "trigger", class: "trigger", maxlength: 200, placeholder: "trigger: when …", "aria-label": "trigger" }));
   }
   return out;
 }
@@ -340,7 +369,7 @@ function collect(form) {
 /** Actions aimed at an opponent: no target is preselected, enemies are listed first, and one
  * aimed at an ally asks first. */
 export const HOSTILE_ACTIONS = new Set(["attack", "distraction", "grab", "ram", "dispute", "lie",
-  "melee_attack", "ranged_attack", "all_out_attack", "charge", "press_the_attack"]);
+  "melee_attack", "ranged_attack", "all_out_attack", "charge", "press_the_attack", "stunt"]);
 
 /** The turn's own moves: they take no note (the server refuses an argument an action does
  * not take; docs/protocol/actions.<ruleset>.schema.json lists each action's). */
@@ -494,6 +523,7 @@ function actionControl(a, table, run, shared) {
   const argInputs = a.args && typeof a.args === "object" && !Array.isArray(a.args)
     ? Object.entries(a.args).map(([name, spec]) => argInput(name, spec)) : [];
   argInputs.push(...extraInputs(a, table));
+  argInputs.push(...optionInputs(a, new Set(argInputs.map((el) => el.name).filter(Boolean))));
   const onMap = table.map && table.positions.has(a.combatant) && PATH_ACTIONS.has(a.action);
   if (onMap) argInputs.push(h("span", { class: "path-text", dataset: { combatant: a.combatant } }, pathText(a.combatant)));
   const form = h("form", { class: `act${select || argInputs.length ? " with-args" : ""}`, dataset: data },

@@ -4,7 +4,7 @@
 // software, &lines=N for more or fewer log lines. It reconnects and catches up by itself.
 
 import { Connection } from "/table/conn.js";
-import { Table } from "/table/model.js";
+import { Table, loadRulesets } from "/table/model.js";
 import { renderStatus, renderOrder, renderLog, renderMap } from "/table/render.js";
 
 const $ = (id) => document.getElementById(id);
@@ -29,6 +29,11 @@ function render() {
 if (!token) {
   $("title").textContent = "Add ?spectate=<spectator token> to the address";
 } else {
+  // the rulesets' words first (Action Time's "Health" for fatigue points), as the table's pages
+  loadRulesets().catch(() => {}).then(watch);
+}
+
+function watch() {
   const conn = new Connection({
     spectate: token,
     since: () => table.seq,

@@ -87,9 +87,11 @@ def adjust_combatant(d: Decision, cmd: msg.AdjustCombatant) -> None:
             if cmd.condition == "unconscious":
                 prone = True if prone is None else prone
                 check_round = d.check_round_for(c.id)
+    words = {"fatigue": d.ruleset.vitals_label, "fatigue_max": f"{d.ruleset.vitals_label} max"}
+    set_ = ", ".join(words.get(ch["field"], ch["field"].replace("_", " ")) for ch in changes)
     d.emit(ev.GmRuling(combatant=c.id, ruling="override",
-                       description=f"GM sets {', '.join(ch['field'] for ch in changes)} of "
-                                   f"{c.name}", reason=cmd.reason, changes=changes,
+                       description=f"GM sets {set_} of {c.name}", reason=cmd.reason,
+                       changes=changes,
                        hidden=c.hidden), d.combatant_vis(c.id))
     vt.record(d, c.id, "gm_override", [f"GM: {cmd.reason}"], fatigue=fatigue,
               fatigue_max=fatigue_max, physical=physical, mental=mental, prone=prone,

@@ -335,6 +335,8 @@ async def test_heal_rolls_mind_against_4_and_heals_the_face_once_until_new_damag
     assert (await scene.refused("bloom", "heal", target="ace"))["message"] == \
         "Heal: ace is not injured"
     await scene.do("adjust_combatant", combatant="ace", fatigue=3, reason="an old wound")
+    # the override says what Action Time calls the value (R29), as the pages do
+    assert scene.last("gm_ruling")["description"] == "GM sets Health of Ace"
     assert (await scene.refused("bloom", "heal", target="bloom"))["code"] == "illegal_action"
     assert (await scene.refused("bloom", "heal", target="ace", distance=3))[
         "code"] == "illegal_action"

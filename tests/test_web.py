@@ -94,6 +94,9 @@ class Pages:
         self.contexts.append(context)
         page = await context.new_page()
         page.on("pageerror", lambda e: self.errors.append(str(e)))
+        # nothing a page loads is missing
+        page.on("response", lambda r: self.errors.append(f"{r.status} {r.url}")
+                if r.status == 404 else None)
         if init:
             await page.add_init_script(init)
         await page.goto(url)
@@ -288,6 +291,9 @@ async def test_a_player_attacks_and_moves_on_the_map_and_sees_the_gms_override(
     watch = await pages.open(f"{base}/watch?spectate={spectator['result']['token']}")
     for page in (gm, player):
         await live(page)
+    for page in (gm, watch):  # an icon of their own, so a browser asks for no /favicon.ico
+        assert await page.evaluate(
+            "document.querySelector('link[rel=icon]').href.startsWith('data:image/svg')")
     # the map is drawn from the snapshot: squares, a blocked square, a wall, both tokens
     await watch.wait_for_selector('#map .sq[data-x="5"][data-y="1"] .token[data-combatant=dog]')
     await player.wait_for_selector('.map .sq.blocked[data-x="3"][data-y="0"]')
@@ -813,6 +819,9 @@ async def test_the_overlay_says_health_for_action_time_as_the_table_does(
                            reason="a fall")
     for page in (player, watch):
         await page.wait_for_selector(".log >> text=Fluttershy: GM: a fall [Health 6/10]")
+    # the override's own line too (it read "GM sets fatigue of Fluttershy (fatigue 6)")
+    await player.wait_for_selector(
+        ".log >> text=GM override: GM sets Health of Fluttershy (Health 6)")
     bar = watch.locator("#order li[data-combatant=fluttershy] .fatigue")
     assert await bar.get_attribute("title") == "Health 6/10"
     await watch.screenshot(path=artifacts / "spectator-action-time.png", full_page=True)

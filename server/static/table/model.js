@@ -274,58 +274,58 @@ export class Table {
         const grabbers = (this.grabs.get(e.target) || []).filter((g) => g !== e.grabber);
         if (e.held) grabbers.push(e.grabber);
         if (grabbers.length) this.grabs.set(e.target, grabbers); else this.grabs.delete(e.target);
-        return line(describe(e, n));
+        return line(describe(e, n, this.ruleset));
       }
-      case "map_set": this.map = e.map || null; return line(describe(e, n));
+      case "map_set": this.map = e.map || null; return line(describe(e, n, this.ruleset));
       case "combatant_placed": case "combatant_moved": {
         const at = e.kind === "combatant_placed" ? e.at : (e.path || []).at(-1);
         if (at) this.positions.set(e.combatant, at); else this.positions.delete(e.combatant);
-        return line(describe(e, n));
+        return line(describe(e, n, this.ruleset));
       }
-      case "at_effect_started": this.atEffects.push(e.effect); this.numbersChanged(); return line(describe(e, n));
+      case "at_effect_started": this.atEffects.push(e.effect); this.numbersChanged(); return line(describe(e, n, this.ruleset));
       case "at_effect_ended": {
         this.numbersChanged();
         const key = JSON.stringify(e.effect);
         const i = this.atEffects.findIndex((x) => JSON.stringify(x) === key);
         if (i >= 0) this.atEffects.splice(i, 1);
-        return line(describe(e, n));
+        return line(describe(e, n, this.ruleset));
       }
       case "argument_changed":
         if (!this.social && !this.arguments.size) this.needsStanding = true; // social play begins
         this.arguments.set(e.argument, { owner: e.combatant, size: e.size, text: e.text || "", perilous: !!e.perilous });
-        return line(describe(e, n));
+        return line(describe(e, n, this.ruleset));
       case "attitude_changed":
         (this.attitudes[e.holder] ||= {})[e.toward] = e.attitude;
-        return line(describe(e, n));
+        return line(describe(e, n, this.ruleset));
       case "blocking_changed":
         if (e.blocking) this.blocking.add(e.combatant); else this.blocking.delete(e.combatant);
-        return line(describe(e, n));
+        return line(describe(e, n, this.ruleset));
       case "statement_hit":
         this.answers.set(e.statement, { speaker: e.speaker, target: e.target, loss: e.loss });
-        return line(describe(e, n));
+        return line(describe(e, n, this.ruleset));
       case "statement_answered": {
         const pending = this.answers.get(e.statement);
         this.answers.delete(e.statement);
         return line(describe({ ...e, speaker: pending ? pending.speaker : null }, n));
       }
-      case "debate_ended": this.debateOver = true; return line(describe(e, n));
+      case "debate_ended": this.debateOver = true; return line(describe(e, n, this.ruleset));
       case "social_event_set": {
         const { kind, ...event } = e;
         this.social = { ...(this.social || { standing: {} }), event: e.rating === null ? null : event };
         this.needsStanding = true; // status, access and auras follow from it on the server
-        return line(describe(e, n));
+        return line(describe(e, n, this.ruleset));
       }
-      case "social_situation_set": this.needsStanding = true; return line(describe(e, n));
+      case "social_situation_set": this.needsStanding = true; return line(describe(e, n, this.ruleset));
       case "aura_points_changed": {
         const st = this.social && this.social.standing[e.combatant];
         if (st) { st.harmony = e.harmony; st.discord = e.discord; }
-        return line(describe(e, n));
+        return line(describe(e, n, this.ruleset));
       }
       case "lie_told":
-        return line(describe(e, n), { detail: e });
+        return line(describe(e, n, this.ruleset), { detail: e });
       case "attack_resolved": case "damage_dealt": case "check_made": case "gm_ruling":
       case "at_moved": case "items_readied":
-        return line(describe(e, n), { detail: e });
+        return line(describe(e, n, this.ruleset), { detail: e });
       case "encounter_ended":
         this.ended = true; this.endReason = e.reason; this.current = null; this.phase = ["ended"];
         this.pendingRolls.clear();
@@ -477,7 +477,9 @@ export function describe(e, n, ruleset = null) {
     case "gm_ruling": {
       let text;
       if (e.ruling === "override") {
-        const changes = (e.changes || []).map((c) => `${human(c.field || "")} ${plain(c.value)}`).join(", ");
+        const label = vitalsLabel(ruleset);
+        const field = (f) => ({ fatigue: label, fatigue_max: `${label} max` })[f] || human(f || "");
+        const changes = (e.changes || []).map((c) => `${field(c.field)} ${plain(c.value)}`).join(", ");
         text = `GM override: ${e.description}${changes ? ` (${changes})` : ""}`;
       } else {
         const values = Object.fromEntries((e.changes || []).map((c) => [c.field, c.value]));

@@ -269,6 +269,9 @@ ARENA = [
                "weapons": [{"name": "magic bolt", "damage": "1d8", "kind": "ranged"}]}},
     {"name": "Diamond Dog", "id": "dog", "kind": "npc", "initiative": 1, "position": [5, 1],
      "stats": {"skills": {"melee": 4}, "fatigue_points": 40}},
+    # the same initials as the Diamond Dog, hidden from the players
+    {"name": "Dusky Dog", "id": "dusky", "kind": "npc", "initiative": 0, "position": [6, 2],
+     "hidden": True, "stats": {"skills": {"melee": 4}, "fatigue_points": 40}},
 ]
 ARENA_MAP = {"width": 7, "height": 3, "blocked": [[3, 0]], "difficult": [[3, 2]],
              "walls": [[[6, 0], [6, 1]]]}
@@ -296,6 +299,11 @@ async def test_a_player_attacks_and_moves_on_the_map_and_sees_the_gms_override(
             "document.querySelector('link[rel=icon]').href.startsWith('data:image/svg')")
     # the map is drawn from the snapshot: squares, a blocked square, a wall, both tokens
     await watch.wait_for_selector('#map .sq[data-x="5"][data-y="1"] .token[data-combatant=dog]')
+    # tokens with the same initials are told apart, without a hint of a hidden one
+    dog, dusky = ".map .token[data-combatant=dog]", ".map .token[data-combatant=dusky]"
+    await gm.wait_for_selector(dusky)
+    assert [await gm.inner_text(dog), await gm.inner_text(dusky)] == ["DD1", "DD2"]
+    assert await player.inner_text(dog) == "DD" and await player.locator(dusky).count() == 0
     await player.wait_for_selector('.map .sq.blocked[data-x="3"][data-y="0"]')
     await player.wait_for_selector('.map .sq.wl[data-x="6"][data-y="0"]')
     await gm_api.command("start_encounter")

@@ -311,6 +311,20 @@ function initials(name) {
   return words.length > 1 ? (words[0][0] + words.at(-1)[0]).toUpperCase() : name.slice(0, 2);
 }
 
+/** A label for each token, told apart where initials are the same ("Diamond Dog Brute" and
+ * "Diamond Dog Boss": "DB1", "DB2"), numbered in the order of the combatants this viewer
+ * sees, so that the numbers say nothing of those it does not see. */
+function tokenLabels(table) {
+  const byInitials = new Map();
+  for (const [id, c] of table.combatants) {
+    const key = initials(c.name);
+    byInitials.set(key, [...(byInitials.get(key) || []), id]);
+  }
+  const labels = new Map();
+  for (const [key, ids] of byInitials) ids.forEach((id, i) => labels.set(id, ids.length > 1 ? `${key}${i + 1}` : key));
+  return labels;
+}
+
 /**
  * The battle map: squares, blocked squares, thin walls, low objects, difficult terrain, fog,
  * darkness, pits, improved cover, and a token per placed combatant. `onClick(x, y)` gets
@@ -331,6 +345,7 @@ export function renderMap(box, table, onClick) {
     if (ax === bx) for (let y = Math.min(ay, by); y < Math.max(ay, by); y++) { at(ax, y)?.classList.add("wl"); at(ax - 1, y)?.classList.add("wr"); }
     else for (let x = Math.min(ax, bx); x < Math.max(ax, bx); x++) { at(x, ay)?.classList.add("wt"); at(x, ay - 1)?.classList.add("wb"); }
   }
+  const labels = tokenLabels(table);
   for (const [id, [x, y]] of table.positions) {
     const c = table.combatants.get(id);
     const cell = at(x, y);
@@ -338,7 +353,7 @@ export function renderMap(box, table, onClick) {
     const v = c.vitals || {};
     const down = v.condition && v.condition[0] !== "active";
     cell.append(h("span", { class: `token ${c.side || ""}${id === table.current ? " current" : ""}${down ? " down" : ""}${v.prone ? " prone" : ""}`,
-      dataset: { combatant: id }, title: `${c.name}${vitalsText(v, vitalsLabel(table.ruleset)) ? " — " + vitalsText(v, vitalsLabel(table.ruleset)) : ""}` }, initials(c.name)));
+      dataset: { combatant: id }, title: `${c.name}${vitalsText(v, vitalsLabel(table.ruleset)) ? " — " + vitalsText(v, vitalsLabel(table.ruleset)) : ""}` }, labels.get(id)));
   }
   // squares as large as the stylesheet's, smaller on a narrow screen until the map fits (not
   // below a fingertip's width: a larger map scrolls)

@@ -670,6 +670,15 @@ async def test_the_gm_console_offers_the_tools_of_the_encounters_ruleset(
     assert "physical step" in await dramatic.inner_text(".tools-panel")
     assert "Fall" in await dramatic.inner_text(".tools-panel")
     assert await dramatic.is_visible(".map-panel")
+    # a collision has a form of its own (its button alone was refused: it names who collides)
+    collide = dramatic.locator('form.tool[data-command="collide"]')
+    await collide.locator("select[name=first]").select_option("rarity")
+    await collide.locator("select[name=second]").select_option("alpha")
+    await collide.locator("button").click()
+    await dramatic.wait_for_selector(".log >> text=Rarity: collides with Timberwolf Alpha")
+    assert await collide.locator(".error").inner_text() == ""
+    load = dramatic.locator('form.tool[data-command="load_object"]')
+    assert await load.locator("input[name=weight]").get_attribute("required") == ""
 
 
 async def test_the_new_encounter_form_offers_the_rulesets_the_server_plays(

@@ -41,6 +41,11 @@ export const GM_TOOLS = [
       ["origin", "combatant?", "from (combatant)"]] },
   { command: "fall", title: "Fall", help: "A combatant falls: the server rolls Acrobatics (if trained), the fall and its damage.",
     fields: [["combatant", "combatant", "combatant"], ["meters", "number", "meters"]] },
+  { command: "collide", title: "Collision", help: "Two movers run into each other: no roll to hit; each takes both speeds + the other's Strength modifier + the other's size damage (R23).",
+    fields: [["first", "combatant", "first mover"], ["first_flying", "bool?", "first flying"], ["second", "combatant", "second mover"],
+      ["second_flying", "bool?", "second flying"]] },
+  { command: "load_object", title: "Load", help: "An object now supports a weight (in its stat block's load unit; 0 takes the load off): beyond its heavy load it moves down the track (R15).",
+    fields: [["combatant", "combatant", "object"], ["weight", "number", "weight (required)"]] },
   { command: "size_argument", title: "Statement", help: "Give a combatant a statement of a size (or resize one: its id).",
     fields: [["combatant", "combatant", "combatant"], ["size", SIZES, "size"], ["text", "text", "what it says"],
       ["argument", "text", "resize statement (id)"], ["perilous", "bool?", "perilous"]] },
@@ -223,7 +228,8 @@ export function gmView(root, table, conn) {
         } else if (kind === "modifiers") {
           input = h("input", { type: "text", name, maxlength: 400, placeholder: "reflex_defense +2" });
         } else if (kind === "int" || kind === "int|null" || kind === "step" || kind === "number") {
-          input = h("input", { type: "number", name, step: kind === "number" ? "any" : 1, min: kind === "step" ? 0 : null, max: kind === "step" ? 5 : null });
+          input = h("input", { type: "number", name, step: kind === "number" ? "any" : 1, min: kind === "step" ? 0 : null, max: kind === "step" ? 5 : null,
+            required: text.includes("(required)") });
         } else {
           // a field its label says is required is so in the form: the browser asks for it
           input = h("input", { type: "text", name, maxlength: 200, required: text.includes("(required)") });

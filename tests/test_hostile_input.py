@@ -424,3 +424,24 @@ async def test_weapon_damage_within_the_bounds_still_rolls(
     rolled = [m["event"]["roll"]["expr"] for m in table.gm.events()
               if m["seq"] <= ack["seq"] and m["event"]["kind"] == "dice_rolled"]
     assert damage in rolled
+
+
+async def test_a_map_of_walls_along_every_grid_line_is_refused_at_once(
+        server: Server, clients: list[Client]) -> None:
+    """25 KB of walls, a thousand squares long each: a million look-up entries, which took
+    seconds of the server's time (every connection waited) and a hundred megabytes."""
+    huge = {"width": 1000, "height": 1000, "walls": [[[0, y], [1000, y]] for y in range(1000)]}
+    anon = await open_client(ws_url(server), clients)
+    await anon.hello()
+    started = time.monotonic()
+    with pytest.raises(CommandError) as err:
+        await anon.command("create_encounter", name="maze", map=huge)
+    assert err.value.code == "invalid_payload", err.value.reply
+    assert "20,000 squares" in err.value.reply["message"]
+    table = await create_table(ws_url(server), clients)
+    with pytest.raises(CommandError) as err:
+        await table.gm.command("set_map", map=huge)
+    assert err.value.code == "invalid_payload", err.value.reply
+    assert time.monotonic() - started < 2
+    walls = [[[0, y], [1000, y]] for y in range(20)]  # within the bound
+    await table.gm.command("set_map", map={"width": 1000, "height": 1000, "walls": walls})

@@ -66,6 +66,10 @@ point (x, y) to (x + 1, y)."""
 
 #: The largest side of a map, in squares (a bound against mistyped maps).
 MAX_SIDE = 1000
+#: The most thin wall a map holds, in squares' lengths (unit edges) over all its walls: each is
+#: a look-up entry (:func:`grid`), so a few bytes of a long wall must not cost what a million
+#: entries cost (seconds of CPU, a hundred megabytes).
+MAX_WALL_EDGES = 20_000
 
 
 class MapError(ValueError):
@@ -173,7 +177,8 @@ class BattleMap(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields
     walls: Annotated[tuple[Segment, ...], msgspec.Meta(
         description="Thin walls along grid lines, each `[[x1, y1], [x2, y2]]` from grid "
         "point to grid point, horizontal or vertical, possibly longer than one square: the "
-        "squares on either side are open floor, but nothing passes or sees across the wall.",
+        "squares on either side are open floor, but nothing passes or sees across the wall. "
+        f"At most {MAX_WALL_EDGES:,} squares' length of wall in all.",
         examples=[[[[5, 0], [5, 3]]]])] = ()
     low: Annotated[Squares, _layer(
         "Low objects: crates, low walls, furniture: cover, except in the own space and "
@@ -199,6 +204,7 @@ class BattleMap(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields
                 if not self.contains(square):
                     raise MapError(f"{layer}: square {_fmt(square)} is outside the "
                                    f"{self.width}x{self.height} map")
+        length = 0
         for index, (a, b) in enumerate(self.walls):
             where = f"walls[{index}] {_fmt(a)}-{_fmt(b)}"
             for p in (a, b):
@@ -210,6 +216,10 @@ class BattleMap(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields
             if a[0] != b[0] and a[1] != b[1]:
                 raise MapError(f"{where}: a wall runs along a grid line, horizontal or "
                                "vertical")
+            length += abs(a[0] - b[0]) + abs(a[1] - b[1])
+            if length > MAX_WALL_EDGES:
+                raise MapError(f"{where}: the walls run more than {MAX_WALL_EDGES:,} squares "
+                               "in all")
 
     def contains(self, square: Square) -> bool:
         """Whether the square lies on the map."""

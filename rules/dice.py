@@ -25,6 +25,10 @@ from d20 import expression as d20_expression
 #: Largest expression accepted, in characters, and most dice in one roll.
 MAX_EXPRESSION_LENGTH = 120
 MAX_DICE = 100
+#: The most sides of one die, and the largest total (either way) of an expression a stat block
+#: gives (:func:`check_expression`).
+MAX_SIDES = 1000
+MAX_TOTAL = 1_000_000
 
 
 class DiceError(ValueError):
@@ -120,14 +124,111 @@ def dice_in(expr: str) -> list[int]:
 
     def walk(node: Any) -> None:
         if isinstance(node, d20.ast.Dice):
+            if len(sides) + int(node.num) > MAX_DICE:  # (before making a list that long)
+                raise DiceError(f"more than {MAX_DICE} dice")
             sides.extend([100 if node.size == "%" else int(node.size)] * int(node.num))
         for child in node.children:
             walk(child)
 
     walk(_parse(expr))
-    if len(sides) > MAX_DICE:
-        raise DiceError(f"more than {MAX_DICE} dice")
     return sides
+
+
+def check_expression(expr: str) -> list[int]:
+    """:func:`dice_in` of an expression a stat block gives (a weapon's damage), refused
+    (``DiceError``) unless every roll of it can be made and recorded: at most
+    :data:`MAX_DICE` dice of 1 to :data:`MAX_SIDES` sides, no reroll or explosion that every
+    face sets off (it would never stop), division only by a number other than 0 (not by dice,
+    which may come up 0), and a total within :data:`MAX_TOTAL` either way."""
+    sides = dice_in(expr)
+    if _largest(_parse(expr)) > MAX_TOTAL:
+        raise DiceError(f"{expr!r} may total more than {MAX_TOTAL:,} either way")
+    return sides
+
+
+#: Set operators that may roll more dice than the expression names.
+_MORE_DICE = {"e", "ra"}
+#: Set operators that roll again as long as the selected faces come up.
+_UNTIL_NOT_SELECTED = {"e", "rr"}
+
+
+def _largest(node: Any) -> float:
+    """The largest magnitude ``node`` can evaluate to (``DiceError`` for what cannot always be
+    rolled)."""
+    ast = d20.ast
+    if isinstance(node, ast.Expression):
+        return _largest(node.roll)
+    if isinstance(node, ast.Literal):
+        return abs(float(node.value))
+    if isinstance(node, ast.Parenthetical | ast.UnOp | ast.AnnotatedNumber):
+        return _largest(node.value)
+    if isinstance(node, ast.BinOp):
+        left, right = _largest(node.left), _largest(node.right)
+        if node.op in ("+", "-"):
+            return left + right
+        if node.op == "*":
+            return left * right
+        if node.op in ("/", "//", "%"):
+            divisor = _constant(node.right)
+            if divisor is None:
+                raise DiceError("a divisor must be a number, not dice (which may come up 0)")
+            if divisor == 0:
+                raise DiceError("division by 0")
+            return right if node.op == "%" else left / abs(divisor)
+        return 1.0  # a comparison: 0 or 1
+    if isinstance(node, ast.Dice):
+        return float(int(node.num) * _faces(node.size)[-1])
+    if isinstance(node, ast.OperatedDice):
+        largest = _largest(node.value)
+        faces = _faces(node.value.size)
+        for operation in node.operations:
+            if operation.op in _UNTIL_NOT_SELECTED and _every_face(operation.sels, faces):
+                raise DiceError(f"{operation.op!r} is set off by every face: it never stops")
+            if operation.op in _MORE_DICE:
+                largest = max(largest, float(MAX_DICE * faces[-1]))
+            if operation.op == "mi":
+                largest = max([largest, *(float(int(node.value.num) * abs(int(sel.num)))
+                                          for sel in operation.sels)])
+        return largest
+    if isinstance(node, ast.OperatedSet):
+        return _largest(node.value)
+    if isinstance(node, ast.NumberSet):
+        return sum(_largest(value) for value in node.values)
+    raise DiceError(f"unsupported dice notation: {type(node).__name__}")
+
+
+def _faces(size: Any) -> range:
+    """The faces of a die (``DiceError`` for a size a stat block may not give)."""
+    if size == "%":
+        return range(0, 100, 10)
+    if not 1 <= int(size) <= MAX_SIDES:
+        raise DiceError(f"a die has 1 to {MAX_SIDES} sides, not {size}")
+    return range(1, int(size) + 1)
+
+
+def _every_face(selectors: Any, faces: range) -> bool:
+    """Whether ``selectors`` select a die whatever face it shows."""
+    chosen: set[int] = set()
+    for sel in selectors:
+        n = int(sel.num)
+        if sel.cat in ("l", "h"):  # the lowest or highest die: there always is one
+            return True
+        chosen |= {f for f in faces if (f < n if sel.cat == "<" else f > n if sel.cat == ">"
+                                        else f == n)}
+    return all(f in chosen for f in faces)
+
+
+def _constant(node: Any) -> float | None:
+    """The value of a part of an expression without dice, or ``None``."""
+    ast = d20.ast
+    if isinstance(node, ast.Literal):
+        return float(node.value)
+    if isinstance(node, ast.Parenthetical):
+        return _constant(node.value)
+    if isinstance(node, ast.UnOp):
+        value = _constant(node.value)
+        return None if value is None else -value if node.op == "-" else value
+    return None
 
 
 def _dice_of(result: d20.RollResult) -> list[Die]:
@@ -162,13 +263,20 @@ def _evaluate(expr: str, source: Any) -> d20.RollResult:
             raise DiceError(str(exc)) from exc
 
 
+def _total(result: d20.RollResult) -> int:
+    try:  # (evaluated here: 1/0 fails only now)
+        return int(result.total)
+    except d20.RollError as exc:
+        raise DiceError(str(exc)) from exc
+
+
 def roll_seeded(expr: str, seed: int) -> Roll:
     """Roll ``expr`` with a generator seeded by ``seed``: the same seed gives the same faces."""
     result = _evaluate(expr, random.Random(seed))
     dice = _dice_of(result)
     if len(dice) > MAX_DICE:
         raise DiceError(f"more than {MAX_DICE} dice")
-    return Roll(expr=expr, total=int(result.total), dice=dice, text=str(result), seed=seed)
+    return Roll(expr=expr, total=_total(result), dice=dice, text=str(result), seed=seed)
 
 
 def roll_faces(expr: str, faces: Sequence[int]) -> Roll:
@@ -184,7 +292,7 @@ def roll_faces(expr: str, faces: Sequence[int]) -> Roll:
     if source.used != len(faces):
         raise DiceError(f"{expr!r} used {source.used} faces, {len(faces)} were given")
     return Roll(
-        expr=expr, total=int(result.total), dice=_dice_of(result), text=str(result), manual=True
+        expr=expr, total=_total(result), dice=_dice_of(result), text=str(result), manual=True
     )
 
 

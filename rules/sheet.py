@@ -73,7 +73,7 @@ from typing import Annotated, Any, TypeVar
 import msgspec
 
 from rules.choices import allowed_at, allowed_text
-from rules.dice import DiceError, dice_in
+from rules.dice import DiceError, check_expression
 from rules.effects import EffectModifier, Held, normalise_name
 
 T = TypeVar("T")
@@ -217,7 +217,9 @@ class Weapon(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
     damage: Annotated[str, _about(
         "The damage dice expression (`1d8`, `2d6+1`); empty on an unarmed or natural attack: "
         "the size's unarmed die (ruling R12). Required for melee, ranged and thrown weapons "
-        "(DAMAGE).", examples=["1d8"])] = ""
+        "(DAMAGE). At most 100 dice of 1 to 1000 sides, no reroll or explosion that every "
+        "face sets off, dividing only by a number other than 0, and a total within 1,000,000 "
+        "either way.", examples=["1d8"])] = ""
     kind: Annotated[WeaponKind, _about(
         "How it attacks: `melee`, `ranged`, `thrown` (a ranged attack with a thrown weapon), "
         "`natural` (claws, horns: the size die when `damage` is empty), `unarmed` (ATTACK "
@@ -241,7 +243,7 @@ class Weapon(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
             raise ValueError(f"weapon {self.name!r} needs a damage expression")
         if self.damage:
             try:
-                dice_in(self.damage)
+                check_expression(self.damage)
             except DiceError as exc:
                 raise ValueError(f"weapon {self.name!r}: {exc}") from None
 

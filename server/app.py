@@ -172,7 +172,8 @@ class Server:
             self.sessions.discard(session)
 
     async def authenticate(self, token: str) -> tuple[Room, Actor] | str:
-        """The room and rights of ``token``, or why it is refused."""
+        """The room and rights of ``token``, or why it is refused. The room is held for the
+        caller (``Rooms.get``), who releases it once its connection joined it or gave up."""
         unknown = "unknown, malformed or revoked token"
         parsed = auth.parse(token)
         if parsed is None:
@@ -185,10 +186,9 @@ class Server:
         if room is None:
             return unknown
         grant = room.state.tokens.get(token_id)
-        if grant is None or grant.revoked:
-            return unknown
-        if grant.expired(time.time() * 1000):
-            return "this credential has expired"
+        if grant is None or grant.revoked or grant.expired(time.time() * 1000):
+            self.rooms.release(room)
+            return unknown if grant is None or grant.revoked else "this credential has expired"
         actor = Actor(role=grant.role, token_id=token_id, combatants=frozenset(grant.combatants),
                       scopes=frozenset(grant.scopes))
         return room, actor

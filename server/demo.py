@@ -113,7 +113,10 @@ class Demo:
         if saved:
             data = orjson.loads(saved)
             room = await self.server.rooms.get(data["encounter"])
-            if room is not None and not room.state.ended:
+            ended = room is None or room.state.ended
+            if room is not None:
+                self.server.rooms.release(room)  # (its bots connect to it like anyone)
+            if not ended:
                 mint, eid = self.server.tokens.mint, data["encounter"]
                 return DemoEncounter(ruleset, eid, mint(eid, data["gm"]), mint(eid, data["bot"]),
                                      data["bot"])

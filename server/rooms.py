@@ -78,6 +78,9 @@ class Room:
         self.head = loaded.head
         self.store = store
         self.sessions: set[Member] = set()
+        #: callers of ``Rooms.get`` that have not released the room yet (a connection between
+        #: its ``hello`` and joining): the room is not dropped while it has any
+        self.holders = 0
         #: recent events: (envelope, its digest, the digest of the event before it)
         self.ring: deque[tuple[Envelope, str, str]] = deque(maxlen=RING_SIZE)
         self.recent: OrderedDict[str, dict[str, Any]] = OrderedDict()
@@ -406,7 +409,8 @@ class Room:
 
 
 class Rooms:
-    """The rooms of this process, loaded on first use and dropped with their last session."""
+    """The rooms of this process, loaded on first use and dropped once no connection is in it
+    or about to join it."""
 
     def __init__(self, store: EventStore) -> None:
         self.store = store
@@ -423,12 +427,22 @@ class Rooms:
         return len(self._rooms)
 
     async def get(self, encounter: str) -> Room | None:
-        room = self._rooms.get(encounter)
-        if room is not None:
-            return room
-        pending = self._loading.get(encounter)
-        if pending is not None:
-            return await asyncio.shield(pending)
+        """The room of ``encounter`` (loaded from Redis if need be), held for the caller until
+        it calls :meth:`release`: a connection that resumes joins its room only after the
+        replay, and the room must still be this process's then (a room dropped meanwhile,
+        when its last other connection left, is followed by nobody: its connections would
+        miss the events of every other room object and process)."""
+        while True:
+            room = self._rooms.get(encounter)
+            if room is not None:
+                room.holders += 1
+                return room
+            pending = self._loading.get(encounter)
+            if pending is None:
+                break
+            if await asyncio.shield(pending) is None:
+                return None
+            # loaded, and perhaps released and dropped since: look again
         future: asyncio.Future[Room | None] = asyncio.get_running_loop().create_future()
         self._loading[encounter] = future
         try:
@@ -436,6 +450,7 @@ class Rooms:
             room = None if loaded is None else Room(encounter, loaded, self.store)
             if room is not None:
                 self._rooms[encounter] = room
+                room.holders += 1
                 metrics.ROOMS.set(len(self._rooms))
             future.set_result(room)
             return room
@@ -446,9 +461,18 @@ class Rooms:
         finally:
             del self._loading[encounter]
 
+    def release(self, room: Room) -> None:
+        """The caller of :meth:`get` is done with ``room`` (its connection joined it, or will
+        not); dropped when nobody is in it."""
+        room.holders -= 1
+        self._drop_if_unused(room)
+
     def leave(self, room: Room, session: Member) -> None:
         room.sessions.discard(session)
-        if not room.sessions and self._rooms.get(room.id) is room:
+        self._drop_if_unused(room)
+
+    def _drop_if_unused(self, room: Room) -> None:
+        if not room.sessions and not room.holders and self._rooms.get(room.id) is room:
             del self._rooms[room.id]
             room.drop()
             metrics.ROOMS.set(len(self._rooms))

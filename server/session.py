@@ -389,19 +389,23 @@ class Session:
             self.error(ErrorCode.UNAUTHENTICATED, authed)
             return
         room, actor = authed
-        if spectator_url and actor.role != "spectator":
-            self.error(ErrorCode.FORBIDDEN, "only spectator tokens may ride in a URL")
-            return
-        self.actor = actor
-        self.room = room
-        self.welcomed = True
-        self.send(msg.Welcome(
-            protocol=self.protocol, server=__version__, session=self.id, role=actor.role,
-            encounter=room.id, token_id=actor.token_id, combatants=sorted(actor.combatants),
-            scopes=sorted(actor.scopes), limits=limits,  # type: ignore[arg-type]
-            features=features,
-        ))
-        await self.server.attach(self, room, hello.since, hello.digest)
+        try:
+            if spectator_url and actor.role != "spectator":
+                self.error(ErrorCode.FORBIDDEN, "only spectator tokens may ride in a URL")
+                return
+            self.actor = actor
+            self.room = room
+            self.welcomed = True
+            self.send(msg.Welcome(
+                protocol=self.protocol, server=__version__, session=self.id, role=actor.role,
+                encounter=room.id, token_id=actor.token_id, combatants=sorted(actor.combatants),
+                scopes=sorted(actor.scopes), limits=limits,  # type: ignore[arg-type]
+                features=features,
+            ))
+            await self.server.attach(self, room, hello.since, hello.digest)
+        finally:
+            # joined (or given up): the room goes with its last connection from now on
+            self.server.rooms.release(room)
 
 
 #: ``since`` in a URL: ASCII digits only (``str.isdigit`` also takes "²" and "٣"), and few

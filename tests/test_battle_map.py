@@ -6,6 +6,7 @@ import msgspec
 import pytest
 
 from rules.battle_map import (
+    MAX_WALL_EDGES,
     BattleMap,
     MapError,
     Placement,
@@ -173,3 +174,12 @@ def test_encounters_on_the_same_map_share_it_and_its_look_up_sets() -> None:
     assert other.state.battle_map is not one.state.battle_map
     assert other.state.battle_map != one.state.battle_map
     assert load_state(dump_state(one.state)).battle_map is one.state.battle_map
+
+
+def test_the_walls_of_a_map_are_bounded_in_length() -> None:
+    walls = [[[0, y], [1000, y]] for y in range(20)]
+    assert len(grid(BattleMap.from_dict({"width": 1000, "height": 1000,
+                                         "walls": walls})).walls) == MAX_WALL_EDGES
+    with pytest.raises(MapError, match="more than 20,000 squares"):
+        BattleMap.from_dict({"width": 1000, "height": 1000,
+                             "walls": [*walls, [[0, 999], [1, 999]]]})

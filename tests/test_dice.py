@@ -6,7 +6,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rules.dice import DiceError, derived_seed, dice_in, roll_faces, roll_seeded
+from rules.dice import (
+    DiceError,
+    check_expression,
+    derived_seed,
+    dice_in,
+    roll_faces,
+    roll_seeded,
+)
 
 
 @given(st.integers(min_value=0, max_value=2**63 - 1))
@@ -60,3 +67,28 @@ def test_derived_seeds_differ_per_roll_and_repeat_per_encounter_seed() -> None:
     seeds = [derived_seed(42, n) for n in range(50)]
     assert len(set(seeds)) == 50
     assert seeds == [derived_seed(42, n) for n in range(50)]
+
+
+@pytest.mark.parametrize(("expr", "problem"), [
+    ("1d6/0", "division by 0"), ("1d6%(-0)", "division by 0"),
+    ("1d20/1d4", "not dice"), ("1d1e1", "never stops"), ("1d6rr>0", "never stops"),
+    ("4d6rrl1", "never stops"), ("1d0", "sides"), ("1d1001", "sides"),
+    ("1d6*9999999", "may total"), ("1d20mi9999999", "may total"),
+    ("99999999999d6", "more than 100 dice"),
+])
+def test_a_stat_blocks_expression_must_always_roll(expr: str, problem: str) -> None:
+    with pytest.raises(DiceError, match=problem):
+        check_expression(expr)
+
+
+def test_a_stat_blocks_expression_within_the_bounds_passes() -> None:
+    for expr in ("2d6+3", "1d8/2", "(1d6+2)//2", "1d6e6", "2d6ro1", "3d6kh2", "1d%", "1d1000",
+                 "100d6", "1d6*1000", "-1d6", "0", "1d6 [fire]"):
+        assert check_expression(expr) == dice_in(expr)
+
+
+def test_a_roll_that_cannot_be_evaluated_is_a_dice_error() -> None:
+    with pytest.raises(DiceError, match="divide by zero"):
+        roll_seeded("1d6/0", 1)
+    with pytest.raises(DiceError, match="divide by zero"):
+        roll_faces("1d6//(1-1)", [3])

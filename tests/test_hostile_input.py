@@ -379,3 +379,69 @@ async def test_a_combatant_a_pending_roll_concerns_is_removed_only_after_the_rol
     assert err.value.code == "illegal_action" and "pending" in err.value.reply["message"]
     await settle()
     await gm.command("remove_combatant", combatant="dog")
+
+
+#: Weapon damage that parses as dice notation but cannot always be rolled and recorded: each
+#: was taken, and then its attack failed (``internal_error``) or broke the encounter for good
+#: (a die of more sides than 64 bits hold), or the stat block itself made the server try to
+#: list ten billion dice.
+UNROLLABLE_DAMAGE = ["1d6/0", "1d6%0", "(1d6)/(1d6-1d6)", "1d1e1", "1d6rr<7", "4d6rrl1", "1d0",
+                     "1d99999999999999999999999", "1d6*99999999999999999999", "9999999999d6",
+                     "99999999999999999999d6"]
+
+
+@pytest.mark.parametrize("damage", UNROLLABLE_DAMAGE)
+async def test_weapon_damage_that_cannot_always_be_rolled_is_refused(
+        server: Server, clients: list[Client], damage: str) -> None:
+    block = {"name": "Flank", "id": "flank", "kind": "pc",
+             "stats": {"weapons": [{"name": "odd stick", "damage": damage, "kind": "melee"}]}}
+    anon = await open_client(ws_url(server), clients)
+    await anon.hello()
+    with pytest.raises(CommandError) as err:
+        await anon.command("create_encounter", name="odd dice", combatants=[block])
+    assert err.value.code == "invalid_payload", err.value.reply
+    assert "odd stick" in err.value.reply["message"]
+    table = await create_table(ws_url(server), clients, [{"name": "Rarity", "id": "rarity",
+                                                          "kind": "pc"}])
+    with pytest.raises(CommandError) as err:
+        await table.gm.command("add_combatant", combatant=block)
+    assert err.value.code == "invalid_payload", err.value.reply
+    await table.gm.command("ping")
+
+
+@pytest.mark.parametrize("damage", ["1d8/2", "(1d6+2)//2", "2d6ro1", "1d6e6", "3d6kh2",
+                                    "1d1000", "100d6", "1d6*1000"])
+async def test_weapon_damage_within_the_bounds_still_rolls(
+        server: Server, clients: list[Client], damage: str) -> None:
+    table = await create_table(ws_url(server), clients, [
+        {"name": "Flank", "id": "flank", "kind": "pc", "initiative": 50,
+         "stats": {"skills": {"melee": 40},
+                   "weapons": [{"name": "stick", "damage": damage, "kind": "melee"}]}},
+        {"name": "Dummy", "id": "dummy", "kind": "npc", "initiative": -50}], dice_seed=9)
+    await table.gm.command("start_encounter")
+    ack = await table.gm.command("act", combatant="flank", action="attack",
+                                 args={"target": "dummy", "weapon": "stick"})
+    rolled = [m["event"]["roll"]["expr"] for m in table.gm.events()
+              if m["seq"] <= ack["seq"] and m["event"]["kind"] == "dice_rolled"]
+    assert damage in rolled
+
+
+async def test_a_map_of_walls_along_every_grid_line_is_refused_at_once(
+        server: Server, clients: list[Client]) -> None:
+    """25 KB of walls, a thousand squares long each: a million look-up entries, which took
+    seconds of the server's time (every connection waited) and a hundred megabytes."""
+    huge = {"width": 1000, "height": 1000, "walls": [[[0, y], [1000, y]] for y in range(1000)]}
+    anon = await open_client(ws_url(server), clients)
+    await anon.hello()
+    started = time.monotonic()
+    with pytest.raises(CommandError) as err:
+        await anon.command("create_encounter", name="maze", map=huge)
+    assert err.value.code == "invalid_payload", err.value.reply
+    assert "20,000 squares" in err.value.reply["message"]
+    table = await create_table(ws_url(server), clients)
+    with pytest.raises(CommandError) as err:
+        await table.gm.command("set_map", map=huge)
+    assert err.value.code == "invalid_payload", err.value.reply
+    assert time.monotonic() - started < 2
+    walls = [[[0, y], [1000, y]] for y in range(20)]  # within the bound
+    await table.gm.command("set_map", map={"width": 1000, "height": 1000, "walls": walls})

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from clients.client import Client
+import asyncio
+
+import orjson
+import pytest
+
+from clients.client import Client, CommandError
 from server.app import Server
 from tests.conftest import ws_url
 from tests.helpers import create_table, join, open_client, play_turns, wait_current
@@ -145,3 +150,66 @@ async def test_a_room_whose_log_went_back_reloads_and_tells_its_connections(
     ack = await table.gm.command("act", combatant=actor, action="end_turn")
     assert ack["seq"] > kept
     await watcher.wait_seq(ack["seq"] - 1)
+
+
+async def test_a_resume_while_the_rooms_last_connection_leaves_still_gets_new_events(
+        server: Server, clients: list[Client]) -> None:
+    """A client resumes (its replay reads Redis) while the only other connection to the
+    encounter closes: the room must stay this process's, or the resumed connection is left
+    in a room that nobody follows and misses every later event (commands of a connection
+    that comes afterwards go to a room loaded anew)."""
+    url = ws_url(server)
+    table = await create_table(url, clients, [{"name": f"Dog {i}"} for i in range(200)])
+    await table.gm.command("start_encounter")  # several hundred events: the replay reads Redis
+    last = await table.gm.command("ping")
+    assert table.gm.last_seq > 300, last
+    room = server.rooms.peek(table.encounter)
+    assert room is not None and len(room.sessions) == 1
+    (leaving,) = room.sessions
+    back = await open_client(url, clients)
+    await back.send_raw(orjson.dumps({"type": "hello", "versions": [1],
+                                      "token": table.gm_token, "since": 0}).decode())
+
+    def resuming() -> bool:  # authenticated, its replay not done: not in the room yet
+        return any(s.room is room and s not in room.sessions for s in list(server.sessions))
+
+    async with asyncio.timeout(5):
+        while not resuming():
+            await asyncio.sleep(0)
+    await table.gm.close()  # meanwhile the room's only connection leaves
+    async with asyncio.timeout(5):
+        while leaving in room.sessions:
+            await asyncio.sleep(0)
+    await back.wait_seq(room.version)
+    gm = await join(url, table.gm_token, clients)
+    ack = await gm.command("add_effect", name="a late note", until="scene")
+    await back.wait_seq(ack["seq"], timeout=5)  # the resumed connection gets it too
+    assert back.last_seq == ack["seq"]
+    assert server.rooms.peek(table.encounter) is room
+
+
+async def test_a_refused_hello_leaves_no_room_behind(server: Server,
+                                                     clients: list[Client]) -> None:
+    """A token refused after its encounter was loaded (expired; a GM token in a spectator
+    URL) does not keep the encounter loaded on this process for good."""
+    url = ws_url(server)
+    table = await create_table(url, clients)
+    invite = await table.gm.command("issue_invite", combatants=["twilight"], expires_in=1)
+    await table.gm.close()
+    async with asyncio.timeout(5):
+        while server.rooms.peek(table.encounter) is not None:
+            await asyncio.sleep(0.01)
+    watcher = await open_client(f"{url}?spectate={table.gm_token}", clients)
+    refused = await watcher.wait_for(lambda m: m["type"] == "error")
+    assert refused["code"] == "forbidden"
+    await watcher.close()
+    assert server.rooms.peek(table.encounter) is None
+    await asyncio.sleep(1.1)  # the invite expires
+    player = await open_client(url, clients)
+    with pytest.raises(CommandError) as refused_hello:
+        await player.hello(invite["result"]["token"])
+    assert refused_hello.value.code == "unauthenticated"
+    assert server.rooms.peek(table.encounter) is None
+    back = await join(url, table.gm_token, clients)  # the encounter loads again when joined
+    assert server.rooms.peek(table.encounter) is not None
+    await back.command("ping")

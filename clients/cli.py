@@ -174,7 +174,7 @@ class Terminal:
                 marks.append("delaying")
             if view.grabs.get(cid):
                 marks.append("grabbed by " + ", ".join(view.name_of(g) for g in view.grabs[cid]))
-            vitals = vitals_text(c.get("vitals") or {})
+            vitals = vitals_text(c.get("vitals") or {}, view.vitals_label)
             if vitals:
                 marks.append(f"[{vitals}]")
             init = view.initiative.get(cid, {}).get("total")

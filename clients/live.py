@@ -13,11 +13,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import json
 import logging
+import urllib.request
 import uuid
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, urlsplit, urlunsplit
 
 from websockets.exceptions import WebSocketException
 
@@ -41,6 +43,27 @@ def parse_link(link: str) -> tuple[str, str | None]:
     token = tokens[0] if tokens else None
     scheme = {"http": "ws", "https": "wss"}.get(parts.scheme, parts.scheme)
     return f"{scheme}://{parts.netloc}/ws", token
+
+
+def rulesets_url(ws_url: str) -> str:
+    """The server's list of its rulesets (``/table/rulesets.json``), beside its websocket URL."""
+    parts = urlsplit(ws_url)
+    scheme = {"ws": "http", "wss": "https"}.get(parts.scheme, parts.scheme)
+    return urlunsplit((scheme, parts.netloc, "/table/rulesets.json", "", ""))
+
+
+async def vitals_labels(ws_url: str) -> dict[str, str]:
+    """Each ruleset's word for fatigue points, as the server lists them ({} when it cannot be
+    asked: the views then say "fatigue")."""
+    def get() -> Any:
+        with urllib.request.urlopen(rulesets_url(ws_url), timeout=5) as reply:
+            return json.loads(reply.read())
+
+    try:
+        listed = (await asyncio.to_thread(get))["rulesets"]
+        return {r["name"]: r["vitals"] for r in listed if isinstance(r.get("vitals"), str)}
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
 
 
 class Seat:
@@ -99,6 +122,8 @@ class Seat:
 
     async def run(self) -> None:
         backoff = 0.2
+        if not self.view.vitals_labels:
+            self.view.vitals_labels = await vitals_labels(self.url)
         try:
             while not self._stopping:
                 try:

@@ -68,6 +68,14 @@ class TableView:
     #: set when an event cannot be placed without a fresh snapshot (a combatant revealed in a
     #: running scene: the viewer was never told its place in the order)
     needs_snapshot: bool = False
+    #: each ruleset's word for fatigue points, by ruleset name (the server's
+    #: ``/table/rulesets.json``, ``vitals``): "Health" in "Action Time"
+    vitals_labels: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def vitals_label(self) -> str:
+        """This encounter's word for fatigue points ("fatigue" when the server has not said)."""
+        return self.vitals_labels.get(self.ruleset, "fatigue")
 
     def name_of(self, cid: str | None) -> str:
         if cid is None:
@@ -180,7 +188,7 @@ class TableView:
                                                  "condition", "prone", "helpless",
                                                  "check_round")})
             entry["vitals"] = vitals
-            return [(describe(e, n), None)]
+            return [(describe(e, n, self.vitals_label), None)]
         if k == "grab_changed":
             grabbers = [g for g in self.grabs.get(e["target"], []) if g != e["grabber"]]
             if e["held"]:
@@ -189,28 +197,28 @@ class TableView:
                 self.grabs[e["target"]] = grabbers
             else:
                 self.grabs.pop(e["target"], None)
-            return [(describe(e, n), None)]
+            return [(describe(e, n, self.vitals_label), None)]
         if k == "map_set":
             self.battle_map = e.get("map")
-            return [(describe(e, n), None)]
+            return [(describe(e, n, self.vitals_label), None)]
         if k in ("combatant_placed", "combatant_moved"):
             at = e.get("at") if k == "combatant_placed" else (e.get("path") or [None])[-1]
             if at is None:
                 self.positions.pop(e["combatant"], None)
             else:
                 self.positions[e["combatant"]] = (at[0], at[1])
-            return [(describe(e, n), None)]
+            return [(describe(e, n, self.vitals_label), None)]
         if k == "at_effect_started":
             self.at_effects.append(e["effect"])
-            return [(describe(e, n), None)]
+            return [(describe(e, n, self.vitals_label), None)]
         if k == "at_effect_ended":
             if e["effect"] in self.at_effects:
                 self.at_effects.remove(e["effect"])
-            return [(describe(e, n), None)]
+            return [(describe(e, n, self.vitals_label), None)]
         if k in SOCIAL:
             return [(self._social(e), None)]
         if k in DESCRIBED:
-            return [(describe(e, n), None)]
+            return [(describe(e, n, self.vitals_label), None)]
         if k == "awareness_set":
             self.combatants.get(e["combatant"], {})["aware"] = e["aware"]
             return [(f"{n(e['combatant'])} is {'aware' if e['aware'] else 'unaware'}", None)]
@@ -307,7 +315,7 @@ class TableView:
             standing = (self.social or {}).get("standing", {}).get(e["combatant"])
             if standing is not None:
                 standing.update(harmony=e["harmony"], discord=e["discord"])
-        return describe(e, self.name_of)
+        return describe(e, self.name_of, self.vitals_label)
 
     def statements_of(self, cid: str, unspent: bool = False) -> list[tuple[str, dict[str, Any]]]:
         """A combatant's statements (id, argument), biggest first; ``unspent``: those with a
@@ -450,11 +458,12 @@ def track_text(name: str, track: dict[str, Any] | None) -> str:
     return text
 
 
-def vitals_text(v: dict[str, Any]) -> str:
-    """Fatigue, tracks, consciousness and stance, as far as this viewer may see them."""
+def vitals_text(v: dict[str, Any], label: str = "fatigue") -> str:
+    """Fatigue (``label``: the ruleset's word for it), tracks, consciousness and stance, as far
+    as this viewer may see them."""
     parts = []
     if v.get("fatigue") is not None:
-        parts.append(f"fatigue {v['fatigue']}/{v.get('fatigue_max')}")
+        parts.append(f"{label} {v['fatigue']}/{v.get('fatigue_max')}")
     parts += [track_text("physical", v.get("physical")), track_text("mental", v.get("mental")),
               condition_text(v.get("condition"))]
     if v.get("prone"):
@@ -466,8 +475,9 @@ def vitals_text(v: dict[str, Any]) -> str:
     return ", ".join(p for p in parts if p)
 
 
-def describe(e: dict[str, Any], n: NameOf) -> str:
-    """One readable line for a resolution event: every die, every modifier by name."""
+def describe(e: dict[str, Any], n: NameOf, label: str = "fatigue") -> str:
+    """One readable line for a resolution event: every die, every modifier by name
+    (``label``: the ruleset's word for fatigue points)."""
     k = e["kind"]
     if k == "attack_resolved":
         if e["action"] == "fall":
@@ -515,7 +525,7 @@ def describe(e: dict[str, Any], n: NameOf) -> str:
         return f"{text} → loses {e['loss']}{types}"
     if k == "vitals_changed":
         notes = "; ".join(e.get("notes") or [])
-        status = vitals_text(e)
+        status = vitals_text(e, label)
         return f"{n(e['combatant'])}: {notes}" + (f" [{status}]" if status else "")
     if k == "check_made":
         who = n(e["combatant"]) if e.get("combatant") else "The GM"
@@ -552,8 +562,10 @@ def describe(e: dict[str, Any], n: NameOf) -> str:
         return text + (" — and falls into a pit!" if e.get("falls") else "")
     if k == "gm_ruling":
         if e["ruling"] == "override":
-            changes = ", ".join(f"{c.get('field', '').replace('_', ' ')} {_plain(c.get('value'))}"
-                                for c in e.get("changes") or [])
+            words = {"fatigue": label, "fatigue_max": f"{label} max"}
+            changes = ", ".join(
+                f"{words.get(c.get('field', ''), c.get('field', '').replace('_', ' '))} "
+                f"{_plain(c.get('value'))}" for c in e.get("changes") or [])
             text = f"GM override: {e['description']}" + (f" ({changes})" if changes else "")
         else:
             values = {c.get("field"): c.get("value") for c in e.get("changes") or []}

@@ -258,6 +258,30 @@ async def test_the_gm_starts_and_ends_the_scene_from_the_terminal(
     assert await term.close() == 0
 
 
+async def test_the_terminal_says_what_the_ruleset_calls_fatigue_points(
+        server: Server, clients: list[Client], ptys: list[Pty]) -> None:
+    """An Action Time combatant's Health reads "Health" in the terminal, as on the web table's
+    pages: the client asks the server for its rulesets' words (``/table/rulesets.json``)."""
+    url = ws_url(server)
+    example = yaml.safe_load((ROOT / "server/examples/action-time-ponies-vs-diamond-dogs.yaml")
+                             .read_text(encoding="utf-8"))
+    anon = await open_client(url, clients)
+    await anon.hello()
+    ack = await anon.command("create_encounter", name="Mill", ruleset="action_time",
+                             combatants=example["combatants"])
+    gm = await join(url, ack["result"]["gm_token"], clients)
+    link = f"http://127.0.0.1:{server.settings.port}/table/#token={ack['result']['gm_token']}"
+    term = await Pty.spawn(sys.executable, "-m", "clients.cli", link)
+    ptys.append(term)
+    await term.expect(r"as gm\. Type 'help'")
+    await term.expect(r"Fluttershy .*\[Health 10/10")
+    await gm.command("adjust_combatant", combatant="fluttershy", fatigue=6, reason="a fall")
+    await term.expect(r"GM override: GM sets Health of Fluttershy \(Health 6\)")
+    await term.expect(r"Fluttershy: GM: a fall \[Health 6/10")
+    term.send("q")
+    assert await term.close() == 0
+
+
 # -- bots ------------------------------------------------------------------------------------
 
 

@@ -947,6 +947,9 @@ async def test_a_rulings_required_field_is_asked_for_before_anything_is_sent(
     await reason.fill("a fall")
     await override.locator("button").click()
     await gm.wait_for_selector(".log >> text=Fluttershy: GM: a fall [Health 7/10]")
+    # the form says it was done (the log has the rest)
+    assert await override.locator(".done").inner_text() == \
+        "Override: done for Fluttershy (see the log)"
     await table.gm.command("start_encounter")
     effect = gm.locator('form.tool[data-command="add_effect"] input[name=name]')
     await effect.wait_for()

@@ -238,12 +238,20 @@ export function gmView(root, table, conn) {
         return h("label", { class: "field" }, h("span", {}, label), input);
       });
       const error = h("p", { class: "error", role: "alert" });
+      // what was done, until the next use of the form (the log has it in full)
+      const done = h("p", { class: "done muted", role: "status" });
       const form = h("form", { class: "tool", dataset: { command: tool.command } },
         h("h3", {}, tool.title), h("p", { class: "muted" }, tool.help),
-        h("fieldset", { disabled: table.ended }, h("div", { class: "fields" }, ...inputs), h("button", { type: "submit" }, tool.title)), error);
+        h("fieldset", { disabled: table.ended }, h("div", { class: "fields" }, ...inputs), h("button", { type: "submit" }, tool.title)), error, done);
       form.addEventListener("submit", async (ev) => {
         ev.preventDefault();
-        if (await guard(error)(tool.command, toolFields(form))) form.reset();
+        done.textContent = "";
+        const fields = toolFields(form);
+        if (await guard(error)(tool.command, fields)) {
+          form.reset();
+          const who = fields.combatant ? table.combatants.get(fields.combatant)?.name : null;
+          done.textContent = `${tool.title}: done${who ? ` for ${who}` : ""} (see the log)`;
+        }
       });
       return form;
     }));

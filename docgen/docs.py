@@ -9,6 +9,10 @@ ruleset, none named here) are the single source of truth. From them this writes:
 
 - ``docs/protocol/client-messages.schema.json``, ``server-messages.schema.json`` and
   ``events.schema.json``: one JSON Schema (draft 2020-12) per union, with ``$defs``;
+- ``docs/protocol/snapshot-state.schema.json``: the JSON Schema of a ``snapshot``'s
+  ``state``, from ``protocol.snapshot`` and each ruleset's ``Declaration.view``
+  (``docgen.snapshot``), which ``server-messages.schema.json`` and the AsyncAPI document take
+  in as ``SnapshotState``;
 - ``docs/protocol/actions.<ruleset>.schema.json``: for each ruleset, the JSON Schema of the
   ``action`` and ``args`` of an ``act`` command, one entry per action with the schema of its
   arguments, from the actions' declarations (``encounter.declare``);
@@ -24,7 +28,8 @@ ruleset, none named here) are the single source of truth. From them this writes:
   an example, the feats), its options, the battle map and encounter files;
 - the regions of the hand-written guide ``docs/protocol.md`` between
   ``<!-- NAME:begin -->`` and ``<!-- NAME:end -->`` markers (message and event indexes, the
-  error codes, the close codes, the default limits and each ruleset's actions).
+  error codes, the close codes, the default limits, the fields of a snapshot's ``state`` and
+  each ruleset's actions).
 
 Every output is deterministic (schema keys sorted, a fixed layout, a newline at the end), so
 the check compares bytes.
@@ -46,6 +51,7 @@ import msgspec
 import yaml
 
 from docgen import reference as ref
+from docgen import snapshot as snap
 from encounter.declare import catalog, effect_targets, field_names
 from encounter.ruleset import declaration, names
 from encounter.schemas import action_args_schema, action_schema_id, args_schemas
@@ -226,6 +232,8 @@ def json_schema(filename: str) -> dict[str, Any]:
     then the union, then its definitions, each with its keys sorted."""
     union, title, description = _UNIONS[filename]
     (top,), components = msgspec.json.schema_components([union], ref_template="#/$defs/{name}")
+    if filename == SERVER_SCHEMA:
+        components = snap.with_state(components, "#/$defs/")
     stem = filename.removesuffix(".schema.json")
     return _tidy({
         "$schema": JSON_SCHEMA_DIALECT,
@@ -403,6 +411,7 @@ def _regions() -> dict[str, Callable[[], str]]:
         "errors": error_table,
         "close-codes": close_code_table,
         "limits": limits_table,
+        "snapshot-state": snap.state_table,
         **{region_name(r): partial(actions_table, r) for r in rulesets()},
     }
 
@@ -448,6 +457,7 @@ def asyncapi() -> dict[str, Any]:
         [AnyClientMessage, AnyServerMessage, AnyEvent],
         ref_template="#/components/schemas/{name}",
     )
+    schemas = snap.with_state(schemas, "#/components/schemas/")
     # The AsyncAPI schema format's ``discriminator`` is a property name for inheritance, not
     # OpenAPI's object; the unions validate by their ``anyOf`` and each member's tag alone.
     schemas = sorted_keys(_tidy(_draft7_tuples(_drop_key(schemas, "discriminator"))))
@@ -602,7 +612,9 @@ def _info_description() -> str:
         "A real-time encounter server for tabletop role-playing games. Clients (virtual "
         "tabletops, bots, overlays) speak JSON over one websocket; every message is an object "
         "tagged by `type`. The guide, with an example session, is `docs/protocol.md`; the "
-        "JSON Schemas beside this file describe the same messages, and also: the arguments "
+        "JSON Schemas beside this file describe the same messages, and also: a snapshot's "
+        f"`state` (`{snap.SNAPSHOT_SCHEMA}`, which this document holds as `SnapshotState`), "
+        "the arguments "
         "of each ruleset's actions (`actions.<ruleset>.schema.json`), of every `legal_actions` "
         f"entry by its `args_schema` id (`{ARGS_SCHEMAS}`), the stat blocks "
         "(`stat-block.<ruleset>.schema.json`), the battle map "
@@ -855,6 +867,7 @@ def outputs(guide_text: str | None = None) -> dict[Path, str]:
     if guide_text is None:
         guide_text = GUIDE.read_text(encoding="utf-8")
     files = {OUT / name: render_json(json_schema(name)) for name in _UNIONS}
+    files[OUT / snap.SNAPSHOT_SCHEMA] = render_json(snap.snapshot_schema())
     for ruleset in rulesets():
         files[OUT / actions_schema_name(ruleset)] = render_json(actions_schema(ruleset))
     files.update(reference_outputs())

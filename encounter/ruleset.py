@@ -101,6 +101,12 @@ class Declaration:
     gm_tools: tuple[LegalAction, ...] = ()
     #: The parts of a view that are the ruleset's own.
     views: tuple[ViewPart, ...] = ()
+    #: What those parts hold, for the published schema of a snapshot's ``state`` and the
+    #: guide's table of it (``python -m docgen``): a struct with a field for each key its
+    #: ``views`` fill, those of ``protocol.snapshot.RULESET_PARTS`` it fills included.
+    #: ``None``: its parts are not described (the schema admits any key beside the
+    #: protocol's).
+    view: type[msgspec.Struct] | None = None
     #: The fold of the ruleset's own events (by type): what each changes in the state.
     folds: Mapping[type, Callable[[Any, EncounterState], None]] = field(default_factory=dict)
     #: A ruleset beyond the protocol's own: its options (``options.ruleset_options``, read as

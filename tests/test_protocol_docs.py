@@ -95,6 +95,7 @@ def test_committed_documents_equal_what_the_generator_writes_now() -> None:
     assert set(files) == {
         docs.OUT / docs.CLIENT_SCHEMA, docs.OUT / docs.SERVER_SCHEMA,
         docs.OUT / docs.EVENTS_SCHEMA, docs.OUT / docs.ASYNCAPI, docs.GUIDE,
+        docs.OUT / docs.snap.SNAPSHOT_SCHEMA,
         *(docs.OUT / docs.actions_schema_name(r) for r in docs.rulesets()),
         *(docs.OUT / f"{kind}.{r}.schema.json" for r in docs.rulesets()
           for kind in ("stat-block", "options", "encounter-file")),

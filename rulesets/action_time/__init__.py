@@ -18,6 +18,7 @@ from rules.rulesets import ActionTime
 from rulesets.action_time import actions as at
 from rulesets.action_time import reference
 from rulesets.action_time.fold import FOLDS
+from rulesets.action_time.snapshot import ActionTimeView
 
 
 def _joins_next_round(s: EncounterState) -> bool:
@@ -49,6 +50,7 @@ RULESET = Declaration(
     # no condition tracks and no helplessness of the GM's in Action Time
     override_fields=("fatigue", "fatigue_max", "prone", "condition"),
     views=(_view,),
+    view=ActionTimeView,
     folds=FOLDS,
     gm_tools=(LegalAction(action="adjust_combatant",
                           args_schema=command_schema_id("adjust_combatant")),),

@@ -24,6 +24,7 @@ from rulesets.dramatic.flow import (
 )
 from rulesets.dramatic.fold import FOLDS
 from rulesets.dramatic.resolution import EFFECT_TARGETS
+from rulesets.dramatic.snapshot import DramaticView
 from rulesets.dramatic.views import (
     answers_view,
     arguments_view,
@@ -73,6 +74,7 @@ RULESET = Declaration(
                    for name in GM_TOOLS),
     views=(flying_view, grabs_view, arguments_view, attitudes_view, blocking_view, answers_view,
            debate_view, social_view, numbers_view),
+    view=DramaticView,
     folds=FOLDS,
     effect_targets=EFFECT_TARGETS,
     stats=Sheet,

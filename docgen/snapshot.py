@@ -9,9 +9,12 @@ parts added (or, for :data:`protocol.snapshot.RULESET_PARTS`, put in place of th
 empty ones) and ``ruleset`` fixed; and one per viewer for any other ruleset
 (``other_ruleset.gm``...: the protocol's fields, the ruleset's own not described). The server
 builds every object of it, each with every field its struct declares: each object schema
-says ``additionalProperties: false`` and requires every field but those its struct leaves
-``UNSET`` (a combatant's ``vitals``). ``server-messages`` and the AsyncAPI document hold it
-too, under the name ``SnapshotState``.
+requires every field but those its struct leaves ``UNSET`` (a combatant's ``vitals``). The
+published objects are open, as the protocol's other messages are (a later server of the same
+protocol version may add fields); :func:`snapshot_schema` with ``closed=True`` also says
+``additionalProperties: false`` everywhere, which the tests hold the server's snapshots to, so
+that a field the server sends and the schema does not describe fails them.
+``server-messages`` and the AsyncAPI document hold it too, under the name ``SnapshotState``.
 """
 
 from __future__ import annotations
@@ -73,7 +76,7 @@ def _compose(ruleset: str, viewer: str, defs: dict[str, Any]) -> dict[str, Any]:
         if name not in required:
             required.append(name)
     described = own is not None or not rules.views
-    return {
+    composed: dict[str, Any] = {
         "title": f"{rules.title}, {words}",
         "description": f"A snapshot's `state` in an encounter of `{ruleset}` ({rules.title}), "
         f"{words}. {base.get('description', '')}"
@@ -81,8 +84,18 @@ def _compose(ruleset: str, viewer: str, defs: dict[str, Any]) -> dict[str, Any]:
         "type": "object",
         "properties": props,
         "required": required,
-        "additionalProperties": not described,
     }
+    if not described:
+        composed["additionalProperties"] = True  # (stays open when the schema is closed)
+    if viewer != "gm":  # the GM's own fields tell its state from the others'
+        composed["not"] = {"anyOf": [{"required": [f]} for f in _gm_only()]}
+    return composed
+
+
+def _gm_only() -> list[str]:
+    """The fields the GM's state has and the others' have not (``unaware``, ``tokens``)."""
+    others = set(StateView.__struct_fields__)
+    return [f for f in GmStateView.__struct_fields__ if f not in others]
 
 
 #: The alternatives of a ruleset the server registers beyond those documented.
@@ -97,7 +110,7 @@ def _other(viewer: str, defs: dict[str, Any]) -> dict[str, Any]:
     props = {k: ({"description": v.get("description", "")} if k in RULESET_PARTS else v)
              for k, v in base["properties"].items()}
     props["ruleset"] = {**props["ruleset"], "not": {"enum": names()}}
-    return {
+    other: dict[str, Any] = {
         "title": f"Another ruleset, {words}",
         "description": "A snapshot's `state` in an encounter of a ruleset the server registers "
         f"beyond those above, {words}: the protocol's fields; the ruleset's parts are not "
@@ -107,27 +120,34 @@ def _other(viewer: str, defs: dict[str, Any]) -> dict[str, Any]:
         "required": list(base["required"]),
         "additionalProperties": True,
     }
+    if viewer != "gm":
+        other["not"] = {"anyOf": [{"required": [f]} for f in _gm_only()]}
+    return other
 
 
-def _closed(node: Any) -> Any:
-    """Every object schema with ``properties`` closed: no other field, and every field
-    required but those without a default that were not (``UNSET`` fields: sometimes left
-    out). The server writes every field of the structs it sends, defaults included."""
+def _complete(node: Any, closed: bool) -> Any:
+    """Every object schema with ``properties`` requiring every field but those without a
+    default that were not (``UNSET`` fields: sometimes left out): the server writes every
+    field of the structs it sends, defaults included. ``closed``: and no other field."""
     if isinstance(node, list):
-        return [_closed(v) for v in node]
+        return [_complete(v, closed) for v in node]
     if not isinstance(node, dict):
         return node
-    out = {k: _closed(v) for k, v in node.items()}
+    out = {k: _complete(v, closed) for k, v in node.items()}
     props = out.get("properties")
     if isinstance(props, dict):
-        out.setdefault("additionalProperties", False)
+        if closed:
+            out.setdefault("additionalProperties", False)
+        elif isinstance(out.get("additionalProperties"), bool):
+            del out["additionalProperties"]  # open (a struct's own schema may say false)
         given = set(out.get("required", []))
         out["required"] = [k for k, v in props.items() if k in given or "default" in v]
     return out
 
 
-def state_defs() -> tuple[list[str], dict[str, Any]]:
-    """The alternatives (by name) and every definition of the state's schema."""
+def state_defs(closed: bool = False) -> tuple[list[str], dict[str, Any]]:
+    """The alternatives (by name) and every definition of the state's schema (``closed``: no
+    field beyond those described, anywhere)."""
     _, defs = _components()
     alternatives = {alternative_name(r, v): _compose(r, v, defs)
                     for r in names() for v in VIEWERS}
@@ -140,7 +160,7 @@ def state_defs() -> tuple[list[str], dict[str, Any]]:
             defs.pop(view.__name__, None)
     clash = set(alternatives) & set(defs)
     assert not clash, clash
-    return list(alternatives), tidy(_closed({**defs, **alternatives}))
+    return list(alternatives), tidy(_complete({**defs, **alternatives}, closed))
 
 
 def _description() -> str:
@@ -148,18 +168,19 @@ def _description() -> str:
             "it, one alternative per ruleset and viewer (the GM and `view:gm` integrations; "
             "players and spectators), told apart by `ruleset` and by the GM's own fields "
             "(`unaware`, `tokens`), and one per viewer for a ruleset the server registers "
-            f"beyond these (`{OTHER}`: its own parts not described). It says exactly what "
-            "this server sends: every object it describes has the fields listed, each of them "
-            "there (`additionalProperties: false`). A later "
-            "server of the same protocol version may add fields: a client should ignore those "
-            f"it does not know. Protocol version {PROTOCOL_VERSION}. Generated from "
+            f"beyond these (`{OTHER}`: its own parts not described). Every object it "
+            "describes has each of the fields listed (a combatant's `vitals` only where the "
+            "viewer may see them); the objects are open, as the protocol's messages are: a "
+            "later server of the same protocol version may add fields, which a client ignores "
+            f"when it does not know them. Protocol version {PROTOCOL_VERSION}. Generated from "
             "`protocol.snapshot` and the rulesets' declarations by `python -m docgen`; do not "
             "edit.")
 
 
-def snapshot_schema() -> dict[str, Any]:
-    """``docs/protocol/snapshot-state.schema.json``."""
-    alternatives, defs = state_defs()
+def snapshot_schema(closed: bool = False) -> dict[str, Any]:
+    """``docs/protocol/snapshot-state.schema.json`` (``closed``: with no field beyond those
+    described, anywhere: what the tests hold the server's snapshots to)."""
+    alternatives, defs = state_defs(closed)
     return {
         "$schema": _DIALECT,
         "$id": f"urn:stablemaster:protocol:{PROTOCOL_VERSION}:snapshot-state",

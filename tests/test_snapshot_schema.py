@@ -48,7 +48,11 @@ def load(name: str) -> dict[str, Any]:
     return data
 
 
-SCHEMA = load(snap.SNAPSHOT_SCHEMA)
+#: The state's schema closed (no field beyond those described, anywhere): what the server's
+#: snapshots are held to here, so that a field it sends and the schema does not describe fails.
+SCHEMA = snap.snapshot_schema(closed=True)
+#: As published: the same, open to the fields a later server of protocol 1 may add.
+PUBLISHED = jsonschema.Draft202012Validator(load(snap.SNAPSHOT_SCHEMA))
 SERVER = jsonschema.Draft202012Validator(load(docs.SERVER_SCHEMA))
 
 
@@ -118,6 +122,7 @@ def check(state: EncounterState, viewer: Actor) -> None:
     SEEN.note(state.ruleset, "", view)
     if SEEN.count % 25 == 1:  # the whole document and the message: slower, so now and then
         assert not errors_of(WHOLE, view)
+        assert not errors_of(PUBLISHED, view)
         assert not errors_of(SERVER, message)
 
 
@@ -388,6 +393,22 @@ def test_the_schema_refuses_an_undocumented_field_a_missing_one_and_a_viewers_mi
     assert not errors_of(WHOLE, view)
 
 
+def test_the_published_schema_is_open_to_fields_a_later_server_adds() -> None:
+    """As published the objects are open, as the protocol's messages are: a field a later
+    server of protocol 1 adds passes; a missing field, or the GM's state taken for a
+    player's, does not."""
+    view = gm_view()
+    extra = json.loads(json.dumps(view))
+    extra["sparkles"] = extra["combatants"][0]["sparkles"] = 1
+    assert not errors_of(PUBLISHED, extra)
+    assert errors_of(PUBLISHED, {k: v for k, v in view.items() if k != "flat_footed"})
+    published = load(snap.SNAPSHOT_SCHEMA)
+    table = jsonschema.Draft202012Validator(
+        {**published, "oneOf": [{"$ref": "#/$defs/dramatic.table"}]})
+    assert errors_of(table, view)
+    assert '"additionalProperties": false' not in json.dumps(published)
+
+
 def test_a_ruleset_beyond_the_documented_ones_has_the_protocol_s_fields() -> None:
     """A ruleset the server registers beyond the shipped ones (the tests' toy ruleset, say)
     sends the protocol's fields and parts of its own, which the document does not describe."""
@@ -404,7 +425,10 @@ def test_the_server_messages_schema_takes_the_state_in() -> None:
     message = {"type": "snapshot", "encounter": "e", "seq": 1, "reason": "join",
                "state": gm_view(), "digest": None}
     assert not errors_of(SERVER, message)
-    assert errors_of(SERVER, {**message, "state": {**message["state"], "sparkles": 1}})
+    # open to fields a later server may add, not to a state without its fields
+    assert not errors_of(SERVER, {**message, "state": {**message["state"], "sparkles": 1}})
+    without = {k: v for k, v in message["state"].items() if k != "combatants"}
+    assert errors_of(SERVER, {**message, "state": without})
     asyncapi = docs.asyncapi()
     ref = asyncapi["components"]["schemas"]["Snapshot"]["properties"]["state"]["$ref"]
     assert ref == f"#/components/schemas/{snap.EMBEDDED}"

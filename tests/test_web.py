@@ -306,6 +306,13 @@ async def test_a_player_attacks_and_moves_on_the_map_and_sees_the_gms_override(
     assert await player.inner_text(dog) == "DD" and await player.locator(dusky).count() == 0
     await player.wait_for_selector('.map .sq.blocked[data-x="3"][data-y="0"]')
     await player.wait_for_selector('.map .sq.wl[data-x="6"][data-y="0"]')
+    # on a laptop the map is under the order, beside the actions (not in a row below them all):
+    # a square and Move on one screen
+    drawn = await player.locator(".map-panel").bounding_box()
+    listed = await player.locator(".actions-panel").bounding_box()
+    order = await player.locator("section:has(> ol.order)").bounding_box()
+    assert drawn["x"] == order["x"] and drawn["y"] > order["y"]
+    assert drawn["x"] + drawn["width"] <= listed["x"]
     await gm_api.command("start_encounter")
     await player.wait_for_selector(".banner >> text=Your turn")
 

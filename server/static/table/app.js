@@ -80,11 +80,12 @@ function playerView(root, table, conn) {
   const social = h("section", { hidden: true, class: "wide social-panel" }, h("h2", {}, "Social scene"));
   const socialBox = h("div", {});
   social.append(socialBox);
+  // the map under the order, in the column beside the actions: a square clicked and its Move
+  // button on one screen
   root.replaceChildren(banner, sheets,
-    h("section", {}, h("h2", {}, "Initiative"), order),
+    h("div", { class: "column" }, h("section", {}, h("h2", {}, "Initiative"), order), map),
     h("section", { class: "actions-panel" }, h("h2", {}, "Actions"), actions),
     social,
-    map,
     h("section", { class: "wide" }, h("h2", {}, "Log"), log));
   const run = (type, fields) => conn.command(type, fields);
   return {

@@ -313,6 +313,9 @@ async def test_a_player_attacks_and_moves_on_the_map_and_sees_the_gms_override(
     order = await player.locator("section:has(> ol.order)").bounding_box()
     assert drawn["x"] == order["x"] and drawn["y"] > order["y"]
     assert drawn["x"] + drawn["width"] <= listed["x"]
+    # the GM's map comes right after the roster, before the long lists of actions and rulings
+    gm_map = await gm.locator(".map-panel").bounding_box()
+    assert gm_map["y"] < (await gm.locator(".actions-panel").bounding_box())["y"]
     await gm_api.command("start_encounter")
     await player.wait_for_selector(".banner >> text=Your turn")
 

@@ -151,13 +151,7 @@ export function gmView(root, table, conn) {
     h("section", { class: "wide roster-panel" }, h("h2", {}, "Combatants"),
       h("table", { class: "roster" }, h("thead", {}, h("tr", {}, ...["", "Name", "Kind", "Side", "Init.", "Aware", "Visibility", "Player"].map((t) => h("th", {}, t)))), roster),
       rosterError),
-    h("section", {}, h("h2", {}, "Initiative"), order),
-    h("section", { class: "actions-panel" }, h("h2", {}, "Actions"), actions),
-    h("section", { class: "links-panel" }, h("h2", {}, "Links"),
-      h("p", {}, spectatorButton, " ", h("span", { class: "muted" }, "invite players from the roster")), links, linkError,
-      h("h3", {}, "Credentials"), tokens),
-    toolsPanel,
-    social,
+    // the map next, the whole width: where everyone stands, before the long lists
     h("section", { class: "wide map-panel" }, h("h2", {}, "Battle map"),
       h("p", {}, h("label", {}, "A click on the map: ", clickMode)), mapBox, mapError,
       h("details", { class: "set-map" }, h("summary", {}, "Set or replace the map"), mapText,
@@ -167,6 +161,13 @@ export function gmView(root, table, conn) {
           try { map = text.startsWith("{") ? JSON.parse(text) : drawingToMap(text); } catch (err) { mapError.textContent = `not JSON: ${err.message}`; return; }
           if (await mapRun("set_map", { map })) mapText.value = "";
         } }, "Set the map"), " ", h("button", { type: "button", class: "remove-map", onclick: () => mapRun("set_map", { map: null }) }, "Remove the map")))),
+    h("section", {}, h("h2", {}, "Initiative"), order),
+    h("section", { class: "actions-panel" }, h("h2", {}, "Actions"), actions),
+    h("section", { class: "links-panel" }, h("h2", {}, "Links"),
+      h("p", {}, spectatorButton, " ", h("span", { class: "muted" }, "invite players from the roster")), links, linkError,
+      h("h3", {}, "Credentials"), tokens),
+    toolsPanel,
+    social,
     h("section", { class: "wide sheets-panel" }, h("h2", {}, "Stat blocks and vitals"), sheets),
     h("section", { class: "wide" }, h("h2", {}, "Log"), log));
 

@@ -352,8 +352,9 @@ export function renderMap(box, table, onClick) {
     if (!c || !cell) continue;
     const v = c.vitals || {};
     const down = v.condition && v.condition[0] !== "active";
-    cell.append(h("span", { class: `token ${c.side || ""}${id === table.current ? " current" : ""}${down ? " down" : ""}${v.prone ? " prone" : ""}`,
-      dataset: { combatant: id }, title: `${c.name}${vitalsText(v, vitalsLabel(table.ruleset)) ? " — " + vitalsText(v, vitalsLabel(table.ruleset)) : ""}` }, labels.get(id)));
+    const label = labels.get(id);
+    cell.append(h("span", { class: `token ${c.side || ""}${id === table.current ? " current" : ""}${down ? " down" : ""}${v.prone ? " prone" : ""}${label.length > 2 ? " long" : ""}`,
+      dataset: { combatant: id }, title: `${c.name}${vitalsText(v, vitalsLabel(table.ruleset)) ? " — " + vitalsText(v, vitalsLabel(table.ruleset)) : ""}` }, label));
   }
   // squares as large as the stylesheet's, smaller on a narrow screen until the map fits (not
   // below a fingertip's width: a larger map scrolls)

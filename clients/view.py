@@ -162,13 +162,13 @@ class TableView:
         if k == "roll_requested":
             self.pending_rolls[e["request"]] = e
             who = "the GM" if e["roller"] == "gm" else n(e["roller"])
-            return [(f"Waiting for {who} to roll {e['expr']} ({e['purpose']}"
+            return [(f"Waiting for {who} to roll {e['expr']} ({_human(e['purpose'])}"
                      f"{' for ' + n(e['combatant']) if e.get('combatant') else ''})", None)]
         if k == "dice_rolled":
             if e.get("request"):
                 self.pending_rolls.pop(e["request"], None)
             who = n(e["combatant"]) if e.get("combatant") else "The GM"
-            return [(f"{who} rolls {e['purpose']}: {dice_text(e['roll'])}"
+            return [(f"{who} rolls {_human(e['purpose'])}: {dice_text(e['roll'])}"
                      f"{' (physical dice)' if e['roll'].get('manual') else ''}", e["roll"])]
         if k == "initiative_set":
             self.order = [x["combatant"] for x in e["entries"]]

@@ -238,6 +238,17 @@ def test_the_terminal_reads_social_arguments_and_shows_the_scene() -> None:
     assert "  Bree → Ace: unfriendly" in lines and "the debate is over" in lines
 
 
+def test_a_rolls_purpose_reads_as_words() -> None:
+    """The log names what a roll is for in words (``aid_another`` reads "aid another")."""
+    view = TableView(combatants={"ace": {"name": "Ace"}})
+    roll = {"expr": "1d20", "total": 12, "dice": [{"sides": 20, "face": 12, "kept": True}],
+            "text": "1d20 (12) = 12", "seed": 1, "manual": False}
+    lines = view.apply({"type": "event", "seq": 1, "event": {
+        "kind": "dice_rolled", "purpose": "aid_another", "roll": roll, "by": "server",
+        "combatant": "ace", "request": None}})
+    assert lines[0].text.startswith("Ace rolls aid another: 1d20")
+
+
 async def test_the_gm_starts_and_ends_the_scene_from_the_terminal(
         server: Server, clients: list[Client], ptys: list[Pty]) -> None:
     url = ws_url(server)

@@ -199,10 +199,10 @@ export class Table {
       }
       case "roll_requested":
         this.pendingRolls.set(e.request, e);
-        return line(`Waiting for ${e.roller === "gm" ? "the GM" : n(e.roller)} to roll ${e.expr} (${e.purpose}${e.combatant ? " for " + n(e.combatant) : ""})`);
+        return line(`Waiting for ${e.roller === "gm" ? "the GM" : n(e.roller)} to roll ${e.expr} (${human(e.purpose)}${e.combatant ? " for " + n(e.combatant) : ""})`);
       case "dice_rolled":
         if (e.request) this.pendingRolls.delete(e.request);
-        return line(`${e.combatant ? n(e.combatant) : "The GM"} rolls ${e.purpose}`, { roll: e.roll, by: e.by });
+        return line(`${e.combatant ? n(e.combatant) : "The GM"} rolls ${human(e.purpose)}`, { roll: e.roll, by: e.by });
       case "initiative_set":
         this.order = e.entries.map((x) => x.combatant);
         this.initiative = new Map(e.entries.map((x) => [x.combatant, x]));

@@ -184,6 +184,7 @@ class Load:
         self._stop = False
         self._tasks: list[asyncio.Task[None]] = []
         self._ids = itertools.count(1)
+        self._in_flight = 0
 
     def start(self) -> Load:
         self.running.set()
@@ -193,8 +194,14 @@ class Load:
                 self._tasks.append(loop.create_task(self._drive(seat, mine)))
         return self
 
-    def pause(self) -> None:
+    async def pause(self, timeout: float = 40) -> None:
+        """Send no new command, and wait until those in flight are answered (or given up): an
+        end of turn answered after the pause would append after the log was taken as
+        settled."""
         self.running.clear()
+        deadline = time.monotonic() + timeout
+        while self._in_flight and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
 
     def resume(self) -> None:
         self.running.set()
@@ -217,6 +224,13 @@ class Load:
             await self._end_turn(seat, acting[0])
 
     async def _end_turn(self, seat: Recorder, combatant: str) -> None:
+        self._in_flight += 1
+        try:
+            await self._send_end_turn(seat, combatant)
+        finally:
+            self._in_flight -= 1
+
+    async def _send_end_turn(self, seat: Recorder, combatant: str) -> None:
         cid = f"load-{next(self._ids)}"
         for _ in range(200):
             try:
@@ -366,7 +380,7 @@ async def test_a_node_killed_under_load_loses_nothing_and_its_clients_resume(
     a.kill()  # SIGKILL: no goodbye, no flush; commands in flight on it get no answer
     via_a.remove(a.url)
     await asyncio.sleep(3)
-    load.pause()
+    await load.pause()
     await settle(tables, redis_own.url)
     await load.stop()
     figures = await audit_all(tables, redis_own.url, load)
@@ -393,7 +407,7 @@ async def test_redis_restarted_under_load_answers_unavailable_then_recovers(
     await asyncio.sleep(1.5)
     redis_own.start()
     await asyncio.sleep(3)
-    load.pause()
+    await load.pause()
     await settle(tables, redis_own.url)
     await load.stop()
     figures = await audit_all(tables, redis_own.url, load)
@@ -423,13 +437,13 @@ async def test_redis_back_without_the_end_of_the_log(
     gm = table.seats[0]
     load = Load(tables).start()
     await until(lambda: gm.view.seq >= 40, "40 events")
-    load.pause()
+    await load.pause()
     await settle(tables, redis_own.url)
     kept = gm.view.seq
     copy_aof(redis_own, tmp_path / "aof-copy")  # what the restored Redis will hold
     load.resume()
     await until(lambda: gm.view.seq >= kept + 30, "30 more events")
-    load.pause()
+    await load.pause()
     await settle(tables, redis_own.url)
     lost_end, lost_digest = gm.view.seq, gm.view.digest
     acked_before = len(load.acked)
@@ -464,7 +478,7 @@ async def test_redis_back_without_the_end_of_the_log(
     # 3. play goes on (the stale processes do not answer conflict), past the old end
     load.resume()
     await until(lambda: gm.view.seq >= lost_end + 10, "growing past the old end")
-    load.pause()
+    await load.pause()
     await settle(tables, redis_own.url)
     assert len(load.acked) > acked_before
 

@@ -106,7 +106,7 @@ EXAMPLE_ARGS: dict[str, dict[str, Any]] = {
     "run": {"path": [[2, 1], [3, 0]]},
     "lie": {"target": "brute", "size": "small", "text": "the boss went that way"},
     "ready": {"action": "attack", "trigger": "a dog comes out of the fog"},
-    "delay": {"count": 5},
+    "delay": {"count": 3},
     "second_lunch_with_food": {"food_bonus": 2},
     "answer_statement": {"answer": "refuse"},
     "free": {"note": "shouts a warning"},

@@ -337,6 +337,16 @@ async def test_a_player_attacks_and_moves_on_the_map_and_sees_the_gms_override(
                      text), text
     await player.screenshot(path=artifacts / "player-attack.png", full_page=True)
 
+    # The GM's list folds away the combatants that may only act out of turn; one opened stays
+    # open as the list is drawn again
+    dog_actions = 'fieldset[data-combatant="dog"] details.folded'
+    await gm.wait_for_selector(dog_actions)
+    assert await gm.locator('fieldset.turn[data-combatant="twilight"] details').count() == 0
+    assert not await gm.locator(dog_actions).evaluate("d => d.open")
+    await gm.click(f"{dog_actions} > summary")
+    assert await gm.locator(dog_actions).evaluate("d => d.open")
+    await gm.locator(dog_actions).evaluate("d => { d.dataset.before = 'yes'; }")
+
     # A move picked by clicking squares on the map; the spectator overlay follows it.
     for x, y in ((1, 1), (2, 1), (2, 2)):
         await player.click(f'.map-panel .sq[data-x="{x}"][data-y="{y}"]')
@@ -348,6 +358,9 @@ async def test_a_player_attacks_and_moves_on_the_map_and_sees_the_gms_override(
     assert time.monotonic() - before < 2
     await watch.wait_for_selector(".log >> text=Twilight Sparkle moves (1,1) → (2,1) → (2,2)")
     await watch.screenshot(path=artifacts / "spectator-map.png", full_page=True)
+    await gm.wait_for_selector(".log >> text=Twilight Sparkle moves (1,1) → (2,1) → (2,2)")
+    # (drawn again: the element is a new one)
+    assert await gm.locator(dog_actions).evaluate("d => d.open && !d.dataset.before")
 
     # The GM overrides her fatigue with a reason; the player sees the value and the reason.
     tool = 'form.tool[data-command="adjust_combatant"]'

@@ -417,6 +417,8 @@ export function renderActions(el, table, send, skip = new Set()) {
   }
   const turnId = table.turnId; // the turn these controls are drawn for
   const setBusy = (busy) => { for (const b of el.querySelectorAll("button")) b.disabled = busy; };
+  // the groups folded away (below) that the user opened: open again once redrawn
+  const opened = (el._opened ||= new Set());
   el.replaceChildren(...[...groups].map(([cid, entries]) => {
     const note = h("input", { type: "text", class: "note", placeholder: "note (optional)", maxlength: 200 });
     const extra = h("input", { type: "text", class: "args", placeholder: "more arguments: key=value …" });
@@ -448,14 +450,27 @@ export function renderActions(el, table, send, skip = new Set()) {
       }
     };
     const rows = entries.map((a) => actionControl(a, table, run, () => ({ note: note.value.trim(), extra: parseArgs(extra.value) })));
-    fieldset.append(h("div", { class: "buttons" }, ...rows));
-    if (cid) fieldset.append(h("div", { class: "argrow" }, note, extra));
-    else if (entries.some((a) => !["start_encounter", "submit_roll", "server_roll"].includes(a.action))) fieldset.append(h("div", { class: "argrow" }, extra));
+    // a list of many combatants (the GM's) folds away those that may only act out of turn, in
+    // ways nothing is waiting for (no target, no die, no readied action or delay to take)
+    const folded = cid && !turn && groups.size > 2 && entries.every((a) => !URGENT.has(a.action) && !(a.targets || []).length);
+    const box = folded ? h("details", { class: "folded", open: opened.has(cid) || null },
+      h("summary", {}, `${entries.length} action${entries.length === 1 ? "" : "s"} out of turn`)) : fieldset;
+    if (folded) {
+      box.addEventListener("toggle", () => { if (box.open) opened.add(cid); else opened.delete(cid); });
+      fieldset.append(box);
+    }
+    box.append(h("div", { class: "buttons" }, ...rows));
+    if (cid) box.append(h("div", { class: "argrow" }, note, extra));
+    else if (entries.some((a) => !["start_encounter", "submit_roll", "server_roll"].includes(a.action))) box.append(h("div", { class: "argrow" }, extra));
     fieldset.append(error);
     return fieldset;
   }));
   if (table.sending) setBusy(true);
 }
+
+/** Entries never folded away: something waits for them (a die, a readied action's trigger, a
+ * delayed turn). */
+const URGENT = new Set(["submit_roll", "server_roll", "trigger_ready", "take_delayed_turn"]);
 
 /** Whether `target` is on `actor`'s side. */
 function isAlly(table, actor, target) {

@@ -25,6 +25,7 @@ from encounter.actors import Actor
 from encounter.legal import legal_actions
 from protocol import messages as msg
 from protocol.events import Envelope
+from protocol.messages import LegalAction
 from protocol.model import BattleMap, EncounterOptions, StatBlock
 
 GM = Actor(role="gm", token_id="gm")
@@ -122,22 +123,32 @@ def play(scene: dict[str, Any]) -> Recorder:
             r.do(msg.AdjustCombatant(id=r.id(), combatant=cid, reason="recorded ruling",
                                      helpless=rng.random() < 0.5, prone=rng.random() < 0.5))
             continue
-        turn = [a for a in legal if a.combatant is not None]
-        if not turn:
+        act = random_act(legal, rng, r.id(), end_share=0.4, trigger="when it happens")
+        if act is None:
             break
-        enders = [a for a in turn if a.action == "end_turn"]
-        a = enders[0] if enders and rng.random() < 0.4 else rng.choice(turn)
-        assert a.combatant is not None
-        args: dict[str, Any] = {}
-        if a.action in ("ready", "prepare"):
-            args = {"action": "move" if a.action == "ready" else "melee_attack",
-                    "trigger": "when it happens"}
-        elif a.targets:
-            args = {"target": rng.choice(a.targets)}
-            for name, values in (a.options or {}).items():
-                args[name] = rng.choice(values)
-        r.do(msg.Act(id=r.id(), combatant=a.combatant, action=a.action, args=args))
+        r.do(act)
     return r
+
+
+def random_act(legal: list[LegalAction], rng: random.Random, cid: str, *, end_share: float,
+               trigger: str) -> msg.Act | None:
+    """A combatant's action picked at random from ``legal`` (``None``: there is none): the end
+    of a turn ``end_share`` of the time when one is offered; a target and each option at
+    random; for ``ready`` and ``prepare``, an action held back until ``trigger``."""
+    turn = [a for a in legal if a.combatant is not None]
+    if not turn:
+        return None
+    enders = [a for a in turn if a.action == "end_turn"]
+    a = enders[0] if enders and rng.random() < end_share else rng.choice(turn)
+    assert a.combatant is not None
+    args: dict[str, Any] = {}
+    if a.action in ("ready", "prepare"):
+        args = {"action": "move" if a.action == "ready" else "melee_attack", "trigger": trigger}
+    elif a.targets:
+        args = {"target": rng.choice(a.targets)}
+        for name, values in (a.options or {}).items():
+            args[name] = rng.choice(values)
+    return msg.Act(id=cid, combatant=a.combatant, action=a.action, args=args)
 
 
 def main(argv: list[str]) -> None:

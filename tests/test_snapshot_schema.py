@@ -38,6 +38,7 @@ from encounter.views import view_state
 from protocol import messages as msg
 from protocol.events import Envelope
 from protocol.snapshot import RULESET_PARTS
+from tests.record_logs import random_act
 
 EXAMPLES = sorted((Path(docs.ROOT) / "server" / "examples").glob("*.yaml"))
 LOGS = sorted((Path(__file__).parent / "data").glob("logs-*/*.events.json"))
@@ -158,21 +159,7 @@ def plan(table: Table, rng: random.Random) -> msg.Command | None:
         pending = table.state.pending_rolls[(rolls[0].targets or [""])[0]]
         faces = [rng.randint(1, sides) for sides in pending.dice]
         return msg.SubmitRoll(id="r", request=pending.request, faces=faces)
-    turn = [a for a in legal if a.combatant is not None]
-    if not turn:
-        return None
-    enders = [a for a in turn if a.action == "end_turn"]
-    a = enders[0] if enders and rng.random() < 0.3 else rng.choice(turn)
-    assert a.combatant is not None
-    args: dict[str, Any] = {}
-    if a.action in ("ready", "prepare"):
-        args = {"action": "move" if a.action == "ready" else "melee_attack",
-                "trigger": "when a dog moves"}
-    elif a.targets:
-        args = {"target": rng.choice(a.targets)}
-        for name, values in (a.options or {}).items():
-            args[name] = rng.choice(values)
-    return msg.Act(id="a", combatant=a.combatant, action=a.action, args=args)
+    return random_act(legal, rng, "a", end_share=0.3, trigger="when a dog moves")
 
 
 def play(table: Table, watchers: Watchers, moves: int, seed: int) -> None:

@@ -15,22 +15,33 @@ from rules.battle_map import MapError, Placement, Size, check_placement, occupie
 
 if TYPE_CHECKING:
     from encounter.decision import Decision
+    from encounter.ruleset import Declaration
+    from encounter.state import EncounterState
     from protocol.model import CombatantProfile
 
 
 def size_of(d: Decision, c: CombatantProfile) -> str:
     """The size of ``c``'s space."""
-    sized = d.ruleset.size_of
+    return _size(d.ruleset, c)
+
+
+def _size(rules: Declaration, c: CombatantProfile) -> str:
+    sized = rules.size_of
     return (sized(c) if sized is not None else None) or Size.MEDIUM.value
 
 
 def placement(d: Decision, cid: str) -> Placement | None:
     """Where ``cid`` stands on the map (``None``: no map, or not on it)."""
-    at = d.s.positions.get(cid)
-    if at is None or d.s.battle_map is None:
+    return placement_in(d.s, d.ruleset, cid)
+
+
+def placement_in(state: EncounterState, rules: Declaration, cid: str) -> Placement | None:
+    """Where ``cid`` stands on ``state``'s map, its space as large as ``rules`` (the
+    encounter's ruleset) make it (``None``: no map, or not on it)."""
+    at = state.positions.get(cid)
+    if at is None or state.battle_map is None:
         return None
-    size = size_of(d, d.s.combatants[cid])
-    return Placement(x=at[0], y=at[1], size=Size(size))
+    return Placement(x=at[0], y=at[1], size=Size(_size(rules, state.combatants[cid])))
 
 
 def others(d: Decision, *exclude: str) -> list[tuple[str, Placement]]:

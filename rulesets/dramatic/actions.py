@@ -12,7 +12,9 @@ from collections.abc import Callable, Container
 from typing import TYPE_CHECKING
 
 from encounter.declare import Action, Aimed, Catalog, Noted, Targets, When, everyone, in_scene
+from encounter.placing import placement_in
 from encounter.rejected import Rejected
+from encounter.ruleset import declaration
 from encounter.state import CONSCIOUS, LIVING, EncounterState
 from encounter.turns import DELAY, END_TURN, READY, TAKE_DELAYED_TURN, TRIGGER_READY
 from protocol import events as ev
@@ -21,7 +23,6 @@ from protocol.model import CombatantProfile
 from rules import condition_track as ct
 from rules import grab as grab_rules
 from rules.actions import Kind
-from rules.battle_map import Placement
 from rules.modifiers import RuleRefusal
 from rules.sheet import Size
 from rules.sight import within_reach
@@ -261,18 +262,15 @@ def _in_reach(state: EncounterState, cid: str) -> Callable[[str], bool]:
     """REACH: on the battle map a grab or a ram reaches only those within the combatant's
     reach (``rules.sight.within_reach``), as ``act`` refuses the others; while either of them
     is not on the map, the stated circumstances count and nobody is left out."""
-    positions, combatants = state.positions, state.combatants
-    at = positions.get(cid)
-    if state.battle_map is None or at is None:
+    rules = declaration(state.ruleset)
+    me = placement_in(state, rules, cid)
+    if me is None:
         return everyone
-    sheet = vt.sheet_of(combatants[cid])
-    me, reach = Placement(x=at[0], y=at[1], size=sheet.size), sheet.reach_squares
+    reach = vt.sheet_of(state.combatants[cid]).reach_squares
 
     def reaches(target: str) -> bool:
-        there = positions.get(target)
-        return there is None or within_reach(
-            me, Placement(x=there[0], y=there[1], size=vt.sheet_of(combatants[target]).size),
-            reach)
+        there = placement_in(state, rules, target)
+        return there is None or within_reach(me, there, reach)
 
     return reaches
 

@@ -15,7 +15,10 @@ and kept as the ``legal_actions`` message it stands for (the same fields, ``acti
 full). ``frames`` counts the websocket messages received, ``received_bytes`` their bytes, and
 ``wire`` (when ``keep_wire`` is set) keeps them as they came. ``last_seq`` is the highest event seq
 received and ``last_digest`` its digest, for resuming (``hello(token, since=c.last_seq,
-digest=c.last_digest)``).
+digest=c.last_digest)``). With the ``cursor`` feature (``features=[*FEATURES, "cursor"]``)
+there are no seqs: ``last_cursor`` is the cursor of the last event, snapshot, legal actions or
+ack received, for resuming (``hello(token, cursor=c.last_cursor)``), and ``cursors`` lists
+every cursor received, in order.
 
 ``Client.observers`` are called with ``(client, command, reply)`` once each command has its
 answer, whichever client sent it: for logging, or to check commands (the test suite checks
@@ -67,6 +70,11 @@ class Client:
         self.legal: list[Message] = []
         self.turn_id: str | None = None  # of the last ``legal_actions``, for ``expect_turn``
         self.legal_seq: int | None = None  # of the last ``legal_actions`` (or delta)
+        #: with the ``cursor`` feature: the last cursor received, every one in order, and the
+        #: cursor of the last ``legal_actions`` (or delta)
+        self.last_cursor: str | None = None
+        self.cursors: list[str] = []
+        self.legal_cursor: str | None = None
         #: websocket messages received, their bytes, and (with ``keep_wire``) the messages
         self.frames = 0
         self.received_bytes = 0
@@ -122,30 +130,38 @@ class Client:
 
     def _take(self, message: Message) -> None:
         kind = message.get("type")
+        cursor = message.get("cursor")
+        if isinstance(cursor, str):
+            self.last_cursor = cursor
+            self.cursors.append(cursor)
         if kind in ("ack", "error") and message.get("id") in self._waiting:
             self._waiting.pop(message["id"]).set_result(message)
             return
         if kind == "event":
-            if message["seq"] > self.last_seq:
+            if message.get("seq", 0) > self.last_seq:
                 self.last_seq, self.last_digest = message["seq"], message.get("digest")
         elif kind == "snapshot":
             self.snapshot = message
-            self.last_seq, self.last_digest = message["seq"], message.get("digest")
+            if "seq" in message:
+                self.last_seq, self.last_digest = message["seq"], message.get("digest")
         elif kind == "legal_actions_delta":
             try:
-                actions = apply_legal_delta(self.legal, message, self.legal_seq)
+                actions = apply_legal_delta(
+                    self.legal, message,
+                    self.legal_cursor if "base_cursor" in message else self.legal_seq)
             except DeltaMismatch:
                 self.delta_mismatches += 1
                 self._refetch = asyncio.get_running_loop().create_task(self._ask_full_list())
                 return
-            message = {"type": "legal_actions", "encounter": message["encounter"],
-                       "seq": message["seq"], "turn_id": message["turn_id"],
-                       "actions": actions}
+            position = {"cursor": cursor} if "cursor" in message else {"seq": message["seq"]}
+            message = {"type": "legal_actions", "encounter": message["encounter"], **position,
+                       "turn_id": message["turn_id"], "actions": actions}
             kind = "legal_actions"
         if kind == "legal_actions":
             self.legal = message["actions"]
             self.turn_id = message.get("turn_id")
-            self.legal_seq = message["seq"]
+            self.legal_seq = message.get("seq")
+            self.legal_cursor = message.get("cursor")
         elif kind == "welcome":
             self.welcome = message
         self.messages.append(message)
@@ -169,6 +185,19 @@ class Client:
             observe(self, message, reply)
         return reply
 
+    async def send_command(self, type_: str, *, id: str | None = None,
+                           **fields: Any) -> asyncio.Future[Message]:
+        """Send a command and return the future of its ``ack`` or ``error``, without waiting
+        for it: an ack may wait for the GM (a command that hands the turn to a combatant
+        behind the GM's screen is acknowledged when the table is told what follows)."""
+        cid = id or f"{self._prefix}-{next(self._ids)}"
+        future: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
+        # (an answer that never comes fails with the connection: nobody need be told)
+        future.add_done_callback(lambda f: f.cancelled() or f.exception())
+        self._waiting[cid] = future
+        await self.ws.send(orjson.dumps({"type": type_, "id": cid, **fields}).decode())
+        return future
+
     async def command(self, type_: str, *, id: str | None = None, **fields: Any) -> Message:
         cid = id or (str(uuid.uuid4()) if type_ == "create_encounter"
                      else f"{self._prefix}-{next(self._ids)}")
@@ -179,9 +208,11 @@ class Client:
 
     async def hello(self, token: str | None = None, since: int | None = None,
                     versions: list[int] | None = None, digest: str | None = None,
-                    features: list[str] | tuple[str, ...] = FEATURES) -> Message:
+                    features: list[str] | tuple[str, ...] = FEATURES,
+                    cursor: str | None = None) -> Message:
         """Say hello; ``since`` and ``digest`` (the seq and digest of the last event or
-        snapshot applied) resume; ``features`` are asked for (see the module)."""
+        snapshot applied), or ``cursor`` (the last cursor received), resume; ``features`` are
+        asked for (see the module)."""
         message: Message = {"type": "hello", "versions": versions or [1]}
         if features:
             message["features"] = list(features)
@@ -191,6 +222,8 @@ class Client:
             message["since"] = since
             if digest is not None:
                 message["digest"] = digest
+        if cursor is not None:
+            message["cursor"] = cursor
         start = len(self.messages)
         await self.ws.send(orjson.dumps(message).decode())
         reply = await self.wait_for(lambda m: m["type"] in ("welcome", "error"), start=start)
@@ -216,6 +249,11 @@ class Client:
                         raise ConnectionError("connection closed")
                     await self._changed.wait()
         return await asyncio.wait_for(scan(), timeout)
+
+    async def wait_until(self, predicate: Callable[[], bool], timeout: float = 10) -> None:
+        """Wait until ``predicate()`` holds, checked whenever a message arrives."""
+        async with self._changed:
+            await asyncio.wait_for(self._changed.wait_for(predicate), timeout)
 
     async def wait_seq(self, seq: int, timeout: float = 10) -> None:
         """Wait until events (or a snapshot) up to ``seq`` have arrived."""

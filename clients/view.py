@@ -361,13 +361,15 @@ class DeltaMismatch(ValueError):
 
 
 def apply_legal_delta(previous: list[dict[str, Any]], delta: Message,
-                      base: int | None = None) -> list[dict[str, Any]]:
+                      base: int | str | None = None) -> list[dict[str, Any]]:
     """The list of legal actions a ``legal_actions_delta`` makes of ``previous`` (the list
-    held, got at ``seq`` ``base``): its items in order, an entry as itself and ``[start,
-    count]`` as that many entries of ``previous`` from ``start`` on. The web table does the
-    same (``applyLegalDelta`` in ``server/static/table/model.js``)."""
-    if base is not None and delta.get("base") != base:
-        raise DeltaMismatch(f"delta from seq {delta.get('base')}, list held at seq {base}")
+    held, got at ``seq`` ``base``, or with the ``cursor`` feature at cursor ``base``): its
+    items in order, an entry as itself and ``[start, count]`` as that many entries of
+    ``previous`` from ``start`` on. The web table does the same (``applyLegalDelta`` in
+    ``server/static/table/model.js``)."""
+    named = delta.get("base_cursor") if isinstance(base, str) else delta.get("base")
+    if base is not None and named != base:
+        raise DeltaMismatch(f"delta from {named!r}, list held at {base!r}")
     out: list[dict[str, Any]] = []
     for item in delta["actions"]:
         if isinstance(item, dict):

@@ -15,13 +15,22 @@ from encounter.actors import Actor
 from encounter.fold import apply_event
 from encounter.rejected import Rejected
 from encounter.ruleset import Declaration, declaration
+from encounter.screen import behind_screen, fold_screen, screened_roll
 from encounter.state import EncounterState
 from protocol import events as ev
 from protocol import messages as msg
 from protocol.errors import ErrorCode
 from protocol.events import Envelope, InitiativeEntry
 from protocol.model import CombatantProfile
-from rules.dice import DiceError, Roll, derived_seed, dice_in, new_seed, roll_seeded
+from rules.dice import (
+    DiceError,
+    Roll,
+    derived_seed,
+    dice_in,
+    new_seed,
+    roll_seeded,
+    screened_seed,
+)
 from rules.initiative import (
     ROLLOFF_DIE,
     Contender,
@@ -105,6 +114,9 @@ class Decision(EncounterChartModel):
         #: The roll-off dice already thrown for a tie of initiative, by combatant, in the
         #: order they were thrown (R80); the settling of the order uses them first.
         self.rolloffs: dict[str, list[int]] = {}
+        #: For each event emitted: whether the screen was up before it, whether it turned the
+        #: turn (``encounter.screen.fold_screen`` folds them into the outcome's state).
+        self._screen: list[tuple[bool, bool]] = []
 
     @property
     def chart(self) -> Chart:
@@ -117,8 +129,10 @@ class Decision(EncounterChartModel):
     # -- recording ---------------------------------------------------------------------------
 
     def emit(self, event: ev.AnyEvent, vis: ev.Visibility = None) -> None:
+        behind, serial = behind_screen(self.s), self.s.turn_serial
         apply_event(self.s, event)
         self.events.append((event, vis))
+        self._screen.append((behind, self.s.turn_serial != serial))
         if type(event) not in _PLAN_NEUTRAL:
             self._plan_epoch += 1
 
@@ -174,6 +188,8 @@ class Decision(EncounterChartModel):
         if self.s.chart_history != self._history_before:
             envelopes[-1].history = dict(self.s.chart_history)
         self.s.version = base_version + len(envelopes)
+        for envelope, (behind, turned) in zip(envelopes, self._screen, strict=True):
+            fold_screen(self.s, envelope, behind, turned)
         if base_version == 0:
             self.s.created_ts = self.ctx.now_ms
         return Outcome(envelopes=envelopes, state=self.s, result=self.result)
@@ -224,9 +240,11 @@ class Decision(EncounterChartModel):
 
     def server_roll(self, expr: str, purpose: str, cid: str | None,
                     request: str | None = None) -> Roll:
+        base = self.s.options.dice_seed
         seed = (
-            new_seed() if self.s.options.dice_seed is None
-            else derived_seed(self.s.options.dice_seed, self.s.server_rolls)
+            new_seed() if base is None
+            else screened_seed(base, self.s.screened_rolls) if screened_roll(self.s, cid)
+            else derived_seed(base, self.s.server_rolls)
         )
         roll = roll_seeded(expr, seed)
         pending = self.s.pending_rolls.get(request) if request is not None else None

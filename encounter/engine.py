@@ -20,6 +20,7 @@ from encounter.actors import Actor
 from encounter.decision import GM_COMMANDS, Context, Decision, Outcome
 from encounter.gm import create, parse_statblocks_yaml, profile_from
 from encounter.rejected import Rejected
+from encounter.screen import at_table
 from encounter.state import EncounterState, copy_state, turn_id
 from protocol import messages as msg
 from protocol.errors import ErrorCode
@@ -34,9 +35,13 @@ def decide(state: EncounterState, actor: Actor, cmd: msg.Command, ctx: Context) 
     """Decide ``cmd`` sent by ``actor`` against ``state`` (which is not modified)."""
     if state.version == 0:
         raise Rejected(ErrorCode.NOT_FOUND, "no such encounter")
-    if cmd.expect_turn is not None and cmd.expect_turn != turn_id(state):
-        raise Rejected(ErrorCode.STALE, "the turn this command was meant for is over: look at "
-                       "the new legal actions", turn_id=turn_id(state))
+    if cmd.expect_turn is not None:
+        # the turn as the sender sees it: the table's turn_id does not change for a hidden
+        # combatant's turn (encounter.screen)
+        current = turn_id(state, table=at_table(actor))
+        if cmd.expect_turn != current:
+            raise Rejected(ErrorCode.STALE, "the turn this command was meant for is over: "
+                           "look at the new legal actions", turn_id=current)
     if isinstance(cmd, GM_COMMANDS) and not actor.is_gm:
         raise Rejected(ErrorCode.FORBIDDEN, f"only the GM may {cmd.__struct_config__.tag}")
     d = Decision(copy_state(state), actor, ctx)

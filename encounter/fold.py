@@ -9,6 +9,7 @@ from typing import Any
 import msgspec
 
 from encounter.ruleset import declaration, names
+from encounter.screen import behind_screen, fold_screen, screened_roll
 from encounter.state import (
     EncounterState,
     PendingRoll,
@@ -27,6 +28,7 @@ def apply(state: EncounterState, envelope: Envelope) -> EncounterState:
     """Apply one stored event in place and return the state."""
     if envelope.seq != state.version + 1:
         raise ValueError(f"event {envelope.seq} does not follow version {state.version}")
+    was_behind, serial = behind_screen(state), state.turn_serial
     apply_event(state, envelope.event)
     state.version = envelope.seq
     if envelope.chart is not None:
@@ -35,6 +37,7 @@ def apply(state: EncounterState, envelope: Envelope) -> EncounterState:
         state.chart_history = {k: list(v) for k, v in envelope.history.items()}
     if envelope.seq == 1:
         state.created_ts = envelope.ts
+    fold_screen(state, envelope, was_behind, state.turn_serial != serial)
     return state
 
 
@@ -166,7 +169,10 @@ def _(e: ev.DiceRolled, s: EncounterState) -> None:
     if e.request is not None:
         s.pending_rolls.pop(e.request, None)
     if not e.roll.manual:
-        s.server_rolls += 1
+        if screened_roll(s, e.combatant):
+            s.screened_rolls += 1
+        else:
+            s.server_rolls += 1
     if e.purpose == "initiative" and e.combatant is not None:
         s.initiative_rolls[e.combatant] = e.roll
 

@@ -221,8 +221,23 @@ class EncounterState(msgspec.Struct, kw_only=True, gc=False):
     ruleset_state: dict[str, Any] = {}
     ended: bool = False
     end_reason: str | None = None
-    #: Turns started, interrupted or resumed so far (``turn_id`` is made from it).
+    #: Turns started, interrupted or resumed so far (the GM's ``turn_id`` is made from it).
     turn_serial: int = 0
+    #: The GM's screen (``encounter.screen``): the table (every viewer who does not see
+    #: everything) is told the log up to ``told``; ``table_seq`` is the last event it may see
+    #: at or before ``told`` (the position it is told of), ``table_last`` the last event it
+    #: may see at all; ``table_turns`` counts the turns started, interrupted or resumed that it
+    #: sees (its ``turn_id`` is made from it). ``touched``: the command being folded put an
+    #: event the table sees behind the screen (a hidden attacker's hit on a visible target).
+    told: int = 0
+    table_seq: int = 0
+    table_last: int = 0
+    table_turns: int = 0
+    touched: bool = False
+    #: The server rolls made behind the screen (for a hidden combatant, or during a hidden
+    #: turn for nobody's): with a dice seed they draw from a stream of their own, so that they
+    #: do not shift the dice of what the table sees (``server_rolls`` counts the others).
+    screened_rolls: int = 0
 
     def visible_combatant(self, cid: str) -> bool:
         c = self.combatants.get(cid)
@@ -234,22 +249,25 @@ class EncounterState(msgspec.Struct, kw_only=True, gc=False):
         return entry.total if entry.count is None else entry.count
 
 
-def turn_id(state: EncounterState) -> str:
+def turn_id(state: EncounterState, table: bool = False) -> str:
     """The id of the current turn (or interrupt), for ``legal_actions.turn_id`` and the
     ``expect_turn`` precondition of commands. It changes exactly when a turn starts, is
-    interrupted or resumes; it is a digest, so that it does not count the turns a viewer does
-    not see (a hidden combatant's)."""
-    key = f"{state.id}:{state.turn_serial}".encode()
+    interrupted or resumes; the table's (``table``: for every viewer who does not see
+    everything) only when one that the table sees does, so that a hidden combatant's turn
+    changes nothing it holds. It is a digest: it counts nothing a viewer could read."""
+    key = (f"{state.id}:table:{state.table_turns}" if table
+           else f"{state.id}:{state.turn_serial}").encode()
     return hashlib.blake2b(key, digest_size=6).hexdigest()
 
 
 #: The layout of ``EncounterState`` as cached snapshots hold it. Raise it whenever the fold
 #: gains or changes a field: a cached snapshot of another format is rebuilt from the log,
 #: never read as this one.
-STATE_FORMAT = 7  # 2: turn_serial; 3: Vitals.bound_or_asleep; 4: TurnState.gone_at;
+STATE_FORMAT = 8  # 2: turn_serial; 3: Vitals.bound_or_asleep; 4: TurnState.gone_at;
 # 5: TurnState.budget names its ruleset's slots (Action Time's own major and minor);
 # 6: unaware and flying (R82, R83); 7: an effect_started carries its duration, modifiers,
-# source and origin (R90)
+# source and origin (R90); 8: the GM's screen (told, table_seq, table_last, table_turns,
+# touched) and screened_rolls
 
 _encode = msgspec.msgpack.Encoder()
 _decode = msgspec.msgpack.Decoder(EncounterState)

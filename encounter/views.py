@@ -14,6 +14,7 @@ import msgspec
 
 from encounter.actors import Actor
 from encounter.ruleset import declaration
+from encounter.screen import screened_event
 from encounter.state import EncounterState, PendingRoll
 from protocol import events as ev
 from protocol.events import Envelope
@@ -32,11 +33,9 @@ def view_event(envelope: Envelope, viewer: Actor) -> ev.AnyEvent | None:
     event = envelope.event
     if viewer.sees_all:
         return event
-    if isinstance(event, ev.TurnStarted | ev.TurnEnded) and event.hidden:
+    if screened_event(event):
         return None
     if isinstance(event, ev.CombatantJoined):
-        if event.entry.hidden:
-            return None
         # hidden combatants take no place in the order this viewer sees
         return ev.CombatantJoined(entry=event.entry, position=event.public_position,
                                   public_position=event.public_position)

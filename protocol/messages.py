@@ -43,10 +43,16 @@ class Command(ClientMessage):
 
 Digest = Annotated[str, msgspec.Meta(min_length=1, max_length=40)]
 FeatureName = Annotated[str, msgspec.Meta(min_length=1, max_length=40)]
+#: A resume cursor: opaque, 22 characters (URL-safe base64).
+Cursor = Annotated[str, msgspec.Meta(
+    min_length=22, max_length=22, pattern="^[A-Za-z0-9_-]{22}$",
+    description="A place in the encounter's log as this connection was told it: opaque (compare "
+                "it, do not parse it); send the last one held as `hello.cursor` to resume.")]
 
 #: The features of ``hello.features`` this server knows: one websocket message per command
-#: (``batch``), the legal actions as deltas (``legal_delta``).
-FEATURES: tuple[str, ...] = ("batch", "legal_delta")
+#: (``batch``), the legal actions as deltas (``legal_delta``), positions as opaque cursors
+#: instead of seqs (``cursor``).
+FEATURES: tuple[str, ...] = ("batch", "legal_delta", "cursor")
 
 
 class Hello(ClientMessage, tag="hello", kw_only=True):
@@ -62,8 +68,12 @@ class Hello(ClientMessage, tag="hello", kw_only=True):
     command per connection (a ``batch`` holding the events the command caused, the new legal
     actions and the ack, in that order); ``legal_delta``, the legal actions as a
     ``legal_actions_delta`` against the connection's previous list (a full ``legal_actions``
-    still comes after every snapshot, and on ``get_legal_actions``). Without them a
-    connection gets one websocket message per server message and full lists.
+    still comes after every snapshot, and on ``get_legal_actions``); ``cursor``, every
+    position (of an event, a snapshot, legal actions, an ack) as an opaque ``cursor`` instead
+    of a ``seq`` and ``digest``, which count the events behind the GM's screen. Without them a
+    connection gets one websocket message per server message, full lists and seqs.
+    ``cursor`` resumes from a cursor (the last one the connection was given, with or without
+    the ``cursor`` feature on the new connection), in place of ``since`` and ``digest``.
     A spectator may instead put its token in the URL: ``/ws?spectate=<token>``, with
     ``&features=batch,legal_delta`` for the features."""
 
@@ -71,6 +81,7 @@ class Hello(ClientMessage, tag="hello", kw_only=True):
     token: Annotated[str, msgspec.Meta(max_length=200)] | None = None
     since: Annotated[int, msgspec.Meta(ge=0)] | None = None
     digest: Digest | None = None
+    cursor: Cursor | None = None
     client: Label | None = None
     features: Annotated[list[FeatureName], msgspec.Meta(max_length=16)] = []
 
@@ -526,12 +537,16 @@ class Welcome(ServerMessage, tag="welcome", kw_only=True):
 
 
 class Ack(ServerMessage, tag="ack", kw_only=True):
-    """A command succeeded. ``seq`` is the last event it appended (``null`` if none); the
-    events themselves arrive before the ``ack``. ``result`` holds what the command returns (see
-    each command). ``duplicate`` is true when this answers a retried id."""
+    """A command succeeded. ``seq`` is the last event of the log this connection is told of once
+    the command is done (``null`` for a command outside the encounter, as ``ping``): for the
+    GM, the command's last event; for the table, the last it may see (never one behind the GM's
+    screen). The events themselves arrive before the ``ack``. With the ``cursor`` feature
+    ``cursor`` stands in its place (``seq`` is left out). ``result`` holds what the command
+    returns (see each command). ``duplicate`` is true when this answers a retried id."""
 
     id: str
-    seq: int | None = None
+    seq: int | msgspec.UnsetType | None = None
+    cursor: Cursor | msgspec.UnsetType | None = msgspec.UNSET
     result: dict[str, Any] = {}
     duplicate: bool = False
 
@@ -553,26 +568,30 @@ class EventMessage(ServerMessage, tag="event", kw_only=True, omit_defaults=True)
     event in the log; a viewer may not see every ``seq`` (redacted events are skipped), but it
     sees those it may see exactly once and in order. ``digest`` stands for the log up to this
     event (it is left out for events stored before digests existed): keep the one of the last
-    event applied and send it with ``since`` when resuming."""
+    event applied and send it with ``since`` when resuming. With the ``cursor`` feature the
+    message carries ``cursor`` instead of ``seq`` and ``digest``."""
 
     encounter: str
-    seq: int
+    seq: int | msgspec.UnsetType = msgspec.UNSET
     ts: int
     event: AnyEvent
     digest: str | None = None
+    cursor: Cursor | msgspec.UnsetType = msgspec.UNSET
 
 
 class Snapshot(ServerMessage, tag="snapshot", kw_only=True):
     """The whole encounter as this viewer may see it, as of ``seq``, and the ``digest`` of the
     log at ``seq`` (``null`` for a log without one). Sent after ``hello`` without ``since``,
     when the server cannot replay from ``since`` (``reason``), and, unasked, when the server
-    finds that the log went back (``rewound``): everything received after this ``seq`` is void."""
+    finds that the log went back (``rewound``): everything received after this ``seq`` is void.
+    With the ``cursor`` feature ``cursor`` stands for ``seq`` and ``digest`` (both left out)."""
 
     encounter: str
-    seq: int
+    seq: int | msgspec.UnsetType = msgspec.UNSET
     reason: Literal["join", "resume_gap", "resume_ahead", "rewound"]
     state: dict[str, Any]
-    digest: str | None = None
+    digest: str | msgspec.UnsetType | None = None
+    cursor: Cursor | msgspec.UnsetType = msgspec.UNSET
 
 
 class LegalAction(msgspec.Struct, kw_only=True, gc=False, omit_defaults=True):
@@ -606,10 +625,13 @@ class LegalActions(ServerMessage, tag="legal_actions", kw_only=True):
     """What this connection may do now, sent whenever it changes (always after a snapshot):
     whenever the actions change, and whenever the turn changes while there are any.
     ``turn_id`` names the current turn (or interrupt): it changes exactly when a turn starts,
-    is interrupted or resumes. Send it as ``expect_turn`` with a command meant for this turn."""
+    is interrupted or resumes (at the table, a turn it sees: a hidden combatant's turn changes
+    nothing). Send it as ``expect_turn`` with a command meant for this turn. ``seq`` (with the
+    ``cursor`` feature, ``cursor`` instead) is the position of the state they are of."""
 
     encounter: str
-    seq: int
+    seq: int | msgspec.UnsetType = msgspec.UNSET
+    cursor: Cursor | msgspec.UnsetType = msgspec.UNSET
     turn_id: str
     actions: list[LegalAction]
 
@@ -639,12 +661,15 @@ class LegalActionsDelta(ServerMessage, tag="legal_actions_delta", kw_only=True):
     the previous list that no run names is gone. ``turn_id`` is as in ``legal_actions``.
     Entries are compared whole (an entry of the previous list with any field changed is
     sent again), so a client applies a delta without knowing what the entries mean. A client
-    whose list is not at ``base`` asks for the full list (``get_legal_actions``)."""
+    whose list is not at ``base`` asks for the full list (``get_legal_actions``). With the
+    ``cursor`` feature ``cursor`` and ``base_cursor`` stand for ``seq`` and ``base``."""
 
     encounter: str
-    seq: int
+    seq: int | msgspec.UnsetType = msgspec.UNSET
+    cursor: Cursor | msgspec.UnsetType = msgspec.UNSET
     turn_id: str
-    base: int
+    base: int | msgspec.UnsetType = msgspec.UNSET
+    base_cursor: Cursor | msgspec.UnsetType = msgspec.UNSET
     actions: list[KeptRun | LegalAction]
 
 

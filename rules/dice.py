@@ -323,3 +323,10 @@ class SeededRoller:
 def derived_seed(base: int, counter: int) -> int:
     """The seed of the ``counter``-th roll of an encounter that was given dice seed ``base``."""
     return random.Random(base * 1_000_003 + counter).getrandbits(SEED_BITS)
+
+
+def screened_seed(base: int, counter: int) -> int:
+    """The seed of the ``counter``-th roll made behind the GM's screen in an encounter given
+    dice seed ``base``: a stream of its own, so that the dice of what is hidden never shift
+    the dice of the rest (``derived_seed``)."""
+    return random.Random(f"behind the screen:{base}:{counter}").getrandbits(SEED_BITS)

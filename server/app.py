@@ -21,6 +21,7 @@ from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
 from encounter.actors import Actor
+from encounter.screen import waits_for_screen
 from protocol.messages import Limits
 from protocol.version import PROTOCOL_VERSION
 from server import __version__, auth, metrics, web
@@ -203,12 +204,16 @@ class Server:
         without a pause, so no event is missed or sent twice. The digest at ``since`` (from the
         client, when it sent one) must be the log's: otherwise the log went back and grew again
         since the client saw it, and the client gets a snapshot (``rewound``)."""
-        assert session.actor is not None
+        actor = session.actor
+        assert actor is not None
         if since is None:
             room.send_snapshot(session, "join")
             return
         await room.check()  # the room against Redis: behind, ahead, or another log
-        if since > room.version:
+        # the table is replayed no further than it has been told (encounter.screen): what
+        # follows reaches it with the room's next delivery that tells it
+        waits = waits_for_screen(actor)
+        if since > (room.state.told if waits else room.version):
             self._resume_snapshot(session, room, "resume_ahead")
             return
         limit = self.settings.max_replay
@@ -233,14 +238,21 @@ class Server:
                         await room.check()
                     self._resume_snapshot(session, room, "rewound")
                     return
-                for frame in room.frames_for(batch.envelopes, batch.digests, session.actor):
+                end = room.state.told if waits else room.version
+                shown = [(e, d) for e, d in zip(batch.envelopes, batch.digests, strict=True)
+                         if e.seq <= end]
+                for frame in room.frames_for([e for e, _ in shown], [d for _, d in shown],
+                                             actor, cursor=session.cursor):
                     session.enqueue(frame)
                 room.add_session(session)
-                session.offer_legal(room.legal_frame(session.actor), force=True)
+                session.offer_legal(room.legal_frame(actor, cursor=session.cursor),
+                                    force=True)
                 return
             batch = await self.store.read_batch(room.id, sent_to, count=REPLAY_CHUNK)
-            # no further than the room has folded (the rest comes from its ring, or live)
-            while batch.envelopes and batch.envelopes[-1].seq > room.version:
+            # no further than the room has folded (the rest comes from its ring, or live), nor
+            # than the table has been told
+            while batch.envelopes and batch.envelopes[-1].seq > (
+                    room.state.told if waits else room.version):
                 batch.envelopes.pop()
                 batch.digests.pop()
                 batch.raws.pop()
@@ -260,7 +272,8 @@ class Server:
             if sent_digest is not None and batch.prev != sent_digest:
                 self._resume_snapshot(session, room, "rewound")
                 return
-            for frame in room.frames_for(batch.envelopes, batch.digests, session.actor):
+            for frame in room.frames_for(batch.envelopes, batch.digests, actor,
+                                         cursor=session.cursor):
                 session.enqueue(frame)
             sent_to, sent_digest = batch.envelopes[-1].seq, batch.head
 

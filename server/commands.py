@@ -16,14 +16,12 @@ import orjson
 from redis import exceptions as redis_exceptions
 
 from encounter import engine
-from encounter.actors import Actor
 from protocol import messages as msg
 from protocol.errors import ErrorCode
 from protocol.events import TokenIssued, TokenRevoked
 from server import auth, metrics
-from server.rooms import Room
+from server.rooms import Member, Room
 from server.store import Batch, EventStore, EventTooLarge, NotDurable
-from server.wire import LegalFrame
 
 log = logging.getLogger("stablemaster.commands")
 
@@ -51,18 +49,10 @@ class Host(Protocol):
     tokens: auth.Tokens
 
 
-class Sender(Protocol):
+class Sender(Member, Protocol):
     """The connection a command came on (``server.session.Session`` is one)."""
 
-    actor: Actor | None
     room: Room | None
-
-    def send(self, message: msg.ServerMessage) -> None: ...
-
-    def offer_legal(self, legal: LegalFrame, force: bool = False) -> None: ...
-
-    def error(self, code: ErrorCode, message: str, cid: str | None = None,
-              details: dict[str, Any] | None = None) -> None: ...
 
 
 class CommandService:
@@ -85,15 +75,16 @@ class CommandService:
         outcome = "ok"
         try:
             if isinstance(cmd, msg.Ping):
-                session.send(msg.Ack(id=cmd.id))
+                session.acknowledge(cmd.id, None, None, {}, False)
             elif isinstance(cmd, msg.CreateEncounter):
                 await self.create(session, cmd)
             elif session.actor is None or session.room is None:
                 outcome = ErrorCode.UNAUTHENTICATED.value
                 session.error(ErrorCode.UNAUTHENTICATED, "say hello with a token first", cmd.id)
             elif isinstance(cmd, msg.GetLegalActions):
-                session.offer_legal(session.room.legal_frame(session.actor), force=True)
-                session.send(msg.Ack(id=cmd.id, seq=session.room.version))
+                room = session.room
+                session.offer_legal(room.legal_frame(session.actor), force=True)
+                room.answer(session, cmd.id, {}, hold=False)
             else:
                 outcome = await self.execute(session, cmd)
         except engine.Rejected as r:
@@ -208,7 +199,7 @@ class CommandService:
             for _attempt in range(MAX_ATTEMPTS):
                 known = room.recent.get(dedupe)
                 if known is not None:
-                    self._ack_duplicate(session, cmd, room.id, known, fingerprint)
+                    self._ack_duplicate(session, cmd, room, known, fingerprint)
                     return "duplicate"
                 state, head = room.state, room.head
                 try:
@@ -218,7 +209,7 @@ class CommandService:
                     # is no longer legal: answer with its first outcome.
                     first = await store.dedupe_lookup(room.id, dedupe)
                     if first is not None:
-                        self._ack_duplicate(session, cmd, room.id, first, fingerprint)
+                        self._ack_duplicate(session, cmd, room, first, fingerprint)
                         return "duplicate"
                     raise
                 for e in out.envelopes:
@@ -245,11 +236,11 @@ class CommandService:
                     room.remember_outcome(dedupe, first_outcome)
                     for token_id in _revoked(out):
                         await store.delete_token(room.id, token_id)
-                    session.send(msg.Ack(id=cmd.id, seq=out.state.version, result=result))
+                    room.answer(session, cmd.id, result, seq=out.state.version)
                     return "ok"
                 if appended.status == "duplicate":
                     assert appended.outcome is not None
-                    self._ack_duplicate(session, cmd, room.id, appended.outcome, fingerprint)
+                    self._ack_duplicate(session, cmd, room, appended.outcome, fingerprint)
                     return "duplicate"
                 metrics.CONFLICTS.inc()
                 if appended.version < room.version or (
@@ -272,13 +263,13 @@ class CommandService:
                 result["path"] = f"/ws?spectate={result['token']}"
         return result
 
-    def _ack_duplicate(self, session: Sender, cmd: msg.Command, encounter: str,
+    def _ack_duplicate(self, session: Sender, cmd: msg.Command, room: Room,
                        first: dict[str, Any], fingerprint: str) -> None:
         if first.get("fingerprint") not in (None, fingerprint):
             raise engine.Rejected(ErrorCode.CONFLICT, f"command id {cmd.id!r} was used for a "
                                   "different command; use a new id for a new command")
-        result = self._with_token(encounter, first.get("result") or {})
-        session.send(msg.Ack(id=cmd.id, seq=first.get("seq"), result=result, duplicate=True))
+        result = self._with_token(room.id, first.get("result") or {})
+        room.answer(session, cmd.id, result, duplicate=True, seq=first.get("seq"))
 
 
 def _encoded(store: EventStore, out: engine.Outcome) -> list[bytes]:

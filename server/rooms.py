@@ -28,13 +28,15 @@ from redis.exceptions import RedisError
 from encounter.actors import Actor
 from encounter.fold import apply
 from encounter.legal import allowed_chart_events, legal_actions
-from encounter.state import EncounterState, turn_id
+from encounter.screen import at_table, behind, table_sees, waits_for_screen
+from encounter.state import EncounterState, copy_state, turn_id
 from encounter.views import view_event, view_state
 from protocol.errors import ErrorCode
 from protocol.events import Envelope, TokenRevoked
 from protocol.messages import EventMessage, LegalAction, ServerMessage, Snapshot
 from server import metrics
-from server.store import Batch, EventStore, Loaded
+from server.cursor import Cursors
+from server.store import Batch, EventStore, Loaded, Screen
 from server.wire import LegalFrame
 
 
@@ -42,6 +44,8 @@ class Member(Protocol):
     """What a room needs of a connection it serves (``server.session.Session`` is one)."""
 
     actor: Actor | None
+    #: negotiated ``cursor``: positions as cursors, never seqs
+    cursor: bool
 
     def send(self, message: ServerMessage) -> None: ...
 
@@ -51,6 +55,9 @@ class Member(Protocol):
               details: dict[str, Any] | None = None) -> None: ...
 
     def offer_legal(self, legal: LegalFrame, force: bool = False) -> None: ...
+
+    def acknowledge(self, cid: str, seq: int | None, cursor: str | None,
+                    result: dict[str, Any], duplicate: bool) -> None: ...
 
     def close_soon(self, code: int, reason: str, flush: bool = True) -> None: ...
 
@@ -71,12 +78,27 @@ def viewer_key(actor: Actor) -> tuple[bool, frozenset[str], frozenset[str]]:
 
 
 class Room:
-    def __init__(self, encounter: str, loaded: Loaded, store: EventStore) -> None:
+    def __init__(self, encounter: str, loaded: Loaded, store: EventStore,
+                 screen: Screen | None = None) -> None:
         self.id = encounter
         self.state = loaded.state
         #: the digest of the last event folded into ``state``
         self.head = loaded.head
         self.store = store
+        self.cursors = Cursors(store.chain.key, encounter)
+        # The GM's screen (``encounter.screen``): what the table has been given. ``given``:
+        # the seq up to which its connections were given the log (``state.told`` once
+        # delivered); ``unreleased``: the events after it, with their digests; ``told_state``:
+        # the state at ``state.told`` while the table has not been told everything;
+        # ``table_digest``: the digest at ``state.table_seq``; ``held_acks``: the acks of the
+        # table's commands waiting for ``told`` to move.
+        self.given = loaded.state.told
+        self.unreleased: list[tuple[Envelope, str]] = []
+        self.told_state: EncounterState | None = None
+        self.table_digest = loaded.head
+        self.held_acks: list[tuple[Member, str, dict[str, Any], bool]] = []
+        self._table_digest_seq = loaded.state.version
+        self._screen_task: asyncio.Task[None] | None = None
         self.sessions: set[Member] = set()
         #: callers of ``Rooms.get`` that have not released the room yet (a connection between
         #: its ``hello`` and joining): the room is not dropped while it has any
@@ -98,6 +120,8 @@ class Room:
         #: Closes the connections of the next credential to expire, and when (ms).
         self._expiry: asyncio.TimerHandle | None = None
         self._expiry_at: float | None = None
+        if screen is not None:
+            self._set_screen(screen)
 
     @property
     def version(self) -> int:
@@ -131,10 +155,11 @@ class Room:
         fresh = envelopes[first:] if first else envelopes
         fresh_digests = digests[first:] if first else digests
         if state_after is not None and state_after.version == fresh[-1].seq:
+            candidate: EncounterState | None = self.state  # (the decider worked on a copy)
             self.state = state_after
         else:
-            for envelope in fresh:
-                apply(self.state, envelope)
+            candidate = self._fold(fresh)
+        self._track_screen(candidate, fresh, fresh_digests)
         chained = prev if prev is not None else self.head
         for envelope, digest in zip(fresh, fresh_digests, strict=True):
             self.ring.append((envelope, digest, chained))
@@ -145,6 +170,93 @@ class Room:
             for envelope in fresh:
                 metrics.FANOUT_LAG.observe(max(0.0, now - envelope.ts) / 1000)
         self._deliver(fresh, fresh_digests)
+
+    def _fold(self, fresh: Sequence[Envelope]) -> EncounterState | None:
+        """Fold ``fresh`` into the state; the state as it was at the end of the last command
+        after which the table was told everything, when a later command of ``fresh`` may have
+        raised the screen (it holds an event the table does not see), else ``None``."""
+        candidate = None
+        start = 0
+        state = self.state
+        for i, envelope in enumerate(fresh):
+            if i == start and state.told == state.version:
+                end = next((j for j in range(i, len(fresh)) if fresh[j].chart is not None),
+                           len(fresh) - 1)
+                if not all(table_sees(e) for e in fresh[i:end + 1]):
+                    candidate = copy_state(state)
+            apply(state, envelope)
+            if envelope.chart is not None:
+                start = i + 1
+        return candidate
+
+    def _track_screen(self, candidate: EncounterState | None, fresh: Sequence[Envelope],
+                      digests: Sequence[str]) -> None:
+        """Keep ``told_state`` and ``table_digest`` as the fold moved ``told``."""
+        s = self.state
+        if not behind(s):
+            self.told_state = None
+        elif self.told_state is None or self.told_state.version != s.told:
+            self.told_state = candidate if candidate is not None and \
+                candidate.version == s.told else None
+            if self.told_state is None:  # (not seen here: a reload finds it again)
+                log.warning("room %s: no state at seq %d, where the table was told last",
+                            self.id, s.told)
+                self.schedule_screen()
+        if s.table_seq != self._table_digest_seq:
+            found = {e.seq: d for e, d in self.unreleased if e.seq == s.table_seq}
+            found.update((e.seq, d) for e, d in zip(fresh, digests, strict=True)
+                         if e.seq == s.table_seq)
+            if s.table_seq in found:
+                self.table_digest = found[s.table_seq]
+                self._table_digest_seq = s.table_seq
+
+    def _set_screen(self, screen: Screen) -> None:
+        """What a room loaded from Redis needs of the screen (``EventStore.load_screen``)."""
+        self.given = self.state.told
+        self.unreleased = list(zip(screen.unreleased.envelopes, screen.unreleased.digests,
+                                   strict=True))
+        self.told_state = screen.told_state
+        self.table_digest = screen.table_digest
+        self._table_digest_seq = self.state.table_seq
+        self.held_acks = []
+
+    def position(self, actor: Actor) -> tuple[int, str]:
+        """The seq and digest of the last event ``actor`` is told of: the table's position
+        for those who wait for the screen, the log's end for the others."""
+        if waits_for_screen(actor):
+            return self.state.table_seq, self.table_digest
+        return self.version, self.head
+
+    def seal(self, seq: int, digest: str | None) -> str:
+        return self.cursors.seal(seq, digest)
+
+    def state_for(self, actor: Actor) -> EncounterState:
+        """The state ``actor`` is shown: the one at ``told`` for the table while the GM's
+        screen is up, the current one otherwise."""
+        if self.told_state is not None and waits_for_screen(actor):
+            return self.told_state
+        return self.state
+
+    def answer(self, session: Member, cid: str, result: dict[str, Any],
+               duplicate: bool = False, seq: int | None = None, hold: bool = True) -> None:
+        """Acknowledge ``session``'s command ``cid``. A table connection's ack waits while the
+        screen is up (it leaves with what the table is told next, after its events and legal
+        actions); it names the table's position, never one behind the screen. ``seq``: the
+        position a connection that sees everything is given (the log's end by default)."""
+        actor = session.actor
+        assert actor is not None
+        if hold and waits_for_screen(actor) and behind(self.state):
+            self.held_acks.append((session, cid, result, duplicate))
+            return
+        if waits_for_screen(actor) or seq is None:
+            seq, digest = self.position(actor)
+        else:
+            known = self.digest_at(seq)
+            if known is None:  # (a retry's first outcome, long ago) the log's end
+                seq, known = self.version, self.head
+            digest = known
+        session.acknowledge(cid, seq, self.seal(seq, digest) if session.cursor else None,
+                            result, duplicate)
 
     def remember_outcome(self, dedupe: str, outcome: dict[str, Any]) -> None:
         self.recent[dedupe] = outcome
@@ -173,6 +285,21 @@ class Room:
                 batch.envelopes.append(envelope)
                 batch.digests.append(digest)
         return batch
+
+    def schedule_screen(self) -> None:
+        """Read the state at ``told`` from Redis (a room that lost it: not expected)."""
+        if self._screen_task is None or self._screen_task.done():
+            self._screen_task = asyncio.get_running_loop().create_task(self._load_told())
+
+    async def _load_told(self) -> None:
+        told = self.state.told
+        try:
+            state = await self.store.load_at(self.id, told)
+        except (RedisError, OSError) as exc:
+            log.warning("room %s could not read its state at seq %d: %s", self.id, told, exc)
+            return
+        if state is not None and self.state.told == told and behind(self.state):
+            self.told_state = state
 
     def schedule_catchup(self) -> None:
         if self._catchup_task is None or self._catchup_task.done():
@@ -235,13 +362,15 @@ class Room:
         """Reload from Redis and send every connection a snapshot (``rewound``): the log is not
         the one this room held, so nothing it delivered after the snapshot's seq holds."""
         loaded = await self.store.load_head(self.id)
-        if loaded is None:  # (Redis went back to before the encounter existed)
+        screen = None if loaded is None else await self.store.load_screen(self.id, loaded)
+        if loaded is None or screen is None:  # (Redis went back to before the encounter existed)
             log.error("room %s: %s, and Redis has no log for it any more", self.id, why)
             for session in list(self.sessions):
                 session.close_soon(1012, "the encounter is no longer in the store")
             return
         before = self.version
         self.state, self.head = loaded.state, loaded.head
+        self._set_screen(screen)
         self.ring.clear()
         self.recent.clear()  # outcomes of commands the log may no longer hold
         self.rewinds += 1
@@ -266,7 +395,7 @@ class Room:
         actor = session.actor
         assert actor is not None
         try:
-            state = view_state(self.state, actor)
+            state = view_state(self.state_for(actor), actor)
         except Exception as exc:
             # Defence in depth: a log with something this viewer's view cannot show (written
             # before the server checked it on the way in) must not keep it, or anyone, out.
@@ -276,8 +405,14 @@ class Room:
                           f"({type(exc).__name__}); the encounter's events follow, and "
                           "reconnecting tries again")
         else:
-            session.send(Snapshot(encounter=self.id, seq=self.version, reason=reason,  # type: ignore[arg-type]
-                                  state=state, digest=self.head or None))
+            seq, digest = self.position(actor)
+            if session.cursor:
+                session.send(Snapshot(encounter=self.id, reason=reason,  # type: ignore[arg-type]
+                                      state=state, digest=msgspec.UNSET,
+                                      cursor=self.seal(seq, digest)))
+            else:
+                session.send(Snapshot(encounter=self.id, seq=seq, reason=reason,  # type: ignore[arg-type]
+                                      state=state, digest=digest or None))
         self.add_session(session)
         session.offer_legal(self.legal_frame(actor), force=True)
 
@@ -342,37 +477,71 @@ class Room:
     # -- delivery ----------------------------------------------------------------------------
 
     def _deliver(self, envelopes: Sequence[Envelope], digests: Sequence[str]) -> None:
+        """Give every connection what these events tell it: at once to those who see
+        everything (and dice towers); to the table, what ``told`` now reaches, with its legal
+        actions and the acks that waited for it (``encounter.screen``)."""
+        state = self.state
+        self.unreleased.extend(zip(envelopes, digests, strict=True))
+        told: list[tuple[Envelope, str]] = []
+        if state.told > self.given:
+            n = 0
+            while n < len(self.unreleased) and self.unreleased[n][0].seq <= state.told:
+                n += 1
+            told, self.unreleased = self.unreleased[:n], self.unreleased[n:]
+            self.given = state.told
         if not self.sessions:
+            self.held_acks.clear()
             return
         groups: dict[Any, list[Member]] = {}
         for session in self.sessions:
             assert session.actor is not None
             groups.setdefault(viewer_key(session.actor), []).append(session)
         revoked = {e.event.token_id for e in envelopes if isinstance(e.event, TokenRevoked)}
-        allowed = allowed_chart_events(self.state) if not self.state.ended else set()
+        allowed = allowed_chart_events(state) if not state.ended else set()
         shared: dict[object, list[LegalAction]] = {}
-        turn = turn_id(self.state)
-        encoded: dict[int, bytes] = {}
+        turns: dict[bool, str] = {}
+        encoded: dict[tuple[int, bool], bytes] = {}
         delivered = 0
         for members in groups.values():
             actor = members[0].actor
             assert actor is not None
-            frames = self.frames_for(envelopes, digests, actor, encoded)
-            legal = self.legal_frame(actor, allowed, shared, turn)
+            waits = waits_for_screen(actor)
+            if waits and not told:
+                continue  # behind the screen: nothing the table is told yet
+            shown = ([e for e, _ in told], [d for _, d in told]) if waits else \
+                (envelopes, digests)
+            table = at_table(actor)
+            turn = turns.get(table)
+            if turn is None:
+                turn = turns[table] = turn_id(state, table)
+            legal = self.legal_frame(actor, allowed, shared, turn,
+                                     any(m.cursor for m in members))
+            frames: dict[bool, list[bytes]] = {}
             for session in members:
-                for frame in frames:
+                mine = frames.get(session.cursor)
+                if mine is None:
+                    mine = frames[session.cursor] = self.frames_for(
+                        shown[0], shown[1], actor, encoded, session.cursor)
+                for frame in mine:
                     session.enqueue(frame)
-                delivered += len(frames)
+                delivered += len(mine)
                 session.offer_legal(legal)
+        if told and self.held_acks:
+            held, self.held_acks = self.held_acks, []
+            for session, cid, result, duplicate in held:
+                if session in self.sessions:
+                    self.answer(session, cid, result, duplicate)
         metrics.EVENTS_DELIVERED.inc(delivered)
         if revoked:
             self.close_credentials(revoked, "credential revoked")
 
     def frames_for(self, envelopes: Iterable[Envelope], digests: Iterable[str], actor: Actor,
-                   encoded: dict[int, bytes] | None = None) -> list[bytes]:
-        """The ``event`` messages of ``envelopes`` that ``actor`` may see, as it may see them.
-        ``encoded`` keeps the messages of events shown unchanged (the view is the event
-        itself) across the viewers of one delivery, so each is encoded once."""
+                   encoded: dict[tuple[int, bool], bytes] | None = None,
+                   cursor: bool = False) -> list[bytes]:
+        """The ``event`` messages of ``envelopes`` that ``actor`` may see, as it may see them
+        (``cursor``: with a cursor in place of the seq and digest). ``encoded`` keeps the
+        messages of events shown unchanged (the view is the event itself) across the viewers
+        of one delivery, so each is encoded once."""
         cache = encoded if encoded is not None else {}
         frames = []
         for envelope, digest in zip(envelopes, digests, strict=True):
@@ -380,32 +549,43 @@ class Room:
             if event is None:
                 continue
             if event is envelope.event:
-                frame = cache.get(envelope.seq)
+                key = (envelope.seq, cursor)
+                frame = cache.get(key)
                 if frame is None:
-                    frame = cache[envelope.seq] = self._event_frame(envelope, event, digest)
+                    frame = cache[key] = self._event_frame(envelope, event, digest, cursor)
             else:
-                frame = self._event_frame(envelope, event, digest)
+                frame = self._event_frame(envelope, event, digest, cursor)
             frames.append(frame)
         return frames
 
-    def _event_frame(self, envelope: Envelope, event: Any, digest: str) -> bytes:
+    def _event_frame(self, envelope: Envelope, event: Any, digest: str,
+                     cursor: bool = False) -> bytes:
+        if cursor:
+            return _encode.encode(EventMessage(encounter=self.id, ts=envelope.ts, event=event,
+                                               cursor=self.seal(envelope.seq, digest)))
         return _encode.encode(EventMessage(encounter=self.id, seq=envelope.seq, ts=envelope.ts,
                                            event=event, digest=digest or None))
 
     def legal_frame(self, actor: Actor, allowed: set[str] | None = None,
                     shared: dict[object, list[LegalAction]] | None = None,
-                    turn: str | None = None) -> LegalFrame:
+                    turn: str | None = None, cursor: bool = True) -> LegalFrame:
         """The ``legal_actions`` of ``actor``, with a key that changes only when the actions
         do (the message's ``seq`` alone does not make it worth sending). ``turn``: the
-        state's ``turn_id``, when known."""
+        ``turn_id`` ``actor`` is given, when known; ``cursor``: whether a connection it goes to
+        has the ``cursor`` feature. The table's are of the state it is shown (``state_for``)."""
+        state = self.state_for(actor)
+        if state is not self.state:
+            allowed = shared = None
         if turn is None:
-            turn = turn_id(self.state)
+            turn = turn_id(state, at_table(actor))
+        seq, digest = self.position(actor)
+        sealed = self.seal(seq, digest) if cursor else None
         try:
-            actions = legal_actions(self.state, actor, allowed, shared)
-            return LegalFrame(self.id, self.version, turn, actions)
+            actions = legal_actions(state, actor, allowed, shared)
+            return LegalFrame(self.id, seq, turn, actions, cursor=sealed)
         except Exception:  # defence in depth: a state it cannot read must not stop delivery
             log.exception("legal actions of %s for %s failed", self.id, actor.token_id)
-            return LegalFrame.failed(self.id, self.version, turn)
+            return LegalFrame.failed(self.id, seq, turn, sealed)
 
 
 class Rooms:
@@ -447,7 +627,9 @@ class Rooms:
         self._loading[encounter] = future
         try:
             loaded = await self.store.load_head(encounter)
-            room = None if loaded is None else Room(encounter, loaded, self.store)
+            screen = None if loaded is None else await self.store.load_screen(encounter, loaded)
+            room = None if loaded is None or screen is None else \
+                Room(encounter, loaded, self.store, screen)
             if room is not None:
                 self._rooms[encounter] = room
                 room.holders += 1

@@ -36,6 +36,7 @@ from rules.choices import with_allowed
 from server import __version__, metrics
 from server.auth import new_id
 from server.config import Settings
+from server.cursor import CURSOR_LENGTH, CursorError
 from server.rooms import Room, Rooms
 from server.wire import LegalFrame, batched
 
@@ -127,10 +128,13 @@ class Session:
         #: with ``legal_delta``: the entries of the last legal actions sent, and their seq
         self._last_entries: list[bytes] | None = None
         self._legal_seq = 0
+        self._legal_cursor: str | None = None
         #: negotiated in ``hello``: one websocket message for everything queued at once
-        #: (``batch``), legal actions as deltas (``legal_delta``)
+        #: (``batch``), legal actions as deltas (``legal_delta``), positions as cursors
+        #: (``cursor``)
         self.batch = False
         self.legal_delta = False
+        self.cursor = False
         #: A ``welcome`` was sent: the connection said ``hello`` in time.
         self.welcomed = False
         s = server.settings
@@ -169,14 +173,30 @@ class Session:
         if not force and legal.key == self._last_legal:
             return
         self._last_legal = legal.key
+        full = legal.cursor_frame if self.cursor else legal.frame
         if not self.legal_delta:
-            self.enqueue(legal.frame)
+            self.enqueue(full)
             return
         previous = self._last_entries
-        frame = legal.frame if force or previous is None else \
-            legal.delta(previous, self._legal_seq)
+        if force or previous is None:
+            frame = full
+        elif self.cursor:
+            frame = legal.delta(previous, 0, self._legal_cursor or "")
+        else:
+            frame = legal.delta(previous, self._legal_seq)
         self._last_entries, self._legal_seq = legal.entries, legal.seq
+        self._legal_cursor = legal.cursor
         self.enqueue(frame)
+
+    def acknowledge(self, cid: str, seq: int | None, cursor: str | None,
+                    result: dict[str, Any], duplicate: bool) -> None:
+        """The ``ack`` of command ``cid``, naming ``seq`` (or, with the ``cursor`` feature,
+        ``cursor``)."""
+        if self.cursor:
+            self.send(msg.Ack(id=cid, seq=msgspec.UNSET, cursor=cursor, result=result,
+                              duplicate=duplicate))
+        else:
+            self.send(msg.Ack(id=cid, seq=seq, result=result, duplicate=duplicate))
 
     def error(self, code: ErrorCode, message: str, cid: str | None = None,
               details: dict[str, Any] | None = None) -> None:
@@ -288,13 +308,13 @@ class Session:
         deadline = (asyncio.get_running_loop().call_later(timeout, self._hello_overdue)
                     if timeout > 0 else None)
         try:
-            spectate, since, digest, bad_since, features = _query_token(self.ws)
-            if spectate is not None and bad_since:
-                self.error(ErrorCode.INVALID_PAYLOAD, "since in the URL must be a seq: ASCII "
-                           "digits 0-9, at most 18 of them; no hello was said for this link")
+            spectate, since, digest, cursor, bad, features = _query_token(self.ws)
+            if spectate is not None and bad:
+                self.error(ErrorCode.INVALID_PAYLOAD, bad + "; no hello was said for this link")
             elif spectate is not None:
                 await self.hello(msg.Hello(versions=list(SUPPORTED_VERSIONS), token=spectate,
-                                           since=since, digest=digest, features=features),
+                                           since=since, digest=digest, cursor=cursor,
+                                           features=features),
                                  spectator_url=True)
             async for raw in self.ws:
                 if self._closing:
@@ -377,8 +397,13 @@ class Session:
             return
         self.protocol = max(common)
         limits = self.server.limits
+        if hello.cursor is not None and (hello.since is not None or hello.digest is not None):
+            self.error(ErrorCode.INVALID_PAYLOAD, "resume from a cursor or from since and "
+                       "digest, not both")
+            return
         features = [f for f in msg.FEATURES if f in hello.features]
         self.batch, self.legal_delta = "batch" in features, "legal_delta" in features
+        self.cursor = "cursor" in features
         if hello.token is None:
             self.welcomed = True
             self.send(msg.Welcome(protocol=self.protocol, server=__version__, session=self.id,
@@ -393,6 +418,14 @@ class Session:
             if spectator_url and actor.role != "spectator":
                 self.error(ErrorCode.FORBIDDEN, "only spectator tokens may ride in a URL")
                 return
+            since, digest = hello.since, hello.digest
+            if hello.cursor is not None:
+                try:
+                    since, digest = room.cursors.open(hello.cursor)
+                except CursorError as exc:
+                    self.error(ErrorCode.INVALID_PAYLOAD, f"hello.cursor: {exc}: resume from a "
+                               "cursor this encounter gave, or say hello without one")
+                    return
             self.actor = actor
             self.room = room
             self.welcomed = True
@@ -402,7 +435,7 @@ class Session:
                 scopes=sorted(actor.scopes), limits=limits,  # type: ignore[arg-type]
                 features=features,
             ))
-            await self.server.attach(self, room, hello.since, hello.digest)
+            await self.server.attach(self, room, since, digest)
         finally:
             # joined (or given up): the room goes with its last connection from now on
             self.server.rooms.release(room)
@@ -411,27 +444,39 @@ class Session:
 #: ``since`` in a URL: ASCII digits only (``str.isdigit`` also takes "²" and "٣"), and few
 #: enough of them for a seq.
 _SINCE = re.compile(r"[0-9]{1,18}")
+_CURSOR = re.compile(rf"[A-Za-z0-9_-]{{{CURSOR_LENGTH}}}")
 
 
-def _query_token(ws: ServerConnection
-                 ) -> tuple[str | None, int | None, str | None, bool, list[str]]:
-    """A spectator token (with ``since``, ``digest`` and ``features``) from the URL,
-    ``/ws?spectate=<token>&since=<seq>&digest=<digest>&features=batch,legal_delta``, and
-    whether a ``since`` is there that is not a seq."""
+def _query_token(ws: ServerConnection) -> tuple[
+        str | None, int | None, str | None, str | None, str | None, list[str]]:
+    """A spectator token (with ``since``, ``digest`` or ``cursor``, and ``features``) from the
+    URL, ``/ws?spectate=<token>&since=<seq>&digest=<digest>&features=batch,legal_delta`` or
+    ``/ws?spectate=<token>&cursor=<cursor>&features=cursor``, and what is wrong with them, if
+    anything (a ``since`` that is not a seq, a ``cursor`` that is not one)."""
     request = ws.request
     if request is None:
-        return None, None, None, False, []
+        return None, None, None, None, None, []
     query = parse_qs(urlsplit(request.path).query)
     token = query.get("spectate", [None])[0]
     since = query.get("since", [None])[0]
     raw_digest = query.get("digest", [""])[0]
     digest = raw_digest if 0 < len(raw_digest) <= 40 else None
+    cursor = query.get("cursor", [None])[0]
     features = [f for f in query.get("features", [""])[0][:200].split(",") if f in msg.FEATURES]
+    if cursor is not None:
+        if since is not None or digest is not None:
+            return token, None, None, None, "resume from a cursor or from since and digest, " \
+                "not both", features
+        if not _CURSOR.fullmatch(cursor):
+            return token, None, None, None, f"cursor in the URL must be {CURSOR_LENGTH} " \
+                "characters of URL-safe base64, as the server gave it", features
+        return token, None, None, cursor, None, features
     if since is None:
-        return token, None, digest, False, features
+        return token, None, digest, None, None, features
     if _SINCE.fullmatch(since):
-        return token, int(since), digest, False, features
-    return token, None, digest, True, features
+        return token, int(since), digest, None, None, features
+    return token, None, digest, None, "since in the URL must be a seq: ASCII digits 0-9, at " \
+        "most 18 of them", features
 
 
 # A JSON string (escapes included) or one bracket: what the depth of a message depends on.

@@ -177,6 +177,17 @@ class Loaded:
     head: str
 
 
+@dataclass(slots=True)
+class Screen:
+    """What a room loaded from Redis needs of the GM's screen (``encounter.screen``): the
+    state at ``told`` while the table has not been told everything (``None`` otherwise), the
+    events after ``told`` with their digests, and the digest at ``table_seq``."""
+
+    told_state: EncounterState | None
+    unreleased: Batch
+    table_digest: str
+
+
 @dataclass
 class Appended:
     status: Literal["ok", "conflict", "duplicate"]
@@ -527,6 +538,54 @@ class EventStore:
         if len(tail.envelopes) >= SNAPSHOT_EVERY:
             await self.save_snapshot(state, loaded.head)
         return loaded
+
+    async def load_at(self, encounter: str, seq: int) -> EncounterState | None:
+        """The encounter as it was at ``seq`` (the cached snapshot when it is not later, else
+        the log from its start), or ``None`` when the log does not reach ``seq``."""
+        snap = await self.redis.hgetall(keys(encounter)["snap"])
+        state = EncounterState(id=encounter)
+        if snap and snap.get(b"format") == str(STATE_FORMAT).encode():
+            cached = load_state(snap[b"data"])
+            if cached.version <= seq and self.continues(
+                    await self.read_batch(encounter, cached.version, count=1),
+                    cached.version, _text(snap.get(b"head"))):
+                state = cached
+        while state.version < seq:
+            envelopes = await self.read(encounter, state.version,
+                                        count=min(1024, seq - state.version))
+            if not envelopes or envelopes[0].seq != state.version + 1:
+                return None
+            for envelope in envelopes:
+                if envelope.seq > seq:
+                    break
+                apply(state, envelope)
+        return state if state.version == seq else None
+
+    async def digest_of(self, encounter: str, seq: int) -> str:
+        """The digest the log holds at ``seq`` (``""`` at 0, or where it has none)."""
+        if seq == 0:
+            return ""
+        rows = await self.redis.xrange(keys(encounter)["events"], min=f"{seq}-0",
+                                       max=f"{seq}-0")
+        return _text(rows[0][1].get(b"d")) if rows else ""
+
+    async def load_screen(self, encounter: str, loaded: Loaded) -> Screen | None:
+        """The screen of ``loaded`` (``Screen``); ``None`` when the log no longer holds it."""
+        state = loaded.state
+        digest = loaded.head if state.table_seq == state.version else \
+            await self.digest_of(encounter, state.table_seq)
+        if state.told >= state.version:
+            return Screen(None, Batch(prev=None), digest)
+        after = await self.read_batch(encounter, state.told)
+        while after.envelopes and after.envelopes[-1].seq > state.version:
+            after.envelopes.pop()
+            after.digests.pop()
+            after.raws.pop()
+        told_state = await self.load_at(encounter, state.told)
+        if told_state is None or not after.envelopes or \
+                after.envelopes[-1].seq != state.version:
+            return None
+        return Screen(told_state, after, digest)
 
     async def save_snapshot(self, state: EncounterState, head: str = "") -> None:
         k = keys(state.id)

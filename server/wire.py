@@ -28,13 +28,16 @@ _BATCH_TAIL = b"]}"
 
 
 class LegalFrame:
-    """The legal actions of one viewer at one ``seq``."""
+    """The legal actions of one viewer at one ``seq`` (and, for connections with the ``cursor``
+    feature, at the ``cursor`` that names it)."""
 
-    __slots__ = ("_deltas", "_entries", "_frame", "_head", "_listed", "actions", "key", "seq")
+    __slots__ = ("_cframe", "_chead", "_deltas", "_entries", "_frame", "_head", "_listed",
+                 "actions", "cursor", "key", "seq")
 
     def __init__(self, encounter: str, seq: int, turn: str, actions: list[LegalAction],
-                 entries: list[bytes] | None = None) -> None:
+                 entries: list[bytes] | None = None, cursor: str | None = None) -> None:
         self.seq = seq
+        self.cursor = cursor
         self.actions = actions
         # each entry encoded once: the full list is made of them, and deltas compare them
         self._entries = entries = [_encode.encode(a) for a in actions] if entries is None \
@@ -46,8 +49,11 @@ class LegalFrame:
         self.key = listed if listed == b"[]" else turn_b + listed
         self._head = b'"encounter":%b,"seq":%d,"turn_id":"%b"' % (
             _encode.encode(encounter), seq, turn_b)
+        self._chead = None if cursor is None else b'"encounter":%b,"cursor":"%b","turn_id":"%b"' \
+            % (_encode.encode(encounter), cursor.encode(), turn_b)
         self._frame: bytes | None = None
-        self._deltas: dict[int, bytes] = {}
+        self._cframe: bytes | None = None
+        self._deltas: dict[tuple[int, bool], bytes] = {}
 
     @property
     def frame(self) -> bytes:
@@ -58,31 +64,50 @@ class LegalFrame:
                                                                          self._listed)
         return self._frame
 
+    @property
+    def cursor_frame(self) -> bytes:
+        """The full ``legal_actions`` message with ``cursor`` in place of ``seq``."""
+        if self._cframe is None:
+            assert self._chead is not None, "a LegalFrame made without its cursor"
+            self._cframe = b'{"type":"legal_actions",%b,"actions":%b}' % (self._chead,
+                                                                          self._listed)
+        return self._cframe
+
     @classmethod
-    def failed(cls, encounter: str, seq: int, turn: str) -> LegalFrame:
-        return cls(encounter, seq, turn, [], [])
+    def failed(cls, encounter: str, seq: int, turn: str,
+               cursor: str | None = None) -> LegalFrame:
+        return cls(encounter, seq, turn, [], [], cursor)
 
     @property
     def entries(self) -> list[bytes]:
         """Each entry's JSON, in order (entries that are equal have equal bytes)."""
         return self._entries
 
-    def delta(self, previous: list[bytes], base: int) -> bytes:
+    def delta(self, previous: list[bytes], base: int, base_cursor: str | None = None) -> bytes:
         """The ``legal_actions_delta`` from ``previous`` (a list of entries this viewer's
-        connection holds, at ``seq`` ``base``), or the full message when that is no longer."""
-        cached = self._deltas.get(id(previous))
+        connection holds, at ``seq`` ``base``; with the ``cursor`` feature at ``base_cursor``),
+        or the full message when that is no longer."""
+        key = (id(previous), base_cursor is not None)
+        cached = self._deltas.get(key)
         if cached is not None:
             return cached
         entries = self._entries
         # the same list again (a new turn's id, the same actions): one run keeps it all
         items = delta_items(previous, entries) if previous != entries else \
             [b"[0,%d]" % len(entries)] if entries else []
-        frame = b'{"type":"legal_actions_delta",%b,"base":%d,"actions":[%b]}' % (
-            self._head, base, b",".join(items))
-        if len(frame) >= len(self._listed) + len(self._head) + 36:  # the full message's size
-            frame = self.frame
+        if base_cursor is None:
+            head, full = self._head, self.frame
+            frame = b'{"type":"legal_actions_delta",%b,"base":%d,"actions":[%b]}' % (
+                head, base, b",".join(items))
+        else:
+            assert self._chead is not None, "a LegalFrame made without its cursor"
+            head, full = self._chead, self.cursor_frame
+            frame = b'{"type":"legal_actions_delta",%b,"base_cursor":"%b","actions":[%b]}' % (
+                head, base_cursor.encode(), b",".join(items))
+        if len(frame) >= len(self._listed) + len(head) + 36:  # the full message's size
+            frame = full
         # (the previous lists a delivery sees are alive until it ends, so ids stay theirs)
-        self._deltas[id(previous)] = frame
+        self._deltas[key] = frame
         return frame
 
 

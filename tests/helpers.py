@@ -6,7 +6,7 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
-from clients.client import Client
+from clients.client import Client, CommandError
 
 PARTY: list[dict[str, Any]] = [
     {"name": "Twilight Sparkle", "id": "twilight", "kind": "pc", "initiative": 3},
@@ -74,13 +74,36 @@ def seqs(client: Client) -> list[int]:
     return [m["seq"] for m in client.events()]
 
 
+async def send_seen(gm: Client, sender: Client, type_: str, /, **fields: Any
+                    ) -> dict[str, Any] | None:
+    """Send a command from ``sender`` and wait until it is done: its answer came, or the GM
+    (who sees every event) got events it caused. ``None`` when it is done but not answered:
+    the ack of a table connection waits while the turn is behind the GM's screen."""
+    before = gm.last_seq
+    answer = await sender.send_command(type_, **fields)
+    moved = asyncio.ensure_future(gm.wait_until(lambda: gm.last_seq > before))
+    try:
+        await asyncio.wait({answer, moved}, timeout=10, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        moved.cancel()
+    if answer.done():
+        return answer.result()
+    if gm.last_seq > before:
+        return None
+    raise TimeoutError(f"{type_} {fields}: neither answered nor done")
+
+
 async def play_turns(gm: Client, players: dict[str, Client], n: int) -> None:
-    """End ``n`` turns, each sent by whoever controls the current combatant."""
+    """End ``n`` turns, each sent by whoever controls the current combatant. A player's ack
+    is not waited for (it waits while the next turn is behind the GM's screen): the GM's
+    view, which sees every event, says when the turn has passed."""
     for _ in range(n):
         actor = await wait_current(gm)
         sender = players.get(actor, gm)
-        ack = await sender.command("act", combatant=actor, action="end_turn")
-        await gm.wait_seq(ack["seq"])  # the GM sees every event, so its view is current
+        reply = await send_seen(gm, sender, "act", combatant=actor, action="end_turn")
+        if reply is not None and reply["type"] == "error":
+            raise CommandError(reply)
+        await gm.wait_until(lambda: gm.legal_seq == gm.last_seq)  # its view is current
 
 
 async def wait_current(gm: Client, timeout: float = 5) -> str:

@@ -39,6 +39,7 @@ from clients.client import Client, CommandError
 from clients.live import Seat
 from encounter.actors import Actor
 from encounter.fold import fold
+from encounter.screen import waits_for_screen
 from encounter.views import view_event
 from protocol.events import Envelope
 from server.store import EventStore, LogChain
@@ -171,6 +172,10 @@ async def open_table(url: str, seat_urls: list[list[str]], players: int = 2) -> 
     return table
 
 
+#: The combatants behind the GM's screen.
+HIDDEN = {c["id"] for c in PARTY if c.get("hidden")}
+
+
 class Load:
     """Every acting seat ends its combatants' turns as fast as the server acknowledges them; an
     unanswered command is sent again with the same id (``Seat.command`` does it across
@@ -197,7 +202,8 @@ class Load:
     async def pause(self, timeout: float = 40) -> None:
         """Send no new command, and wait until those in flight are answered (or given up): an
         end of turn answered after the pause would append after the log was taken as
-        settled."""
+        settled. (The GM still ends hidden combatants' turns meanwhile: a player's end of turn
+        before one is answered when the table is told what follows it.)"""
         self.running.clear()
         deadline = time.monotonic() + timeout
         while self._in_flight and time.monotonic() < deadline:
@@ -213,10 +219,15 @@ class Load:
 
     async def _drive(self, seat: Recorder, mine: set[str]) -> None:
         while not self._stop:
-            await self.running.wait()
+            behind_screen = mine & HIDDEN if self._in_flight else set()
+            if not self.running.is_set() and not behind_screen:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self.running.wait(), 0.1)
+                continue
             generation = seat.generation
+            allowed = mine if self.running.is_set() else behind_screen
             acting = [a["combatant"] for a in seat.legal
-                      if a["action"] == "end_turn" and a.get("combatant") in mine]
+                      if a["action"] == "end_turn" and a.get("combatant") in allowed]
             if not acting or not seat.online:
                 with contextlib.suppress(TimeoutError):
                     await seat.wait_change(generation, timeout=0.5)
@@ -261,7 +272,7 @@ async def settle(tables: list[Table], redis_url: str, timeout: float = 30) -> No
             envelopes, _ = await redis_log(redis_url, table.encounter)
             state = fold(table.encounter, envelopes)
             behind = [s for s in table.seats
-                      if s.view.seq < last_visible(envelopes, actor_of(state, s))]
+                      if s.view.seq < last_visible(envelopes, actor_of(state, s), state.told)]
             if not behind:
                 break
             if time.monotonic() > deadline:
@@ -278,12 +289,16 @@ def actor_of(state: Any, seat: Recorder) -> Actor:
                  combatants=frozenset(grant.combatants), scopes=frozenset(grant.scopes))
 
 
-def last_visible(envelopes: list[Envelope], actor: Actor) -> int:
-    return max((e.seq for e in envelopes if view_event(e, actor) is not None), default=0)
+def last_visible(envelopes: list[Envelope], actor: Actor, told: int) -> int:
+    """The last event ``actor`` may see that it has been told of: the table is told the log
+    up to ``told`` (what follows waits behind the GM's screen, ``encounter.screen``)."""
+    end = told if waits_for_screen(actor) else envelopes[-1].seq if envelopes else 0
+    return max((e.seq for e in envelopes if e.seq <= end and view_event(e, actor) is not None),
+               default=0)
 
 
 def audit(seat: Recorder, envelopes: list[Envelope], digests: list[str],
-          actor: Actor) -> Counter[str]:
+          actor: Actor, told: int) -> Counter[str]:
     """What ``seat`` received against the final log: per segment (from one snapshot to the
     next) the events it got must be the log's (by digest), in order, once, without a gap among
     those it may see; a ``rewound`` (or ``resume_ahead``) snapshot at seq M voids what the
@@ -319,7 +334,7 @@ def audit(seat: Recorder, envelopes: list[Envelope], digests: list[str],
             segment.append((s, m.get("digest")))
             last = s
     close(None)
-    if seat.view.seq != last_visible(envelopes, actor):
+    if seat.view.seq != last_visible(envelopes, actor, told):
         out["behind"] += 1
     return out
 
@@ -332,7 +347,7 @@ async def audit_all(tables: list[Table], redis_url: str, load: Load | None) -> d
         logged |= {e.cmd for e in envelopes if e.cmd}
         state = fold(table.encounter, envelopes)
         for seat in table.seats:
-            totals += audit(seat, envelopes, digests, actor_of(state, seat))
+            totals += audit(seat, envelopes, digests, actor_of(state, seat), state.told)
             totals["reconnects"] += seat.sessions - 1
     figures: dict[str, Any] = dict(sorted(totals.items()))
     if load is not None:

@@ -24,7 +24,7 @@ from clients.client import Client, CommandError
 from clients.view import TableView
 from server.app import Server
 from tests.conftest import settings_for, ws_url
-from tests.helpers import join, open_client
+from tests.helpers import join, open_client, send_seen
 from tests.redis_procs import RedisProcess
 from tests.scene import NetScene, Network
 
@@ -193,9 +193,13 @@ async def test_a_readied_action_during_a_hidden_turn_does_not_say_whose_turn(
     await scene.do("start_encounter")
     await player.command("act", combatant="twilight", action="ready",
                          args={"action": "move", "trigger": "when something moves"})
-    await player.command("act", combatant="twilight", action="end_turn")
-    assert scene.state.current == "stalker"
+    # the end of the turn is told to the table (and acknowledged) with what it sees next:
+    # here the readied action that interrupts the hidden turn
+    ended = await player.send_command("act", combatant="twilight", action="end_turn")
+    await scene.gm.wait_until(lambda: scene.state.current == "stalker")
+    assert not ended.done()
     await player.command("act", combatant="twilight", action="trigger_ready")
+    assert (await ended)["type"] == "ack"
     (seen,) = await events_of(player, "readied_action_triggered")
     assert seen["combatant"] == "twilight" and seen["interrupting"] is None
     (gm_seen,) = await events_of(scene.gm, "readied_action_triggered")
@@ -505,15 +509,20 @@ class Play:
     # -- sending -----------------------------------------------------------------------------
 
     async def send(self, client: Client, type_: str, /, **fields: Any) -> dict[str, Any] | None:
-        try:
-            ack = await client.command(type_, **fields)
-        except CommandError:
-            return None  # refused: the answer is in the sender's frames
-        if client is not self.gm:
-            await self.sync()
-        else:
+        if client is self.gm:
+            try:
+                ack = await client.command(type_, **fields)
+            except CommandError:
+                return None  # refused: the answer is in the sender's frames
             self.feed()
-        return ack
+            return ack
+        # Anyone else's ack waits while the turn is behind the GM's screen: the command is
+        # done once the GM, who sees every event, has its events (or the sender its error).
+        reply = await send_seen(self.gm, client, type_, **fields)
+        if reply is not None and reply["type"] == "error":
+            return None
+        await self.sync()
+        return reply or {"type": "ack", "held": True}
 
     def pick(self, items: list[Any]) -> Any:
         return items[self.draw(st.integers(0, len(items) - 1))]
@@ -923,15 +932,16 @@ def leaks(seat: Seat, s: Secrets) -> list[str]:
     return found
 
 
-def more_than_the_public_view(seats: list[Seat]) -> list[str]:
+def more_than_the_public_view(seats: list[Seat], told: int) -> list[str]:
     """The events a viewer got that a spectator did not: only a dice tower's, and only the
-    GM's rolls (``roll_requested``, ``dice_rolled``); and nobody gets fewer."""
+    GM's rolls (``roll_requested``, ``dice_rolled``); and nobody gets fewer. (Up to ``told``:
+    what follows waits behind the GM's screen for the table, but not for a dice tower.)"""
     spectator = next(s for s in seats if s.kind == "spectator")
     start = max(f["seq"] for s in seats for f in s.frames if f["type"] == "snapshot")
 
     def events(s: Seat) -> dict[int, str]:
         return {f["seq"]: f["event"]["kind"] for f in s.frames
-                if f["type"] == "event" and f["seq"] > start}
+                if f["type"] == "event" and start < f["seq"] <= told}
 
     public = events(spectator)
     found = []
@@ -944,6 +954,14 @@ def more_than_the_public_view(seats: list[Seat]) -> list[str]:
         found += [f"{s.kind} {s.pcs or ''} missed {k} (seq {seq}), which a spectator got"
                   for seq, k in public.items() if seq not in seen]
     return found
+
+
+def told_of(server: Server, play: Play) -> int:
+    """How far the table has been told the log (``encounter.screen``)."""
+    assert play.gm.welcome is not None
+    room = server.rooms.peek(play.gm.welcome["encounter"])
+    assert room is not None
+    return room.state.told
 
 
 async def play_a_scene(server: Server, ruleset: str, data: st.DataObject) -> None:
@@ -966,7 +984,7 @@ async def play_a_scene(server: Server, ruleset: str, data: st.DataObject) -> Non
         secrets = secrets_of(play)
         found = list(dict.fromkeys(
             play.problems + [leak for s in play.seats for leak in leaks(s, secrets)]
-            + more_than_the_public_view(first)))
+            + more_than_the_public_view(first, told_of(server, play))))
         assert not found, f"{len(found)} leaks, the first of them:\n" + "\n".join(found[:25])
     finally:
         await asyncio.gather(*(c.close() for c in opened), return_exceptions=True)

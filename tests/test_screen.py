@@ -1,0 +1,572 @@
+"""Hidden turns give nothing away: what a player or spectator receives is the same whether or
+not hidden combatants exist (``encounter.screen``, docs/protocol.md "Behind the GM's screen").
+
+Each random scene is played twice over real websockets against a real server and Redis: once
+with hidden NPCs that do what no visible combatant can see (end their turn, delay, take an
+action the GM adjudicates, roll behind the screen, with the server's dice or physical ones),
+once without them, the visible combatants doing the same things in both. Every player and the
+spectator ask for the ``cursor`` feature; what each receives, message by message (acks,
+legal actions, snapshots and their positions included), must be the same in both scenes once
+the opaque strings (ids, turn ids, cursors) are named by their first appearance and the
+timestamps are left out. Then every cursor a reader was given is resumed from, on a server
+that has never seen the encounter, and must give exactly what followed it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+
+from clients.client import FEATURES, Client, CommandError
+from encounter.state import EncounterState
+from server.app import Server
+from tests.conftest import settings_for, ws_url
+from tests.helpers import open_client, send_seen
+from tests.redis_procs import RedisProcess
+
+CURSOR_FEATURES = [*FEATURES, "cursor"]
+
+#: Initiative modifiers 20 apart, so that no two combatants' d20 + modifier can tie: a tie
+#: with a hidden combatant would need a roll-off, which the scene without it does not roll.
+VISIBLE_MODS = {"ace": 30, "dog": -10, "bea": -30}
+HIDDEN_SLOTS = {"first": 50, "after_ace": 10, "last": -50}
+
+DRAMATIC = {
+    "ace": {"name": "Ace", "kind": "pc",
+            "stats": {"dex": 14, "fatigue_points": 9, "skills": {"melee": 4},
+                      "weapons": [{"name": "hoof", "damage": "1d6", "kind": "unarmed"}]}},
+    "bea": {"name": "Bea", "kind": "pc",
+            "stats": {"str": 14, "fatigue_points": 10, "skills": {"melee": 3},
+                      "weapons": [{"name": "buck", "damage": "1d8", "kind": "unarmed"}]}},
+    "dog": {"name": "Dog", "kind": "npc",
+            "stats": {"str": 14, "fatigue_points": 12, "skills": {"melee": 2},
+                      "weapons": [{"name": "claws", "damage": "1d6", "kind": "natural"}]}},
+    "hidden": {"stats": {"dex": 14, "fatigue_points": 8, "skills": {"melee": 6},
+                         "weapons": [{"name": "fangs", "damage": "1d8", "kind": "natural"}]}},
+}
+ACTION_TIME = {
+    "ace": {"name": "Ace", "kind": "pc",
+            "stats": {"body": "d8", "mind": "d6", "health": 10, "defense": 4,
+                      "weapons": [{"name": "hoof", "damage": "d6"}]}},
+    "bea": {"name": "Bea", "kind": "pc",
+            "stats": {"body": "d6", "mind": "d8", "health": 10, "defense": 4,
+                      "weapons": [{"name": "hoof", "damage": "d4"}]}},
+    "dog": {"name": "Dog", "kind": "npc",
+            "stats": {"body": "d8", "mind": "d4", "health": 12, "defense": 4,
+                      "weapons": [{"name": "claws", "damage": "d6"}]}},
+    "hidden": {"stats": {"body": "d10", "mind": "d6", "health": 8, "defense": 5,
+                         "weapons": [{"name": "fangs", "damage": "d8"}]}},
+}
+
+#: What visible combatants do: actions whose outcome depends on nobody hidden. (Not
+#: ``delay``: a delayer takes the count of the combatant it follows, R7.2, which may be a hidden
+#: one's; docs/protocol.md names it among what the screen does not hide.)
+VISIBLE_ACTIONS = {"end_turn", "attack", "melee_attack", "other_standard", "other_move",
+                   "other_swift", "other_major", "other_minor", "fall_prone", "stand_up",
+                   "defend", "free"}
+#: What hidden combatants do on their turns, none of it seen by anyone at the table.
+HIDDEN_ACTIONS = ["end_turn", "end_turn", "other_standard", "other_major", "other_move",
+                  "delay", "adjudicate"]
+#: The keys whose values are opaque strings (named by first appearance when comparing), and
+#: those left out (the time of day).
+OPAQUE_KEYS = {"encounter", "cursor", "base_cursor", "turn_id", "request", "effect",
+               "session", "token_id", "id"}
+TIME_KEYS = {"ts", "created_ts", "expires_at"}
+
+
+@dataclass
+class World:
+    url: str
+    server: Server
+    encounter: str
+    gm: Client
+    hidden: list[str]
+    tokens: dict[str, str] = field(default_factory=dict)  # seat -> token
+    seats: dict[str, Client] = field(default_factory=dict)  # "ace", "bea", "spectator"
+    pings: set[str] = field(default_factory=set)
+
+    @property
+    def state(self) -> EncounterState:
+        room = self.server.rooms.peek(self.encounter)
+        assert room is not None
+        return room.state
+
+    def seat_for(self, cid: str) -> Client:
+        return self.seats.get(cid, self.gm)
+
+    async def settle(self) -> None:
+        """Everything the server has sent to anyone so far has arrived (a ping is answered
+        after it, on each connection; the pings' acks are not compared)."""
+        for client in [self.gm, *self.seats.values()]:
+            ack = await client.command("ping")
+            self.pings.add(ack["id"])
+
+
+@dataclass
+class Scene:
+    """One scene, as both worlds play it: the visible combatants' choices come from ``rng``
+    (the same in both), the hidden combatants' and their dice from ``hidden_rng``."""
+
+    ruleset: str
+    physical: bool
+    seed: int
+    slots: list[str]
+    steps: int
+
+
+async def set_up(server: Server, scene: Scene, with_hidden: bool,
+                 opened: list[Client]) -> World:
+    url = ws_url(server)
+    blocks = DRAMATIC if scene.ruleset == "dramatic" else ACTION_TIME
+    roster = [{"id": cid, "initiative": mod, **blocks[cid]} for cid, mod in VISIBLE_MODS.items()]
+    hidden = []
+    if with_hidden:
+        for i, slot in enumerate(scene.slots):
+            cid = f"lurker{i}"
+            hidden.append(cid)
+            roster.append({"id": cid, "name": f"Lurker {i}", "kind": "npc", "hidden": True,
+                           "initiative": HIDDEN_SLOTS[slot], **blocks["hidden"]})
+    anon = await open_client(url, opened)
+    await anon.hello()
+    options = {"dice_seed": scene.seed, "players_roll": scene.physical,
+               "manual_rolls": scene.physical}
+    ack = await anon.command("create_encounter", name="Behind the screen",
+                             ruleset=scene.ruleset, combatants=roster, options=options)
+    gm = await open_client(url, opened)
+    await gm.hello(ack["result"]["gm_token"])
+    world = World(url, server, ack["result"]["encounter"], gm, hidden)
+    for cid in ("ace", "bea"):
+        invite = await gm.command("issue_invite", combatants=[cid])
+        world.tokens[cid] = invite["result"]["token"]
+    link = await gm.command("issue_spectator_link")
+    world.tokens["spectator"] = link["result"]["token"]
+    for name, token in world.tokens.items():
+        client = await open_seat(url, token, opened, spectator=name == "spectator")
+        world.seats[name] = client
+    await world.settle()
+    await gm.command("start_encounter")
+    return world
+
+
+async def open_seat(url: str, token: str, opened: list[Client], spectator: bool = False,
+                    cursor: str | None = None) -> Client:
+    """A reader with the ``cursor`` feature; a spectator by its link (the server says hello
+    for it), a player by ``hello``."""
+    if spectator:
+        query = f"?spectate={token}&features={','.join(CURSOR_FEATURES)}"
+        if cursor is not None:
+            query += f"&cursor={cursor}"
+        client = await Client.open(url + query)
+        client.keep_wire = True
+        opened.append(client)
+        await client.wait_for(lambda m: m["type"] == "legal_actions")
+        return client
+    client = await Client.open(url)
+    client.keep_wire = True
+    opened.append(client)
+    await client.hello(token, features=CURSOR_FEATURES, cursor=cursor)
+    await client.wait_for(lambda m: m["type"] == "legal_actions")
+    return client
+
+
+# --- playing --------------------------------------------------------------------------------
+
+
+async def play(world: World, scene: Scene) -> None:
+    rng, hidden_rng = random.Random(scene.seed), random.Random(~scene.seed)
+    acted = 0  # the visible combatants' actions: as many in both scenes
+    for _ in range(20 * scene.steps):
+        if acted == scene.steps:
+            break
+        await world.settle()
+        state = world.state
+        if state.ended:
+            return
+        if state.pending_rolls:
+            await answer_rolls(world, state, rng, hidden_rng)
+            continue
+        current = state.current
+        if current is None:
+            return  # (nobody can act: not in these scenes)
+        if current in world.hidden:
+            await hidden_turn(world, current, hidden_rng)
+            continue
+        acted += 1
+        await visible_turn(world, current, rng, force_end=acted % 4 == 0)
+    # the GM ends the scene on a visible turn (ended during a hidden one, the table would be
+    # told the end of the last visible turn with it: the scene without it has another turn)
+    for _ in range(10):
+        await world.settle()
+        state = world.state
+        if state.ended or state.current not in world.hidden or state.pending_rolls:
+            break
+        await world.gm.command("act", combatant=state.current, action="end_turn")
+    if not world.state.ended and not world.state.pending_rolls:
+        await world.gm.command("end_encounter", reason="the scene is over")
+
+
+async def answer_rolls(world: World, state: EncounterState, rng: random.Random,
+                       hidden_rng: random.Random) -> None:
+    """The GM rolls behind the screen first (a hidden combatant's dice), then everyone rolls
+    what the table sees, in the order asked."""
+    pending = list(state.pending_rolls.values())
+    behind = [p for p in pending if p.combatant in world.hidden]
+    if behind:
+        p = behind[0]
+        faces = [hidden_rng.randint(1, sides) for sides in p.dice]
+        await world.gm.command("submit_roll", request=p.request, faces=faces)
+        return
+    p = pending[0]
+    sender = world.seats[p.roller] if p.roller in world.seats else world.gm
+    faces = [rng.randint(1, sides) for sides in p.dice]
+    reply = await send_seen(world.gm, sender, "submit_roll", request=p.request, faces=faces)
+    assert reply is None or reply["type"] == "ack", reply
+
+
+async def visible_turn(world: World, cid: str, rng: random.Random, force_end: bool) -> None:
+    sender = world.seat_for(cid)
+    options = [a for a in world.gm.legal if a.get("combatant") == cid
+               and a["action"] in VISIBLE_ACTIONS]
+    names = sorted({a["action"] for a in options})
+    name = "end_turn" if force_end or "end_turn" not in names or rng.random() < 0.4 \
+        else rng.choice(names)
+    if name not in names:
+        return
+    entry = next(a for a in options if a["action"] == name)
+    args: dict[str, Any] = {}
+    if entry.get("targets"):
+        args["target"] = rng.choice(sorted(entry["targets"]))
+    for option, values in sorted((entry.get("options") or {}).items()):
+        if values:
+            args[option] = rng.choice(values)
+    if name.startswith("other_") or name == "free":
+        args["note"] = "something the GM rules on"
+    fields: dict[str, Any] = {"combatant": cid, "action": name, "args": args}
+    if sender.turn_id is not None:
+        fields["expect_turn"] = sender.turn_id  # the turn as the sender sees it
+    reply = await send_seen(world.gm, sender, "act", **fields)
+    assert reply is None or reply["type"] == "ack", reply
+
+
+async def hidden_turn(world: World, cid: str, rng: random.Random) -> None:
+    """The GM does something for a hidden combatant that no one at the table sees."""
+    legal = {a["action"] for a in world.gm.legal if a.get("combatant") == cid}
+    name = rng.choice(HIDDEN_ACTIONS)
+    gm = world.gm
+    if name == "adjudicate" and "adjudicate" in {a["action"] for a in gm.legal}:
+        await gm.command("adjudicate", combatant=cid, description="listens at the door",
+                         modifier=rng.randint(-2, 4), dc=12)
+    elif name in legal and name != "end_turn":
+        args = {"note": "behind the screen"} if name.startswith("other_") else {}
+        await gm.command("act", combatant=cid, action=name, args=args)
+    else:
+        await gm.command("act", combatant=cid, action="end_turn")
+
+
+# --- comparing ------------------------------------------------------------------------------
+
+
+def received(world: World, seat: str) -> list[dict[str, Any]]:
+    """Every message the seat got, batches unwrapped, but the acks of the test's pings."""
+    out = []
+    for frame in world.seats[seat].wire:
+        for m in frame["messages"] if frame.get("type") == "batch" else [frame]:
+            if m.get("type") == "ack" and m.get("id") in world.pings:
+                continue
+            out.append(m)
+    return out
+
+
+def normalized(messages: list[dict[str, Any]]) -> list[Any]:
+    """The messages with the timestamps left out and each opaque string named by its first
+    appearance (``$0``, ``$1``...), wherever it appears."""
+    names: dict[str, str] = {}
+
+    def collect(value: Any, key: str | None = None) -> None:
+        if isinstance(value, dict):
+            for k, v in value.items():
+                collect(v, k)
+        elif isinstance(value, list):
+            for v in value:
+                collect(v, key)
+        elif isinstance(value, str) and key in OPAQUE_KEYS:
+            names.setdefault(value, f"${len(names)}")
+
+    def rename(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: rename(v) for k, v in value.items() if k not in TIME_KEYS}
+        if isinstance(value, list):
+            return [rename(v) for v in value]
+        if isinstance(value, str):
+            return names.get(value, value)
+        return value
+
+    for m in messages:
+        collect(m)
+    return [rename(m) for m in messages]
+
+
+def positions_named(messages: list[dict[str, Any]]) -> list[str]:
+    """Messages that name a log position as a seq or a digest (a reader with the ``cursor``
+    feature is never told one)."""
+    return [str(m)[:300] for m in messages
+            if m.get("type") in ("event", "snapshot", "legal_actions", "legal_actions_delta",
+                                 "ack") and ({"seq", "digest", "base"} & set(m))]
+
+
+def first_difference(a: list[Any], b: list[Any]) -> str:
+    for i, (x, y) in enumerate(zip(a, b, strict=False)):
+        if x != y:
+            return f"message {i}:\n with hidden:    {str(x)[:900]}\n without hidden: {str(y)[:900]}"
+    return f"lengths {len(a)} and {len(b)}; the longer goes on with {str((a + b)[min(len(a), len(b))])[:600]}"
+
+
+# --- resuming -------------------------------------------------------------------------------
+
+
+def events_after(messages: list[dict[str, Any]], cursor: str) -> list[dict[str, Any]] | None:
+    """The events a reader received after the message that gave it ``cursor``."""
+    for i in range(len(messages) - 1, -1, -1):
+        if messages[i].get("cursor") == cursor:
+            return [m for m in messages[i + 1:] if m["type"] == "event"]
+    return None
+
+
+async def resumes_exactly(world: World, fresh: Server, rng: random.Random,
+                          opened: list[Client]) -> list[str]:
+    """Resume each seat from cursors it was given, on ``fresh``, a server that has never
+    served the encounter: the events that come are exactly those the seat got after it."""
+    problems = []
+    url = ws_url(fresh)
+    for seat, client in world.seats.items():
+        live = received(world, seat)
+        cursors = list(dict.fromkeys(client.cursors))
+        for cursor in [*rng.sample(cursors, min(4, len(cursors))), cursors[-1]]:
+            expected = events_after(live, cursor)
+            assert expected is not None
+            back = await open_seat(url, world.tokens[seat], opened, seat == "spectator",
+                                   cursor)
+            got = [m for m in received_by(back) if m["type"] in ("event", "snapshot")]
+            if got != expected:
+                problems.append(f"{seat} from {cursor}: {len(got)} messages, expected "
+                                f"{len(expected)}: {first_difference(got, expected)}")
+            await back.close()
+    return problems
+
+
+def received_by(client: Client) -> list[dict[str, Any]]:
+    return [m for frame in client.wire
+            for m in (frame["messages"] if frame.get("type") == "batch" else [frame])]
+
+
+# --- the test -------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+async def screen_servers(redis_server: RedisProcess) -> AsyncIterator[tuple[Server, Server]]:
+    """A server whose rate limit lets the scripted GM go as fast as it likes, and another
+    that serves only resumes (with nothing of the encounter in memory)."""
+    made = []
+    for _ in range(2):
+        srv = Server(settings_for(redis_server.url, commands_per_second=10_000.0,
+                                  command_burst=10_000))
+        await srv.start()
+        made.append(srv)
+    yield made[0], made[1]
+    for srv in made:
+        await srv.stop()
+
+
+SCENES = st.builds(
+    Scene,
+    ruleset=st.sampled_from(["dramatic", "action_time"]),
+    physical=st.booleans(),
+    seed=st.integers(1, 2**31),
+    slots=st.lists(st.sampled_from(sorted(HIDDEN_SLOTS)), min_size=1, max_size=3, unique=True),
+    steps=st.integers(12, 40),
+)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck),
+          phases=[Phase.explicit, Phase.reuse, Phase.generate])
+@given(scene=SCENES)
+async def test_a_hidden_combatant_changes_nothing_the_table_receives(
+        screen_servers: tuple[Server, Server], scene: Scene) -> None:
+    server, fresh = screen_servers
+    opened: list[Client] = []
+    try:
+        worlds = []
+        for with_hidden in (True, False):
+            world = await set_up(server, scene, with_hidden, opened)
+            await play(world, scene)
+            await world.settle()
+            worlds.append(world)
+        hidden, open_ = worlds
+        assert any(e["event"]["kind"] == "turn_started" and e["event"]["combatant"]
+                   in hidden.hidden for e in hidden.gm.events()), "no hidden turn was played"
+        for seat in hidden.seats:
+            a, b = received(hidden, seat), received(open_, seat)
+            assert not positions_named(a), positions_named(a)[:3]
+            assert normalized(a) == normalized(b), f"{seat}: {first_difference(normalized(a), normalized(b))}"
+        problems = await resumes_exactly(hidden, fresh, random.Random(scene.seed), opened)
+        assert not problems, "\n".join(problems[:5])
+    finally:
+        await asyncio.gather(*(c.close() for c in opened), return_exceptions=True)
+
+
+# --- the pieces, one by one -------------------------------------------------------------------
+
+AMBUSH = [
+    {"name": "Twilight Sparkle", "id": "twilight", "kind": "pc", "initiative": 50},
+    {"name": "Shadowy Stalker", "id": "stalker", "initiative": 25, "hidden": True},
+    {"name": "Diamond Dog", "id": "dog", "initiative": -25},
+]
+
+
+async def ambush(server: Server, opened: list[Client], **options: Any
+                 ) -> tuple[World, Client]:
+    """Twilight's turn, the hidden stalker's next; a player for Twilight with the cursor
+    feature and a dice tower (``roll``)."""
+    url = ws_url(server)
+    anon = await open_client(url, opened)
+    await anon.hello()
+    ack = await anon.command("create_encounter", name="Ambush", combatants=AMBUSH,
+                             options={"dice_seed": 5, **options})
+    gm = await open_client(url, opened)
+    await gm.hello(ack["result"]["gm_token"])
+    world = World(url, server, ack["result"]["encounter"], gm, ["stalker"])
+    invite = await gm.command("issue_invite", combatants=["twilight"])
+    world.tokens["twilight"] = invite["result"]["token"]
+    world.seats["twilight"] = await open_seat(url, world.tokens["twilight"], opened)
+    tower = await gm.command("issue_integration_token", scopes=["roll"])
+    dice_tower = await open_client(url, opened)
+    await dice_tower.hello(tower["result"]["token"])
+    await gm.command("start_encounter")
+    for request in list(world.state.pending_rolls):  # (with manual_rolls: the GM's dice)
+        await gm.command("server_roll", request=request)
+    await world.settle()
+    assert world.state.current == "twilight"
+    return world, dice_tower
+
+
+async def test_the_ack_that_leads_into_a_hidden_turn_waits_for_what_follows(
+        server: Server, clients: list[Client]) -> None:
+    """Twilight's player ends its turn; the stalker's hidden turn begins: the player gets
+    nothing (no turn_ended, no legal actions, no ack) until the next visible turn, then all of
+    it at once, the ack last, naming the position of the turn that began."""
+    world, _ = await ambush(server, clients)
+    player = world.seats["twilight"]
+    before = len(received(world, "twilight"))
+    ended = await player.send_command("act", combatant="twilight", action="end_turn",
+                                      expect_turn=player.turn_id)
+    await world.gm.wait_until(lambda: world.state.current == "stalker")
+    await world.settle()
+    assert received(world, "twilight")[before:] == [] and not ended.done()
+    await world.gm.command("act", combatant="stalker", action="end_turn")
+    ack = await ended
+    got = received(world, "twilight")[before:]
+    assert [m["type"] for m in got] == ["event", "event", "legal_actions_delta", "ack"]
+    assert [m["event"]["kind"] for m in got[:2]] == ["turn_ended", "turn_started"]
+    assert got[1]["event"]["combatant"] == "dog"
+    assert ack["cursor"] == got[1]["cursor"] == got[2]["cursor"] and "seq" not in ack
+
+
+async def test_a_player_acting_during_a_hidden_turn_is_told_at_once(
+        server: Server, clients: list[Client]) -> None:
+    """What the table sees, done while the screen is up, is told at once: a player's free
+    action during the stalker's turn brings the end of Twilight's turn with it, and its
+    ``expect_turn`` (Twilight's turn, the last the player saw begin) is not stale."""
+    world, _ = await ambush(server, clients)
+    player = world.seats["twilight"]
+    turn = player.turn_id
+    ended = await player.send_command("act", combatant="twilight", action="end_turn",
+                                      expect_turn=turn)
+    await world.gm.wait_until(lambda: world.state.current == "stalker")
+    ack = await player.command("act", combatant="twilight", action="free", expect_turn=turn,
+                               args={"note": "whispers"})
+    assert (await ended)["type"] == "ack"
+    kinds = [m["event"]["kind"] for m in player.events()]
+    assert kinds[-2:] == ["turn_ended", "action_taken"]
+    assert ack["cursor"] == player.last_cursor and player.turn_id == turn
+    assert "stalker" not in str(received(world, "twilight"))
+
+
+async def test_a_hidden_turn_changes_no_turn_id_a_dice_tower_holds(
+        server: Server, clients: list[Client]) -> None:
+    """A dice tower is not held back (it enters the GM's dice behind the screen), but the
+    turn ids it is given are the table's: the stalker's turn changes none."""
+    world, tower = await ambush(server, clients, manual_rolls=True)
+    turn = tower.turn_id
+    await world.gm.command("act", combatant="twilight", action="end_turn")
+    await world.gm.command("adjudicate", combatant="stalker", description="listens", dc=12)
+    await tower.wait_until(lambda: any(a["action"] == "submit_roll" for a in tower.legal))
+    assert world.state.current == "stalker" and tower.turn_id == turn
+    (request,) = world.state.pending_rolls
+    await tower.command("server_roll", request=request)
+    await world.gm.command("act", combatant="stalker", action="end_turn")
+    assert world.state.current == "dog"
+
+
+async def test_a_snapshot_taken_during_a_hidden_turn_shows_the_last_visible_one(
+        server: Server, clients: list[Client]) -> None:
+    """A reader who joins (or loads the room anew) while the stalker's turn runs is shown
+    the encounter as the table was last told it: Twilight's turn, at its cursor."""
+    world, _ = await ambush(server, clients)
+    player = world.seats["twilight"]
+    await player.send_command("act", combatant="twilight", action="end_turn")
+    await world.gm.wait_until(lambda: world.state.current == "stalker")
+    late = await open_seat(world.url, world.tokens["twilight"], clients)
+    assert late.snapshot is not None
+    assert late.snapshot["state"]["current"] == "twilight"
+    assert late.snapshot["cursor"] == player.last_cursor
+    assert late.legal == player.legal and late.turn_id == player.turn_id
+
+
+async def test_a_cursor_that_is_not_one_is_refused(server: Server,
+                                                   clients: list[Client]) -> None:
+    world, _ = await ambush(server, clients)
+    token = world.tokens["twilight"]
+    cursor = world.seats["twilight"].last_cursor
+    assert cursor is not None
+    for bad, why in [("A" * 22, "not a cursor of this encounter"),
+                     ("A" * 21, "length >= 22")]:
+        client = await open_client(world.url, clients)
+        with pytest.raises(CommandError) as err:
+            await client.hello(token, features=CURSOR_FEATURES, cursor=bad)
+        assert err.value.code == "invalid_payload" and why in err.value.reply["message"]
+    both = await open_client(world.url, clients)
+    with pytest.raises(CommandError) as err:
+        await both.hello(token, since=3, cursor=cursor)
+    assert "not both" in err.value.reply["message"]
+    link = await open_client(world.url + f"?spectate=x&cursor={cursor[:-1]}!", clients)
+    refused = await link.wait_for(lambda m: m["type"] == "error")
+    assert refused["code"] == "invalid_payload" and "cursor in the URL" in refused["message"]
+    # another encounter's cursor names nothing here
+    other, _ = await ambush(server, clients)
+    stranger = await open_client(world.url, clients)
+    with pytest.raises(CommandError):
+        await stranger.hello(other.tokens["twilight"], cursor=cursor)
+
+
+async def test_a_protocol_1_reader_is_never_told_a_seq_behind_the_screen(
+        server: Server, clients: list[Client]) -> None:
+    """Without the cursor feature the seqs count the log (gaps are normal), but the acks and
+    legal actions name only seqs of events the reader received."""
+    world, _ = await ambush(server, clients)
+    plain = await open_client(world.url, clients)
+    plain.keep_wire = True
+    await plain.hello(world.tokens["twilight"])
+    await plain.wait_for(lambda m: m["type"] == "legal_actions")
+    ended = await plain.send_command("act", combatant="twilight", action="end_turn")
+    await world.gm.wait_until(lambda: world.state.current == "stalker")
+    await world.gm.command("act", combatant="stalker", action="end_turn")
+    ack = await ended
+    seen = {m["seq"] for m in plain.events()}
+    assert ack["seq"] in seen and plain.legal_seq in seen

@@ -239,18 +239,21 @@ class Decision(EncounterChartModel):
     # -- dice --------------------------------------------------------------------------------
 
     def server_roll(self, expr: str, purpose: str, cid: str | None,
-                    request: str | None = None) -> Roll:
+                    request: str | None = None, behind: bool = False) -> Roll:
+        """A roll of the server's dice, logged; ``behind``: made behind the GM's screen though
+        it is nobody's (a roll-off of a tie with a hidden combatant)."""
         base = self.s.options.dice_seed
+        hidden = self.hidden(cid) or behind
         seed = (
             new_seed() if base is None
-            else screened_seed(base, self.s.screened_rolls) if screened_roll(self.s, cid)
+            else screened_seed(base, self.s.screened_rolls) if screened_roll(self.s, cid, hidden)
             else derived_seed(base, self.s.server_rolls)
         )
         roll = roll_seeded(expr, seed)
         pending = self.s.pending_rolls.get(request) if request is not None else None
         self.emit(ev.DiceRolled(purpose=purpose, roll=roll, combatant=cid, request=request,
                                 gm_request=pending is not None and pending.roller == "gm",
-                                hidden=self.hidden(cid)),
+                                hidden=hidden),
                   self.dice_vis(cid))
         return roll
 
@@ -339,6 +342,10 @@ class Decision(EncounterChartModel):
         :class:`RolloffNeeded` (R80). The server's dice are recorded too, so that settling
         the order again later throws none of them twice."""
         used: dict[str, int] = {}
+        # a tie with a hidden contender is the GM's business: its roll-off dice are rolled
+        # behind the screen (the dice the table sees stay the ones it would see without it)
+        ties = {c.combatant: (c.total, c.tiebreak) for c in self._contenders()[0]}
+        hidden_ties = {key for cid, key in ties.items() if self.hidden(cid)}
 
         def roll_for(cid: str) -> int:
             index = used.get(cid, 0)
@@ -348,7 +355,8 @@ class Decision(EncounterChartModel):
                 return thrown[index]
             if physical and self.is_manual(cid):
                 raise RolloffNeeded(cid)
-            thrown.append(self.server_roll(ROLLOFF_DIE, ROLLOFF, None).total)
+            thrown.append(self.server_roll(ROLLOFF_DIE, ROLLOFF, None,
+                                           behind=ties.get(cid) in hidden_ties).total)
             return thrown[-1]
         return roll_for
 

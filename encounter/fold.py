@@ -169,7 +169,7 @@ def _(e: ev.DiceRolled, s: EncounterState) -> None:
     if e.request is not None:
         s.pending_rolls.pop(e.request, None)
     if not e.roll.manual:
-        if screened_roll(s, e.combatant):
+        if screened_roll(s, e.combatant, e.hidden):
             s.screened_rolls += 1
         else:
             s.server_rolls += 1

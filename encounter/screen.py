@@ -79,11 +79,14 @@ def fold_screen(state: EncounterState, envelope: Envelope, was_behind: bool,
         state.touched = False
 
 
-def screened_roll(state: EncounterState, cid: str | None) -> bool:
+def screened_roll(state: EncounterState, cid: str | None, behind: bool = False) -> bool:
     """Whether a server roll for ``cid`` (``None``: nobody's) is made behind the screen: for a
-    hidden combatant, or for nobody during a hidden turn. With a dice seed those rolls draw
-    from a stream of their own (``encounter.decision.Decision.server_roll``), so that a
+    hidden combatant, for nobody during a hidden turn, or one the decider says is (``behind``:
+    the roll-off of a tie with a hidden combatant; its ``dice_rolled`` says ``hidden``). With a
+    dice seed those rolls draw from a stream of their own (``Decision.server_roll``), so that a
     hidden combatant's dice never shift the dice the table sees."""
+    if behind:
+        return True
     if cid is not None:
         c = state.combatants.get(cid)
         return c is not None and c.hidden

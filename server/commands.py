@@ -16,6 +16,7 @@ import orjson
 from redis import exceptions as redis_exceptions
 
 from encounter import engine
+from encounter.screen import behind, waits_for_screen
 from protocol import messages as msg
 from protocol.errors import ErrorCode
 from protocol.events import TokenIssued, TokenRevoked
@@ -192,6 +193,16 @@ class CommandService:
         assert room is not None and actor is not None
         if not actor.may_command:
             raise engine.Rejected(ErrorCode.FORBIDDEN, "this credential may only watch")
+        if cmd.expect_turn is not None and waits_for_screen(actor):
+            # A table command meant for the turn the table holds, while the screen is up: that
+            # turn is over (or a hidden readier interrupts it), which the table is not told
+            # yet. It is decided once the table is told what follows, as it would have been
+            # without the hidden combatant (stale, if another turn began). A connection that
+            # closes meanwhile gets nothing: its retry decides it anew.
+            while behind(room.state):
+                if session.gone:
+                    return "abandoned"
+                await room.until_told()
         dedupe = f"{actor.token_id}:{cmd.id}"
         fingerprint = _fingerprint(cmd)
         store = self.server.store

@@ -16,6 +16,7 @@ answering ``conflict`` or delivering a rewritten seq as if nothing had happened.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections import OrderedDict, deque
@@ -59,6 +60,11 @@ class Member(Protocol):
     def acknowledge(self, cid: str, seq: int | None, cursor: str | None,
                     result: dict[str, Any], duplicate: bool) -> None: ...
 
+    @property
+    def gone(self) -> bool:
+        """The connection is closed, or closing."""
+        ...
+
     def close_soon(self, code: int, reason: str, flush: bool = True) -> None: ...
 
 log = logging.getLogger("stablemaster.rooms")
@@ -99,6 +105,8 @@ class Room:
         self.held_acks: list[tuple[Member, str, dict[str, Any], bool]] = []
         self._table_digest_seq = loaded.state.version
         self._screen_task: asyncio.Task[None] | None = None
+        #: resolved (and replaced) whenever ``told`` moves, for the commands that wait for it
+        self._told_moved: asyncio.Future[None] | None = None
         self.sessions: set[Member] = set()
         #: callers of ``Rooms.get`` that have not released the room yet (a connection between
         #: its ``hello`` and joining): the room is not dropped while it has any
@@ -219,6 +227,18 @@ class Room:
         self.table_digest = screen.table_digest
         self._table_digest_seq = self.state.table_seq
         self.held_acks = []
+        self._told_has_moved()
+
+    async def until_told(self, timeout: float = 5.0) -> None:
+        """Wait until ``told`` moves (or ``timeout``: the caller looks again)."""
+        if self._told_moved is None or self._told_moved.done():
+            self._told_moved = asyncio.get_running_loop().create_future()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(self._told_moved), timeout)
+
+    def _told_has_moved(self) -> None:
+        if self._told_moved is not None and not self._told_moved.done():
+            self._told_moved.set_result(None)
 
     def position(self, actor: Actor) -> tuple[int, str]:
         """The seq and digest of the last event ``actor`` is told of: the table's position
@@ -489,6 +509,7 @@ class Room:
                 n += 1
             told, self.unreleased = self.unreleased[:n], self.unreleased[n:]
             self.given = state.told
+            self._told_has_moved()
         if not self.sessions:
             self.held_acks.clear()
             return

@@ -188,6 +188,10 @@ class Session:
         self._legal_cursor = legal.cursor
         self.enqueue(frame)
 
+    @property
+    def gone(self) -> bool:
+        return self._closing or self.ws.protocol.state is not OPEN
+
     def acknowledge(self, cid: str, seq: int | None, cursor: str | None,
                     result: dict[str, Any], duplicate: bool) -> None:
         """The ``ack`` of command ``cid``, naming ``seq`` (or, with the ``cursor`` feature,

@@ -9,7 +9,7 @@ import pytest
 from clients.client import Client, CommandError
 from server.app import Server
 from tests.conftest import ws_url
-from tests.helpers import create_table, join, open_client, play_turns, wait_current
+from tests.helpers import create_table, join, open_client, play_turns, send_seen, wait_current
 
 YAML = """
 combatants:
@@ -46,7 +46,9 @@ async def test_integration_scopes(server: Server, clients: list[Client]) -> None
     for _ in range(8):
         current = await wait_current(table.gm)
         if current in table.tokens:
-            await pcs.command("act", combatant=current, action="end_turn")
+            # (its ack may wait, when the lurker's hidden turn comes next)
+            reply = await send_seen(table.gm, pcs, "act", combatant=current, action="end_turn")
+            assert reply is None or reply["type"] == "ack", reply
             break
         with pytest.raises(CommandError) as err:
             await pcs.command("act", combatant=current, action="end_turn")

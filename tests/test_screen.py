@@ -65,6 +65,11 @@ ACTION_TIME = {
                          "weapons": [{"name": "fangs", "damage": "d8"}]}},
 }
 
+#: The battle map of the scenes on one, and where everyone starts on it.
+FIELD = {"width": 10, "height": 6}
+VISIBLE_SQUARES = [[0, 0], [3, 0], [0, 5]]
+HIDDEN_SQUARES = [[9, 5], [9, 3], [9, 1]]
+
 #: What visible combatants do: actions whose outcome depends on nobody hidden. (Not
 #: ``delay``: a delayer takes the count of the combatant it follows, R7.2, which may be a hidden
 #: one's; docs/protocol.md names it among what the screen does not hide.)
@@ -73,7 +78,7 @@ VISIBLE_ACTIONS = {"end_turn", "attack", "melee_attack", "other_standard", "othe
                    "defend", "free"}
 #: What hidden combatants do on their turns, none of it seen by anyone at the table.
 HIDDEN_ACTIONS = ["end_turn", "end_turn", "other_standard", "other_major", "other_move",
-                  "delay", "adjudicate"]
+                  "delay", "adjudicate", "move"]
 #: The keys whose values are opaque strings (named by first appearance when comparing), and
 #: those left out (the time of day).
 OPAQUE_KEYS = {"encounter", "cursor", "base_cursor", "turn_id", "request", "effect",
@@ -119,6 +124,8 @@ class Scene:
     seed: int
     slots: list[str]
     steps: int
+    #: on a battle map ("MLP Dramatic Systems"), where the hidden combatants move out of sight
+    battle_map: bool = False
 
 
 async def set_up(server: Server, scene: Scene, with_hidden: bool,
@@ -126,19 +133,24 @@ async def set_up(server: Server, scene: Scene, with_hidden: bool,
     url = ws_url(server)
     blocks = DRAMATIC if scene.ruleset == "dramatic" else ACTION_TIME
     roster = [{"id": cid, "initiative": mod, **blocks[cid]} for cid, mod in VISIBLE_MODS.items()]
+    on_map = scene.battle_map and scene.ruleset == "dramatic"
+    if on_map:
+        roster = [{**b, "position": at} for b, at in zip(roster, VISIBLE_SQUARES, strict=True)]
     hidden = []
     if with_hidden:
         for i, slot in enumerate(scene.slots):
             cid = f"lurker{i}"
             hidden.append(cid)
             roster.append({"id": cid, "name": f"Lurker {i}", "kind": "npc", "hidden": True,
-                           "initiative": HIDDEN_SLOTS[slot], **blocks["hidden"]})
+                           "initiative": HIDDEN_SLOTS[slot], **blocks["hidden"],
+                           **({"position": HIDDEN_SQUARES[i]} if on_map else {})})
     anon = await open_client(url, opened)
     await anon.hello()
     options = {"dice_seed": scene.seed, "players_roll": scene.physical,
                "manual_rolls": scene.physical}
     ack = await anon.command("create_encounter", name="Behind the screen",
-                             ruleset=scene.ruleset, combatants=roster, options=options)
+                             ruleset=scene.ruleset, combatants=roster, options=options,
+                             **({"map": FIELD} if on_map else {}))
     gm = await open_client(url, opened)
     await gm.hello(ack["result"]["gm_token"])
     world = World(url, server, ack["result"]["encounter"], gm, hidden)
@@ -224,7 +236,7 @@ async def answer_rolls(world: World, state: EncounterState, rng: random.Random,
         await world.gm.command("submit_roll", request=p.request, faces=faces)
         return
     p = pending[0]
-    sender = world.seats[p.roller] if p.roller in world.seats else world.gm
+    sender = world.seats.get(p.roller, world.gm)
     faces = [rng.randint(1, sides) for sides in p.dice]
     reply = await send_seen(world.gm, sender, "submit_roll", request=p.request, faces=faces)
     assert reply is None or reply["type"] == "ack", reply
@@ -251,8 +263,7 @@ async def visible_turn(world: World, cid: str, rng: random.Random, force_end: bo
     fields: dict[str, Any] = {"combatant": cid, "action": name, "args": args}
     if sender.turn_id is not None:
         fields["expect_turn"] = sender.turn_id  # the turn as the sender sees it
-    reply = await send_seen(world.gm, sender, "act", **fields)
-    assert reply is None or reply["type"] == "ack", reply
+    await send_seen(world.gm, sender, "act", **fields)  # (a refusal too is the same in both)
 
 
 async def hidden_turn(world: World, cid: str, rng: random.Random) -> None:
@@ -263,7 +274,15 @@ async def hidden_turn(world: World, cid: str, rng: random.Random) -> None:
     if name == "adjudicate" and "adjudicate" in {a["action"] for a in gm.legal}:
         await gm.command("adjudicate", combatant=cid, description="listens at the door",
                          modifier=rng.randint(-2, 4), dc=12)
-    elif name in legal and name != "end_turn":
+    elif name == "move" and "move" in legal and cid in world.state.positions:
+        x, y = world.state.positions[cid]  # a step away, out of sight of the table
+        step = [min(9, max(5, x + rng.choice([-1, 0, 1]))),
+                min(5, max(0, y + rng.choice([-1, 1])))]
+        try:
+            await gm.command("act", combatant=cid, action="move", args={"path": [step]})
+        except CommandError:  # (a square it may not enter: the GM ends its turn instead)
+            await gm.command("act", combatant=cid, action="end_turn")
+    elif name in legal and name not in ("end_turn", "move"):
         args = {"note": "behind the screen"} if name.startswith("other_") else {}
         await gm.command("act", combatant=cid, action=name, args=args)
     else:
@@ -324,8 +343,11 @@ def positions_named(messages: list[dict[str, Any]]) -> list[str]:
 def first_difference(a: list[Any], b: list[Any]) -> str:
     for i, (x, y) in enumerate(zip(a, b, strict=False)):
         if x != y:
-            return f"message {i}:\n with hidden:    {str(x)[:900]}\n without hidden: {str(y)[:900]}"
-    return f"lengths {len(a)} and {len(b)}; the longer goes on with {str((a + b)[min(len(a), len(b))])[:600]}"
+            return (f"message {i}:\n with hidden:    {str(x)[:900]}\n"
+                    f" without hidden: {str(y)[:900]}")
+    longer = a if len(a) > len(b) else b
+    more = str(longer[min(len(a), len(b))])[:600]
+    return f"lengths {len(a)} and {len(b)}; the longer goes on with {more}"
 
 
 # --- resuming -------------------------------------------------------------------------------
@@ -391,10 +413,11 @@ SCENES = st.builds(
     seed=st.integers(1, 2**31),
     slots=st.lists(st.sampled_from(sorted(HIDDEN_SLOTS)), min_size=1, max_size=3, unique=True),
     steps=st.integers(12, 40),
+    battle_map=st.booleans(),
 )
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck),
+@settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck),
           phases=[Phase.explicit, Phase.reuse, Phase.generate])
 @given(scene=SCENES)
 async def test_a_hidden_combatant_changes_nothing_the_table_receives(
@@ -414,7 +437,8 @@ async def test_a_hidden_combatant_changes_nothing_the_table_receives(
         for seat in hidden.seats:
             a, b = received(hidden, seat), received(open_, seat)
             assert not positions_named(a), positions_named(a)[:3]
-            assert normalized(a) == normalized(b), f"{seat}: {first_difference(normalized(a), normalized(b))}"
+            mine, theirs = normalized(a), normalized(b)
+            assert mine == theirs, f"{seat}: {first_difference(mine, theirs)}"
         problems = await resumes_exactly(hidden, fresh, random.Random(scene.seed), opened)
         assert not problems, "\n".join(problems[:5])
     finally:
@@ -478,18 +502,45 @@ async def test_the_ack_that_leads_into_a_hidden_turn_waits_for_what_follows(
     assert ack["cursor"] == got[1]["cursor"] == got[2]["cursor"] and "seq" not in ack
 
 
+async def test_a_double_click_into_a_hidden_turn_is_stale_as_without_it(
+        server: Server, clients: list[Client]) -> None:
+    """The second click of "end turn" names Twilight's turn, which the stalker's hidden turn
+    followed: it is decided once the table is told what follows, and is ``stale`` with the
+    dog's turn in its details, as it would be with no stalker."""
+    world, _ = await ambush(server, clients)
+    player = world.seats["twilight"]
+    turn = player.turn_id
+    first = await player.send_command("act", combatant="twilight", action="end_turn",
+                                      expect_turn=turn)
+    second = await player.send_command("act", combatant="twilight", action="end_turn",
+                                       expect_turn=turn)
+    await world.gm.wait_until(lambda: world.state.current == "stalker")
+    await world.gm.command("ping")
+    assert not first.done() and not second.done()
+    # (the connection's later messages wait behind the second click, a ping too: they are
+    # answered in order once it is decided)
+    ping = await player.send_command("ping")
+    await world.gm.command("act", combatant="stalker", action="end_turn")
+    ack, stale = await first, await second
+    await ping
+    assert ack["type"] == "ack" and stale["code"] == "stale"
+    assert stale["details"]["turn_id"] == player.turn_id != turn
+    got = [m["type"] for m in received(world, "twilight")][-6:]
+    assert got == ["event", "event", "legal_actions_delta", "ack", "error", "ack"]
+
+
 async def test_a_player_acting_during_a_hidden_turn_is_told_at_once(
         server: Server, clients: list[Client]) -> None:
     """What the table sees, done while the screen is up, is told at once: a player's free
-    action during the stalker's turn brings the end of Twilight's turn with it, and its
-    ``expect_turn`` (Twilight's turn, the last the player saw begin) is not stale."""
+    action during the stalker's turn (sent without ``expect_turn``: it is meant for whatever
+    turn runs) brings the end of Twilight's turn with it."""
     world, _ = await ambush(server, clients)
     player = world.seats["twilight"]
     turn = player.turn_id
     ended = await player.send_command("act", combatant="twilight", action="end_turn",
                                       expect_turn=turn)
     await world.gm.wait_until(lambda: world.state.current == "stalker")
-    ack = await player.command("act", combatant="twilight", action="free", expect_turn=turn,
+    ack = await player.command("act", combatant="twilight", action="free",
                                args={"note": "whispers"})
     assert (await ended)["type"] == "ack"
     kinds = [m["event"]["kind"] for m in player.events()]

@@ -225,7 +225,9 @@ def test_every_snapshot_of_a_shipped_example_follows_the_schema(example: Path,
         table.do("call_perception", dc=100, take_10=True)  # none notices: unaware (R82)
     hide_one(table)
     watchers.check(table)
-    play(table, watchers, 60, seed=len(example.name))
+    # (the seed: one whose play reaches every field FILLED names, with the hidden NPC's dice
+    # on the stream behind the screen)
+    play(table, watchers, 60, seed=len(example.name) + 1)
     if not table.state.ended:
         ended(table, watchers)
 

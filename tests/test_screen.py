@@ -587,7 +587,7 @@ async def test_a_cursor_that_is_not_one_is_refused(server: Server,
     cursor = world.seats["twilight"].last_cursor
     assert cursor is not None
     for bad, why in [("A" * 22, "not a cursor of this encounter"),
-                     ("A" * 21, "length >= 22")]:
+                     ("A" * 21, "a cursor is 22 characters")]:
         client = await open_client(world.url, clients)
         with pytest.raises(CommandError) as err:
             await client.hello(token, features=CURSOR_FEATURES, cursor=bad)

@@ -182,14 +182,15 @@ async def test_a_player_plays_a_turn_from_the_terminal(server: Server, clients: 
     ptys.append(term)
     await term.expect(r"Joined 'Test encounter' \(dramatic\) as player of Twilight Sparkle")
     await table.gm.command("start_encounter")
-    # the dice in full: expression, each die, total, as the server rolled them
-    await term.expect(r"dice: Twilight Sparkle rolls initiative: 1d20\+3 → \[d20:\d+\] = \d+")
-    await term.expect(r"Initiative: ")
     while True:  # the GM plays the others until it is Twilight's turn
         acting = [a["combatant"] for a in table.gm.legal if a["action"] == "end_turn"]
         if acting == ["twilight"]:
             break
         await table.gm.command("act", combatant=acting[0], action="end_turn")
+    # the dice in full: expression, each die, total, as the server rolled them (told to the
+    # player once a turn it sees begins, when the hidden lurker's came first)
+    await term.expect(r"dice: Twilight Sparkle rolls initiative: 1d20\+3 → \[d20:\d+\] = \d+")
+    await term.expect(r"Initiative: ")
     await term.expect(r"Twilight Sparkle — turn, round 1:")
     listing = await term.expect(r"(\d+)\) move: Move up to your speed")
     term.send(f"{listing.group(1)} trots to the window")  # by number, with a note
@@ -202,6 +203,12 @@ async def test_a_player_plays_a_turn_from_the_terminal(server: Server, clients: 
     term.send("s")
     await term.expect(r"Twilight Sparkle\s+party\s+<- acting \[fatigue 10/10\]")
     term.send("end_turn")  # by name
+    # when the hidden lurker's turn comes next, the player is told the end of its turn with
+    # what follows it: the GM ends the lurker's turn meanwhile
+    await table.gm.wait_until(lambda: not any(
+        a["action"] == "end_turn" and a["combatant"] == "twilight" for a in table.gm.legal))
+    if [a["combatant"] for a in table.gm.legal if a["action"] == "end_turn"] == ["lurker"]:
+        await table.gm.command("act", combatant="lurker", action="end_turn")
     await term.expect(r"\] Twilight Sparkle ends the turn")
     term.send("end_turn")
     await term.expect(r"\? no action 'end_turn' now")

@@ -1,6 +1,6 @@
 """A reconnect storm: every player and spectator of many encounters resumes at once.
 
-    python -m bench.storm                       # 50 encounters, 3 rounds of each way
+    python -m bench.storm                       # 50 encounters, 3 rounds
     python -m bench.storm --encounters 100 --rounds 5 --behind 12
 
 What it measures is the server's CPU per resume (utime + stime of its process over the storm,
@@ -12,10 +12,11 @@ the same run against the same server and Redis:
 - ``join``: a ``hello`` without either, answered with a snapshot (what a resume saves).
 
 Each encounter is a GM, 4 players and a spectator (5 readers), with a hidden NPC among the
-combatants. The readers note their place, drop, the GM plays ``--behind`` turns, and all
-readers reconnect at once and resume; a resume is done when its ``legal_actions`` has come. The
-ways take turns, round after round (after one storm of each, not counted, to warm up), so that
-a drift of the machine falls on all of them.
+combatants. Each round the readers note their place and drop, the GM plays ``--behind`` turns,
+and then, for each way in turn, all readers reconnect at once and resume from the same places
+(a resume changes nothing in the log, so every way replays the same events); a resume is done
+when its ``legal_actions`` has come. The order of the ways turns round after round (after one
+storm of each, not counted, to warm up), so that a drift of the machine falls on all of them.
 Results are printed as a Markdown table and written to ``bench/results/storm-<time>.json``.
 """
 
@@ -139,10 +140,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             await asyncio.gather(*(end_turns(e, args.behind) for e in encounters))
             await storm(url, encounters, way, stack.server_pid)
         for r in range(args.rounds):
-            for way in WAYS if r % 2 == 0 else tuple(reversed(WAYS)):
-                await asyncio.gather(*(end_turns(e, 2) for e in encounters))
-                await note_places(url, encounters)
-                await asyncio.gather(*(end_turns(e, args.behind) for e in encounters))
+            # the same places and the same log for every way: a resume changes neither
+            await note_places(url, encounters)
+            await asyncio.gather(*(end_turns(e, args.behind) for e in encounters))
+            for way in WAYS[r % 3:] + WAYS[:r % 3]:
                 rows.append(await storm(url, encounters, way, stack.server_pid))
                 print(f"round {r + 1} {way}: {rows[-1]['cpu_ms_per_resume']:.3f} ms/resume "
                       f"({rows[-1]['resumes']} resumes, {rows[-1]['snapshots']} snapshots, "

@@ -35,13 +35,17 @@ class CursorError(ValueError):
 class Cursors:
     """Seals and opens the cursors of one encounter."""
 
-    __slots__ = ("_cipher",)
+    __slots__ = ("_decrypt", "_encrypt")
 
     def __init__(self, secret_key: bytes, encounter: str) -> None:
         key = hashlib.blake2b(encounter.encode(), key=secret_key, person=b"sm cursor",
                               digest_size=16).digest()
-        # one block, one key per encounter: ECB of a single block is the cipher itself
-        self._cipher = Cipher(algorithms.AES(key), modes.ECB())
+        # One block, one key per encounter: ECB of a single block is the cipher itself. In ECB
+        # each block is enciphered on its own, so one encryptor (and one decryptor) serves
+        # every cursor of the encounter, block by block, and is never finalized.
+        cipher = Cipher(algorithms.AES(key), modes.ECB())
+        self._encrypt = cipher.encryptor()
+        self._decrypt = cipher.decryptor()
 
     def seal(self, seq: int, digest: str | None) -> str:
         """The cursor of ``seq``, where the log's digest is ``digest`` (``""``/``None``: before
@@ -49,8 +53,7 @@ class Cursors:
         raw = digest.encode() if digest else b"\x00" * 12
         if len(raw) != 12:
             raise ValueError(f"a digest of {len(raw)} bytes")
-        encryptor = self._cipher.encryptor()
-        block = encryptor.update(seq.to_bytes(4, "big") + raw) + encryptor.finalize()
+        block = self._encrypt.update(seq.to_bytes(4, "big") + raw)
         return base64.urlsafe_b64encode(block).rstrip(b"=").decode()
 
     def open(self, cursor: str) -> tuple[int, str]:
@@ -61,8 +64,9 @@ class Cursors:
             block = base64.urlsafe_b64decode(cursor + "==")
         except (binascii.Error, ValueError):
             raise CursorError("a cursor is URL-safe base64") from None
-        decryptor = self._cipher.decryptor()
-        plain = decryptor.update(block) + decryptor.finalize()
+        if len(block) != 16:
+            raise CursorError("a cursor is URL-safe base64")
+        plain = self._decrypt.update(block)
         digest = plain[4:]
         if not _DIGEST.fullmatch(digest):  # sealed by no server of this encounter
             raise CursorError("not a cursor of this encounter")

@@ -15,6 +15,7 @@ that has never seen the encounter, and must give exactly what followed it.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import random
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -27,6 +28,7 @@ from hypothesis import strategies as st
 from clients.client import FEATURES, Client, CommandError
 from encounter.state import EncounterState
 from server.app import Server
+from server.cursor import CursorError, Cursors
 from tests.conftest import settings_for, ws_url
 from tests.helpers import open_client, send_seen
 from tests.redis_procs import RedisProcess
@@ -621,3 +623,24 @@ async def test_a_protocol_1_reader_is_never_told_a_seq_behind_the_screen(
     ack = await ended
     seen = {m["seq"] for m in plain.events()}
     assert ack["seq"] in seen and plain.legal_seq in seen
+
+
+def test_a_cursor_names_its_place_and_nothing_else() -> None:
+    """Sealed and opened again: the seq and digest; another encounter's key opens none of
+    them; cursors of neighbouring seqs share nothing a reader could count by."""
+    here, there = Cursors(b"k" * 32, "enc-a"), Cursors(b"k" * 32, "enc-b")
+    sealed = [here.seal(seq, f"digest{seq:06d}") for seq in range(1, 200)]
+    assert [here.open(c) for c in sealed] == [(s, f"digest{s:06d}") for s in range(1, 200)]
+    assert here.open(here.seal(0, "")) == (0, "")
+    assert len(set(sealed)) == len(sealed) and {len(c) for c in sealed} == {22}
+    refused = 0
+    for c in sealed:
+        try:
+            there.open(c)
+        except CursorError:
+            refused += 1
+    assert refused == len(sealed)
+    # neighbours differ everywhere, not in a counting digit
+    same = sum(a == b for x, y in itertools.pairwise(sealed)
+               for a, b in zip(x, y, strict=True))
+    assert same / (21 * len(sealed)) < 0.1

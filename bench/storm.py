@@ -2,6 +2,7 @@
 
     python -m bench.storm                       # 50 encounters, 3 rounds
     python -m bench.storm --encounters 100 --rounds 5 --behind 12
+    python -m bench.storm --ways since,join --root /path/to/an/older/checkout   # a baseline
 
 What it measures is the server's CPU per resume (utime + stime of its process over the storm,
 divided by the connections that resumed), for each way a reader names its place in the log, in
@@ -83,13 +84,16 @@ async def end_turns(e: Encounter, n: int) -> None:
         await e.gm.wait_seq(ack["seq"])
 
 
-async def note_places(url: str, encounters: list[Encounter]) -> None:
+async def note_places(url: str, encounters: list[Encounter], cursors: bool = True) -> None:
     """Every reader connects (with the cursor feature, which also gives the seq and digest it
     would be told without it: the same server, asked twice), notes its place and drops."""
     async def one(e: Encounter, token: str) -> tuple[int, str | None, str | None]:
         plain = await Client.open(url)
         await plain.hello(token)
         await plain.wait_for(lambda m: m["type"] == "legal_actions")
+        if not cursors:  # (a server without the cursor feature)
+            await plain.close()
+            return plain.last_seq, plain.last_digest, None
         sealed = await Client.open(url)
         await sealed.hello(token, features=[*FEATURES, "cursor"])
         await sealed.wait_for(lambda m: m["type"] == "legal_actions")
@@ -130,20 +134,22 @@ async def storm(url: str, encounters: list[Encounter], way: str, pid: int) -> di
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     procs.raise_nofile()
-    stack = await procs.start_stack("stablemaster", None, [])
+    ways = tuple(w for w in WAYS if w in args.ways.split(","))
+    stack = await procs.start_stack("stablemaster", None, [],
+                                    root=Path(args.root).resolve() if args.root else procs.ROOT)
     try:
         url = stack.url
         encounters = await set_up(url, args.encounters)
         rows: list[dict[str, Any]] = []
-        for way in WAYS:  # a warm-up of each way, not counted
-            await note_places(url, encounters)
+        for way in ways:  # a warm-up of each way, not counted
+            await note_places(url, encounters, "cursor" in ways)
             await asyncio.gather(*(end_turns(e, args.behind) for e in encounters))
             await storm(url, encounters, way, stack.server_pid)
         for r in range(args.rounds):
             # the same places and the same log for every way: a resume changes neither
-            await note_places(url, encounters)
+            await note_places(url, encounters, "cursor" in ways)
             await asyncio.gather(*(end_turns(e, args.behind) for e in encounters))
-            for way in WAYS[r % 3:] + WAYS[:r % 3]:
+            for way in ways[r % len(ways):] + ways[:r % len(ways)]:
                 rows.append(await storm(url, encounters, way, stack.server_pid))
                 print(f"round {r + 1} {way}: {rows[-1]['cpu_ms_per_resume']:.3f} ms/resume "
                       f"({rows[-1]['resumes']} resumes, {rows[-1]['snapshots']} snapshots, "
@@ -152,7 +158,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     finally:
         stack.stop()
         stack.cleanup()
-    return {"encounters": args.encounters, "behind": args.behind, "rounds": rows}
+    return {"encounters": args.encounters, "behind": args.behind, "rounds": rows,
+            "root": args.root or str(procs.ROOT)}
 
 
 def report(result: dict[str, Any]) -> str:
@@ -163,6 +170,8 @@ def report(result: dict[str, Any]) -> str:
              "| --- | --: | --: | --: |"]
     for way in WAYS:
         rows = [r for r in result["rounds"] if r["way"] == way]
+        if not rows:
+            continue
         cpu = [r["cpu_ms_per_resume"] for r in rows]
         lines.append(f"| {way} | {statistics.median(cpu):.3f} ({min(cpu):.3f}-{max(cpu):.3f}) "
                      f"| {statistics.median(r['events_per_resume'] for r in rows):.1f} "
@@ -177,6 +186,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--behind", type=int, default=8, help="turns played while the readers "
                    "are away")
+    p.add_argument("--ways", default=",".join(WAYS), help="of since, cursor, join")
+    p.add_argument("--root", default=None, help="run the server from this checkout (another "
+                   "version of the project, for a baseline; without the cursor feature, "
+                   "--ways since,join)")
     args = p.parse_args(argv)
     result = asyncio.run(run(args))
     text = report(result)

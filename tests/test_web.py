@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 import yaml
 
-from clients.client import Client
+from clients.client import FEATURES, Client
 from server.app import Server
 from tests.conftest import ROOT, ws_url
 from tests.helpers import Table, create_table, join, open_client, wait_current
@@ -217,8 +217,9 @@ async def test_a_player_whose_websocket_dies_mid_turn_loses_nothing(
         {"name": "Twilight Sparkle", "id": "twilight", "kind": "pc", "initiative": 30},
         {"name": "Diamond Dog", "id": "dog", "kind": "npc", "initiative": 1},
     ])
-    # a reference connection of the same player that never drops
-    reference = await join(url, table.tokens["twilight"], clients)
+    # a reference connection of the same player that never drops, told cursors as the page is
+    reference = await open_client(url, clients)
+    await reference.hello(table.tokens["twilight"], features=[*FEATURES, "cursor"])
     base = f"http://127.0.0.1:{server.settings.port}"
     page = await pages.open(f"{base}/table/#token={table.tokens['twilight']}", init=STATUS_STATES)
     await live(page)
@@ -251,12 +252,12 @@ async def test_a_player_whose_websocket_dies_mid_turn_loses_nothing(
 
     states = await page.evaluate("window.__states")
     assert "offline" in states and states[-1] == "live", states
-    # The page folded exactly the events the reference saw, each once: it resumed with since
-    # (no snapshot), and the command sent while offline took effect once.
-    seqs = await page.evaluate("[...new Set(window.stablemaster.table.log.map(l => l.seq))]")
+    # The page folded exactly the events the reference saw, each once: it resumed from its
+    # cursor (no snapshot), and the command sent while offline took effect once.
+    cursors = await page.evaluate("[...new Set(window.stablemaster.table.log.map(l => l.at))]")
     kinds = await page.evaluate("window.stablemaster.table.log.map(l => l.kind)")
-    expected = [m["seq"] for m in reference.events()]
-    assert seqs == expected
+    expected = [m["cursor"] for m in reference.events()]
+    assert cursors == expected
     assert "snapshot" not in kinds
     notes = [m["event"].get("note") for m in reference.events()
              if m["event"]["kind"] == "action_taken"]
@@ -741,7 +742,7 @@ async def test_the_web_table_takes_one_message_per_command_and_folds_legal_delta
                                 map=ARENA_MAP)
     gm_token = ack["result"]["gm_token"]
     full = await open_client(url, clients)
-    await full.hello(gm_token, features=[])
+    await full.hello(gm_token, features=["cursor"])
     delta = await open_client(url, clients)
     delta.keep_wire = True
     await delta.hello(gm_token)
@@ -749,12 +750,12 @@ async def test_the_web_table_takes_one_message_per_command_and_folds_legal_delta
     gm = await pages.open(f"{base}/table/#token={gm_token}")
     await live(gm)
     features = await gm.evaluate("window.stablemaster.table.welcome.features")
-    assert features == ["batch", "legal_delta"]
+    assert features == ["batch", "legal_delta", "cursor"]
 
     async def page_has_the_full_list() -> None:
         await full.command("ping")
-        await gm.wait_for_function("seq => window.stablemaster.table.legalSeq === seq",
-                                   arg=full.legal_seq, timeout=5000)
+        await gm.wait_for_function("at => window.stablemaster.table.legalCursor === at",
+                                   arg=full.legal_cursor, timeout=5000)
         assert await gm.evaluate("window.stablemaster.table.legal") == full.legal
         assert await gm.evaluate("window.stablemaster.table.turnId") == full.turn_id
 

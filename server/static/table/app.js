@@ -33,8 +33,7 @@ function joinNow(tok) {
   const status = $("status");
   const conn = new Connection({
     token: tok,
-    since: () => table.seq,
-    digest: () => table.digest,
+    cursor: () => table.cursor,
     onStatus: (state, detail) => {
       renderStatus(status, state, detail);
       if (state === "closed" && !view) app.replaceChildren(h("section", { class: "wide" }, h("h2", {}, "Cannot join"), h("p", {}, detail)));

@@ -1,8 +1,9 @@
 // One credential's websocket to the server: hello, commands answered by ack or error, and
 // reconnecting by itself. After a drop it reconnects with a backoff and says hello with
-// `since` (the last seq it applied) and `digest` (that event's digest), so it gets exactly the
-// events it missed, or a snapshot when the server's log is no longer the one it saw; a command
-// still waiting for its answer is sent again with the same id, so it happens once.
+// `cursor` (the last cursor it was given), so it gets exactly the events it missed, or a
+// snapshot when the server's log is no longer the one it saw; a command still waiting for its
+// answer is sent again with the same id, so it happens once (its answer may wait: the ack of a
+// command that hands the turn to someone behind the GM's screen comes with what follows).
 
 /** A random UUID (v4); crypto.randomUUID needs a secure context, getRandomValues does not. */
 export function uuid() {
@@ -13,8 +14,9 @@ export function uuid() {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
-// Asked for in hello: one websocket message per command (a batch), legal actions as deltas.
-export const FEATURES = ["batch", "legal_delta"];
+// Asked for in hello: one websocket message per command (a batch), legal actions as deltas,
+// positions as opaque cursors (a seq would count the events behind the GM's screen).
+export const FEATURES = ["batch", "legal_delta", "cursor"];
 
 const FINAL = { 1002: "this server does not speak our protocol version", 4001: "this link was revoked" };
 
@@ -25,16 +27,14 @@ export class Connection {
    * @param {string} [o.spectate] spectator token, sent in the URL
    * @param {(msg: object) => void} o.onMessage every server message but acks and errors of commands
    * @param {(state: string, detail: string) => void} o.onStatus "connecting", "live", "offline", "closed"
-   * @param {() => number} o.since the last seq applied (0: none)
-   * @param {() => (string|null)} [o.digest] the digest of the last event or snapshot applied
+   * @param {() => (string|null)} o.cursor the last cursor applied (null: none)
    */
-  constructor({ token, spectate, onMessage, onStatus, since, digest }) {
+  constructor({ token, spectate, onMessage, onStatus, cursor }) {
     this.token = token;
     this.spectate = spectate;
     this.onMessage = onMessage;
     this.onStatus = onStatus;
-    this.since = since;
-    this.digest = digest || (() => null);
+    this.cursor = cursor;
     this.pending = new Map(); // id -> {message, resolve, reject}
     this.prefix = Math.random().toString(36).slice(2, 10);
     this.counter = 0;
@@ -51,12 +51,8 @@ export class Connection {
     if (this.spectate) {
       q.set("spectate", this.spectate);
       q.set("features", FEATURES.join(","));
-      const since = this.since();
-      if (since > 0 && !this.fresh) {
-        q.set("since", String(since));
-        const digest = this.digest();
-        if (digest) q.set("digest", digest);
-      }
+      const cursor = this.cursor();
+      if (cursor && !this.fresh) q.set("cursor", cursor);
     }
     const query = q.toString();
     return `${proto}://${location.host}/ws${query ? "?" + query : ""}`;
@@ -70,12 +66,8 @@ export class Connection {
     ws.onopen = () => {
       if (this.spectate) return; // the server says hello for a spectator link
       const hello = { type: "hello", versions: [1], token: this.token, client: "stablemaster-table/1", features: FEATURES };
-      const since = this.since();
-      if (since > 0 && !this.fresh) {
-        hello.since = since;
-        const digest = this.digest();
-        if (digest) hello.digest = digest;
-      }
+      const cursor = this.cursor();
+      if (cursor && !this.fresh) hello.cursor = cursor;
       ws.send(JSON.stringify(hello));
     };
     ws.onmessage = (m) => {

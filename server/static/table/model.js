@@ -23,18 +23,18 @@ export function applyLegalDelta(previous, items) {
 export class Table {
   constructor() {
     this.reset();
-    this.log = []; // {seq, kind, text, roll?}
+    this.log = []; // {n, at, kind, text, roll?}: n numbers the lines, at is the event's cursor
+    this.lines = 0;
     this.legal = [];
     this.turnId = null; // legal_actions.turn_id: sent back as expect_turn with turn actions
-    this.legalSeq = null; // the seq of the last legal_actions (or delta) applied
+    this.legalCursor = null; // the cursor of the last legal_actions (or delta) applied
     this.needsLegal = false; // a delta did not apply: ask for the full list (get_legal_actions)
     this.sending = 0; // turn commands sent and not answered yet: their controls stay disabled
     this.welcome = null;
   }
 
   reset() {
-    this.seq = 0;
-    this.digest = null; // of the last event or snapshot applied: sent with since on resuming
+    this.cursor = null; // of the last event or snapshot applied: sent as hello.cursor on resuming
     this.state = {};
     this.name = "";
     this.ruleset = "";
@@ -91,32 +91,35 @@ export class Table {
   /** Fold a server message; the log entries it added. */
   apply(msg) {
     if (msg.type === "welcome") { this.welcome = msg; return []; }
-    if (msg.type === "legal_actions") { this.legal = msg.actions; this.turnId = msg.turn_id ?? null; this.legalSeq = msg.seq; return []; }
+    if (msg.type === "legal_actions") { this.legal = msg.actions; this.turnId = msg.turn_id ?? null; this.legalCursor = msg.cursor ?? null; return []; }
     if (msg.type === "legal_actions_delta") {
-      const legal = msg.base === this.legalSeq ? applyLegalDelta(this.legal, msg.actions) : null;
+      const legal = msg.base_cursor === this.legalCursor ? applyLegalDelta(this.legal, msg.actions) : null;
       if (legal === null) { this.needsLegal = true; return []; }
-      this.legal = legal; this.turnId = msg.turn_id ?? null; this.legalSeq = msg.seq;
+      this.legal = legal; this.turnId = msg.turn_id ?? null; this.legalCursor = msg.cursor ?? null;
       return [];
     }
-    if (msg.type === "snapshot") { this.fromSnapshot(msg.state, msg.seq, msg.reason, msg.digest); return []; }
-    if (msg.type !== "event" || msg.seq <= this.seq) return [];
-    this.seq = msg.seq;
-    this.digest = msg.digest || null;
-    const added = this.event(msg.event).map((l) => ({ seq: msg.seq, ts: msg.ts, kind: msg.event.kind, ...l }));
+    if (msg.type === "snapshot") { this.fromSnapshot(msg.state, msg.cursor ?? null, msg.reason); return []; }
+    if (msg.type !== "event") return [];
+    this.cursor = msg.cursor ?? null;
+    const added = this.event(msg.event).map((l) => ({ n: ++this.lines, at: msg.cursor, ts: msg.ts, kind: msg.event.kind, ...l }));
     this.log.push(...added);
     if (this.log.length > 500) this.log.splice(0, this.log.length - 500);
     return added;
   }
 
-  fromSnapshot(s, seq, reason, digest) {
-    // the server's log went back (it lost its end): what this view got after seq is undone
+  fromSnapshot(s, cursor, reason) {
+    // the server's log went back (it lost its end): what this view got after the snapshot's
+    // place (the last line at its cursor) is undone
     const undone = reason === "rewound" || reason === "resume_ahead";
-    const log = undone ? this.log.filter((l) => l.seq <= seq) : this.log;
+    let log = this.log;
+    if (undone) {
+      const last = log.map((l) => l.at).lastIndexOf(cursor);
+      log = last >= 0 ? log.slice(0, last + 1) : log;
+    }
     this.reset();
     this.log = log;
     this.state = s;
-    this.seq = seq;
-    this.digest = digest || null;
+    this.cursor = cursor;
     this.name = s.name;
     this.ruleset = s.ruleset;
     this.phase = s.phase || [];
@@ -146,8 +149,8 @@ export class Table {
     this.started = this.phase.length > 0 && this.phase[0] !== "setup";
     this.ended = !!s.ended;
     this.endReason = s.end_reason;
-    if (undone) this.log.push({ seq, kind: "snapshot", text: `(the server went back to an earlier point, seq ${seq}: what came after it is undone)` });
-    else if (reason && reason !== "join") this.log.push({ seq, kind: "snapshot", text: "(caught up from a snapshot)" });
+    if (undone) this.log.push({ n: ++this.lines, at: cursor, kind: "snapshot", text: "(the server went back to an earlier point: what came after it is undone)" });
+    else if (reason && reason !== "join") this.log.push({ n: ++this.lines, at: cursor, kind: "snapshot", text: "(caught up from a snapshot)" });
   }
 
   drop(id) {

@@ -112,8 +112,8 @@ export function renderRoll(roll, by) {
 export function renderLog(el, table, limit = 200) {
   const lines = table.log.slice(-limit);
   const stick = el.scrollTop + el.clientHeight >= el.scrollHeight - 20;
-  el.replaceChildren(...lines.map((l) => h("div", { class: `line ${l.kind}`, dataset: { seq: l.seq, kind: l.kind } },
-    h("span", { class: "seq" }, String(l.seq)), " ", l.text, l.roll ? [": ", renderRoll(l.roll, l.by)] : "")));
+  el.replaceChildren(...lines.map((l) => h("div", { class: `line ${l.kind}`, dataset: { n: l.n, kind: l.kind } },
+    h("span", { class: "seq" }, String(l.n)), " ", l.text, l.roll ? [": ", renderRoll(l.roll, l.by)] : "")));
   if (stick) el.scrollTop = el.scrollHeight;
 }
 

@@ -36,8 +36,7 @@ if (!token) {
 function watch() {
   const conn = new Connection({
     spectate: token,
-    since: () => table.seq,
-    digest: () => table.digest,
+    cursor: () => table.cursor,
     onStatus: (state, detail) => renderStatus($("status"), state, detail),
     onMessage: (msg) => {
       table.apply(msg);

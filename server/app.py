@@ -261,6 +261,17 @@ class Server:
                 # the log no longer reaches back that far (trimmed)
                 self._resume_snapshot(session, room, "resume_gap")
                 return
+            if waits and not batch.envelopes and batch.prev is not None \
+                    and sent_to == room.state.told:
+                # a table reader at the point it has been told, the rest of the log behind
+                # the screen (a room loaded while a hidden turn runs: its ring is empty)
+                if sent_digest is not None and batch.prev != sent_digest:
+                    self._resume_snapshot(session, room, "rewound")
+                    return
+                room.add_session(session)
+                session.offer_legal(room.legal_frame(actor, cursor=session.cursor),
+                                    force=True)
+                return
             if batch.prev is None or not batch.envelopes:
                 # Redis's log ends at or before sent_to, behind the room: check the room
                 checks += 1

@@ -644,3 +644,52 @@ def test_a_cursor_names_its_place_and_nothing_else() -> None:
     same = sum(a == b for x, y in itertools.pairwise(sealed)
                for a, b in zip(x, y, strict=True))
     assert same / (21 * len(sealed)) < 0.1
+
+
+async def test_a_reader_held_behind_the_screen_resumes_on_a_process_started_after_a_kill(
+        spawn: Any, clients: list[Client]) -> None:
+    """The stalker's hidden turn runs; the server process is SIGKILLed; another one, which has
+    never seen the encounter, loads it with the screen up: the player who resumes from its
+    cursor there is told nothing new (its legal actions are those of Twilight's turn, which it
+    was last told of), and once the GM ends the hidden turn it gets the end of Twilight's turn
+    and the dog's, exactly once; its end of turn, sent again with its id, is answered as the
+    duplicate it is."""
+    first = spawn()
+    anon = await open_client(first.url, clients)
+    await anon.hello()
+    ack = await anon.command("create_encounter", name="Ambush", combatants=AMBUSH,
+                             options={"dice_seed": 5})
+    gm_token = ack["result"]["gm_token"]
+    gm = await open_client(first.url, clients)
+    await gm.hello(gm_token)
+    invite = await gm.command("issue_invite", combatants=["twilight"])
+    token = invite["result"]["token"]
+    player = await open_seat(first.url, token, clients)
+    await gm.command("start_encounter")
+    await player.wait_until(lambda: player.turn_id is not None and any(
+        a["action"] == "end_turn" for a in player.legal))
+    held = player.legal
+    await player.send_command("act", id="p-end", combatant="twilight", action="end_turn",
+                              expect_turn=player.turn_id)
+    await gm.wait_until(lambda: any(a["action"] == "end_turn" and a["combatant"] == "stalker"
+                                    for a in gm.legal))
+    await gm.command("ping")
+    cursor, turn = player.last_cursor, player.turn_id
+    assert cursor is not None
+    first.kill()
+
+    second = spawn()
+    back = await open_seat(second.url, token, clients, cursor=cursor)
+    assert back.snapshot is None and back.events() == []
+    assert back.legal == held and back.turn_id == turn
+    retry = await back.send_command("act", id="p-end", combatant="twilight",
+                                    action="end_turn", expect_turn=turn)
+    gm2 = await open_client(second.url, clients)
+    await gm2.hello(gm_token, since=gm.last_seq, digest=gm.last_digest)
+    await gm2.wait_for(lambda m: m["type"] == "legal_actions")
+    await gm2.command("act", combatant="stalker", action="end_turn")
+    answer = await retry
+    assert answer["type"] == "ack" and answer["duplicate"] is True
+    kinds = [(m["event"]["kind"], m["event"].get("combatant")) for m in back.events()]
+    assert kinds == [("turn_ended", "twilight"), ("turn_started", "dog")]
+    assert "stalker" not in str(received_by(back))

@@ -15,7 +15,10 @@ While ``told`` stands still, whatever the table would have been sent (the events
 hidden turn began, its legal actions, the acks of its commands) waits; when ``told`` moves, it
 leaves at once, in the order it would have had. So a player who ends its turn before a hidden
 combatant's gets the end of its turn, the next visible turn's start, its legal actions and its
-ack together, exactly as without the hidden combatant; only the time it waits is the GM's.
+ack together, exactly as without the hidden combatant; only the time it waits is the GM's. A
+table command that names the turn the table holds (``expect_turn``) waits, too, and is decided
+once ``told`` moves (``server.commands``): a double click into a hidden turn is ``stale`` with
+the next visible turn in its details, as it would be without the hidden combatant.
 
 Everything here is a function of the log: every server process (and a fold of the log long
 after) finds the same ``told`` at every seq.

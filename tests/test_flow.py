@@ -22,6 +22,10 @@ async def test_a_round_is_played_and_everyone_sees_it(server: Server,
     await table.gm.wait_for(lambda m: m["type"] == "event"
                             and m["event"]["kind"] == "round_started"
                             and m["event"]["round"] == 2)
+    if await wait_current(table.gm) == "lurker":
+        # round 2 begins with the hidden dog's turn: the table is told of round 2 (and of the
+        # end of round 1's last turn) once it is over
+        await play_turns(table.gm, {}, 1)
     for viewer in (spectator, player):
         await viewer.wait_for(lambda m: m["type"] == "event"
                               and m["event"]["kind"] == "round_started"
@@ -34,7 +38,7 @@ async def test_a_round_is_played_and_everyone_sees_it(server: Server,
     assert "lurker" in str(table.gm.messages)
     turns = [m["event"]["combatant"] for m in table.gm.events()
              if m["event"]["kind"] == "turn_started"]
-    assert len(turns) == 7
+    assert len(turns) in (7, 8)
     public_turns = [t for t in turns if t != "lurker"]  # the lurker's turns are not shown
     for viewer in (spectator, player):
         assert [m["event"]["combatant"] for m in viewer.events()

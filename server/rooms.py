@@ -224,6 +224,10 @@ class Room:
         self.unreleased = list(zip(screen.unreleased.envelopes, screen.unreleased.digests,
                                    strict=True))
         self.told_state = screen.told_state
+        if screen.told_state is None and behind(self.state):
+            log.warning("room %s: the log does not hold the state at seq %d, where the table "
+                        "was told last; the table is shown the current state", self.id,
+                        self.state.told)
         self.table_digest = screen.table_digest
         self._table_digest_seq = self.state.table_seq
         self.held_acks = []
@@ -382,12 +386,12 @@ class Room:
         """Reload from Redis and send every connection a snapshot (``rewound``): the log is not
         the one this room held, so nothing it delivered after the snapshot's seq holds."""
         loaded = await self.store.load_head(self.id)
-        screen = None if loaded is None else await self.store.load_screen(self.id, loaded)
-        if loaded is None or screen is None:  # (Redis went back to before the encounter existed)
+        if loaded is None:  # (Redis went back to before the encounter existed)
             log.error("room %s: %s, and Redis has no log for it any more", self.id, why)
             for session in list(self.sessions):
                 session.close_soon(1012, "the encounter is no longer in the store")
             return
+        screen = await self.store.load_screen(self.id, loaded)
         before = self.version
         self.state, self.head = loaded.state, loaded.head
         self._set_screen(screen)
@@ -648,9 +652,8 @@ class Rooms:
         self._loading[encounter] = future
         try:
             loaded = await self.store.load_head(encounter)
-            screen = None if loaded is None else await self.store.load_screen(encounter, loaded)
-            room = None if loaded is None or screen is None else \
-                Room(encounter, loaded, self.store, screen)
+            room = None if loaded is None else \
+                Room(encounter, loaded, self.store, await self.store.load_screen(encounter, loaded))
             if room is not None:
                 self._rooms[encounter] = room
                 room.holders += 1

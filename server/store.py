@@ -569,8 +569,10 @@ class EventStore:
                                        max=f"{seq}-0")
         return _text(rows[0][1].get(b"d")) if rows else ""
 
-    async def load_screen(self, encounter: str, loaded: Loaded) -> Screen | None:
-        """The screen of ``loaded`` (``Screen``); ``None`` when the log no longer holds it."""
+    async def load_screen(self, encounter: str, loaded: Loaded) -> Screen:
+        """The screen of ``loaded`` (``Screen``). Its ``told_state`` is ``None`` when the log
+        no longer holds what it takes to rebuild it (a log trimmed by hand): the table is then
+        shown the current state rather than nothing (the room says so in its log)."""
         state = loaded.state
         digest = loaded.head if state.table_seq == state.version else \
             await self.digest_of(encounter, state.table_seq)
@@ -581,11 +583,7 @@ class EventStore:
             after.envelopes.pop()
             after.digests.pop()
             after.raws.pop()
-        told_state = await self.load_at(encounter, state.told)
-        if told_state is None or not after.envelopes or \
-                after.envelopes[-1].seq != state.version:
-            return None
-        return Screen(told_state, after, digest)
+        return Screen(await self.load_at(encounter, state.told), after, digest)
 
     async def save_snapshot(self, state: EncounterState, head: str = "") -> None:
         k = keys(state.id)

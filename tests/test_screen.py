@@ -67,6 +67,9 @@ ACTION_TIME = {
                          "weapons": [{"name": "fangs", "damage": "d8"}]}},
 }
 
+#: The Body dice of Action Time's hidden NPCs (the dog's is a d8).
+AT_HIDDEN_BODY = ["d10", "d12", "d6"]
+
 #: The battle map of the scenes on one, and where everyone starts on it.
 FIELD = {"width": 10, "height": 6}
 VISIBLE_SQUARES = [[0, 0], [3, 0], [0, 5]]
@@ -143,9 +146,15 @@ async def set_up(server: Server, scene: Scene, with_hidden: bool,
         for i, slot in enumerate(scene.slots):
             cid = f"lurker{i}"
             hidden.append(cid)
-            roster.append({"id": cid, "name": f"Lurker {i}", "kind": "npc", "hidden": True,
-                           "initiative": HIDDEN_SLOTS[slot], **blocks["hidden"],
-                           **({"position": HIDDEN_SQUARES[i]} if on_map else {})})
+            block = {"id": cid, "name": f"Lurker {i}", "kind": "npc", "hidden": True,
+                     "initiative": HIDDEN_SLOTS[slot], **blocks["hidden"],
+                     **({"position": HIDDEN_SQUARES[i]} if on_map else {})}
+            if scene.ruleset == "action_time":
+                # Action Time's initiative is a Body test without a modifier: ties are broken
+                # by players first, then the higher Body die (R31), so each hidden NPC has one
+                # of its own (none like the dog's), and no tie needs a roll-off
+                block["stats"] = {**block["stats"], "body": AT_HIDDEN_BODY[i]}
+            roster.append(block)
     anon = await open_client(url, opened)
     await anon.hello()
     options = {"dice_seed": scene.seed, "players_roll": scene.physical,
@@ -437,6 +446,8 @@ async def test_a_hidden_combatant_changes_nothing_the_table_receives(
         assert any(e["event"]["kind"] == "turn_started" and e["event"]["combatant"]
                    in hidden.hidden for e in hidden.gm.events()), "no hidden turn was played"
         for seat in hidden.seats:
+            # every delta applied to the list held (its base_cursor the one of that list)
+            assert hidden.seats[seat].delta_mismatches == open_.seats[seat].delta_mismatches == 0
             a, b = received(hidden, seat), received(open_, seat)
             assert not positions_named(a), positions_named(a)[:3]
             mine, theirs = normalized(a), normalized(b)

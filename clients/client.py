@@ -177,9 +177,8 @@ class Client:
 
     async def request(self, message: Message, timeout: float = 10) -> Message:
         """Send a message with an ``id`` and return the ``ack`` or ``error`` naming it."""
-        future: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
-        self._waiting[message["id"]] = future
-        await self.ws.send(orjson.dumps(message).decode())
+        fields = {k: v for k, v in message.items() if k not in ("type", "id")}
+        future = await self.send_command(message["type"], id=message["id"], **fields)
         reply = await asyncio.wait_for(future, timeout)
         for observe in self.observers:
             observe(self, message, reply)

@@ -84,7 +84,8 @@ class CommandService:
                 session.error(ErrorCode.UNAUTHENTICATED, "say hello with a token first", cmd.id)
             elif isinstance(cmd, msg.GetLegalActions):
                 room = session.room
-                session.offer_legal(room.legal_frame(session.actor), force=True)
+                session.offer_legal(room.legal_frame(session.actor, cursor=session.cursor),
+                                    force=True)
                 room.answer(session, cmd.id, {}, hold=False)
             else:
                 outcome = await self.execute(session, cmd)

@@ -85,7 +85,7 @@ def viewer_key(actor: Actor) -> tuple[bool, frozenset[str], frozenset[str]]:
 
 class Room:
     def __init__(self, encounter: str, loaded: Loaded, store: EventStore,
-                 screen: Screen | None = None) -> None:
+                 screen: Screen) -> None:
         self.id = encounter
         self.state = loaded.state
         #: the digest of the last event folded into ``state``
@@ -97,13 +97,13 @@ class Room:
         # delivered); ``unreleased``: the events after it, with their digests; ``told_state``:
         # the state at ``state.told`` while the table has not been told everything;
         # ``table_digest``: the digest at ``state.table_seq``; ``held_acks``: the acks of the
-        # table's commands waiting for ``told`` to move.
-        self.given = loaded.state.told
+        # table's commands waiting for ``told`` to move. (Set by ``_set_screen``, below.)
+        self.given = 0
         self.unreleased: list[tuple[Envelope, str]] = []
         self.told_state: EncounterState | None = None
-        self.table_digest = loaded.head
+        self.table_digest = ""
         self.held_acks: list[tuple[Member, str, dict[str, Any], bool]] = []
-        self._table_digest_seq = loaded.state.version
+        self._table_digest_seq = 0
         self._screen_task: asyncio.Task[None] | None = None
         #: resolved (and replaced) whenever ``told`` moves, for the commands that wait for it
         self._told_moved: asyncio.Future[None] | None = None
@@ -128,8 +128,7 @@ class Room:
         #: Closes the connections of the next credential to expire, and when (ms).
         self._expiry: asyncio.TimerHandle | None = None
         self._expiry_at: float | None = None
-        if screen is not None:
-            self._set_screen(screen)
+        self._set_screen(screen)
 
     @property
     def version(self) -> int:
@@ -438,7 +437,7 @@ class Room:
                 session.send(Snapshot(encounter=self.id, seq=seq, reason=reason,  # type: ignore[arg-type]
                                       state=state, digest=digest or None))
         self.add_session(session)
-        session.offer_legal(self.legal_frame(actor), force=True)
+        session.offer_legal(self.legal_frame(actor, cursor=session.cursor), force=True)
 
     # -- connections -------------------------------------------------------------------------
 
@@ -593,7 +592,7 @@ class Room:
 
     def legal_frame(self, actor: Actor, allowed: set[str] | None = None,
                     shared: dict[object, list[LegalAction]] | None = None,
-                    turn: str | None = None, cursor: bool = True) -> LegalFrame:
+                    turn: str | None = None, cursor: bool = False) -> LegalFrame:
         """The ``legal_actions`` of ``actor``, with a key that changes only when the actions
         do (the message's ``seq`` alone does not make it worth sending). ``turn``: the
         ``turn_id`` ``actor`` is given, when known; ``cursor``: whether a connection it goes to

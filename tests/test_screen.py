@@ -305,13 +305,8 @@ async def hidden_turn(world: World, cid: str, rng: random.Random) -> None:
 
 def received(world: World, seat: str) -> list[dict[str, Any]]:
     """Every message the seat got, batches unwrapped, but the acks of the test's pings."""
-    out = []
-    for frame in world.seats[seat].wire:
-        for m in frame["messages"] if frame.get("type") == "batch" else [frame]:
-            if m.get("type") == "ack" and m.get("id") in world.pings:
-                continue
-            out.append(m)
-    return out
+    return [m for m in received_by(world.seats[seat])
+            if not (m.get("type") == "ack" and m.get("id") in world.pings)]
 
 
 def normalized(messages: list[dict[str, Any]]) -> list[Any]:
@@ -395,6 +390,7 @@ async def resumes_exactly(world: World, fresh: Server, rng: random.Random,
 
 
 def received_by(client: Client) -> list[dict[str, Any]]:
+    """Every message ``client`` got, batches unwrapped (it keeps its wire)."""
     return [m for frame in client.wire
             for m in (frame["messages"] if frame.get("type") == "batch" else [frame])]
 

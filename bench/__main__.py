@@ -98,6 +98,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also run Stablemaster with the modules of bench/compiled.py compiled by "
                    "mypyc (target stablemaster+mypyc; needs a C compiler): what compiling "
                    "would give")
+    p.add_argument("--view", action="store_true",
+                   help="also run Stablemaster with every client asking for the view feature "
+                   "(target stablemaster+view: a patch of its state after each change)")
     p.add_argument("--no-framing", action="store_true",
                    help="clients do not ask for the batch and legal_delta features (one "
                    "websocket message per server message, full legal action lists)")
@@ -263,7 +266,7 @@ async def run_one(args: argparse.Namespace, stamp: str, mode: str, e: int, label
     for Stablemaster with another durability than everysec, ``+mypyc`` for its compiled
     copy), the workload, the figures."""
     target, _, variant = label.partition("+")
-    durability = "everysec" if variant == "mypyc" else variant or "everysec"
+    durability = "everysec" if variant in ("mypyc", "view") else variant or "everysec"
     stack = None
     try:
         if target == "stablemaster" and args.server_url:
@@ -286,7 +289,8 @@ async def run_one(args: argparse.Namespace, stamp: str, mode: str, e: int, label
                         redis_pid=rpid, target=target,
                         log=lambda s: print(s, file=sys.stderr, flush=True),
                         on_window=profiler.start if profiler else None, redis_url=redis_url,
-                        workload=workload, side=side, framing=not args.no_framing)
+                        workload=workload, side=side, framing=not args.no_framing,
+                        view=variant == "view")
         result = await gen.run()
         result.target = label
         if stack is None:
@@ -361,6 +365,8 @@ async def run_all(args: argparse.Namespace, stamp: str) -> dict[str, Any]:
                               for d in durabilities]
         if args.mypyc:
             targets.insert(at + 1, "stablemaster+mypyc")
+        if args.view:
+            targets.insert(at + 1, "stablemaster+view")
     args.compiled_root = None
     if "stablemaster+mypyc" in targets:
         args.compiled_root = Path(tempfile.mkdtemp(prefix="bench-mypyc-")) / "tree"

@@ -24,7 +24,9 @@ one command; its latency runs until the last of the room's 7 clients has the com
 event (the ``seq`` of its ``ack``).
 
 With ``framing`` (default) the clients ask for the ``batch`` and ``legal_delta`` features in
-``hello``: one websocket message per command per client, legal actions as deltas.
+``hello``: one websocket message per command per client, legal actions as deltas. With
+``view`` they ask for the ``view`` feature too (a patch of each client's state after each
+change, which the generator receives and counts but does not apply).
 
 The generator honours the rate limit a server announces in ``welcome.limits`` (a token bucket
 per connection, as the server keeps one): an action that would exceed it waits, and is counted
@@ -187,7 +189,9 @@ class Conn(WsClient):
     async def hello(self, token: str | None) -> dict[str, Any]:
         message: dict[str, Any] = {"type": "hello", "versions": [1], "client": "bench"}
         if self.gen.framing:
-            message["features"] = ["batch", "legal_delta"]
+            message["features"] = ["batch", "legal_delta", *(["view"] if self.gen.view else [])]
+        elif self.gen.view:
+            message["features"] = ["view"]
         if token is not None:
             message["token"] = token
         self.send(orjson.dumps(message))
@@ -349,7 +353,8 @@ class Generator:
                  server_pid: int | None = None, redis_pid: int | None = None,
                  target: str = "stablemaster", log: Any = print,
                  on_window: Any = None, redis_url: str | None = None,
-                 workload: str = "end_turn", side: int = 40, framing: bool = True) -> None:
+                 workload: str = "end_turn", side: int = 40, framing: bool = True,
+                 view: bool = False) -> None:
         parts = urlsplit(url)
         self.host = parts.hostname or "127.0.0.1"
         self.port = parts.port or 80
@@ -373,6 +378,7 @@ class Generator:
         self.by_seq = workload != "end_turn"
         self.side = side
         self.framing = framing
+        self.view = view  # the clients ask for the view feature too
         self.result = RunResult(target=target, mode=mode, encounters=encounters,
                                 workload=workload, map_side=side if self.by_seq else None,
                                 framing=framing)

@@ -6,11 +6,12 @@ from typing import Any
 
 TARGET_NAMES = {"stablemaster": "Stablemaster",
                 "stablemaster+mypyc": "Stablemaster, modules compiled by mypyc",
+                "stablemaster+view": "Stablemaster, clients with the view feature",
                 "redis-relay": "Redis relay floor", "bare-relay": "bare relay floor",
                 "stablemaster+always": "Stablemaster, durability always",
                 "stablemaster+replicas": "Stablemaster, durability replicas (WAIT 1)"}
 ORDER = ["stablemaster", "redis-relay", "bare-relay"]
-_ROW_ORDER = ["stablemaster", "stablemaster+mypyc", "stablemaster+always",
+_ROW_ORDER = ["stablemaster", "stablemaster+view", "stablemaster+mypyc", "stablemaster+always",
               "stablemaster+replicas", "redis-relay", "bare-relay"]
 
 #: What the project wants (see bench/README.md).

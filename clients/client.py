@@ -20,6 +20,12 @@ there are no seqs: ``last_cursor`` is the cursor of the last event, snapshot, le
 ack received, for resuming (``hello(token, cursor=c.last_cursor)``), and ``cursors`` lists
 every cursor received, in order.
 
+With the ``view`` feature (``features=[*FEATURES, "view"]``) ``state`` is the encounter as
+this connection may see it, kept by the server: the last snapshot's ``state`` with every
+``view`` patch since applied (RFC 6902, with ``jsonpatch``); a patch that does not apply
+counts in ``view_mismatches`` and asks for a fresh snapshot (``get_snapshot``). To resume, hand
+the new connection the state held (``state=old.state``) with the cursor.
+
 ``Client.observers`` are called with ``(client, command, reply)`` once each command has its
 answer, whichever client sent it: for logging, or to check commands (the test suite checks
 every ``act`` it sends against the published JSON Schemas).
@@ -35,6 +41,7 @@ from collections.abc import Callable
 from types import TracebackType
 from typing import Any, ClassVar
 
+import jsonpatch
 import orjson
 from websockets.asyncio.client import ClientConnection, connect
 
@@ -81,6 +88,9 @@ class Client:
         self.wire: list[Message] = []
         #: deltas that did not apply to the list held (the full list was asked for again)
         self.delta_mismatches = 0
+        #: with the ``view`` feature: the state held, and the patches that did not apply to it
+        self.state: dict[str, Any] | None = None
+        self.view_mismatches = 0
         self._ids = itertools.count(1)
         # Command ids are scoped to a credential, which several connections may share.
         self._prefix = uuid.uuid4().hex[:8]
@@ -140,8 +150,17 @@ class Client:
         if kind == "event":
             if message.get("seq", 0) > self.last_seq:
                 self.last_seq, self.last_digest = message["seq"], message.get("digest")
+        elif kind == "view":
+            try:
+                if self.state is None:
+                    raise jsonpatch.JsonPatchException("no state to patch")
+                jsonpatch.apply_patch(self.state, message["patch"], in_place=True)
+            except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException):
+                self.view_mismatches += 1
+                self._refetch = asyncio.get_running_loop().create_task(self._ask_snapshot())
         elif kind == "snapshot":
             self.snapshot = message
+            self.state = orjson.loads(orjson.dumps(message["state"]))
             if "seq" in message:
                 self.last_seq, self.last_digest = message["seq"], message.get("digest")
         elif kind == "legal_actions_delta":
@@ -166,11 +185,21 @@ class Client:
             self.welcome = message
         self.messages.append(message)
 
+    async def _ask_snapshot(self) -> None:
+        message = {"type": "get_snapshot", "id": f"{self._prefix}-snapshot-{next(self._ids)}"}
+        with contextlib.suppress(Exception):
+            await self.ws.send(orjson.dumps(message).decode())
+
     async def _ask_full_list(self) -> None:
         message = {"type": "get_legal_actions", "id": f"{self._prefix}-legal-{next(self._ids)}"}
         # (closed: the next hello starts again from a full list)
         with contextlib.suppress(Exception):
             await self.ws.send(orjson.dumps(message).decode())
+
+    @property
+    def unanswered(self) -> int:
+        """Commands sent whose ``ack`` or ``error`` has not come yet."""
+        return len(self._waiting)
 
     async def send_raw(self, data: str | bytes) -> None:
         await self.ws.send(data)

@@ -99,7 +99,8 @@ CLOSE_CODES: dict[int, tuple[str, str]] = {
     1008: (
         "policy violation",
         "A message flood: the connection kept sending past the rate limit after many "
-        "`rate_limited` errors.",
+        "`rate_limited` errors; or more commands (1,024, the send queue's bound) waiting for "
+        "their answers behind an ack the GM's screen holds.",
     ),
     1009: (
         "message too big",

@@ -8,16 +8,18 @@ blocks); a spectator sees the public view.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, NamedTuple
 
 import msgspec
 
 from encounter.actors import Actor
-from encounter.ruleset import declaration
+from encounter.ruleset import ViewPart, declaration
 from encounter.screen import screened_event
 from encounter.state import EncounterState, PendingRoll
 from protocol import events as ev
 from protocol.events import Envelope
+from protocol.model import CombatantProfile
 
 
 def may_see(envelope: Envelope, viewer: Actor) -> bool:
@@ -149,90 +151,158 @@ def _turn_view(state: EncounterState, visible: set[str]) -> dict[str, Any] | Non
     return view
 
 
+class Sight(NamedTuple):
+    """What every part of one viewer's view is worked out from."""
+
+    state: EncounterState
+    viewer: Actor
+    full: bool  # the viewer sees everything
+    visible: set[str]  # the combatants it sees
+
+
+def visible_to(state: EncounterState, viewer: Actor) -> set[str]:
+    """The combatants ``viewer`` sees."""
+    if viewer.sees_all:
+        return set(state.combatants)
+    return {cid for cid, c in state.combatants.items() if not c.hidden}
+
+
+def combatant_view(state: EncounterState, c: CombatantProfile, viewer: Actor,
+                   full: bool) -> dict[str, Any]:
+    """One combatant as ``viewer`` sees it (its entry in the snapshot's ``combatants``)."""
+    rules = declaration(state.ruleset)
+    entry = msgspec.to_builtins(c)
+    if not (full or c.id in viewer.combatants):
+        entry["stats"] = {}
+    entry["controlled"] = viewer.controls(state, c.id)
+    # the size of its space is there for all to see on the map
+    entry["size"] = rules.size_of(c) if rules.size_of is not None else None
+    v = state.vitals.get(c.id)
+    if v is not None:
+        vitals = msgspec.to_builtins(v)
+        if c.kind == "npc" and not (full or c.id in viewer.combatants):
+            vitals["fatigue"] = vitals["fatigue_max"] = None  # behind the GM's screen
+        entry["vitals"] = vitals
+    return entry
+
+
+def _initiative(s: Sight) -> list[Any]:
+    state = s.state
+    return [msgspec.to_builtins(state.initiative[cid])
+            for cid in state.order if cid in s.visible and cid in state.initiative]
+
+
+def _readied(s: Sight) -> dict[str, Any]:
+    state = s.state
+    return {cid: msgspec.to_builtins(r) for cid, r in state.readied.items()
+            if cid in s.visible and (s.full or s.viewer.controls(state, cid))}
+
+
+def _effects(s: Sight) -> list[Any]:
+    return [untagged(e if e.origin is None or e.origin in s.visible
+                     else msgspec.structs.replace(e, origin=None))
+            for e in s.state.effects.values()
+            if e.combatant is None or e.combatant in s.visible]
+
+
+def _pending(s: Sight) -> list[Any]:
+    return [_pending_view(p, s.visible, s.full) for p in s.state.pending_rolls.values()
+            if _sees_request(s.state, s.viewer, p.roller)]
+
+
+def _options(s: Sight) -> dict[str, Any]:
+    options = s.state.options
+    if s.full:
+        return msgspec.to_builtins(options)
+    return {"players_roll": options.players_roll, "npc_rolls_public": options.npc_rolls_public}
+
+
+def _nothing(value: list[Any] | dict[str, Any]) -> Callable[[Sight], Any]:
+    """A part that is the same for every state: protocol 1's parts of the view that are
+    Dramatic's (``rulesets.dramatic.views``) for every ruleset, empty unless the ruleset's view
+    parts fill them."""
+    kind = type(value)
+    return lambda _s: kind()
+
+
+#: The engine's parts of a view, in the snapshot's order (the combatants aside): each key,
+#: the fields of the state it is worked out from (beside the combatants the viewer sees: a
+#: change of those changes every part), and how; ``True``/``False``: only for a viewer who
+#: sees everything / only for one who does not.
+ViewPartOf = Callable[[Sight], Any]
+ENGINE_PARTS: tuple[tuple[str, tuple[str, ...], ViewPartOf, bool | None], ...] = (
+    ("id", (), lambda s: s.state.id, None),
+    ("name", ("name",), lambda s: s.state.name, None),
+    ("ruleset", (), lambda s: s.state.ruleset, None),
+    ("phase", ("chart",), lambda s: s.state.chart, None),
+    ("round", ("round",), lambda s: s.state.round, None),
+    ("current", ("current",),
+     lambda s: s.state.current if s.state.current in s.visible else None, None),
+    ("combatants", (), lambda s: None, None),  # (one entry per combatant: ``combatant_view``)
+    # the states of a conscious combatant's condition that put it out of the fight
+    ("out_of_fight", (), lambda s: list(declaration(s.state.ruleset).out_of_fight), None),
+    ("order", ("order",), lambda s: [cid for cid in s.state.order if cid in s.visible], None),
+    ("initiative", ("order", "initiative"), _initiative, None),
+    ("flat_footed", ("flat_footed",),
+     lambda s: [cid for cid in s.state.flat_footed if cid in s.visible], None),
+    ("flying", (), _nothing([]), None),
+    ("turn", ("turn",), lambda s: _turn_view(s.state, s.visible), None),
+    ("delaying", ("delaying",),
+     lambda s: [cid for cid in s.state.delaying if cid in s.visible], None),
+    ("readied", ("readied", "combatants"), _readied, None),
+    ("effects", ("effects",), _effects, None),
+    ("pending_rolls", ("pending_rolls", "combatants"), _pending, None),
+    ("map", ("battle_map",),
+     lambda s: msgspec.to_builtins(s.state.battle_map) if s.state.battle_map else None, None),
+    ("positions", ("positions",),
+     lambda s: {cid: list(at) for cid, at in s.state.positions.items() if cid in s.visible},
+     None),
+    ("grabs", (), _nothing({}), None),
+    ("arguments", (), _nothing({}), None),
+    ("attitudes", (), _nothing({}), None),
+    ("blocking", (), _nothing([]), None),
+    ("answers", (), _nothing({}), None),
+    ("debate_over", (), lambda s: False, None),
+    # a part of protocol 1's view for every ruleset; its value is a ruleset's (Dramatic's)
+    ("social", (), lambda s: None, None),
+    ("ended", ("ended",), lambda s: s.state.ended, None),
+    ("end_reason", ("end_reason",), lambda s: s.state.end_reason, None),
+    ("created_ts", ("created_ts",), lambda s: s.state.created_ts, None),
+    # unaware of the attacks made on them (R82): the GM's call, as ``awareness_set`` is
+    ("unaware", ("unaware",), lambda s: list(s.state.unaware), True),
+    ("options", ("options",), _options, None),
+    ("tokens", ("tokens",),
+     lambda s: [msgspec.to_builtins(t) for t in s.state.tokens.values()], True),
+)
+
+#: Where the ruleset's parts come in a snapshot's order (after ``created_ts``).
+RULESET_PARTS_AT = next(i for i, p in enumerate(ENGINE_PARTS) if p[0] == "created_ts") + 1
+
+
 def view_state(state: EncounterState, viewer: Actor) -> dict[str, Any]:
     """The snapshot of ``state`` for ``viewer``, as plain JSON-ready data."""
     full = viewer.sees_all
     rules = declaration(state.ruleset)
-    combatants = []
-    for c in state.combatants.values():
-        if c.hidden and not full:
-            continue
-        entry = msgspec.to_builtins(c)
-        if not (full or c.id in viewer.combatants):
-            entry["stats"] = {}
-        entry["controlled"] = viewer.controls(state, c.id)
-        # the size of its space is there for all to see on the map
-        entry["size"] = rules.size_of(c) if rules.size_of is not None else None
-        v = state.vitals.get(c.id)
-        if v is not None:
-            vitals = msgspec.to_builtins(v)
-            if c.kind == "npc" and not (full or c.id in viewer.combatants):
-                vitals["fatigue"] = vitals["fatigue_max"] = None  # behind the GM's screen
-            entry["vitals"] = vitals
-        combatants.append(entry)
-    visible = {c["id"] for c in combatants}
-    current = state.current if state.current in visible else None
-    view: dict[str, Any] = {
-        "id": state.id,
-        "name": state.name,
-        "ruleset": state.ruleset,
-        "phase": state.chart,
-        "round": state.round,
-        "current": current,
-        "combatants": combatants,
-        # the states of a conscious combatant's condition that put it out of the fight
-        "out_of_fight": list(rules.out_of_fight),
-        "order": [cid for cid in state.order if cid in visible],
-        "initiative": [
-            msgspec.to_builtins(state.initiative[cid])
-            for cid in state.order if cid in visible and cid in state.initiative
-        ],
-        "flat_footed": [cid for cid in state.flat_footed if cid in visible],
-        # protocol 1's parts of the view that are Dramatic's (``rulesets.dramatic.views``) for
-        # every ruleset: empty unless the ruleset's view parts fill them
-        "flying": [],
-        "turn": _turn_view(state, visible),
-        "delaying": [cid for cid in state.delaying if cid in visible],
-        "readied": {
-            cid: msgspec.to_builtins(r) for cid, r in state.readied.items()
-            if cid in visible and (full or viewer.controls(state, cid))
-        },
-        "effects": [untagged(e if e.origin is None or e.origin in visible
-                             else msgspec.structs.replace(e, origin=None))
-                    for e in state.effects.values()
-                    if e.combatant is None or e.combatant in visible],
-        "pending_rolls": [
-            _pending_view(p, visible, full) for p in state.pending_rolls.values()
-            if _sees_request(state, viewer, p.roller)
-        ],
-        "map": msgspec.to_builtins(state.battle_map) if state.battle_map else None,
-        "positions": {cid: list(at) for cid, at in state.positions.items() if cid in visible},
-        "grabs": {},
-        "arguments": {},
-        "attitudes": {},
-        "blocking": [],
-        "answers": {},
-        "debate_over": False,
-        # a part of protocol 1's view for every ruleset; its value is a ruleset's (Dramatic's)
-        "social": None,
-        "ended": state.ended,
-        "end_reason": state.end_reason,
-        "created_ts": state.created_ts,
-    }
-    # whose stat blocks this viewer sees (``entry["stats"]``) sees their computed numbers too
-    stats = {cid for cid in visible if full or cid in viewer.combatants}
-    for part in rules.views:
-        found = part(state, visible, lambda c: viewer.controls(state, c), full, stats)
+    sight = Sight(state, viewer, full, visible_to(state, viewer))
+    view: dict[str, Any] = {}
+    for key, _reads, part, only in ENGINE_PARTS[:RULESET_PARTS_AT]:
+        if only is None or only == full:
+            view[key] = part(sight)
+    view["combatants"] = [combatant_view(state, c, viewer, full)
+                          for c in state.combatants.values() if c.id in sight.visible]
+    for found in ruleset_parts(sight, rules.views):
         if found is not None:
             view[found[0]] = found[1]
-    if full:
-        # unaware of the attacks made on them (R82): the GM's call, as ``awareness_set`` is
-        view["unaware"] = list(state.unaware)
-        view["options"] = msgspec.to_builtins(state.options)
-        view["tokens"] = [msgspec.to_builtins(t) for t in state.tokens.values()]
-    else:
-        view["options"] = {
-            "players_roll": state.options.players_roll,
-            "npc_rolls_public": state.options.npc_rolls_public,
-        }
+    for key, _reads, part, only in ENGINE_PARTS[RULESET_PARTS_AT:]:
+        if only is None or only == full:
+            view[key] = part(sight)
     return view
+
+
+def ruleset_parts(sight: Sight, parts: Iterable[ViewPart]) -> Iterator[tuple[str, Any] | None]:
+    """The ruleset's parts of ``sight``'s view (``Declaration.views``)."""
+    state, viewer, full, visible = sight
+    # whose stat blocks this viewer sees (``entry["stats"]``) sees their computed numbers too
+    stats = {cid for cid in visible if full or cid in viewer.combatants}
+    for part in parts:
+        yield part(state, visible, lambda c: viewer.controls(state, c), full, stats)

@@ -53,7 +53,7 @@ Cursor = Annotated[str, msgspec.Meta(
 #: The features of ``hello.features`` this server knows: one websocket message per command
 #: (``batch``), the legal actions as deltas (``legal_delta``), positions as opaque cursors
 #: instead of seqs (``cursor``).
-FEATURES: tuple[str, ...] = ("batch", "legal_delta", "cursor")
+FEATURES: tuple[str, ...] = ("batch", "legal_delta", "cursor", "view")
 
 
 class Hello(ClientMessage, tag="hello", kw_only=True):
@@ -71,8 +71,12 @@ class Hello(ClientMessage, tag="hello", kw_only=True):
     ``legal_actions_delta`` against the connection's previous list (a full ``legal_actions``
     still comes after every snapshot, and on ``get_legal_actions``); ``cursor``, every
     position (of an event, a snapshot, legal actions, an ack) as an opaque ``cursor`` instead
-    of a ``seq`` and ``digest``, which count the events behind the GM's screen. Without them a
-    connection gets one websocket message per server message, full lists and seqs.
+    of a ``seq`` and ``digest``, which count the events behind the GM's screen; ``view``, the
+    state this viewer may see kept in step by the server: after the events of each change, a
+    ``view`` message patches the state the connection holds (the snapshot's ``state``), so
+    the client never works a state out of events (``view`` brings ``batch`` with it, so that
+    the events and the patch of one change arrive together). Without them a connection gets
+    one websocket message per server message, full lists and seqs.
     ``cursor`` resumes from a cursor (the last one the connection was given, with or without
     the ``cursor`` feature on the new connection), in place of ``since`` and ``digest``.
     A spectator may instead put its token in the URL: ``/ws?spectate=<token>``, with
@@ -90,6 +94,12 @@ class Hello(ClientMessage, tag="hello", kw_only=True):
 class Ping(Command, tag="ping", kw_only=True):
     """Answered by an ``ack`` (``seq: null``, empty ``result``); measures round-trip time.
     Allowed after a ``hello`` without a token."""
+
+
+class GetSnapshot(Command, tag="get_snapshot", kw_only=True):
+    """Send this connection's ``snapshot`` again (reason ``asked``, before the ``ack``): the
+    encounter as this viewer may see it now. With the ``view`` feature the patches that follow
+    apply to it."""
 
 
 class GetLegalActions(Command, tag="get_legal_actions", kw_only=True):
@@ -457,6 +467,7 @@ AnyClientMessage = (
     Hello
     | Ping
     | GetLegalActions
+    | GetSnapshot
     | CreateEncounter
     | AddCombatant
     | RemoveCombatant
@@ -589,7 +600,7 @@ class Snapshot(ServerMessage, tag="snapshot", kw_only=True):
 
     encounter: str
     seq: int | msgspec.UnsetType = msgspec.UNSET
-    reason: Literal["join", "resume_gap", "resume_ahead", "rewound"]
+    reason: Literal["join", "resume_gap", "resume_ahead", "rewound", "asked"]
     state: dict[str, Any]
     digest: str | msgspec.UnsetType | None = None
     cursor: Cursor | msgspec.UnsetType = msgspec.UNSET
@@ -674,15 +685,41 @@ class LegalActionsDelta(ServerMessage, tag="legal_actions_delta", kw_only=True):
     actions: list[KeptRun | LegalAction]
 
 
+class PatchOperation(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """One operation of a JSON Patch (RFC 6902): ``add`` (a key of an object, or an entry of a
+    list at an index, the entries after it moving up), ``remove`` (no ``value``) or
+    ``replace``, at ``path`` (a JSON Pointer, RFC 6901, into the state)."""
+
+    op: Literal["add", "remove", "replace"]
+    path: str
+    value: Any = msgspec.UNSET
+
+
+class View(ServerMessage, tag="view", kw_only=True):
+    """With the ``view`` feature: the change to the state this viewer may see, as a JSON Patch
+    (RFC 6902) against the state the connection holds (its last snapshot's ``state`` with every
+    patch since applied), in order. After it the state is exactly the snapshot's ``state`` a new
+    connection of the same credential would get at ``seq`` (``cursor``): the position of the
+    last event before it. Sent after the events of a change, in the same batch, only when the
+    viewer's state changed; on a resume, after the events replayed (or a snapshot instead,
+    when the patches since the position resumed from are no longer kept). A patch never
+    replaces the whole state, nor a whole combatant when one of its fields changed."""
+
+    encounter: str
+    seq: int | msgspec.UnsetType = msgspec.UNSET
+    cursor: Cursor | msgspec.UnsetType = msgspec.UNSET
+    patch: list[PatchOperation]
+
+
 class Batch(ServerMessage, tag="batch", kw_only=True):
     """Several server messages in one websocket message (with the ``batch`` feature): what
     was ready for the connection at once, in the order it would have been sent one by one;
     after a command, the events it caused, the new legal actions and its ``ack``. A message
     that leaves alone is sent unwrapped; a batch holds no batch."""
 
-    messages: list[Welcome | Ack | Error | EventMessage | Snapshot | LegalActions
+    messages: list[Welcome | Ack | Error | EventMessage | Snapshot | View | LegalActions
                    | LegalActionsDelta | Goodbye]
 
 
-AnyServerMessage = (Welcome | Ack | Error | EventMessage | Snapshot | LegalActions
+AnyServerMessage = (Welcome | Ack | Error | EventMessage | Snapshot | View | LegalActions
                     | LegalActionsDelta | Batch | Goodbye)

@@ -244,9 +244,7 @@ class Server:
                 for frame in room.frames_for([e for e, _ in shown], [d for _, d in shown],
                                              actor, cursor=session.cursor):
                     session.enqueue(frame)
-                room.add_session(session)
-                session.offer_legal(room.legal_frame(actor, cursor=session.cursor),
-                                    force=True)
+                self._join_resumed(session, room, since)
                 return
             batch = await self.store.read_batch(room.id, sent_to, count=REPLAY_CHUNK)
             # no further than the room has folded (the rest comes from its ring, or live), nor
@@ -268,9 +266,7 @@ class Server:
                 if sent_digest is not None and batch.prev != sent_digest:
                     self._resume_snapshot(session, room, "rewound")
                     return
-                room.add_session(session)
-                session.offer_legal(room.legal_frame(actor, cursor=session.cursor),
-                                    force=True)
+                self._join_resumed(session, room, since)
                 return
             if batch.prev is None or not batch.envelopes:
                 # Redis's log ends at or before sent_to, behind the room: check the room
@@ -287,6 +283,23 @@ class Server:
                                          cursor=session.cursor):
                 session.enqueue(frame)
             sent_to, sent_digest = batch.envelopes[-1].seq, batch.head
+
+    def _join_resumed(self, session: Session, room: Room, since: int) -> None:
+        """The last step of a resume, the events replayed: with the ``view`` feature the
+        patch from the view at ``since`` (or a snapshot, when the patches kept do not reach
+        back to it); then the room and the legal actions."""
+        actor = session.actor
+        assert actor is not None
+        if session.view:
+            ops = room.view_since(actor, since)
+            if ops is None:
+                self._resume_snapshot(session, room, "resume_gap")
+                return
+            if ops:
+                seq, digest = room.position(actor)
+                session.enqueue(room.view_frame(ops, seq, digest, session.cursor))
+        room.add_session(session)
+        session.offer_legal(room.legal_frame(actor, cursor=session.cursor), force=True)
 
     def _resume_snapshot(self, session: Session, room: Room, reason: str) -> None:
         metrics.RESUME_SNAPSHOTS.labels(reason).inc()

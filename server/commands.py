@@ -82,6 +82,9 @@ class CommandService:
             elif session.actor is None or session.room is None:
                 outcome = ErrorCode.UNAUTHENTICATED.value
                 session.error(ErrorCode.UNAUTHENTICATED, "say hello with a token first", cmd.id)
+            elif isinstance(cmd, msg.GetSnapshot):
+                session.room.send_snapshot(session, "asked", join=False)
+                session.room.answer(session, cmd.id, {}, hold=False)
             elif isinstance(cmd, msg.GetLegalActions):
                 room = session.room
                 session.offer_legal(room.legal_frame(session.actor, cursor=session.cursor),

@@ -29,12 +29,13 @@ from redis.exceptions import RedisError
 from encounter.actors import Actor
 from encounter.fold import apply
 from encounter.legal import allowed_chart_events, legal_actions
+from encounter.patches import Op, Shown, changed_fields, follow, show
 from encounter.screen import at_table, behind, table_sees, waits_for_screen
 from encounter.state import EncounterState, copy_state, turn_id
 from encounter.views import view_event, view_state
 from protocol.errors import ErrorCode
 from protocol.events import Envelope, TokenRevoked
-from protocol.messages import EventMessage, LegalAction, ServerMessage, Snapshot
+from protocol.messages import EventMessage, LegalAction, ServerMessage, Snapshot, View
 from server import metrics
 from server.cursor import Cursors
 from server.store import Batch, EventStore, Loaded, Screen
@@ -45,8 +46,9 @@ class Member(Protocol):
     """What a room needs of a connection it serves (``server.session.Session`` is one)."""
 
     actor: Actor | None
-    #: negotiated ``cursor``: positions as cursors, never seqs
+    #: negotiated ``cursor``: positions as cursors, never seqs; ``view``: patches of the state
     cursor: bool
+    view: bool
 
     def send(self, message: ServerMessage) -> None: ...
 
@@ -58,7 +60,11 @@ class Member(Protocol):
     def offer_legal(self, legal: LegalFrame, force: bool = False) -> None: ...
 
     def acknowledge(self, cid: str, seq: int | None, cursor: str | None,
-                    result: dict[str, Any], duplicate: bool) -> None: ...
+                    result: dict[str, Any], duplicate: bool, held: bool = False) -> None: ...
+
+    def hold_reply(self) -> None: ...
+
+    def release_reply(self, frame: bytes | None) -> None: ...
 
     @property
     def gone(self) -> bool:
@@ -103,6 +109,8 @@ class Room:
         self.told_state: EncounterState | None = None
         self.table_digest = ""
         self.held_acks: list[tuple[Member, str, dict[str, Any], bool]] = []
+        #: what each kind of viewer (``viewer_key``) with the ``view`` feature was last shown
+        self.shown: dict[Any, Shown] = {}
         self._table_digest_seq = 0
         self._screen_task: asyncio.Task[None] | None = None
         #: resolved (and replaced) whenever ``told`` moves, for the commands that wait for it
@@ -185,6 +193,11 @@ class Room:
         candidate = None
         start = 0
         state = self.state
+        if any(shown.base is state for shown in self.shown.values()):
+            kept = copy_state(state)  # what they were shown must not change with the fold
+            for shown in self.shown.values():
+                if shown.base is state:
+                    shown.base = kept
         for i, envelope in enumerate(fresh):
             if i == start and state.told == state.version:
                 end = next((j for j in range(i, len(fresh)) if fresh[j].chart is not None),
@@ -229,7 +242,8 @@ class Room:
                         self.state.told)
         self.table_digest = screen.table_digest
         self._table_digest_seq = self.state.table_seq
-        self.held_acks = []
+        self._drop_held_acks()
+        self.shown.clear()  # (every connection is sent a snapshot)
         self._told_has_moved()
 
     async def until_told(self, timeout: float = 5.0) -> None:
@@ -260,15 +274,27 @@ class Room:
             return self.told_state
         return self.state
 
+    def _drop_held_acks(self) -> None:
+        """The acks held back will not leave (the room reloaded its log, or nobody is left to
+        tell): the replies behind them go."""
+        held, self.held_acks = self.held_acks, []
+        for session, *_ in held:
+            session.release_reply(None)
+
     def answer(self, session: Member, cid: str, result: dict[str, Any],
-               duplicate: bool = False, seq: int | None = None, hold: bool = True) -> None:
+               duplicate: bool = False, seq: int | None = None, hold: bool = True,
+               held: bool = False) -> None:
         """Acknowledge ``session``'s command ``cid``. A table connection's ack waits while the
         screen is up (it leaves with what the table is told next, after its events and legal
         actions); it names the table's position, never one behind the screen. ``seq``: the
-        position a connection that sees everything is given (the log's end by default)."""
+        position a connection that sees everything is given (the log's end by default).
+        The replies to the connection's later commands wait behind a held ack (``held``: this
+        is one, leaving now or held again)."""
         actor = session.actor
         assert actor is not None
         if hold and waits_for_screen(actor) and behind(self.state):
+            if not held:
+                session.hold_reply()
             self.held_acks.append((session, cid, result, duplicate))
             return
         if waits_for_screen(actor) or seq is None:
@@ -279,7 +305,7 @@ class Room:
                 seq, known = self.version, self.head
             digest = known
         session.acknowledge(cid, seq, self.seal(seq, digest) if session.cursor else None,
-                            result, duplicate)
+                            result, duplicate, held)
 
     def remember_outcome(self, dedupe: str, outcome: dict[str, Any]) -> None:
         self.recent[dedupe] = outcome
@@ -413,12 +439,15 @@ class Room:
             return
         self.send_snapshot(session, reason)
 
-    def send_snapshot(self, session: Member, reason: str) -> None:
-        """Send ``session`` its snapshot and legal actions, and add it to the room."""
+    def send_snapshot(self, session: Member, reason: str, join: bool = True) -> None:
+        """Send ``session`` its snapshot and legal actions, and add it to the room (``join``;
+        else the snapshot alone, to a connection already in it)."""
         actor = session.actor
         assert actor is not None
+        seq, digest = self.position(actor)
         try:
-            state = view_state(self.state_for(actor), actor)
+            state = self.shown_to(actor, seq).view if session.view else \
+                view_state(self.state_for(actor), actor)
         except Exception as exc:
             # Defence in depth: a log with something this viewer's view cannot show (written
             # before the server checked it on the way in) must not keep it, or anyone, out.
@@ -428,7 +457,6 @@ class Room:
                           f"({type(exc).__name__}); the encounter's events follow, and "
                           "reconnecting tries again")
         else:
-            seq, digest = self.position(actor)
             if session.cursor:
                 session.send(Snapshot(encounter=self.id, reason=reason,  # type: ignore[arg-type]
                                       state=state, digest=msgspec.UNSET,
@@ -436,8 +464,44 @@ class Room:
             else:
                 session.send(Snapshot(encounter=self.id, seq=seq, reason=reason,  # type: ignore[arg-type]
                                       state=state, digest=digest or None))
-        self.add_session(session)
-        session.offer_legal(self.legal_frame(actor, cursor=session.cursor), force=True)
+        if join:
+            self.add_session(session)
+            session.offer_legal(self.legal_frame(actor, cursor=session.cursor), force=True)
+
+    # -- the view (``encounter.patches``) ----------------------------------------------------
+
+    def shown_to(self, actor: Actor, seq: int) -> Shown:
+        """What ``actor``'s kind of viewer is shown now (at ``seq``), brought up to date."""
+        key = viewer_key(actor)
+        state = self.state_for(actor)
+        shown = self.shown.get(key)
+        if shown is None:
+            shown = self.shown[key] = show(state, actor, seq)
+        elif shown.base is not state:
+            follow(shown, state, actor, seq)
+        return shown
+
+    def view_since(self, actor: Actor, seq: int) -> list[Op] | None:
+        """The patch from ``actor``'s view at ``seq`` to its view now, or ``None`` when the
+        patches kept do not reach back to ``seq``."""
+        shown = self.shown.get(viewer_key(actor))
+        if shown is None:
+            return None
+        ops = shown.after(seq)
+        if ops is None:
+            return None
+        now, _ = self.position(actor)
+        state = self.state_for(actor)
+        if shown.base is not state:
+            ops = ops + follow(shown, state, actor, now)
+        return ops
+
+    def view_frame(self, ops: list[Op], seq: int, digest: str | None, cursor: bool) -> bytes:
+        """The ``view`` message of ``ops``, at ``seq``."""
+        if cursor:
+            return _encode.encode(View(encounter=self.id, cursor=self.seal(seq, digest),
+                                       patch=ops))  # type: ignore[arg-type]
+        return _encode.encode(View(encounter=self.id, seq=seq, patch=ops))  # type: ignore[arg-type]
 
     # -- connections -------------------------------------------------------------------------
 
@@ -514,7 +578,7 @@ class Room:
             self.given = state.told
             self._told_has_moved()
         if not self.sessions:
-            self.held_acks.clear()
+            self._drop_held_acks()
             return
         groups: dict[Any, list[Member]] = {}
         for session in self.sessions:
@@ -525,6 +589,7 @@ class Room:
         shared: dict[object, list[LegalAction]] = {}
         turns: dict[bool, str] = {}
         encoded: dict[tuple[int, bool], bytes] = {}
+        changes: dict[tuple[int, int], frozenset[str]] = {}
         delivered = 0
         for members in groups.values():
             actor = members[0].actor
@@ -541,6 +606,7 @@ class Room:
             legal = self.legal_frame(actor, allowed, shared, turn,
                                      any(m.cursor for m in members))
             frames: dict[bool, list[bytes]] = {}
+            views = self._view_frames(actor, members, changes)
             for session in members:
                 mine = frames.get(session.cursor)
                 if mine is None:
@@ -549,15 +615,45 @@ class Room:
                 for frame in mine:
                     session.enqueue(frame)
                 delivered += len(mine)
+                if session.view and views:
+                    session.enqueue(views[session.cursor])
                 session.offer_legal(legal)
         if told and self.held_acks:
             held, self.held_acks = self.held_acks, []
             for session, cid, result, duplicate in held:
                 if session in self.sessions:
-                    self.answer(session, cid, result, duplicate)
+                    self.answer(session, cid, result, duplicate, held=True)
+                else:
+                    session.release_reply(None)
         metrics.EVENTS_DELIVERED.inc(delivered)
         if revoked:
             self.close_credentials(revoked, "credential revoked")
+
+    def _view_frames(self, actor: Actor, members: list[Member],
+                     changes: dict[tuple[int, int], frozenset[str]]) -> dict[bool, bytes]:
+        """The ``view`` messages of a delivery to ``members`` (of ``actor``'s kind), by
+        ``cursor`` (none: no member has the feature, or its view did not change).
+        ``changes``: the changed fields worked out so far in this delivery, by state pair."""
+        viewing = [m for m in members if m.view]
+        key = viewer_key(actor)
+        if not viewing:
+            self.shown.pop(key, None)
+            return {}
+        shown = self.shown.get(key)
+        seq, digest = self.position(actor)
+        state = self.state_for(actor)
+        if shown is None:  # (its members joined before it was kept: never, but safe)
+            self.shown[key] = show(state, actor, seq)
+            return {}
+        pair = (id(shown.base), id(state))
+        changed = changes.get(pair)
+        if changed is None:
+            changed = changes[pair] = changed_fields(shown.base, state)
+        ops = follow(shown, state, actor, seq, changed)
+        if not ops:
+            return {}
+        return {cursor: self.view_frame(ops, seq, digest, cursor)
+                for cursor in {m.cursor for m in viewing}}
 
     def frames_for(self, envelopes: Iterable[Envelope], digests: Iterable[str], actor: Actor,
                    encoded: dict[tuple[int, bool], bytes] | None = None,

@@ -125,16 +125,20 @@ class Session:
         self._closing = False
         self._close_task: asyncio.Task[None] | None = None
         self._last_legal: bytes | None = None
+        #: the replies (acks, errors) waiting behind an ack the GM's screen holds back
+        #: (``None``: that ack's place), so that replies leave in the order of the commands
+        self._replies: deque[bytes | None] = deque()
         #: with ``legal_delta``: the entries of the last legal actions sent, and their seq
         self._last_entries: list[bytes] | None = None
         self._legal_seq = 0
         self._legal_cursor: str | None = None
         #: negotiated in ``hello``: one websocket message for everything queued at once
         #: (``batch``), legal actions as deltas (``legal_delta``), positions as cursors
-        #: (``cursor``)
+        #: (``cursor``), the state kept in step by patches (``view``)
         self.batch = False
         self.legal_delta = False
         self.cursor = False
+        self.view = False
         #: A ``welcome`` was sent: the connection said ``hello`` in time.
         self.welcomed = False
         s = server.settings
@@ -164,7 +168,35 @@ class Session:
             self.server.outbox.mark(self)
 
     def send(self, message: msg.ServerMessage) -> None:
-        self.enqueue(_encode.encode(message))
+        frame = _encode.encode(message)
+        if self._replies and isinstance(message, msg.Ack | msg.Error):
+            # after the ack the screen holds back; as bounded as the send queue
+            if len(self._replies) >= self.server.settings.max_queued_messages:
+                self.close_soon(CLOSE_POLICY, "too many commands waiting for an answer that "
+                                "waits for the GM")
+                return
+            self._replies.append(frame)
+        else:
+            self.enqueue(frame)
+
+    def hold_reply(self) -> None:
+        """An ack waits for the GM's screen (``Room.answer``): the replies to the commands
+        after it wait behind it."""
+        self._replies.append(None)
+
+    def release_reply(self, frame: bytes | None) -> None:
+        """The first ack held back leaves (``frame``; ``None``: it never will, the room
+        was rewound), and the replies behind it up to the next one held back."""
+        replies = self._replies
+        for i, reply in enumerate(replies):
+            if reply is None:
+                if frame is None:
+                    del replies[i]
+                else:
+                    replies[i] = frame
+                break
+        while replies and replies[0] is not None:
+            self.enqueue(replies.popleft())  # type: ignore[arg-type]
 
     def offer_legal(self, legal: LegalFrame, force: bool = False) -> None:
         """Send the legal actions when they differ from what this connection last got: in
@@ -193,14 +225,18 @@ class Session:
         return self._closing or self.ws.protocol.state is not OPEN
 
     def acknowledge(self, cid: str, seq: int | None, cursor: str | None,
-                    result: dict[str, Any], duplicate: bool) -> None:
+                    result: dict[str, Any], duplicate: bool, held: bool = False) -> None:
         """The ``ack`` of command ``cid``, naming ``seq`` (or, with the ``cursor`` feature,
-        ``cursor``)."""
+        ``cursor``); ``held``: the ack the screen held back (``hold_reply``)."""
         if self.cursor:
-            self.send(msg.Ack(id=cid, seq=msgspec.UNSET, cursor=cursor, result=result,
-                              duplicate=duplicate))
+            ack = msg.Ack(id=cid, seq=msgspec.UNSET, cursor=cursor, result=result,
+                          duplicate=duplicate)
         else:
-            self.send(msg.Ack(id=cid, seq=seq, result=result, duplicate=duplicate))
+            ack = msg.Ack(id=cid, seq=seq, result=result, duplicate=duplicate)
+        if held:
+            self.release_reply(_encode.encode(ack))
+        else:
+            self.send(ack)
 
     def error(self, code: ErrorCode, message: str, cid: str | None = None,
               details: dict[str, Any] | None = None) -> None:
@@ -405,9 +441,12 @@ class Session:
             self.error(ErrorCode.INVALID_PAYLOAD, "resume from a cursor or from since and "
                        "digest, not both")
             return
-        features = [f for f in msg.FEATURES if f in hello.features]
+        asked = set(hello.features)
+        if "view" in asked:
+            asked.add("batch")  # the events and the patch of one change arrive together
+        features = [f for f in msg.FEATURES if f in asked]
         self.batch, self.legal_delta = "batch" in features, "legal_delta" in features
-        self.cursor = "cursor" in features
+        self.cursor, self.view = "cursor" in features, "view" in features
         if hello.token is None:
             self.welcomed = True
             self.send(msg.Welcome(protocol=self.protocol, server=__version__, session=self.id,

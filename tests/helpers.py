@@ -78,19 +78,37 @@ async def send_seen(gm: Client, sender: Client, type_: str, /, **fields: Any
                     ) -> dict[str, Any] | None:
     """Send a command from ``sender`` and wait until it is done: its answer came, or the GM
     (who sees every event) got events it caused. ``None`` when it is done but not answered:
-    the ack of a table connection waits while the turn is behind the GM's screen."""
+    the ack of a table connection waits while the turn is behind the GM's screen. A sender
+    already waiting for such an ack gets every answer after it (an error too), so a command
+    that changed nothing within a second is taken as done and answered later."""
     before = gm.last_seq
+    waiting = sender.unanswered
     answer = await sender.send_command(type_, **fields)
     moved = asyncio.ensure_future(gm.wait_until(lambda: gm.last_seq > before))
     try:
-        await asyncio.wait({answer, moved}, timeout=10, return_when=asyncio.FIRST_COMPLETED)
+        await asyncio.wait({answer, moved}, timeout=1 if waiting else 10,
+                           return_when=asyncio.FIRST_COMPLETED)
     finally:
         moved.cancel()
     if answer.done():
         return answer.result()
-    if gm.last_seq > before:
+    if gm.last_seq > before or waiting:
         return None
     raise TimeoutError(f"{type_} {fields}: neither answered nor done")
+
+
+async def caught_up(client: Client) -> None:
+    """Until everything sent to ``client`` so far has arrived: its ping is answered after it.
+    A connection waiting for an answer (an ack the GM's screen holds, ``encounter.screen``)
+    would get its ping's answer only after that one: then a websocket ping, whose pong the
+    server writes after everything it wrote before, and a few turns of the loop for the
+    client's reader to take what came before it."""
+    if not client.unanswered:
+        await client.command("ping")
+        return
+    await (await client.ws.ping())
+    for _ in range(10):
+        await asyncio.sleep(0)
 
 
 async def play_turns(gm: Client, players: dict[str, Client], n: int) -> None:

@@ -474,10 +474,15 @@ async def test_redis_back_without_the_end_of_the_log(
     envelopes, _ = await redis_log(redis_own.url, table.encounter)
     assert envelopes[-1].seq == kept  # Redis came back without the last events
 
-    # 1. every connected seat is told, by the process it is on, without a restart
+    # 1. every connected seat is told, by the process it is on, without a restart (the table
+    # at the last event it may see, should the copy have been taken during a hidden turn)
+    restored = fold(table.encounter, envelopes)
+    expected = {s.name: last_visible(envelopes, actor_of(restored, s), restored.told)
+                for s in table.seats}
     deadline = time.monotonic() + 15
-    while any(s.view.seq != kept for s in table.seats):
-        assert time.monotonic() < deadline, [(s.name, s.view.seq) for s in table.seats]
+    while any(s.view.seq != expected[s.name] for s in table.seats):
+        assert time.monotonic() < deadline, ([(s.name, s.view.seq) for s in table.seats],
+                                             expected)
         await asyncio.sleep(0.05)
     for seat in table.seats:
         assert seat.view.snapshot_reason in ("rewound", "resume_ahead"), seat.name

@@ -7,7 +7,7 @@ import pytest
 from clients.client import Client, CommandError
 from server.app import Server
 from tests.conftest import ws_url
-from tests.helpers import create_table, join, play_turns, wait_current
+from tests.helpers import caught_up, create_table, join, play_turns, wait_current
 
 
 async def test_a_round_is_played_and_everyone_sees_it(server: Server,
@@ -31,7 +31,7 @@ async def test_a_round_is_played_and_everyone_sees_it(server: Server,
                               and m["event"]["kind"] == "round_started"
                               and m["event"]["round"] == 2)
     await table.gm.command("ping")
-    await player.command("ping")  # each has now received everything sent before
+    await caught_up(player)  # each has now received everything sent before
     await spectator.command("ping")
     assert "lurker" not in str(spectator.messages)
     assert "lurker" not in str(player.messages)

@@ -40,7 +40,7 @@ from redis.asyncio import Redis
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus, InvalidURI
 
-from clients.client import Client
+from clients.client import Client, CommandError
 from protocol.errors import ErrorCode
 from server import web
 from server.store import keys
@@ -454,6 +454,8 @@ class Stats:
     unknown: set[str] = field(default_factory=set)
     created: set[str] = field(default_factory=set)
     problems: list[str] = field(default_factory=list)
+    #: hidden turns the GM of ``keep_the_screen`` ended
+    screen_turns: int = 0
 
 
 def _parsed(frame: str | bytes | None) -> dict[str, Any] | None:
@@ -654,6 +656,58 @@ async def setup_table(url: str, example: str, ruleset: str) -> dict[str, Any]:
                        "integration": integration["result"]["token"]}}
 
 
+async def keep_the_screen(url: str, token: str, stats: Stats, done: asyncio.Event) -> None:
+    """The GM of one table, ending the hidden turns the fuzzing leaves running (rolling the
+    server's dice they wait for): a table connection's ack that leads into a hidden turn,
+    and every reply after it, wait until the table is told what follows."""
+    n = 0
+    while not done.is_set():
+        await asyncio.sleep(0.3)
+        try:
+            async with Client.connect(url, open_timeout=20) as gm:
+                try:
+                    welcome = await gm.hello(token)
+                except CommandError:
+                    return  # (the fuzzing revoked the GM's credential)
+                state = (await gm.wait_for(lambda m: m["type"] == "snapshot"))["state"]
+                hidden = {c["id"] for c in state["combatants"] if c["hidden"]}
+                turn = state["turn"] or {}
+                if state["ended"]:
+                    continue
+                if turn.get("interrupted_by") in hidden:
+                    # a hidden readier's action interrupts the turn: the GM reveals it
+                    steps = [("set_hidden", {"combatant": turn["interrupted_by"],
+                                             "hidden": False})]
+                elif state["current"] in hidden:
+                    steps = [("server_roll", {"request": r["request"]})
+                             for r in state["pending_rolls"]]
+                    steps.append(("act", {"combatant": state["current"],
+                                          "action": "end_turn"}))
+                    # (a turn that cannot end: the GM reveals its combatant)
+                    steps.append(("set_hidden", {"combatant": state["current"],
+                                                 "hidden": False}))
+                else:
+                    continue
+                for kind, fields in steps:
+                    n += 1
+                    cid = f"screen-{n}"
+                    key = f"{welcome['token_id']}:{cid}"
+                    stats.unknown.add(key)
+                    try:
+                        await gm.command(kind, id=cid, **fields)
+                    except CommandError:
+                        stats.refused.add(key)
+                        stats.unknown.discard(key)
+                        continue
+                    stats.acked.add(key)
+                    stats.unknown.discard(key)
+                    if kind != "server_roll":
+                        stats.screen_turns += 1
+                        break
+        except (ConnectionClosed, OSError, TimeoutError):
+            continue
+
+
 async def logged_commands(redis: Redis, encounter: str) -> list[str | None]:
     rows = await redis.xrange(keys(encounter)["events"])
     return [orjson.loads(fields[b"e"]).get("cmd") for _id, fields in rows]
@@ -682,8 +736,13 @@ async def test_fuzzed_frames_never_get_internal_error_nor_change_the_log(
                               tables[i]["vocab"], random.Random(rng.random()), stats))
     share = -(-FRAMES // len(workers))
     started = time.monotonic()
+    done = asyncio.Event()
+    keepers = [asyncio.create_task(keep_the_screen(url, t["tokens"]["gm"], stats, done))
+               for t in tables]
     await asyncio.gather(*(w.run(share) for w in workers))
     elapsed = time.monotonic() - started
+    done.set()
+    await asyncio.gather(*keepers)
     for w in workers:
         if w.ws is not None:
             await w.ws.close()
@@ -721,7 +780,8 @@ async def test_fuzzed_frames_never_get_internal_error_nor_change_the_log(
     print(f"\nfuzz (seed {SEED}): {stats.frames} frames + {stats.url_connections} URL "
           f"connections in {elapsed:.1f} s; {stats.acks} acks, errors "
           f"{dict(sorted(stats.errors.items()))}, closes {dict(sorted(stats.closes.items()))}, "
-          f"{len(encounters)} encounters checked, {guarded} refused as inconsistent; "
+          f"{len(encounters)} encounters checked, {guarded} refused as inconsistent, "
+          f"{stats.screen_turns} hidden turns ended or revealed by the GM; "
           f"acknowledged: {dict(sorted(stats.acked_types.items()))}")
     assert stats.frames >= 10_000
     # the server's first traceback says why (hash randomisation makes a run hard to replay)

@@ -8,7 +8,16 @@ import asyncio
 from clients.client import Client, CommandError
 from server.app import Server
 from tests.conftest import ws_url
-from tests.helpers import create_table, event_log, join, kinds, play_turns, seqs, wait_current
+from tests.helpers import (
+    caught_up,
+    create_table,
+    event_log,
+    join,
+    kinds,
+    play_turns,
+    seqs,
+    wait_current,
+)
 
 
 async def test_clients_on_two_processes_see_the_same_events_in_the_same_order(
@@ -35,7 +44,7 @@ async def test_clients_on_two_processes_see_the_same_events_in_the_same_order(
     assert "lurker" not in str(spectator.messages)
     assert "lurker" in str(gm_b.messages)
     # the player's view: its own, public ones — the same turns as the spectator
-    await player.command("ping")  # on A, like the GM: now it has every event sent before
+    await caught_up(player)  # on A, like the GM: now it has every event sent before
     assert [k for k in kinds(player) if k == "turn_started"] == [
         k for k in kinds(spectator) if k == "turn_started"][: kinds(player).count("turn_started")]
 

@@ -358,15 +358,16 @@ class Recorder:
         return reply
 
     async def hello(self, client: Client, token: str | None = None,
-                    since: int | None = None) -> Message:
+                    since: int | None = None,
+                    features: list[str] | tuple[str, ...] = FEATURES) -> Message:
         message: Message = {"type": "hello", "versions": [PROTOCOL_VERSION],
-                            "features": list(FEATURES)}
+                            "features": list(features)}
         if token is not None:
             message["token"] = token
         if since is not None:
             message["since"] = since
         self.sent.append(message)
-        return await client.hello(token, since=since)
+        return await client.hello(token, since=since, features=features)
 
 
 def events_of(client: Client, kind: str, start: int = 0) -> list[Message]:
@@ -600,6 +601,21 @@ async def test_real_messages_validate_against_the_schemas(
     forbidden = await rec.request(player, "act", combatant="dog", action="end_turn")
     assert forbidden["code"] == "forbidden"
     await rec.ok(gm, "get_legal_actions")
+    # the view: a player's state kept by patches, and its snapshot asked for again
+    viewer = await open_client(url, clients)
+    await rec.hello(viewer, table.tokens["twilight"], features=[*FEATURES, "view"])
+    await viewer.wait_for(lambda m: m["type"] == "legal_actions")
+    mark = len(viewer.messages)
+    for _ in range(4):  # (a hidden combatant's turn changes nothing the player sees)
+        acting = [a for a in gm.legal if a["action"] == "end_turn"]
+        await rec.ok(gm, "act", combatant=acting[0]["combatant"], action="end_turn")
+        await rec.ok(gm, "ping")
+        if any(m["type"] == "view" for m in viewer.messages[mark:]):
+            break
+    await viewer.wait_for(lambda m: m["type"] == "view", start=mark)
+    await rec.ok(viewer, "get_snapshot")
+    assert viewer.snapshot is not None and viewer.snapshot["reason"] == "asked"
+    assert viewer.state == viewer.snapshot["state"]
 
     await play_flow(rec, url, clients)
     await play_resolution(rec, url, clients)
@@ -682,7 +698,8 @@ async def test_real_messages_validate_against_the_schemas(
     # (tests/toy_ruleset) sends it over the wire and validates it against these schemas
     expected = set(EVENT_KINDS) - {"ruleset_event"}
     assert kinds == expected, f"no real event seen of kinds {expected - kinds}"
-    assert {m["reason"] for m in received if m["type"] == "snapshot"} == {"join", "resume_ahead"}
+    assert {m["reason"] for m in received if m["type"] == "snapshot"} == {"join", "resume_ahead",
+                                                                         "asked"}
     codes = {m["code"] for m in received if m["type"] == "error"}
     assert codes <= {c.value for c in ErrorCode}
     assert {"bad_json", "unknown_type", "invalid_payload", "unauthenticated", "forbidden",

@@ -14,17 +14,20 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
 import orjson
 import pytest
 from hypothesis import HealthCheck, Phase, assume, given, settings
 from hypothesis import strategies as st
 from websockets.asyncio.client import connect
 
-from clients.client import Client, CommandError
+from clients.client import FEATURES, Client, CommandError
 from clients.view import TableView
+from encounter.actors import Actor
+from encounter.views import view_state
 from server.app import Server
 from tests.conftest import settings_for, ws_url
-from tests.helpers import join, open_client, send_seen
+from tests.helpers import caught_up, join, open_client, send_seen
 from tests.redis_procs import RedisProcess
 from tests.scene import NetScene, Network
 
@@ -395,6 +398,7 @@ HIDDEN = st.lists(st.tuples(HIDDEN_NAMES, HIDDEN_IDS), min_size=1, max_size=3,
 NOBODY = "zzz_00zz"
 
 ATTACKS = ("attack", "melee_attack", "ranged_attack")
+VIEW_FEATURES = [*FEATURES, "view"]
 #: The integrations that watch every scene, by the scopes of their credentials.
 SCOPES = {"public": ["view:public"], "roll": ["roll"], "players": ["command:players"],
           "gm_commands": ["command:gm"]}
@@ -431,16 +435,22 @@ class Seat:
     pcs: tuple[str, ...] = ()
     #: command id -> the hidden id a probe carried (its answer may repeat it, as it was sent)
     echoes: dict[str, str] = field(default_factory=dict)
+    #: with the ``view`` feature: the state it holds is the server's (``Client.state``)
+    view: bool = False
 
 
 async def seat(url: str, kind: str, token: str, opened: list[Client], pcs: tuple[str, ...] = (),
-               since: int | None = None) -> Seat:
+               since: int | None = None, view: bool = False,
+               state: dict[str, Any] | None = None) -> Seat:
+    """A connection of ``token``; ``view``: with the ``view`` feature (resuming from ``since``
+    with ``state``, the state it held there)."""
     frames: list[dict[str, Any]] = []
     client = Client(Tap(await connect(url, compression=None, max_size=2**22), frames))
     opened.append(client)
-    await client.hello(token, since=since)
+    client.state = orjson.loads(orjson.dumps(state)) if state is not None else None
+    await client.hello(token, since=since, features=VIEW_FEATURES if view else FEATURES)
     await client.wait_for(lambda m: m["type"] == "legal_actions")
-    return Seat(kind, token, client, frames, pcs)
+    return Seat(kind, token, client, frames, pcs, view=view)
 
 
 Draw = Callable[[st.SearchStrategy[Any]], Any]
@@ -465,6 +475,8 @@ class Play:
                  hidden: dict[str, str], reserve: list[dict[str, Any]],
                  options: dict[str, Any]) -> None:
         self.url, self.ruleset, self.gm, self.draw, self.opened = url, ruleset, gm, draw, opened
+        #: every connection has the ``view`` feature (the GM's too)
+        self.viewing = False
         self.hidden = hidden  # id -> name, of every combatant hidden from the start
         self.reserve = reserve  # hidden NPCs the GM adds during the scene
         self.options = options
@@ -602,7 +614,7 @@ class Play:
         sender = self.gm
         if who in self.players and self.draw(st.integers(0, 4)):
             sender = self.players[who].client
-            await sender.command("ping")  # its legal actions are current
+            await caught_up(sender)  # its legal actions are current
         options = [a for a in sender.legal if a.get("combatant") == who
                    and a["action"] not in ("submit_roll", "server_roll")] or \
             [a for a in acting if a["combatant"] == who]
@@ -661,7 +673,7 @@ class Play:
             return
         if self.draw(st.booleans()):
             player = self.players[self.pick(sorted(self.players))].client
-            await player.command("ping")  # its legal actions are current
+            await caught_up(player)  # its legal actions are current
             mine = [a for a in player.legal if a.get("combatant")
                     and a["action"] not in ("submit_roll", "server_roll")]
             if mine:
@@ -692,6 +704,8 @@ class Play:
         else:
             cid = current if current in self.players else self.pick(sorted(self.players))
             player = self.players[cid]
+        if player.client.unanswered:
+            return  # (its replies wait behind an ack the GM's screen holds)
         action, slot = self.pick(PROBES[self.ruleset])
         hidden = self.pick(sorted(secret))
         replies = []
@@ -767,6 +781,13 @@ class Play:
     async def join(self) -> None:
         """A credential connects again: afresh (a snapshot) or resuming from a seq."""
         old = self.pick(self.seats)
+        if self.viewing:  # afresh, or from where the old connection is, with its state
+            await caught_up(old.client)
+            since = None if self.draw(st.booleans()) or old.client.unanswered else \
+                old.client.last_seq
+            self.seats.append(await seat(self.url, old.kind, old.token, self.opened, old.pcs,
+                                         since, True, old.client.state if since else None))
+            return
         since = None if self.draw(st.booleans()) else self.draw(
             st.integers(0, max(0, self.gm.last_seq)))
         self.seats.append(await seat(self.url, old.kind, old.token, self.opened, old.pcs, since))
@@ -804,21 +825,26 @@ async def set_table(url: str, ruleset: str, draw: Draw, opened: list[Client]) ->
     await anon.hello()
     ack = await anon.command("create_encounter", name="Random scene", ruleset=ruleset,
                              combatants=roster, options=options, map=battle_map)
+    viewing = draw(st.booleans())
     gm = await open_client(url, opened)
-    await gm.hello(ack["result"]["gm_token"])
+    await gm.hello(ack["result"]["gm_token"], features=VIEW_FEATURES if viewing else FEATURES)
     await gm.wait_for(lambda m: m["type"] == "legal_actions")
     hidden = {b["id"]: b["name"] for b in [*blocks, *reserve]}
     play = Play(url, ruleset, gm, draw, opened, hidden, reserve, options)
+    play.viewing = viewing
     for pc in pcs:
         invite = await gm.command("issue_invite", combatants=[pc["id"]])
-        player = await seat(url, "player", invite["result"]["token"], opened, (pc["id"],))
+        player = await seat(url, "player", invite["result"]["token"], opened, (pc["id"],),
+                            view=viewing)
         play.players[pc["id"]] = player
         play.seats.append(player)
     link = await gm.command("issue_spectator_link")
-    play.seats.append(await seat(url, "spectator", link["result"]["token"], opened))
+    play.seats.append(await seat(url, "spectator", link["result"]["token"], opened,
+                                 view=viewing))
     for kind, scopes in SCOPES.items():
         token = await gm.command("issue_integration_token", scopes=scopes)
-        play.seats.append(await seat(url, kind, token["result"]["token"], opened))
+        play.seats.append(await seat(url, kind, token["result"]["token"], opened,
+                                     view=viewing))
     if dramatic and draw(st.booleans()):  # statements for the social maneuvers
         for block in roster:
             await gm.command("size_argument", combatant=block["id"], size="medium",
@@ -964,6 +990,41 @@ def told_of(server: Server, play: Play) -> int:
     return room.state.told
 
 
+async def views_match(server: Server, play: Play) -> None:
+    """With the ``view`` feature: the state each connection built from its snapshot and the
+    patches since is the snapshot a new connection of its credential would get now
+    (``view_state`` of the state it is shown), and no patch replaced the whole state or a whole
+    combatant. (Connections still waiting for an answer are behind the GM's screen: nothing
+    reaches them, and they are compared once it is over.)"""
+    assert play.gm.welcome is not None
+    room = server.rooms.peek(play.gm.welcome["encounter"])
+    assert room is not None
+    clients = [play.gm, *(s.client for s in play.seats)]
+    for client in clients:
+        await caught_up(client)
+    for client in clients:
+        if client.unanswered or client.closed.done():
+            continue
+        assert client.welcome is not None and client.state is not None
+        actor = actor_of(room.state, client.welcome["token_id"])
+        want = orjson.loads(msgspec.json.encode(view_state(room.state_for(actor), actor)))
+        assert client.view_mismatches == 0
+        assert client.state == want, (actor.role, sorted(actor.combatants), sorted(
+            k for k in want if want[k] != client.state.get(k)))
+        for m in client.messages:
+            if m["type"] == "view":
+                for op in m["patch"]:
+                    assert op["path"] != "" and not (
+                        op["op"] == "replace" and re.fullmatch(r"/combatants/\d+", op["path"])
+                    ), op
+
+
+def actor_of(state: Any, token_id: str) -> Actor:
+    grant = state.tokens[token_id]
+    return Actor(role=grant.role, token_id=token_id, combatants=frozenset(grant.combatants),
+                 scopes=frozenset(grant.scopes))
+
+
 async def play_a_scene(server: Server, ruleset: str, data: st.DataObject) -> None:
     url = ws_url(server)
     opened: list[Client] = []
@@ -972,15 +1033,25 @@ async def play_a_scene(server: Server, ruleset: str, data: st.DataObject) -> Non
         first = list(play.seats)  # connected from the start, they all see the same events
         for _ in range(data.draw(st.integers(25, 80))):
             await play.step()
+            if play.viewing:
+                await views_match(server, play)
             if play.view.ended:
                 break
         if not play.view.ended and data.draw(st.integers(0, 2)) == 2:
             await play.send(play.gm, "end_encounter", reason="the scene is over")
         for old in list({s.token: s for s in play.seats}.values()):  # everyone resumes
+            if play.viewing:  # from where it is, with the state it holds
+                await caught_up(old.client)
+                if not old.client.unanswered:
+                    play.seats.append(await seat(url, old.kind, old.token, opened, old.pcs,
+                                                 old.client.last_seq, True, old.client.state))
+                continue
             since = data.draw(st.integers(0, max(0, play.gm.last_seq)))
             play.seats.append(await seat(url, old.kind, old.token, opened, old.pcs, since))
         for s in play.seats:
-            await s.client.command("ping")  # everything sent to it has arrived
+            await caught_up(s.client)  # everything sent to it has arrived
+        if play.viewing:
+            await views_match(server, play)
         secrets = secrets_of(play)
         found = list(dict.fromkeys(
             play.problems + [leak for s in play.seats for leak in leaks(s, secrets)]

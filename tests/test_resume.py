@@ -10,7 +10,7 @@ import pytest
 from clients.client import Client, CommandError
 from server.app import Server
 from tests.conftest import ws_url
-from tests.helpers import create_table, join, open_client, play_turns, wait_current
+from tests.helpers import caught_up, create_table, join, open_client, play_turns, wait_current
 from tests.helpers import event_log as logged
 
 
@@ -23,7 +23,7 @@ async def test_a_reconnecting_player_gets_exactly_what_it_missed(
     await table.gm.command("start_encounter")
     await play_turns(table.gm, {}, 3)
     await watcher.command("ping")  # same process: it now has everything sent before
-    await player.command("ping")
+    await caught_up(player)
     before = logged(player)
     last = player.last_seq
     await player.close()

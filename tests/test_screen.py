@@ -113,8 +113,11 @@ class World:
 
     async def settle(self) -> None:
         """Everything the server has sent to anyone so far has arrived (a ping is answered
-        after it, on each connection; the pings' acks are not compared)."""
+        after it, on each connection; the pings' acks are not compared). A connection still
+        waiting for an answer is not asked: its ping would wait behind that answer."""
         for client in [self.gm, *self.seats.values()]:
+            if client.unanswered:
+                continue
             ack = await client.command("ping")
             self.pings.add(ack["id"])
 
@@ -509,6 +512,29 @@ async def test_the_ack_that_leads_into_a_hidden_turn_waits_for_what_follows(
     assert [m["event"]["kind"] for m in got[:2]] == ["turn_ended", "turn_started"]
     assert got[1]["event"]["combatant"] == "dog"
     assert ack["cursor"] == got[1]["cursor"] == got[2]["cursor"] and "seq" not in ack
+
+
+async def test_replies_behind_a_held_ack_leave_after_it_in_order(
+        server: Server, clients: list[Client]) -> None:
+    """While the ack of "end turn" waits for the stalker's hidden turn, the player's next
+    frames (one that is not JSON, a ping) are answered at once as without the stalker would
+    give them away: their replies wait behind the ack and leave after it, in order."""
+    world, _ = await ambush(server, clients)
+    player = world.seats["twilight"]
+    before = len(received(world, "twilight"))
+    ended = await player.send_command("act", combatant="twilight", action="end_turn",
+                                      expect_turn=player.turn_id)
+    await world.gm.wait_until(lambda: world.state.current == "stalker")
+    await player.send_raw("{not json")
+    ping = await player.send_command("ping")
+    await world.gm.command("ping")
+    await world.settle()
+    assert received(world, "twilight")[before:] == [] and not ping.done()
+    await world.gm.command("act", combatant="stalker", action="end_turn")
+    await ended
+    await ping
+    got = [m["type"] for m in received(world, "twilight")[before:]]
+    assert got == ["event", "event", "legal_actions_delta", "ack", "error", "ack"]
 
 
 async def test_a_double_click_into_a_hidden_turn_is_stale_as_without_it(

@@ -1,0 +1,281 @@
+"""The ``view`` feature: the server keeps each connection's state (``encounter.patches``).
+
+The broad property (random scenes of both rulesets, hidden combatants, reveals, deaths, a map,
+physical and server dice, every kind of credential, resumes) is in ``test_redaction``: with the
+feature drawn on, after every step each connection's state is the snapshot of its credential.
+Here: the pieces one by one, over real websockets, and the patch itself against the views of
+random in-process scenes.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import jsonpatch
+import msgspec
+import orjson
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from clients.client import FEATURES, Client
+from encounter.actors import Actor
+from encounter.harness import Table
+from encounter.patches import KEPT_PATCHES, diff, follow, show
+from encounter.views import view_state
+from server.app import Server
+from tests.conftest import ws_url
+from tests.helpers import caught_up, create_table, open_client, play_turns, wait_current
+
+VIEW = [*FEATURES, "view"]
+
+
+def expected(server: Server, client: Client) -> dict[str, Any]:
+    """The snapshot's ``state`` a new connection of ``client``'s credential would get now."""
+    assert client.welcome is not None
+    room = server.rooms.peek(client.welcome["encounter"])
+    assert room is not None
+    grant = room.state.tokens[client.welcome["token_id"]]
+    actor = Actor(role=grant.role, token_id=grant.token_id,
+                  combatants=frozenset(grant.combatants), scopes=frozenset(grant.scopes))
+    return orjson.loads(msgspec.json.encode(view_state(room.state_for(actor), actor)))  # type: ignore[no-any-return]
+
+
+async def viewer(url: str, token: str, opened: list[Client], **hello: Any) -> Client:
+    client = await open_client(url, opened)
+    client.keep_wire = True
+    await client.hello(token, features=hello.pop("features", VIEW), **hello)
+    await client.wait_for(lambda m: m["type"] == "legal_actions")
+    return client
+
+
+async def test_the_view_brings_batch_and_a_patch_after_every_change(
+        server: Server, clients: list[Client]) -> None:
+    url = ws_url(server)
+    table = await create_table(url, clients, dice_seed=3)
+    player = await viewer(url, table.tokens["twilight"], clients, features=["view"])
+    assert player.welcome is not None and player.welcome["features"] == ["batch", "view"]
+    assert player.state == expected(server, player)
+    await table.gm.command("start_encounter")
+    await play_turns(table.gm, {}, 6)
+    await caught_up(player)
+    assert player.state == expected(server, player) and player.view_mismatches == 0
+    views = [m for m in player.messages if m["type"] == "view"]
+    assert views and all(m["patch"] for m in views)
+    # each view leaves in the websocket message of the events of its change, after them
+    for frame in player.wire:
+        inside = [m["type"] for m in frame.get("messages", [frame])]
+        if "view" in inside:
+            assert frame["type"] == "batch" and inside.index("view") > 0
+            assert inside[inside.index("view") - 1] == "event"
+    # the position it names is the last event's before it
+    for i, m in enumerate(player.messages):
+        if m["type"] == "view":
+            last = next(e for e in reversed(player.messages[:i]) if e["type"] == "event")
+            assert m["seq"] == last["seq"]
+
+
+async def test_a_hidden_turn_gives_the_table_no_patch(server: Server,
+                                                      clients: list[Client]) -> None:
+    """The lurker's hidden turn changes nothing a player's state holds: no view until the
+    next visible turn, then one."""
+    url = ws_url(server)
+    table = await create_table(url, clients, dice_seed=3)
+    player = await viewer(url, table.tokens["twilight"], clients)
+    await table.gm.command("start_encounter")
+    for _ in range(12):
+        if (await wait_current(table.gm)) == "lurker":
+            break
+        await play_turns(table.gm, {}, 1)
+    assert await wait_current(table.gm) == "lurker"
+    await caught_up(player)
+    before = len(player.messages)
+    await table.gm.command("act", combatant="lurker", action="other_standard")
+    await caught_up(player)
+    assert player.messages[before:] == [m for m in player.messages[before:]
+                                        if m["type"] == "ack"]  # (its ping's)
+    await table.gm.command("act", combatant="lurker", action="end_turn")
+    await caught_up(player)
+    assert [m["type"] for m in player.messages[before:]].count("view") == 1
+    assert player.state == expected(server, player)
+    assert "lurker" not in str(player.messages)
+
+
+@pytest.mark.parametrize("cursor", [False, True])
+async def test_a_resume_brings_the_state_held_up_to_date_with_one_patch(
+        server: Server, clients: list[Client], cursor: bool) -> None:
+    url = ws_url(server)
+    table = await create_table(url, clients, dice_seed=3)
+    features = [*VIEW, "cursor"] if cursor else VIEW
+    spectator = await viewer(url, table.spectator_token, clients, features=features)
+    await table.gm.command("start_encounter")
+    await play_turns(table.gm, {}, 2)
+    await caught_up(spectator)
+    held, seq, at = spectator.state, spectator.last_seq, spectator.last_cursor
+    await spectator.close()
+    await play_turns(table.gm, {}, 5)
+    back = await open_client(url, clients)
+    back.state = held
+    if cursor:
+        await back.hello(table.spectator_token, cursor=at, features=features)
+    else:
+        await back.hello(table.spectator_token, since=seq, features=features)
+    await back.wait_for(lambda m: m["type"] == "legal_actions")
+    await caught_up(back)
+    kinds = [m["type"] for m in back.messages]
+    assert "snapshot" not in kinds and kinds.count("view") == 1
+    assert kinds.index("view") > max(i for i, k in enumerate(kinds) if k == "event")
+    assert back.state == expected(server, back) and back.view_mismatches == 0
+
+
+async def test_a_resume_the_kept_patches_do_not_reach_gets_a_snapshot(
+        server: Server, clients: list[Client]) -> None:
+    """A connection without the view resumes with it: the server holds no view of it at that
+    position, so the events are followed by a snapshot (``resume_gap``)."""
+    url = ws_url(server)
+    table = await create_table(url, clients, dice_seed=3)
+    plain = await viewer(url, table.tokens["dash"], clients, features=FEATURES)
+    await table.gm.command("start_encounter")
+    await caught_up(plain)
+    seq = plain.last_seq
+    await plain.close()
+    await play_turns(table.gm, {}, 2)
+    back = await viewer(url, table.tokens["dash"], clients, since=seq)
+    await caught_up(back)
+    snapshots = [m for m in back.messages if m["type"] == "snapshot"]
+    assert [s["reason"] for s in snapshots] == ["resume_gap"]
+    assert back.state == expected(server, back)
+
+
+async def test_get_snapshot_answers_with_the_state_now(server: Server,
+                                                       clients: list[Client]) -> None:
+    url = ws_url(server)
+    table = await create_table(url, clients, dice_seed=3)
+    player = await viewer(url, table.tokens["twilight"], clients)
+    await table.gm.command("start_encounter")
+    await play_turns(table.gm, {}, 3)
+    await caught_up(player)
+    player.state = {"broken": True}  # a client whose state went wrong starts again
+    mark = len(player.messages)
+    await player.command("get_snapshot")
+    got = player.messages[mark:]
+    assert [m["type"] for m in got] == ["snapshot"]
+    assert got[0]["reason"] == "asked" and got[0]["seq"] == player.last_seq
+    assert player.state == expected(server, player)
+    # a patch that does not apply to the state held asks for a snapshot by itself
+    player.state = {"broken": True}
+    await play_turns(table.gm, {}, 1)
+    await player.wait_for(lambda m: m["type"] == "snapshot" and m["reason"] == "asked",
+                          start=mark + 1)
+    await caught_up(player)
+    assert player.view_mismatches == 1 and player.state == expected(server, player)
+
+
+async def test_a_spectator_link_asks_for_the_view_in_its_url(server: Server,
+                                                            clients: list[Client]) -> None:
+    url = ws_url(server)
+    table = await create_table(url, clients, dice_seed=3)
+    overlay = await Client.open(f"{url}?spectate={table.spectator_token}&features=view")
+    clients.append(overlay)
+    await overlay.wait_for(lambda m: m["type"] == "legal_actions")
+    assert overlay.welcome is not None and "view" in overlay.welcome["features"]
+    await table.gm.command("start_encounter")
+    await play_turns(table.gm, {}, 2)
+    await caught_up(overlay)
+    assert any(m["type"] == "view" for m in overlay.messages)
+    assert overlay.state == expected(server, overlay)
+
+
+# --- the patch, in process ------------------------------------------------------------------
+
+EXAMPLES = ["dramatic-ponies-vs-diamond-dogs.yaml", "action-time-ponies-vs-diamond-dogs.yaml",
+            "dramatic-canterlot-garden-party.yaml", "dramatic-everfree-timberwolves.yaml"]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@given(example=st.sampled_from(EXAMPLES), seed=st.integers(1, 10_000))
+def test_patches_build_each_viewers_view_in_random_play(example: str, seed: int) -> None:
+    """Random legal actions (with the arguments their lists offer), reveals and hidings:
+    after each command every viewer's view, patched, is ``view_state``; no patch replaces
+    the root or a whole combatant."""
+    t = Table.from_example(example, dice_seed=seed)
+    gm = t.actor(next(iter(t.state.tokens)))
+    pcs = [c.id for c in t.state.combatants.values() if c.kind == "pc"]
+    viewers = [gm, t.invite(pcs[0]), t.spectator(), t.integration("roll"),
+               t.integration("command:players")]
+    t.do("start_encounter")
+    shown = [show(t.state, v, t.state.version) for v in viewers]
+    held = [orjson.loads(orjson.dumps(s.view)) for s in shown]
+    rng = random.Random(seed)
+    for _ in range(40):
+        try:
+            command(t, gm, rng)
+        except Exception:  # refused: nothing changed
+            continue
+        for i, v in enumerate(viewers):
+            ops = follow(shown[i], t.state, v, t.state.version)
+            for op in ops:
+                assert op["path"] and not (op["op"] == "replace"
+                                           and op["path"].count("/") == 2
+                                           and op["path"].startswith("/combatants/")), op
+            held[i] = jsonpatch.apply_patch(held[i], orjson.loads(orjson.dumps(ops)))
+            assert held[i] == orjson.loads(msgspec.json.encode(view_state(t.state, v)))
+
+
+def command(t: Table, gm: Actor, rng: random.Random) -> None:
+    s = t.state
+    for request in list(s.pending_rolls):
+        t.do("server_roll", request=request)
+        return
+    if rng.random() < 0.1:
+        npcs = [c for c in s.combatants.values() if c.kind == "npc"]
+        if npcs:
+            c = rng.choice(npcs)
+            t.do("set_hidden", combatant=c.id, hidden=not c.hidden)
+            return
+    acts = [a for a in t.legal(gm) if a.combatant is not None]
+    if not acts or rng.random() < 0.3:
+        if s.current is not None:
+            t.act(s.current, "end_turn")
+        return
+    a = rng.choice(acts)
+    args: dict[str, Any] = {}
+    if a.targets:
+        args["target"] = rng.choice(a.targets)
+    for option, values in (a.options or {}).items():
+        if values:
+            args[option] = rng.choice(values)
+    t.act(a.combatant, a.action, **args)
+
+
+def test_a_patch_is_as_small_as_the_change() -> None:
+    ops: list[dict[str, Any]] = []
+    old = {"a": 1, "combatants": [{"id": "x", "v": {"f": 1, "g": 2}}, {"id": "y", "v": 1}],
+           "effects": [{"id": "e1"}, {"id": "e2"}], "order": ["x", "y"]}
+    new = {"a": 1, "combatants": [{"id": "x", "v": {"f": 3, "g": 2}}, {"id": "y", "v": 1},
+                                  {"id": "z", "v": 0}],
+           "effects": [{"id": "e2"}], "order": ["y", "x"], "b/c~": None}
+    diff("", old, new, ops)
+    assert ops == [
+        {"op": "replace", "path": "/combatants/0/v/f", "value": 3},
+        {"op": "add", "path": "/combatants/2", "value": {"id": "z", "v": 0}},
+        {"op": "remove", "path": "/effects/0"},
+        {"op": "replace", "path": "/order", "value": ["y", "x"]},
+        {"op": "add", "path": "/b~1c~0", "value": None},
+    ]
+    assert jsonpatch.apply_patch(old, ops) == new
+
+
+def test_the_patches_kept_reach_back_a_bounded_way() -> None:
+    t = Table.from_example(EXAMPLES[0], dice_seed=1)
+    gm = t.actor(next(iter(t.state.tokens)))
+    t.do("start_encounter")
+    shown = show(t.state, gm, t.state.version)
+    first = shown.at
+    for _ in range(KEPT_PATCHES + 5):
+        t.act(t.state.current, "end_turn")
+        follow(shown, t.state, gm, t.state.version)
+    assert shown.after(first) is None  # no longer kept
+    assert shown.after(shown.at) == []
+    assert shown.after(shown.since) is not None

@@ -107,7 +107,7 @@ def _map_tables(results: list[dict[str, Any]]) -> list[str]:
     order = list(WORKLOAD_NAMES)
     rows.sort(key=lambda r: (r["mode"] != "saturation", r.get("map_side") or 0,
                              order.index(r["workload"]) if r["workload"] in order else 9,
-                             r["encounters"]))
+                             r["encounters"], r.get("target") == "stablemaster+view"))
     out = ["#### Battle map workloads (Stablemaster)", "",
            "16 combatants on a map with walls and difficult terrain; latency: sending the "
            "command → the last of the room's 7 clients has its last event.", "",
@@ -117,7 +117,10 @@ def _map_tables(results: list[dict[str, Any]]) -> list[str]:
     for r in rows:
         lat = r["latency_ms"]
         side = r.get("map_side")
-        out.append(f"| {WORKLOAD_NAMES.get(r['workload'], r['workload'])} | {side} x {side} | "
+        named = WORKLOAD_NAMES.get(r["workload"], r["workload"])
+        if r.get("target") == "stablemaster+view":
+            named += ", clients with the view"
+        out.append(f"| {named} | {side} x {side} | "
                    f"{r['mode']} | {r['encounters']} | {_f(r['actions_per_s'])} | "
                    f"{_f(lat.get('p50'), 2)} | {_f(lat.get('p99'), 2)} | "
                    f"{_f(lat.get('max'), 2)} | {_f(r['server_cpu_pct'])} | "

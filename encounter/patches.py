@@ -18,14 +18,24 @@ The view built is exactly ``encounter.views.view_state`` of the same state.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from encounter.actors import Actor
 from encounter.ruleset import ViewPart, declaration
 from encounter.state import EncounterState, Vitals
-from encounter.views import ENGINE_PARTS, RULESET_PARTS_AT, Sight, combatant_view, visible_to
+from encounter.views import (
+    ENGINE_PARTS,
+    RULESET_PARTS_AT,
+    VIEWER_PARTS,
+    Sight,
+    ViewPartOf,
+    combatant_view,
+    seen_stats,
+    visible_to,
+)
 from protocol.model import CombatantProfile
 
 Op = dict[str, Any]
@@ -34,27 +44,198 @@ FIELDS = frozenset(EncounterState.__struct_fields__)
 #: Read by a part that looked at something of the state other than its fields.
 EVERYTHING = "*"
 #: The patches a viewer kind keeps, for resumes (``Shown.since``).
-KEPT_PATCHES = 256
+KEPT_PATCHES = 64
+
+
+Read = tuple[str, Any]  # a field of the state, and the key read in it (``WHOLE``: all of it)
+WHOLE: Any = object()
 
 
 class _Reads:
-    """The state as a ruleset's view part sees it, noting each field it reads."""
+    """The state as a view part sees it, noting what it reads: a field, or the keys it looks
+    up in a field that is a mapping."""
 
     __slots__ = ("_state", "reads")
 
     def __init__(self, state: EncounterState) -> None:
         self._state = state
-        self.reads: set[str] = set()
+        self.reads: set[Read] = set()
 
     def __getattr__(self, name: str) -> Any:
         if name in FIELDS:
-            self.reads.add(name)
-            return getattr(self._state, name)
+            value = getattr(self._state, name)
+            if type(value) is dict:
+                return _Looked(value, name, self.reads)
+            self.reads.add((name, WHOLE))
+            return value
         found = getattr(type(self._state), name, None)
         if callable(found):  # a method of the state: it reads through this one too
             return found.__get__(self)
-        self.reads.add(EVERYTHING)
+        self.reads.add((EVERYTHING, WHOLE))
         return getattr(self._state, name)
+
+
+class _Looked(Mapping[Any, Any]):
+    """A mapping of the state, noting the keys looked up in it (all of it when iterated)."""
+
+    __slots__ = ("_items", "_name", "_reads")
+
+    def __init__(self, items: dict[Any, Any], name: str, reads: set[Read]) -> None:
+        self._items, self._name, self._reads = items, name, reads
+
+    def __getitem__(self, key: Any) -> Any:
+        self._reads.add((self._name, key))
+        return self._items[key]
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        self._reads.add((self._name, key))
+        return self._items.get(key, default)
+
+    def __contains__(self, key: object) -> bool:
+        self._reads.add((self._name, key))
+        return key in self._items
+
+    def __iter__(self) -> Iterator[Any]:
+        self._reads.add((self._name, WHOLE))
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        self._reads.add((self._name, WHOLE))
+        return len(self._items)
+
+
+class Changes:
+    """What changed between two states, worked out once and kept for the last few pairs: the
+    fields, and in each changed field that is a mapping, the keys whose values changed."""
+
+    def __init__(self) -> None:
+        self._pairs: deque[tuple[EncounterState, EncounterState, dict[str, Any]]] = \
+            deque(maxlen=4)
+
+    def between(self, old: EncounterState, new: EncounterState) -> dict[str, Any]:
+        """Each changed field: the set of keys changed in it, or ``WHOLE``."""
+        for a, b, found in self._pairs:
+            if a is old and b is new:
+                return found
+        found = {}
+        for f in changed_fields(old, new):
+            x, y = getattr(old, f), getattr(new, f)
+            found[f] = _changed_keys(x, y) if type(x) is dict and type(y) is dict else WHOLE
+        self._pairs.append((old, new, found))
+        return found
+
+    def fields(self, old: EncounterState, new: EncounterState) -> frozenset[str]:
+        return frozenset(self.between(old, new))
+
+    def touch(self, reads: frozenset[Read], old: EncounterState, new: EncounterState) -> bool:
+        """Whether anything in ``reads`` changed from ``old`` to ``new``."""
+        if old is new:
+            return False
+        changed = self.between(old, new)
+        for f, key in reads:
+            if f == EVERYTHING:
+                return True
+            keys = changed.get(f)
+            if keys is not None and (keys is WHOLE or key is WHOLE or key in keys):
+                return True
+        return False
+
+
+def _changed_keys(old: dict[Any, Any], new: dict[Any, Any]) -> set[Any]:
+    gone = _MISSING
+    return {k for k in old.keys() | new.keys()
+            if (a := old.get(k, gone)) is not (b := new.get(k, gone)) and a != b}
+
+
+class Memo:
+    """The per-combatant parts of views (``Declaration.combatant_views``), worked out once
+    per state for every viewer, and again only when what they read changed."""
+
+    def __init__(self) -> None:
+        self.changes = Changes()
+        self._entries: dict[tuple[str, str], tuple[Any, frozenset[Read], EncounterState]] = {}
+        #: by key, every field any combatant's value read (``EVERYTHING`` among them: any)
+        self._fields: dict[str, set[str]] = {}
+        #: what viewers share: the combatants they see, the values of parts of the state
+        #: ``_state``, the patches between two values
+        self._visible_of: EncounterState | None = None
+        self._visible: dict[bool, set[str]] = {}
+        self._state: EncounterState | None = None
+        self._values: dict[Any, Any] = {}
+        self._diffs: dict[tuple[str, int, int], tuple[Any, Any, list[Op]]] = {}
+
+    def unchanged(self, key: str, changed: frozenset[str]) -> bool:
+        """Whether no value of ``key`` read any of the ``changed`` fields (then none needs
+        working out again)."""
+        fields = self._fields.get(key)
+        return fields is not None and EVERYTHING not in fields and changed.isdisjoint(fields)
+
+    def value(self, key: str, of: Callable[[EncounterState, str], Any],
+              state: EncounterState, cid: str) -> Any:
+        entry = self._entries.get((key, cid))
+        if entry is not None:
+            value, reads, base = entry
+            if base is state:
+                return value
+            if not self.changes.touch(reads, base, state):
+                self._entries[(key, cid)] = (value, reads, state)
+                return value
+        spy = _Reads(state)
+        try:
+            value = of(spy, cid)  # type: ignore[arg-type]
+            reads = frozenset(spy.reads)
+        except (TypeError, AttributeError):  # it needs the state itself
+            value, reads = of(state, cid), frozenset({(EVERYTHING, WHOLE)})
+        self._entries[(key, cid)] = (value, reads, state)
+        self._fields.setdefault(key, set()).update(f for f, _ in reads)
+        return value
+
+    def visible(self, state: EncounterState, viewer: Actor) -> set[str]:
+        """The combatants ``viewer`` sees, one object for every viewer who sees the same
+        (never changed: it stands for them all)."""
+        if self._visible_of is not state:
+            self._visible_of, self._visible = state, {}
+        found = self._visible.get(viewer.sees_all)
+        if found is None:
+            found = self._visible[viewer.sees_all] = visible_to(state, viewer)
+        return found
+
+    def shared(self, state: EncounterState, key: Any, work: Callable[[], Any]) -> Any:
+        """A value of a view that every viewer of ``key`` (a part, and what tells viewers
+        apart for it) shares, worked out once per state."""
+        if self._state is not state:
+            self._state, self._values = state, {}
+        found = self._values.get(key, _MISSING)
+        if found is _MISSING:
+            found = self._values[key] = work()
+        return found
+
+    def diff(self, path: str, old: Any, new: Any, ops: list[Op]) -> None:
+        """``diff``, worked out once for viewers who had the same value and get the same."""
+        key = (path, id(old), id(new))
+        found = self._diffs.get(key)
+        if found is not None and found[0] is old and found[1] is new:
+            ops.extend(found[2])
+            return
+        mine: list[Op] = []
+        diff(path, old, new, mine)
+        if len(self._diffs) > 64:
+            self._diffs.clear()
+        self._diffs[key] = (old, new, mine)
+        ops.extend(mine)
+
+    def holds(self, state: EncounterState) -> bool:
+        return any(base is state for _, _, base in self._entries.values())
+
+    def rebase(self, state: EncounterState, kept: EncounterState) -> None:
+        """``state`` is about to change in place: what was worked out on it stands for
+        ``kept``, its copy (and no change worked out with it stands)."""
+        for k, (value, reads, base) in self._entries.items():
+            if base is state:
+                self._entries[k] = (value, reads, kept)
+        self.changes = Changes()
+        self._visible_of, self._visible = None, {}
+        self._state, self._values = None, {}
 
 
 @dataclass
@@ -67,14 +248,17 @@ class Shown:
     ids: list[str]  # the combatants' entries, in order
     #: each combatant's entry and the profile and vitals it was worked out from
     entries: dict[str, tuple[CombatantProfile, Vitals | None, dict[str, Any]]]
-    #: each ruleset part's key (``None``: it gave nothing) and the fields it read
-    parts: list[tuple[str | None, frozenset[str]]]
+    #: each ruleset part's key (``None``: it gave nothing) and what it read of the state
+    parts: list[tuple[str | None, frozenset[Read]]]
     #: the position (seq) of ``base`` for this viewer, and the patches that led to it: each
     #: from the position before it, and where the oldest kept one starts (``since``)
     at: int = 0
     patches: deque[tuple[int, int, list[Op]]] = field(
         default_factory=lambda: deque(maxlen=KEPT_PATCHES))
     since: int = 0
+    #: the per-combatant parts and what changed between states, shared with the other viewers
+    #: of the room (a memo of its own when none is given)
+    memo: Memo = field(default_factory=Memo)
 
     def after(self, seq: int) -> list[Op] | None:
         """The patch from the view at ``seq`` to this one (``[]``: the same); ``None`` when
@@ -100,10 +284,12 @@ class Shown:
         self.at = at
 
 
-def show(state: EncounterState, viewer: Actor, at: int = 0) -> Shown:
-    """The view of ``state`` for ``viewer`` (at position ``at``), and what follows it needs."""
+def show(state: EncounterState, viewer: Actor, at: int = 0, memo: Memo | None = None) -> Shown:
+    """The view of ``state`` for ``viewer`` (at position ``at``), and what follows it needs;
+    ``memo``: the room's, shared by its viewers."""
+    memo = memo if memo is not None else Memo()
     full = viewer.sees_all
-    visible = visible_to(state, viewer)
+    visible = memo.visible(state, viewer)
     sight = Sight(state, viewer, full, visible)
     view: dict[str, Any] = {}
     for key, _reads, part, only in ENGINE_PARTS[:RULESET_PARTS_AT]:
@@ -121,10 +307,20 @@ def show(state: EncounterState, viewer: Actor, at: int = 0) -> Shown:
         parts.append((found[0] if found is not None else None, read))
         if found is not None:
             view[found[0]] = found[1]
+    for key, of in declaration(state.ruleset).combatant_views:
+        view[key] = _per_combatant(memo, key, of, sight)
     for key, _reads, part, only in ENGINE_PARTS[RULESET_PARTS_AT:]:
         if only is None or only == full:
             view[key] = part(sight)
-    return Shown(view, state, visible, ids, entries, parts, at=at, since=at)
+    return Shown(view, state, visible, ids, entries, parts, at=at, since=at, memo=memo)
+
+
+def _per_combatant(memo: Memo, key: str, of: Callable[[EncounterState, str], Any],
+                   sight: Sight) -> dict[str, Any]:
+    state = sight.state
+    stats = seen_stats(sight)
+    return {cid: value for cid in state.combatants
+            if cid in stats and (value := memo.value(key, of, state, cid)) is not None}
 
 
 def changed_fields(old: EncounterState, new: EncounterState) -> frozenset[str]:
@@ -139,14 +335,15 @@ def follow(shown: Shown, state: EncounterState, viewer: Actor, at: int,
     """Bring ``shown`` to ``state`` (position ``at``) and return the patch that does it
     (``[]``: this viewer's view did not change). ``changed``: ``changed_fields`` of
     ``shown.base`` and ``state``, when the caller has it."""
+    memo = shown.memo
     if changed is None:
-        changed = changed_fields(shown.base, state)
+        changed = memo.changes.fields(shown.base, state)
     full = viewer.sees_all
-    visible = visible_to(state, viewer) if "combatants" in changed else shown.visible
+    visible = memo.visible(state, viewer) if "combatants" in changed else shown.visible
     ids = [cid for cid in state.combatants if cid in visible] \
         if "combatants" in changed else shown.ids
     if visible != shown.visible or ids != shown.ids or "ruleset" in changed:
-        fresh = show(state, viewer, at)
+        fresh = show(state, viewer, at, memo)
         ops: list[Op] = []
         diff("", shown.view, fresh.view, ops)
         fresh.patches, fresh.since, fresh.at = shown.patches, shown.since, shown.at
@@ -160,10 +357,12 @@ def follow(shown: Shown, state: EncounterState, viewer: Actor, at: int,
         return ops
     sight = Sight(state, viewer, full, visible)
     view = dict(shown.view)
-    for key, reads, part, only in ENGINE_PARTS:
-        if reads and (only is None or only == full) and not changed.isdisjoint(reads):
-            value = part(sight)
-            diff(f"/{key}", view[key], value, ops)
+    for key, part, only in _engine_parts(changed):
+        if only is None or only == full:
+            # the same for every viewer who sees the same combatants, but a few parts
+            value = part(sight) if key in VIEWER_PARTS else \
+                memo.shared(state, (key, full, id(visible)), lambda p=part: p(sight))  # type: ignore[misc]
+            memo.diff(f"/{key}", view[key], value, ops)
             view[key] = value
     if "combatants" in changed or "vitals" in changed:
         listed: list[dict[str, Any]] | None = None
@@ -172,17 +371,23 @@ def follow(shown: Shown, state: EncounterState, viewer: Actor, at: int,
             before = shown.entries[cid]
             if before[0] is c and before[1] is v:
                 continue
-            entry = combatant_view(state, c, viewer, full)
-            diff(f"/combatants/{i}", before[2], entry, ops)
+            mine = full or cid in viewer.combatants
+            entry = memo.shared(state, ("combatant", cid, full, mine, viewer.controls(state, cid)),
+                                lambda c=c: combatant_view(state, c, viewer, full))  # type: ignore[misc]
+            memo.diff(f"/combatants/{i}", before[2], entry, ops)
             shown.entries[cid] = (c, v, entry)
             if listed is None:
                 listed = list(view["combatants"])
             listed[i] = entry
         if listed is not None:
             view["combatants"] = listed
-    for i, view_part in enumerate(declaration(state.ruleset).views):
+    rules = declaration(state.ruleset)
+    for i, view_part in enumerate(rules.views):
         had, read = shown.parts[i]
-        if EVERYTHING not in read and changed.isdisjoint(read):
+        fields = _fields_of(read)
+        if EVERYTHING not in fields and changed.isdisjoint(fields):
+            continue  # (the cheap test first: no field it read changed)
+        if not memo.changes.touch(read, shown.base, state):
             continue
         found, read = _spied(view_part, sight)
         if found is None:
@@ -195,9 +400,29 @@ def follow(shown: Shown, state: EncounterState, viewer: Actor, at: int,
         diff(f"/{_escape(found[0])}", view.get(found[0], _MISSING), found[1], ops)
         view[found[0]] = found[1]
         shown.parts[i] = (found[0], read)
+    for key, of in rules.combatant_views:
+        if memo.unchanged(key, changed):
+            continue
+        value = _per_combatant(memo, key, of, sight)
+        diff(f"/{key}", view[key], value, ops)
+        view[key] = value
     shown.view, shown.base = view, state
     shown.record(at, ops)
     return ops
+
+
+@lru_cache(maxsize=256)
+def _engine_parts(changed: frozenset[str]) -> tuple[tuple[str, ViewPartOf, bool | None], ...]:
+    """The engine's parts that read a field of ``changed`` (the same few sets come again and
+    again: end of turn, move, attack)."""
+    return tuple((key, part, only) for key, reads, part, only in ENGINE_PARTS
+                 if reads and not changed.isdisjoint(reads))
+
+
+@lru_cache(maxsize=1024)
+def _fields_of(reads: frozenset[Read]) -> frozenset[str]:
+    """The fields ``reads`` reads (``EVERYTHING`` among them for a part that read more)."""
+    return frozenset(f for f, _ in reads)
 
 
 def _take(shown: Shown, fresh: Shown) -> None:
@@ -205,17 +430,17 @@ def _take(shown: Shown, fresh: Shown) -> None:
     shown.ids, shown.entries, shown.parts = fresh.ids, fresh.entries, fresh.parts
 
 
-def _spied(part: ViewPart, sight: Sight) -> tuple[tuple[str, Any] | None, frozenset[str]]:
-    """A ruleset's view part of ``sight``, and the fields of the state it read."""
+def _spied(part: ViewPart, sight: Sight) -> tuple[tuple[str, Any] | None, frozenset[Read]]:
+    """A ruleset's view part of ``sight``, and what it read of the state."""
     state, viewer, full, visible = sight
-    stats = {cid for cid in visible if full or cid in viewer.combatants}
+    stats = seen_stats(sight)
     spy = _Reads(state)
     try:
         found = part(spy, visible, lambda c: viewer.controls(spy, c),  # type: ignore[arg-type]
                      full, stats)
     except (TypeError, AttributeError):  # it needs the state itself: worked out every time
         found = part(state, visible, lambda c: viewer.controls(state, c), full, stats)
-        return found, frozenset({EVERYTHING})
+        return found, frozenset({(EVERYTHING, WHOLE)})
     return found, frozenset(spy.reads)
 
 
@@ -256,7 +481,9 @@ def diff(path: str, old: Any, new: Any, ops: list[Op]) -> None:
             return
         if _keyed(old) and _keyed(new):
             _diff_keyed(path, old, new, ops)
-        elif len(old) == len(new) and all(type(x) is dict for x in old):
+        elif len(old) == len(new) and (all(type(x) is dict for x in old) or 2 * sum(
+                a != b for a, b in zip(old, new, strict=True)) <= len(old)):
+            # entry by entry (entries of a phase too, when few of them changed)
             for i, (a, b) in enumerate(zip(old, new, strict=True)):
                 diff(f"{path}/{i}", a, b, ops)
         else:

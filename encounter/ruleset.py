@@ -43,6 +43,10 @@ TurnStep = Callable[["Decision", str], None]
 #: whether it sees everything, the combatants whose stat blocks and numbers it sees).
 ViewPart = Callable[["EncounterState", set[str], Callable[[str], bool], bool, set[str]],
                     "tuple[str, Any] | None"]
+#: A ruleset's part of a view made of one value per combatant whose stat block the viewer sees
+#: (its key, and the value of one combatant, ``None`` for none): worked out per combatant, so
+#: that a change to one combatant works out its own value again and no other.
+CombatantViewPart = tuple[str, Callable[["EncounterState", str], Any]]
 
 
 def _no_after_roll(d: Decision, stage: str, ctx: dict[str, Any], roll: Roll) -> None:
@@ -99,8 +103,10 @@ class Declaration:
         default_factory=dict)
     #: The GM's tools ``legal_actions`` offers while combatants are in the encounter.
     gm_tools: tuple[LegalAction, ...] = ()
-    #: The parts of a view that are the ruleset's own.
+    #: The parts of a view that are the ruleset's own, and those of one value per combatant
+    #: (after them in a snapshot).
     views: tuple[ViewPart, ...] = ()
+    combatant_views: tuple[CombatantViewPart, ...] = ()
     #: What those parts hold, for the published schema of a snapshot's ``state`` and the
     #: guide's table of it (``python -m docgen``): a struct with a field for each key its
     #: ``views`` fill, those of ``protocol.snapshot.RULESET_PARTS`` it fills included.

@@ -279,6 +279,11 @@ ENGINE_PARTS: tuple[tuple[str, tuple[str, ...], ViewPartOf, bool | None], ...] =
 RULESET_PARTS_AT = next(i for i, p in enumerate(ENGINE_PARTS) if p[0] == "created_ts") + 1
 
 
+#: The engine's parts that differ between viewers who see the same combatants (what they
+#: control, the rolls they are asked for); the others are the same for all of them.
+VIEWER_PARTS = frozenset({"readied", "pending_rolls"})
+
+
 def view_state(state: EncounterState, viewer: Actor) -> dict[str, Any]:
     """The snapshot of ``state`` for ``viewer``, as plain JSON-ready data."""
     full = viewer.sees_all
@@ -293,16 +298,25 @@ def view_state(state: EncounterState, viewer: Actor) -> dict[str, Any]:
     for found in ruleset_parts(sight, rules.views):
         if found is not None:
             view[found[0]] = found[1]
+    stats = seen_stats(sight)
+    for key, of in rules.combatant_views:
+        view[key] = {cid: value for cid in state.combatants
+                     if cid in stats and (value := of(state, cid)) is not None}
     for key, _reads, part, only in ENGINE_PARTS[RULESET_PARTS_AT:]:
         if only is None or only == full:
             view[key] = part(sight)
     return view
 
 
+def seen_stats(sight: Sight) -> set[str]:
+    """The combatants whose stat blocks the viewer sees (``entry["stats"]``): it sees their
+    computed numbers too."""
+    return {cid for cid in sight.visible if sight.full or cid in sight.viewer.combatants}
+
+
 def ruleset_parts(sight: Sight, parts: Iterable[ViewPart]) -> Iterator[tuple[str, Any] | None]:
     """The ruleset's parts of ``sight``'s view (``Declaration.views``)."""
     state, viewer, full, visible = sight
-    # whose stat blocks this viewer sees (``entry["stats"]``) sees their computed numbers too
-    stats = {cid for cid in visible if full or cid in viewer.combatants}
+    stats = seen_stats(sight)
     for part in parts:
         yield part(state, visible, lambda c: viewer.controls(state, c), full, stats)

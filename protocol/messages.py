@@ -102,6 +102,17 @@ class GetSnapshot(Command, tag="get_snapshot", kw_only=True):
     apply to it."""
 
 
+class GetHistory(Command, tag="get_history", kw_only=True):
+    """The events this viewer may see before ``before`` (a position it was given: an event's
+    ``seq``, or with the ``cursor`` feature its ``cursor``; none: everything it has been told
+    so far), at most ``limit`` of them, the latest ones: a ``history`` message (before the
+    ``ack``) holding them as the ``event`` messages it received live, redacted alike. Page back
+    with the ``before`` of the answer."""
+
+    before: Annotated[int, msgspec.Meta(ge=1)] | Cursor | None = None
+    limit: Annotated[int, msgspec.Meta(ge=1, le=500)] = 100
+
+
 class GetLegalActions(Command, tag="get_legal_actions", kw_only=True):
     """Send this connection's legal actions again, as a full ``legal_actions`` (before the
     ``ack``), whatever it got before: a client whose list went wrong (a
@@ -468,6 +479,7 @@ AnyClientMessage = (
     | Ping
     | GetLegalActions
     | GetSnapshot
+    | GetHistory
     | CreateEncounter
     | AddCombatant
     | RemoveCombatant
@@ -685,6 +697,17 @@ class LegalActionsDelta(ServerMessage, tag="legal_actions_delta", kw_only=True):
     actions: list[KeptRun | LegalAction]
 
 
+class History(ServerMessage, tag="history", kw_only=True):
+    """The answer to ``get_history``: ``events`` (oldest first) as this viewer received them
+    live, or would have; ``before``, the position to ask for the page before this one (``null``:
+    there is nothing older this viewer may see, the log's start or the oldest event it still
+    holds)."""
+
+    encounter: str
+    events: list[EventMessage]
+    before: int | Cursor | None = None
+
+
 class PatchOperation(msgspec.Struct, kw_only=True, omit_defaults=True):
     """One operation of a JSON Patch (RFC 6902): ``add`` (a key of an object, or an entry of a
     list at an index, the entries after it moving up), ``remove`` (no ``value``) or
@@ -717,9 +740,9 @@ class Batch(ServerMessage, tag="batch", kw_only=True):
     after a command, the events it caused, the new legal actions and its ``ack``. A message
     that leaves alone is sent unwrapped; a batch holds no batch."""
 
-    messages: list[Welcome | Ack | Error | EventMessage | Snapshot | View | LegalActions
-                   | LegalActionsDelta | Goodbye]
+    messages: list[Welcome | Ack | Error | EventMessage | Snapshot | View | History
+                   | LegalActions | LegalActionsDelta | Goodbye]
 
 
-AnyServerMessage = (Welcome | Ack | Error | EventMessage | Snapshot | View | LegalActions
-                    | LegalActionsDelta | Batch | Goodbye)
+AnyServerMessage = (Welcome | Ack | Error | EventMessage | Snapshot | View | History
+                    | LegalActions | LegalActionsDelta | Batch | Goodbye)

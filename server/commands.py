@@ -21,6 +21,8 @@ from protocol import messages as msg
 from protocol.errors import ErrorCode
 from protocol.events import TokenIssued, TokenRevoked
 from server import auth, metrics
+from server.config import Settings
+from server.cursor import CursorError
 from server.rooms import Member, Room
 from server.store import Batch, EventStore, EventTooLarge, NotDurable
 
@@ -28,6 +30,10 @@ log = logging.getLogger("stablemaster.commands")
 
 #: Tries of a command that keeps losing the compare-and-set race before answering ``conflict``.
 MAX_ATTEMPTS = 8
+#: Events read from the log at a time by ``get_history``.
+HISTORY_CHUNK = 500
+
+_encode = msgspec.json.Encoder()
 CREATE_KEY = "stablemaster:create:{}"
 CREATE_TTL = 7 * 24 * 3600
 #: Seconds a retried ``create_encounter`` leaves the first attempt to finish before it carries
@@ -48,6 +54,7 @@ class Host(Protocol):
     redis: Any
     store: EventStore
     tokens: auth.Tokens
+    settings: Settings
 
 
 class Sender(Member, Protocol):
@@ -82,6 +89,9 @@ class CommandService:
             elif session.actor is None or session.room is None:
                 outcome = ErrorCode.UNAUTHENTICATED.value
                 session.error(ErrorCode.UNAUTHENTICATED, "say hello with a token first", cmd.id)
+            elif isinstance(cmd, msg.GetHistory):
+                await self.history(session, cmd)
+                session.room.answer(session, cmd.id, {}, hold=False)
             elif isinstance(cmd, msg.GetSnapshot):
                 session.room.send_snapshot(session, "asked", join=False)
                 session.room.answer(session, cmd.id, {}, hold=False)
@@ -112,6 +122,47 @@ class CommandService:
             session.error(ErrorCode.INTERNAL, "the server failed; nothing was changed", cmd.id)
         metrics.COMMANDS.labels(str(kind), outcome).inc()
         metrics.COMMAND_SECONDS.observe(time.perf_counter() - started)
+
+    # -- history -----------------------------------------------------------------------------
+
+    async def history(self, session: Sender, cmd: msg.GetHistory) -> None:
+        """``get_history``: the log read back a chunk at a time, keeping the events this
+        viewer may see, as it would have received them, until ``limit`` of them, the log's
+        start, or ``max_replay`` events read (then ``before`` says where to go on)."""
+        room, actor = session.room, session.actor
+        assert room is not None and actor is not None
+        end = room.position(actor)[0] + 1  # nothing after what it has been told
+        if isinstance(cmd.before, str):
+            try:
+                end = min(end, room.cursors.open(cmd.before)[0])
+            except CursorError as exc:
+                raise engine.Rejected(ErrorCode.INVALID_PAYLOAD, f"before: {exc}") from None
+        elif cmd.before is not None:
+            end = min(end, cmd.before)
+        shown: list[tuple[int, str, bytes]] = []
+        budget, at, last_digest = self.server.settings.max_replay, end, ""
+        while len(shown) < cmd.limit and at > 1 and budget > 0:
+            envelopes, digests = await self.server.store.read_before(
+                room.id, at, min(HISTORY_CHUNK, budget))
+            if not envelopes:
+                at = 1  # (a trimmed log: nothing older is held)
+                break
+            budget -= len(envelopes)
+            shown[:0] = room.seen_by(envelopes, digests, actor, session.cursor)
+            at, last_digest = envelopes[0].seq, digests[0]
+        older: int | None = None
+        if len(shown) >= cmd.limit:
+            shown = shown[-cmd.limit:]
+            older, last_digest = shown[0][0], shown[0][1]
+        elif at > 1:
+            older = at
+        before: int | str | None = older
+        if older is not None and session.cursor:
+            before = room.seal(older, last_digest)
+        frame = b"".join((b'{"type":"history","encounter":', _encode.encode(room.id),
+                          b',"events":[', b",".join(f for _, _, f in shown), b'],"before":',
+                          _encode.encode(before), b"}"))
+        session.enqueue(frame)
 
     # -- create ------------------------------------------------------------------------------
 

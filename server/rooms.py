@@ -29,7 +29,7 @@ from redis.exceptions import RedisError
 from encounter.actors import Actor
 from encounter.fold import apply
 from encounter.legal import allowed_chart_events, legal_actions
-from encounter.patches import Op, Shown, changed_fields, follow, show
+from encounter.patches import Memo, Op, Shown, follow, show
 from encounter.screen import at_table, behind, table_sees, waits_for_screen
 from encounter.state import EncounterState, copy_state, turn_id
 from encounter.views import view_event, view_state
@@ -109,8 +109,10 @@ class Room:
         self.told_state: EncounterState | None = None
         self.table_digest = ""
         self.held_acks: list[tuple[Member, str, dict[str, Any], bool]] = []
-        #: what each kind of viewer (``viewer_key``) with the ``view`` feature was last shown
+        #: what each kind of viewer (``viewer_key``) with the ``view`` feature was last shown,
+        #: and the per-combatant parts of their views, shared
         self.shown: dict[Any, Shown] = {}
+        self.memo = Memo()
         self._table_digest_seq = 0
         self._screen_task: asyncio.Task[None] | None = None
         #: resolved (and replaced) whenever ``told`` moves, for the commands that wait for it
@@ -193,11 +195,13 @@ class Room:
         candidate = None
         start = 0
         state = self.state
-        if any(shown.base is state for shown in self.shown.values()):
+        if any(shown.base is state for shown in self.shown.values()) or \
+                self.memo.holds(state):
             kept = copy_state(state)  # what they were shown must not change with the fold
             for shown in self.shown.values():
                 if shown.base is state:
                     shown.base = kept
+            self.memo.rebase(state, kept)
         for i, envelope in enumerate(fresh):
             if i == start and state.told == state.version:
                 end = next((j for j in range(i, len(fresh)) if fresh[j].chart is not None),
@@ -244,6 +248,7 @@ class Room:
         self._table_digest_seq = self.state.table_seq
         self._drop_held_acks()
         self.shown.clear()  # (every connection is sent a snapshot)
+        self.memo = Memo()
         self._told_has_moved()
 
     async def until_told(self, timeout: float = 5.0) -> None:
@@ -476,7 +481,7 @@ class Room:
         state = self.state_for(actor)
         shown = self.shown.get(key)
         if shown is None:
-            shown = self.shown[key] = show(state, actor, seq)
+            shown = self.shown[key] = show(state, actor, seq, self.memo)
         elif shown.base is not state:
             follow(shown, state, actor, seq)
         return shown
@@ -589,7 +594,6 @@ class Room:
         shared: dict[object, list[LegalAction]] = {}
         turns: dict[bool, str] = {}
         encoded: dict[tuple[int, bool], bytes] = {}
-        changes: dict[tuple[int, int], frozenset[str]] = {}
         delivered = 0
         for members in groups.values():
             actor = members[0].actor
@@ -606,7 +610,7 @@ class Room:
             legal = self.legal_frame(actor, allowed, shared, turn,
                                      any(m.cursor for m in members))
             frames: dict[bool, list[bytes]] = {}
-            views = self._view_frames(actor, members, changes)
+            views = self._view_frames(actor, members)
             for session in members:
                 mine = frames.get(session.cursor)
                 if mine is None:
@@ -629,31 +633,36 @@ class Room:
         if revoked:
             self.close_credentials(revoked, "credential revoked")
 
-    def _view_frames(self, actor: Actor, members: list[Member],
-                     changes: dict[tuple[int, int], frozenset[str]]) -> dict[bool, bytes]:
+    def _view_frames(self, actor: Actor, members: list[Member]) -> dict[bool, bytes]:
         """The ``view`` messages of a delivery to ``members`` (of ``actor``'s kind), by
-        ``cursor`` (none: no member has the feature, or its view did not change).
-        ``changes``: the changed fields worked out so far in this delivery, by state pair."""
+        ``cursor`` (none: no member has the feature, or its view did not change)."""
         viewing = [m for m in members if m.view]
         key = viewer_key(actor)
         if not viewing:
-            self.shown.pop(key, None)
-            return {}
+            return {}  # (what it was shown stays, for a resume: followed then)
         shown = self.shown.get(key)
         seq, digest = self.position(actor)
         state = self.state_for(actor)
         if shown is None:  # (its members joined before it was kept: never, but safe)
-            self.shown[key] = show(state, actor, seq)
+            self.shown[key] = show(state, actor, seq, self.memo)
             return {}
-        pair = (id(shown.base), id(state))
-        changed = changes.get(pair)
-        if changed is None:
-            changed = changes[pair] = changed_fields(shown.base, state)
-        ops = follow(shown, state, actor, seq, changed)
+        ops = follow(shown, state, actor, seq)
         if not ops:
             return {}
         return {cursor: self.view_frame(ops, seq, digest, cursor)
                 for cursor in {m.cursor for m in viewing}}
+
+    def seen_by(self, envelopes: Sequence[Envelope], digests: Sequence[str], actor: Actor,
+                cursor: bool) -> list[tuple[int, str, bytes]]:
+        """The seq, digest and ``event`` message of each of ``envelopes`` that ``actor`` may
+        see, as it may see it (for ``get_history``)."""
+        seen = []
+        for envelope, digest in zip(envelopes, digests, strict=True):
+            event = view_event(envelope, actor)
+            if event is not None:
+                seen.append((envelope.seq, digest,
+                             self._event_frame(envelope, event, digest, cursor)))
+        return seen
 
     def frames_for(self, envelopes: Iterable[Envelope], digests: Iterable[str], actor: Actor,
                    encoded: dict[tuple[int, bool], bytes] | None = None,

@@ -485,6 +485,18 @@ class EventStore:
             batch.raws.append(fields[b"e"])
         return batch
 
+    async def read_before(self, encounter: str, before: int, count: int
+                          ) -> tuple[list[Envelope], list[str]]:
+        """The events with seq < ``before``, at most ``count``, the latest ones, oldest first,
+        with their digests."""
+        if before <= 1:
+            return [], []
+        rows = await self.redis.xrevrange(keys(encounter)["events"], max=f"{before - 1}-0",
+                                          count=count)
+        rows.reverse()
+        return ([_decode_env.decode(fields[b"e"]) for _id, fields in rows],
+                [_text(fields.get(b"d")) for _id, fields in rows])
+
     def continues(self, batch: Batch, after: int, head: str) -> bool:
         """Whether ``batch`` (read after seq ``after``) continues a log whose digest at
         ``after`` is ``head``: its ``prev`` says so, or, when the log no longer holds ``after``

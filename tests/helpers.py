@@ -78,21 +78,18 @@ async def send_seen(gm: Client, sender: Client, type_: str, /, **fields: Any
                     ) -> dict[str, Any] | None:
     """Send a command from ``sender`` and wait until it is done: its answer came, or the GM
     (who sees every event) got events it caused. ``None`` when it is done but not answered:
-    the ack of a table connection waits while the turn is behind the GM's screen. A sender
-    already waiting for such an ack gets every answer after it (an error too), so a command
-    that changed nothing within a second is taken as done and answered later."""
+    the ack of a table connection waits while the turn is behind the GM's screen (and every
+    answer after it: a sender still waiting for one gets this one after it, whatever it is)."""
     before = gm.last_seq
-    waiting = sender.unanswered
     answer = await sender.send_command(type_, **fields)
     moved = asyncio.ensure_future(gm.wait_until(lambda: gm.last_seq > before))
     try:
-        await asyncio.wait({answer, moved}, timeout=1 if waiting else 10,
-                           return_when=asyncio.FIRST_COMPLETED)
+        await asyncio.wait({answer, moved}, timeout=10, return_when=asyncio.FIRST_COMPLETED)
     finally:
         moved.cancel()
     if answer.done():
         return answer.result()
-    if gm.last_seq > before or waiting:
+    if gm.last_seq > before:
         return None
     raise TimeoutError(f"{type_} {fields}: neither answered nor done")
 

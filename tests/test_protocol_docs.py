@@ -614,6 +614,9 @@ async def test_real_messages_validate_against_the_schemas(
             break
     await viewer.wait_for(lambda m: m["type"] == "view", start=mark)
     await rec.ok(viewer, "get_snapshot")
+    mark = len(viewer.messages)
+    await rec.ok(viewer, "get_history", limit=5)
+    assert [m["type"] for m in viewer.messages[mark:]] == ["history"]
     assert viewer.snapshot is not None and viewer.snapshot["reason"] == "asked"
     assert viewer.state == viewer.snapshot["state"]
 

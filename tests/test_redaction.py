@@ -9,6 +9,7 @@ rolls. Everything runs over real websockets against a real server and Redis.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -530,6 +531,12 @@ class Play:
             return ack
         # Anyone else's ack waits while the turn is behind the GM's screen: the command is
         # done once the GM, who sees every event, has its events (or the sender its error).
+        # A player still waiting for such an ack would get any answer only after it: it waits
+        # (as its table would) and sends nothing meanwhile.
+        with contextlib.suppress(TimeoutError):
+            await client.wait_until(lambda: not client.unanswered, timeout=1)
+        if client.unanswered:
+            return None
         reply = await send_seen(self.gm, client, type_, **fields)
         if reply is not None and reply["type"] == "error":
             return None

@@ -252,16 +252,19 @@ def command(t: Table, gm: Actor, rng: random.Random) -> None:
 def test_a_patch_is_as_small_as_the_change() -> None:
     ops: list[dict[str, Any]] = []
     old = {"a": 1, "combatants": [{"id": "x", "v": {"f": 1, "g": 2}}, {"id": "y", "v": 1}],
-           "effects": [{"id": "e1"}, {"id": "e2"}], "order": ["x", "y"]}
+           "effects": [{"id": "e1"}, {"id": "e2"}], "order": ["x", "y"],
+           "phase": ["scene", "acting", "fresh"]}
     new = {"a": 1, "combatants": [{"id": "x", "v": {"f": 3, "g": 2}}, {"id": "y", "v": 1},
                                   {"id": "z", "v": 0}],
-           "effects": [{"id": "e2"}], "order": ["y", "x"], "b/c~": None}
+           "effects": [{"id": "e2"}], "order": ["y", "x"],
+           "phase": ["scene", "acting", "underway"], "b/c~": None}
     diff("", old, new, ops)
     assert ops == [
         {"op": "replace", "path": "/combatants/0/v/f", "value": 3},
         {"op": "add", "path": "/combatants/2", "value": {"id": "z", "v": 0}},
         {"op": "remove", "path": "/effects/0"},
         {"op": "replace", "path": "/order", "value": ["y", "x"]},
+        {"op": "replace", "path": "/phase/2", "value": "underway"},
         {"op": "add", "path": "/b~1c~0", "value": None},
     ]
     assert jsonpatch.apply_patch(old, ops) == new

@@ -23,7 +23,7 @@ import yaml
 from clients.client import FEATURES, Client
 from server.app import Server
 from tests.conftest import ROOT, ws_url
-from tests.helpers import Table, create_table, join, open_client, wait_current
+from tests.helpers import Table, create_table, join, open_client, play_turns, wait_current
 
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = ROOT / "test-artifacts" / "web"
@@ -253,11 +253,17 @@ async def test_a_player_whose_websocket_dies_mid_turn_loses_nothing(
     states = await page.evaluate("window.__states")
     assert "offline" in states and states[-1] == "live", states
     # The page folded exactly the events the reference saw, each once: it resumed from its
-    # cursor (no snapshot), and the command sent while offline took effect once.
+    # cursor (no snapshot), and the command sent while offline took effect once. (Its log
+    # begins with the events before it joined, read back when it opened: all of them, as a
+    # replay from the start gives them.)
     cursors = await page.evaluate("[...new Set(window.stablemaster.table.log.map(l => l.at))]")
     kinds = await page.evaluate("window.stablemaster.table.log.map(l => l.kind)")
     expected = [m["cursor"] for m in reference.events()]
-    assert cursors == expected
+    assert cursors[-len(expected):] == expected
+    whole = await open_client(ws_url(server), clients)
+    await whole.hello(table.tokens["twilight"], since=0, features=[*FEATURES, "cursor"])
+    await whole.command("ping")
+    assert cursors == [m["cursor"] for m in whole.events()]
     assert "snapshot" not in kinds
     notes = [m["event"].get("note") for m in reference.events()
              if m["event"]["kind"] == "action_taken"]
@@ -750,7 +756,7 @@ async def test_the_web_table_takes_one_message_per_command_and_folds_legal_delta
     gm = await pages.open(f"{base}/table/#token={gm_token}")
     await live(gm)
     features = await gm.evaluate("window.stablemaster.table.welcome.features")
-    assert features == ["batch", "legal_delta", "cursor"]
+    assert features == ["batch", "legal_delta", "cursor", "view"]
 
     async def page_has_the_full_list() -> None:
         await full.command("ping")
@@ -980,3 +986,57 @@ async def test_a_rulings_required_field_is_asked_for_before_anything_is_sent(
     effect = gm.locator('form.tool[data-command="add_effect"] input[name=name]')
     await effect.wait_for()
     assert await effect.get_attribute("required") == ""
+
+
+LOG_LINES = "[...document.querySelectorAll('.log .line')].map(l => l.textContent)"
+
+
+async def test_a_reloaded_page_and_a_late_spectator_show_the_log_as_it_was(
+        server: Server, pages: Pages, artifacts: Path, clients: list[Client]) -> None:
+    """The log is read back from the server (get_history): a player who reloads mid-scene
+    sees the same lines as before; a spectator who joins in round 3 sees rounds 1 and 2.
+    The state the pages show is the server's (the view feature)."""
+    url = ws_url(server)
+    table = await create_table(url, clients, dice_seed=3)
+    base = f"http://127.0.0.1:{server.settings.port}"
+    player = await pages.open(f"{base}/table/#token={table.tokens['twilight']}")
+    await live(player)
+    await table.gm.command("start_encounter")
+    await play_turns(table.gm, {}, 4)
+    await player.wait_for_function("window.stablemaster.table.log.some(l => l.kind === "
+                                   "'turn_started' && l.text.startsWith('Fluttershy'))")
+    assert await player.evaluate("window.stablemaster.table.viewing()")
+    before = await player.evaluate(LOG_LINES)
+    assert len(before) > 10
+    await player.reload()
+    await live(player)
+    await player.wait_for_function(f"document.querySelectorAll('.log .line').length >= "
+                                   f"{len(before)}")
+    after = await player.evaluate(LOG_LINES)
+    assert after == before
+    await player.screenshot(path=artifacts / "player-reloaded.png", full_page=True)
+    # into round 3, then a spectator opens the overlay
+    def rounds() -> int:
+        return max((e["event"]["round"] for e in table.gm.events()
+                    if e["event"]["kind"] == "round_started"), default=0)
+
+    while rounds() < 3:
+        await play_turns(table.gm, {}, 1)
+    watch = await pages.open(f"{base}/watch?spectate={table.spectator_token}")
+    await watch.wait_for_function("window.stablemaster.table.log.some(l => l.text === "
+                                  "'— round 3 —')")
+    # (the overlay shows the last lines; its log holds them all)
+    lines = await watch.evaluate("window.stablemaster.table.log.map(l => l.text)")
+    assert "— round 1 —" in lines and "— round 2 —" in lines
+    assert not any("Lurking" in line for line in lines)
+    # the state the overlay shows is the spectator's snapshot, patched by the server
+    await play_turns(table.gm, {}, 2)
+    await table.gm.command("ping")
+    fresh = await Client.open(url)
+    clients.append(fresh)
+    await fresh.hello(table.spectator_token)
+    snapshot = await fresh.wait_for(lambda m: m["type"] == "snapshot")
+    await watch.wait_for_function("s => JSON.stringify(window.stablemaster.table.state.current)"
+                                  " === JSON.stringify(s)", arg=snapshot["state"]["current"])
+    assert await watch.evaluate("window.stablemaster.table.state") == snapshot["state"]
+    await watch.screenshot(path=artifacts / "spectator-late.png", full_page=True)

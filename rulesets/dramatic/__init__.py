@@ -33,7 +33,7 @@ from rulesets.dramatic.views import (
     debate_view,
     flying_view,
     grabs_view,
-    numbers_view,
+    numbers_of,
     social_view,
 )
 
@@ -73,7 +73,8 @@ RULESET = Declaration(
     gm_tools=tuple(LegalAction(action=name, args_schema=command_schema_id(name))
                    for name in GM_TOOLS),
     views=(flying_view, grabs_view, arguments_view, attitudes_view, blocking_view, answers_view,
-           debate_view, social_view, numbers_view),
+           debate_view, social_view),
+    combatant_views=(("numbers", numbers_of),),
     view=DramaticView,
     folds=FOLDS,
     effect_targets=EFFECT_TARGETS,

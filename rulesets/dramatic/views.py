@@ -77,27 +77,24 @@ def social_view(state: EncounterState, visible: set[str], controls: Callable[[st
     return "social", social_part(state, visible)
 
 
-def numbers_view(state: EncounterState, visible: set[str], controls: Callable[[str], bool],
-                 full: bool, stats: set[str]) -> tuple[str, Any]:
-    """The view's ``numbers`` part: each combatant's numbers as the rules compute them now, for
-    the combatants whose stat blocks the viewer sees (the GM: all; a player: its own) — the
-    four defenses as attacks read them (DEFENSES; effects, feats, species and conditions
-    included, R90, R92) and the speed a move counts (SPEED; R15, R83, R90), each itemised."""
-    out: dict[str, Any] = {}
-    for cid in state.combatants:
-        if cid not in stats or cid not in state.vitals:
-            continue
-        _, defs = resolution.state_defenses(state, cid)
-        speed, speed_parts = battle.speed_of(state, cid)
-        flies = vt.sheet_of(state.combatants[cid]).fly_speed > 0
-        out[cid] = {
-            "defenses": {d.name.value: {"total": d.total, "parts": msgspec.to_builtins(d.parts)}
-                         for d in (defs.reflex, defs.fortitude, defs.will, defs.wits)},
-            "speed": speed,
-            "fly_speed": battle.speed_of(state, cid, fly=True)[0] if flies else None,
-            "speed_modifiers": msgspec.to_builtins(speed_parts),
-        }
-    return "numbers", out
+def numbers_of(state: EncounterState, cid: str) -> dict[str, Any] | None:
+    """One combatant's part of the view's ``numbers`` (``Declaration.combatant_views``), for
+    the viewers who see its stat block (the GM: all; a player: its own): its numbers as the
+    rules compute them now — the four defenses as attacks read them (DEFENSES; effects, feats,
+    species and conditions included, R90, R92) and the speed a move counts (SPEED; R15, R83,
+    R90), each itemised. ``None`` for a combatant without vitals."""
+    if cid not in state.vitals:
+        return None
+    _, defs = resolution.state_defenses(state, cid)
+    speed, speed_parts = battle.speed_of(state, cid)
+    flies = vt.sheet_of(state.combatants[cid]).fly_speed > 0
+    return {
+        "defenses": {d.name.value: {"total": d.total, "parts": msgspec.to_builtins(d.parts)}
+                     for d in (defs.reflex, defs.fortitude, defs.will, defs.wits)},
+        "speed": speed,
+        "fly_speed": battle.speed_of(state, cid, fly=True)[0] if flies else None,
+        "speed_modifiers": msgspec.to_builtins(speed_parts),
+    }
 
 
 def social_part(state: EncounterState, visible: set[str]) -> dict[str, Any] | None:

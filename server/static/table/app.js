@@ -2,7 +2,7 @@
 // the GM console or the player's view, whichever the token's role is. Spectator links open
 // the overlay (/watch?spectate=<token>).
 
-import { Connection, anonymous } from "/table/conn.js";
+import { Connection, HISTORY_LINES, anonymous } from "/table/conn.js";
 import { Table, drawingToMap, readEncounterFile } from "/table/model.js";
 import { h, renderStatus, renderOrder, renderLog, renderSheet, renderActions, renderMap, renderSocial, pickSquare, subtitle, loadRulesets, rulesetTitle, rulesets } from "/table/render.js";
 import { gmView } from "/table/gm.js";
@@ -39,7 +39,9 @@ function joinNow(tok) {
       if (state === "closed" && !view) app.replaceChildren(h("section", { class: "wide" }, h("h2", {}, "Cannot join"), h("p", {}, detail)));
     },
     onMessage: (msg) => {
+      const empty = table.log.length === 0;
       table.apply(msg);
+      if (msg.type === "snapshot" && empty) conn.command("get_history", { limit: HISTORY_LINES }).catch(() => {});
       if (msg.type === "welcome") {
         if (msg.role === "spectator") { location.replace(`/watch?spectate=${encodeURIComponent(tok)}`); return; }
         if (!view) view = msg.role === "gm" || (msg.scopes || []).includes("view:gm") ? gmView(app, table, conn) : playerView(app, table, conn);

@@ -15,8 +15,13 @@ export function uuid() {
 }
 
 // Asked for in hello: one websocket message per command (a batch), legal actions as deltas,
-// positions as opaque cursors (a seq would count the events behind the GM's screen).
-export const FEATURES = ["batch", "legal_delta", "cursor"];
+// positions as opaque cursors (a seq would count the events behind the GM's screen), and the
+// state kept by the server (view: a patch of it after each change).
+export const FEATURES = ["batch", "legal_delta", "cursor", "view"];
+
+/** The events before those a page receives live fill its log: asked for once the page has its
+ *  first snapshot and nothing in its log yet (opened, reloaded, or joining late). */
+export const HISTORY_LINES = 200;
 
 const FINAL = { 1002: "this server does not speak our protocol version", 4001: "this link was revoked" };
 

@@ -1,7 +1,13 @@
 // The encounter as this viewer received it: a snapshot, then the events after it, folded into
 // what the views show (names, order, whose turn, conditions, the log). No rules here: the
 // server has already redacted what this viewer may not see, and says what it may do in
-// legal_actions. Event kinds this file does not know still reach the log, as they are.
+// legal_actions. Event kinds this file does not know still reach the log, as they are. With
+// the view feature (asked for by conn.js) the server keeps the state: each `view` message
+// patches it (RFC 6902, applied by the vendored fast-json-patch) and what the views show is
+// read from it again, whatever the events' fold made of it; `history` fills the log of a page
+// that was just opened with the events before it.
+
+import { applyPatch } from "/table/json-patch.js";
 
 /**
  * The legal actions a legal_actions_delta makes of the list held (`previous`): its items in
@@ -99,12 +105,46 @@ export class Table {
       return [];
     }
     if (msg.type === "snapshot") { this.fromSnapshot(msg.state, msg.cursor ?? null, msg.reason); return []; }
+    if (msg.type === "view") {
+      try {
+        applyPatch(this.state, msg.patch, false, true);
+      } catch {
+        this.needsSnapshot = true; // not the state the server patched: start again from one
+        return [];
+      }
+      this.fromState(this.state);
+      return [];
+    }
+    if (msg.type === "history") { this.fromHistory(msg.events); return []; }
     if (msg.type !== "event") return [];
     this.cursor = msg.cursor ?? null;
     const added = this.event(msg.event).map((l) => ({ n: ++this.lines, at: msg.cursor, ts: msg.ts, kind: msg.event.kind, ...l }));
+    if (this.viewing()) this.needsSnapshot = this.needsStanding = false; // the view says it
     this.log.push(...added);
     if (this.log.length > 500) this.log.splice(0, this.log.length - 500);
     return added;
+  }
+
+  /** The server keeps this connection's state (the view feature was granted). */
+  viewing() {
+    return !!this.welcome && (this.welcome.features || []).includes("view");
+  }
+
+  /** The log lines of events before those received live (get_history), in front of them:
+   *  worked out on a copy of the table, so that the state shown stays the server's. */
+  fromHistory(events) {
+    const scratch = new Table();
+    scratch.welcome = this.welcome;
+    scratch.fromSnapshot(JSON.parse(JSON.stringify(this.state)), this.cursor, "join");
+    const live = new Set(this.log.map((l) => l.at));
+    const earlier = [];
+    for (const m of events) {
+      if (live.has(m.cursor)) continue;
+      for (const l of scratch.event(m.event)) earlier.push({ at: m.cursor, ts: m.ts, kind: m.event.kind, ...l });
+    }
+    this.log = [...earlier, ...this.log].slice(-500);
+    this.lines = 0;
+    for (const l of this.log) l.n = ++this.lines;
   }
 
   fromSnapshot(s, cursor, reason) {
@@ -118,8 +158,19 @@ export class Table {
     }
     this.reset();
     this.log = log;
-    this.state = s;
     this.cursor = cursor;
+    // a copy: the view's patches change it in place
+    this.fromState(JSON.parse(JSON.stringify(s)));
+    if (undone) this.log.push({ n: ++this.lines, at: cursor, kind: "snapshot", text: "(the server went back to an earlier point: what came after it is undone)" });
+    else if (reason && reason !== "join" && reason !== "asked") this.log.push({ n: ++this.lines, at: cursor, kind: "snapshot", text: "(caught up from a snapshot)" });
+  }
+
+  /** What the views show, read from the state as a snapshot has it. */
+  fromState(s) {
+    const { cursor, log, lines, legal, turnId, legalCursor, welcome } = this;
+    this.reset();
+    Object.assign(this, { cursor, log, lines, legal, turnId, legalCursor, welcome });
+    this.state = s;
     this.name = s.name;
     this.ruleset = s.ruleset;
     this.phase = s.phase || [];
@@ -149,8 +200,6 @@ export class Table {
     this.started = this.phase.length > 0 && this.phase[0] !== "setup";
     this.ended = !!s.ended;
     this.endReason = s.end_reason;
-    if (undone) this.log.push({ n: ++this.lines, at: cursor, kind: "snapshot", text: "(the server went back to an earlier point: what came after it is undone)" });
-    else if (reason && reason !== "join") this.log.push({ n: ++this.lines, at: cursor, kind: "snapshot", text: "(caught up from a snapshot)" });
   }
 
   drop(id) {

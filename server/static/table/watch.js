@@ -3,7 +3,7 @@
 // few log lines. /watch?spectate=<token>; add &transparent=1 for streaming
 // software, &lines=N for more or fewer log lines. It reconnects and catches up by itself.
 
-import { Connection } from "/table/conn.js";
+import { Connection, HISTORY_LINES } from "/table/conn.js";
 import { Table, loadRulesets } from "/table/model.js";
 import { renderStatus, renderOrder, renderLog, renderMap } from "/table/render.js";
 
@@ -39,7 +39,9 @@ function watch() {
     cursor: () => table.cursor,
     onStatus: (state, detail) => renderStatus($("status"), state, detail),
     onMessage: (msg) => {
+      const empty = table.log.length === 0;
       table.apply(msg);
+      if (msg.type === "snapshot" && empty) conn.command("get_history", { limit: HISTORY_LINES }).catch(() => {});
       if (table.needsSnapshot) { table.needsSnapshot = false; conn.resync(); }
       render();
     },

@@ -110,7 +110,7 @@ class Changes:
 
     def __init__(self) -> None:
         self._pairs: deque[tuple[EncounterState, EncounterState, dict[str, Any]]] = \
-            deque(maxlen=4)
+            deque(maxlen=2)
 
     def between(self, old: EncounterState, new: EncounterState) -> dict[str, Any]:
         """Each changed field: the set of keys changed in it, or ``WHOLE``."""
@@ -162,6 +162,7 @@ class Memo:
         self._visible: dict[bool, set[str]] = {}
         self._state: EncounterState | None = None
         self._values: dict[Any, Any] = {}
+        self._alive: list[set[str]] = []
         self._diffs: dict[tuple[str, int, int], tuple[Any, Any, list[Op]]] = {}
 
     def unchanged(self, key: str, changed: frozenset[str]) -> bool:
@@ -200,11 +201,15 @@ class Memo:
             found = self._visible[viewer.sees_all] = visible_to(state, viewer)
         return found
 
-    def shared(self, state: EncounterState, key: Any, work: Callable[[], Any]) -> Any:
+    def shared(self, state: EncounterState, key: Any, work: Callable[[], Any],
+               seen: set[str] | None = None) -> Any:
         """A value of a view that every viewer of ``key`` (a part, and what tells viewers
-        apart for it) shares, worked out once per state."""
+        apart for it) shares, worked out once per state. ``seen``: the set of combatants
+        ``key`` names by its id, kept alive with the values, so that the id names it alone."""
         if self._state is not state:
-            self._state, self._values = state, {}
+            self._state, self._values, self._diffs, self._alive = state, {}, {}, []
+        if seen is not None and not (self._alive and self._alive[-1] is seen):
+            self._alive.append(seen)
         found = self._values.get(key, _MISSING)
         if found is _MISSING:
             found = self._values[key] = work()
@@ -219,10 +224,15 @@ class Memo:
             return
         mine: list[Op] = []
         diff(path, old, new, mine)
-        if len(self._diffs) > 64:
-            self._diffs.clear()
-        self._diffs[key] = (old, new, mine)
+        self._diffs[key] = (old, new, mine)  # (until the state changes: ``shared``)
         ops.extend(mine)
+
+    def carry(self, key: str, old: EncounterState, new: EncounterState) -> None:
+        """Nothing ``key``'s values read changed from ``old`` to ``new``: those worked out on
+        ``old`` stand for ``new`` (and ``old`` is not kept alive by them)."""
+        for k, (value, reads, base) in self._entries.items():
+            if base is old and k[0] == key:
+                self._entries[k] = (value, reads, new)
 
     def holds(self, state: EncounterState) -> bool:
         return any(base is state for _, _, base in self._entries.values())
@@ -292,14 +302,20 @@ def show(state: EncounterState, viewer: Actor, at: int = 0, memo: Memo | None = 
     visible = memo.visible(state, viewer)
     sight = Sight(state, viewer, full, visible)
     view: dict[str, Any] = {}
+
+    def engine_part(key: str, part: ViewPartOf) -> Any:
+        if key in VIEWER_PARTS:
+            return part(sight)
+        return memo.shared(state, (key, full, id(visible)), lambda: part(sight), visible)
+
     for key, _reads, part, only in ENGINE_PARTS[:RULESET_PARTS_AT]:
         if only is None or only == full:
-            view[key] = part(sight)
+            view[key] = engine_part(key, part)
     ids = [cid for cid in state.combatants if cid in visible]
     entries = {}
     for cid in ids:
         c = state.combatants[cid]
-        entries[cid] = (c, state.vitals.get(cid), combatant_view(state, c, viewer, full))
+        entries[cid] = (c, state.vitals.get(cid), _entry(memo, state, c, viewer, full))
     view["combatants"] = [entries[cid][2] for cid in ids]
     parts = []
     for view_part in declaration(state.ruleset).views:
@@ -311,8 +327,17 @@ def show(state: EncounterState, viewer: Actor, at: int = 0, memo: Memo | None = 
         view[key] = _per_combatant(memo, key, of, sight)
     for key, _reads, part, only in ENGINE_PARTS[RULESET_PARTS_AT:]:
         if only is None or only == full:
-            view[key] = part(sight)
+            view[key] = engine_part(key, part)
     return Shown(view, state, visible, ids, entries, parts, at=at, since=at, memo=memo)
+
+
+def _entry(memo: Memo, state: EncounterState, c: CombatantProfile, viewer: Actor,
+           full: bool) -> dict[str, Any]:
+    """``combatant_view``, the same object for every viewer who sees that combatant alike."""
+    alike = ("combatant", c.id, full, full or c.id in viewer.combatants,
+             viewer.controls(state, c.id))
+    return memo.shared(state, alike,
+                       lambda: combatant_view(state, c, viewer, full))
 
 
 def _per_combatant(memo: Memo, key: str, of: Callable[[EncounterState, str], Any],
@@ -361,7 +386,8 @@ def follow(shown: Shown, state: EncounterState, viewer: Actor, at: int,
         if only is None or only == full:
             # the same for every viewer who sees the same combatants, but a few parts
             value = part(sight) if key in VIEWER_PARTS else \
-                memo.shared(state, (key, full, id(visible)), lambda p=part: p(sight))  # type: ignore[misc]
+                memo.shared(state, (key, full, id(visible)),
+                            lambda p=part: p(sight), visible)  # type: ignore[misc]
             memo.diff(f"/{key}", view[key], value, ops)
             view[key] = value
     if "combatants" in changed or "vitals" in changed:
@@ -371,9 +397,7 @@ def follow(shown: Shown, state: EncounterState, viewer: Actor, at: int,
             before = shown.entries[cid]
             if before[0] is c and before[1] is v:
                 continue
-            mine = full or cid in viewer.combatants
-            entry = memo.shared(state, ("combatant", cid, full, mine, viewer.controls(state, cid)),
-                                lambda c=c: combatant_view(state, c, viewer, full))  # type: ignore[misc]
+            entry = _entry(memo, state, c, viewer, full)
             memo.diff(f"/combatants/{i}", before[2], entry, ops)
             shown.entries[cid] = (c, v, entry)
             if listed is None:
@@ -402,6 +426,7 @@ def follow(shown: Shown, state: EncounterState, viewer: Actor, at: int,
         shown.parts[i] = (found[0], read)
     for key, of in rules.combatant_views:
         if memo.unchanged(key, changed):
+            memo.carry(key, shown.base, state)
             continue
         value = _per_combatant(memo, key, of, sight)
         diff(f"/{key}", view[key], value, ops)

@@ -28,7 +28,7 @@ from encounter.actors import Actor
 from encounter.views import view_state
 from server.app import Server
 from tests.conftest import settings_for, ws_url
-from tests.helpers import caught_up, join, open_client, send_seen
+from tests.helpers import caught_up, create_table, join, open_client, send_seen
 from tests.redis_procs import RedisProcess
 from tests.scene import NetScene, Network
 
@@ -759,8 +759,10 @@ class Play:
             await self.send(gm, "adjust_combatant", combatant=a, reason="a GM's ruling",
                             prone=self.draw(st.booleans()))
         elif tool == "adjudicate":
+            # the GM's words name the actor: a hidden one's name must stay behind the screen
             await self.send(gm, "adjudicate", combatant=a, target=self.pick(pcs),
-                            description="a gust of wind", dc=12, modifier=2,
+                            description=f"{self.hidden.get(a, 'a gust of wind')} pounces",
+                            dc=12, modifier=2,
                             on_failure={"fatigue_loss": 2, "loss_kind": "physical"})
         elif tool == "effect":
             await self.send(gm, "add_effect", name="fog", rounds=2, combatant=a)
@@ -1088,3 +1090,32 @@ async def test_no_viewer_learns_what_is_hidden_from_it(
     example is a whole scene over websockets, so a failure is reported as it was found, not
     shrunk: the report lists each frame that told too much, and to whom."""
     await play_a_scene(busy_server, ruleset, data)
+
+
+async def test_the_gms_words_about_a_hidden_actors_deed_stay_behind_the_screen(
+        server: Server, clients: list[Client]) -> None:
+    """``adjudicate`` for the hidden lurker on Twilight: the GM reads the description in the
+    ruling; Twilight's fatigue changes for all to see, its reason naming nobody (R79, R97)."""
+    url = ws_url(server)
+    table = await create_table(url, clients, dice_seed=3)
+    player = await join(url, table.tokens["twilight"], clients)
+    watcher = await join(url, table.spectator_token, clients)
+    await table.gm.command("start_encounter")
+    for dc in (None, 30):  # without a check, and with one the lurker fails
+        mark = len(player.messages)
+        fields = {} if dc is None else {"dc": dc, "modifier": 0}
+        outcome = {"fatigue_loss": 1, "loss_kind": "physical"}
+        await table.gm.command("adjudicate", combatant="lurker", target="twilight",
+                               description="Lurking Dog pounces from the rafters",
+                               **fields, on_success=outcome, on_failure=outcome)
+        await caught_up(player)
+        await caught_up(watcher)
+        seen = [m for m in player.messages[mark:] if m["type"] == "event"]
+        changed = [m["event"] for m in seen if m["event"]["kind"] == "vitals_changed"]
+        assert changed and changed[-1]["combatant"] == "twilight"
+        assert changed[-1]["notes"][0] == "GM: by someone unseen"
+        for client in (player, watcher):
+            assert "Lurking" not in str(client.messages) and "rafters" not in str(
+                client.messages)
+    rulings = [m["event"] for m in table.gm.events() if m["event"]["kind"] == "gm_ruling"]
+    assert rulings[-1]["description"] == "Lurking Dog pounces from the rafters"

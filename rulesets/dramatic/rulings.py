@@ -46,13 +46,17 @@ def adjudicate(d: Decision, cmd: msg.Adjudicate) -> None:
                        changes=[{"field": "dc", "value": cmd.dc},
                                 {"field": "modifier", "value": cmd.modifier}]
                        if cmd.dc is not None else [], hidden=hidden), vis)
+    # the GM's words about a hidden actor's deed stay behind the screen: a visible target's
+    # changes read as done by someone unseen (ruling R79, R97)
+    words = cmd.description if not (actor and actor.hidden) or (target and target.hidden) \
+        else "by someone unseen"
     if cmd.dc is None:
-        _adjudicated(d, target.id if target else None, cmd.on_success, cmd.description)
+        _adjudicated(d, target.id if target else None, cmd.on_success, words)
         d.result = {"success": True}
         return
     cid = actor.id if actor else None
     ctx = {"action": "adjudicate", "combatant": cid, "target": target.id if target else None,
-           "description": cmd.description, "dc": cmd.dc, "modifier": cmd.modifier,
+           "description": words, "dc": cmd.dc, "modifier": cmd.modifier,
            "take_10": cmd.take_10, "hidden": hidden,
            "on_success": msgspec.to_builtins(cmd.on_success),
            "on_failure": msgspec.to_builtins(cmd.on_failure)}

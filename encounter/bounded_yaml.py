@@ -13,11 +13,15 @@ parser's events (no recursion) measures the document as the aliases expand it, a
 
 Only plain data is built: mappings, sequences, strings, numbers, booleans and null. A date
 stays a string, and explicit tags for binary data, sets, ordered maps and timestamps are
-refused, so that what is read is what JSON can hold.
+refused, so that what is read is what JSON can hold: a number of more than
+:data:`MAX_DIGITS` digits, and ``.inf`` and ``.nan``, are refused too (JSON has no such
+numbers, and a stat block none).
 """
 
 from __future__ import annotations
 
+import math
+import re
 from typing import Any
 
 import yaml
@@ -26,8 +30,13 @@ import yaml
 MAX_DEPTH = 32
 #: The largest document, as aliases expand it (nodes plus the characters of scalars).
 MAX_EXPANDED = 256 * 1024
+#: The most digits a number may have (a stat block's largest are six).
+MAX_DIGITS = 30
 
 _Base: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when installed
+#: A plain scalar YAML would read as a number, with more than MAX_DIGITS digits.
+_LONG_NUMBER = re.compile(
+    rf"[-+]?[0-9_.]*(?:[0-9][_.]*){{{MAX_DIGITS + 1},}}(?:[eE][-+]?[0-9]+)?")
 _REFUSED_TAGS = {f"tag:yaml.org,2002:{name}" for name in
                  ("binary", "timestamp", "set", "omap", "pairs")}
 
@@ -58,6 +67,8 @@ def measure(text: str, max_depth: int = MAX_DEPTH, max_expanded: int = MAX_EXPAN
     open_nodes: list[tuple[str | None, int]] = []  # (anchor, size when it started)
     for event in yaml.parse(text, Loader=_PlainLoader):
         if isinstance(event, yaml.ScalarEvent):
+            if event.implicit[0] and _LONG_NUMBER.fullmatch(event.value):
+                raise YamlBoundError(f"a number of more than {MAX_DIGITS} digits")
             grown = 1 + len(event.value)
             if event.anchor is not None:
                 sizes[event.anchor] = grown
@@ -86,4 +97,15 @@ def measure(text: str, max_depth: int = MAX_DEPTH, max_expanded: int = MAX_EXPAN
 def load(text: str) -> Any:
     """The data of one YAML document, within the bounds (see the module docstring)."""
     measure(text)
-    return yaml.load(text, Loader=_PlainLoader)  # a safe loader with fewer types
+    data = yaml.load(text, Loader=_PlainLoader)  # a safe loader with fewer types
+    pending = [data]
+    while pending:  # (no recursion: the nesting is bounded, but the walk need not be)
+        node = pending.pop()
+        if isinstance(node, dict):
+            pending.extend(node.keys())
+            pending.extend(node.values())
+        elif isinstance(node, list):
+            pending.extend(node)
+        elif isinstance(node, float) and not math.isfinite(node):
+            raise YamlBoundError(f"{node} is not a number a stat block holds (nor JSON)")
+    return data

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import re
 import time
@@ -549,7 +550,10 @@ def _peek_id(raw: str | bytes) -> str | None:
     try:
         data = orjson.loads(raw)
     except orjson.JSONDecodeError:
-        return None
+        try:
+            data = json.loads(raw)  # (a number past a double, say)
+        except (ValueError, RecursionError):
+            return None
     if isinstance(data, dict) and isinstance(data.get("id"), str) and len(data["id"]) <= 64:
         return str(data["id"])
     return None
@@ -561,8 +565,11 @@ _CLIENT_CLASSES = {str(c.__struct_config__.tag): c for c in msg.AnyClientMessage
 def _classify(raw: str | bytes, exc: msgspec.ValidationError) -> tuple[ErrorCode, str]:
     try:
         data = orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        data = None
+    except orjson.JSONDecodeError:  # (orjson refuses a number past a double, 1e999)
+        try:
+            data = json.loads(raw)
+        except (ValueError, RecursionError):
+            data = None
     if not isinstance(data, dict):
         return ErrorCode.INVALID_PAYLOAD, "a message is a JSON object"
     kind = data.get("type")

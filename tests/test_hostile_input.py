@@ -89,6 +89,41 @@ async def test_yaml_aliases_within_the_bound_still_work(server: Server,
     assert all(c["stats"]["weapons"][0]["name"] == "bite" for c in combatants)
 
 
+@pytest.mark.parametrize(("text", "said"), [
+    ("- name: Big\n  initiative: " + "9" * 5000 + "\n", "more than 30 digits"),
+    ("- name: Big\n  initiative: -1" + "0" * 40 + ".5e3\n", "more than 30 digits"),
+    ("- name: Cart\n  stats: {load_limit: .inf}\n", "inf is not a number"),
+    ("- name: Cart\n  stats: {load_limit: .NaN}\n", "nan is not a number"),
+], ids=["5000-digits", "long-float", "inf", "nan"])
+async def test_yaml_numbers_json_cannot_hold_are_refused(server: Server, clients: list[Client],
+                                                        text: str, said: str) -> None:
+    """A number of thousands of digits (Python refuses to read one past 4,300: it was an
+    internal_error) and .inf or .nan (stored as null) are invalid, saying why."""
+    anon = await open_client(ws_url(server), clients)
+    await anon.hello()
+    with pytest.raises(CommandError) as err:
+        await anon.command("create_encounter", name="numbers", combatants_yaml=text)
+    assert err.value.code == "invalid_payload" and said in err.value.reply["message"]
+    # a long string of digits, quoted, is a name like any other
+    ack = await anon.command("create_encounter", name="digits",
+                             combatants_yaml="- name: '" + "9" * 40 + "'\n")
+    assert ack["result"]["encounter"]
+
+
+async def test_a_number_past_a_double_is_named_as_such(server: Server,
+                                                      clients: list[Client]) -> None:
+    """``1e999`` is JSON, but no number the server reads: the error says so, with the id
+    (it used to say that the message was no JSON object)."""
+    table = await create_table(ws_url(server), clients)
+    player = await join(ws_url(server), table.tokens["twilight"], clients)
+    mark = len(player.messages)
+    await player.send_raw('{"type": "act", "id": "far-1", "combatant": "twilight", '
+                          '"action": "move", "args": {"distance": 1e999}}')
+    error = await player.wait_for(lambda m: m["type"] == "error", start=mark)
+    assert error["code"] == "invalid_payload" and error["id"] == "far-1"
+    assert "out of range" in error["message"], error
+
+
 async def test_an_event_over_the_size_limit_is_refused_and_appends_nothing(
         redis_server: RedisProcess, clients: list[Client]) -> None:
     srv = Server(settings_for(redis_server.url, max_event_bytes=4096))

@@ -108,6 +108,15 @@ async def caught_up(client: Client) -> None:
         await asyncio.sleep(0)
 
 
+async def until_turn_of(gm: Client, cid: str, turns: int = 12) -> None:
+    """End turns (the GM's, for whoever acts) until ``cid``'s turn runs, at most ``turns``."""
+    for _ in range(turns):
+        if (await wait_current(gm)) == cid:
+            return
+        await play_turns(gm, {}, 1)
+    assert await wait_current(gm) == cid, f"no turn of {cid} in {turns} turns"
+
+
 async def play_turns(gm: Client, players: dict[str, Client], n: int) -> None:
     """End ``n`` turns, each sent by whoever controls the current combatant. A player's ack
     is not waited for (it waits while the next turn is behind the GM's screen): the GM's

@@ -10,7 +10,7 @@ import pytest
 from clients.client import FEATURES, Client, CommandError
 from server.app import Server
 from tests.conftest import ws_url
-from tests.helpers import caught_up, create_table, join, play_turns, wait_current
+from tests.helpers import caught_up, create_table, join, play_turns, until_turn_of
 
 CURSOR = [*FEATURES, "cursor"]
 
@@ -102,10 +102,7 @@ async def test_the_table_reads_nothing_behind_the_screen(server: Server,
     table = await create_table(url, clients, dice_seed=3)
     player = await join(url, table.tokens["twilight"], clients)
     await table.gm.command("start_encounter")
-    for _ in range(12):
-        if (await wait_current(table.gm)) == "lurker":
-            break
-        await play_turns(table.gm, {}, 1)
+    await until_turn_of(table.gm, "lurker")
     await table.gm.command("act", combatant="lurker", action="other_standard")
     await caught_up(player)
     whole = await pages(player, 100)

@@ -492,17 +492,25 @@ async def ambush(server: Server, opened: list[Client], **options: Any
     return world, dice_tower
 
 
-async def test_the_ack_that_leads_into_a_hidden_turn_waits_for_what_follows(
-        server: Server, clients: list[Client]) -> None:
-    """Twilight's player ends its turn; the stalker's hidden turn begins: the player gets
-    nothing (no turn_ended, no legal actions, no ack) until the next visible turn, then all of
-    it at once, the ack last, naming the position of the turn that began."""
-    world, _ = await ambush(server, clients)
+async def into_the_stalkers_turn(server: Server, opened: list[Client]
+                                 ) -> tuple[World, Client, int, asyncio.Future[Any]]:
+    """The ambush, Twilight's player ending its turn into the stalker's hidden one: the
+    world, the player, how many messages it had before, and the ack it waits for."""
+    world, _ = await ambush(server, opened)
     player = world.seats["twilight"]
     before = len(received(world, "twilight"))
     ended = await player.send_command("act", combatant="twilight", action="end_turn",
                                       expect_turn=player.turn_id)
     await world.gm.wait_until(lambda: world.state.current == "stalker")
+    return world, player, before, ended
+
+
+async def test_the_ack_that_leads_into_a_hidden_turn_waits_for_what_follows(
+        server: Server, clients: list[Client]) -> None:
+    """Twilight's player ends its turn; the stalker's hidden turn begins: the player gets
+    nothing (no turn_ended, no legal actions, no ack) until the next visible turn, then all of
+    it at once, the ack last, naming the position of the turn that began."""
+    world, _, before, ended = await into_the_stalkers_turn(server, clients)
     await world.settle()
     assert received(world, "twilight")[before:] == [] and not ended.done()
     await world.gm.command("act", combatant="stalker", action="end_turn")
@@ -516,15 +524,10 @@ async def test_the_ack_that_leads_into_a_hidden_turn_waits_for_what_follows(
 
 async def test_replies_behind_a_held_ack_leave_after_it_in_order(
         server: Server, clients: list[Client]) -> None:
-    """While the ack of "end turn" waits for the stalker's hidden turn, the player's next
-    frames (one that is not JSON, a ping) are answered at once as without the stalker would
-    give them away: their replies wait behind the ack and leave after it, in order."""
-    world, _ = await ambush(server, clients)
-    player = world.seats["twilight"]
-    before = len(received(world, "twilight"))
-    ended = await player.send_command("act", combatant="twilight", action="end_turn",
-                                      expect_turn=player.turn_id)
-    await world.gm.wait_until(lambda: world.state.current == "stalker")
+    """While the ack of "end turn" waits for the stalker's hidden turn, the replies to the
+    player's next frames (one that is not JSON, a ping) wait behind it, since a reply that
+    overtook it would give the stalker away; they leave after it, in order."""
+    world, player, before, ended = await into_the_stalkers_turn(server, clients)
     await player.send_raw("{not json")
     ping = await player.send_command("ping")
     await world.gm.command("ping")

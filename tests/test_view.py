@@ -26,7 +26,7 @@ from encounter.patches import KEPT_PATCHES, diff, follow, show
 from encounter.views import view_state
 from server.app import Server
 from tests.conftest import ws_url
-from tests.helpers import caught_up, create_table, open_client, play_turns, wait_current
+from tests.helpers import caught_up, create_table, open_client, play_turns, until_turn_of
 
 VIEW = [*FEATURES, "view"]
 
@@ -84,11 +84,7 @@ async def test_a_hidden_turn_gives_the_table_no_patch(server: Server,
     table = await create_table(url, clients, dice_seed=3)
     player = await viewer(url, table.tokens["twilight"], clients)
     await table.gm.command("start_encounter")
-    for _ in range(12):
-        if (await wait_current(table.gm)) == "lurker":
-            break
-        await play_turns(table.gm, {}, 1)
-    assert await wait_current(table.gm) == "lurker"
+    await until_turn_of(table.gm, "lurker")
     await caught_up(player)
     before = len(player.messages)
     await table.gm.command("act", combatant="lurker", action="other_standard")

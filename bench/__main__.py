@@ -283,6 +283,7 @@ async def run_one(args: argparse.Namespace, stamp: str, mode: str, e: int, label
         profiler = None
         if args.profile and target == "stablemaster" and pid:
             what = "" if workload == "end_turn" else f"-{workload}-{side}"
+            what += f"-{variant}" if variant else ""  # (one file per variant of a run)
             profiler = Profiler(pid, RESULTS / f"{stamp}-profile-{mode}-E{e}{what}.txt")
         gen = Generator(url, mode, e, warmup=warmup, duration=duration, period=args.period,
                         connect_concurrency=args.connect_concurrency, server_pid=pid,

@@ -21,6 +21,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
+from operator import attrgetter
 from typing import Any
 
 from encounter.actors import Actor
@@ -40,7 +41,8 @@ from protocol.model import CombatantProfile
 
 Op = dict[str, Any]
 
-FIELDS = frozenset(EncounterState.__struct_fields__)
+_NAMES: tuple[str, ...] = EncounterState.__struct_fields__
+FIELDS = frozenset(_NAMES)
 #: Read by a part that looked at something of the state other than its fields.
 EVERYTHING = "*"
 #: The patches a viewer kind keeps, for resumes (``Shown.since``).
@@ -106,37 +108,54 @@ class _Looked(Mapping[Any, Any]):
 
 class Changes:
     """What changed between two states, worked out once and kept for the last few pairs: the
-    fields, and in each changed field that is a mapping, the keys whose values changed."""
+    fields among those some part of a view reads (``watched``; every field when one of them
+    reads more than fields), and in a changed field that is a mapping, the keys whose values
+    changed (worked out when asked)."""
 
-    def __init__(self) -> None:
-        self._pairs: deque[tuple[EncounterState, EncounterState, dict[str, Any]]] = \
-            deque(maxlen=2)
+    def __init__(self, watched: frozenset[str] | None = None) -> None:
+        names = tuple(f for f in _NAMES if watched is None or f in watched)
+        self._names = names
+        self._values = attrgetter(*names)
+        self._pairs: deque[tuple[EncounterState, EncounterState, frozenset[str],
+                                 dict[str, Any]]] = deque(maxlen=2)
 
-    def between(self, old: EncounterState, new: EncounterState) -> dict[str, Any]:
-        """Each changed field: the set of keys changed in it, or ``WHOLE``."""
-        for a, b, found in self._pairs:
-            if a is old and b is new:
-                return found
-        found = {}
-        for f in changed_fields(old, new):
-            x, y = getattr(old, f), getattr(new, f)
-            found[f] = _changed_keys(x, y) if type(x) is dict and type(y) is dict else WHOLE
-        self._pairs.append((old, new, found))
-        return found
+    def _find(self, old: EncounterState,
+              new: EncounterState) -> tuple[frozenset[str], dict[str, Any]]:
+        for pair in self._pairs:
+            if pair[0] is old and pair[1] is new:
+                return pair[2], pair[3]
+        if old is new:
+            fields: frozenset[str] = frozenset()
+        else:
+            fields = frozenset([f for f, x, y in zip(self._names, self._values(old),
+                                                     self._values(new), strict=True)
+                                if x is not y and x != y])
+        keys: dict[str, Any] = {}
+        self._pairs.append((old, new, fields, keys))
+        return fields, keys
 
     def fields(self, old: EncounterState, new: EncounterState) -> frozenset[str]:
-        return frozenset(self.between(old, new))
+        """The fields changed (the same object for every viewer of the pair)."""
+        return self._find(old, new)[0]
 
     def touch(self, reads: frozenset[Read], old: EncounterState, new: EncounterState) -> bool:
         """Whether anything in ``reads`` changed from ``old`` to ``new``."""
         if old is new:
             return False
-        changed = self.between(old, new)
+        fields, changes = self._find(old, new)
         for f, key in reads:
             if f == EVERYTHING:
                 return True
-            keys = changed.get(f)
-            if keys is not None and (keys is WHOLE or key is WHOLE or key in keys):
+            if f not in fields:
+                continue
+            if key is WHOLE:
+                return True
+            changed = changes.get(f)
+            if changed is None:
+                x, y = getattr(old, f), getattr(new, f)
+                changed = changes[f] = _changed_keys(x, y) \
+                    if type(x) is dict and type(y) is dict else WHOLE
+            if changed is WHOLE or key in changed:
                 return True
         return False
 
@@ -152,10 +171,14 @@ class Memo:
     per state for every viewer, and again only when what they read changed."""
 
     def __init__(self) -> None:
-        self.changes = Changes()
+        #: the fields some part of a view read (``None``: every field, one read more)
+        self.watched: frozenset[str] | None = WATCHED
+        self.changes = Changes(self.watched)
         self._entries: dict[tuple[str, str], tuple[Any, frozenset[Read], EncounterState]] = {}
         #: by key, every field any combatant's value read (``EVERYTHING`` among them: any)
         self._fields: dict[str, set[str]] = {}
+        #: how many times ``_fields`` grew (what a viewer's own parts read is worked out again)
+        self.read_fields = 0
         #: what viewers share: the combatants they see, the values of parts of the state
         #: ``_state``, the patches between two values
         self._visible_of: EncounterState | None = None
@@ -164,6 +187,8 @@ class Memo:
         self._values: dict[Any, Any] = {}
         self._alive: list[set[str]] = []
         self._diffs: dict[tuple[str, int, int], tuple[Any, Any, list[Op]]] = {}
+        #: by key, the last pair of states ``carry`` carried values from and to
+        self._carried: dict[str, tuple[EncounterState, EncounterState]] = {}
 
     def unchanged(self, key: str, changed: frozenset[str]) -> bool:
         """Whether no value of ``key`` read any of the ``changed`` fields (then none needs
@@ -188,8 +213,26 @@ class Memo:
         except (TypeError, AttributeError):  # it needs the state itself
             value, reads = of(state, cid), frozenset({(EVERYTHING, WHOLE)})
         self._entries[(key, cid)] = (value, reads, state)
-        self._fields.setdefault(key, set()).update(f for f, _ in reads)
+        fields = self._fields.setdefault(key, set())
+        if not fields.issuperset(f for f, _ in reads):
+            fields.update(f for f, _ in reads)
+            self.read_fields += 1
+            self.watch(fields)
         return value
+
+    def watch(self, fields: Iterable[str]) -> None:
+        """A part of a view read ``fields`` (``EVERYTHING``: more than fields): from now on,
+        what changed is looked for in them too."""
+        watched = self.watched
+        fields = frozenset(fields)
+        if watched is None or watched.issuperset(fields):
+            return
+        self.watched = None if EVERYTHING in fields else watched | fields
+        self.changes = Changes(self.watched)
+
+    def fields_of(self, key: str) -> set[str] | None:
+        """Every field a value of ``key`` read (``None``: none was worked out yet)."""
+        return self._fields.get(key)
 
     def visible(self, state: EncounterState, viewer: Actor) -> set[str]:
         """The combatants ``viewer`` sees, one object for every viewer who sees the same
@@ -207,13 +250,16 @@ class Memo:
         apart for it) shares, worked out once per state. ``seen``: the set of combatants
         ``key`` names by its id, kept alive with the values, so that the id names it alone."""
         if self._state is not state:
-            self._state, self._values, self._diffs, self._alive = state, {}, {}, []
+            self._new_state(state)
         if seen is not None and not (self._alive and self._alive[-1] is seen):
             self._alive.append(seen)
         found = self._values.get(key, _MISSING)
         if found is _MISSING:
             found = self._values[key] = work()
         return found
+
+    def _new_state(self, state: EncounterState | None) -> None:
+        self._state, self._values, self._diffs, self._alive = state, {}, {}, []
 
     def diff(self, path: str, old: Any, new: Any, ops: list[Op]) -> None:
         """``diff``, worked out once for viewers who had the same value and get the same."""
@@ -230,6 +276,10 @@ class Memo:
     def carry(self, key: str, old: EncounterState, new: EncounterState) -> None:
         """Nothing ``key``'s values read changed from ``old`` to ``new``: those worked out on
         ``old`` stand for ``new`` (and ``old`` is not kept alive by them)."""
+        last = self._carried.get(key)
+        if last is not None and last[0] is old and last[1] is new:
+            return  # (carried for another viewer already)
+        self._carried[key] = (old, new)
         for k, (value, reads, base) in self._entries.items():
             if base is old and k[0] == key:
                 self._entries[k] = (value, reads, new)
@@ -243,16 +293,37 @@ class Memo:
         for k, (value, reads, base) in self._entries.items():
             if base is state:
                 self._entries[k] = (value, reads, kept)
-        self.changes = Changes()
+        self.changes = Changes(self.watched)
         self._visible_of, self._visible = None, {}
-        self._state, self._values = None, {}
+        self._new_state(None)
+        self._carried = {}
+
+
+class Common:
+    """The engine's parts of a view that every viewer who sees the same combatants shares
+    (all but ``VIEWER_PARTS`` and the combatants' entries), at one state: one object for all
+    of them, never changed (a change makes another)."""
+
+    __slots__ = ("full", "step", "values")
+
+    def __init__(self, full: bool, values: dict[str, Any]) -> None:
+        self.full, self.values = full, values
+        #: the way from this one to a later state: that state, the parts there, the patch,
+        #: and the keys it changes (worked out once, for every viewer who holds this one)
+        self.step: tuple[EncounterState, Common, list[Op], frozenset[str]] | None = None
 
 
 @dataclass
 class Shown:
-    """What one kind of viewer was last shown, and the patches that brought it there."""
+    """What one kind of viewer was last shown, and the patches that brought it there: the
+    engine's parts it shares with every viewer who sees the same combatants (``common``) and
+    its own (``own``: the combatants' entries, ``VIEWER_PARTS``, the ruleset's parts, which
+    may stand in for an engine part of the same name)."""
 
-    view: dict[str, Any]
+    common: Common
+    own: dict[str, Any]
+    #: the view's keys, in the snapshot's order
+    order: list[str]
     base: EncounterState
     visible: set[str]
     ids: list[str]  # the combatants' entries, in order
@@ -269,6 +340,19 @@ class Shown:
     #: the per-combatant parts and what changed between states, shared with the other viewers
     #: of the room (a memo of its own when none is given)
     memo: Memo = field(default_factory=Memo)
+    #: whether it sees any combatant's stat block (then the per-combatant parts are its)
+    sees_stats: bool = False
+    #: the ruleset's parts by the fields they read (``_parts_reading``), and every field its
+    #: own parts read (``_own_reads``); ``None``: to work out again
+    readers: dict[str, list[int]] | None = None
+    reads: frozenset[str] | None = None
+    reads_at: int = -1  # (``Memo.read_fields`` when ``reads`` was worked out)
+
+    @property
+    def view(self) -> dict[str, Any]:
+        """The state this viewer holds (its snapshot's ``state``)."""
+        own, values = self.own, self.common.values
+        return {k: own[k] if k in own else values[k] for k in self.order}
 
     def after(self, seq: int) -> list[Op] | None:
         """The patch from the view at ``seq`` to this one (``[]``: the same); ``None`` when
@@ -301,34 +385,113 @@ def show(state: EncounterState, viewer: Actor, at: int = 0, memo: Memo | None = 
     full = viewer.sees_all
     visible = memo.visible(state, viewer)
     sight = Sight(state, viewer, full, visible)
-    view: dict[str, Any] = {}
-
-    def engine_part(key: str, part: ViewPartOf) -> Any:
-        if key in VIEWER_PARTS:
-            return part(sight)
-        return memo.shared(state, (key, full, id(visible)), lambda: part(sight), visible)
-
-    for key, _reads, part, only in ENGINE_PARTS[:RULESET_PARTS_AT]:
-        if only is None or only == full:
-            view[key] = engine_part(key, part)
+    common = memo.shared(state, ("common", full, id(visible)),
+                         lambda: Common(full, {key: part(sight) for key, part in _common(full)}),
+                         visible)
+    own: dict[str, Any] = {}
     ids = [cid for cid in state.combatants if cid in visible]
     entries = {}
     for cid in ids:
         c = state.combatants[cid]
         entries[cid] = (c, state.vitals.get(cid), _entry(memo, state, c, viewer, full))
-    view["combatants"] = [entries[cid][2] for cid in ids]
+    own["combatants"] = [entries[cid][2] for cid in ids]
+    for key, _reads, part, only in ENGINE_PARTS:
+        if key in VIEWER_PARTS and (only is None or only == full):
+            own[key] = part(sight)
     parts = []
-    for view_part in declaration(state.ruleset).views:
+    rules = declaration(state.ruleset)
+    for view_part in rules.views:
         found, read = _spied(view_part, sight)
+        memo.watch(f for f, _ in read)
         parts.append((found[0] if found is not None else None, read))
         if found is not None:
-            view[found[0]] = found[1]
-    for key, of in declaration(state.ruleset).combatant_views:
-        view[key] = _per_combatant(memo, key, of, sight)
-    for key, _reads, part, only in ENGINE_PARTS[RULESET_PARTS_AT:]:
-        if only is None or only == full:
-            view[key] = engine_part(key, part)
-    return Shown(view, state, visible, ids, entries, parts, at=at, since=at, memo=memo)
+            own[found[0]] = found[1]
+    for key, of in rules.combatant_views:
+        own[key] = _per_combatant(memo, key, of, sight)
+    order = [key for key, _r, _p, only in ENGINE_PARTS[:RULESET_PARTS_AT]
+             if only is None or only == full]
+    order += [key for key in own if key not in order and key not in ENGINE_KEYS]
+    order += [key for key, _r, _p, only in ENGINE_PARTS[RULESET_PARTS_AT:]
+              if only is None or only == full]
+    return Shown(common, own, order, state, visible, ids, entries, parts, at=at, since=at,
+                 memo=memo, sees_stats=bool(seen_stats(sight)))
+
+
+ENGINE_KEYS = frozenset(key for key, _r, _p, _o in ENGINE_PARTS)
+
+
+@lru_cache(maxsize=4)
+def _common(full: bool) -> tuple[tuple[str, ViewPartOf], ...]:
+    """The engine's parts in ``Common`` for a viewer who sees everything (``full``) or not."""
+    return tuple((key, part) for key, _reads, part, only in ENGINE_PARTS
+                 if key not in VIEWER_PARTS and key != "combatants"
+                 and (only is None or only == full))
+
+
+@lru_cache(maxsize=512)
+def _common_reading(changed: frozenset[str],
+                    full: bool) -> tuple[tuple[str, ViewPartOf], ...]:
+    """The parts of ``_common(full)`` that read a field of ``changed`` (the same few sets come
+    again and again: end of turn, move, attack)."""
+    return tuple((key, part) for key, reads, part, only in ENGINE_PARTS
+                 if reads and not changed.isdisjoint(reads) and key not in VIEWER_PARTS
+                 and key != "combatants" and (only is None or only == full))
+
+
+@lru_cache(maxsize=512)
+def _viewer_reading(changed: frozenset[str],
+                    full: bool) -> tuple[tuple[str, ViewPartOf], ...]:
+    """The ``VIEWER_PARTS`` that read a field of ``changed``."""
+    return tuple((key, part) for key, reads, part, only in ENGINE_PARTS
+                 if key in VIEWER_PARTS and not changed.isdisjoint(reads)
+                 and (only is None or only == full))
+
+
+#: What a viewer's own parts read beside the ruleset's: the entries and ``VIEWER_PARTS``.
+OWN_READS = frozenset({"combatants", "vitals"}).union(
+    *(reads for key, reads, _p, _o in ENGINE_PARTS if key in VIEWER_PARTS))
+#: The fields every room's memo watches from the start: those the engine's parts read, the
+#: entries', and the ruleset (a new one makes every view again).
+WATCHED = OWN_READS.union(*(reads for _k, reads, _p, _o in ENGINE_PARTS), {"ruleset"})
+
+
+def _step(memo: Memo, common: Common, state: EncounterState, sight: Sight,
+          changed: frozenset[str]) -> tuple[Common, list[Op], frozenset[str]]:
+    """``common`` brought to ``state``: the parts there, the patch, the keys it changes;
+    worked out once for all the viewers who hold ``common``."""
+    found = common.step
+    if found is not None and found[0] is state:
+        return found[1], found[2], found[3]
+    full = common.full
+    reading = _common_reading(changed, full)
+    if not reading:
+        after = common
+    else:
+        values = common.values
+        after = memo.shared(state, ("common", full, id(sight.visible)), lambda: Common(
+            full, {**values, **{key: part(sight) for key, part in reading}}), sight.visible)
+    ops: list[Op] = []
+    for key, _part in reading:
+        diff(f"/{key}", common.values[key], after.values[key], ops)
+    keys = frozenset(key for key, _part in reading)
+    common.step = (state, after, ops, keys)
+    return after, ops, keys
+
+
+def _own_reads(shown: Shown) -> frozenset[str]:
+    """Every field of the state that this viewer's own parts read (``EVERYTHING`` among them
+    when one of them reads more, or when a per-combatant part was never worked out)."""
+    memo = shown.memo
+    if shown.reads is not None and shown.reads_at == memo.read_fields:
+        return shown.reads
+    fields = set(OWN_READS)
+    for _had, read in shown.parts:
+        fields.update(f for f, _ in read)
+    if shown.sees_stats:
+        for key, _of in declaration(shown.base.ruleset).combatant_views:
+            fields.update(memo.fields_of(key) or (EVERYTHING,))
+    shown.reads, shown.reads_at = frozenset(fields), memo.read_fields
+    return shown.reads
 
 
 def _entry(memo: Memo, state: EncounterState, c: CombatantProfile, viewer: Actor,
@@ -348,18 +511,15 @@ def _per_combatant(memo: Memo, key: str, of: Callable[[EncounterState, str], Any
             if cid in stats and (value := memo.value(key, of, state, cid)) is not None}
 
 
-def changed_fields(old: EncounterState, new: EncounterState) -> frozenset[str]:
-    """The fields of the state that differ (the frozen parts compare by identity first)."""
-    if old is new:
-        return frozenset()
-    return frozenset(f for f in FIELDS if getattr(old, f) != getattr(new, f))
+
 
 
 def follow(shown: Shown, state: EncounterState, viewer: Actor, at: int,
            changed: frozenset[str] | None = None) -> list[Op]:
     """Bring ``shown`` to ``state`` (position ``at``) and return the patch that does it
-    (``[]``: this viewer's view did not change). ``changed``: ``changed_fields`` of
-    ``shown.base`` and ``state``, when the caller has it."""
+    (``[]``: this viewer's view did not change). ``changed``: the fields changed from
+    ``shown.base`` to ``state`` among those watched (``Memo.changes``), when the caller has
+    them."""
     memo = shown.memo
     if changed is None:
         changed = memo.changes.fields(shown.base, state)
@@ -375,21 +535,30 @@ def follow(shown: Shown, state: EncounterState, viewer: Actor, at: int,
         _take(shown, fresh)
         shown.record(at, ops)
         return ops
-    ops = []
     if not changed:
+        shown.base = state
+        shown.record(at, [])
+        return []
+    sight = Sight(state, viewer, full, visible)
+    common, ops, keys = _step(memo, shown.common, state, sight, changed)
+    shown.common = common
+    reads = _own_reads(shown)
+    if EVERYTHING not in reads and changed.isdisjoint(reads):
+        # its own parts did not change: the patch is the one it shares
+        if shown.sees_stats:
+            for key, _of in declaration(state.ruleset).combatant_views:
+                memo.carry(key, shown.base, state)
         shown.base = state
         shown.record(at, ops)
         return ops
-    sight = Sight(state, viewer, full, visible)
-    view = dict(shown.view)
-    for key, part, only in _engine_parts(changed):
-        if only is None or only == full:
-            # the same for every viewer who sees the same combatants, but a few parts
-            value = part(sight) if key in VIEWER_PARTS else \
-                memo.shared(state, (key, full, id(visible)),
-                            lambda p=part: p(sight), visible)  # type: ignore[misc]
-            memo.diff(f"/{key}", view[key], value, ops)
-            view[key] = value
+    own = dict(shown.own)
+    if not keys.isdisjoint(own):  # an engine part the ruleset's stands in for changed
+        ops = [op for op in ops if op["path"].split("/", 2)[1] not in own]
+    mine: list[Op] = []
+    for key, part in _viewer_reading(changed, full):
+        value = part(sight)
+        memo.diff(f"/{key}", own[key], value, mine)
+        own[key] = value
     if "combatants" in changed or "vitals" in changed:
         listed: list[dict[str, Any]] | None = None
         for i, cid in enumerate(ids):
@@ -398,61 +567,72 @@ def follow(shown: Shown, state: EncounterState, viewer: Actor, at: int,
             if before[0] is c and before[1] is v:
                 continue
             entry = _entry(memo, state, c, viewer, full)
-            memo.diff(f"/combatants/{i}", before[2], entry, ops)
+            memo.diff(f"/combatants/{i}", before[2], entry, mine)
             shown.entries[cid] = (c, v, entry)
             if listed is None:
-                listed = list(view["combatants"])
+                listed = list(own["combatants"])
             listed[i] = entry
         if listed is not None:
-            view["combatants"] = listed
+            own["combatants"] = listed
     rules = declaration(state.ruleset)
-    for i, view_part in enumerate(rules.views):
+    for i in _parts_reading(shown, changed):
+        view_part = rules.views[i]
         had, read = shown.parts[i]
-        fields = _fields_of(read)
-        if EVERYTHING not in fields and changed.isdisjoint(fields):
-            continue  # (the cheap test first: no field it read changed)
         if not memo.changes.touch(read, shown.base, state):
             continue
         found, read = _spied(view_part, sight)
+        memo.watch(f for f, _ in read)
+        shown.readers = shown.reads = None
         if found is None:
             if had is not None:  # back to the engine's own part of that name
-                value = next(p for k, _r, p, _o in ENGINE_PARTS if k == had)(sight)
-                diff(f"/{had}", view[had], value, ops)
-                view[had] = value
+                diff(f"/{had}", own.pop(had), common.values[had], mine)
             shown.parts[i] = (None, read)
             continue
-        diff(f"/{_escape(found[0])}", view.get(found[0], _MISSING), found[1], ops)
-        view[found[0]] = found[1]
-        shown.parts[i] = (found[0], read)
-    for key, of in rules.combatant_views:
-        if memo.unchanged(key, changed):
-            memo.carry(key, shown.base, state)
-            continue
-        value = _per_combatant(memo, key, of, sight)
-        diff(f"/{key}", view[key], value, ops)
-        view[key] = value
-    shown.view, shown.base = view, state
+        key = found[0]
+        before = own.get(key, _MISSING)
+        if before is _MISSING and key in common.values:
+            before = common.values[key]
+        diff(f"/{_escape(key)}", before, found[1], mine)
+        own[key] = found[1]
+        if key not in shown.order:
+            shown.order.append(key)
+        shown.parts[i] = (key, read)
+    if shown.sees_stats:
+        for key, of in rules.combatant_views:
+            if memo.unchanged(key, changed):
+                memo.carry(key, shown.base, state)
+                continue
+            value = _per_combatant(memo, key, of, sight)
+            diff(f"/{key}", own[key], value, mine)
+            own[key] = value
+    shown.own, shown.base = own, state
+    if mine:
+        ops = ops + mine
     shown.record(at, ops)
     return ops
 
 
-@lru_cache(maxsize=256)
-def _engine_parts(changed: frozenset[str]) -> tuple[tuple[str, ViewPartOf, bool | None], ...]:
-    """The engine's parts that read a field of ``changed`` (the same few sets come again and
-    again: end of turn, move, attack)."""
-    return tuple((key, part, only) for key, reads, part, only in ENGINE_PARTS
-                 if reads and not changed.isdisjoint(reads))
-
-
-@lru_cache(maxsize=1024)
-def _fields_of(reads: frozenset[Read]) -> frozenset[str]:
-    """The fields ``reads`` reads (``EVERYTHING`` among them for a part that read more)."""
-    return frozenset(f for f, _ in reads)
+def _parts_reading(shown: Shown, changed: frozenset[str]) -> list[int]:
+    """The ruleset's parts (their places in ``Declaration.views``) that read a field of
+    ``changed`` when they were last worked out, in order."""
+    readers = shown.readers
+    if readers is None:
+        readers = shown.readers = {}
+        for i, (_had, read) in enumerate(shown.parts):
+            for f in {f for f, _ in read}:
+                readers.setdefault(f, []).append(i)
+    found = set(readers.get(EVERYTHING, ()))
+    for f in changed:
+        found.update(readers.get(f, ()))
+    return sorted(found)
 
 
 def _take(shown: Shown, fresh: Shown) -> None:
-    shown.view, shown.base, shown.visible = fresh.view, fresh.base, fresh.visible
+    shown.common, shown.own, shown.order = fresh.common, fresh.own, fresh.order
+    shown.base, shown.visible = fresh.base, fresh.visible
     shown.ids, shown.entries, shown.parts = fresh.ids, fresh.entries, fresh.parts
+    shown.sees_stats = fresh.sees_stats
+    shown.readers = shown.reads = None
 
 
 def _spied(part: ViewPart, sight: Sight) -> tuple[tuple[str, Any] | None, frozenset[Read]]:

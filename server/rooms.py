@@ -594,6 +594,9 @@ class Room:
         shared: dict[object, list[LegalAction]] = {}
         turns: dict[bool, str] = {}
         encoded: dict[tuple[int, bool], bytes] = {}
+        #: the view messages of this delivery by patch, position and framing: the viewers who
+        #: share a patch (``encounter.patches.Common``) share its message
+        views_encoded: dict[tuple[int, int, bool], tuple[list[Op], bytes]] = {}
         delivered = 0
         for members in groups.values():
             actor = members[0].actor
@@ -610,7 +613,7 @@ class Room:
             legal = self.legal_frame(actor, allowed, shared, turn,
                                      any(m.cursor for m in members))
             frames: dict[bool, list[bytes]] = {}
-            views = self._view_frames(actor, members)
+            views = self._view_frames(actor, members, views_encoded)
             for session in members:
                 mine = frames.get(session.cursor)
                 if mine is None:
@@ -633,9 +636,12 @@ class Room:
         if revoked:
             self.close_credentials(revoked, "credential revoked")
 
-    def _view_frames(self, actor: Actor, members: list[Member]) -> dict[bool, bytes]:
+    def _view_frames(self, actor: Actor, members: list[Member],
+                     encoded: dict[tuple[int, int, bool], tuple[list[Op], bytes]]
+                     ) -> dict[bool, bytes]:
         """The ``view`` messages of a delivery to ``members`` (of ``actor``'s kind), by
-        ``cursor`` (none: no member has the feature, or its view did not change)."""
+        ``cursor`` (none: no member has the feature, or its view did not change); ``encoded``:
+        those of the delivery's other viewers, by patch."""
         viewing = [m for m in members if m.view]
         key = viewer_key(actor)
         if not viewing:
@@ -649,8 +655,14 @@ class Room:
         ops = follow(shown, state, actor, seq)
         if not ops:
             return {}
-        return {cursor: self.view_frame(ops, seq, digest, cursor)
-                for cursor in {m.cursor for m in viewing}}
+        frames = {}
+        for cursor in {m.cursor for m in viewing}:
+            found = encoded.get((id(ops), seq, cursor))
+            if found is None or found[0] is not ops:
+                found = encoded[(id(ops), seq, cursor)] = \
+                    (ops, self.view_frame(ops, seq, digest, cursor))
+            frames[cursor] = found[1]
+        return frames
 
     def seen_by(self, envelopes: Sequence[Envelope], digests: Sequence[str], actor: Actor,
                 cursor: bool) -> list[tuple[int, str, bytes]]:

@@ -360,6 +360,8 @@ async def run_all(args: argparse.Namespace, stamp: str) -> dict[str, Any]:
             raise SystemExit(f"unknown durability {d!r}")
     if args.mypyc and args.server_url:
         raise SystemExit("--mypyc starts a server of its own: it does not go with --server-url")
+    if "stablemaster" in targets and args.server_url and args.view:
+        targets[targets.index("stablemaster")] = "stablemaster+view"  # (its clients ask for it)
     if "stablemaster" in targets and not args.server_url:
         at = targets.index("stablemaster")
         targets[at:at + 1] = ["stablemaster" if d == "everysec" else f"stablemaster+{d}"

@@ -24,11 +24,14 @@ from functools import lru_cache
 from operator import attrgetter
 from typing import Any
 
+import msgspec
+
 from encounter.actors import Actor
 from encounter.ruleset import ViewPart, declaration
 from encounter.state import EncounterState, Vitals
 from encounter.views import (
     ENGINE_PARTS,
+    FULL_PARTS,
     RULESET_PARTS_AT,
     VIEWER_PARTS,
     Sight,
@@ -40,6 +43,7 @@ from encounter.views import (
 from protocol.model import CombatantProfile
 
 Op = dict[str, Any]
+_json = msgspec.json.Encoder()
 
 _NAMES: tuple[str, ...] = EncounterState.__struct_fields__
 FIELDS = frozenset(_NAMES)
@@ -51,6 +55,7 @@ KEPT_PATCHES = 64
 
 Read = tuple[str, Any]  # a field of the state, and the key read in it (``WHOLE``: all of it)
 WHOLE: Any = object()
+_NOTHING: frozenset[Any] = frozenset()
 
 
 class _Reads:
@@ -134,6 +139,33 @@ class Changes:
         self._pairs.append((old, new, fields, keys))
         return fields, keys
 
+    def keys(self, old: EncounterState, new: EncounterState, fields: tuple[str, ...],
+             every: Iterable[Any]) -> Iterable[Any]:
+        """The keys changed in these mapping ``fields`` (``every`` when one of them was
+        replaced by something else than a mapping)."""
+        found: set[Any] = set()
+        for f in fields:
+            changed = self._keys(old, new, f)
+            if changed is WHOLE:
+                return every
+            found |= changed
+        return found
+
+    def _keys(self, old: EncounterState, new: EncounterState, f: str) -> Any:
+        """The keys changed in field ``f`` (a set; ``WHOLE``: not a mapping)."""
+        fields, changes = self._find(old, new)
+        if f not in fields:
+            return _NOTHING
+        changed = changes.get(f)
+        if changed is None:
+            x, y = getattr(old, f), getattr(new, f)
+            changed = changes[f] = _changed_keys(x, y) \
+                if type(x) is dict and type(y) is dict else WHOLE
+        return changed
+
+    def forget(self) -> None:
+        self._pairs.clear()
+
     def fields(self, old: EncounterState, new: EncounterState) -> frozenset[str]:
         """The fields changed (the same object for every viewer of the pair)."""
         return self._find(old, new)[0]
@@ -142,7 +174,7 @@ class Changes:
         """Whether anything in ``reads`` changed from ``old`` to ``new``."""
         if old is new:
             return False
-        fields, changes = self._find(old, new)
+        fields = self._find(old, new)[0]
         for f, key in reads:
             if f == EVERYTHING:
                 return True
@@ -150,11 +182,7 @@ class Changes:
                 continue
             if key is WHOLE:
                 return True
-            changed = changes.get(f)
-            if changed is None:
-                x, y = getattr(old, f), getattr(new, f)
-                changed = changes[f] = _changed_keys(x, y) \
-                    if type(x) is dict and type(y) is dict else WHOLE
+            changed = self._keys(old, new, f)
             if changed is WHOLE or key in changed:
                 return True
         return False
@@ -166,6 +194,16 @@ def _changed_keys(old: dict[Any, Any], new: dict[Any, Any]) -> set[Any]:
             if (a := old.get(k, gone)) is not (b := new.get(k, gone)) and a != b}
 
 
+class _Worked:
+    """A per-combatant part's value, what it read, and the state it stands for (moved on,
+    in place, while nothing it read changes)."""
+
+    __slots__ = ("base", "reads", "value")
+
+    def __init__(self, value: Any, reads: frozenset[Read], base: EncounterState) -> None:
+        self.value, self.reads, self.base = value, reads, base
+
+
 class Memo:
     """The per-combatant parts of views (``Declaration.combatant_views``), worked out once
     per state for every viewer, and again only when what they read changed."""
@@ -174,9 +212,10 @@ class Memo:
         #: the fields some part of a view read (``None``: every field, one read more)
         self.watched: frozenset[str] | None = WATCHED
         self.changes = Changes(self.watched)
-        self._entries: dict[tuple[str, str], tuple[Any, frozenset[Read], EncounterState]] = {}
+        self._entries: dict[tuple[str, str], _Worked] = {}
         #: by key, every field any combatant's value read (``EVERYTHING`` among them: any)
         self._fields: dict[str, set[str]] = {}
+        self._encoded: tuple[list[Op], bytes] | None = None
         #: how many times ``_fields`` grew (what a viewer's own parts read is worked out again)
         self.read_fields = 0
         #: what viewers share: the combatants they see, the values of parts of the state
@@ -200,25 +239,36 @@ class Memo:
               state: EncounterState, cid: str) -> Any:
         entry = self._entries.get((key, cid))
         if entry is not None:
-            value, reads, base = entry
-            if base is state:
-                return value
-            if not self.changes.touch(reads, base, state):
-                self._entries[(key, cid)] = (value, reads, state)
-                return value
+            if entry.base is state:
+                return entry.value
+            if not self.changes.touch(entry.reads, entry.base, state):
+                entry.base = state
+                return entry.value
         spy = _Reads(state)
         try:
             value = of(spy, cid)  # type: ignore[arg-type]
             reads = frozenset(spy.reads)
         except (TypeError, AttributeError):  # it needs the state itself
             value, reads = of(state, cid), frozenset({(EVERYTHING, WHOLE)})
-        self._entries[(key, cid)] = (value, reads, state)
+        if entry is None:
+            self._entries[(key, cid)] = _Worked(value, reads, state)
+        else:
+            entry.value, entry.reads, entry.base = value, reads, state
         fields = self._fields.setdefault(key, set())
         if not fields.issuperset(f for f, _ in reads):
             fields.update(f for f, _ in reads)
             self.read_fields += 1
             self.watch(fields)
         return value
+
+    def encoded(self, ops: list[Op]) -> bytes:
+        """``ops`` as JSON, encoded once for the viewers who share them."""
+        last = self._encoded
+        if last is not None and last[0] is ops:
+            return last[1]
+        data = _json.encode(ops)
+        self._encoded = (ops, data)
+        return data
 
     def watch(self, fields: Iterable[str]) -> None:
         """A part of a view read ``fields`` (``EVERYTHING``: more than fields): from now on,
@@ -241,8 +291,17 @@ class Memo:
             self._visible_of, self._visible = state, {}
         found = self._visible.get(viewer.sees_all)
         if found is None:
-            found = self._visible[viewer.sees_all] = visible_to(state, viewer)
+            found = visible_to(state, viewer)
+            other = self._visible.get(not viewer.sees_all)
+            if other is not None and other == found:
+                found = other  # (no one is hidden: the GM's engine parts are the table's)
+            self._visible[viewer.sees_all] = found
         return found
+
+    def part(self, state: EncounterState, key: str, part: ViewPartOf, sight: Sight) -> Any:
+        """The value of one of ``Common``'s parts, the same object for every viewer who sees
+        the same combatants."""
+        return self.shared(state, (key, id(sight.visible)), lambda: part(sight), sight.visible)
 
     def shared(self, state: EncounterState, key: Any, work: Callable[[], Any],
                seen: set[str] | None = None) -> Any:
@@ -280,19 +339,27 @@ class Memo:
         if last is not None and last[0] is old and last[1] is new:
             return  # (carried for another viewer already)
         self._carried[key] = (old, new)
-        for k, (value, reads, base) in self._entries.items():
-            if base is old and k[0] == key:
-                self._entries[k] = (value, reads, new)
+        for k, entry in self._entries.items():
+            if entry.base is old and k[0] == key:
+                entry.base = new
+
+    def settle(self) -> None:
+        """Every viewer has been brought up to date: what was kept to work out the changes
+        between states goes (and with it the states left behind, as soon as possible)."""
+        self.changes.forget()
+        self._carried, self._encoded = {}, None
+        self._visible_of, self._visible = None, {}
+        self._new_state(None)  # (the values shared at the state: none is looked up again)
 
     def holds(self, state: EncounterState) -> bool:
-        return any(base is state for _, _, base in self._entries.values())
+        return any(entry.base is state for entry in self._entries.values())
 
     def rebase(self, state: EncounterState, kept: EncounterState) -> None:
         """``state`` is about to change in place: what was worked out on it stands for
         ``kept``, its copy (and no change worked out with it stands)."""
-        for k, (value, reads, base) in self._entries.items():
-            if base is state:
-                self._entries[k] = (value, reads, kept)
+        for entry in self._entries.values():
+            if entry.base is state:
+                entry.base = kept
         self.changes = Changes(self.watched)
         self._visible_of, self._visible = None, {}
         self._new_state(None)
@@ -301,25 +368,47 @@ class Memo:
 
 class Common:
     """The engine's parts of a view that every viewer who sees the same combatants shares
-    (all but ``VIEWER_PARTS`` and the combatants' entries), at one state: one object for all
-    of them, never changed (a change makes another)."""
+    (all but ``OWN_ENGINE_PARTS`` and the combatants' entries), at one state: one object for
+    all of them, whether or not they see everything, never changed (a change makes another).
+    The values are a mapping shared along the way (``base``, most of them, the same for the
+    whole encounter) and those changed since (``delta``), so that a step allocates no more
+    than it changes."""
 
-    __slots__ = ("full", "step", "values")
+    __slots__ = ("base", "delta", "step")
 
-    def __init__(self, full: bool, values: dict[str, Any]) -> None:
-        self.full, self.values = full, values
+    def __init__(self, base: dict[str, Any], delta: dict[str, Any] | None = None) -> None:
+        self.base, self.delta = base, delta if delta is not None else {}
         #: the way from this one to a later state: that state, the parts there, the patch,
         #: and the keys it changes (worked out once, for every viewer who holds this one)
         self.step: tuple[EncounterState, Common, list[Op], frozenset[str]] | None = None
 
+    def __getitem__(self, key: str) -> Any:
+        delta = self.delta
+        return delta[key] if key in delta else self.base[key]
 
-@dataclass
+    def __contains__(self, key: str) -> bool:
+        return key in self.delta or key in self.base
+
+    def then(self, changed: dict[str, Any]) -> Common:
+        """The parts with ``changed`` in place of their values."""
+        delta = {**self.delta, **changed}
+        if len(delta) > DELTA_AT_MOST:
+            return Common({**self.base, **delta})
+        return Common(self.base, delta)
+
+
+#: How many changed parts a ``Common`` keeps beside its shared mapping before it makes another.
+DELTA_AT_MOST = 8
+
+
+@dataclass(slots=True, eq=False)
 class Shown:
     """What one kind of viewer was last shown, and the patches that brought it there: the
     engine's parts it shares with every viewer who sees the same combatants (``common``) and
-    its own (``own``: the combatants' entries, ``VIEWER_PARTS``, the ruleset's parts, which
+    its own (``own``: the combatants' entries, ``OWN_ENGINE_PARTS``, the ruleset's parts, which
     may stand in for an engine part of the same name)."""
 
+    viewer: Actor  # (one of them: what tells it from the others is the same)
     common: Common
     own: dict[str, Any]
     #: the view's keys, in the snapshot's order
@@ -334,14 +423,18 @@ class Shown:
     #: the position (seq) of ``base`` for this viewer, and the patches that led to it: each
     #: from the position before it, and where the oldest kept one starts (``since``)
     at: int = 0
-    patches: deque[tuple[int, int, list[Op]]] = field(
-        default_factory=lambda: deque(maxlen=KEPT_PATCHES))
+    #: (flat: start, end, the patch as JSON, start... so that keeping one allocates nothing
+    #: the collector looks at)
+    patches: deque[int | bytes] = field(
+        default_factory=lambda: deque(maxlen=3 * KEPT_PATCHES))
     since: int = 0
     #: the per-combatant parts and what changed between states, shared with the other viewers
     #: of the room (a memo of its own when none is given)
     memo: Memo = field(default_factory=Memo)
-    #: whether it sees any combatant's stat block (then the per-combatant parts are its)
-    sees_stats: bool = False
+    #: the combatants whose stat blocks it sees (then the per-combatant parts are its), and
+    #: where each combatant's entry is in ``ids``
+    stats: frozenset[str] = frozenset()
+    where: dict[str, int] = field(default_factory=dict)
     #: the ruleset's parts by the fields they read (``_parts_reading``), and every field its
     #: own parts read (``_own_reads``); ``None``: to work out again
     readers: dict[str, list[int]] | None = None
@@ -351,31 +444,47 @@ class Shown:
     @property
     def view(self) -> dict[str, Any]:
         """The state this viewer holds (its snapshot's ``state``)."""
-        own, values = self.own, self.common.values
-        return {k: own[k] if k in own else values[k] for k in self.order}
+        own, common = self.own, self.common
+        return {k: _copied(own[k]) if k in own else common[k] for k in self.order}
 
-    def after(self, seq: int) -> list[Op] | None:
-        """The patch from the view at ``seq`` to this one (``[]``: the same); ``None`` when
-        the patches kept do not reach back to it."""
+    def after(self, seq: int) -> bytes | None:
+        """The patch from the view at ``seq`` to this one, as JSON (``NO_CHANGE``: the
+        same); ``None`` when the patches kept do not reach back to it."""
         if seq == self.at:
-            return []
+            return NO_CHANGE
         if seq < self.since or seq > self.at:
             return None
-        ops: list[Op] = []
-        for start, end, patch in self.patches:
+        found: list[bytes] = []
+        kept: Iterator[Any] = iter(self.patches)
+        for start, end, patch in zip(kept, kept, kept, strict=True):
             if end <= seq:
                 continue
             if start < seq:  # (a position inside one delivery: not one a viewer is given)
                 return None
-            ops.extend(patch)
-        return ops
+            found.append(patch)
+        if len(found) == 1:
+            return found[0]
+        return b"[" + b",".join(p[1:-1] for p in found) + b"]"
+
+    def latest(self) -> bytes:
+        """The last patch recorded, as JSON."""
+        return self.patches[-1]  # type: ignore[return-value]
 
     def record(self, at: int, ops: list[Op]) -> None:
+        """The view is now the one at ``at``, ``ops`` from the one before (kept as JSON: the
+        message that carries it is made of it, and the collector has nothing to look at)."""
         if ops:
-            if len(self.patches) == self.patches.maxlen:
-                self.since = self.patches[0][1]
-            self.patches.append((self.at, at, ops))
+            kept = self.patches
+            if len(kept) == kept.maxlen:
+                self.since = kept[1]  # type: ignore[assignment]
+            kept.append(self.at)
+            kept.append(at)
+            kept.append(self.memo.encoded(ops))
         self.at = at
+
+
+#: ``Shown.after`` of the position it is at: no operation.
+NO_CHANGE = b"[]"
 
 
 def show(state: EncounterState, viewer: Actor, at: int = 0, memo: Memo | None = None) -> Shown:
@@ -385,9 +494,8 @@ def show(state: EncounterState, viewer: Actor, at: int = 0, memo: Memo | None = 
     full = viewer.sees_all
     visible = memo.visible(state, viewer)
     sight = Sight(state, viewer, full, visible)
-    common = memo.shared(state, ("common", full, id(visible)),
-                         lambda: Common(full, {key: part(sight) for key, part in _common(full)}),
-                         visible)
+    common = memo.shared(state, ("common", id(visible)), lambda: Common(
+        {key: memo.part(state, key, part, sight) for key, part in _common()}), visible)
     own: dict[str, Any] = {}
     ids = [cid for cid in state.combatants if cid in visible]
     entries = {}
@@ -396,7 +504,7 @@ def show(state: EncounterState, viewer: Actor, at: int = 0, memo: Memo | None = 
         entries[cid] = (c, state.vitals.get(cid), _entry(memo, state, c, viewer, full))
     own["combatants"] = [entries[cid][2] for cid in ids]
     for key, _reads, part, only in ENGINE_PARTS:
-        if key in VIEWER_PARTS and (only is None or only == full):
+        if key in OWN_ENGINE_PARTS and (only is None or only == full):
             own[key] = part(sight)
     parts = []
     rules = declaration(state.ruleset)
@@ -413,43 +521,55 @@ def show(state: EncounterState, viewer: Actor, at: int = 0, memo: Memo | None = 
     order += [key for key in own if key not in order and key not in ENGINE_KEYS]
     order += [key for key, _r, _p, only in ENGINE_PARTS[RULESET_PARTS_AT:]
               if only is None or only == full]
-    return Shown(common, own, order, state, visible, ids, entries, parts, at=at, since=at,
-                 memo=memo, sees_stats=bool(seen_stats(sight)))
+    return Shown(viewer, common, own, order, state, visible, ids, entries, parts, at=at, since=at,
+                 memo=memo, stats=frozenset(seen_stats(sight)),
+                 where={cid: i for i, cid in enumerate(ids)})
+
+
+def _copied(value: Any) -> Any:
+    """An own part as ``follow`` may change it in place: the mapping or list copied."""
+    kind = type(value)
+    return kind(value) if kind is dict or kind is list else value
 
 
 ENGINE_KEYS = frozenset(key for key, _r, _p, _o in ENGINE_PARTS)
 
 
-@lru_cache(maxsize=4)
-def _common(full: bool) -> tuple[tuple[str, ViewPartOf], ...]:
-    """The engine's parts in ``Common`` for a viewer who sees everything (``full``) or not."""
-    return tuple((key, part) for key, _reads, part, only in ENGINE_PARTS
-                 if key not in VIEWER_PARTS and key != "combatants"
-                 and (only is None or only == full))
+#: The engine's parts each viewer holds on its own: those that differ between viewers who
+#: see the same combatants, and those shown to one kind of viewer only.
+OWN_ENGINE_PARTS = frozenset(key for key, _r, _p, only in ENGINE_PARTS
+                             if key in VIEWER_PARTS or key in FULL_PARTS or only is not None)
+
+
+@lru_cache(maxsize=1)
+def _common() -> tuple[tuple[str, ViewPartOf], ...]:
+    """The engine's parts in ``Common``."""
+    return tuple((key, part) for key, _reads, part, _only in ENGINE_PARTS
+                 if key not in OWN_ENGINE_PARTS and key != "combatants")
 
 
 @lru_cache(maxsize=512)
-def _common_reading(changed: frozenset[str],
-                    full: bool) -> tuple[tuple[str, ViewPartOf], ...]:
-    """The parts of ``_common(full)`` that read a field of ``changed`` (the same few sets come
+def _common_reading(changed: frozenset[str]) -> tuple[tuple[str, ViewPartOf], ...]:
+    """The parts of ``_common()`` that read a field of ``changed`` (the same few sets come
     again and again: end of turn, move, attack)."""
-    return tuple((key, part) for key, reads, part, only in ENGINE_PARTS
-                 if reads and not changed.isdisjoint(reads) and key not in VIEWER_PARTS
-                 and key != "combatants" and (only is None or only == full))
+    return tuple((key, part) for key, reads, part, _only in ENGINE_PARTS
+                 if reads and not changed.isdisjoint(reads) and key not in OWN_ENGINE_PARTS
+                 and key != "combatants")
 
 
 @lru_cache(maxsize=512)
 def _viewer_reading(changed: frozenset[str],
                     full: bool) -> tuple[tuple[str, ViewPartOf], ...]:
-    """The ``VIEWER_PARTS`` that read a field of ``changed``."""
+    """The ``OWN_ENGINE_PARTS`` of a viewer who sees everything (``full``) or not that read
+    a field of ``changed``."""
     return tuple((key, part) for key, reads, part, only in ENGINE_PARTS
-                 if key in VIEWER_PARTS and not changed.isdisjoint(reads)
+                 if key in OWN_ENGINE_PARTS and not changed.isdisjoint(reads)
                  and (only is None or only == full))
 
 
-#: What a viewer's own parts read beside the ruleset's: the entries and ``VIEWER_PARTS``.
+#: What a viewer's own parts read beside the ruleset's: the entries and ``OWN_ENGINE_PARTS``.
 OWN_READS = frozenset({"combatants", "vitals"}).union(
-    *(reads for key, reads, _p, _o in ENGINE_PARTS if key in VIEWER_PARTS))
+    *(reads for key, reads, _p, _o in ENGINE_PARTS if key in OWN_ENGINE_PARTS))
 #: The fields every room's memo watches from the start: those the engine's parts read, the
 #: entries', and the ruleset (a new one makes every view again).
 WATCHED = OWN_READS.union(*(reads for _k, reads, _p, _o in ENGINE_PARTS), {"ruleset"})
@@ -462,35 +582,48 @@ def _step(memo: Memo, common: Common, state: EncounterState, sight: Sight,
     found = common.step
     if found is not None and found[0] is state:
         return found[1], found[2], found[3]
-    full = common.full
-    reading = _common_reading(changed, full)
+    reading = _common_reading(changed)
     if not reading:
         after = common
     else:
-        values = common.values
-        after = memo.shared(state, ("common", full, id(sight.visible)), lambda: Common(
-            full, {**values, **{key: part(sight) for key, part in reading}}), sight.visible)
+        after = memo.shared(state, ("common", id(sight.visible)), lambda: common.then(
+            {key: memo.part(state, key, part, sight) for key, part in reading}),
+            sight.visible)
     ops: list[Op] = []
     for key, _part in reading:
-        diff(f"/{key}", common.values[key], after.values[key], ops)
+        memo.diff(f"/{key}", common[key], after[key], ops)
     keys = frozenset(key for key, _part in reading)
     common.step = (state, after, ops, keys)
     return after, ops, keys
 
 
+def prepare(shown: Shown, state: EncounterState) -> None:
+    """Work out ahead the step to ``state`` of the engine's parts ``shown`` shares with the
+    viewers who see the same combatants (``_step``), while ``state`` is fresh in memory: the
+    follow to it that comes later finds it done. Nothing when the combatants it sees may
+    change (``follow`` makes the whole view again then)."""
+    changed = shown.memo.changes.fields(shown.base, state)
+    if not changed or "combatants" in changed or "ruleset" in changed:
+        return
+    viewer = shown.viewer
+    _step(shown.memo, shown.common, state,
+          Sight(state, viewer, viewer.sees_all, shown.visible), changed)
+
+
 def _own_reads(shown: Shown) -> frozenset[str]:
-    """Every field of the state that this viewer's own parts read (``EVERYTHING`` among them
-    when one of them reads more, or when a per-combatant part was never worked out)."""
+    """Every field of the state that this viewer's own parts read (all of them when one of
+    them reads more, or when a per-combatant part was never worked out)."""
     memo = shown.memo
     if shown.reads is not None and shown.reads_at == memo.read_fields:
         return shown.reads
     fields = set(OWN_READS)
     for _had, read in shown.parts:
         fields.update(f for f, _ in read)
-    if shown.sees_stats:
+    if shown.stats:
         for key, _of in declaration(shown.base.ruleset).combatant_views:
             fields.update(memo.fields_of(key) or (EVERYTHING,))
-    shown.reads, shown.reads_at = frozenset(fields), memo.read_fields
+    shown.reads = FIELDS if EVERYTHING in fields else frozenset(fields)  # (any change)
+    shown.reads_at = memo.read_fields
     return shown.reads
 
 
@@ -539,19 +672,29 @@ def follow(shown: Shown, state: EncounterState, viewer: Actor, at: int,
         shown.base = state
         shown.record(at, [])
         return []
-    sight = Sight(state, viewer, full, visible)
-    common, ops, keys = _step(memo, shown.common, state, sight, changed)
+    step = shown.common.step
+    if step is not None and step[0] is state:  # (worked out for another viewer, or ahead)
+        common, ops, keys = step[1], step[2], step[3]
+    else:
+        common, ops, keys = _step(memo, shown.common, state,
+                                  Sight(state, viewer, full, visible), changed)
     shown.common = common
-    reads = _own_reads(shown)
-    if EVERYTHING not in reads and changed.isdisjoint(reads):
+    reads = shown.reads
+    if reads is None or shown.reads_at != memo.read_fields:
+        reads = _own_reads(shown)
+    if changed.isdisjoint(reads):
         # its own parts did not change: the patch is the one it shares
-        if shown.sees_stats:
+        if shown.stats:
             for key, _of in declaration(state.ruleset).combatant_views:
                 memo.carry(key, shown.base, state)
         shown.base = state
         shown.record(at, ops)
         return ops
-    own = dict(shown.own)
+    # Its own parts change in place (``view`` copies them): nothing new for the collector to
+    # look at but what changed.
+    sight = Sight(state, viewer, full, visible)
+    shown.visible = visible
+    own = shown.own
     if not keys.isdisjoint(own):  # an engine part the ruleset's stands in for changed
         ops = [op for op in ops if op["path"].split("/", 2)[1] not in own]
     mine: list[Op] = []
@@ -560,8 +703,12 @@ def follow(shown: Shown, state: EncounterState, viewer: Actor, at: int,
         memo.diff(f"/{key}", own[key], value, mine)
         own[key] = value
     if "combatants" in changed or "vitals" in changed:
-        listed: list[dict[str, Any]] | None = None
-        for i, cid in enumerate(ids):
+        listed = own["combatants"]
+        where = shown.where
+        for cid in memo.changes.keys(shown.base, state, ("combatants", "vitals"), ids):
+            i = where.get(cid)
+            if i is None:
+                continue
             c, v = state.combatants[cid], state.vitals.get(cid)
             before = shown.entries[cid]
             if before[0] is c and before[1] is v:
@@ -569,11 +716,7 @@ def follow(shown: Shown, state: EncounterState, viewer: Actor, at: int,
             entry = _entry(memo, state, c, viewer, full)
             memo.diff(f"/combatants/{i}", before[2], entry, mine)
             shown.entries[cid] = (c, v, entry)
-            if listed is None:
-                listed = list(own["combatants"])
             listed[i] = entry
-        if listed is not None:
-            own["combatants"] = listed
     rules = declaration(state.ruleset)
     for i in _parts_reading(shown, changed):
         view_part = rules.views[i]
@@ -585,27 +728,36 @@ def follow(shown: Shown, state: EncounterState, viewer: Actor, at: int,
         shown.readers = shown.reads = None
         if found is None:
             if had is not None:  # back to the engine's own part of that name
-                diff(f"/{had}", own.pop(had), common.values[had], mine)
+                diff(f"/{had}", own.pop(had), common[had], mine)
             shown.parts[i] = (None, read)
             continue
         key = found[0]
         before = own.get(key, _MISSING)
-        if before is _MISSING and key in common.values:
-            before = common.values[key]
+        if before is _MISSING and key in common:
+            before = common[key]
         diff(f"/{_escape(key)}", before, found[1], mine)
         own[key] = found[1]
         if key not in shown.order:
             shown.order.append(key)
         shown.parts[i] = (key, read)
-    if shown.sees_stats:
+    if shown.stats:
         for key, of in rules.combatant_views:
             if memo.unchanged(key, changed):
                 memo.carry(key, shown.base, state)
                 continue
-            value = _per_combatant(memo, key, of, sight)
-            diff(f"/{key}", own[key], value, mine)
-            own[key] = value
-    shown.own, shown.base = own, state
+            held = own[key]
+            for cid in shown.stats:
+                value = memo.value(key, of, state, cid)
+                was = held.get(cid, _MISSING)
+                if value is was:
+                    continue
+                if value is None:
+                    del held[cid]
+                    mine.append({"op": "remove", "path": f"/{key}/{_escape(cid)}"})
+                else:
+                    memo.diff(f"/{key}/{_escape(cid)}", was, value, mine)
+                    held[cid] = value
+    shown.base = state
     if mine:
         ops = ops + mine
     shown.record(at, ops)
@@ -631,7 +783,7 @@ def _take(shown: Shown, fresh: Shown) -> None:
     shown.common, shown.own, shown.order = fresh.common, fresh.own, fresh.order
     shown.base, shown.visible = fresh.base, fresh.visible
     shown.ids, shown.entries, shown.parts = fresh.ids, fresh.entries, fresh.parts
-    shown.sees_stats = fresh.sees_stats
+    shown.stats, shown.where, shown.viewer = fresh.stats, fresh.where, fresh.viewer
     shown.readers = shown.reads = None
 
 
@@ -675,27 +827,43 @@ def diff(path: str, old: Any, new: Any, ops: list[Op]) -> None:
             if key not in new:
                 ops.append({"op": "remove", "path": f"{path}/{_escape(key)}"})
         for key, value in new.items():
-            where = f"{path}/{_escape(key)}"
-            if key in old:
-                diff(where, old[key], value, ops)
-            else:
-                ops.append({"op": "add", "path": where, "value": value})
+            was = old.get(key, _MISSING)
+            if was is value:
+                continue
+            if was is _MISSING:
+                ops.append({"op": "add", "path": f"{path}/{_escape(key)}", "value": value})
+            elif type(was) in _CONTAINERS and type(value) is type(was):
+                if was != value:
+                    diff(f"{path}/{_escape(key)}", was, value, ops)
+            elif type(was) is not type(value) or was != value:
+                ops.append({"op": "replace", "path": f"{path}/{_escape(key)}", "value": value})
         return
     if type(old) is list and type(new) is list:
         if old == new:
             return
-        if _keyed(old) and _keyed(new):
+        if old and new and type(old[0]) is dict and type(new[0]) is dict \
+                and _keyed(old) and _keyed(new):
             _diff_keyed(path, old, new, ops)
-        elif len(old) == len(new) and (all(type(x) is dict for x in old) or 2 * sum(
-                a != b for a, b in zip(old, new, strict=True)) <= len(old)):
+            return
+        if len(old) == len(new):
+            changed = [i for i, (a, b) in enumerate(zip(old, new, strict=True))
+                       if a is not b and (a != b or type(a) is not type(b))]
             # entry by entry (entries of a phase too, when few of them changed)
-            for i, (a, b) in enumerate(zip(old, new, strict=True)):
-                diff(f"{path}/{i}", a, b, ops)
-        else:
-            ops.append({"op": "replace", "path": path, "value": new})
+            if 2 * len(changed) <= len(old) or all(type(x) is dict for x in old):
+                for i in changed:
+                    a, b = old[i], new[i]
+                    if type(a) in _CONTAINERS and type(b) is type(a):
+                        diff(f"{path}/{i}", a, b, ops)
+                    else:
+                        ops.append({"op": "replace", "path": f"{path}/{i}", "value": b})
+                return
+        ops.append({"op": "replace", "path": path, "value": new})
         return
     if old != new or type(old) is not type(new):
         ops.append({"op": "replace", "path": path, "value": new})
+
+
+_CONTAINERS = (dict, list)
 
 
 def _keyed(items: Iterable[Any]) -> bool:

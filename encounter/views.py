@@ -282,6 +282,9 @@ RULESET_PARTS_AT = next(i for i, p in enumerate(ENGINE_PARTS) if p[0] == "create
 #: The engine's parts that differ between viewers who see the same combatants (what they
 #: control, the rolls they are asked for); the others are the same for all of them.
 VIEWER_PARTS = frozenset({"readied", "pending_rolls"})
+#: The engine's parts shown to every viewer that differ between one who sees everything and
+#: one who does not, when they see the same combatants; the others are the same for both.
+FULL_PARTS = frozenset({"options"})
 
 
 def view_state(state: EncounterState, viewer: Actor) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
 from encounter.actors import Actor
+from encounter.patches import NO_CHANGE
 from encounter.screen import waits_for_screen
 from protocol.messages import Limits
 from protocol.version import PROTOCOL_VERSION
@@ -291,13 +292,13 @@ class Server:
         actor = session.actor
         assert actor is not None
         if session.view:
-            ops = room.view_since(actor, since)
-            if ops is None:
+            patch = room.view_since(actor, since)
+            if patch is None:
                 self._resume_snapshot(session, room, "resume_gap")
                 return
-            if ops:
+            if patch != NO_CHANGE:
                 seq, digest = room.position(actor)
-                session.enqueue(room.view_frame(ops, seq, digest, session.cursor))
+                session.enqueue(room.view_frame(patch, seq, digest, session.cursor))
         room.add_session(session)
         session.offer_legal(room.legal_frame(actor, cursor=session.cursor), force=True)
 

@@ -29,7 +29,7 @@ from redis.exceptions import RedisError
 from encounter.actors import Actor
 from encounter.fold import apply
 from encounter.legal import allowed_chart_events, legal_actions
-from encounter.patches import Memo, Op, Shown, follow, show
+from encounter.patches import Memo, Shown, follow, prepare, show
 from encounter.screen import at_table, behind, table_sees, waits_for_screen
 from encounter.state import EncounterState, copy_state, turn_id
 from encounter.views import view_event, view_state
@@ -272,6 +272,21 @@ class Room:
     def seal(self, seq: int, digest: str | None) -> str:
         return self.cursors.seal(seq, digest)
 
+    def foresee(self, state_after: EncounterState) -> None:
+        """A command was decided from the current state to ``state_after``: what it changed
+        is worked out for the views now, while both states are fresh in memory (delivery
+        comes after Redis has the events, when other rooms' work has passed meanwhile)."""
+        if not self.shown:
+            return
+        self.memo.changes.fields(self.state, state_after)
+        table = not behind(state_after)  # (else the table's viewers stay where they were)
+        ahead: set[int] = set()
+        for shown in self.shown.values():
+            if shown.base is self.state and id(shown.common) not in ahead and \
+                    (table or not waits_for_screen(shown.viewer)):
+                ahead.add(id(shown.common))
+                prepare(shown, state_after)
+
     def state_for(self, actor: Actor) -> EncounterState:
         """The state ``actor`` is shown: the one at ``told`` for the table while the GM's
         screen is up, the current one otherwise."""
@@ -486,27 +501,24 @@ class Room:
             follow(shown, state, actor, seq)
         return shown
 
-    def view_since(self, actor: Actor, seq: int) -> list[Op] | None:
-        """The patch from ``actor``'s view at ``seq`` to its view now, or ``None`` when the
-        patches kept do not reach back to ``seq``."""
+    def view_since(self, actor: Actor, seq: int) -> bytes | None:
+        """The patch (as JSON) from ``actor``'s view at ``seq`` to its view now, or ``None``
+        when the patches kept do not reach back to ``seq``."""
         shown = self.shown.get(viewer_key(actor))
         if shown is None:
             return None
-        ops = shown.after(seq)
-        if ops is None:
-            return None
-        now, _ = self.position(actor)
         state = self.state_for(actor)
         if shown.base is not state:
-            ops = ops + follow(shown, state, actor, now)
-        return ops
+            follow(shown, state, actor, self.position(actor)[0])
+        return shown.after(seq)
 
-    def view_frame(self, ops: list[Op], seq: int, digest: str | None, cursor: bool) -> bytes:
-        """The ``view`` message of ``ops``, at ``seq``."""
+    def view_frame(self, patch: bytes, seq: int, digest: str | None, cursor: bool) -> bytes:
+        """The ``view`` message of ``patch`` (a JSON Patch, as JSON), at ``seq``."""
+        raw = msgspec.Raw(patch)
         if cursor:
             return _encode.encode(View(encounter=self.id, cursor=self.seal(seq, digest),
-                                       patch=ops))  # type: ignore[arg-type]
-        return _encode.encode(View(encounter=self.id, seq=seq, patch=ops))  # type: ignore[arg-type]
+                                       patch=raw))  # type: ignore[arg-type]
+        return _encode.encode(View(encounter=self.id, seq=seq, patch=raw))  # type: ignore[arg-type]
 
     # -- connections -------------------------------------------------------------------------
 
@@ -596,7 +608,7 @@ class Room:
         encoded: dict[tuple[int, bool], bytes] = {}
         #: the view messages of this delivery by patch, position and framing: the viewers who
         #: share a patch (``encounter.patches.Common``) share its message
-        views_encoded: dict[tuple[int, int, bool], tuple[list[Op], bytes]] = {}
+        views_encoded: dict[tuple[int, int, bool], tuple[bytes, bytes]] = {}
         delivered = 0
         for members in groups.values():
             actor = members[0].actor
@@ -632,12 +644,13 @@ class Room:
                     self.answer(session, cid, result, duplicate, held=True)
                 else:
                     session.release_reply(None)
+        self.memo.settle()
         metrics.EVENTS_DELIVERED.inc(delivered)
         if revoked:
             self.close_credentials(revoked, "credential revoked")
 
     def _view_frames(self, actor: Actor, members: list[Member],
-                     encoded: dict[tuple[int, int, bool], tuple[list[Op], bytes]]
+                     encoded: dict[tuple[int, int, bool], tuple[bytes, bytes]]
                      ) -> dict[bool, bytes]:
         """The ``view`` messages of a delivery to ``members`` (of ``actor``'s kind), by
         ``cursor`` (none: no member has the feature, or its view did not change); ``encoded``:
@@ -652,15 +665,15 @@ class Room:
         if shown is None:  # (its members joined before it was kept: never, but safe)
             self.shown[key] = show(state, actor, seq, self.memo)
             return {}
-        ops = follow(shown, state, actor, seq)
-        if not ops:
+        if not follow(shown, state, actor, seq):
             return {}
+        patch = shown.latest()
         frames = {}
         for cursor in {m.cursor for m in viewing}:
-            found = encoded.get((id(ops), seq, cursor))
-            if found is None or found[0] is not ops:
-                found = encoded[(id(ops), seq, cursor)] = \
-                    (ops, self.view_frame(ops, seq, digest, cursor))
+            found = encoded.get((id(patch), seq, cursor))
+            if found is None or found[0] is not patch:
+                found = encoded[(id(patch), seq, cursor)] = \
+                    (patch, self.view_frame(patch, seq, digest, cursor))
             frames[cursor] = found[1]
         return frames
 

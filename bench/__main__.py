@@ -100,7 +100,8 @@ def build_parser() -> argparse.ArgumentParser:
                    "would give")
     p.add_argument("--view", action="store_true",
                    help="also run Stablemaster with every client asking for the view feature "
-                   "(target stablemaster+view: a patch of its state after each change)")
+                   "(target stablemaster+view: a patch of its state after each change); with "
+                   "--server-url, that server's clients ask for it")
     p.add_argument("--no-framing", action="store_true",
                    help="clients do not ask for the batch and legal_delta features (one "
                    "websocket message per server message, full legal action lists)")

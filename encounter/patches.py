@@ -678,7 +678,9 @@ def follow(shown: Shown, state: EncounterState, viewer: Actor, at: int,
     else:
         common, ops, keys = _step(memo, shown.common, state,
                                   Sight(state, viewer, full, visible), changed)
-    shown.common = common
+    shown.common, shown.visible = common, visible
+    if not keys.isdisjoint(shown.own):  # an engine part the ruleset's stands in for changed
+        ops = [op for op in ops if op["path"].split("/", 2)[1] not in shown.own]
     reads = shown.reads
     if reads is None or shown.reads_at != memo.read_fields:
         reads = _own_reads(shown)
@@ -693,10 +695,7 @@ def follow(shown: Shown, state: EncounterState, viewer: Actor, at: int,
     # Its own parts change in place (``view`` copies them): nothing new for the collector to
     # look at but what changed.
     sight = Sight(state, viewer, full, visible)
-    shown.visible = visible
     own = shown.own
-    if not keys.isdisjoint(own):  # an engine part the ruleset's stands in for changed
-        ops = [op for op in ops if op["path"].split("/", 2)[1] not in own]
     mine: list[Op] = []
     for key, part in _viewer_reading(changed, full):
         value = part(sight)

@@ -278,7 +278,6 @@ class Room:
         comes after Redis has the events, when other rooms' work has passed meanwhile)."""
         if not self.shown:
             return
-        self.memo.changes.fields(self.state, state_after)
         table = not behind(state_after)  # (else the table's viewers stay where they were)
         ahead: set[int] = set()
         for shown in self.shown.values():

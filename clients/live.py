@@ -31,7 +31,8 @@ log = logging.getLogger("stablemaster.seat")
 Message = dict[str, Any]
 
 #: Close codes after which reconnecting with the same credential cannot help.
-FINAL_CLOSE_CODES = {1002: "protocol version refused", 4001: "credential revoked"}
+FINAL_CLOSE_CODES = {1002: "protocol version refused", 4001: "credential revoked",
+                     4003: "the encounter no longer exists"}
 
 
 def parse_link(link: str) -> tuple[str, str | None]:

@@ -116,9 +116,7 @@ CLOSE_CODES: dict[int, tuple[str, str]] = {
     1012: (
         "service restart",
         "The server is shutting down. A `goodbye` with `reconnect: true` comes first. "
-        "Reconnect (to any server process) and resume with `since`. (Also, without a "
-        "`goodbye`, when the server's log went back to before the encounter existed: the "
-        "`hello` that follows gets `unauthenticated`.)",
+        "Reconnect (to any server process) and resume with `since`.",
     ),
     1013: (
         "try again later",
@@ -136,6 +134,12 @@ CLOSE_CODES: dict[int, tuple[str, str]] = {
         "The connection was not welcomed in time: no `hello` that succeeded within the "
         "server's hello deadline (10 s by default) after it opened. Reconnect and say "
         "`hello` at once.",
+    ),
+    4003: (
+        "encounter lost",
+        "The encounter is no longer in the server's store (its Redis was restored to a time "
+        "before the encounter existed): an `encounter_lost` error comes first. Do not "
+        "reconnect to it.",
     ),
 }
 

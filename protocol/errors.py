@@ -25,6 +25,7 @@ class ErrorCode(StrEnum):
     UNAVAILABLE = "unavailable"
     STALE = "stale"
     SNAPSHOT_UNAVAILABLE = "snapshot_unavailable"
+    ENCOUNTER_LOST = "encounter_lost"
 
 
 ERROR_DESCRIPTIONS: dict[ErrorCode, str] = {
@@ -62,4 +63,8 @@ ERROR_DESCRIPTIONS: dict[ErrorCode, str] = {
     "block stored before it was checked whole). The connection stays open and gets the "
     "encounter's events and `legal_actions`; reconnecting tries again. Everyone else is "
     "unaffected.",
+    ErrorCode.ENCOUNTER_LOST: "The encounter is no longer in the server's store: its Redis was "
+    "restored to a time before the encounter existed (or an operator removed it). Sent unasked "
+    "to each of its connections (and as the answer to a command for it), which are then closed "
+    "with 4003. Do not reconnect to it: its tokens name nothing any more.",
 }

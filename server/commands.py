@@ -263,6 +263,9 @@ class CommandService:
         store = self.server.store
         async with room.command_lock:
             for _attempt in range(MAX_ATTEMPTS):
+                if room.lost:
+                    raise engine.Rejected(ErrorCode.ENCOUNTER_LOST, "this encounter is no "
+                                          "longer in the server's store")
                 known = room.recent.get(dedupe)
                 if known is not None:
                     self._ack_duplicate(session, cmd, room, known, fingerprint)
@@ -315,7 +318,9 @@ class CommandService:
                     # Redis's log is behind what this room holds, or holds other events: the
                     # room reloads (and tells its connections) instead of losing every race
                     await room.rewind(f"an append found Redis's log at seq {appended.version}"
-                                      f" (this room was at {room.version})")
+                                      f" (this room was at {room.version})", (session, cmd.id))
+                    if room.lost:  # (told to this command with the rest of the room)
+                        return ErrorCode.ENCOUNTER_LOST.value
                 else:
                     await room.catch_up()
         raise engine.Rejected(ErrorCode.CONFLICT, "the encounter kept changing; try again")

@@ -6,15 +6,16 @@ that lost its Redis connection resumes where it stopped (unlike pub/sub, which d
 published meanwhile). Entries for encounters without local connections are skipped. A room
 that sees a gap in seqs reads the missing events from the encounter's own Stream, and a
 periodic sweep compares every local room's version (and head digest) with Redis, which also
-covers activity entries trimmed away during a long disconnection, and a log in Redis that went
-back (the room then checks the log itself, and reloads). The sweep goes through the rooms a
-slice at a time, spread over its interval.
+covers activity entries trimmed away during a long disconnection, a log in Redis that went
+back (the room then checks the log itself, and reloads), and an encounter that is no longer in
+Redis at all (its connections are told, ``encounter_lost``, and closed). The sweep goes
+through the rooms a slice at a time, spread over its interval; after the activity stream could
+not be read, every room is checked as soon as Redis answers again.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from typing import Any
 
@@ -28,6 +29,8 @@ from server.store import ACTIVITY_KEY, Batch, decode_envelope_list, keys
 log = logging.getLogger("stablemaster.fanout")
 
 BLOCK_MS = 2000
+#: The longest pause between two tries to reach Redis again, in seconds.
+RETRY_AT_MOST = 0.5
 #: Rooms checked in one round trip of the sweep.
 SWEEP_SLICE = 50
 
@@ -75,19 +78,26 @@ class ActivityFollower:
 
     async def _follow(self) -> None:
         backoff = 0.05
+        # After a failed read, every room is checked as soon as Redis answers again (before
+        # reading on): what the activity stream said meanwhile is lost, and a Redis that came
+        # back may hold another log, or none, for an encounter.
+        unsure = False
         while True:
             _stop_if_cancelled()
             try:
+                if unsure:
+                    await self.sweep_once()
+                    unsure = False
                 reply = await self.blocking.xread({ACTIVITY_KEY: self.last_id}, count=500,
                                                   block=BLOCK_MS)
                 backoff = 0.05
                 self._honour_cancel()
             except (RedisError, OSError) as exc:
-                log.warning("activity stream read failed (%s); retrying", exc)
+                if not unsure:
+                    log.warning("activity stream read failed (%s); retrying", exc)
+                unsure = True
                 await asyncio.sleep(backoff)
-                backoff = min(backoff * 2, 2.0)
-                with contextlib.suppress(RedisError, OSError):  # Redis may still be away
-                    await self.sweep_once()
+                backoff = min(backoff * 2, RETRY_AT_MOST)
                 continue
             for _stream, entries in reply or ():
                 for entry_id, fields in entries:
@@ -140,7 +150,8 @@ class ActivityFollower:
         held = [(room.version, room.head) for room in rooms]
         replies = await pipe.execute()
         for room, (version, head), (raw, raw_head) in zip(rooms, held, replies, strict=True):
-            if raw is None:
+            if raw is None:  # no meta: the encounter may be gone from Redis (restored to
+                room.schedule_check()  # before it existed); the room looks, and tells
                 continue
             if int(raw) > room.version:
                 room.schedule_catchup()

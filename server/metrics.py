@@ -40,6 +40,9 @@ CONFLICTS = Counter("stablemaster_append_conflicts_total",
 REWINDS = Counter("stablemaster_log_rewinds_total",
                   "Rooms reloaded because the log in Redis was not the one they held (it went "
                   "back, and perhaps grew again)", registry=REGISTRY)
+LOST = Counter("stablemaster_encounters_lost_total",
+               "Rooms whose encounter was no longer in Redis (restored to before it existed): "
+               "their connections were told and closed (4003)", registry=REGISTRY)
 RESUME_SNAPSHOTS = Counter("stablemaster_resume_snapshots_total",
                            "Resumes answered with a snapshot instead of the missed events, by "
                            "reason", ["reason"], registry=REGISTRY)

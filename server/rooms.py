@@ -75,6 +75,8 @@ class Member(Protocol):
 
 log = logging.getLogger("stablemaster.rooms")
 
+#: The close code of a connection whose encounter is no longer in Redis (``Room.lose``).
+CLOSE_LOST = 4003
 #: Recent events kept in memory per room, to resume a reconnecting client without Redis.
 RING_SIZE = 64
 #: Outcomes of commands carried out by this process, to answer a retried id without Redis
@@ -135,6 +137,9 @@ class Room:
         self.appending_to: int | None = None
         #: times this room found the log in Redis not to be the one it held, and reloaded
         self.rewinds = 0
+        #: The encounter is no longer in Redis (``lose``): its connections were told and are
+        #: closing, and no command is taken for it.
+        self.lost = False
         #: Closes the connections of the next credential to expire, and when (ms).
         self._expiry: asyncio.TimerHandle | None = None
         self._expiry_at: float | None = None
@@ -412,8 +417,11 @@ class Room:
         reload when it is behind or holds another event at this room's seq."""
         version, head = self.version, self.head
         last = await self.store.last(self.id)
-        if last is None or (self.version, self.head) != (version, head):
-            return  # gone (left to the operator), or moved on meanwhile through checked steps
+        if (self.version, self.head) != (version, head) or self.lost:
+            return  # moved on meanwhile through checked steps
+        if last is None:  # no log: the encounter is gone, unless it is there after all
+            await self.rewind("Redis holds no log for the encounter")
+            return
         seq, digest = last
         if seq > version:
             await self.catch_up()
@@ -422,18 +430,21 @@ class Room:
                               f"room's seq {version}" if seq == version else
                               f"Redis's log ends at seq {seq}, behind this room's {version}")
 
-    async def rewind(self, why: str) -> None:
+    async def rewind(self, why: str, asked: tuple[Member, str] | None = None) -> None:
+        """``_rewind`` under the catch-up lock; ``asked``: the connection and command id of the
+        command that found the log not to be this room's (answered if the encounter is lost)."""
         async with self._catchup_lock:
-            await self._rewind(why)
+            await self._rewind(why, asked)
 
-    async def _rewind(self, why: str) -> None:
+    async def _rewind(self, why: str, asked: tuple[Member, str] | None = None) -> None:
         """Reload from Redis and send every connection a snapshot (``rewound``): the log is not
         the one this room held, so nothing it delivered after the snapshot's seq holds."""
+        if self.lost:
+            return
         loaded = await self.store.load_head(self.id)
         if loaded is None:  # (Redis went back to before the encounter existed)
             log.error("room %s: %s, and Redis has no log for it any more", self.id, why)
-            for session in list(self.sessions):
-                session.close_soon(1012, "the encounter is no longer in the store")
+            self.lose(asked)
             return
         screen = await self.store.load_screen(self.id, loaded)
         before = self.version
@@ -447,6 +458,20 @@ class Room:
                     self.id, why, self.version, before)
         for session in list(self.sessions):
             self.resync(session, "rewound")
+
+    def lose(self, asked: tuple[Member, str] | None = None) -> None:
+        """The encounter is gone from Redis: tell every connection (``encounter_lost``; the
+        command in ``asked`` gets it as its answer) and close them (4003). The acks held back
+        for the table will never leave."""
+        self.lost = True
+        metrics.LOST.inc()
+        self.held_acks.clear()
+        for session in list(self.sessions):
+            cid = asked[1] if asked is not None and asked[0] is session else None
+            session.error(ErrorCode.ENCOUNTER_LOST, "this encounter is no longer in the "
+                          "server's store (it was restored to a time before the encounter "
+                          "existed); nothing more will happen in it", cid)
+            session.close_soon(CLOSE_LOST, "the encounter is no longer in the store")
 
     def resync(self, session: Member, reason: str) -> None:
         """Send ``session`` a snapshot (its credential permitting) and its legal actions."""

@@ -44,7 +44,7 @@ from encounter.views import view_event
 from protocol.events import Envelope
 from server.store import EventStore, LogChain
 from tests.conftest import TEST_SECRET, ServerProcess
-from tests.helpers import PARTY, create_table
+from tests.helpers import PARTY, create_table, join, open_client
 from tests.redis_procs import RedisProcess
 
 FAST = ("--commands-per-second", "5000", "--command-burst", "5000")
@@ -520,6 +520,40 @@ async def test_redis_back_without_the_end_of_the_log(
         assert figures.get(bad, 0) == 0, figures
     assert figures.get("voided", 0) > 0
     assert "conflict" not in figures["errors"], figures
+
+
+async def test_an_encounter_lost_with_a_rollback_is_told_on_every_process(
+        redis_own: RedisProcess, procs: list[ServerProcess], clients: list[Client],
+        tmp_path: Path) -> None:
+    """Redis restarts from a copy of its AOF taken before the encounter existed: its GM (on
+    one process) and its player and spectator (on another) are each told ``encounter_lost`` and
+    closed with 4003 within the sweep's period (2 s), instead of hearing nothing; their tokens
+    name nothing any more, on either process."""
+    a = start_server(procs, redis_own.url)
+    b = start_server(procs, redis_own.url)
+    await create_table(a.url, clients)  # one that survives the restore
+    copy_aof(redis_own, tmp_path / "aof-copy")
+    table = await create_table(a.url, clients)
+    player = await join(b.url, table.tokens["twilight"], clients)
+    watcher = await join(b.url, table.spectator_token, clients)
+    await table.gm.command("start_encounter")
+    await player.wait_seq(table.gm.last_seq)
+    restart_from(redis_own, tmp_path / "aof-copy")
+    restored = time.monotonic()
+    for client in (table.gm, player, watcher):
+        error = await client.wait_for(lambda m: m["type"] == "error"
+                                      and m["code"] == "encounter_lost", timeout=10)
+        assert error["id"] is None
+        await asyncio.wait_for(client.closed, 5)
+        assert client.ws.close_code == 4003
+    told = time.monotonic() - restored
+    report("an encounter lost with a rollback", {"told within (s)": round(told, 2)}, restored)
+    assert told < 2.0  # within the sweep's period
+    for url in (a.url, b.url):
+        again = await open_client(url, clients)
+        with pytest.raises(CommandError) as unknown:
+            await again.hello(table.gm_token)
+        assert unknown.value.code == "unauthenticated"
 
 
 async def test_resumes_far_behind_finish(procs: list[ServerProcess], redis_server: RedisProcess,

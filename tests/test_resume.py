@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import time
 
 import orjson
 import pytest
 
 from clients.client import Client, CommandError
 from server.app import Server
-from tests.conftest import ws_url
+from tests.conftest import settings_for, ws_url
 from tests.helpers import caught_up, create_table, join, open_client, play_turns, wait_current
 from tests.helpers import event_log as logged
+from tests.redis_procs import RedisProcess
 
 
 async def test_a_reconnecting_player_gets_exactly_what_it_missed(
@@ -219,3 +221,43 @@ async def test_a_refused_hello_leaves_no_room_behind(server: Server,
     back = await join(url, table.gm_token, clients)  # the encounter loads again when joined
     assert server.rooms.peek(table.encounter) is not None
     await back.command("ping")
+
+
+async def test_an_encounter_gone_from_redis_is_told_and_a_command_for_it_answered(
+        redis_server: RedisProcess, server_b: Server, clients: list[Client]) -> None:
+    """The encounter's keys vanish from Redis (what a restore to before it existed leaves):
+    a command for it is answered ``encounter_lost`` (not ``unavailable``), on a process whose
+    sweep would not come by for an hour; every connection of it, there and on another
+    process, is told ``encounter_lost`` unasked and closed with 4003; its tokens name nothing
+    any more."""
+    from server.store import keys
+
+    slow = Server(settings_for(redis_server.url, sweep_interval=3600.0))
+    await slow.start()
+    try:
+        a, b = ws_url(slow), ws_url(server_b)
+        table = await create_table(a, clients)
+        player = await join(b, table.tokens["twilight"], clients)
+        watcher = await join(a, table.spectator_token, clients)
+        await table.gm.command("start_encounter")
+        await player.wait_seq(table.gm.last_seq)
+        await slow.redis.delete(*keys(table.encounter).values())
+        with pytest.raises(CommandError) as refused:
+            await table.gm.command("set_options", options={"npc_rolls_public": True})
+        assert refused.value.code == "encounter_lost"
+        told = time.monotonic()
+        for client in (table.gm, player, watcher):
+            if client is not table.gm:  # (the GM's is its command's answer)
+                error = await client.wait_for(lambda m: m["type"] == "error"
+                                              and m["code"] == "encounter_lost", timeout=5)
+                assert "no longer" in error["message"] and error["id"] is None
+            await asyncio.wait_for(client.closed, 5)
+            assert client.ws.close_code == 4003
+        # the other process found it with its sweep (every 0.5 s here)
+        assert time.monotonic() - told < 3
+        again = await open_client(a, clients)
+        with pytest.raises(CommandError) as unknown:
+            await again.hello(table.gm_token)
+        assert unknown.value.code == "unauthenticated"
+    finally:
+        await slow.stop()

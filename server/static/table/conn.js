@@ -23,7 +23,11 @@ export const FEATURES = ["batch", "legal_delta", "cursor", "view"];
  *  first snapshot and nothing in its log yet (opened, reloaded, or joining late). */
 export const HISTORY_LINES = 200;
 
-const FINAL = { 1002: "this server does not speak our protocol version", 4001: "this link was revoked" };
+const FINAL = {
+  1002: "this server does not speak our protocol version",
+  4001: "this link was revoked",
+  4003: "this encounter no longer exists on the server",
+};
 
 export class Connection {
   /**

@@ -612,7 +612,7 @@ class Snapshot(ServerMessage, tag="snapshot", kw_only=True):
 
     encounter: str
     seq: int | msgspec.UnsetType = msgspec.UNSET
-    reason: Literal["join", "resume_gap", "resume_ahead", "rewound", "asked"]
+    reason: Literal["join", "resume_gap", "resume_ahead", "rewound", "asked", "unverified"]
     state: dict[str, Any]
     digest: str | msgspec.UnsetType | None = None
     cursor: Cursor | msgspec.UnsetType = msgspec.UNSET

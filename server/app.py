@@ -234,10 +234,11 @@ class Server:
                 return  # the connection is gone
             batch = room.ring_after(sent_to)
             if batch is not None:  # the ring covers the rest: the last step, without a pause
-                if sent_digest is not None and batch.prev != sent_digest:
+                doubt = _doubt(since, sent_to, sent_digest, batch.prev)
+                if doubt is not None:
                     if sent_to != since:  # Redis's log and the room's differ
                         await room.check()
-                    self._resume_snapshot(session, room, "rewound")
+                    self._resume_snapshot(session, room, doubt)
                     return
                 end = room.state.told if waits else room.version
                 shown = [(e, d) for e, d in zip(batch.envelopes, batch.digests, strict=True)
@@ -264,8 +265,9 @@ class Server:
                     and sent_to == room.state.told:
                 # a table reader at the point it has been told, the rest of the log behind
                 # the screen (a room loaded while a hidden turn runs: its ring is empty)
-                if sent_digest is not None and batch.prev != sent_digest:
-                    self._resume_snapshot(session, room, "rewound")
+                doubt = _doubt(since, sent_to, sent_digest, batch.prev)
+                if doubt is not None:
+                    self._resume_snapshot(session, room, doubt)
                     return
                 self._join_resumed(session, room, since)
                 return
@@ -277,8 +279,9 @@ class Server:
                     return
                 await room.check()
                 continue
-            if sent_digest is not None and batch.prev != sent_digest:
-                self._resume_snapshot(session, room, "rewound")
+            doubt = _doubt(since, sent_to, sent_digest, batch.prev)
+            if doubt is not None:
+                self._resume_snapshot(session, room, doubt)
                 return
             for frame in room.frames_for(batch.envelopes, batch.digests, actor,
                                          cursor=session.cursor):
@@ -387,6 +390,18 @@ async def durability_for(redis: Any, settings: Settings, embedded: bool) -> Dura
             "`appendonly yes` and `appendfsync always` in its configuration, or use Redis "
             f"7.2 or newer with `appendonly yes` (for WAITAOF); this one said: {exc}") from None
     return Durability(("WAITAOF", 1, 0, timeout_ms), 1, "WAITAOF (the AOF fsynced)")
+
+
+def _doubt(since: int, sent_to: int, sent_digest: str | None, prev: str | None) -> str | None:
+    """Why a resume cannot go on from ``sent_to`` (the reason of the snapshot it gets), the log
+    holding the digest ``prev`` there: ``rewound`` when the digest the client sent (or that of
+    the last event replayed) is another; ``unverified`` when the client sent none for its
+    ``since`` (beyond the start) though the log has one there: the server cannot tell its log
+    from a log that went back and grew again since the client saw it, so it never replays
+    one that may have been rewritten. ``None``: go on."""
+    if sent_digest is None:
+        return "unverified" if sent_to == since > 0 and prev else None
+    return "rewound" if prev != sent_digest else None
 
 
 def _respond(status: HTTPStatus, body: bytes, content_type: str = "text/plain") -> Response:

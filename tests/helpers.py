@@ -55,9 +55,10 @@ async def create_table(url: str, opened: list[Client], combatants: list[dict[str
     return table
 
 
-async def join(url: str, token: str, opened: list[Client], since: int | None = None) -> Client:
+async def join(url: str, token: str, opened: list[Client], since: int | None = None,
+               digest: str | None = None) -> Client:
     client = await open_client(url, opened)
-    await client.hello(token, since=since)
+    await client.hello(token, since=since, digest=digest)
     return client
 
 

@@ -292,16 +292,24 @@ async def test_an_odd_since_in_a_spectator_url_gets_a_clear_error(
     await table.gm.command("ping")
 
 
-async def test_a_plain_since_in_a_spectator_url_still_resumes(server: Server,
-                                                              clients: list[Client]) -> None:
+async def test_a_since_in_a_spectator_url_resumes_with_its_digest(server: Server,
+                                                                 clients: list[Client]) -> None:
+    """``&since=`` with ``&digest=`` resumes; a plain ``&since=`` gets a snapshot
+    (``unverified``): the server cannot tell the log it would replay from a rewritten one."""
     table = await create_table(ws_url(server), clients)
-    seq = await server.store.version(table.encounter)
-    url = f"{ws_url(server)}?spectate={table.spectator_token}&since={seq}"
-    async with connect(url, compression=None) as ws:
-        welcome = orjson.loads(await asyncio.wait_for(ws.recv(), 5))
-        assert welcome["type"] == "welcome"
-        legal = orjson.loads(await asyncio.wait_for(ws.recv(), 5))
-        assert legal["type"] == "legal_actions"  # nothing missed: no snapshot
+    last = await server.store.last(table.encounter)
+    assert last is not None
+    seq, digest = last
+    for query, first in ((f"&since={seq}&digest={digest}", "legal_actions"),
+                         (f"&since={seq}", "snapshot")):
+        url = f"{ws_url(server)}?spectate={table.spectator_token}{query}"
+        async with connect(url, compression=None) as ws:
+            welcome = orjson.loads(await asyncio.wait_for(ws.recv(), 5))
+            assert welcome["type"] == "welcome"
+            message = orjson.loads(await asyncio.wait_for(ws.recv(), 5))
+            assert message["type"] == first, query  # nothing missed: no snapshot
+            if first == "snapshot":
+                assert message["reason"] == "unverified"
 
 
 async def test_a_viewer_whose_snapshot_cannot_be_built_gets_a_clear_error(

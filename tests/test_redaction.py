@@ -91,7 +91,7 @@ async def test_a_hidden_attacker_is_not_named_in_public_vitals(
     assert damage[0]["source"] == "stalker" and damage[0]["hidden"]  # the GM's alone
     await player.command("ping")
     await watcher.command("ping")
-    replay = await join(url, await spectator(scene), clients, since=1)
+    replay = await join(url, await spectator(scene), clients, since=0)
     snapshot = await join(url, await spectator(scene), clients)
     await replay.command("ping")
     await snapshot.command("ping")

@@ -27,10 +27,10 @@ async def test_a_reconnecting_player_gets_exactly_what_it_missed(
     await watcher.command("ping")  # same process: it now has everything sent before
     await caught_up(player)
     before = logged(player)
-    last = player.last_seq
+    last, digest = player.last_seq, player.last_digest
     await player.close()
     await play_turns(table.gm, {"twilight": watcher}, 5)  # happens while the player is away
-    back = await join(b, table.tokens["twilight"], clients, since=last)  # on the other process
+    back = await join(b, table.tokens["twilight"], clients, since=last, digest=digest)  # on B
     await play_turns(table.gm, {"twilight": back}, 2)
     await watcher.command("ping")
     await back.wait_seq(watcher.last_seq)  # a seq the player sees: it reaches B as well
@@ -94,15 +94,22 @@ async def test_a_spectator_resuming_sees_no_hidden_combatant(server: Server,
 
 async def test_a_resume_whose_digest_is_not_the_logs_gets_a_rewound_snapshot(
         server: Server, clients: list[Client]) -> None:
+    """A resume with the log's digest at ``since`` gets the events; with another, a
+    ``rewound`` snapshot; with none, an ``unverified`` one (the server cannot tell whether the
+    log it would replay is the one the client saw), except from the very start."""
     url = ws_url(server)
     table = await create_table(url, clients)
     await table.gm.command("start_encounter")
     await play_turns(table.gm, {}, 2)
     seq, digest = table.gm.last_seq, table.gm.last_digest
     assert digest is not None
-    same = await join(url, table.gm_token, clients, since=seq - 1)
-    await same.wait_for(lambda m: m["type"] == "legal_actions")
-    assert same.snapshot is None
+    unsure = await join(url, table.gm_token, clients, since=seq - 1)
+    await unsure.wait_for(lambda m: m["type"] == "legal_actions")
+    assert unsure.snapshot is not None and unsure.snapshot["reason"] == "unverified"
+    assert unsure.snapshot["seq"] == seq and not unsure.events()
+    start = await join(url, table.gm_token, clients, since=0)
+    await start.wait_for(lambda m: m["type"] == "legal_actions")
+    assert start.snapshot is None and start.events()[-1]["seq"] == seq
     good = await open_client(url, clients)
     await good.hello(table.gm_token, since=seq, digest=digest)
     await good.wait_for(lambda m: m["type"] == "legal_actions")

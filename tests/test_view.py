@@ -109,6 +109,7 @@ async def test_a_resume_brings_the_state_held_up_to_date_with_one_patch(
     await play_turns(table.gm, {}, 2)
     await caught_up(spectator)
     held, seq, at = spectator.state, spectator.last_seq, spectator.last_cursor
+    digest = spectator.last_digest
     await spectator.close()
     await play_turns(table.gm, {}, 5)
     back = await open_client(url, clients)
@@ -116,7 +117,7 @@ async def test_a_resume_brings_the_state_held_up_to_date_with_one_patch(
     if cursor:
         await back.hello(table.spectator_token, cursor=at, features=features)
     else:
-        await back.hello(table.spectator_token, since=seq, features=features)
+        await back.hello(table.spectator_token, since=seq, digest=digest, features=features)
     await back.wait_for(lambda m: m["type"] == "legal_actions")
     await caught_up(back)
     kinds = [m["type"] for m in back.messages]
@@ -134,10 +135,10 @@ async def test_a_resume_the_kept_patches_do_not_reach_gets_a_snapshot(
     plain = await viewer(url, table.tokens["dash"], clients, features=FEATURES)
     await table.gm.command("start_encounter")
     await caught_up(plain)
-    seq = plain.last_seq
+    seq, digest = plain.last_seq, plain.last_digest
     await plain.close()
     await play_turns(table.gm, {}, 2)
-    back = await viewer(url, table.tokens["dash"], clients, since=seq)
+    back = await viewer(url, table.tokens["dash"], clients, since=seq, digest=digest)
     await caught_up(back)
     snapshots = [m for m in back.messages if m["type"] == "snapshot"]
     assert [s["reason"] for s in snapshots] == ["resume_gap"]

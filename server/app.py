@@ -373,6 +373,13 @@ async def durability_for(redis: Any, settings: Settings, embedded: bool) -> Dura
         n = settings.wait_replicas
         if n < 1:
             raise ConfigError("--wait-replicas must be at least 1")
+        # (a replica lost later makes commands answer ``unavailable`` until it is back)
+        have = int((await redis.info("replication")).get("connected_slaves", 0))
+        if have < n:
+            raise ConfigError(
+                f"--durability replicas waits for {n} replica(s) of this Redis, and it has "
+                f"{have} connected (INFO replication): start them first (replicaof), or use "
+                "--durability always or everysec")
         return Durability(("WAIT", n, timeout_ms), n, f"WAIT for {n} replica(s)")
     if mode != "always":
         raise ConfigError(f"unknown durability {mode!r} (everysec, always, replicas)")

@@ -72,11 +72,35 @@ async def test_always_on_a_redis_with_appendfsync_always(lone_redis: RedisProces
         await server.stop()
 
 
-async def test_replicas_without_replicas_answers_unavailable_and_the_retry_its_outcome(
-        lone_redis: RedisProcess, clients: list[Client]) -> None:
+async def _with_replica(master: RedisProcess, where: Path) -> RedisProcess:
+    """A replica of ``master``, its link up."""
+    from redis.asyncio import Redis
+
+    replica = RedisProcess(where, None, "--replicaof", "127.0.0.1", str(master.port)).start()
+    r = Redis.from_url(replica.url)
+    for _ in range(100):
+        if (await r.info("replication")).get("master_link_status") == "up":
+            break
+        await asyncio.sleep(0.05)
+    await r.aclose()
+    return replica
+
+
+async def test_replicas_without_a_replica_refuses_to_start(lone_redis: RedisProcess) -> None:
+    """Every command would answer ``unavailable`` (after applying it): said at start."""
+    server = Server(settings_for(lone_redis.url, durability="replicas", wait_replicas=1))
+    with pytest.raises(ConfigError, match="has 0 connected"):
+        await server.start()
+    await server.redis.aclose()
+
+
+async def test_replicas_when_the_replica_is_lost_answers_unavailable_and_the_retry_its_outcome(
+        lone_redis: RedisProcess, tmp_path: Path, clients: list[Client]) -> None:
+    replica = await _with_replica(lone_redis, tmp_path / "replica")
     server = Server(settings_for(lone_redis.url, durability="replicas", wait_replicas=1,
                                  wait_timeout=0.1))
     await server.start()
+    replica.stop()
     try:
         anon = await open_client(ws_url(server), clients)
         await anon.hello()
@@ -99,17 +123,8 @@ async def test_replicas_without_replicas_answers_unavailable_and_the_retry_its_o
 
 async def test_replicas_with_a_replica_acknowledges(lone_redis: RedisProcess, tmp_path: Path,
                                                     clients: list[Client]) -> None:
-    replica = RedisProcess(tmp_path / "replica", None, "--replicaof", "127.0.0.1",
-                           str(lone_redis.port)).start()
+    replica = await _with_replica(lone_redis, tmp_path / "replica")
     try:
-        from redis.asyncio import Redis
-
-        r = Redis.from_url(replica.url)
-        for _ in range(100):
-            if (await r.info("replication")).get("master_link_status") == "up":
-                break
-            await asyncio.sleep(0.05)
-        await r.aclose()
         server = Server(settings_for(lone_redis.url, durability="replicas", wait_replicas=1,
                                      wait_timeout=2.0))
         await server.start()

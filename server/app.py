@@ -412,8 +412,10 @@ def _doubt(since: int, sent_to: int, sent_digest: str | None, prev: str | None) 
 
 
 def _respond(status: HTTPStatus, body: bytes, content_type: str = "text/plain") -> Response:
+    # no-referrer: a page opened by a link that carries a token (a spectator link) passes its
+    # URL on to nothing it loads or links to
     headers = Headers([("Content-Type", content_type), ("Content-Length", str(len(body))),
-                       ("Cache-Control", "no-store")])
+                       ("Cache-Control", "no-store"), ("Referrer-Policy", "no-referrer")])
     return Response(status.value, status.phrase, headers, body)
 
 

@@ -888,3 +888,52 @@ async def test_the_proxy_forwards_the_client_address_to_the_per_address_limit(
         await asyncio.gather(*(ws.close() for ws in opened), return_exceptions=True)
         for proc in (replica, nginx):
             proc.stop()
+
+
+async def test_the_proxy_logs_no_token_and_pages_send_no_referrer(
+        server: Any, tmp_path: Path) -> None:
+    """A spectator link carries its token in the URL: nginx's access log writes the path
+    without the query, and every response says ``Referrer-Policy: no-referrer`` (a page's
+    links and fetches do not pass its URL on), from the server and through the proxy."""
+    from tests.conftest import ws_url
+    from tests.helpers import create_table
+
+    binary = nginx_binary()
+    _, servers = upstream_servers(parse_nginx(NGINX_CONF.read_text()))
+    port = server.settings.port
+    proxy_port = free_port()
+    conf = local_nginx_conf(tmp_path, proxy_port, {host: port for host, _ in servers})
+    nginx = Proc("nginx", nginx_command(binary, tmp_path, conf, "daemon off;"), tmp_path)
+    opened: list[Client] = []
+    try:
+        table = await create_table(ws_url(server), opened)
+        nginx.start()
+        deadline = time.monotonic() + 10
+        while True:
+            assert nginx.alive(), f"nginx exited:\n{nginx.output()}"
+            with contextlib.suppress(OSError):
+                socket.create_connection(("127.0.0.1", proxy_port), timeout=0.5).close()
+                break
+            assert time.monotonic() < deadline, "nginx does not listen"
+            await asyncio.sleep(0.05)
+        watcher = await Client.open(
+            f"ws://127.0.0.1:{proxy_port}/ws?spectate={table.spectator_token}")
+        opened.append(watcher)
+        await watcher.wait_for(lambda m: m["type"] == "snapshot")
+        for base in (f"http://127.0.0.1:{port}", f"http://127.0.0.1:{proxy_port}"):
+            for path in ("/", "/healthz", "/nowhere"):
+                request = urllib.request.Request(f"{base}{path}?spectate={table.spectator_token}")
+                try:
+                    response = await asyncio.to_thread(urllib.request.urlopen, request, timeout=5)
+                except urllib.error.HTTPError as err:
+                    response = err
+                with response:
+                    assert response.headers.get("Referrer-Policy") == "no-referrer", (base, path)
+        await watcher.close()
+        await asyncio.sleep(0.2)
+    finally:
+        await asyncio.gather(*(c.close() for c in opened), return_exceptions=True)
+        nginx.stop()
+    logged = nginx.log.read_text(errors="replace")
+    assert "GET /ws " in logged and "GET /healthz " in logged, logged
+    assert table.spectator_token not in logged and "spectate=" not in logged, logged

@@ -19,6 +19,14 @@ and then, for each way in turn, all readers reconnect at once and resume from th
 when its ``legal_actions`` has come. The order of the ways turns round after round (after one
 storm of each, not counted, to warm up), so that a drift of the machine falls on all of them.
 Results are printed as a Markdown table and written to ``bench/results/storm-<time>.json``.
+
+``--failover`` measures the storm a crash brings instead: two server processes on one Redis,
+every GM, player and spectator connected to the first; it is SIGKILLed, and all of them
+reconnect at once to the second (whose rooms are not loaded yet) and resume by ``since`` and
+``digest``. It reports the time until every one of them has its ``legal_actions``, and the
+second server's CPU per resume (``--rounds`` times, on fresh processes each).
+
+    python -m bench.storm --failover --encounters 700          # 4,200 connections
 """
 
 from __future__ import annotations
@@ -26,7 +34,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import signal
 import statistics
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -46,8 +56,9 @@ ROSTER = [
 
 
 class Encounter:
-    def __init__(self, encounter: str, gm: Client, tokens: list[str]) -> None:
+    def __init__(self, encounter: str, gm: Client, tokens: list[str], gm_token: str = "") -> None:
         self.encounter, self.gm, self.tokens = encounter, gm, tokens
+        self.gm_token = gm_token
         # each reader's place: (since, digest) and its cursor, noted before it drops
         self.places: list[tuple[int, str | None, str | None]] = []
 
@@ -72,7 +83,7 @@ async def set_up(url: str, n: int) -> list[Encounter]:
         link = await gm.command("issue_spectator_link")
         tokens.append(link["result"]["token"])
         await gm.command("start_encounter")
-        out.append(Encounter(ack["result"]["encounter"], gm, tokens))
+        out.append(Encounter(ack["result"]["encounter"], gm, tokens, ack["result"]["gm_token"]))
     await anon.close()
     return out
 
@@ -166,6 +177,83 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             "root": args.root or str(procs.ROOT)}
 
 
+async def failover_once(n: int, root: Path = procs.ROOT) -> dict[str, Any]:
+    """One crash: ``n`` encounters on server A, A SIGKILLed, every connection resumed on B
+    (both run from ``root``)."""
+    stack = await procs.start_stack("stablemaster", None, [], root=root)
+    port = procs.free_port()
+    argv = [sys.executable, "-m", "server", "serve", "--host", "127.0.0.1", "--port", str(port),
+            "--redis-url", str(stack.redis_url), "--secret", "bench-secret", "--log-level",
+            "WARNING"]
+    second = procs._spawn("second", argv, stack.workdir, root)
+    try:
+        await procs.wait_port(port, second.popen)
+        encounters = await set_up(stack.url, n)
+        seated: list[tuple[str, Client]] = []
+        for e in encounters:
+            for token in e.tokens:
+                reader = await Client.open(stack.url)
+                await reader.hello(token)
+                seated.append((token, reader))
+        for _, reader in seated:
+            await reader.wait_for(lambda m: m["type"] == "legal_actions")
+        places = [(token, c.last_seq, c.last_digest) for token, c in seated] + [
+            (e.gm_token, e.gm.last_seq, e.gm.last_digest) for e in encounters]
+        assert stack.server is not None
+        stack.server.popen.send_signal(signal.SIGKILL)
+        stack.server.popen.wait()
+        await asyncio.sleep(0.5)  # every client has seen its connection go
+        url = f"ws://127.0.0.1:{port}/ws"
+
+        async def resume(token: str, since: int, digest: str | None) -> Client:
+            client = await Client.open(url)
+            await client.hello(token, since=since, digest=digest)
+            await client.wait_for(lambda m: m["type"] == "legal_actions", timeout=120)
+            return client
+
+        cpu0, t0 = procs.cpu_seconds(second.pid), time.perf_counter()
+        clients = await asyncio.gather(*(resume(*place) for place in places))
+        elapsed, cpu1 = time.perf_counter() - t0, procs.cpu_seconds(second.pid)
+        assert cpu0 is not None and cpu1 is not None
+        snapshots = sum(1 for c in clients if c.snapshot is not None)
+        await asyncio.gather(*(c.close() for c in clients))
+        return {"resumes": len(clients), "seconds": elapsed,
+                "cpu_ms_per_resume": 1000 * (cpu1 - cpu0) / len(clients),
+                "snapshots": snapshots}
+    finally:
+        second.stop(signal.SIGINT)
+        stack.stop()
+        stack.cleanup()
+
+
+async def failover(args: argparse.Namespace) -> dict[str, Any]:
+    procs.raise_nofile()
+    rows = []
+    for r in range(args.rounds):
+        rows.append(await failover_once(
+            args.encounters, Path(args.root).resolve() if args.root else procs.ROOT))
+        print(f"round {r + 1}: {rows[-1]['resumes']} resumed in {rows[-1]['seconds']:.2f} s, "
+              f"{rows[-1]['cpu_ms_per_resume']:.3f} ms of server CPU each, "
+              f"{rows[-1]['snapshots']} snapshots", flush=True)
+    return {"encounters": args.encounters, "failover": True, "rounds": rows,
+            "root": args.root or str(procs.ROOT)}
+
+
+def report_failover(result: dict[str, Any]) -> str:
+    rows = result["rounds"]
+    seconds = [r["seconds"] for r in rows]
+    cpu = [r["cpu_ms_per_resume"] for r in rows]
+    return "\n".join([
+        f"Failover storm: {result['encounters']} encounters, {rows[0]['resumes']} connections "
+        "resuming at once on a second process after the first was SIGKILLed (medians of "
+        f"{len(rows)} rounds, lowest and highest in brackets)", "",
+        "| connections | seconds until all resumed | server CPU ms/resume | snapshots |",
+        "| --: | --: | --: | --: |",
+        f"| {rows[0]['resumes']} | {statistics.median(seconds):.2f} ({min(seconds):.2f}-"
+        f"{max(seconds):.2f}) | {statistics.median(cpu):.3f} ({min(cpu):.3f}-{max(cpu):.3f}) "
+        f"| {sum(r['snapshots'] for r in rows)} |"])
+
+
 def report(result: dict[str, Any]) -> str:
     lines = [f"Reconnect storm: {result['encounters']} encounters, "
              f"{result['encounters'] * 5} readers resuming at once, {result['behind']} turns "
@@ -194,9 +282,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--root", default=None, help="run the server from this checkout (another "
                    "version of the project, for a baseline; without the cursor feature, "
                    "--ways since,join)")
+    p.add_argument("--failover", action="store_true", help="the storm of a crash: every "
+                   "connection of a SIGKILLed process resumes on a second one")
     args = p.parse_args(argv)
-    result = asyncio.run(run(args))
-    text = report(result)
+    result = asyncio.run(failover(args) if args.failover else run(args))
+    text = report_failover(result) if args.failover else report(result)
     print(text)
     out = Path(__file__).parent / "results"
     out.mkdir(exist_ok=True)

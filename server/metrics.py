@@ -27,6 +27,15 @@ EVENTS_DELIVERED = Counter("stablemaster_events_delivered_total",
 SLOW_CLIENTS = Counter("stablemaster_slow_clients_closed_total",
                        "Connections closed because their send queue overflowed",
                        registry=REGISTRY)
+GROUPED_KEYS = Counter("stablemaster_grouped_lookups_total",
+                       "Lookups asked of Redis through a grouping (server.batched), by kind",
+                       ["lookup"], registry=REGISTRY)
+GROUPED_TRIPS = Counter("stablemaster_grouped_round_trips_total",
+                        "Round trips that carried those lookups, by kind", ["lookup"],
+                        registry=REGISTRY)
+ROOM_CHECKS = Counter("stablemaster_room_checks_total",
+                      "Checks of a room against the end of its log in Redis: made, or shared "
+                      "with one under way", ["way"], registry=REGISTRY)
 HELLO_TIMEOUTS = Counter("stablemaster_hello_timeouts_total",
                          "Connections closed because they did not say hello in time (4002)",
                          registry=REGISTRY)

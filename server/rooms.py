@@ -130,6 +130,7 @@ class Room:
         self._catchup_lock = asyncio.Lock()
         self._catchup_task: asyncio.Task[None] | None = None
         self._check_task: asyncio.Task[None] | None = None
+        self._check_running: asyncio.Task[None] | None = None
         self._behind = False  # a gap was seen: read from Redis again before resting
         #: While a command of this process is being appended: the version it will reach. The
         #: activity follower leaves those events to the command, which offers them with the
@@ -414,7 +415,18 @@ class Room:
 
     async def check(self) -> None:
         """Compare this room with the end of the log in Redis: catch up when the log is ahead,
-        reload when it is behind or holds another event at this room's seq."""
+        reload when it is behind or holds another event at this room's seq. Callers while a
+        check is under way share it (a reconnect storm brings a resume per connection, each
+        checking the room first: one round trip serves them all)."""
+        task = self._check_running
+        if task is None or task.done():
+            task = self._check_running = asyncio.get_running_loop().create_task(self._check())
+            metrics.ROOM_CHECKS.labels("made").inc()
+        else:
+            metrics.ROOM_CHECKS.labels("shared").inc()
+        await asyncio.shield(task)
+
+    async def _check(self) -> None:
         version, head = self.version, self.head
         last = await self.store.last(self.id)
         if (self.version, self.head) != (version, head) or self.lost:

@@ -50,6 +50,7 @@ from redis.exceptions import NoScriptError, ResponseError
 from encounter.fold import apply
 from encounter.state import STATE_FORMAT, EncounterState, dump_state, load_state
 from protocol.events import Envelope
+from server.batched import Batched
 
 ACTIVITY_KEY = "stablemaster:activity"
 #: Approximate length the activity stream is trimmed to (it is a wake-up log, not the truth).
@@ -406,6 +407,9 @@ class EventStore:
         self._append: Any = (redis.register_script(_APPEND) if self.cluster
                              else GroupCommit(redis, _APPEND, self.durability))
         self._snapshot = redis.register_script(_SNAPSHOT)
+        #: the token lookups of concurrent ``hello``s, grouped into round trips
+        self.token_lookups: Batched[tuple[str, str], bytes | None] = Batched(
+            "token", self._token_digests)
 
     async def aclose(self) -> None:
         """Close what the store opened of its own (the append pipeline's connection)."""
@@ -606,8 +610,17 @@ class EventStore:
         await self.redis.hset(keys(encounter)["tokens"], token_id, digest)
 
     async def token_digest(self, encounter: str, token_id: str) -> str | None:
-        raw = await self.redis.hget(keys(encounter)["tokens"], token_id)
+        raw = await self.token_lookups.get((encounter, token_id))
         return None if raw is None else raw.decode()
+
+    async def _token_digests(self, wanted: list[tuple[str, str]]) -> list[bytes | None]:
+        if len(wanted) == 1:
+            ((encounter, token_id),) = wanted
+            return [await self.redis.hget(keys(encounter)["tokens"], token_id)]
+        pipe = self.redis.pipeline(transaction=False)
+        for encounter, token_id in wanted:
+            pipe.hget(keys(encounter)["tokens"], token_id)
+        return list(await pipe.execute())
 
     async def delete_token(self, encounter: str, token_id: str) -> None:
         await self.redis.hdel(keys(encounter)["tokens"], token_id)

@@ -53,8 +53,9 @@ def ensure_env(extras: str) -> None:
 def ensure_test_tools() -> None:
     """The deployment test runs deploy/nginx.conf in a real nginx; the browser tests drive
     Debian's Chromium (/usr/bin/chromium; Playwright downloads no browser); the test of the
-    benchmark's compiled server (``bench/compiled.py``) needs a C compiler. Install whichever
-    is missing (Debian/Ubuntu as root), else say how."""
+    benchmark's compiled server (``bench/compiled.py``) needs a C compiler; the JavaScript
+    package's tests (``clients/js``) need Node.js and npm. Install whichever is missing
+    (Debian/Ubuntu as root), else say how."""
     missing = []
     if not (shutil.which("nginx") or Path("/usr/sbin/nginx").exists()):
         missing.append("nginx")
@@ -62,6 +63,8 @@ def ensure_test_tools() -> None:
         missing.append("chromium")
     if not (shutil.which("cc") or shutil.which("gcc")):
         missing.append("gcc")
+    if not (shutil.which("node") and shutil.which("npm")):
+        missing += ["nodejs", "npm"]
     if not missing:
         return
     if os.name == "posix" and os.geteuid() == 0 and shutil.which("apt-get"):
@@ -76,6 +79,9 @@ def ensure_test_tools() -> None:
     if "gcc" in missing:  # so does the test of the compiled benchmark server
         print("note: no C compiler: tests/test_bench_compiled.py will be skipped "
               "(sudo apt-get install -y gcc)", flush=True)
+    if "nodejs" in missing:  # tests/test_js_package.py fails without them
+        print("note: Node.js and npm are missing: tests/test_js_package.py will fail "
+              "(sudo apt-get install -y nodejs npm)", flush=True)
     if "nginx" not in missing:
         return
     sys.exit("The test suite needs nginx (for the deployment test). Install it, e.g.\n"

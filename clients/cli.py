@@ -59,7 +59,8 @@ Commands:
                       success.fatigue_loss=4 failure.prone=true …)
            place ID x,y | place ID off, fall ID METERS, setmap FILE (JSON or a drawing)
            size_argument combatant=ID size=medium text='…', set_attitude holder=ID toward=ID
-           attitude=friendly, set_social_event rating=12 organizer=ID vips=ID,ID circle='…',
+           attitude=friendly, rule_doubt statement=ID unfounded=true,
+           set_social_event rating=12 organizer=ID vips=ID,ID circle='…',
            set_social_situation combatant=ID invitation=true familiarity=stranger …
            raw {"type": …}  (any protocol command as JSON; the id is added)
   help, quit"""

@@ -59,6 +59,7 @@ from protocol.errors import ERROR_DESCRIPTIONS, ErrorCode
 from protocol.events import AnyEvent
 from protocol.messages import AnyClientMessage, AnyServerMessage, Command
 from protocol.reference import fields_table, inner, sorted_keys, struct_schema, type_text
+from protocol.strict import VOCABULARY_SCHEMA, strict, vocabulary_schema
 from protocol.version import PROTOCOL_VERSION, SUPPORTED_VERSIONS
 from server.config import Settings
 
@@ -132,8 +133,10 @@ CLOSE_CODES: dict[int, tuple[str, str]] = {
     4002: (
         "no hello",
         "The connection was not welcomed in time: no `hello` that succeeded within the "
-        "server's hello deadline (10 s by default) after it opened. Reconnect and say "
-        "`hello` at once.",
+        "server's hello deadline (10 s by default) after it opened; or it said `hello` "
+        "without a token and created no encounter by then (the close reason says which). "
+        "Reconnect and say `hello` at once (without a token: only to create an encounter "
+        "at once).",
     ),
     4003: (
         "encounter lost",
@@ -401,9 +404,19 @@ def limits_table() -> str:
         f"| replay | {s.max_replay} | Events the server replays on resume; a client further "
         "behind gets a `snapshot` (`resume_gap`). |",
         f"| hello deadline | {s.hello_timeout:g} s | A connection not welcomed by then (no "
-        "`hello` that succeeded) is closed (4002). |",
-        f"| connections per address | {s.max_connections_per_address or 'none'} | When the "
-        "server sets a limit, a websocket handshake past it is refused with HTTP 429. |",
+        "`hello` that succeeded), or welcomed without a token and with no encounter created "
+        "by then, is closed (4002). |",
+        f"| connections per address | {s.max_connections_per_address or 'none'} | Websocket "
+        "connections one client address may hold open on a server process; a handshake past "
+        "it is refused with HTTP 429. Local clients (direct from a loopback address) are not "
+        "counted. |",
+        f"| creates per address | {s.creates_per_address} encounters, "
+        f"{s.create_bytes_per_address} bytes per {s.create_window:g} s | What one client "
+        "address may create (its events' bytes as stored), coming back a little at a time; "
+        "past it `create_encounter` gets `quota_exceeded`. Local clients are not counted. |",
+        f"| creates per creator | {s.creates_per_creator} encounters, "
+        f"{s.create_bytes_per_creator} bytes per {s.create_window:g} s | The same, for each "
+        "creator secret, from any address (where the server asks for one). |",
     ]
     return "\n".join(rows)
 
@@ -649,8 +662,9 @@ def _channel_description() -> str:
 
 
 def render_json(data: Any) -> str:
-    """Two-space indents, keys in the order given (callers sort them), a newline at the end."""
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    """A JSON Schema document as strict validators take it (``docgen.strict``): two-space
+    indents, keys in the order given (callers sort them), a newline at the end."""
+    return json.dumps(strict(data), indent=2, ensure_ascii=False) + "\n"
 
 
 class _Dumper(yaml.SafeDumper):
@@ -873,6 +887,7 @@ def outputs(guide_text: str | None = None) -> dict[Path, str]:
         guide_text = GUIDE.read_text(encoding="utf-8")
     files = {OUT / name: render_json(json_schema(name)) for name in _UNIONS}
     files[OUT / snap.SNAPSHOT_SCHEMA] = render_json(snap.snapshot_schema())
+    files[OUT / VOCABULARY_SCHEMA] = render_json(vocabulary_schema())
     for ruleset in rulesets():
         files[OUT / actions_schema_name(ruleset)] = render_json(actions_schema(ruleset))
     files.update(reference_outputs())

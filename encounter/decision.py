@@ -67,7 +67,7 @@ GM_COMMANDS = (
     msg.IssueSpectatorLink, msg.IssueIntegrationToken, msg.RevokeToken, msg.StartEncounter,
     msg.EndEncounter, msg.SetAwareness, msg.CallPerception, msg.AddEffect, msg.EndEffect,
     msg.AdjustCombatant, msg.Adjudicate, msg.SetMap, msg.PlaceCombatant, msg.Fall,
-    msg.Collide, msg.LoadObject, msg.SizeArgument, msg.SetAttitude,
+    msg.Collide, msg.LoadObject, msg.SizeArgument, msg.SetAttitude, msg.RuleDoubt,
     msg.SetSocialEvent, msg.SetSocialSituation,
 )
 

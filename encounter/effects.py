@@ -15,6 +15,7 @@ from rules.effects import Held, is_die
 
 if TYPE_CHECKING:
     from encounter.state import EncounterState
+    from protocol.events import EffectStarted
 
 
 def held(s: EncounterState, cid: str, *targets: str) -> list[Held]:
@@ -27,5 +28,16 @@ def held(s: EncounterState, cid: str, *targets: str) -> list[Held]:
             if m.target in targets and not is_die(m.amount):
                 assert isinstance(m.amount, int)
                 out.append(Held(target=m.target, amount=m.amount, source=e.source or e.name,
-                                kind=e.source_kind, name=e.name))
+                                kind=e.source_kind, name=e.name,
+                                source_unseen=source_unseen(s, e)))
     return out
+
+
+def source_unseen(s: EncounterState, e: EffectStarted) -> bool:
+    """Whether the table sees the effect ``e`` but may not read its source: a combatant it
+    does not see caused it (its ``origin``) on one it sees (rulings R79, R97). The GM's words
+    for where it comes from would name the creature the screen hides: the table reads the
+    effect by its name, in its ``effect_started``, in the snapshot and in every itemised
+    result (the stacking rules still read the source)."""
+    return e.origin is not None and not s.visible_combatant(e.origin) and (
+        e.combatant is None or s.visible_combatant(e.combatant))

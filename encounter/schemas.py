@@ -20,12 +20,13 @@ from typing import Any
 from encounter.declare import Action, catalog
 from encounter.ruleset import names
 from protocol.reference import command_args_schema, struct_schema
+from protocol.strict import strict
 
 #: The commands other than ``act`` that ``legal_actions`` may list.
 COMMANDS = ("start_encounter", "end_encounter", "submit_roll", "server_roll", "adjudicate",
             "adjust_combatant", "set_map", "place_combatant", "fall", "collide", "load_object",
-            "size_argument", "set_attitude", "set_social_event", "set_social_situation",
-            "add_effect")
+            "size_argument", "set_attitude", "rule_doubt", "set_social_event",
+            "set_social_situation", "add_effect")
 
 
 def action_schema_id(ruleset: str, action: str) -> str:
@@ -66,7 +67,7 @@ def args_schemas() -> dict[str, dict[str, Any]]:
         schema = command_args_schema(command)
         schema["x-command"] = command
         out[command_schema_id(command)] = schema
-    return out
+    return {sid: strict(schema) for sid, schema in out.items()}
 
 
 __all__ = ["COMMANDS", "action_args_schema", "action_schema_id", "args_schemas",

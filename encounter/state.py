@@ -105,7 +105,8 @@ class Argument(msgspec.Struct, kw_only=True, gc=False):
 
 
 class PendingAnswer(msgspec.Struct, kw_only=True, gc=False):
-    """A statement that hit and waits for its target's answer (R48)."""
+    """A statement that hit and waits for its target's answer, or accepted with reservation
+    for the GM's ruling on the doubt (R48)."""
 
     speaker: str
     target: str
@@ -204,11 +205,14 @@ class EncounterState(msgspec.Struct, kw_only=True, gc=False):
     #: Strength), by combatant.
     loads: dict[str, Load] = {}
     #: Social scenes: statements by id, attitudes (holder -> toward -> attitude), who is
-    #: Blocking, statements waiting for an answer, whether the debate has ended (R25-R28).
+    #: Blocking, statements waiting for an answer, those accepted with reservation waiting for
+    #: the GM's ruling on the doubt (their ``loss`` the one recorded), whether the debate has
+    #: ended (R25-R28, R48).
     arguments: dict[str, Argument] = {}
     attitudes: dict[str, dict[str, str]] = {}
     blocking: list[str] = []
     answers: dict[str, PendingAnswer] = {}
+    reservations: dict[str, PendingAnswer] = {}
     debate_over: bool = False
     #: The social event of the scene, each combatant's situation at it, and aura points.
     social_event: SocialEventSet | None = None
@@ -263,11 +267,11 @@ def turn_id(state: EncounterState, table: bool = False) -> str:
 #: The layout of ``EncounterState`` as cached snapshots hold it. Raise it whenever the fold
 #: gains or changes a field: a cached snapshot of another format is rebuilt from the log,
 #: never read as this one.
-STATE_FORMAT = 8  # 2: turn_serial; 3: Vitals.bound_or_asleep; 4: TurnState.gone_at;
+STATE_FORMAT = 9  # 2: turn_serial; 3: Vitals.bound_or_asleep; 4: TurnState.gone_at;
 # 5: TurnState.budget names its ruleset's slots (Action Time's own major and minor);
 # 6: unaware and flying (R82, R83); 7: an effect_started carries its duration, modifiers,
 # source and origin (R90); 8: the GM's screen (told, table_seq, table_last, table_turns,
-# touched) and screened_rolls
+# touched) and screened_rolls; 9: reservations (R48)
 
 _encode = msgspec.msgpack.Encoder()
 _decode = msgspec.msgpack.Decoder(EncounterState)

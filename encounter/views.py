@@ -56,7 +56,8 @@ def view_event(envelope: Envelope, viewer: Actor) -> ev.AnyEvent | None:
     if isinstance(event, ev.DamageDealt):
         if event.dice_secret and event.target not in viewer.combatants:
             # the GM's dice behind the screen: the loss is known, not how it was made up
-            return msgspec.structs.replace(event, rolled=None, before_reduction=None)
+            return msgspec.structs.replace(event, rolled=None, before_reduction=None,
+                                           dice_parts=None)
         return event
     if isinstance(event, ev.CombatantAdded | ev.CombatantRevealed):
         c = event.combatant
@@ -94,7 +95,8 @@ def _others_view(event: ev.AnyEvent, viewer: Actor) -> ev.AnyEvent:
             return msgspec.structs.replace(
                 event, effect=msgspec.structs.replace(event.effect, origin=""))
     elif isinstance(event, ev.EffectStarted) and event.origin_hidden:
-        return msgspec.structs.replace(event, origin=None)
+        # nor the GM's words for where it comes from (R97: it goes by its name)
+        return msgspec.structs.replace(event, origin=None, source="")
     elif isinstance(event, ev.SocialEventSet) and event.organizer_hidden:
         return msgspec.structs.replace(event, organizer=None)
     return event
@@ -199,8 +201,10 @@ def _readied(s: Sight) -> dict[str, Any]:
 
 
 def _effects(s: Sight) -> list[Any]:
+    """The effects on the combatants the viewer sees; one a combatant it does not see caused
+    names neither that one nor (in the GM's words) where it comes from (R97)."""
     return [untagged(e if e.origin is None or e.origin in s.visible
-                     else msgspec.structs.replace(e, origin=None))
+                     else msgspec.structs.replace(e, origin=None, source=""))
             for e in s.state.effects.values()
             if e.combatant is None or e.combatant in s.visible]
 

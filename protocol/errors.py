@@ -26,6 +26,7 @@ class ErrorCode(StrEnum):
     STALE = "stale"
     SNAPSHOT_UNAVAILABLE = "snapshot_unavailable"
     ENCOUNTER_LOST = "encounter_lost"
+    QUOTA_EXCEEDED = "quota_exceeded"
 
 
 ERROR_DESCRIPTIONS: dict[ErrorCode, str] = {
@@ -37,7 +38,9 @@ ERROR_DESCRIPTIONS: dict[ErrorCode, str] = {
     ErrorCode.UNSUPPORTED_VERSION: "No protocol version in `hello.versions` is spoken by the "
     "server; the connection is closed (1002).",
     ErrorCode.UNAUTHENTICATED: "No `hello` yet, or the token is unknown, malformed, revoked "
-    "or expired.",
+    "or expired; or a `create_encounter` on a server that creates encounters only with a "
+    "creator secret, without one (`details.creator_secret`: `missing`) or with one it does "
+    "not know (`wrong`).",
     ErrorCode.FORBIDDEN: "The credential may not do this (a spectator acting, a player acting "
     "for a combatant it does not control, a player issuing GM commands).",
     ErrorCode.NOT_YOUR_TURN: "The combatant may not act now: it is not its turn.",
@@ -67,4 +70,11 @@ ERROR_DESCRIPTIONS: dict[ErrorCode, str] = {
     "restored to a time before the encounter existed (or an operator removed it). Sent unasked "
     "to each of its connections (and as the answer to a command for it), which are then closed "
     "with 4003. Do not reconnect to it: its tokens name nothing any more.",
+    ErrorCode.QUOTA_EXCEEDED: "A `create_encounter` past the server's create quota: the "
+    "client's address (`details.quota`: `address`) or its creator secret (`creator`) has "
+    "created as many encounters, or stored as many bytes, as the server allows over its "
+    "window (`details.measure`: `encounters` or `bytes`; `limit`, `window` in seconds). "
+    "Nothing was created. The allowance comes back a little at a time: `details.retry_after` "
+    "is the seconds until this create would fit (`null`: it never will, being larger than "
+    "the whole allowance). Retry then with the same id.",
 }

@@ -335,7 +335,8 @@ class EffectStarted(Event, tag="effect_started", kw_only=True):
     source_kind: str = "gm"
     #: The combatant whose talent, spell or action it is.
     origin: str | None = None
-    #: ``origin`` is a hidden combatant: players and spectators get no ``origin``.
+    #: ``origin`` is a hidden combatant: players and spectators get no ``origin``, and an
+    #: empty ``source`` (ruling R97: the effect goes by its name).
     origin_hidden: bool = False
 
 
@@ -406,17 +407,25 @@ class AttackResolved(Event, tag="attack_resolved", kw_only=True):
 
 
 class DamageDealt(Event, tag="damage_dealt", kw_only=True):
-    """Fatigue loss from a hit or a hazard (DAMAGE; DAMAGE REDUCTION; rulings R12, R13):
-    ``dice`` and their ``rolled`` total, the flat ``bonuses``, doubling on a critical hit, the
-    minimum of 1, then the damage reduction that most benefits the target; ``loss`` is what the
-    target loses. A ``vitals_changed`` event with the consequences follows."""
+    """Fatigue loss (Health in "Action Time", R29) from a hit or a hazard (DAMAGE; DAMAGE
+    REDUCTION; rulings R12, R13), its fields adding up, no die counted twice: ``rolled`` (the
+    faces of every die of ``dice`` added) + the ``bonuses`` (flat amounts), doubled on a
+    ``critical`` hit, halved (rounded down) when ``halved``, at least 1 (but a fall, R22), is
+    ``before_reduction``; less ``reduction``, the damage reduction that most benefits the
+    target, it is ``loss``, what the target loses. ``dice_parts`` says what made up ``dice``
+    (in ``dice`` and ``rolled`` already: not to be added again). A ``vitals_changed`` event
+    with the consequences follows."""
 
     target: str
     source: str | None = None
     damage: Literal["physical", "mental"] = "physical"
     types: list[str] = []
+    #: every die rolled (``"2d6"``; "Action Time": the damage die, then each extra die)
     dice: str
+    #: the faces of every die of ``dice``, added
     rolled: int | None
+    #: flat amounts added to ``rolled`` (Strength modifier, one-half heroic level, effects;
+    #: "Action Time": only what R30's ``"modifier"`` option adds beyond the die ladder's end)
     bonuses: list[Modifier] = []
     critical: bool = False
     halved: bool = False
@@ -424,6 +433,10 @@ class DamageDealt(Event, tag="damage_dealt", kw_only=True):
     reduction: int | None = 0
     reduction_label: str | None = None
     loss: int
+    #: "Action Time": what made up ``dice`` — each upgrade and downgrade of the damage die
+    #: (``value``: its steps, R30, R61) and each extra die of a talent or spell (``value``: its
+    #: face, R95); ``null`` where ``rolled`` is (behind the GM's screen)
+    dice_parts: list[Modifier] | None = []
     #: the dice were rolled behind the GM's screen: others see the loss, not the roll
     dice_secret: bool = False
     hidden: bool = False
@@ -532,6 +545,18 @@ class StatementAnswered(Event, tag="statement_answered", kw_only=True):
     answer: Literal["accept", "accept_with_reservation", "refuse"]
     loss: int
     recorded: int = 0
+    hidden: bool = False
+
+
+class DoubtRuled(Event, tag="doubt_ruled", kw_only=True):
+    """The GM ruled on a statement accepted with reservation (``rule_doubt``; R48): the doubt
+    ``unfounded`` or not; ``loss`` is what the target loses for it now (half the recorded loss,
+    rounded down, or 0). A ``vitals_changed`` event follows a loss."""
+
+    statement: str
+    target: str
+    unfounded: bool
+    loss: int
     hidden: bool = False
 
 
@@ -783,6 +808,7 @@ AnyEvent = (
     | BlockingChanged
     | StatementHit
     | StatementAnswered
+    | DoubtRuled
     | DebateEnded
     | LieTold
     | SocialEventSet

@@ -58,7 +58,8 @@ FEATURES: tuple[str, ...] = ("batch", "legal_delta", "cursor", "view")
 
 class Hello(ClientMessage, tag="hello", kw_only=True):
     """First message on a connection. ``versions`` lists the protocol versions the client
-    speaks. ``token`` authenticates (omit it only to call ``create_encounter``). ``since`` is
+    speaks. ``token`` authenticates (omit it only to call ``create_encounter`` at once: such a
+    connection that has created no encounter by the hello deadline is closed). ``since`` is
     the last ``seq`` the client has seen: the server then sends exactly the events after it, or
     a ``snapshot`` when it cannot; without ``since`` the client gets a ``snapshot``. ``digest``
     is the ``digest`` of that event (or snapshot): when the log no longer holds it at that seq
@@ -125,7 +126,11 @@ class GetLegalActions(Command, tag="get_legal_actions", kw_only=True):
 class CreateEncounter(Command, tag="create_encounter", kw_only=True):
     """Create an encounter. The ``ack`` result holds ``encounter`` and ``gm_token``. Because a
     retry returns the same GM token, the ``id`` of this command must be at least 16 characters
-    (use a UUID)."""
+    (use a UUID). ``creator_secret``: on a server that creates encounters only for holders of
+    a creator secret (its operator's choice), that secret; without it (or with another) the
+    create is refused with ``unauthenticated`` (``details.creator_secret``: ``missing`` or
+    ``wrong``). Creates are counted per client address and per creator secret; past the
+    server's quota they get ``quota_exceeded``."""
 
     id: Annotated[str, msgspec.Meta(min_length=16, max_length=64)]
     name: Annotated[str, msgspec.Meta(min_length=1, max_length=120)]
@@ -134,11 +139,18 @@ class CreateEncounter(Command, tag="create_encounter", kw_only=True):
     combatants_yaml: Annotated[str, msgspec.Meta(max_length=200_000)] | None = None
     options: EncounterOptions = EncounterOptions()
     map: BattleMap | None = None
+    creator_secret: Annotated[str, msgspec.Meta(
+        min_length=1, max_length=200,
+        description="The server's creator secret, where its operator set one (leave it out "
+                    "otherwise); never stored nor sent back.")] | None = None
 
 
 class AddCombatant(Command, tag="add_combatant", kw_only=True):
-    """Add a combatant (GM); in a running scene it rolls initiative at once (JOINING A DRAMATIC
-    SCENE) and acts when its count comes up. Result: ``combatant`` (its id)."""
+    """Add a combatant (GM); once the scene has begun it rolls initiative and takes its place
+    in the existing order: in "MLP Dramatic Systems" at once, acting this round if its place
+    is still to come (JOINING A DRAMATIC SCENE, R43), in "Action Time" when the next round
+    starts (R32; at once with ``action_time_join_immediately``). Its ``stats`` are those of
+    the encounter's ruleset. Result: ``combatant`` (its id)."""
 
     combatant: StatBlock
 
@@ -216,7 +228,8 @@ class StartEncounter(Command, tag="start_encounter", kw_only=True):
 
 class SetAwareness(Command, tag="set_awareness", kw_only=True):
     """Before the scene starts: whether a combatant is aware of its opponents (AWARENESS AND
-    SURPRISE; a surprise round happens when some but not all are aware, ruling R1)."""
+    SURPRISE; a surprise round happens when some but not all are aware, ruling R1). During
+    the scene: whether it is aware of the attacks made on it (R82)."""
 
     combatant: CombatantRef
     aware: bool
@@ -316,10 +329,13 @@ class Fall(Command, tag="fall", kw_only=True):
     """A combatant falls ``meters`` (GM): Acrobatics first if it is trained, then 1d20+20
     against its Fortitude Defense for full or half damage, and it lands prone (Flying: Falling
     Damage; ruling R22). The faller's dice, physical ones asked for stage by stage (R80); one
-    untrained in Acrobatics makes no Acrobatics check (R84)."""
+    untrained in Acrobatics makes no Acrobatics check (R84). A fall that counts under 3 m
+    deals no damage and rolls no falling roll (R98)."""
 
     combatant: CombatantRef
-    meters: Annotated[float, msgspec.Meta(ge=0, le=1000)]
+    meters: Annotated[float, msgspec.Meta(gt=0, le=1000, description=(
+        "How far it falls, more than 0: a fall of 0 m is no fall (R98)."),
+        extra_json_schema={"x-unit": "meters"})]
 
 
 class Collide(Command, tag="collide", kw_only=True):
@@ -365,6 +381,18 @@ class SetAttitude(Command, tag="set_attitude", kw_only=True):
     toward: CombatantRef
     attitude: Literal["hostile", "unfriendly", "indifferent", "friendly", "helpful"]
     reason: Label | None = None
+
+
+class RuleDoubt(Command, tag="rule_doubt", kw_only=True):
+    """The GM rules on the doubt of a statement its target accepted with reservation
+    (STATEMENTS: "half the fatigue loss is still caused should the doubt turn out to have
+    been unfounded"; ruling R48): ``unfounded`` — the target loses half the recorded loss,
+    rounded down, as mental fatigue (its damage threshold counts, R45; its attitude does not
+    change, R77); founded — nothing. ``statement`` names it (``statement_answered.statement``,
+    the view's ``reservations``); either way the reservation is settled. Result: ``loss``."""
+
+    statement: Annotated[str, msgspec.Meta(min_length=1, max_length=40)]
+    unfounded: bool
 
 
 class SetSocialEvent(Command, tag="set_social_event", kw_only=True):
@@ -501,6 +529,7 @@ AnyClientMessage = (
     | LoadObject
     | SizeArgument
     | SetAttitude
+    | RuleDoubt
     | SetSocialEvent
     | SetSocialSituation
     | AdjustCombatant

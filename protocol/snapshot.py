@@ -129,7 +129,8 @@ class ReadiedView(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
 
 class EffectView(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     """A running effect, as the `effect_started` event that started it gives it (without
-    `kind`); an `origin` this viewer may not see is `null`."""
+    `kind`); an `origin` this viewer may not see is `null`, and the effect's `source` empty
+    (ruling R97: it goes by its name)."""
 
     effect: Annotated[str, doc("Its id.")]
     name: Annotated[str, doc("Its name.")]
@@ -141,7 +142,9 @@ class EffectView(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     combatant: Annotated[str | None, doc("The combatant it is on (`null`: the scene).")]
     until: Annotated[Duration, doc("How long it lasts (R90).")]
     modifiers: Annotated[list[EffectModifier], doc("What it changes (R90).")]
-    source: Annotated[str, doc("The thing it comes from (empty: `name`).")]
+    source: Annotated[str, doc(
+        "The thing it comes from (empty: `name`; always empty for an `origin` this viewer may "
+        "not see, R97).")]
     source_kind: Annotated[str, doc("What sort of thing that is.")]
     origin: Annotated[str | None, doc(
         "The combatant whose talent, spell or action it is (`null`: none, or one hidden from "

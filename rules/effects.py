@@ -82,9 +82,14 @@ class Held(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     kind: str = "gm"
     name: str = ""
     section: str = "add_effect (R90)"
+    #: results name it by ``name`` alone: its source is not for everyone who reads them (a
+    #: hidden combatant's doing, ruling R97); the stacking rules still read it
+    source_unseen: bool = False
 
     @property
     def label(self) -> str:
+        if self.source_unseen:
+            return self.name or "an effect"
         return self.name if not self.name or self.name == self.source else \
             f"{self.source}: {self.name}"
 

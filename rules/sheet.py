@@ -377,7 +377,8 @@ class Sheet(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
         "R70).", examples=[["acrobatics"]])] = ()
     perception: Annotated[int, _about(
         "The Perception check modifier, rolled when the GM calls for Perception checks "
-        "before the scene (AWARENESS AND SURPRISE).")] = 0
+        "(`call_perception`) before the scene, for awareness of its opponents (AWARENESS AND "
+        "SURPRISE, R42), or during it, for awareness of the attacks made on it (R82).")] = 0
     class_bonus: Annotated[DefenseBonuses, _about(
         "The class bonus to each defense (DEFENSES); worn armor's bonus replaces the Reflex "
         "one (Armor Bonus).")] = msgspec.field(default_factory=DefenseBonuses)

@@ -29,9 +29,11 @@ from server import __version__, auth, metrics, web
 from server.addresses import ConnectionCounter, CountedConnection
 from server.commands import CommandService
 from server.config import Settings
-from server.embedded_redis import EmbeddedRedis
+from server.creation import CreatePolicy, PolicyError
+from server.embedded_redis import DataDirInUse, DataDirLock, EmbeddedRedis
 from server.fanout import ActivityFollower
 from server.gc_pacer import GcPacer
+from server.quotas import CreateQuotas
 from server.rooms import Room, Rooms
 from server.session import Outbox, Session
 from server.store import Durability, EventStore, LogChain
@@ -47,10 +49,14 @@ class Server:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.embedded: EmbeddedRedis | None = None
+        #: this process's claim on ``--data-dir`` (with the embedded Redis only)
+        self.data_lock: DataDirLock | None = None
         self.redis: Any
         self.store: EventStore
         self.rooms: Rooms
         self.tokens: auth.Tokens
+        self.creation: CreatePolicy
+        self.quotas: CreateQuotas
         self.commands = CommandService(self)
         self.follower: ActivityFollower
         self.sessions: set[Session] = set()
@@ -74,16 +80,15 @@ class Server:
 
     async def start(self) -> None:
         s = self.settings
+        try:
+            self.creation = CreatePolicy.of(s)
+        except PolicyError as exc:
+            raise ConfigError(str(exc)) from None
         url = s.redis_url
         if url is None:
-            self.embedded = EmbeddedRedis(s.data_dir / "redis",
-                                          appendfsync="always" if s.durability == "always"
-                                          else "everysec")
-            await self.embedded.start()
-            url = self.embedded.url
-            log.info("embedded Redis started: %s (AOF in %s)", self.embedded.binary,
-                     self.embedded.data_dir)
+            url = await self._start_embedded()
         self.redis, follower_redis = self._connect(url)
+        self.quotas = CreateQuotas(self.redis, s)
         secret = await self._secret()
         self.tokens = auth.Tokens(secret)
         durability = await durability_for(self.redis, s, embedded=self.embedded is not None)
@@ -107,12 +112,34 @@ class Server:
             self.settings.port = sockets[0].getsockname()[1]
         log.info("listening on ws://%s:%d/ws (protocol %d)", s.host, self.settings.port,
                  PROTOCOL_VERSION)
+        log.info("%s", self.creation.describe())
         self.gc_pacer.start()
         if s.demo:
             from server.demo import Demo
 
             self.demo = Demo(self)
             await self.demo.start()
+
+    async def _start_embedded(self) -> str:
+        """Own the data directory, then start a redis-server in it (``server.embedded_redis``:
+        one owner per directory; the redis-server dies with this process); its URL."""
+        s = self.settings
+        self.data_lock = DataDirLock(s.data_dir)
+        self.embedded = EmbeddedRedis(s.data_dir / "redis",
+                                      appendfsync="always" if s.durability == "always"
+                                      else "everysec")
+        try:
+            self.data_lock.acquire()
+            await self.embedded.start()
+        except BaseException as exc:
+            self.data_lock.release()
+            if isinstance(exc, DataDirInUse):
+                raise ConfigError(str(exc)) from None
+            raise
+        assert self.embedded.process is not None
+        log.info("embedded Redis started: %s, pid %d (AOF in %s)", self.embedded.binary,
+                 self.embedded.process.pid, self.embedded.data_dir)
+        return self.embedded.url
 
     def _connect(self, url: str) -> tuple[Any, Any]:
         if self.settings.redis_cluster or url.startswith("redis+cluster://"):
@@ -152,6 +179,8 @@ class Server:
         if self.embedded is not None:
             self.embedded.stop()
             log.info("embedded Redis stopped")
+        if self.data_lock is not None:
+            self.data_lock.release()
         self._stopped.set()
 
     async def serve_forever(self) -> None:
@@ -316,15 +345,16 @@ class Server:
         if request.headers.get("Upgrade", "").lower() == "websocket":
             if path not in ("/ws", "/"):
                 return _respond(HTTPStatus.NOT_FOUND, b"websocket endpoint is /ws\n")
-            if self.addresses.limit:
-                address = self.addresses.client_address(
-                    connection.remote_address, request.headers.get_all("X-Forwarded-For"))
-                if not self.addresses.acquire(address):
+            assert isinstance(connection, CountedConnection)
+            client = self.addresses.client(connection.remote_address,
+                                           request.headers.get_all("X-Forwarded-For"))
+            connection.client = client
+            if self.addresses.limit and not client.local:
+                if not self.addresses.acquire(client.address):
                     metrics.CONNECTIONS_REFUSED.labels("address_limit").inc()
                     return _respond(HTTPStatus.TOO_MANY_REQUESTS,
                                     b"too many connections from this address\n")
-                assert isinstance(connection, CountedConnection)
-                connection.release = functools.partial(self.addresses.release, address)
+                connection.release = functools.partial(self.addresses.release, client.address)
             return None
         if path == "/healthz":
             try:

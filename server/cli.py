@@ -34,6 +34,13 @@ ENV = {
     "hello_timeout": "STABLEMASTER_HELLO_TIMEOUT",
     "max_connections_per_address": "STABLEMASTER_MAX_CONNECTIONS_PER_ADDRESS",
     "trusted_proxies": "STABLEMASTER_TRUSTED_PROXIES",
+    "create": "STABLEMASTER_CREATE",
+    "creator_secrets": "STABLEMASTER_CREATOR_SECRET",
+    "creates_per_address": "STABLEMASTER_CREATES_PER_ADDRESS",
+    "create_bytes_per_address": "STABLEMASTER_CREATE_BYTES_PER_ADDRESS",
+    "creates_per_creator": "STABLEMASTER_CREATES_PER_CREATOR",
+    "create_bytes_per_creator": "STABLEMASTER_CREATE_BYTES_PER_CREATOR",
+    "create_window": "STABLEMASTER_CREATE_WINDOW",
 }
 
 
@@ -56,6 +63,15 @@ def proxy_list(text: str) -> tuple[str, ...]:
             raise argparse.ArgumentTypeError(
                 f"{proxy!r} is not an IP address or network (such as 10.0.0.0/8)") from None
     return proxies
+
+
+def secret_list(text: str) -> tuple[str, ...]:
+    """``--creator-secret``: one secret, or several separated by commas."""
+    return tuple(part.strip() for part in text.split(",") if part.strip())
+
+
+def _int_env(name: str, default: int) -> int:
+    return int(_env(name, str(default)) or default)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -127,22 +143,64 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--hello-timeout", type=float, metavar="SECONDS",
                        default=float(_env("hello_timeout", str(d.hello_timeout))
                                      or d.hello_timeout),
-                       help="seconds a connection has to say hello (successfully) before it "
-                       f"is closed with 4002 [{ENV['hello_timeout']}] (default "
+                       help="seconds a connection has to say hello with a token "
+                       "(successfully), or to create an encounter after a hello without one, "
+                       f"before it is closed with 4002 [{ENV['hello_timeout']}] (default "
                        f"{d.hello_timeout:g}; 0: no deadline)")
     serve.add_argument("--max-connections-per-address", type=int, metavar="N",
-                       default=int(_env("max_connections_per_address",
-                                        str(d.max_connections_per_address))
-                                   or d.max_connections_per_address),
+                       default=_int_env("max_connections_per_address",
+                                        d.max_connections_per_address),
                        help="websocket connections one client address may hold open on this "
-                       "process; more are refused at the handshake (HTTP 429) "
-                       f"[{ENV['max_connections_per_address']}] (default 0: no limit)")
+                       "process; more are refused at the handshake (HTTP 429); local clients "
+                       "(direct from a loopback address) are not counted "
+                       f"[{ENV['max_connections_per_address']}] (default "
+                       f"{d.max_connections_per_address}; 0: no limit)")
     serve.add_argument("--trusted-proxies", type=proxy_list, metavar="LIST",
                        default=_env("trusted_proxies", ""),  # a string: argparse reads it
                        help="proxies, by address or network (comma-separated, e.g. "
                        "172.30.0.0/24), whose X-Forwarded-For header names the client address "
-                       f"for --max-connections-per-address [{ENV['trusted_proxies']}] "
-                       "(default none: the header is ignored)")
+                       "for --max-connections-per-address and the create quotas "
+                       f"[{ENV['trusted_proxies']}] (default none: the header is ignored)")
+    serve.add_argument("--create", choices=["open", "secret"], default=_env("create"),
+                       help="who may create encounters: open (anyone) or secret (only with a "
+                       f"--creator-secret) [{ENV['create']}] (default: secret when a creator "
+                       "secret is set, else open on a loopback --host that trusts no proxy; "
+                       "any other server refuses to start without one or the other)")
+    serve.add_argument("--creator-secret", type=secret_list, metavar="SECRET",
+                       dest="creator_secrets",
+                       default=_env("creator_secrets", ""),  # a string: argparse reads it
+                       help="the secret a create_encounter must carry (several: separated by "
+                       "commas, each a creator with its own quota; at least 16 characters, "
+                       f"e.g. `openssl rand -hex 16`) [{ENV['creator_secrets']}: prefer it, a "
+                       "flag shows in the process list]")
+    serve.add_argument("--creates-per-address", type=int, metavar="N",
+                       default=_int_env("creates_per_address", d.creates_per_address),
+                       help="encounters one client address may create per --create-window "
+                       f"[{ENV['creates_per_address']}] (default {d.creates_per_address}; "
+                       "0: no limit; local clients are not counted)")
+    serve.add_argument("--create-bytes-per-address", type=int, metavar="BYTES",
+                       default=_int_env("create_bytes_per_address",
+                                        d.create_bytes_per_address),
+                       help="bytes of events one client address may store by creating "
+                       f"encounters per window [{ENV['create_bytes_per_address']}] (default "
+                       f"{d.create_bytes_per_address}; 0: no limit)")
+    serve.add_argument("--creates-per-creator", type=int, metavar="N",
+                       default=_int_env("creates_per_creator", d.creates_per_creator),
+                       help="encounters one creator secret may create per window, from any "
+                       f"address [{ENV['creates_per_creator']}] (default "
+                       f"{d.creates_per_creator}; 0: no limit)")
+    serve.add_argument("--create-bytes-per-creator", type=int, metavar="BYTES",
+                       default=_int_env("create_bytes_per_creator",
+                                        d.create_bytes_per_creator),
+                       help="bytes of events one creator secret may store by creating "
+                       f"encounters per window [{ENV['create_bytes_per_creator']}] (default "
+                       f"{d.create_bytes_per_creator}; 0: no limit)")
+    serve.add_argument("--create-window", type=float, metavar="SECONDS",
+                       default=float(_env("create_window", str(d.create_window))
+                                     or d.create_window),
+                       help="the create quotas' window: a used-up quota comes back, a little "
+                       f"at a time, over this many seconds [{ENV['create_window']}] (default "
+                       f"{d.create_window:g})")
     serve.add_argument("--demo", action="store_true",
                        help="create demo encounters at start and print their links")
     serve.add_argument("--demo-ruleset", choices=["dramatic", "action_time", "social", "both",
@@ -195,6 +253,12 @@ def settings_from(args: argparse.Namespace) -> Settings:
         hello_timeout=args.hello_timeout,
         max_connections_per_address=args.max_connections_per_address,
         trusted_proxies=args.trusted_proxies,
+        create=args.create, creator_secrets=args.creator_secrets,
+        creates_per_address=args.creates_per_address,
+        create_bytes_per_address=args.create_bytes_per_address,
+        creates_per_creator=args.creates_per_creator,
+        create_bytes_per_creator=args.create_bytes_per_creator,
+        create_window=args.create_window,
     )
 
 

@@ -22,7 +22,9 @@ from protocol.errors import ErrorCode
 from protocol.events import TokenIssued, TokenRevoked
 from server import auth, metrics
 from server.config import Settings
+from server.creation import CreatePolicy
 from server.cursor import CursorError
+from server.quotas import CreateQuotas
 from server.rooms import Member, Room
 from server.store import Batch, EventStore, EventTooLarge, NotDurable
 
@@ -55,12 +57,20 @@ class Host(Protocol):
     store: EventStore
     tokens: auth.Tokens
     settings: Settings
+    creation: CreatePolicy
+    quotas: CreateQuotas
 
 
 class Sender(Member, Protocol):
     """The connection a command came on (``server.session.Session`` is one)."""
 
     room: Room | None
+    #: whom it counts as for the create quotas (``None``: a local client)
+    address: str | None
+
+    def created(self) -> None:
+        """A ``create_encounter`` of this connection was answered with its encounter."""
+        ...
 
 
 class CommandService:
@@ -175,7 +185,12 @@ class CommandService:
         is young (``CREATE_GRACE``), then carries out the create itself with the claimed ids:
         the append's compare-and-set at version 0 lets exactly one attempt create the
         encounter, and the other answers with it, so a create whose first attempt died with
-        its process still completes."""
+        its process still completes.
+
+        Who may create is the server's policy (``server.creation``); a first attempt is
+        charged to the connection's address and creator (``server.quotas``) once its events
+        are known, before anything is stored, and refused past their quota."""
+        creator = self.server.creation.creator(cmd.creator_secret)
         redis = self.server.redis
         payload_hash = _fingerprint(cmd)
         key = CREATE_KEY.format(hashlib.sha256(cmd.id.encode()).hexdigest())
@@ -209,6 +224,9 @@ class CommandService:
             for e in out.envelopes:
                 e.cmd = dedupe
             encoded = _encoded(self.server.store, out)
+            if first is None:
+                await self.server.quotas.charge(session.address, creator,
+                                                sum(len(e) for e in encoded))
         except engine.Rejected:
             await redis.delete(key)
             raise
@@ -223,7 +241,9 @@ class CommandService:
         self._test_crash("create_appended")
         await redis.set(key, orjson.dumps({**claim, "seq": out.state.version}),
                         xx=True, keepttl=True)
-        log.info("encounter created", extra={"encounter": encounter, "ruleset": cmd.ruleset})
+        log.info("encounter created (by %s)", _who(session.address, creator),
+                 extra={"encounter": encounter, "ruleset": cmd.ruleset})
+        session.created()
         session.send(msg.Ack(id=cmd.id, seq=out.state.version,
                              result=self._create_result(encounter, gm_token_id),
                              duplicate=first is not None))
@@ -234,6 +254,7 @@ class CommandService:
         if seq is None:
             first = await self.server.store.dedupe_lookup(encounter, f"create:{cmd.id}")
             seq = first.get("seq") if first else None
+        session.created()
         session.send(msg.Ack(id=cmd.id, seq=seq, duplicate=True,
                              result=self._create_result(encounter, token_id)))
 
@@ -353,8 +374,20 @@ def _encoded(store: EventStore, out: engine.Outcome) -> list[bytes]:
                               limit=exc.limit) from None
 
 
+def _who(address: str | None, creator: str | None) -> str:
+    """A creator, for the log: its address and its creator secret's id."""
+    where = address or "a local client"
+    return f"{where}, creator {creator}" if creator else where
+
+
 def _fingerprint(cmd: msg.Command) -> str:
-    """Identifies a command's content, to tell a retry from a reused id."""
+    """Identifies a command's content, to tell a retry from a reused id. A create's leaves
+    out its creator secret (and is what it was before the field existed): a retry is the same
+    create whichever secret it carries, and nothing derived from a secret is stored."""
+    if isinstance(cmd, msg.CreateEncounter):
+        data = msgspec.to_builtins(cmd)
+        data.pop("creator_secret", None)
+        return hashlib.sha256(msgspec.json.encode(data, order="sorted")).hexdigest()[:32]
     return hashlib.sha256(msgspec.json.encode(cmd, order="sorted")).hexdigest()[:32]
 
 

@@ -5,6 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+#: Websocket connections one client address may hold open on a process unless
+#: ``--max-connections-per-address`` says otherwise: a household or a club behind one address
+#: with every player's tab and a few overlays open fits; 2,000 idle sockets do not.
+DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 64
+
 
 @dataclass
 class Settings:
@@ -58,12 +63,33 @@ class Settings:
     wait_replicas: int = 1
     #: Seconds to wait for the fsync or the replicas before answering ``unavailable``.
     wait_timeout: float = 1.0
-    #: Seconds a connection has to be welcomed (a ``hello`` that succeeds) before it is closed
-    #: (4002); 0: no deadline.
+    #: Seconds a connection has to authenticate (a ``hello`` with a token that succeeds) or,
+    #: having said ``hello`` without one, to create an encounter, before it is closed (4002);
+    #: 0: no deadline.
     hello_timeout: float = 10.0
     #: Websocket connections one client address may hold open on this process; more are
-    #: refused at the handshake (HTTP 429). 0: no limit.
-    max_connections_per_address: int = 0
+    #: refused at the handshake (HTTP 429). 0: no limit. Local clients (a direct connection
+    #: from a loopback address) are not counted.
+    max_connections_per_address: int = DEFAULT_MAX_CONNECTIONS_PER_ADDRESS
     #: Proxies (addresses or networks, such as ``172.30.0.0/24``) whose ``X-Forwarded-For``
     #: names the client address; anyone else's is ignored.
     trusted_proxies: tuple[str, ...] = ()
+    #: Who may create encounters (``--create``, ``server.creation``): ``open`` (anyone) or
+    #: ``secret`` (a ``create_encounter`` that carries one of ``creator_secrets``). ``None``:
+    #: ``secret`` when creator secrets are set, else ``open`` for a server on a loopback host
+    #: that trusts no proxy; any other server refuses to start.
+    create: str | None = None
+    #: The secrets that let a ``create_encounter`` through (``--creator-secret``): each one a
+    #: creator, with a quota of its own.
+    creator_secrets: tuple[str, ...] = ()
+    #: Encounters one client address may create per ``create_window`` (``server.quotas``); 0:
+    #: no limit. Local clients are not counted.
+    creates_per_address: int = 30
+    #: Bytes of events one client address may store by creating encounters per window.
+    create_bytes_per_address: int = 4 * 1024 * 1024
+    #: Encounters one creator (one creator secret) may create per window, from any address.
+    creates_per_creator: int = 300
+    #: Bytes of events one creator may store by creating encounters per window.
+    create_bytes_per_creator: int = 64 * 1024 * 1024
+    #: Seconds over which a used-up create quota comes back whole (a little at a time).
+    create_window: float = 3600.0

@@ -121,12 +121,15 @@ class Demo:
                 return DemoEncounter(ruleset, eid, mint(eid, data["gm"]), mint(eid, data["bot"]),
                                      data["bot"])
         example = next(e for e in web.examples() if e["file"] == EXAMPLES[ruleset])
+        # (with the operator's first creator secret, when creating needs one)
+        secrets = self.settings.creator_secrets
+        secret = {"creator_secret": secrets[0]} if secrets else {}
         async with Client.connect(self.url) as anon:
             await anon.hello()
             ack = await anon.command("create_encounter", name=example["name"],
                                      ruleset=example["ruleset"],
                                      combatants_yaml=web.example_text(example["file"]),
-                                     map=example["map"])
+                                     map=example["map"], **secret)
         result = ack["result"]
         async with Client.connect(self.url) as gm:
             await gm.hello(result["gm_token"])

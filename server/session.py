@@ -35,6 +35,7 @@ from protocol.errors import ErrorCode
 from protocol.version import SUPPORTED_VERSIONS
 from rules.choices import with_allowed
 from server import __version__, metrics
+from server.addresses import CountedConnection
 from server.auth import new_id
 from server.config import Settings
 from server.cursor import CURSOR_LENGTH, CursorError
@@ -142,6 +143,14 @@ class Session:
         self.view = False
         #: A ``welcome`` was sent: the connection said ``hello`` in time.
         self.welcomed = False
+        #: The hello deadline is met: the connection authenticated, or (having said ``hello``
+        #: without a token) created an encounter.
+        self.settled = False
+        #: whom the connection counts as, for the create quotas (``None``: a local client)
+        self.address: str | None = None
+        client = ws.client if isinstance(ws, CountedConnection) else None
+        if client is not None and not client.local:
+            self.address = client.address
         s = server.settings
         self._tokens = float(s.command_burst)
         self._refill_at = time.monotonic()
@@ -339,9 +348,15 @@ class Session:
         return False
 
     def _hello_overdue(self) -> None:
-        if not self.welcomed:
+        if not self.settled:
             metrics.HELLO_TIMEOUTS.inc()
-            self.close_soon(CLOSE_NO_HELLO, "no hello in time")
+            self.close_soon(CLOSE_NO_HELLO, "no hello in time" if not self.welcomed
+                            else "no token nor create_encounter in time")
+
+    def created(self) -> None:
+        """A ``create_encounter`` of this connection was answered with its encounter: the
+        hello deadline is met."""
+        self.settled = True
 
     async def run(self) -> None:
         metrics.CONNECTIONS.inc()
@@ -472,7 +487,7 @@ class Session:
                     return
             self.actor = actor
             self.room = room
-            self.welcomed = True
+            self.welcomed = self.settled = True
             self.send(msg.Welcome(
                 protocol=self.protocol, server=__version__, session=self.id, role=actor.role,
                 encounter=room.id, token_id=actor.token_id, combatants=sorted(actor.combatants),

@@ -86,9 +86,11 @@ def ws_url(srv: Server) -> str:
 
 
 class ServerProcess:
-    """``python -m server serve`` as a real subprocess."""
+    """``python -m server serve`` as a real subprocess; with no ``redis_url``, on an embedded
+    Redis (give it its own ``--data-dir``)."""
 
-    def __init__(self, redis_url: str, *extra: str, env: dict[str, str] | None = None) -> None:
+    def __init__(self, redis_url: str | None, *extra: str,
+                 env: dict[str, str] | None = None) -> None:
         self.port = free_port()
         self.redis_url = redis_url
         self.extra = extra
@@ -101,11 +103,14 @@ class ServerProcess:
 
     def start(self) -> ServerProcess:
         env = {**os.environ, "STABLEMASTER_SECRET": TEST_SECRET, **self.env}
+        redis = ["--redis-url", self.redis_url] if self.redis_url else []
+        if not redis:
+            env.pop("REDIS_URL", None)
         self.log = Path(tempfile.mkstemp(prefix="stablemaster-", suffix=".log")[1])
         with self.log.open("wb") as out:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "server", "serve", "--port", str(self.port),
-                 "--redis-url", self.redis_url, *self.extra],
+                [sys.executable, "-m", "server", "serve", "--port", str(self.port), *redis,
+                 *self.extra],
                 cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
             )
         self.wait_ready()

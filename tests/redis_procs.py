@@ -9,7 +9,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from server.embedded_redis import find_redis_server
+from server.embedded_redis import Lifeline, find_redis_server
 
 
 def stop_process(proc: subprocess.Popen[bytes] | None, timeout: float = 10) -> None:
@@ -75,6 +75,8 @@ class RedisProcess:
         self.dir.mkdir(parents=True, exist_ok=True)
         self.extra = extra
         self.proc: subprocess.Popen[bytes] | None = None
+        #: the redis-server dies with the test run, however the run ends
+        self.lifeline = Lifeline()
 
     @property
     def url(self) -> str:
@@ -84,13 +86,16 @@ class RedisProcess:
         cmd = [find_redis_server(), "--port", str(self.port), "--bind", "127.0.0.1",
                "--dir", str(self.dir), "--save", "", "--appendonly", "yes",
                "--logfile", str(self.dir / "redis.log"), *self.extra]
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                     start_new_session=True)
+        if self.proc is not None and self.proc.poll() is not None:  # started again
+            self.lifeline.release()
+        self.proc = self.lifeline.spawn(cmd, stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.DEVNULL, start_new_session=True)
         _wait_ping(self.port, self.proc)
         return self
 
     def stop(self) -> None:
         stop_process(self.proc)
+        self.lifeline.release()
 
 
 class RedisCluster3:

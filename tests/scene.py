@@ -7,8 +7,9 @@ both; the rule scenarios use the in-process one, and a few of them also run over
 Every method is a coroutine on both, so a scenario does not say which transport it runs on:
 ``do`` sends a command and returns the kinds of the events it caused, in order; ``refused``
 returns the ``error`` an action got; ``events`` the events the GM's connection received since
-it joined, as JSON; ``legal`` the GM's ``legal_actions`` now; ``state`` the state the encounter
-holds; ``replays`` whether its log folds to that state.
+it joined, as JSON; ``legal`` the GM's ``legal_actions`` now; ``view`` the state its snapshot
+shows now; ``state`` the state the encounter holds; ``replays`` whether its log folds to that
+state.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from clients.client import Client, CommandError
 from encounter.fold import fold
 from encounter.harness import GM, Refused, Table, wire
 from encounter.state import EncounterState
+from encounter.views import view_state
 from server.app import Server
 from tests import act_schemas
 from tests.conftest import ws_url
@@ -56,6 +58,10 @@ class Scene:
 
     @property
     def legal(self) -> list[dict[str, Any]]:
+        raise NotImplementedError
+
+    async def view(self) -> dict[str, Any]:
+        """The state as the GM's snapshot shows it now."""
         raise NotImplementedError
 
     async def replays(self) -> bool:
@@ -144,6 +150,10 @@ class LocalScene(Scene):
         legal: list[dict[str, Any]] = wire(self.table.legal(GM))
         return legal
 
+    async def view(self) -> dict[str, Any]:
+        shown: dict[str, Any] = wire(view_state(self.state, GM))
+        return shown
+
     async def replays(self) -> bool:
         return self.table.replays()
 
@@ -181,6 +191,12 @@ class NetScene(Scene):
     @property
     def legal(self) -> list[dict[str, Any]]:
         return self.gm.legal
+
+    async def view(self) -> dict[str, Any]:
+        await self.gm.command("get_snapshot")
+        assert self.gm.snapshot is not None
+        state: dict[str, Any] = self.gm.snapshot["state"]
+        return state
 
     async def replays(self) -> bool:
         """The log in Redis folds to the state the server holds."""

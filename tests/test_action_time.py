@@ -227,6 +227,27 @@ async def test_all_out_attack_upgrades_the_damage_and_costs_1_defense_hit_or_mis
     assert await scene.replays()
 
 
+@BOTH_TRANSPORTS
+async def test_damage_dealt_adds_up_with_the_upgrades_itemised_apart(make: Make) -> None:
+    """All-Out Attack: "If you hit, you get to upgrade the damage"; R30 with the option
+    ``"modifier"``: a d20 upgraded counts +1 on its face. The event's ``rolled`` + ``bonuses``
+    is the loss; the upgrade is itemised in ``dice_parts``, not added again."""
+    big = with_stats(ACE, weapons=[{"name": "Maul", "damage": "d20"}])
+    scene = await make([big, BLOOM, BRUTE, *DIGGERS], die_ladder_overflow="modifier")
+    await scene.act("ace", "all_out_attack", target="brute")
+    await roll(scene, 7)
+    assert pending_expr(scene) == "1d20"
+    await roll(scene, 5)
+    damage = last(scene, "damage_dealt")
+    assert (damage["rolled"], damage["loss"]) == (5, 6)
+    assert damage["rolled"] + sum(b["value"] for b in damage["bonuses"]) == damage["loss"]
+    assert [(b["name"], b["value"]) for b in damage["bonuses"]] == [
+        ("beyond the die ladder's end", 1)]
+    assert [(p["name"], p["value"]) for p in damage["dice_parts"]] == [
+        ("All-Out Attack (upgrade)", 1)]
+    assert health(scene, "brute") == 15 - 6
+
+
 async def test_charge_moves_half_speed_then_attacks_with_an_upgrade(make: Make) -> None:
     scene = await make()
     refused = await scene.refused("ace", "charge", target="brute", yards=6)

@@ -124,6 +124,31 @@ async def test_melee_needs_reach_and_ranged_range_comes_from_the_map(make: Make)
     assert names["range (point blank)"] == 0  # the map's answer, not the stated one
 
 
+@BOTH_TRANSPORTS
+async def test_a_thrown_weapon_makes_a_ranged_attack_without_throw(make: Make) -> None:
+    """STANDARD ACTIONS: "With a ranged or Athletics roll ... you can throw or shoot at any
+    target within your line of sight": a weapon of kind ``thrown`` is thrown at the range the
+    map gives (thrown bands 6/8/10/12), with the Ranged skill and no improvised -5; a melee
+    weapon thrown with ``throw`` takes the -5 (Improvised Thrown Objects)."""
+    weapons = [{"name": "javelin", "damage": "1d6", "kind": "thrown"},
+               {"name": "club", "damage": "1d6"}]
+    scene = await make([pony("ace", [0, 0], weapons=weapons), dog([7, 0])])
+    refused = await scene.refused("ace", "attack", target="dog", weapon="club")
+    assert "out of Ace's reach" in refused["message"]
+    await scene.act("ace", "attack", target="dog", weapon="javelin")
+    await roll(scene, 10)
+    names = {m["name"]: m["value"] for m in last(scene, "attack_resolved")["modifiers"]}
+    assert names == {"Ranged skill": 4, "range (short)": -2}  # 6 squares between them
+    await roll(scene, 3)
+    assert last(scene, "damage_dealt")["dice"] == "1d6"
+    await scene.act("ace", "end_turn")
+    await scene.act("dog", "end_turn")
+    await scene.act("ace", "attack", target="dog", weapon="club", throw=True)
+    await roll(scene, 10)
+    names = {m["name"]: m["value"] for m in last(scene, "attack_resolved")["modifiers"]}
+    assert names["improvised thrown object"] == -5
+
+
 async def test_a_creature_in_between_gives_cover_and_fog_conceals(make: Make) -> None:
     battle_map = drawn("""
         ......

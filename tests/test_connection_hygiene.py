@@ -20,6 +20,7 @@ from clients.client import Client, CommandError
 from server import session as server_session
 from server.app import Server
 from server.cli import build_parser, settings_from
+from server.config import DEFAULT_MAX_CONNECTIONS_PER_ADDRESS
 from tests.conftest import settings_for, ws_url
 from tests.helpers import create_table, join, open_client
 from tests.redis_procs import RedisProcess
@@ -56,8 +57,14 @@ async def test_connections_that_never_say_hello_are_closed_after_the_deadline(
         refused = await open_client(url, clients)  # a hello that fails is no hello
         with pytest.raises(CommandError):
             await refused.hello("sm1.nosuchencounter.nosuchtoken.AAAAAAAAAAAAAAAAAAAAAAAA")
+        # a hello without a token, and nothing after it but pings: no credential in time
         tokenless = await open_client(url, clients)
         await tokenless.hello()
+        await tokenless.command("ping")
+        # a hello without a token, then the create it was for: the deadline is met
+        creating = await open_client(url, clients)
+        await creating.hello()
+        await creating.command("create_encounter", name="Made in time")
         spectator = await connect(f"{url}?spectate={table.spectator_token}", compression=None)
         started_at = time.monotonic()
         codes = await asyncio.gather(*(closed_with(ws) for ws in idle))
@@ -66,9 +73,12 @@ async def test_connections_that_never_say_hello_are_closed_after_the_deadline(
         await asyncio.wait_for(refused.closed, 3)
         assert refused.ws.close_code == server_session.CLOSE_NO_HELLO
         assert idle[0].close_reason and "hello" in idle[0].close_reason
-        # whoever said hello in time stays
+        await asyncio.wait_for(tokenless.closed, 3)
+        assert tokenless.ws.close_code == server_session.CLOSE_NO_HELLO
+        assert tokenless.ws.close_reason and "create_encounter" in tokenless.ws.close_reason
+        # whoever authenticated, or created, in time stays
         await asyncio.sleep(0.3)
-        for client in (table.gm, tokenless):
+        for client in (table.gm, creating):
             await client.command("ping")
         await spectator.send(orjson.dumps({"type": "ping", "id": "p1"}).decode())
         assert spectator.close_code is None
@@ -77,7 +87,29 @@ async def test_connections_that_never_say_hello_are_closed_after_the_deadline(
             if len(srv.sessions) <= 3:
                 break
             await asyncio.sleep(0.02)
-        assert len(srv.sessions) <= 3  # the GM, the tokenless one and perhaps the spectator
+        assert len(srv.sessions) <= 3  # the GM, the creating one and perhaps the spectator
+
+
+async def test_idle_anonymous_connections_from_one_address_do_not_pile_up(
+        redis_server: RedisProcess, opened: list[ClientConnection]) -> None:
+    """The abuse campaign's idle sockets: a tokenless ``hello`` each, then nothing. Through a
+    trusted proxy from one address, the connection limit refuses all but the first 64, and
+    those are closed at the deadline."""
+    async with started(redis_server, hello_timeout=0.5, create="open",
+                       trusted_proxies=("127.0.0.1",)) as srv:
+        limit = srv.settings.max_connections_per_address
+        assert limit == DEFAULT_MAX_CONNECTIONS_PER_ADDRESS
+        headers = {"X-Forwarded-For": "198.51.100.77"}
+        idle = []
+        for _ in range(limit):
+            ws = await connect(ws_url(srv), compression=None, additional_headers=headers)
+            await ws.send(orjson.dumps({"type": "hello", "versions": [1]}).decode())
+            idle.append(ws)
+        assert orjson.loads(await idle[-1].recv())["type"] == "welcome"
+        assert await refused_status(ws_url(srv), additional_headers=headers) == 429
+        codes = await asyncio.gather(*(closed_with(ws) for ws in idle))
+        assert set(codes) == {server_session.CLOSE_NO_HELLO}
+        assert await eventually(lambda: _opens(ws_url(srv), additional_headers=headers))
 
 
 def test_the_hello_deadline_is_a_flag_and_an_environment_variable(
@@ -125,9 +157,14 @@ async def eventually(check: Callable[[], Any], timeout: float = 3) -> Any:
 
 async def test_connections_per_address_are_limited(
         redis_server: RedisProcess, opened: list[ClientConnection]) -> None:
-    async with started(redis_server, max_connections_per_address=3) as srv:
+    # a client address, as the trusted proxy at 127.0.0.1 names it (direct connections from
+    # 127.0.0.1 are local clients, which are not counted)
+    forwarded = {"additional_headers": {"X-Forwarded-For": "198.51.100.3"}}
+    async with started(redis_server, max_connections_per_address=3, create="open",
+                       trusted_proxies=("127.0.0.1",)) as srv:
         url = ws_url(srv)
-        assert [await refused_status(url) for _ in range(4)] == [None, None, None, 429]
+        assert [await refused_status(url, **forwarded) for _ in range(4)] == [
+            None, None, None, 429]
         # plain HTTP is not a websocket connection
         def health() -> int:
             with urllib.request.urlopen(f"http://127.0.0.1:{srv.settings.port}/healthz",
@@ -136,11 +173,35 @@ async def test_connections_per_address_are_limited(
 
         assert await asyncio.to_thread(health) == 200
         await opened.pop(0).close()
-        assert await eventually(lambda: _opens(url))
+        assert await eventually(lambda: _opens(url, **forwarded))
 
 
-async def _opens(url: str) -> bool:
-    return await refused_status(url) is None
+async def _opens(url: str, **kwargs: Any) -> bool:
+    return await refused_status(url, **kwargs) is None
+
+
+async def test_the_connection_limit_is_on_by_default_and_local_clients_are_exempt(
+        redis_server: RedisProcess, opened: list[ClientConnection]) -> None:
+    """With no limit set: a client address behind the trusted proxy gets the default number
+    of websockets, and its next handshake is refused (429); local clients (the benchmark,
+    the bots, this suite) connect as many as they like; and a loopback peer that is no
+    trusted proxy does not get to name an address in X-Forwarded-For."""
+    limit = DEFAULT_MAX_CONNECTIONS_PER_ADDRESS
+    async with started(redis_server, create="open", trusted_proxies=("127.0.0.1",)) as srv:
+        url = ws_url(srv)
+        forwarded = {"additional_headers": {"X-Forwarded-For": "198.51.100.9"}}
+        statuses = [await refused_status(url, **forwarded) for _ in range(limit + 1)]
+        assert statuses == [None] * limit + [429]
+        # the same address, through the proxy, from another connection of the test
+        assert await refused_status(url, **forwarded) == 429
+        # local: direct from 127.0.0.1, no X-Forwarded-For
+        assert [await refused_status(url) for _ in range(limit + 1)] == [None] * (limit + 1)
+        # 127.0.0.5 is no trusted proxy: its X-Forwarded-For is ignored (the limited address
+        # is not its to claim, nor are fresh ones), and it counts as itself
+        untrusted = [await refused_status(url, local_addr=("127.0.0.5", 0),
+                                          additional_headers={"X-Forwarded-For": value})
+                     for value in ["198.51.100.9"] + [f"198.51.100.{i}" for i in range(20, 84)]]
+        assert untrusted == [None] * limit + [429]
 
 
 async def test_forwarded_for_counts_only_behind_a_trusted_proxy(
@@ -148,7 +209,7 @@ async def test_forwarded_for_counts_only_behind_a_trusted_proxy(
     def xff(value: str) -> dict[str, Any]:
         return {"additional_headers": {"X-Forwarded-For": value}}
 
-    async with started(redis_server, max_connections_per_address=2,
+    async with started(redis_server, max_connections_per_address=2, create="open",
                        trusted_proxies=("127.0.0.0/8",)) as srv:
         url = ws_url(srv)
         statuses = [await refused_status(url, **xff("203.0.113.5")) for _ in range(3)]
@@ -173,7 +234,8 @@ def test_the_address_limit_and_trusted_proxies_are_flags_and_environment_variabl
     for name in ("STABLEMASTER_MAX_CONNECTIONS_PER_ADDRESS", "STABLEMASTER_TRUSTED_PROXIES"):
         monkeypatch.delenv(name, raising=False)
     s = settings_from(build_parser().parse_args(["serve"]))
-    assert (s.max_connections_per_address, s.trusted_proxies) == (0, ())
+    assert (s.max_connections_per_address, s.trusted_proxies) == (
+        DEFAULT_MAX_CONNECTIONS_PER_ADDRESS, ())
     s = settings_from(build_parser().parse_args([
         "serve", "--max-connections-per-address", "50", "--trusted-proxies",
         "10.0.0.0/8, 192.168.1.10"]))

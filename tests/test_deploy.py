@@ -36,6 +36,7 @@ import yaml
 from clients.client import Client
 from server import cli
 from server.config import Settings
+from server.creation import CreatePolicy
 from tests.redis_procs import RedisProcess, free_port, stop_process
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -46,7 +47,8 @@ DOCKERIGNORE = ROOT / ".dockerignore"
 PYPROJECT = ROOT / "pyproject.toml"
 
 #: Values for the variables docker-compose.yml interpolates and requires.
-COMPOSE_VARS = {"STABLEMASTER_SECRET": "deploy-test-secret"}
+COMPOSE_VARS = {"STABLEMASTER_SECRET": "deploy-test-secret",
+                "STABLEMASTER_CREATOR_SECRET": "deploy-test-creator-secret"}
 NGINX_INSTALL = "apt-get update && apt-get install -y --no-install-recommends nginx"
 
 
@@ -223,11 +225,16 @@ def test_replica_environment_is_what_the_cli_reads(name: str, clean_env: pytest.
         "0.0.0.0", 8765, "redis://redis:6379/0", "json")
     settings = cli.settings_from(full)
     assert settings.secret == COMPOSE_VARS["STABLEMASTER_SECRET"]
+    # on 0.0.0.0, encounters are created only with the creator secret
+    assert settings.creator_secrets == (COMPOSE_VARS["STABLEMASTER_CREATOR_SECRET"],)
+    assert CreatePolicy.of(settings).mode == "secret"
 
 
 def test_the_secret_is_required_and_shared_by_the_replicas() -> None:
     with pytest.raises(KeyError, match="STABLEMASTER_SECRET"):
         load_compose({})
+    with pytest.raises(KeyError, match="STABLEMASTER_CREATOR_SECRET"):
+        load_compose({"STABLEMASTER_SECRET": "x"})
     svcs = services()
     envs = [service_env(svcs[name]) for name in replica_names(svcs)]
     assert envs[0]["STABLEMASTER_SECRET"] == COMPOSE_VARS["STABLEMASTER_SECRET"]
@@ -765,7 +772,8 @@ async def test_compose_topology_serves_through_the_proxy_and_survives_a_replica(
 
         creator, welcome = await client()
         assert welcome["role"] is None
-        ack = await creator.command("create_encounter", name="x")
+        ack = await creator.command("create_encounter", name="x",
+                                    creator_secret=COMPOSE_VARS["STABLEMASTER_CREATOR_SECRET"])
         encounter, gm_token = ack["result"]["encounter"], ack["result"]["gm_token"]
 
         # SIGKILL the replica the creator's websocket went to: the other one must serve the

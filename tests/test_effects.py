@@ -290,7 +290,9 @@ CHAMPIONS = [with_stats({**BLOOM, "name": f"Champion {n}", "id": f"champ{n}"},
 @BOTH_TRANSPORTS
 async def test_backstab_and_frost_weapons_stack_to_two_extra_dice(at_make: Make) -> None:
     """Stacking Effects: "A rogue in both circumstances inflicts 2 extra dice worth of damage
-    on a hit, the sum of both effects" (R95)."""
+    on a hit, the sum of both effects" (R95). The extra dice are in the event's ``dice`` and
+    ``rolled``, itemised in its ``dice_parts``: ``rolled`` + ``bonuses`` is the loss, no die
+    counted twice."""
     scene = await at_make([MAGE, ROGUE, BRUTE], {"mage": 6, "rogue": 4, "brute": 2})
     await scene.act("mage", "cast_major", spell="Frost Weapons", target="rogue")
     started = last(scene, "effect_started")
@@ -302,12 +304,14 @@ async def test_backstab_and_frost_weapons_stack_to_two_extra_dice(at_make: Make)
     (pending,) = scene.state.pending_rolls.values()
     assert pending.expr == "1d6+1d6+1d6"  # the Hoof, Backstab, Frost Weapons
     await scene.do("submit_roll", request=next(iter(scene.state.pending_rolls)),
-                   faces=[3, 4, 5])
+                   faces=[1, 2, 3])
     damage = last(scene, "damage_dealt")
-    assert damage["loss"] == 12
-    assert {"Backstab (d6)": 4, "Frost Weapons (d6)": 5}.items() <= parts(
-        damage, "bonuses").items()
-    assert scene.state.vitals["brute"].fatigue == 15 - 12
+    assert (damage["dice"], damage["rolled"], damage["bonuses"]) == ("1d6+1d6+1d6", 6, [])
+    assert damage["rolled"] + sum(parts(damage, "bonuses").values()) == damage[
+        "before_reduction"] == damage["loss"] == 6
+    assert {"Backstab (d6)": 2, "Frost Weapons (d6)": 3}.items() <= parts(
+        damage, "dice_parts").items()
+    assert scene.state.vitals["brute"].fatigue == 15 - 6
     assert await scene.replays()
 
 

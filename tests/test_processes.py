@@ -1,13 +1,28 @@
 """Several server processes on one Redis: the same events, in the same order, for everyone;
-conflicting commands; a process killed mid-encounter."""
+conflicting commands; a process killed mid-encounter. A server on its embedded Redis: the
+redis-server dies with it, however it dies; one data directory has one owner."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from redis import Redis as SyncRedis
+from redis.exceptions import RedisError
 
 from clients.client import Client, CommandError
 from server.app import Server
-from tests.conftest import ws_url
+from server.cli import ENV
+from server.embedded_redis import EmbeddedRedis, process_running
+from tests.conftest import ROOT, ServerProcess, ws_url
 from tests.helpers import (
     caught_up,
     create_table,
@@ -18,6 +33,7 @@ from tests.helpers import (
     seqs,
     wait_current,
 )
+from tests.redis_procs import free_port, stop_process
 
 
 async def test_clients_on_two_processes_see_the_same_events_in_the_same_order(
@@ -138,3 +154,170 @@ async def test_seqs_are_gapless_for_the_gm(server: Server, clients: list[Client]
     await play_turns(table.gm, {}, 4)
     gm_seqs = seqs(table.gm)
     assert gm_seqs == list(range(gm_seqs[0], gm_seqs[0] + len(gm_seqs)))
+
+
+# -- the embedded Redis: it dies with its server; one data directory, one owner ----------------
+
+
+def sync_redis(data: Path) -> SyncRedis:
+    """A client of the redis-server on ``data``'s socket (``--data-dir data``)."""
+    return SyncRedis(unix_socket_path=str(data / "redis" / "redis.sock"), socket_timeout=5)
+
+
+def redis_pid(data: Path) -> int:
+    """The pid of the redis-server answering on ``data``'s socket."""
+    with contextlib.closing(sync_redis(data)) as client:
+        return int(client.info("server")["process_id"])
+
+
+def redis_servers_on(data: Path) -> list[int]:
+    """The running redis-servers whose command line names ``data``."""
+    out = subprocess.run(["pgrep", "-f", f"redis-server.*{data}"], capture_output=True,
+                         text=True)
+    return sorted(int(pid) for pid in out.stdout.split())
+
+
+def gone_within(pid: int, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while process_running(pid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+@pytest.fixture
+def data(tmp_path: Path) -> Path:
+    return tmp_path / "data"
+
+
+@pytest.fixture
+def embedded(data: Path) -> Iterator[Callable[[], ServerProcess]]:
+    """``serve`` processes on an embedded Redis in ``data``, SIGKILLed after the test; a
+    redis-server a failed test leaves answering there is shut down then."""
+    started: list[ServerProcess] = []
+
+    def start() -> ServerProcess:
+        proc = ServerProcess(None, "--data-dir", str(data))
+        started.append(proc)
+        return proc.start()
+
+    yield start
+    for proc in started:
+        proc.kill()
+    with contextlib.suppress(RedisError, OSError), contextlib.closing(sync_redis(data)) as c:
+        c.shutdown(nosave=True)
+
+
+async def test_a_killed_server_takes_its_embedded_redis_with_it_and_the_next_has_the_data(
+        embedded: Callable[[], ServerProcess], data: Path, clients: list[Client]) -> None:
+    first = embedded()
+    table = await create_table(first.url, clients)
+    await table.gm.command("start_encounter")
+    await play_turns(table.gm, {}, 2)
+    seen = event_log(table.gm)
+    pid = redis_pid(data)
+    first.kill()  # SIGKILL: no shutdown, nothing of the server's runs
+    assert gone_within(pid, 5), "the embedded redis-server outlived its server"
+    # the directory is free for the next server at once, and the encounter is there
+    again = embedded()
+    assert redis_servers_on(data) == [redis_pid(data)] != [pid]
+    gm = await join(again.url, table.gm_token, clients, since=0)
+    await gm.wait_seq(seen[-1][0])
+    assert [e for e in event_log(gm) if e[0] >= seen[0][0]] == seen
+
+
+async def test_a_second_server_on_a_data_directory_is_refused_while_the_first_runs(
+        embedded: Callable[[], ServerProcess], data: Path, clients: list[Client]) -> None:
+    first = embedded()
+    assert first.proc is not None
+    pid = redis_pid(data)
+    env = {k: v for k, v in os.environ.items() if k not in ENV.values()}
+    second = await asyncio.to_thread(
+        subprocess.run, [sys.executable, "-m", "server", "serve", "--port", str(free_port()),
+                         "--data-dir", str(data)],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=20)
+    assert second.returncode == 2
+    assert (f"the data directory {data.resolve()} is in use by another Stablemaster server "
+            f"(pid {first.proc.pid}") in second.stderr
+    assert "embedded Redis started" not in second.stderr
+    # it started no redis-server there: the first's is the only one, and the first serves on
+    assert redis_servers_on(data) == [pid]
+    table = await create_table(first.url, clients)
+    await table.gm.command("start_encounter")
+
+
+async def test_a_new_owner_shuts_down_the_redis_server_a_killed_owner_left_running(
+        embedded: Callable[[], ServerProcess], data: Path) -> None:
+    # as a server started by a version without the parent-death signal, then killed, leaves it
+    left = EmbeddedRedis(data / "redis")
+    left.data_dir.mkdir(parents=True)
+    orphan = subprocess.Popen(left.command(), stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        for _ in range(200):
+            with contextlib.suppress(RedisError), contextlib.closing(sync_redis(data)) as c:
+                c.set("left:behind", "still here")
+                break
+            await asyncio.sleep(0.05)
+        server = embedded()
+        # it was shut down (cleanly: its AOF flushed) before the new one started
+        assert await asyncio.to_thread(orphan.wait, 10) == 0
+        assert f"(pid {orphan.pid}) left running by a previous owner" in server.output()
+        assert redis_servers_on(data) == [redis_pid(data)] != [orphan.pid]
+        with contextlib.closing(sync_redis(data)) as c:
+            assert c.get("left:behind") == b"still here"
+    finally:
+        stop_process(orphan)
+
+
+WATCHED = """
+import asyncio, sys, threading, time
+from pathlib import Path
+from server.embedded_redis import EmbeddedRedis
+
+redis = EmbeddedRedis(Path(sys.argv[1]))
+thread = threading.Thread(target=asyncio.run, args=(redis.start(),))
+thread.start()
+thread.join()  # the thread that started the redis-server is gone
+print(redis.lifeline.mode, redis.process.pid, flush=True)
+time.sleep(600)
+"""
+
+
+def test_started_off_the_main_thread_the_embedded_redis_dies_with_the_process(
+        tmp_path: Path) -> None:
+    proc = subprocess.Popen([sys.executable, "-c", WATCHED, str(tmp_path)], cwd=ROOT,
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        mode, pid = proc.stdout.readline().split()
+        # the parent-death signal would come when the thread ends: a watchdog instead
+        assert mode == "watchdog"
+        time.sleep(0.5)
+        assert process_running(int(pid)), "the redis-server died with the thread"
+        proc.kill()
+        proc.wait()
+        assert gone_within(int(pid), 5), "the embedded redis-server outlived its process"
+    finally:
+        proc.kill()
+        proc.wait()
+        if proc.stdout is not None:
+            proc.stdout.close()
+        with contextlib.suppress(RedisError, OSError), contextlib.closing(
+                SyncRedis(unix_socket_path=str(tmp_path / "redis.sock"))) as c:
+            c.shutdown(nosave=True)
+
+
+async def test_a_watched_embedded_redis_stopped_on_purpose_takes_its_watchdog_along(
+        tmp_path: Path) -> None:
+    redis = EmbeddedRedis(tmp_path, watchdog=True)
+    await redis.start()
+    try:
+        watchdog = redis.lifeline.watchdog
+        assert redis.lifeline.mode == "watchdog" and watchdog is not None
+        assert threading.current_thread() is threading.main_thread()
+    finally:
+        redis.stop()
+    assert redis.process is not None and redis.process.returncode == 0  # SIGTERM: clean
+    assert watchdog.returncode == 0 and redis.lifeline.watchdog is None

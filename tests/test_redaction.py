@@ -25,6 +25,7 @@ from websockets.asyncio.client import connect
 from clients.client import FEATURES, Client, CommandError
 from clients.view import TableView
 from encounter.actors import Actor
+from encounter.declare import catalog, field_names
 from encounter.views import view_state
 from server.app import Server
 from tests.conftest import settings_for, ws_url
@@ -543,6 +544,11 @@ class Play:
         await self.sync()
         return reply or {"type": "ack", "held": True}
 
+    def said(self, cid: str | None) -> str:
+        """How the GM's words about ``cid`` name it: a hidden combatant by its name (the
+        words must stay behind the screen, R97); anyone else not at all."""
+        return self.hidden.get(cid, "") if cid is not None else ""
+
     def pick(self, items: list[Any]) -> Any:
         return items[self.draw(st.integers(0, len(items) - 1))]
 
@@ -565,11 +571,20 @@ class Play:
             theirs = [s for s, v in self.view.statements_of(args["target"], unspent=True)]
             if theirs:
                 args["against"] = self.pick(theirs)
+        # the GM's free text about a hidden NPC's deed names it (it stays behind the screen)
+        said = self.said(cid) if sender is self.gm else ""
+        spec = catalog(self.ruleset).get(name)
+        if said and spec is not None and "note" in field_names(spec.args):
+            args["note"] = f"{said} acts"
+        if name == "lie":
+            args["text"] = f"{said or 'the dog'} was never here"
         if name == "ready":
             args.update(action=self.pick(["move", "attack", "other_standard"]),
-                        trigger="when the moment comes")
+                        trigger=f"when {said or 'the moment'} comes")
         elif name == "prepare":
             args.update(action=self.pick(["melee_attack", "defend", "other_major"]))
+            if said:
+                args["trigger"] = f"when {said} sees an opening"
         elif name in ("ranged_attack",):
             args["distance"] = self.draw(st.integers(1, 30))
         elif name in ("move", "run", "charge", "pursue") and self.ruleset == "action_time":
@@ -587,7 +602,7 @@ class Play:
                 path.append([max(0, x), max(0, y)])
             args["path"] = path
         elif name.startswith("other_"):
-            args["note"] = "something the GM rules on"
+            args.setdefault("note", "something the GM rules on")
         return args
 
     # -- a step of the scene -----------------------------------------------------------------
@@ -603,7 +618,7 @@ class Play:
             await self.answer(self.pick(pending))
             return
         what = self.draw(st.sampled_from(["turn"] * 6 + ["out_of_turn", "out_of_turn", "probe",
-                                                          "tools", "join"]))
+                                                          "tools", "tools", "join"]))
         await getattr(self, what)()
 
     async def turn(self) -> None:
@@ -636,6 +651,8 @@ class Play:
             a = by_name["end_turn"]
         elif plan == 6 and [a for a in options if a.get("targets")]:
             a = self.pick([a for a in options if a.get("targets")])  # heals, maneuvers, lies
+        elif plan >= 8 and who in self.hidden and "lie" in by_name:
+            a = by_name["lie"]  # the GM's words of what a hidden NPC says: caught, a statement
         else:
             a = self.pick(options)
         await self.send(sender, "act", combatant=who, action=a["action"],
@@ -694,8 +711,10 @@ class Play:
             return
         npc = self.pick(sorted(c for c, v in self.view.combatants.items()
                                if v.get("kind") == "npc"))
+        said = self.said(npc)
         await self.send(self.gm, "act", combatant=npc,
-                        action="free" if self.draw(st.booleans()) else "reaction", args={})
+                        action="free" if self.draw(st.booleans()) else "reaction",
+                        args={"note": f"{said} acts"} if said else {})
 
     async def probe(self) -> None:
         """A player (or an integration with the GM's commands) aims at an id it was never
@@ -748,7 +767,10 @@ class Play:
     async def tools(self) -> None:
         """The GM's own commands, for hidden combatants as for the others."""
         everyone = sorted(self.view.combatants)
-        a, b = self.pick(everyone), self.pick(everyone)
+        secret = [c for c in self.hidden if c in everyone and not self.revealed(c)]
+        # half the time about a hidden NPC: the GM's words about it stay behind the screen
+        a = self.pick(secret) if secret and self.draw(st.booleans()) else self.pick(everyone)
+        b = self.pick(everyone)
         pcs = sorted(self.players)
         tool = self.draw(st.sampled_from(
             ["adjust", "adjudicate", "effect", "reveal", "add"] + (
@@ -756,7 +778,10 @@ class Play:
                 if self.ruleset == "dramatic" else [])))
         gm = self.gm
         if tool == "adjust":
-            await self.send(gm, "adjust_combatant", combatant=a, reason="a GM's ruling",
+            # (the GM's words about a visible combatant are the table's: they name nobody
+            # hidden; a hidden one's name it)
+            await self.send(gm, "adjust_combatant", combatant=a,
+                            reason=f"{self.said(a) or 'someone'} stumbles",
                             prone=self.draw(st.booleans()))
         elif tool == "adjudicate":
             # the GM's words name the actor: a hidden one's name must stay behind the screen
@@ -765,19 +790,29 @@ class Play:
                             dc=12, modifier=2,
                             on_failure={"fatigue_loss": 2, "loss_kind": "physical"})
         elif tool == "effect":
-            await self.send(gm, "add_effect", name="fog", rounds=2, combatant=a)
+            # a hidden origin's name in the source; in the name only on a hidden holder (on a
+            # visible one the name is what the table sees it suffer)
+            origin = self.pick([None, b, *secret])
+            target = self.pick(["speed", "defenses" if self.ruleset == "dramatic"
+                                else "defense"])
+            await self.send(gm, "add_effect", name=self.said(a) or "fog", rounds=2,
+                            combatant=a, origin=origin,
+                            source=f"{self.said(origin) or 'the weather'}'s doing"
+                            if origin else None,
+                            modifiers=[{"target": target, "amount": -1}])
         elif tool == "reveal" and self.draw(st.integers(0, 2)) == 2:
-            secret = [c for c in self.hidden if not self.revealed(c)]
             if secret:
                 await self.send(gm, "set_hidden", combatant=self.pick(secret), hidden=False)
         elif tool == "add" and self.reserve:
             await self.send(gm, "add_combatant", combatant=self.reserve.pop(0))
         elif tool == "argument":
             await self.send(gm, "size_argument", combatant=a,
-                            size=self.pick(["small", "medium", "large"]), text="a point")
+                            size=self.pick(["small", "medium", "large"]),
+                            text=f"{self.said(a) or 'a'} point")
         elif tool == "attitude" and a != b:
             await self.send(gm, "set_attitude", holder=a, toward=b,
-                            attitude=self.pick(["friendly", "indifferent", "unfriendly"]))
+                            attitude=self.pick(["friendly", "indifferent", "unfriendly"]),
+                            reason=f"{self.said(a) or self.said(b) or 'the GM'} decides")
         elif tool == "collide" and a != b:
             await self.send(gm, "collide", first=a, second=b)
         elif tool == "social_event":
@@ -857,7 +892,7 @@ async def set_table(url: str, ruleset: str, draw: Draw, opened: list[Client]) ->
     if dramatic and draw(st.booleans()):  # statements for the social maneuvers
         for block in roster:
             await gm.command("size_argument", combatant=block["id"], size="medium",
-                             text="a good point")
+                             text=f"{hidden.get(block['id'], 'a')} good point")
     await gm.command("start_encounter")
     play.feed()
     return play
@@ -1119,3 +1154,111 @@ async def test_the_gms_words_about_a_hidden_actors_deed_stay_behind_the_screen(
                 client.messages)
     rulings = [m["event"] for m in table.gm.events() if m["event"]["kind"] == "gm_ruling"]
     assert rulings[-1]["description"] == "Lurking Dog pounces from the rafters"
+
+
+async def test_an_effect_a_hidden_combatant_caused_goes_by_its_name(
+        server: Server, clients: list[Client]) -> None:
+    """``add_effect`` on Twilight with the hidden stalker as its origin: the table got no
+    origin, but the source the GM gave it ("Shadowy Stalker's web") in its ``effect_started``,
+    in the snapshot, in her numbers and in the defenses of the attack on her; it reads the
+    effect by its name (R97). The GM's event keeps the source, and the stacking rule still
+    reads it: two effects of one source, one counted (R92)."""
+    blocks = [{**AMBUSH[0], "initiative": -25}, {**AMBUSH[1], "initiative": 0},
+              {**AMBUSH[2], "initiative": -50}]
+    scene = await Network(server, clients).create(blocks, manual_rolls=True)
+    url = ws_url(server)
+    token = await invite(scene, "twilight")
+    player = await join(url, token, clients)
+    watcher = await join(url, await spectator(scene), clients)
+    await scene.do("start_encounter")
+    await answer_gm_dice(scene, 10)
+    assert scene.state.current == "dog"
+    for name in ("webbed", "stuck"):
+        await scene.do("add_effect", name=name, rounds=3, combatant="twilight",
+                       origin="stalker", source="Shadowy Stalker's web",
+                       modifiers=[{"target": "reflex_defense", "amount": -2}])
+    await scene.act("dog", "attack", target="twilight")
+    await answer_gm_dice(scene, 10)
+    assert [e["source"] for e in scene.events("effect_started")] == ["Shadowy Stalker's web"] * 2
+    late = await join(url, token, clients)
+    for client in (player, watcher):
+        started = await events_of(client, "effect_started")
+        assert [(e["name"], e["source"], e["origin"]) for e in started] == \
+            [("webbed", "", None), ("stuck", "", None)]
+        (resolved,) = await events_of(client, "attack_resolved")
+        assert [(p["name"], p["value"]) for p in resolved["defense_parts"]
+                if p["section"] == "add_effect (R90)"] == \
+            [("webbed", -2), ("stuck - not counted: same gm as another, does not stack", 0)]
+    assert late.snapshot is not None
+    state = late.snapshot["state"]
+    assert [e["source"] for e in state["effects"]] == ["", ""]
+    assert "webbed" in str(state["numbers"]["twilight"]["defenses"]["reflex"]["parts"])
+    for client in (player, watcher, late):
+        assert "shadowy" not in text(client.messages) and "stalker" not in text(client.messages)
+
+
+async def test_an_action_time_effect_a_hidden_combatant_caused_goes_by_its_name(
+        server: Server, clients: list[Client]) -> None:
+    """"Action Time" names an effect by its source in every itemised result: Twilight's attack
+    die and Speed, downgraded by the hidden stalker's hex, said "Shadowy Stalker's hex" to the
+    table; it reads the effect's name (R97)."""
+    hoof = {"body": "d8", "health": 8, "defense": 1, "weapons": [{"name": "hoof",
+                                                                   "damage": "d4"}]}
+    blocks = [{"name": "Twilight Sparkle", "id": "twilight", "kind": "pc", "stats": hoof},
+              {"name": "Diamond Dog", "id": "dog", "stats": hoof},
+              {"name": "Shadowy Stalker", "id": "stalker", "hidden": True, "stats": hoof}]
+    scene = await Network(server, clients).create(blocks, ruleset="action_time",
+                                                  manual_rolls=True, players_roll=True)
+    url = ws_url(server)
+    token = await invite(scene, "twilight")
+    watcher = await join(url, await spectator(scene), clients)
+    await scene.do("start_encounter")
+    await twilight_first(scene)
+    await scene.do("add_effect", name="hexed", rounds=2, combatant="twilight",
+                   origin="stalker", source="Shadowy Stalker's hex",
+                   modifiers=[{"target": "attack_steps", "amount": -1},
+                              {"target": "speed", "amount": -2}])
+    await scene.act("twilight", "melee_attack", target="dog")
+    ((request, _),) = scene.state.pending_rolls.items()
+    await scene.do("submit_roll", request=request, faces=[1])
+    (resolved,) = await events_of(watcher, "attack_resolved")
+    assert {"name": "hexed (downgrade)", "value": -1,
+            "section": "Stacking Effects (R61)"} in resolved["modifiers"]
+    player = await join(url, token, clients)
+    assert player.snapshot is not None
+    numbers = player.snapshot["state"]["action_time"]["numbers"]["twilight"]
+    assert numbers["speed_modifiers"] == [{"name": "hexed", "value": -2}]
+    (gm_resolved,) = scene.events("attack_resolved")
+    assert gm_resolved["modifiers"] == resolved["modifiers"]  # one text, for everyone
+    for client in (player, watcher):
+        assert "shadowy" not in text(client.messages) and "stalker" not in text(client.messages)
+
+
+async def test_a_hidden_liars_words_are_not_the_statement_of_the_one_who_caught_it(
+        server: Server, clients: list[Client]) -> None:
+    """The hidden stalker lies to Twilight, who catches it: the statement she gains (R28) is
+    hers, at the table (R79), but it quoted the lie the GM wrote for the stalker ("the lie:
+    Shadowy Stalker was never here") in the snapshot, and its ``argument_changed`` was the
+    GM's alone. Twilight's player reads "a caught lie" (R97)."""
+    scene = await Network(server, clients).create(AMBUSH, manual_rolls=True, players_roll=True)
+    url = ws_url(server)
+    token = await invite(scene, "twilight")
+    player = await join(url, token, clients)
+    await scene.do("start_encounter")
+    for request in list(scene.state.pending_rolls):
+        await scene.do("submit_roll", request=request, faces=[10])
+    assert scene.state.current == "stalker"
+    await scene.act("stalker", "lie", target="twilight", text="Shadowy Stalker was never here")
+    for face in (1, 20):  # the stalker's Deception, Twilight's Empathy: caught
+        ((request, _),) = scene.state.pending_rolls.items()
+        await scene.do("submit_roll", request=request, faces=[face])
+    (told,) = scene.events("lie_told")
+    assert not told["believed"]
+    (statement,) = await events_of(player, "argument_changed")
+    assert (statement["combatant"], statement["text"]) == ("twilight", "a caught lie")
+    late = await join(url, token, clients)
+    assert late.snapshot is not None
+    assert [a["text"] for a in late.snapshot["state"]["arguments"].values()] == ["a caught lie"]
+    for client in (player, late):
+        assert "shadowy" not in text(client.messages) and "never here" not in text(
+            client.messages)

@@ -394,3 +394,61 @@ def test_every_encounter_option_is_read_by_a_ruleset() -> None:
     for name, options in read.items():
         assert options <= fields, (name, options - fields)
     assert set().union(*read.values()) == fields
+
+
+# --- what the rulings and the references say of the code --------------------------------------
+
+
+RULINGS = (ROOT / "docs" / "rulings.md").read_text(encoding="utf-8")
+
+
+def ruling(number: int) -> str:
+    """The text of ruling R<number> in docs/rulings.md."""
+    return RULINGS.split(f"\n### R{number} ", 1)[1].split("\n### ", 1)[0]
+
+
+def test_r60_names_every_field_of_an_action_time_stat_block() -> None:
+    """R60: "Any other field is refused with an error naming it" — so every field the stat
+    block takes (talents and spells' modifiers included, R93, R95) is in R60's list."""
+    from rules.action_time.sheet import Sheet, Spell, Talent, Weapon
+
+    text = ruling(60).split("- **Ruling.**", 1)[1].split("- **Why.**", 1)[0]
+    for struct in (Sheet, Weapon, Spell, Talent):
+        for name in set(struct.__struct_fields__) - {"abilities"}:
+            assert f"`{name}`" in text, f"R60 does not name {struct.__name__}.{name}"
+    with pytest.raises(AtSheetError, match="armor"):  # and a field outside it is refused
+        parse_at_sheet({"body": "d8", "armor": 3})
+
+
+def test_the_rulings_say_which_command_sets_awareness_and_attitudes() -> None:
+    """`adjust_combatant` sets neither awareness nor attitudes (`set_awareness`,
+    `call_perception`, `set_attitude` do): the rulings' lists of what it sets say so."""
+    from protocol.messages import CLIENT_TYPES, AdjustCombatant
+
+    assert {"set_awareness", "call_perception", "set_attitude"} <= CLIENT_TYPES
+    assert not {"aware", "awareness", "attitude"} & set(AdjustCombatant.__struct_fields__)
+    lists = re.findall(r"`adjust_combatant`[^()]*?by\s+hand\s*\(([^)]*)\)", RULINGS)
+    assert len(lists) >= 2  # the Conventions and the names the rulings use
+    for listed in lists:
+        assert not re.search(r"awareness|attitude", listed), listed
+
+
+def reference_row(path: Path, name: str, containing: str = "") -> str:
+    """The row of a reference table for ``name`` (the first with ``containing``)."""
+    return next(line for line in path.read_text(encoding="utf-8").splitlines()
+                if line.startswith(f"| `{name}` |") and containing in line)
+
+
+def test_the_stat_block_reference_says_when_perception_is_rolled() -> None:
+    """`call_perception` rolls the stat block's `perception` before the scene (R42) and during
+    it (R82), and the reference says both."""
+    row = reference_row(ROOT / "docs" / "stat-blocks.md", "perception")
+    assert "`call_perception`" in row and "before the scene" in row and "during it" in row
+
+
+def test_the_add_combatant_summary_says_what_each_ruleset_does_with_a_newcomer() -> None:
+    """JOINING A DRAMATIC SCENE (R43) and Action Time's newcomers (R32): the summary of
+    `add_combatant` in the protocol's reference names both, not Dramatic's words alone."""
+    row = reference_row(ROOT / "docs" / "protocol.md", "add_combatant", "Add a combatant")
+    for said in ("MLP Dramatic Systems", "R43", "Action Time", "R32"):
+        assert said in row, said

@@ -247,7 +247,7 @@ async def test_an_encounter_gone_from_redis_is_told_and_a_command_for_it_answere
         player = await join(b, table.tokens["twilight"], clients)
         watcher = await join(a, table.spectator_token, clients)
         await table.gm.command("start_encounter")
-        await player.wait_seq(table.gm.last_seq)
+        await asyncio.gather(player.command("ping"), watcher.command("ping"))  # in their rooms
         await slow.redis.delete(*keys(table.encounter).values())
         with pytest.raises(CommandError) as refused:
             await table.gm.command("set_options", options={"npc_rolls_public": True})

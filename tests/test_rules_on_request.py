@@ -94,6 +94,32 @@ async def test_an_untrained_faller_is_asked_for_no_acrobatics_check(make: Make) 
     assert last(scene, "damage_dealt")["loss"] == 5
 
 
+@BOTH_TRANSPORTS
+async def test_a_fall_under_3_m_asks_for_no_falling_roll_and_0_m_is_no_fall(
+        make: Make) -> None:
+    """Falling Damage: "1d6 points of damage for every 3 meters fallen" and "A falling
+    creature also lands prone" (R22): a fall that counts under 3 m has no damage for the
+    falling roll to decide, so none is asked for; the faller lands prone, or on its feet after
+    a successful Acrobatics check. A fall of 0 m is no fall (R98)."""
+    scene = await make([ace(trained=[]), ACE | {"id": "bee", "name": "Bee", "initiative": 40},
+                        DOG])
+    before = len(scene.events())
+    reply = await scene.send("fall", combatant="ace", meters=0)
+    assert reply["code"] == "invalid_payload" and "meters" in reply["message"]
+    assert len(scene.events()) == before and not scene.state.vitals["ace"].prone
+    await scene.do("fall", combatant="ace", meters=1.5)
+    assert not scene.state.pending_rolls
+    assert "attack_resolved" not in [e["kind"] for e in scene.events()]
+    ace_now = scene.state.vitals["ace"]
+    assert (ace_now.fatigue, ace_now.prone) == (10, True)
+    await scene.do("fall", combatant="bee", meters=4.5)
+    assert pending(scene).purpose == "acrobatics"
+    await roll(scene, 15)  # 15 against DC 15: the fall counts 1.5 m, no damage
+    assert not scene.state.pending_rolls
+    assert not scene.state.vitals["bee"].prone  # on its feet (Acrobatics)
+    assert await scene.replays()
+
+
 async def test_a_collision_asks_each_side_for_the_other_sides_size_damage(make: Make) -> None:
     """Collision (R23): each side takes both speeds + the other's Strength and size damage —
     the size damage is the other side's dice: the GM's for the dog, the player's for Ace."""
@@ -298,6 +324,29 @@ async def test_the_gm_makes_a_combatant_unaware_of_attacks_mid_scene(make: Make)
     assert last(scene, "attack_resolved")["defense_value"] == 10
     await scene.do("set_awareness", combatant="dog", aware=True)
     assert scene.state.unaware == []
+
+
+@BOTH_TRANSPORTS
+async def test_the_snapshot_shows_the_defenses_an_unaware_combatant_is_attacked_with(
+        make: Make) -> None:
+    """Dexterity Modifier, Intelligence Modifier: "If you are flatfooted or unaware of an
+    attack, you lose your Dexterity bonus" (R82): the snapshot's numbers are the ones the next
+    attack reads, without the bonuses while the combatant is unaware, with them again after."""
+    scene = await make([ACE, dog(dex=16, int=14)])
+    defenses = (await scene.view())["numbers"]["dog"]["defenses"]
+    assert (defenses["reflex"]["total"], defenses["wits"]["total"]) == (13, 12)
+    await scene.do("set_awareness", combatant="dog", aware=False)
+    defenses = (await scene.view())["numbers"]["dog"]["defenses"]
+    reflex = defenses["reflex"]
+    assert (reflex["total"], defenses["wits"]["total"]) == (10, 10)
+    assert {"name": "Dexterity bonus lost (unaware)", "value": -3,
+            "section": "FLAT-FOOTED (R41)"} in reflex["parts"]
+    await scene.act("ace", "attack", target="dog")
+    await roll(scene, 3)
+    resolved = last(scene, "attack_resolved")
+    assert (resolved["defense_value"], resolved["defense_parts"]) == (10, reflex["parts"])
+    await scene.do("set_awareness", combatant="dog", aware=True)
+    assert (await scene.view())["numbers"]["dog"]["defenses"]["reflex"]["total"] == 13
 
 
 # --- R83: flying; R84: the stat block ----------------------------------------------------------

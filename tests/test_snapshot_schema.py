@@ -99,8 +99,8 @@ class Seen:
 def _by_id(path: str) -> bool:
     """A mapping by combatant (or statement) id: its keys are not field names."""
     return path.rsplit(".", 1)[-1] in ("readied", "positions", "grabs", "arguments",
-                                       "attitudes", "answers", "numbers", "in_hoof",
-                                       "standing", "stats", "budget")
+                                       "attitudes", "answers", "reservations", "numbers",
+                                       "in_hoof", "standing", "stats", "budget")
 
 
 SEEN = Seen()
@@ -267,6 +267,26 @@ def test_a_battle_map_a_flyer_a_grab_and_a_readied_action_follow_the_schema() ->
     ended(table, watchers)
 
 
+def test_a_reservation_waiting_for_the_gm_follows_the_schema() -> None:
+    """A statement accepted with reservation, waiting for the GM's ruling on the doubt (R48),
+    a hidden speaker's among them."""
+    pony = {"cha": 30, "skills": {"persuasion": 30}, "fatigue_points": 40}
+    table = Table([{"name": "Ace", "id": "ace", "kind": "pc", "initiative": 50, "stats": pony},
+                   {"name": "Lurker", "id": "lurker", "initiative": 30, "stats": pony},
+                   {"name": "Bee", "id": "bee", "kind": "pc", "initiative": 1}], dice_seed=2)
+    watchers = Watchers.of(table)
+    table.do("start_encounter")
+    for speaker in ("ace", "lurker"):
+        arg = table.send("size_argument", combatant=speaker, size="fine").ack["result"]
+        table.act(speaker, "dispute", target="bee", argument=arg["argument"])
+        table.act("bee", "answer_statement", answer="accept_with_reservation")
+        table.act(speaker, "end_turn")
+        if speaker == "ace":
+            table.do("set_hidden", combatant="lurker", hidden=True)
+    assert len(table.state.reservations) == 2
+    watchers.check(table)
+
+
 def test_physical_dice_waiting_follow_the_schema() -> None:
     table = Table([{"name": "Ace", "id": "ace", "kind": "pc", "initiative": 5},
                    {"name": "Dog", "id": "dog", "initiative": 1},
@@ -347,8 +367,9 @@ def test_the_snapshots_checked_fill_every_field_of_the_schema() -> None:
 FILLED = {
     "dramatic": ("combatants[].vitals", "combatants[].stats", "effects[].origin",
                  "pending_rolls[].context", "social.event", "social.standing.*",
-                 "answers.*", "arguments.*", "attitudes.*", "numbers.*", "readied.*", "map",
-                 "positions.*", "grabs.*", "tokens[]", "turn.budget", "initiative[]"),
+                 "answers.*", "reservations.*", "arguments.*", "attitudes.*", "numbers.*",
+                 "readied.*", "map", "positions.*", "grabs.*", "tokens[]", "turn.budget",
+                 "initiative[]"),
     "action_time": ("action_time.effects[]", "action_time.in_hoof.*",
                     "action_time.numbers.*", "combatants[].vitals"),
 }

@@ -87,6 +87,50 @@ async def test_accepting_a_statement_costs_nothing(make: Make) -> None:
     assert scene.state.arguments[arg].size is None  # a Fine statement used is spent
 
 
+@BOTH_TRANSPORTS
+async def test_the_gm_rules_a_reservations_doubt_unfounded_for_half_the_loss(
+        make: Make) -> None:
+    """STATEMENTS: "then half the fatigue loss is still caused should the doubt turn out to
+    have been unfounded" (R48): the GM's ``rule_doubt`` applies half the recorded loss,
+    rounded down, as mental fatigue, the attitude unchanged (R77); once ruled, it is
+    settled."""
+    scene = await make([pony("ace", 50, cha=30), pony("bee", 0)])
+    arg = await sized(scene, "ace", "fine")
+    await scene.act("ace", "dispute", target="bee", argument=arg)
+    await roll(scene, 10)
+    await scene.act("bee", "answer_statement", answer="accept_with_reservation")
+    statement = last(scene, "statement_answered")["statement"]
+    assert (await scene.view())["reservations"] == {
+        statement: {"speaker": "ace", "target": "bee", "loss": 11}}
+    assert "rule_doubt" in [a["action"] for a in scene.legal]
+    assert (await scene.send("rule_doubt", statement="st0", unfounded=True))["code"] == \
+        "not_found"
+    await scene.do("rule_doubt", statement=statement, unfounded=True)
+    ruled = last(scene, "doubt_ruled")
+    assert (ruled["target"], ruled["unfounded"], ruled["loss"]) == ("bee", True, 5)
+    bee = scene.state.vitals["bee"]
+    assert (bee.fatigue, bee.mental.step) == (15, 0)  # type: ignore[union-attr]
+    assert "half its loss (R48)" in " ".join(last(scene, "vitals_changed")["notes"])
+    assert "ace" not in scene.state.attitudes.get("bee", {})  # unchanged (R77)
+    assert (await scene.view())["reservations"] == {}
+    again = await scene.send("rule_doubt", statement=statement, unfounded=True)
+    assert again["code"] == "not_found"
+    assert await scene.replays()
+
+
+async def test_a_founded_doubt_costs_nothing(make: Make) -> None:
+    scene = await make([pony("ace", 50, cha=30), pony("bee", 0)])
+    arg = await sized(scene, "ace", "fine")
+    await scene.act("ace", "dispute", target="bee", argument=arg)
+    await roll(scene, 10)
+    await scene.act("bee", "answer_statement", answer="accept_with_reservation")
+    statement = last(scene, "statement_answered")["statement"]
+    assert await scene.do("rule_doubt", statement=statement, unfounded=False) == [
+        "doubt_ruled"]
+    assert last(scene, "doubt_ruled")["loss"] == 0
+    assert scene.state.vitals["bee"].fatigue == 20 and not scene.state.reservations
+
+
 async def test_an_unanswered_statement_is_refused_when_the_turn_comes(make: Make) -> None:
     scene = await make([pony("ace", 50), pony("bee", 0)])
     arg = await sized(scene, "ace", "small")

@@ -22,7 +22,7 @@ import yaml
 
 from clients.client import FEATURES, Client
 from server.app import Server
-from tests.conftest import ROOT, ws_url
+from tests.conftest import ROOT, settings_for, ws_url
 from tests.helpers import (
     Table,
     caught_up,
@@ -32,6 +32,7 @@ from tests.helpers import (
     play_turns,
     wait_current,
 )
+from tests.redis_procs import RedisProcess
 
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = ROOT / "test-artifacts" / "web"
@@ -740,6 +741,50 @@ async def test_the_new_encounter_form_offers_the_rulesets_the_server_plays(
         registry.unregister("kindling")
     assert options == [["dramatic", "MLP Dramatic Systems"], ["action_time", "Action Time"],
                        ["kindling", "Kindling"]]
+
+
+async def test_the_create_page_asks_for_the_creator_secret_when_the_server_needs_one(
+        redis_server: RedisProcess, pages: Pages, artifacts: Path) -> None:
+    """On a server that creates encounters only with its creator secret, the form asks for it
+    when the server refuses the first create without it, says so when the one entered is
+    wrong, and creates the encounter with the right one. An open server never asks."""
+    secret = "creator-secret-entered-in-the-browser"
+    srv = Server(settings_for(redis_server.url, creator_secrets=(secret,)))
+    await srv.start()
+    try:
+        page = await pages.open(f"http://127.0.0.1:{srv.settings.port}/table/")
+        await page.click("text=Ponies vs. Diamond Dogs (Action Time)")
+        assert await page.is_hidden("input[name=creator_secret]")
+        await page.click("button.primary")
+        error = page.locator("form p.error")
+        await page.wait_for_selector('form p.error[data-code="creator_secret_missing"]')
+        assert "asks for its creator secret" in await error.inner_text()
+        assert await page.is_visible("input[name=creator_secret]")
+        assert "ask whoever runs it" in await page.inner_text("p.creator-secret")
+        await page.screenshot(path=artifacts / "new-encounter-creator-secret.png",
+                              full_page=True)
+        await page.fill("input[name=creator_secret]", "not-the-creator-secret-at-all")
+        await page.click("button.primary")
+        await page.wait_for_selector('form p.error[data-code="creator_secret_wrong"]')
+        assert "not this server's creator secret" in await error.inner_text()
+        await page.fill("input[name=creator_secret]", secret)
+        await page.click("button.primary")
+        await live(page)
+        await page.wait_for_selector("#subtitle >> text=Action Time")
+        assert await page.evaluate("window.stablemaster.table.welcome.role") == "gm"
+        # (nothing of the secret in the page's address)
+        assert secret not in page.url
+    finally:
+        await srv.stop()
+
+
+async def test_an_open_server_never_asks_for_a_creator_secret(server: Server,
+                                                              pages: Pages) -> None:
+    page = await pages.open(f"http://127.0.0.1:{server.settings.port}/table/")
+    await page.click("text=Ponies vs. Diamond Dogs (Action Time)")
+    await page.click("button.primary")
+    await live(page)
+    assert await page.evaluate("window.stablemaster.table.welcome.role") == "gm"
 
 
 async def test_the_web_table_takes_one_message_per_command_and_folds_legal_deltas(

@@ -34,12 +34,13 @@ of ``rulesets.action_time.args``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from encounter.declare import Action, Catalog, Noted, Targets, in_scene
+from encounter.effects import source_unseen
 from encounter.rejected import Rejected
 from encounter.state import EncounterState, Vitals
 from encounter.turns import END_TURN, TRIGGER_READY
@@ -383,12 +384,21 @@ def after_roll(d: Decision, stage: str, ctx: dict[str, Any], roll: Roll) -> None
     handler(d, ctx, _face(roll))
 
 
-def _step_parts(steps: Net) -> list[Modifier]:
-    """Upgrades and downgrades itemised (R30), with the stacking rule's verdicts (R61)."""
+def shown_sources(s: EncounterState, holder: str) -> dict[str, str]:
+    """What results call the sources of ``holder``'s effects where they do not give the source
+    itself: a GM's effect that a combatant the table does not see caused on one it sees goes by
+    its name (rulings R79, R97; ``encounter.effects.source_unseen``)."""
+    return {e.source: e.name or "an effect" for e in s.effects.values()
+            if e.combatant == holder and e.source and source_unseen(s, e)}
+
+
+def _step_parts(steps: Net, shown: Mapping[str, str]) -> list[Modifier]:
+    """Upgrades and downgrades itemised (R30), with the stacking rule's verdicts (R61); each
+    source as ``shown`` names it (``shown_sources``)."""
     parts = []
     for c in steps.contributions:
         word = "upgrade" if c.value > 0 else "downgrade"
-        name = f"{c.source} ({word}{'s' if abs(c.value) > 1 else ''})"
+        name = f"{shown.get(c.source, c.source)} ({word}{'s' if abs(c.value) > 1 else ''})"
         if not c.counted:
             name += f" - not counted: {c.note}"
         parts.append(Modifier(name, c.value if c.counted else 0,
@@ -466,15 +476,17 @@ def _resolve_attack(d: Decision, ctx: dict[str, Any], face: int) -> None:
     s = d.s
     hidden = s.combatants[attacker].hidden or s.combatants[target].hidden
     base = plan.defense - plan.defense_modifiers.total
+    shown = shown_sources(s, target)
     defense_parts = [Modifier("Defense", base, "stat block (R29)")] + [
-        Modifier(c.source + ("" if c.counted else f" - not counted: {c.note}"),
+        Modifier(shown.get(c.source, c.source) + ("" if c.counted
+                                                  else f" - not counted: {c.note}"),
                  c.value if c.counted else 0, _SECTIONS.get(c.source, "Stacking Effects (R61)"))
         for c in plan.defense_modifiers.contributions]
     d.emit(ev.AttackResolved(
         round=s.round, attacker=attacker, target=target, action=action, weapon=plan.weapon,
         defense="defense", die=die_name(plan.check.die.sides), natural=face,
-        modifiers=_step_parts(plan.check.steps), total=result.check.rolled.total,
-        defense_value=plan.defense, defense_parts=defense_parts,
+        modifiers=_step_parts(plan.check.steps, shown_sources(s, attacker)),
+        total=result.check.rolled.total, defense_value=plan.defense, defense_parts=defense_parts,
         outcome="hit" if result.hit else "miss", roll_secret=d.dice_vis(attacker) is not None,
         defense_secret=s.combatants[target].kind == "npc", hidden=hidden),
         ["gm"] if hidden else None)
@@ -499,20 +511,26 @@ def _resolve_damage(d: Decision, ctx: dict[str, Any], face: int,
                     more: tuple[int, ...] = ()) -> None:
     """R29: the damage die's face in Health, not below 0, plus the faces of the extra dice of
     talents and spells (Stacking Effects, R95); losing Health clears the healed mark (R33); at
-    0 the target is out of the fight."""
+    0 the target is out of the fight. The event's ``rolled`` holds every die; the upgrades and
+    the extra dice are itemised in its ``dice_parts``, the face R30's ``"modifier"`` option
+    adds in its ``bonuses``, so that they add up to the loss."""
     attacker, target = ctx["attacker"], ctx["target"]
     die = msgspec.convert(ctx["damage"], Laddered)
     steps = msgspec.convert(ctx["damage_steps"], Net)
     extra = ctx.get("extra_dice", [])
-    amount = face_total(face, die) + sum(more)
+    beyond = face_total(face, die) - face
+    amount = face + beyond + sum(more)
     s = d.s
     hidden = s.combatants[attacker].hidden or s.combatants[target].hidden
-    bonuses = _step_parts(steps) + [
-        Modifier(f"{source} ({die_text})", f, "Stacking Effects (R95)")
+    shown = shown_sources(s, attacker)
+    dice_parts = _step_parts(steps, shown) + [
+        Modifier(f"{shown.get(source, source)} ({die_text})", f, "Stacking Effects (R95)")
         for (source, die_text), f in zip(extra, more, strict=False)]
+    bonuses = [Modifier("beyond the die ladder's end", beyond, "die_ladder_overflow (R30)")
+               ] if beyond else []
     d.emit(ev.DamageDealt(
         target=target, source=attacker, dice="+".join([die.expr, *(f"1{x}" for _, x in extra)]),
-        rolled=face + sum(more), bonuses=bonuses,
+        rolled=face + sum(more), bonuses=bonuses, dice_parts=dice_parts,
         before_reduction=amount, loss=amount, dice_secret=d.dice_vis(attacker) is not None,
         hidden=hidden), ["gm"] if hidden else None)
     by = d.public_name(attacker, target, "an unseen attacker")
@@ -750,7 +768,8 @@ def _resolve_heal(d: Decision, ctx: dict[str, Any], face: int) -> None:
     c = d.s.combatants[healer]
     hidden = c.hidden or d.s.combatants[target].hidden
     d.emit(ev.CheckMade(combatant=healer, check="heal", natural=face,
-                        modifiers=_step_parts(planned.steps), total=result.check.rolled.total,
+                        modifiers=_step_parts(planned.steps, shown_sources(d.s, healer)),
+                        total=result.check.rolled.total,
                         dc=at.HEAL_DIFFICULTY, success=result.check.success,
                         section="Major Actions: HEAL (R33)", hidden=hidden),
            ["gm"] if hidden else None)
@@ -928,7 +947,7 @@ def _stand_firm_target(d: Decision, ctx: dict[str, Any], face: int) -> None:
     hidden = s.combatants[user].hidden or s.combatants[target].hidden
     d.emit(ev.CheckMade(
         combatant=user, check="stand_firm", natural=ctx["user_face"],
-        modifiers=_step_parts(user_plan.steps), total=result.first.total,
+        modifiers=_step_parts(user_plan.steps, shown_sources(s, user)), total=result.first.total,
         dc=result.second.total, success=result.winner == "first",
         section=f"Minor Actions: STAND FIRM: {result.text}", hidden=hidden),
         ["gm"] if hidden else None)
@@ -1232,16 +1251,18 @@ def view(s: EncounterState, visible: set[str], controls: Callable[[str], bool],
 
 def _numbers(s: EncounterState, cid: str, effects_now: tuple[Effect, ...]) -> dict[str, Any]:
     """Defense as attacks read it (R29, with its effects stacked as R61, R91; ``None`` for a
-    stat block without one) and Speed as a move counts it (R60, R90), each itemised."""
+    stat block without one) and Speed as a move counts it (R60, R90), each itemised (each
+    source as results name it, ``shown_sources``)."""
     sheet = sheet_of(s, cid)
     mods = net(effects_now, cid, DEFENSE)
+    shown = shown_sources(s, cid)
     return {
         "defense": None if sheet.defense is None else sheet.defense + mods.total,
         "defense_modifiers": [
-            {"name": c.source, "value": c.value if c.counted else 0,
+            {"name": shown.get(c.source, c.source), "value": c.value if c.counted else 0,
              "counted": c.counted, "note": c.note} for c in mods.contributions],
         "speed": speed_of(s, cid),
-        "speed_modifiers": [{"name": source, "value": amount}
+        "speed_modifiers": [{"name": shown.get(source, source), "value": amount}
                             for source, amount in speed_parts(s, cid)],
     }
 

@@ -34,12 +34,13 @@ from rulesets.dramatic.views import (
     flying_view,
     grabs_view,
     numbers_of,
+    reservations_view,
     social_view,
 )
 
 #: The GM's commands for what the rules leave to the GM, offered while the encounter runs.
 GM_TOOLS = ("adjudicate", "adjust_combatant", "set_map", "place_combatant", "fall", "collide",
-            "load_object", "size_argument", "set_attitude", "set_social_event",
+            "load_object", "size_argument", "set_attitude", "rule_doubt", "set_social_event",
             "set_social_situation")
 
 RULESET = Declaration(
@@ -67,13 +68,14 @@ RULESET = Declaration(
         msg.LoadObject: rulings.load_object,
         msg.SizeArgument: social.size_argument,
         msg.SetAttitude: social.set_attitude,
+        msg.RuleDoubt: social.rule_doubt,
         msg.SetSocialEvent: social.set_social_event,
         msg.SetSocialSituation: social.set_social_situation,
     },
     gm_tools=tuple(LegalAction(action=name, args_schema=command_schema_id(name))
                    for name in GM_TOOLS),
     views=(flying_view, grabs_view, arguments_view, attitudes_view, blocking_view, answers_view,
-           debate_view, social_view),
+           reservations_view, debate_view, social_view),
     combatant_views=(("numbers", numbers_of),),
     view=DramaticView,
     folds=FOLDS,

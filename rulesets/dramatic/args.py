@@ -49,7 +49,9 @@ class AttackArgs(Circumstances, frozen=True, kw_only=True):
         min_length=1, max_length=80,
         description="A weapon of the stat block (`stats.weapons[].name`; the entry's "
         "`options.weapon`), or `unarmed`.")] = "unarmed"
-    throw: Annotated[Flag, msgspec.Meta(description="Throw a melee weapon.")] = False
+    throw: Annotated[Flag, msgspec.Meta(description=(
+        "Throw a melee weapon (-5, Improvised Thrown Objects); a weapon of kind `thrown` is "
+        "thrown without it."))] = False
     defense: Annotated[DefenseName, msgspec.Meta(
         description="The defense attacked.")] = DefenseName.REFLEX
     moving: Annotated[Flag, msgspec.Meta(

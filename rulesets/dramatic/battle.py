@@ -185,7 +185,9 @@ def attack_situation(d: Decision, ctx: dict[str, Any], weapon_kind: WeaponKind,
     if not seen.line_of_effect:
         raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{other} has total cover from {name}: no "
                       "line of effect (COVER: Total Cover)")
-    ranged = weapon_kind is WeaponKind.RANGED or ctx["throw"]
+    # "With a ranged or Athletics roll ... you can throw or shoot at any target within your
+    # line of sight" (STANDARD ACTIONS): a thrown weapon is thrown, a melee weapon with `throw`
+    ranged = weapon_kind in (WeaponKind.RANGED, WeaponKind.THROWN) or ctx["throw"]
     if not ranged and not sight.within_reach(a, t, reach):
         raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{other} is out of {name}'s reach ({reach} "
                       f"square{'s' if reach != 1 else ''}, REACH)")

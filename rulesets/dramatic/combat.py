@@ -119,9 +119,8 @@ def check(d: Decision, ctx: dict[str, Any]) -> AttackCheck:
         cover=Cover(ctx["cover"]), concealment=Concealment(ctx["concealment"]),
         into_melee=ctx["into_melee"], creatures_in_the_way=ctx["creatures_in_the_way"],
         aiders=len(d.s.aid.get(attacker, [])),
-        # AWARENESS AND SURPRISE in the surprise round (R42), or unaware of the attacks during
-        # the scene (R82): "unaware of an attack, you lose your Dexterity bonus"
-        unaware=(not d.s.combatants[target].aware and d.s.surprise) or target in d.s.unaware)
+        # "unaware of an attack, you lose your Dexterity bonus" (R42, R82)
+        unaware=resolution.unaware_of_attacks(d.s, target))
     o = d.s.options
     try:
         if ctx["grab"]:

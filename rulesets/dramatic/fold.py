@@ -50,7 +50,14 @@ def _statement_hit(e: ev.StatementHit, s: EncounterState) -> None:
 
 
 def _statement_answered(e: ev.StatementAnswered, s: EncounterState) -> None:
-    s.answers.pop(e.statement, None)
+    pending = s.answers.pop(e.statement, None)
+    if e.answer == "accept_with_reservation" and pending is not None:
+        s.reservations[e.statement] = PendingAnswer(speaker=pending.speaker,
+                                                    target=pending.target, loss=e.recorded)
+
+
+def _doubt_ruled(e: ev.DoubtRuled, s: EncounterState) -> None:
+    s.reservations.pop(e.statement, None)
 
 
 def _debate_ended(e: ev.DebateEnded, s: EncounterState) -> None:
@@ -87,6 +94,7 @@ FOLDS: dict[type, Callable[[Any, EncounterState], None]] = {
     ev.BlockingChanged: _blocking_changed,
     ev.StatementHit: _statement_hit,
     ev.StatementAnswered: _statement_answered,
+    ev.DoubtRuled: _doubt_ruled,
     ev.DebateEnded: _debate_ended,
     ev.LieTold: _lie_told,
     ev.SocialEventSet: _social_event_set,

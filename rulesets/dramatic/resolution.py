@@ -58,6 +58,14 @@ def state_status(s: EncounterState, cid: str) -> Status:
     return msgspec.structs.replace(status, effects=tuple(held)) if held else status
 
 
+def unaware_of_attacks(s: EncounterState, cid: str) -> bool:
+    """Whether ``cid`` is unaware of the attacks made on it now: in the surprise round, unaware
+    of its opponents (R42), or during the scene, since a failed Perception check or the GM's
+    word (R82). Dexterity Modifier, Intelligence Modifier: "If you are flatfooted or unaware of
+    an attack, you lose your Dexterity bonus (but not a penalty)"."""
+    return (not s.combatants[cid].aware and s.surprise) or cid in s.unaware
+
+
 def defenses_of(d: Decision, cid: str, *, unaware: bool = False) -> tuple[Sheet, Defenses]:
     return state_defenses(d.s, cid, unaware=unaware)
 

@@ -133,8 +133,9 @@ def fall(d: Decision, cmd: msg.Fall) -> None:
     """Flying: Falling Damage (R22): a trained faller's Acrobatics check (DC
     ``falling_acrobatics_dc``; success: the fall counts shorter) — an untrained one makes none
     (R84) — then 1d20+20 against Fortitude Defense — full damage (1d6 per whole 3 m, at most
-    20d6) or half — and it lands prone unless the Acrobatics check succeeded and it took no
-    damage. The dice are the faller's: physical ones are asked for, stage by stage (R80)."""
+    20d6) or half; a fall that counts under 3 m has no damage to halve, and no falling roll
+    (R98) — and it lands prone unless the Acrobatics check succeeded and it took no damage.
+    The dice are the faller's: physical ones are asked for, stage by stage (R80)."""
     c = find_combatant(d, cmd.combatant)
     v = d.s.vitals[c.id]
     if not v.alive:
@@ -151,7 +152,21 @@ def fall(d: Decision, cmd: msg.Fall) -> None:
     if "acrobatics" in sheet.trained:
         roll_stage(d, ctx, "acrobatics", "1d20")
     else:
+        _falling_roll(d, ctx)
+
+
+def _falling_roll(d: Decision, ctx: dict[str, Any]) -> None:
+    """The falling roll, when there is damage for it to decide (R22); a fall that counts
+    under 3 m lands at once, without damage (R98)."""
+    plan = _fall_plan(d, ctx)
+    if plan.dice:
         roll_stage(d, ctx, "falling", "1d20")
+        return
+    cid = ctx["attacker"]
+    if plan.acrobatics is not True and d.s.vitals[cid].alive and not d.s.vitals[cid].prone:
+        vt.record(d, cid, "fall", [f"falls {ctx['meters']:g} m: under 3 m, no damage (R98)",
+                                   "lands prone (Falling Damage)"], prone=True)
+    d.result = {"loss": 0}
 
 
 def _fall_plan(d: Decision, ctx: dict[str, Any]) -> FallPlan:
@@ -177,17 +192,13 @@ def _fall_rolled(d: Decision, stage: str, ctx: dict[str, Any], roll: Roll) -> No
                             modifiers=[Modifier("Acrobatics", skill, section)],
                             total=total, dc=dc, success=total >= dc,
                             section=section, hidden=c.hidden), vis)
-        roll_stage(d, {**ctx, "acrobatics_total": total}, "falling", "1d20")
+        _falling_roll(d, {**ctx, "acrobatics_total": total})
         return
     plan = _fall_plan(d, ctx)
     if stage == "falling":
-        ctx = {**ctx, "natural": roll.total}
-        if plan.dice:
-            roll_stage(d, ctx, "falling damage", plan.dice)
-            return
-        dice_total = 0
-    else:
-        dice_total = roll.total
+        roll_stage(d, {**ctx, "natural": roll.total}, "falling damage", plan.dice)
+        return
+    dice_total = roll.total
     sheet, defs = resolution.defenses_of(d, cid)
     fortitude = defs.fortitude.total
     result = fall_outcome(plan, ctx["natural"], dice_total, fortitude,

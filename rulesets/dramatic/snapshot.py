@@ -28,11 +28,14 @@ class ArgumentView(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
 
 
 class AnswerView(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
-    """A statement that hit and waits for its target's answer (R48)."""
+    """A statement that hit and waits for its target's answer, or for the GM's ruling on the
+    doubt of its target's reservation (R48)."""
 
     speaker: Annotated[str | None, doc("Who made it (`null`: a hidden speaker).")]
     target: Annotated[str, doc("Who answers it.")]
-    loss: Annotated[int, doc("What it costs the target if it does not answer.")]
+    loss: Annotated[int, doc(
+        "What it costs the target if it does not answer (a reservation's: the loss "
+        "recorded).")]
 
 
 class SocialEventView(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
@@ -118,6 +121,10 @@ class DramaticView(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     blocking: Annotated[Combatants, doc("The combatants Blocking (R49).")]
     answers: Annotated[dict[str, AnswerView], doc(
         "The statements that hit and wait for their target's answer, by id (R48).")]
+    reservations: Annotated[dict[str, AnswerView], doc(
+        "The statements accepted with reservation that wait for the GM's ruling on the doubt "
+        "(`rule_doubt`), by id, `loss` the one recorded: half of it if the doubt is "
+        "unfounded (R48).")]
     debate_over: Annotated[bool, doc(
         "Whether Dispute and Conversation are over for this scene (R26).")]
     social: Annotated[SocialView | None, doc(

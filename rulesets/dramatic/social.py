@@ -55,7 +55,7 @@ from rules.social.maneuvers import (
     social_outcome,
 )
 from rules.social.sheet import SocialSheet, parse_social
-from rules.social.statements import Answer, answer_statement, shrink
+from rules.social.statements import Answer, answer_statement, reservation_loss, shrink
 from rules.social.status import (
     Familiarity,
     RaceStanding,
@@ -308,8 +308,7 @@ def _check(d: Decision, speaker: str, target: str, argument: str, maneuver: str)
             debate_over=d.s.debate_over, social_attack_skill=d.s.options.social_attack_skill,
             # "unaware of an attack, you lose your Intelligence bonus" (Intelligence Modifier):
             # in the surprise round (R42), or unaware of the attacks during the scene (R82)
-            unaware=(not d.s.combatants[target].aware and d.s.surprise)
-            or target in d.s.unaware)
+            unaware=resolution.unaware_of_attacks(d.s, target))
     except RuleRefusal as exc:
         raise Rejected(ErrorCode.ILLEGAL_ACTION, str(exc)) from None
 
@@ -445,6 +444,31 @@ def settle(d: Decision, statement: str, given: Answer | None) -> None:
                                           reason="the statement reached the mental damage "
                                                  "threshold (R26)"), _vis(d, target, speaker))
     _maybe_end_debate(d)
+
+
+def rule_doubt(d: Decision, cmd: msg.RuleDoubt) -> None:
+    """STATEMENTS: "An argument can be accepted with reservation; then half the fatigue loss
+    is still caused should the doubt turn out to have been unfounded" (R48): the GM's ruling
+    on the doubt; an unfounded one costs the target half the recorded loss, rounded down, as
+    a mental fatigue loss (the threshold counts, R45), its attitude unchanged (R77)."""
+    waiting = {sid: a for sid, a in d.s.reservations.items() if a.target in d.s.combatants}
+    pending = waiting.get(cmd.statement)
+    if pending is None:
+        raise Rejected(ErrorCode.NOT_FOUND, f"statement names one accepted with reservation "
+                       f"whose doubt the GM has not ruled on (R48): "
+                       f"{', '.join(sorted(waiting)) or 'none'}")
+    target, speaker = pending.target, pending.speaker
+    present = speaker in d.s.combatants  # (the speaker may have left the scene)
+    loss = reservation_loss(pending.loss, doubt_unfounded=cmd.unfounded)
+    d.emit(ev.DoubtRuled(statement=cmd.statement, target=target, unfounded=cmd.unfounded,
+                         loss=loss, hidden=d.s.combatants[target].hidden),
+           _vis(d, target, *([speaker] if present else [])))
+    if loss and d.s.vitals[target].alive:
+        who = d.public_name(speaker, target, unseen="someone unseen") if present else ""
+        whose = f"the statement of {who}" if who else "the statement"
+        resolution.lose_fatigue(d, target, loss, DamageSource.MENTAL, "dispute", [
+            f"the doubt about {whose} proves unfounded: half its loss (R48)"])
+    d.result = {"loss": loss}
 
 
 def _maybe_end_debate(d: Decision) -> None:
@@ -618,9 +642,14 @@ def _lie_step(d: Decision, stage: str, ctx: dict[str, Any], roll: Roll) -> None:
     for t in targets:
         if out.statement is not None:
             argument = f"arg{len(d.s.arguments) + 1}"
+            # Creating a Lie: "the Lie can be used as a one Size bigger statement against the
+            # liar": a statement of one the table sees is at the table (R79), but not the GM's
+            # words of what a hidden liar said (R97)
+            said = ctx["text"] if not d.hidden(liar) or d.hidden(t) else ""
             d.emit(ev.ArgumentChanged(argument=argument, combatant=t, size=out.statement.value,
-                                      text=f"the lie: {ctx['text']}" if ctx["text"] else
-                                      "a caught lie", reason="a caught lie (R28)"), vis)
+                                      text=f"the lie: {said}" if said else "a caught lie",
+                                      reason="a caught lie (R28)", hidden=d.hidden(t)),
+                   d.combatant_vis(t))
         if out.attitude_steps:
             after = shift(attitude_of(d, t, liar), out.attitude_steps)
             d.emit(ev.AttitudeChanged(holder=t, toward=liar, attitude=after.value,

@@ -2,7 +2,8 @@
 the air (R83) and who grabs whom (Grab), the social scene (statements, attitudes, Blocking,
 answers, whether the debate is over; the social event and each combatant's standing at it),
 and each combatant's numbers as the rules compute them now. Protocol 1 names every one of them
-in every ruleset's view (``encounter.views.view_state`` gives them empty); these fill them."""
+in every ruleset's view (``encounter.views.view_state`` gives them empty); these fill them.
+Besides them: the reservations waiting for the GM's ruling on the doubt (R48)."""
 
 from __future__ import annotations
 
@@ -58,6 +59,15 @@ def answers_view(state: EncounterState, visible: set[str], controls: Callable[[s
                        if a.target in visible}
 
 
+def reservations_view(state: EncounterState, visible: set[str],
+                      controls: Callable[[str], bool], full: bool,
+                      stats: set[str]) -> tuple[str, Any]:
+    """The statements accepted with reservation that wait for the GM's ruling on the doubt
+    (R48), with the loss recorded."""
+    return "reservations", {sid: _answer_view(a, visible)
+                            for sid, a in state.reservations.items() if a.target in visible}
+
+
 def debate_view(state: EncounterState, visible: set[str], controls: Callable[[str], bool],
                 full: bool, stats: set[str]) -> tuple[str, Any]:
     return "debate_over", state.debate_over
@@ -80,12 +90,14 @@ def social_view(state: EncounterState, visible: set[str], controls: Callable[[st
 def numbers_of(state: EncounterState, cid: str) -> dict[str, Any] | None:
     """One combatant's part of the view's ``numbers`` (``Declaration.combatant_views``), for
     the viewers who see its stat block (the GM: all; a player: its own): its numbers as the
-    rules compute them now — the four defenses as attacks read them (DEFENSES; effects, feats,
-    species and conditions included, R90, R92) and the speed a move counts (SPEED; R15, R83,
-    R90), each itemised. ``None`` for a combatant without vitals."""
+    rules compute them now — the four defenses as the next attack reads them (DEFENSES;
+    effects, feats, species and conditions included, R90, R92; without the Dexterity and
+    Intelligence bonuses while it is unaware of attacks, R42, R82) and the speed a move counts
+    (SPEED; R15, R83, R90), each itemised. ``None`` for a combatant without vitals."""
     if cid not in state.vitals:
         return None
-    _, defs = resolution.state_defenses(state, cid)
+    _, defs = resolution.state_defenses(
+        state, cid, unaware=resolution.unaware_of_attacks(state, cid))
     speed, speed_parts = battle.speed_of(state, cid)
     flies = vt.sheet_of(state.combatants[cid]).fly_speed > 0
     return {

@@ -126,6 +126,11 @@ async function landing() {
   const mapText = h("textarea", { name: "map", class: "map-json", placeholder: "battle map (optional): JSON, or a drawing — . floor # blocked ~ difficult = low : fog % darkness ^ pit ! improved cover", spellcheck: "false" });
   const optionsText = h("textarea", { name: "options", class: "map-json", placeholder: 'encounter options (optional), JSON: {"players_roll": true}', spellcheck: "false" });
   const fileNotes = h("p", { class: "file-notes muted", role: "status" });
+  // Asked for only when the server says it creates encounters for holders of its creator
+  // secret (an error for the first create without it).
+  const secret = h("input", { type: "password", name: "creator_secret", autocomplete: "off", spellcheck: "false" });
+  const secretNote = h("span", { class: "muted" });
+  const secretBox = h("p", { class: "creator-secret", hidden: true }, h("label", {}, "Creator secret ", secret), " ", secretNote);
   // An encounter file (a shipped example's format) fills the other fields; the form says what
   // it took from the file and what it leaves out.
   const readFile = (map = undefined) => {
@@ -156,6 +161,7 @@ async function landing() {
     mapText,
     h("p", {}, h("label", {}, "Encounter options (JSON; optional)")),
     optionsText,
+    secretBox,
     h("p", {}, h("button", { type: "submit", class: "primary" }, "Create the encounter")),
     error);
   const joinBox = h("input", { type: "text", placeholder: "a table link or a token" });
@@ -170,18 +176,34 @@ async function landing() {
   form.addEventListener("submit", async (ev) => {
     ev.preventDefault();
     error.textContent = "";
+    delete error.dataset.code;
+    let anon = null;
     try {
-      const anon = await anonymous();
       const fields = { name: name.value.trim(), ruleset: ruleset.value, combatants_yaml: text.value };
       const drawn = mapText.value.trim();
       if (drawn) fields.map = drawn.startsWith("{") ? JSON.parse(drawn) : drawingToMap(drawn);
       const options = optionsText.value.trim();
       if (options) fields.options = JSON.parse(options);
+      if (!secretBox.hidden && secret.value.trim()) fields.creator_secret = secret.value.trim();
+      anon = await anonymous();
       const ack = await anon.command("create_encounter", fields);
-      anon.close();
       location.hash = `token=${encodeURIComponent(ack.result.gm_token)}`;
     } catch (err) {
-      error.textContent = err.message || String(err);
+      const asked = err.code === "unauthenticated" && err.details?.creator_secret;
+      if (asked) {
+        secretBox.hidden = false;
+        secret.focus();
+        secretNote.textContent = "this server creates encounters only for holders of its creator secret: ask whoever runs it";
+        error.dataset.code = `creator_secret_${asked}`;
+        error.textContent = asked === "wrong"
+          ? "That is not this server's creator secret. Check it and create again."
+          : "This server asks for its creator secret to create an encounter. Enter it above and create again.";
+      } else {
+        if (err.code) error.dataset.code = err.code;
+        error.textContent = err.message || String(err);
+      }
+    } finally {
+      if (anon) anon.close();
     }
   });
   try {

@@ -155,6 +155,11 @@ export function anonymous() {
     const waiting = new Map();
     ws.onopen = () => ws.send(JSON.stringify({ type: "hello", versions: [1], client: "stablemaster-table/1" }));
     ws.onerror = () => reject({ code: "offline", message: "cannot reach the server" });
+    // closed before an answer (the hello deadline, the server going away): say so
+    ws.onclose = (ev) => {
+      for (const [, rej] of waiting.values()) rej({ code: "closed", message: `the server closed the connection${ev.reason ? `: ${ev.reason}` : ""}; try again` });
+      waiting.clear();
+    };
     ws.onmessage = (m) => {
       const msg = JSON.parse(m.data);
       if (msg.type === "welcome") {

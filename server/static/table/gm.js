@@ -52,6 +52,8 @@ export const GM_TOOLS = [
   { command: "set_attitude", title: "Attitude", help: "Set one character's attitude toward another.",
     fields: [["holder", "combatant", "holder"], ["toward", "combatant", "toward"],
       ["attitude", ["hostile", "unfriendly", "indifferent", "friendly", "helpful"], "attitude"], ["reason", "text", "reason"]] },
+  { command: "rule_doubt", title: "Doubt", help: "A statement accepted with reservation: was the doubt unfounded? Then its target loses half the loss recorded (R48).",
+    fields: [["statement", "text", "statement (id, required)"], ["unfounded", "bool?", "unfounded (required)"]] },
   { command: "set_social_event", title: "Social event", help: "The event of this scene: the organiser's rating (empty: no event), raised by VIP guests.",
     fields: [["rating", "int|null", "rating"], ["organizer", "combatant?", "organiser"], ["vips", "combatants", "VIP guests"],
       ["circle", "text", "circle of society"], ["topic", "text", "topic"], ["encounter", "int", "encounter no."],

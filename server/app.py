@@ -33,6 +33,7 @@ from server.creation import CreatePolicy, PolicyError
 from server.embedded_redis import DataDirInUse, DataDirLock, EmbeddedRedis
 from server.fanout import ActivityFollower
 from server.gc_pacer import GcPacer
+from server.origins import OriginPolicy
 from server.quotas import CreateQuotas
 from server.rooms import Room, Rooms
 from server.session import Outbox, Session
@@ -73,6 +74,7 @@ class Server:
         )
         self._stopped = asyncio.Event()
         self.demo: Any = None
+        self.origins = OriginPolicy(settings.allow_origins)
         self.addresses = ConnectionCounter(settings.max_connections_per_address,
                                            settings.trusted_proxies)
 
@@ -341,21 +343,39 @@ class Server:
     # -- plain HTTP on the same port ---------------------------------------------------------
 
     async def _http(self, connection: ServerConnection, request: Request) -> Response | None:
-        path = request.path.split("?", 1)[0]
+        """A websocket handshake goes on (``None``) or is refused; any other request is
+        answered, with the CORS headers of the origin policy (``server.origins``)."""
+        origin, host = request.headers.get("Origin"), request.headers.get("Host")
         if request.headers.get("Upgrade", "").lower() == "websocket":
-            if path not in ("/ws", "/"):
-                return _respond(HTTPStatus.NOT_FOUND, b"websocket endpoint is /ws\n")
-            assert isinstance(connection, CountedConnection)
-            client = self.addresses.client(connection.remote_address,
-                                           request.headers.get_all("X-Forwarded-For"))
-            connection.client = client
-            if self.addresses.limit and not client.local:
-                if not self.addresses.acquire(client.address):
-                    metrics.CONNECTIONS_REFUSED.labels("address_limit").inc()
-                    return _respond(HTTPStatus.TOO_MANY_REQUESTS,
-                                    b"too many connections from this address\n")
-                connection.release = functools.partial(self.addresses.release, client.address)
-            return None
+            if not self.origins.allows(origin, host):
+                metrics.CONNECTIONS_REFUSED.labels("origin").inc()
+                return _respond(HTTPStatus.FORBIDDEN, b"pages of this origin may not connect "
+                                b"(the server's --allow-origin)\n")
+            return await self._handshake(connection, request)
+        response = await self._page(request)
+        for name, value in self.origins.cors(origin, host):
+            response.headers[name] = value
+        return response
+
+    async def _handshake(self, connection: ServerConnection, request: Request
+                         ) -> Response | None:
+        path = request.path.split("?", 1)[0]
+        if path not in ("/ws", "/"):
+            return _respond(HTTPStatus.NOT_FOUND, b"websocket endpoint is /ws\n")
+        assert isinstance(connection, CountedConnection)
+        client = self.addresses.client(connection.remote_address,
+                                       request.headers.get_all("X-Forwarded-For"))
+        connection.client = client
+        if self.addresses.limit and not client.local:
+            if not self.addresses.acquire(client.address):
+                metrics.CONNECTIONS_REFUSED.labels("address_limit").inc()
+                return _respond(HTTPStatus.TOO_MANY_REQUESTS,
+                                b"too many connections from this address\n")
+            connection.release = functools.partial(self.addresses.release, client.address)
+        return None
+
+    async def _page(self, request: Request) -> Response:
+        path = request.path.split("?", 1)[0]
         if path == "/healthz":
             try:
                 latency = await asyncio.wait_for(self.store.ping(), 2)

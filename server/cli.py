@@ -15,6 +15,7 @@ from pathlib import Path
 
 from server import __version__
 from server.config import Settings
+from server.origins import origin_list
 
 ENV = {
     "host": "STABLEMASTER_HOST",
@@ -34,6 +35,7 @@ ENV = {
     "hello_timeout": "STABLEMASTER_HELLO_TIMEOUT",
     "max_connections_per_address": "STABLEMASTER_MAX_CONNECTIONS_PER_ADDRESS",
     "trusted_proxies": "STABLEMASTER_TRUSTED_PROXIES",
+    "allow_origins": "STABLEMASTER_ALLOW_ORIGIN",
     "create": "STABLEMASTER_CREATE",
     "creator_secrets": "STABLEMASTER_CREATOR_SECRET",
     "creates_per_address": "STABLEMASTER_CREATES_PER_ADDRESS",
@@ -63,6 +65,14 @@ def proxy_list(text: str) -> tuple[str, ...]:
             raise argparse.ArgumentTypeError(
                 f"{proxy!r} is not an IP address or network (such as 10.0.0.0/8)") from None
     return proxies
+
+
+def allowed_origins(text: str) -> tuple[str, ...]:
+    """``--allow-origin``: origins separated by commas, or ``*``."""
+    try:
+        return origin_list(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def secret_list(text: str) -> tuple[str, ...]:
@@ -161,6 +171,12 @@ def build_parser() -> argparse.ArgumentParser:
                        "172.30.0.0/24), whose X-Forwarded-For header names the client address "
                        "for --max-connections-per-address and the create quotas "
                        f"[{ENV['trusted_proxies']}] (default none: the header is ignored)")
+    serve.add_argument("--allow-origin", type=allowed_origins, metavar="LIST",
+                       dest="allow_origins", default=_env("allow_origins", ""),
+                       help="origins (comma-separated, e.g. https://foundry.example:30000, or "
+                       "*) whose browser pages may open /ws and read the HTTP endpoints "
+                       "(CORS), besides the server's own pages; clients that are no browser "
+                       f"page are not concerned [{ENV['allow_origins']}] (default none)")
     serve.add_argument("--create", choices=["open", "secret"], default=_env("create"),
                        help="who may create encounters: open (anyone) or secret (only with a "
                        f"--creator-secret) [{ENV['create']}] (default: secret when a creator "
@@ -252,7 +268,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
         wait_replicas=args.wait_replicas, wait_timeout=args.wait_timeout,
         hello_timeout=args.hello_timeout,
         max_connections_per_address=args.max_connections_per_address,
-        trusted_proxies=args.trusted_proxies,
+        trusted_proxies=args.trusted_proxies, allow_origins=args.allow_origins,
         create=args.create, creator_secrets=args.creator_secrets,
         creates_per_address=args.creates_per_address,
         create_bytes_per_address=args.create_bytes_per_address,

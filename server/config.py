@@ -74,6 +74,9 @@ class Settings:
     #: Proxies (addresses or networks, such as ``172.30.0.0/24``) whose ``X-Forwarded-For``
     #: names the client address; anyone else's is ignored.
     trusted_proxies: tuple[str, ...] = ()
+    #: Origins (``https://foundry.example:30000``, or ``*``) whose browser pages may open
+    #: ``/ws`` and read the HTTP endpoints, besides the server's own (``server.origins``).
+    allow_origins: tuple[str, ...] = ()
     #: Who may create encounters (``--create``, ``server.creation``): ``open`` (anyone) or
     #: ``secret`` (a ``create_encounter`` that carries one of ``creator_secrets``). ``None``:
     #: ``secret`` when creator secrets are set, else ``open`` for a server on a loopback host

@@ -551,7 +551,7 @@ def test_nginx_proxies_websockets_and_http_on_the_published_port() -> None:
     headers = {d.args[0].lower(): d.args[1] for d in effective("proxy_set_header", *scopes)}
     assert headers["upgrade"] == "$http_upgrade"
     assert headers["connection"] == "$connection_upgrade"
-    assert headers["host"] == "$host"
+    assert headers["host"] == "$http_host"
     for timeout in ("proxy_read_timeout", "proxy_send_timeout"):
         found = effective(timeout, *scopes)
         assert len(found) == 1, f"{timeout} is not set for /ws"

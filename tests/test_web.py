@@ -1103,3 +1103,65 @@ async def test_a_reloaded_page_and_a_late_spectator_show_the_log_as_it_was(
     snapshot = await fresh.wait_for(lambda m: m["type"] == "snapshot")
     assert await watch.evaluate("window.stablemaster.table.state") == snapshot["state"]
     await watch.screenshot(path=artifacts / "spectator-late.png", full_page=True)
+
+
+async def test_one_origin_policy_for_the_websocket_and_the_schemas(
+        redis_server: RedisProcess, browser: Any, clients: list[Client]) -> None:
+    """A page of another origin (here another port) opens ``/ws`` and fetches an argument
+    schema when the server allows its origin (``--allow-origin``), and is refused both
+    otherwise; the server's own pages, and clients that are no browser page, are never
+    concerned."""
+    import http.server
+    import threading
+
+    class Blank(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = b"<!doctype html><title>another site</title>"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    site = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Blank)
+    threading.Thread(target=site.serve_forever, daemon=True).start()
+    other = f"http://127.0.0.1:{site.server_address[1]}"
+    probe = """async (base) => {
+        let fetched;
+        try {
+          const r = await fetch(`${base}/schemas/args/command.submit_roll.json`);
+          fetched = r.ok && !!(await r.json());
+        } catch (e) { fetched = false; }
+        const opened = await new Promise((done) => {
+          const ws = new WebSocket(base.replace("http", "ws") + "/ws");
+          ws.onopen = () => { ws.close(); done(true); };
+          ws.onerror = () => done(false);
+        });
+        return { fetched, opened };
+    }"""
+    context = await browser.new_context()
+    try:
+        for allowed in ((other,), ("https://elsewhere.example",)):
+            server = Server(settings_for(redis_server.url, allow_origins=allowed))
+            await server.start()
+            try:
+                base = f"http://127.0.0.1:{server.settings.port}"
+                page = await context.new_page()
+                await page.goto(f"{other}/")
+                got = await page.evaluate(probe, base)
+                assert got == ({"fetched": True, "opened": True} if allowed == (other,)
+                               else {"fetched": False, "opened": False}), (allowed, got)
+                own = await context.new_page()  # the server's own page: always allowed
+                await own.goto(f"{base}/table/")
+                assert await own.evaluate(probe, base) == {"fetched": True, "opened": True}
+                table = await open_client(ws_url(server), clients)  # no Origin: allowed
+                await table.hello()
+            finally:
+                await server.stop()
+    finally:
+        await context.close()
+        site.shutdown()
+        site.server_close()

@@ -84,7 +84,8 @@ def profile_from(block: StatBlock, rules: Ruleset, taken: set[str]) -> Combatant
     side = block.side or ("party" if block.kind == "pc" else "enemies")
     return CombatantProfile(id=cid, name=block.name, kind=block.kind, side=side,
                             initiative_mod=block.initiative, hidden=block.hidden,
-                            aware=block.aware, group=block.group, stats=stats)
+                            aware=block.aware, group=block.group, stats=stats,
+                            external_ids=dict(block.external_ids))
 
 
 def parse_statblocks_yaml(text: str) -> list[StatBlock]:

@@ -23,6 +23,13 @@ __all__ = [
 
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=80)]
 CombatantId = Annotated[str, msgspec.Meta(pattern=r"^[a-z0-9][a-z0-9_-]{0,39}$")]
+#: What a virtual tabletop calls a combatant: by the name of the id (``foundry_actor``), the
+#: id as it gives it, in any case (Foundry's are 16 letters and digits).
+ExternalIds = Annotated[
+    dict[Annotated[str, msgspec.Meta(pattern=r"^[a-z][a-z0-9_.-]{0,39}$")],
+         Annotated[str, msgspec.Meta(min_length=1, max_length=100,
+                                     pattern=r"^[\x21-\x7e]+$")]],
+    msgspec.Meta(max_length=10)]
 CombatantKind = Literal["pc", "npc"]
 Coordinate = Annotated[int, msgspec.Meta(ge=0, le=1000)]
 #: A square of the battle map, ``[x, y]`` (x to the right, y downwards, from 0).
@@ -84,6 +91,12 @@ class StatBlock(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     stats: Annotated[dict[str, Any], msgspec.Meta(
         description="The ruleset's statistics: see `stat-block.dramatic.schema.json` and "
         "`stat-block.action_time.schema.json` beside this document.")] = {}
+    external_ids: Annotated[ExternalIds, msgspec.Meta(
+        description="The ids a virtual tabletop gives it, by a name of the integration's "
+        "choosing (`{\"foundry_actor\": \"Kx8eQmV3tLp2Wn9a\", \"foundry_token\": ...}`; "
+        "names in lower case, ids as the VTT writes them, at most 10): kept, and returned "
+        "with the combatant to every viewer who sees it, so that a bridge needs no table of "
+        "its own.")] = {}
 
 
 # Frozen: a change replaces the profile, so copies of an encounter's state share it
@@ -100,6 +113,7 @@ class CombatantProfile(msgspec.Struct, kw_only=True, gc=False, frozen=True):
     aware: bool = True
     group: str | None = None
     stats: dict[str, Any] = {}
+    external_ids: dict[str, str] = {}
 
 
 #: What each encounter option does (the ruling it names is in docs/rulings.md).

@@ -92,6 +92,9 @@ class CombatantView(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
         "(`stat-block.<ruleset>.schema.json`): for the GM, and for a player its own "
         "combatants'; `{}` for the others.")]
     controlled: Annotated[bool, doc("Whether this credential may act for it.")]
+    external_ids: Annotated[dict[str, str], doc(
+        "The ids a virtual tabletop gave it in its stat block (`external_ids`), by name; "
+        "`{}` when none.")]
     size: Annotated[str | None, doc(
         "The size of its space on the map (\"MLP Dramatic Systems\": `medium`, `large`...), "
         "there for all to see; `null` in a ruleset without sizes.")]

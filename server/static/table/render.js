@@ -141,7 +141,7 @@ function renderValue(v) {
   return String(v);
 }
 
-const PROFILE_KEYS = new Set(["id", "name", "kind", "side", "initiative_mod", "hidden", "aware", "group", "stats", "controlled", "vitals"]);
+const PROFILE_KEYS = new Set(["id", "name", "kind", "side", "initiative_mod", "hidden", "aware", "group", "stats", "controlled", "vitals", "external_ids"]);
 
 /** A combatant's sheet: what the server sent of its profile and stats, whatever they hold. */
 /** " (+2 Shield of Leaves, -1 Slowed)": the itemised modifiers after a number, if any. */

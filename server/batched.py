@@ -45,7 +45,9 @@ class Batched(Generic[K, V]):
                 self._trips.inc()
                 self._keys.inc(len(batch))
                 try:
-                    values = await self._fetch([key for key, _ in batch])
+                    values = list(await self._fetch([key for key, _ in batch]))
+                    if len(values) != len(batch):
+                        raise RuntimeError(f"{len(values)} values for {len(batch)} keys")
                 except asyncio.CancelledError:
                     for _, future in batch:
                         future.cancel()

@@ -57,3 +57,13 @@ async def test_every_caller_of_a_failed_round_trip_gets_its_error() -> None:
     with pytest.raises(ConnectionError):
         calls = 0
         await lookups.get(1)
+
+
+async def test_a_fetch_that_answers_for_too_few_keys_fails_each_caller() -> None:
+    async def fetch(wanted: list[int]) -> list[int]:
+        await asyncio.sleep(0)
+        return wanted[:-1]
+
+    lookups: Batched[int, int] = Batched("test", fetch)
+    results = await asyncio.gather(*(lookups.get(k) for k in range(4)), return_exceptions=True)
+    assert all(isinstance(r, RuntimeError) for r in results), results

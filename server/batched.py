@@ -1,10 +1,12 @@
-"""Lookups grouped into round trips: what many connections ask of Redis at once goes together.
+"""Calls grouped into round trips: what many tasks ask of Redis at once goes together.
 
 A reconnect storm brings thousands of ``hello``s within a second, each asking Redis for its
-token's digest; one round trip each is most of what a resume costs the server. ``Batched``
-keeps one fetch in flight at a time: the keys asked for while it runs wait, and go together in
-the next one. A lone request goes at once (one loop step later), so nothing waits when the
-server is quiet, and the busier it is, the more each round trip carries.
+token's digest, and a busy process appends for many commands at once; one round trip each is
+most of what they cost the server. ``Batched`` keeps one round trip in flight at a time: the
+calls made while it runs wait, and go together in the next one. A lone call goes at once (one
+loop step later, so that the calls of the same step join it): nothing waits when the server is
+quiet, and the busier it is, the more each round trip carries. The store's token lookups and
+its appends (``server.store``) go through it.
 """
 
 from __future__ import annotations
@@ -20,15 +22,18 @@ V = TypeVar("V")
 
 
 class Batched(Generic[K, V]):
-    """``get(key)`` answered by ``fetch(keys)``, which returns one value per key, in order;
-    ``name`` labels the metrics of the lookups and of the round trips that carried them."""
+    """``get(key)`` answered by ``fetch(keys)``, which returns one outcome per key, in order:
+    its value, or an exception for that caller alone (an exception ``fetch`` raises is every
+    caller's). ``name`` labels the metrics of the calls and of the round trips that carried
+    them."""
 
-    def __init__(self, name: str, fetch: Callable[[list[K]], Awaitable[Sequence[V]]]) -> None:
+    def __init__(self, name: str,
+                 fetch: Callable[[list[K]], Awaitable[Sequence[V | BaseException]]]) -> None:
         self._fetch = fetch
         self._waiting: list[tuple[K, asyncio.Future[V]]] = []
         self._runner: asyncio.Task[None] | None = None
         self._trips = metrics.GROUPED_TRIPS.labels(name)
-        self._keys = metrics.GROUPED_KEYS.labels(name)
+        self._calls = metrics.GROUPED_CALLS.labels(name)
 
     async def get(self, key: K) -> V:
         loop = asyncio.get_running_loop()
@@ -43,7 +48,7 @@ class Batched(Generic[K, V]):
             while self._waiting:
                 batch, self._waiting = self._waiting, []
                 self._trips.inc()
-                self._keys.inc(len(batch))
+                self._calls.inc(len(batch))
                 try:
                     values = list(await self._fetch([key for key, _ in batch]))
                     if len(values) != len(batch):
@@ -58,7 +63,11 @@ class Batched(Generic[K, V]):
                             future.set_exception(exc)
                     continue
                 for (_, future), value in zip(batch, values, strict=True):
-                    if not future.done():
+                    if future.done():
+                        continue  # its caller is gone (what it asked for was done all the same)
+                    if isinstance(value, BaseException):
+                        future.set_exception(value)
+                    else:
                         future.set_result(value)
         finally:
             self._runner = None

@@ -27,11 +27,11 @@ EVENTS_DELIVERED = Counter("stablemaster_events_delivered_total",
 SLOW_CLIENTS = Counter("stablemaster_slow_clients_closed_total",
                        "Connections closed because their send queue overflowed",
                        registry=REGISTRY)
-GROUPED_KEYS = Counter("stablemaster_grouped_lookups_total",
-                       "Lookups asked of Redis through a grouping (server.batched), by kind",
-                       ["lookup"], registry=REGISTRY)
+GROUPED_CALLS = Counter("stablemaster_grouped_calls_total",
+                        "Calls to Redis made through a grouping (server.batched): token "
+                        "lookups, appends", ["kind"], registry=REGISTRY)
 GROUPED_TRIPS = Counter("stablemaster_grouped_round_trips_total",
-                        "Round trips that carried those lookups, by kind", ["lookup"],
+                        "Round trips that carried those calls, by kind", ["kind"],
                         registry=REGISTRY)
 ROOM_CHECKS = Counter("stablemaster_room_checks_total",
                       "Checks of a room against the end of its log in Redis: made, or shared "

@@ -33,7 +33,6 @@ single Redis, right after it on a Redis Cluster (where the activity key is in an
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import hashlib
 import time
@@ -282,8 +281,7 @@ class GroupCommit:
         self.sha = redis.register_script(script).sha
         #: sent after the scripts on the same connection (``WAIT``, ``WAITAOF``), when asked
         self.durability = durability or Durability()
-        self._waiting: list[tuple[list[Any], list[Any], asyncio.Future[Any]]] = []
-        self._committer: asyncio.Task[None] | None = None
+        self._group: Batched[tuple[list[Any], list[Any]], Any] = Batched("append", self._commit)
         self._connection: Any = None  # taken on first use
 
     async def aclose(self) -> None:
@@ -293,58 +291,25 @@ class GroupCommit:
             await self.redis.connection_pool.release(conn)
 
     async def __call__(self, keys: list[Any], args: list[Any]) -> Any:
-        loop = asyncio.get_running_loop()
-        future: asyncio.Future[Any] = loop.create_future()
-        self._waiting.append((keys, args, future))
-        if self._committer is None:
-            # its first step runs once this turn of the event loop is done: whoever asks to
-            # append meanwhile joins the group
-            self._committer = loop.create_task(self._run())
-        return await future
+        """The script's reply for these keys and arguments, run with the calls that arrive
+        meanwhile (``server.batched``)."""
+        return await self._group.get((keys, args))
 
-    async def _run(self) -> None:
-        try:
-            while self._waiting:
-                group, self._waiting = self._waiting, []
-                await self._commit(group)
-        finally:
-            self._committer = None
-            for _keys, _args, future in self._waiting:  # only when cancelled (shutdown)
-                if not future.done():
-                    future.cancel()
-            self._waiting = []
+    async def _commit(self, group: list[tuple[list[Any], list[Any]]]) -> list[Any]:
+        """Each call's reply, or its error reply as an exception, in order."""
+        replies = await self._pipeline(group)
+        again = [i for i, r in enumerate(replies) if isinstance(r, NoScriptError)]
+        if again:  # Redis restarted or its scripts were flushed: only those did not run
+            await self.redis.script_load(self.script)
+            for i, reply in zip(again, await self._pipeline([group[i] for i in again]),
+                                strict=True):
+                replies[i] = reply
+        return replies
 
-    async def _commit(self, group: list[tuple[list[Any], list[Any], asyncio.Future[Any]]]) -> None:
-        try:
-            replies = await self._pipeline(group)
-            again = [i for i, r in enumerate(replies) if isinstance(r, NoScriptError)]
-            if again:  # Redis restarted or its scripts were flushed: only those did not run
-                await self.redis.script_load(self.script)
-                for i, reply in zip(again, await self._pipeline([group[i] for i in again]),
-                                    strict=True):
-                    replies[i] = reply
-        except asyncio.CancelledError:  # shutting down
-            for _keys, _args, future in group:
-                future.cancel()
-            raise
-        except Exception as exc:
-            for _keys, _args, future in group:
-                if not future.done():
-                    future.set_exception(exc)
-            return
-        for (_keys, _args, future), reply in zip(group, replies, strict=True):
-            if future.done():
-                continue  # its caller is gone; the append happened all the same
-            if isinstance(reply, Exception):
-                future.set_exception(reply)
-            else:
-                future.set_result(reply)
-
-    async def _pipeline(self, group: list[tuple[list[Any], list[Any], asyncio.Future[Any]]]
-                        ) -> list[Any]:
+    async def _pipeline(self, group: list[tuple[list[Any], list[Any]]]) -> list[Any]:
         wait = self.durability
         commands = [resp_command("EVALSHA", self.sha, len(keys_), *keys_, *args)
-                    for keys_, args, _future in group]
+                    for keys_, args in group]
         if wait.command:
             # WAIT and WAITAOF count what this connection wrote: it follows the scripts
             commands.append(resp_command(*wait.command))

@@ -569,9 +569,9 @@ def metrics_of(port: int) -> dict[str, float]:
         found = re.search(rf"^{pattern} (\S+)$", text, re.M)
         return float(found.group(1)) if found else 0.0
 
-    return {"token lookups": value(r'stablemaster_grouped_lookups_total\{lookup="token"\}'),
+    return {"token lookups": value(r'stablemaster_grouped_calls_total\{kind="token"\}'),
             "token round trips": value(
-                r'stablemaster_grouped_round_trips_total\{lookup="token"\}'),
+                r'stablemaster_grouped_round_trips_total\{kind="token"\}'),
             "room checks made": value(r'stablemaster_room_checks_total\{way="made"\}'),
             "room checks shared": value(r'stablemaster_room_checks_total\{way="shared"\}')}
 

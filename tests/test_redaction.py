@@ -282,18 +282,24 @@ async def test_an_id_a_player_was_never_shown_is_answered_as_one_that_names_nobo
     assert "shadowy" not in text(player.messages)
 
 
-async def test_a_visible_combatant_cannot_aim_at_a_hidden_one(
-        server: Server, clients: list[Client]) -> None:
-    """R79 in "Action Time" (as in "MLP Dramatic Systems"): the GM acting for Twilight could aim
-    her attack at the hidden stalker, and the public ``action_taken`` and her "struck in melee"
-    mark named it; the GM's legal actions for her offered it as a target."""
+async def stalked_in_action_time(server: Server, clients: list[Client]) -> NetScene:
+    """An "Action Time" scene with physical dice: Twilight, a dog and the hidden stalker, all
+    with a hoof."""
     hoof = {"body": "d8", "health": 8, "defense": 1, "weapons": [{"name": "hoof",
                                                                    "damage": "d4"}]}
     blocks = [{"name": "Twilight Sparkle", "id": "twilight", "kind": "pc", "stats": hoof},
               {"name": "Diamond Dog", "id": "dog", "stats": hoof},
               {"name": "Shadowy Stalker", "id": "stalker", "hidden": True, "stats": hoof}]
-    scene = await Network(server, clients).create(blocks, ruleset="action_time",
-                               manual_rolls=True, players_roll=True)
+    return await Network(server, clients).create(blocks, ruleset="action_time",
+                                                 manual_rolls=True, players_roll=True)
+
+
+async def test_a_visible_combatant_cannot_aim_at_a_hidden_one(
+        server: Server, clients: list[Client]) -> None:
+    """R79 in "Action Time" (as in "MLP Dramatic Systems"): the GM acting for Twilight could aim
+    her attack at the hidden stalker, and the public ``action_taken`` and her "struck in melee"
+    mark named it; the GM's legal actions for her offered it as a target."""
+    scene = await stalked_in_action_time(server, clients)
     await scene.do("start_encounter")
     await twilight_first(scene)
     assert scene.state.current == "twilight"
@@ -1202,13 +1208,7 @@ async def test_an_action_time_effect_a_hidden_combatant_caused_goes_by_its_name(
     """"Action Time" names an effect by its source in every itemised result: Twilight's attack
     die and Speed, downgraded by the hidden stalker's hex, said "Shadowy Stalker's hex" to the
     table; it reads the effect's name (R97)."""
-    hoof = {"body": "d8", "health": 8, "defense": 1, "weapons": [{"name": "hoof",
-                                                                   "damage": "d4"}]}
-    blocks = [{"name": "Twilight Sparkle", "id": "twilight", "kind": "pc", "stats": hoof},
-              {"name": "Diamond Dog", "id": "dog", "stats": hoof},
-              {"name": "Shadowy Stalker", "id": "stalker", "hidden": True, "stats": hoof}]
-    scene = await Network(server, clients).create(blocks, ruleset="action_time",
-                                                  manual_rolls=True, players_roll=True)
+    scene = await stalked_in_action_time(server, clients)
     url = ws_url(server)
     token = await invite(scene, "twilight")
     watcher = await join(url, await spectator(scene), clients)

@@ -75,12 +75,19 @@ async def test_a_refused_statement_costs_mental_fatigue_and_attitude(make: Make)
     assert await scene.replays()
 
 
-async def test_accepting_a_statement_costs_nothing(make: Make) -> None:
-    scene = await make([pony("ace", 50, cha=30), pony("bee", 0)])
+async def accepted_with_reservation(scene: Scene) -> tuple[str, str]:
+    """Ace disputes with a Fine statement (1, no die, + Charisma 10: 11) and Bee accepts it
+    with reservation (R48); the argument's id and the statement's."""
     arg = await sized(scene, "ace", "fine")
     await scene.act("ace", "dispute", target="bee", argument=arg)
-    await roll(scene, 10)  # a Fine statement deals 1 (no die) + Charisma 10
+    await roll(scene, 10)
     await scene.act("bee", "answer_statement", answer="accept_with_reservation")
+    return arg, str(last(scene, "statement_answered")["statement"])
+
+
+async def test_accepting_a_statement_costs_nothing(make: Make) -> None:
+    scene = await make([pony("ace", 50, cha=30), pony("bee", 0)])
+    arg, _ = await accepted_with_reservation(scene)
     answered = last(scene, "statement_answered")
     assert (answered["loss"], answered["recorded"]) == (0, 11)  # kept for the GM (R48)
     assert scene.state.vitals["bee"].fatigue == 20
@@ -95,11 +102,7 @@ async def test_the_gm_rules_a_reservations_doubt_unfounded_for_half_the_loss(
     rounded down, as mental fatigue, the attitude unchanged (R77); once ruled, it is
     settled."""
     scene = await make([pony("ace", 50, cha=30), pony("bee", 0)])
-    arg = await sized(scene, "ace", "fine")
-    await scene.act("ace", "dispute", target="bee", argument=arg)
-    await roll(scene, 10)
-    await scene.act("bee", "answer_statement", answer="accept_with_reservation")
-    statement = last(scene, "statement_answered")["statement"]
+    _, statement = await accepted_with_reservation(scene)
     assert (await scene.view())["reservations"] == {
         statement: {"speaker": "ace", "target": "bee", "loss": 11}}
     assert "rule_doubt" in [a["action"] for a in scene.legal]
@@ -120,11 +123,7 @@ async def test_the_gm_rules_a_reservations_doubt_unfounded_for_half_the_loss(
 
 async def test_a_founded_doubt_costs_nothing(make: Make) -> None:
     scene = await make([pony("ace", 50, cha=30), pony("bee", 0)])
-    arg = await sized(scene, "ace", "fine")
-    await scene.act("ace", "dispute", target="bee", argument=arg)
-    await roll(scene, 10)
-    await scene.act("bee", "answer_statement", answer="accept_with_reservation")
-    statement = last(scene, "statement_answered")["statement"]
+    _, statement = await accepted_with_reservation(scene)
     assert await scene.do("rule_doubt", statement=statement, unfounded=False) == [
         "doubt_ruled"]
     assert last(scene, "doubt_ruled")["loss"] == 0

@@ -3,7 +3,8 @@
     python -m clients.bot http://127.0.0.1:8765/table/#token=sm1.… [more links or tokens]
     python -m clients.bot --url ws://127.0.0.1:8765/ws TOKEN TOKEN --pace 0.5
 
-A bot only ever sends what the server lists in ``legal_actions``. For each turn of a combatant
+A bot only ever sends what the server lists in ``legal_actions``, and chooses from them and the
+state the server keeps for its seat (``clients.live.Seat``). For each turn of a combatant
 it plays, in this order:
 
 1. it answers the dice it is asked for (``server_roll``), and a statement that hit one of its
@@ -70,8 +71,8 @@ class Move:
 
 
 def position(view: TableView, cid: str) -> tuple[int, int] | None:
-    """Where a combatant stands on the battle map, if the server says (the snapshot's
-    ``positions``, kept up to date by ``combatant_placed`` and ``combatant_moved``)."""
+    """Where a combatant stands on the battle map, if the server says (the state's
+    ``positions``)."""
     return view.positions.get(cid)
 
 

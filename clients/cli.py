@@ -3,9 +3,11 @@
     python -m clients.cli 'http://127.0.0.1:8765/table/#token=sm1.…'
     python -m clients.cli --url ws://127.0.0.1:8765/ws sm1.…
 
-It prints the log as it happens (every die of every roll), the initiative order and whose turn
-it is, and the actions the server says you may take now, numbered. Take one by its number or
-its name; type ``help`` for the rest. It reconnects by itself and resumes where it left off.
+It prints the log as it happens (the server's words for each event, and the numbers of a roll
+itemised), the initiative order and whose turn it is (from the state the server keeps for it),
+and the actions the server says you may take now, numbered. Take one by its number or its
+name; type ``help`` for the rest. It reconnects by itself and resumes where it left off, with
+the log it had.
 """
 
 from __future__ import annotations
@@ -21,13 +23,14 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from clients.client import CommandError
+from clients.dice_check import check_dice, read_history
 from clients.live import Seat, parse_link
 from clients.view import (
     LogLine,
     drawing_to_map,
-    effect_lasts,
-    effect_text,
     map_lines,
+    parts_text,
+    signed,
     social_lines,
     vitals_text,
 )
@@ -52,6 +55,8 @@ Commands:
   m, map              the battle map (# blocked, ~ difficult, = low, : fog, % darkness,
                       ^ pit, letters: combatants)
   log [N]             the last N log lines (20)
+  check dice          once the scene has ended: check every server roll you were shown
+                      against the secret the server revealed (python -m clients.dice_check)
   GM only: reveal ID, hide ID, aware ID yes|no, invite ID [ID ...], spectate,
            adjust ID key=value … REASON   (fatigue=7 physical_step=1 prone=true
                                            condition=unconscious …)
@@ -102,10 +107,17 @@ def _squares(text: str) -> list[list[int]] | None:
     return out or None
 
 
+#: Event kinds whose summary's numbers the terminal itemises under the line.
+ROLLS = frozenset({"dice_rolled", "attack_resolved", "damage_dealt", "check_made", "lie_told"})
+#: How many lines of the log read back on joining the terminal prints.
+HISTORY_SHOWN = 20
+
+
 class Terminal:
     def __init__(self, seat: Seat, out: TextIO) -> None:
         self.seat, self.out = seat, out
         self.shown_generation = -1
+        self.current_seen: str | None = None
 
     def say(self, text: str = "") -> None:
         print(text, file=self.out, flush=True)
@@ -114,7 +126,20 @@ class Terminal:
 
     def lines(self, seat: Seat, lines: list[LogLine]) -> None:
         for line in lines:
-            self.say(f"  [{line.seq}] {'dice: ' if line.roll else ''}{line.text}")
+            self.say(f"  {line.text}")
+            if line.parts and line.kind in ROLLS:
+                self.say(f"      ({parts_text(line.parts)})")
+        current = seat.view.current
+        if current != self.current_seen:
+            self.current_seen = current
+            if current in seat.controls:
+                self.say(f"\a* your turn ({seat.view.name_of(current)})")
+
+    def history(self, seat: Seat, lines: list[LogLine]) -> None:
+        """The log read back on joining: its last lines."""
+        shown = lines[-HISTORY_SHOWN:]
+        self.say(f"— the log: {len(shown)} of {len(seat.log)} lines ('log N' for more) —")
+        self.lines(seat, shown)
 
     def status(self, seat: Seat, text: str) -> None:
         self.say(f"* {text}")
@@ -137,30 +162,53 @@ class Terminal:
                                         or "none")
         return text
 
-    def show_actions(self, full: bool = False) -> None:
+    def action_lines(self) -> list[str]:
         """The legal actions, numbered, under the combatant they are for."""
-        legal = self.seat.legal
-        self.shown_generation = self.seat.generation
-        if not legal:
-            if full:
-                self.say("No actions for you now.")
-            return
         view = self.seat.view
+        out = []
         heading = None
-        for i, entry in enumerate(legal, 1):
+        for i, entry in enumerate(self.seat.legal, 1):
             cid = entry.get("combatant")
             who = "Game master" if cid is None else view.name_of(cid)
             if cid is not None and cid == view.current:
                 who += f" — turn, round {view.round}"
             if who != heading:
                 heading = who
-                self.say(f"{who}:")
-            self.say(f"  {i:>2}) {self.entry_text(entry)}")
+                out.append(f"{who}:")
+            out.append(f"  {i:>2}) {self.entry_text(entry)}")
+        return out
 
-    def show_state(self) -> None:
+    def show_actions(self, full: bool = False) -> None:
+        self.shown_generation = self.seat.generation
+        if not self.seat.legal:
+            if full:
+                self.say("No actions for you now.")
+            return
+        timer = self.timer_text()
+        for text in ([timer] if timer else []) + self.action_lines():
+            self.say(text)
+
+    def timer_text(self, now: float | None = None) -> str | None:
+        """The running turn timer (the state's ``timer``): whose turn, the seconds left by the
+        server's clock (``now``, ms since the epoch; default: the seat's estimate of it)."""
+        timer = self.seat.view.timer
+        if timer is None:
+            return None
+        who = self.seat.view.name_of(timer.get("combatant"))
+        if timer.get("deadline") is None:
+            left = (timer.get("remaining") or 0) / 1000
+            return f"turn timer: {who}, paused with {left:.0f} s left"
+        clock = self.seat.server_now() if now is None else now
+        left = max(0.0, (timer["deadline"] - clock) / 1000)
+        return f"turn timer: {who}, {left:.0f} s left"
+
+    def state_lines(self, now: float | None = None) -> list[str]:
+        """The table as text: the scene, the order with what this viewer sees of everyone's
+        vitals, the turn timer, the sheets of its combatants, the effects, the social scene."""
         view = self.seat.view
         phase = "ended" if view.ended else (f"round {view.round}" if view.started else "setup")
-        self.say(f"{view.name} ({view.ruleset}) — {phase}")
+        out = [f"{view.name} ({view.ruleset}) — {phase}"
+               + (f": {view.end_reason}" if view.ended and view.end_reason else "")]
         order = view.order or [c for c in view.combatants]
         for cid in order:
             c = view.combatants.get(cid, {})
@@ -179,18 +227,35 @@ class Terminal:
             if vitals:
                 marks.append(f"[{vitals}]")
             init = view.initiative.get(cid, {}).get("total")
-            self.say(f"  {'' if init is None else init:>3} {view.name_of(cid):<22} "
-                     f"{c.get('side', ''):<8} {' '.join(marks)}")
+            out.append(f"  {'' if init is None else init:>3} {view.name_of(cid):<22} "
+                       f"{c.get('side', ''):<8} {' '.join(marks)}".rstrip())
+        timer = self.timer_text(now)
+        if timer:
+            out.append(f"  {timer}")
         for cid in self.seat.controls:
             stats = view.combatants.get(cid, {}).get("stats") or {}
             if stats:
-                self.say(f"  {view.name_of(cid)}: " + ", ".join(f"{k} {v}" for k, v in
-                                                            stats.items()))
+                out.append(f"  {view.name_of(cid)}: " + ", ".join(f"{k} {v}" for k, v in
+                                                              stats.items()))
         for effect in view.effects.values():
             on = f" on {view.name_of(effect['combatant'])}" if effect.get("combatant") else ""
-            self.say(f"  effect: {effect_text(effect)}{on} ({effect_lasts(effect)})")
-        for text in social_lines(view):
-            self.say(f"  {text}")
+            changes = [f"{str(m.get('target')).replace('_', ' ')} {_amount(m.get('amount'))}"
+                       for m in effect.get("modifiers") or []]
+            until = f"until round {effect.get('ends_round')}" if effect.get("until") == "rounds" \
+                else "until " + str(effect.get("until", "ended")).replace("_", " ")
+            out.append(f"  effect: {effect['name']}{on} ({'; '.join([*changes, until])})")
+        out += [f"  {text}" for text in social_lines(view)]
+        return out
+
+    def show_state(self) -> None:
+        for text in self.state_lines():
+            self.say(text)
+
+    def screen(self, now: float | None = None) -> str:
+        """Everything the terminal shows of the table now (the state, the map, the actions),
+        as one text."""
+        return "\n".join([*self.state_lines(now), *map_lines(self.seat.view),
+                          *self.action_lines()])
 
     # -- input -------------------------------------------------------------------------------
 
@@ -274,8 +339,10 @@ class Terminal:
             self.say("ok")
         elif head == "log":
             n = int(rest[0]) if rest and rest[0].isdigit() else 20
-            for line_ in seat.view.log[-n:]:
-                self.say(f"  [{line_.seq}] {line_.text}")
+            for line_ in seat.log[-n:]:
+                self.say(f"  {line_.text}")
+        elif head == "check" and rest[:1] == ["dice"]:
+            await self.check_dice()
         elif head in ("reveal", "hide") and rest:
             await seat.command("set_hidden", combatant=rest[0], hidden=head == "hide")
             self.say("ok")
@@ -300,6 +367,17 @@ class Terminal:
                 return True
             await self.take(entry, rest)
         return True
+
+    async def check_dice(self) -> None:
+        """Check the server's dice against the secret revealed at the end (R101), with the
+        whole log this credential may see (``clients.dice_check``)."""
+        if not self.seat.view.ended:
+            self.say("? the server reveals the secret of its dice when the scene ends: "
+                     "check them then")
+            return
+        report = check_dice(await read_history(self.seat.url, self.seat.token))
+        for text in report.text().splitlines():
+            self.say(f"  {text}")
 
     async def take(self, entry: Message, words: list[str]) -> None:
         seat, name = self.seat, entry["action"]
@@ -344,6 +422,11 @@ class Terminal:
                 args["note"] = " ".join(bare)[:200]
             await seat.act(entry["combatant"], name, **args)
         self.say(f"ok: {name}")
+
+
+def _amount(value: Any) -> str:
+    return signed(value) if isinstance(value, int) and not isinstance(value, bool) \
+        else str(value)
 
 
 def _split(words: list[str]) -> tuple[dict[str, Any], list[str]]:
@@ -398,10 +481,13 @@ async def main_async(args: argparse.Namespace) -> int:
     out = sys.stdout
     seat = Seat(url, token, client_name="stablemaster-cli")
     term = Terminal(seat, out)
-    seat.on_lines, seat.on_status = term.lines, term.status
+    seat.on_lines, seat.on_status, seat.on_history = term.lines, term.status, term.history
     seat.start()
     try:
         await seat.wait_online(30)
+        await seat.wait_until(lambda: bool(seat.view.state) or seat.fatal is not None, 30)
+        if seat.fatal:
+            raise ConnectionError(seat.fatal)
     except (ConnectionError, TimeoutError) as exc:
         print(f"cannot join: {exc or seat.fatal}", file=sys.stderr)
         await seat.stop()

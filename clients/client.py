@@ -237,11 +237,15 @@ class Client:
     async def hello(self, token: str | None = None, since: int | None = None,
                     versions: list[int] | None = None, digest: str | None = None,
                     features: list[str] | tuple[str, ...] = FEATURES,
-                    cursor: str | None = None) -> Message:
+                    cursor: str | None = None,
+                    replay: dict[str, Any] | None = None) -> Message:
         """Say hello; ``since`` and ``digest`` (the seq and digest of the last event or
         snapshot applied), or ``cursor`` (the last cursor received), resume; ``features`` are
-        asked for (see the module)."""
+        asked for (see the module); ``replay`` (``speed``, ``from_round``) watches the
+        encounter played back instead."""
         message: Message = {"type": "hello", "versions": versions or [1]}
+        if replay is not None:
+            message["replay"] = replay
         if features:
             message["features"] = list(features)
         if token is not None:

@@ -1,11 +1,17 @@
 """A seat at the table: one credential's connection that reconnects by itself.
 
-:class:`Seat` keeps a :class:`~clients.view.TableView` of what it received and the latest
-``legal_actions``. When the connection drops it reconnects (with a backoff) and says ``hello``
-with ``since`` set to the last seq it saw (and that event's ``digest``), so it gets exactly
-the events it missed, or a snapshot when the server's log is no longer the one it saw. A command
-whose answer did not come is sent again with the same id on the next connection, so it happens
-once. Used by the terminal client and by the bots.
+:class:`Seat` asks for the ``batch``, ``legal_delta``, ``cursor``, ``view`` and ``summaries``
+features (``SEAT_FEATURES``) and holds what the server keeps for it: the state (the snapshot's,
+with every ``view`` patch applied by :class:`~clients.client.Client`; a patch that does not
+apply fetches a fresh snapshot), read through a :class:`~clients.view.TableView`, the latest
+``legal_actions``, and the log: each event's ``summary`` as a :class:`~clients.view.LogLine`,
+filled from ``get_history`` (the last ``HISTORY`` events) when it joins or resumes, so a
+restarted client shows the log it had. When the connection drops it reconnects (with a
+backoff) and says ``hello`` with the last ``cursor`` it holds (``since`` and ``digest``
+without the ``cursor`` feature) and the state it holds, so it gets exactly the events it
+missed and one patch, or a snapshot when the server's log is no longer the one it saw. A
+command whose answer did not come is sent again with the same id on the next connection, so it
+happens once. Used by the terminal client and by the bots.
 """
 
 from __future__ import annotations
@@ -15,20 +21,28 @@ import contextlib
 import itertools
 import json
 import logging
+import time
 import urllib.request
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 from urllib.parse import parse_qs, urlsplit, urlunsplit
 
 from websockets.exceptions import WebSocketException
 
 from clients.client import Client, CommandError
-from clients.view import LogLine, TableView
+from clients.view import LogLine, TableView, log_line
 
 log = logging.getLogger("stablemaster.seat")
 
 Message = dict[str, Any]
+
+#: What a seat asks for in ``hello``.
+SEAT_FEATURES: tuple[str, ...] = ("batch", "legal_delta", "cursor", "view", "summaries")
+#: How many of the last events a seat reads back (``get_history``) when it joins or resumes.
+HISTORY = 200
+#: How many log lines a seat keeps.
+LOG_LINES = 500
 
 #: Close codes after which reconnecting with the same credential cannot help.
 FINAL_CLOSE_CODES = {1002: "protocol version refused", 4001: "credential revoked",
@@ -68,11 +82,20 @@ async def vitals_labels(ws_url: str) -> dict[str, str]:
 
 
 class Seat:
+    #: The connection it opens (a test may give a seat one that changes what it receives).
+    client_class: type[Client] = Client
+
     def __init__(self, url: str, token: str, *, client_name: str = "stablemaster-python",
+                 features: Sequence[str] = SEAT_FEATURES,
                  on_lines: Callable[[Seat, list[LogLine]], None] | None = None,
-                 on_status: Callable[[Seat, str], None] | None = None) -> None:
+                 on_status: Callable[[Seat, str], None] | None = None,
+                 on_history: Callable[[Seat, list[LogLine]], None] | None = None) -> None:
         self.url, self.token, self.client_name = url, token, client_name
+        self.features = tuple(features)
+        #: the state the server keeps for this credential, read-only
         self.view = TableView()
+        #: the log: each event's summary, the last ``HISTORY`` read back on joining, then live
+        self.log: list[LogLine] = []
         self.legal: list[Message] = []
         #: The ``turn_id`` of the last ``legal_actions``: sent as ``expect_turn`` with turn
         #: actions, so that one meant for a turn that has passed is refused (``stale``).
@@ -81,14 +104,25 @@ class Seat:
         self.generation = 0  # counts legal_actions frames
         self.fatal: str | None = None  # why the seat stopped for good
         self.client: Client | None = None
-        self.on_lines, self.on_status = on_lines, on_status
+        #: the position held, to resume from: the last cursor (with the ``cursor`` feature),
+        #: or the last seq and its digest
+        self.cursor: str | None = None
+        self.seq = 0
+        self.digest: str | None = None
+        #: why the last snapshot came (``join``, ``resume_gap``, ``resume_ahead``, ``rewound``,
+        #: ``asked``)
+        self.snapshot_reason: str | None = None
+        self.on_lines, self.on_status, self.on_history = on_lines, on_status, on_history
         self._online = asyncio.Event()
         self._changed = asyncio.Condition()
         self._ids = itertools.count(1)
         self._prefix = uuid.uuid4().hex[:8]
         self._task: asyncio.Task[None] | None = None
         self._stopping = False
-        self._fresh = False  # reconnect without since, for a new snapshot
+        #: the lines that came live since ``get_history`` was sent (None: no page awaited)
+        self._since_asked: list[LogLine] | None = None
+        #: the server's clock minus this machine's, in ms (from the events' ``ts``)
+        self._offset: float | None = None
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -116,6 +150,12 @@ class Seat:
     def controls(self) -> list[str]:
         return list(self.welcome.get("combatants", [])) if self.welcome else []
 
+    def server_now(self) -> float:
+        """The server's clock now, in ms since the epoch: this machine's, corrected by the
+        ``ts`` of the events received (an event is never received before the server wrote
+        it, so the largest difference seen is the closest)."""
+        return time.time() * 1000 + (self._offset or 0.0)
+
     async def wait_online(self, timeout: float = 10) -> None:
         await asyncio.wait_for(self._online.wait(), timeout)
         if self.fatal:
@@ -128,7 +168,7 @@ class Seat:
         try:
             while not self._stopping:
                 try:
-                    client = await Client.open(self.url)
+                    client = await self.client_class.open(self.url)
                 except (OSError, WebSocketException, TimeoutError) as exc:
                     self._status(f"offline: {exc}; retrying in {backoff:.1f} s")
                     await asyncio.sleep(backoff)
@@ -145,11 +185,23 @@ class Seat:
             async with self._changed:
                 self._changed.notify_all()
 
+    def _resume_fields(self) -> dict[str, Any]:
+        """Where to resume from (nothing: join afresh, with a snapshot)."""
+        if not self.view.state:
+            return {}
+        if "cursor" in self.features:
+            return {"cursor": self.cursor} if self.cursor else {}
+        return {"since": self.seq, "digest": self.digest} if self.seq else {}
+
     async def _session(self, client: Client) -> None:
-        since = None if self._fresh or self.view.seq == 0 else self.view.seq
-        self._fresh = False
+        resume = self._resume_fields()
+        if resume:  # the position held, and the state held there (patched on)
+            client.last_cursor, client.last_seq, client.last_digest = (
+                self.cursor, self.seq, self.digest)
+            if "view" in self.features:
+                client.state = self.view.state
         try:
-            await client.hello(self.token, since=since, digest=self.view.digest)
+            await client.hello(self.token, features=self.features, **resume)
         except CommandError as err:
             self.fatal = f"{err.code}: {err.reply.get('message')}"
             self._status(f"refused: {self.fatal}")
@@ -159,6 +211,9 @@ class Seat:
             await client.close()
             return
         self.client = client
+        self._offset = None
+        self._since_asked = None
+        await self._ask_history(client)
         self._online.set()
         self._status("live")
         index = 0
@@ -167,9 +222,6 @@ class Seat:
                 message = await client.wait_for(lambda _m: True, timeout=None, start=index)
                 index += 1
                 await self._handle(message)
-                if self.view.needs_snapshot:
-                    self._fresh = True
-                    await client.close()
         except (ConnectionError, WebSocketException):
             pass
         finally:
@@ -181,14 +233,56 @@ class Seat:
                 self._status(f"closed: {self.fatal}")
             await client.close()
 
+    async def _ask_history(self, client: Client) -> None:
+        """Read back the last events (the ``history`` page lands among the messages); the lines
+        that come meanwhile are kept apart, to be put after it."""
+        if self._since_asked is not None:
+            return
+        self._since_asked = []
+
+        def answered(future: asyncio.Future[Message]) -> None:
+            if future.cancelled() or future.exception() or future.result()["type"] == "error":
+                self._since_asked = None  # no page comes: the log stays as it is
+
+        with contextlib.suppress(ConnectionError, WebSocketException):
+            future = await client.send_command("get_history", limit=HISTORY)
+            future.add_done_callback(answered)
+
+    def _hold(self, client: Client) -> None:
+        """Take the state and the position the connection holds (its messages are read ahead
+        of the one handled: the state and the position are of the same moment)."""
+        if client.state is not None:
+            self.view.state = client.state
+        self.cursor = client.last_cursor or self.cursor
+        self.seq, self.digest = client.last_seq, client.last_digest
+
     async def _handle(self, message: Message) -> None:
+        client = self.client
+        if client is not None:
+            self._hold(client)
         kind = message.get("type")
         if kind == "welcome":
             self.welcome = message
-        elif kind in ("snapshot", "event"):
-            lines = self.view.apply(message)
-            if lines and self.on_lines:
-                self.on_lines(self, lines)
+        elif kind == "snapshot":
+            self.snapshot_reason = message.get("reason")
+            if self.snapshot_reason in ("rewound", "resume_ahead"):
+                self._status("the server went back to an earlier point of the encounter: "
+                             "what came after it is undone")
+            if self.snapshot_reason in ("rewound", "resume_ahead", "resume_gap") \
+                    and client is not None:
+                await self._ask_history(client)
+        elif kind == "event":
+            if isinstance(message.get("ts"), int):
+                offset = message["ts"] - time.time() * 1000
+                self._offset = offset if self._offset is None else max(self._offset, offset)
+            line = log_line(message)
+            self._add([line])
+            if self._since_asked is not None:
+                self._since_asked.append(line)
+            if self.on_lines:
+                self.on_lines(self, [line])
+        elif kind == "history" and self._since_asked is not None:
+            self._history([log_line(m) for m in message.get("events") or []])
         elif kind == "legal_actions":
             self.legal = message["actions"]
             self.turn_id = message.get("turn_id")
@@ -197,6 +291,22 @@ class Seat:
             self._status(f"server says goodbye: {message.get('reason')}")
         async with self._changed:
             self._changed.notify_all()
+
+    def _add(self, lines: list[LogLine]) -> None:
+        self.log += lines
+        del self.log[:-LOG_LINES]
+
+    def _history(self, lines: list[LogLine]) -> None:
+        """The log is the server's page, then what came live after it was asked for."""
+        known = {line.at for line in self.log}
+        paged = {line.at for line in lines}
+        later = [line for line in self._since_asked or [] if line.at not in paged]
+        self._since_asked = None
+        self.log = []
+        self._add([*lines, *later])
+        new = [line for line in lines if line.at not in known]
+        if new and self.on_history:
+            self.on_history(self, new)
 
     def _status(self, text: str) -> None:
         log.debug("%s", text)

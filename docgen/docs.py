@@ -40,6 +40,8 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import shutil
+import subprocess
 import sys
 import typing
 from collections.abc import Callable, Sequence
@@ -52,6 +54,7 @@ import yaml
 
 from docgen import reference as ref
 from docgen import snapshot as snap
+from docgen.words import summaries_markdown
 from encounter.declare import catalog, effect_targets, field_names
 from encounter.ruleset import declaration, names
 from encounter.schemas import action_args_schema, action_schema_id, args_schemas
@@ -83,6 +86,7 @@ ARGS_SCHEMAS = "args-schemas.json"
 BATTLE_MAP = "battle-map.schema.json"
 ACTIONS_MD = DOCS / "actions.md"
 STAT_BLOCKS_MD = DOCS / "stat-blocks.md"
+SUMMARIES_MD = DOCS / "summaries.md"
 
 JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 #: Where the AsyncAPI document says the server is: the default of ``stablemaster serve``.
@@ -877,6 +881,7 @@ def reference_outputs() -> dict[Path, str]:
     files[GUIDE.with_name(ACTIONS_MD.name)] = actions_markdown()
     files[GUIDE.with_name(STAT_BLOCKS_MD.name)] = ref.stat_blocks_markdown(
         {r: stat_block_name(r) for r in rulesets()})
+    files[GUIDE.with_name(SUMMARIES_MD.name)] = summaries_markdown(rulesets())
     return files
 
 
@@ -934,10 +939,32 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"protocol docs are current ({len(files)} files)")
         return 0
     OUT.mkdir(parents=True, exist_ok=True)
-    for path in stale(files):
+    written = stale(files)
+    for path in written:
         path.write_text(files[path], encoding="utf-8")
         print(f"wrote {path.relative_to(ROOT)}")
+    if any(p.name in _TYPED_SCHEMAS for p in written):
+        _write_typescript()
     return 0
+
+
+#: The schemas the JavaScript package's TypeScript declarations are generated from.
+_TYPED_SCHEMAS = ("client-messages.schema.json", "server-messages.schema.json")
+_PACKAGE = ROOT / "clients" / "js"
+
+
+def _write_typescript() -> None:
+    """Generate the JavaScript package's message types again (``npm run types``), when its
+    dependencies are installed (the package's tests install them, and check the types)."""
+    generator = _PACKAGE / "node_modules" / "json-schema-to-typescript"
+    node = shutil.which("node")
+    if node is None or not generator.is_dir():
+        print("the schemas of clients/js/types changed: run `npm ci && npm run types` in "
+              "clients/js", file=sys.stderr)
+        return
+    done = subprocess.run([node, "scripts/generate-types.mjs"], cwd=_PACKAGE,
+                          capture_output=True, text=True, check=False)
+    print(done.stdout.strip() or done.stderr.strip())
 
 
 if __name__ == "__main__":

@@ -16,7 +16,9 @@ from encounter.fold import apply_event
 from encounter.rejected import Rejected
 from encounter.ruleset import Declaration, declaration
 from encounter.screen import behind_screen, fold_screen, screened_roll
-from encounter.state import EncounterState
+from encounter.screen_turn import acts_behind, anonymous
+from encounter.screen_turn import plan as plan_with_screen
+from encounter.state import SCREEN, EncounterState
 from protocol import events as ev
 from protocol import messages as msg
 from protocol.errors import ErrorCode
@@ -28,6 +30,7 @@ from rules.dice import (
     derived_seed,
     dice_in,
     new_seed,
+    roll_keyed,
     roll_seeded,
     screened_seed,
 )
@@ -39,6 +42,7 @@ from rules.initiative import (
 )
 from rules.rulesets import Ruleset
 from rules.turn_order import Plan, Seat, plan_next
+from rules.verifiable_dice import SCREEN_STREAM, TABLE_STREAM, commitment, place, roll_key
 from statemachines.encounter_chart import Chart, EncounterChartModel, restore
 
 
@@ -48,6 +52,10 @@ class Context:
 
     now_ms: int
     new_id: Callable[[], str]
+    #: The dice secret of an encounter, by its id (ruling R101): the server derives it from
+    #: its own secret; ``None``: no verifiable dice (each roll's seed fresh from the
+    #: operating system, as before them).
+    dice_secret: Callable[[str], bytes] | None = None
 
 
 @dataclass
@@ -68,7 +76,7 @@ GM_COMMANDS = (
     msg.EndEncounter, msg.SetAwareness, msg.CallPerception, msg.AddEffect, msg.EndEffect,
     msg.AdjustCombatant, msg.Adjudicate, msg.SetMap, msg.PlaceCombatant, msg.Fall,
     msg.Collide, msg.LoadObject, msg.SizeArgument, msg.SetAttitude, msg.RuleDoubt,
-    msg.SetSocialEvent, msg.SetSocialSituation,
+    msg.SetSocialEvent, msg.SetSocialSituation, msg.PauseTurnTimer, msg.ResumeTurnTimer,
 )
 
 #: The purpose of a die thrown to break a tie of initiative (R5; physical dice, R80).
@@ -104,6 +112,7 @@ class Decision(EncounterChartModel):
         self.rules: Ruleset = self.ruleset.rules
         self._chart: Chart | None = None
         self._last_turn: str | None = None
+        self._finishing = False
         self._interrupter: str | None = None
         self._plan: tuple[tuple[str | None, int], Plan] | None = None
         self._plan_epoch = 0
@@ -244,18 +253,32 @@ class Decision(EncounterChartModel):
         it is nobody's (a roll-off of a tie with a hidden combatant)."""
         base = self.s.options.dice_seed
         hidden = self.hidden(cid) or behind
-        seed = (
-            new_seed() if base is None
-            else screened_seed(base, self.s.screened_rolls) if screened_roll(self.s, cid, hidden)
-            else derived_seed(base, self.s.server_rolls)
-        )
-        roll = roll_seeded(expr, seed)
+        screened = screened_roll(self.s, cid, hidden)
+        secret = self.verifiable_secret()
+        if secret is not None:  # R101: drawn from the keyed stream, its place numbered in it
+            number = self.s.screened_rolls if screened else self.s.server_rolls
+            roll = roll_keyed(expr, roll_key(secret, self.s.dice_chain),
+                              place(SCREEN_STREAM if screened else TABLE_STREAM, number))
+        else:
+            roll = roll_seeded(expr, (
+                new_seed() if base is None
+                else screened_seed(base, self.s.screened_rolls) if screened
+                else derived_seed(base, self.s.server_rolls)))
         pending = self.s.pending_rolls.get(request) if request is not None else None
         self.emit(ev.DiceRolled(purpose=purpose, roll=roll, combatant=cid, request=request,
                                 gm_request=pending is not None and pending.roller == "gm",
                                 hidden=hidden),
                   self.dice_vis(cid))
         return roll
+
+    def verifiable_secret(self) -> bytes | None:
+        """The secret the encounter's server dice are drawn from, when they are verifiable: it
+        committed to one (``dice_committed``) and the server's secret still gives it (a server
+        given another secret since rolls fresh dice, ``seed`` set and no ``place``, R101)."""
+        if self.s.dice_commitment is None or self.ctx.dice_secret is None:
+            return None
+        secret = self.ctx.dice_secret(self.s.id)
+        return secret if commitment(secret) == self.s.dice_commitment else None
 
     def is_manual(self, cid: str) -> bool:
         """Physical dice: the GM's rolls with ``manual_rolls``, a player character's with
@@ -441,11 +464,15 @@ class Decision(EncounterChartModel):
                       eligible=(not s.surprise or s.combatants[cid].aware) and self.has_turn(cid))
                  for cid in s.order]
         turn = s.turn
+        gone: tuple[int, int | None] | None = None
         if turn is not None and turn.combatant == current and turn.gone_at is not None \
                 and current not in s.order:  # it died in its own turn
             entry = s.initiative.get(current)
-            return plan_next(seats, current, s.delay_queue, gone_at=turn.gone_at,
-                             gone_count=None if entry is None else s.count_of(current))
+            gone = (turn.gone_at, None if entry is None else s.count_of(current))
+        if anonymous(s):  # the screen's turn, and the turns inside it (R99)
+            return plan_with_screen(s, seats, current, gone)
+        if gone is not None:
+            return plan_next(seats, current, s.delay_queue, gone_at=gone[0], gone_count=gone[1])
         return plan_next(seats, current, s.delay_queue)
 
     def round_goes_on(self) -> bool:
@@ -470,8 +497,8 @@ class Decision(EncounterChartModel):
     def turn_passes(self) -> bool:
         s = self.s
         cid = s.current
-        if cid is None or s.turn is None:
-            return False
+        if cid is None or s.turn is None or cid == SCREEN:
+            return False  # (the screen's own turn is the GM's to end, R99)
         if any(p.combatant == cid and p.context is not None
                for p in s.pending_rolls.values()):
             return False  # a step of its turn waits for its dice (its Constitution check, R80)
@@ -497,12 +524,22 @@ class Decision(EncounterChartModel):
         return not self.round_goes_on() and not self.surprise_over_needs_dice()
 
     def on_exit_turn(self) -> None:
-        current = self.s.current
+        s = self.s
+        current = s.current
         self._last_turn = current
-        if current is not None:
-            hidden = self.s.combatants[current].hidden
-            self.emit(ev.TurnEnded(round=self.s.round, combatant=current, hidden=hidden),
-                      self.combatant_vis(current))
+        if current is None or current == SCREEN:
+            if current == SCREEN:
+                self.emit(ev.TurnEnded(round=s.round, combatant=SCREEN))
+            return
+        if s.screen_turn:  # a turn inside the screen's (R99): the GM's
+            self.emit(ev.TurnEnded(round=s.round, combatant=current, hidden=True), ["gm"])
+            if self._finishing or not acts_behind(s, self.plan(current).next):
+                # the last of them: the screen's turn ends with it
+                self.emit(ev.TurnEnded(round=s.round, combatant=SCREEN))
+            return
+        hidden = s.combatants[current].hidden
+        self.emit(ev.TurnEnded(round=s.round, combatant=current, hidden=hidden),
+                  self.combatant_vis(current))
 
     def on_enter_round(self) -> None:
         s = self.s
@@ -536,33 +573,46 @@ class Decision(EncounterChartModel):
         cid = plan.next
         if cid is None:
             return
-        count = s.count_of(cid)
+        behind = acts_behind(s, cid)
+        opening = behind and not s.screen_turn  # the screen's turn begins (R99)
+        count = s.screen_at() if behind else s.count_of(cid)
         for effect in list(s.effects.values()):
             # THE COMBAT ROUND: "Effects that last a certain number of rounds end just before
             # the same initiative number that they began on."
             # R90: one lasting "until the start of your next turn" ends as its holder's starts
             rounds_up = effect.until == "rounds" and effect.ends_round == s.round \
-                and count <= effect.count
+                and count <= effect.count and (opening or not behind)
             if rounds_up or (effect.until == "start_of_next_turn" and effect.combatant == cid):
                 self.emit(ev.EffectEnded(effect=effect.effect),
                           self.combatant_vis(effect.combatant))
-        hidden = s.combatants[cid].hidden
+        if opening:  # what comes on a count comes on the screen's, as it begins (R99)
+            if self.ruleset.turn_starting is not None:
+                self.ruleset.turn_starting(self, SCREEN)
+            self.emit(ev.TurnStarted(round=s.round, combatant=SCREEN))
+        if cid == SCREEN:
+            return
+        # a turn inside the screen's is the GM's (its deeds are told as its visibility says)
+        hidden = s.combatants[cid].hidden or behind
         vis = self.combatant_vis(cid)
         if cid in s.readied:  # Ready: "you don't get to take the readied action"
             self.emit(ev.ReadiedActionLost(combatant=cid, hidden=hidden), vis)
         if self.ruleset.turn_starting is not None:
             self.ruleset.turn_starting(self, cid)
-        self.emit(ev.TurnStarted(round=s.round, combatant=cid, hidden=hidden), vis)
+        self.emit(ev.TurnStarted(round=s.round, combatant=cid, hidden=hidden),
+                  ["gm"] if behind else vis)
         if self.ruleset.turn_started is not None:
             self.ruleset.turn_started(self, cid)
 
     def begin_interrupt(self) -> None:
         cid = self._interrupter
         assert cid is not None
-        self.emit(ev.ReadiedActionTriggered(combatant=cid, interrupting=self.s.current,
-                                            hidden=self.s.combatants[cid].hidden,
-                                            interrupting_hidden=self.hidden(self.s.current)),
-                  self.combatant_vis(cid))
+        # a turn inside the screen's is the screen's to all but the GM (R99)
+        screen = self.s.screen_turn
+        self.emit(ev.ReadiedActionTriggered(
+            combatant=cid, interrupting=SCREEN if screen else self.s.current,
+            hidden=self.s.combatants[cid].hidden,
+            interrupting_hidden=not screen and self.hidden(self.s.current)),
+            self.combatant_vis(cid))
 
     def on_exit_interrupted(self) -> None:
         """Ready: "The count on which you took your readied action becomes your new initiative
@@ -572,7 +622,16 @@ class Decision(EncounterChartModel):
         cid = s.turn.interrupted_by if s.turn is not None else None
         assert cid is not None
         hidden = s.combatants[cid].hidden
-        if (self.ruleset.readied_moves_order and s.current is not None and cid in s.order
+        if self.ruleset.readied_moves_order and s.screen_turn and cid in s.order \
+                and cid not in s.screened:  # ahead of the screen, on its count (R99)
+            order = [o for o in s.order if o != cid]
+            after = [o for o in order if o not in s.screened and s.count_of(o) < s.screen_at()]
+            position = order.index(after[0]) if after else len(order)
+            self.emit(ev.OrderChanged(
+                combatant=cid, position=position, count=s.screen_at(),
+                public_position=self.public_position(position, without=cid), reason="ready",
+                hidden=hidden), self.combatant_vis(cid))
+        elif (self.ruleset.readied_moves_order and s.current is not None and cid in s.order
                 and s.current in s.order):
             order = [o for o in s.order if o != cid]
             position = order.index(s.current)
@@ -583,7 +642,11 @@ class Decision(EncounterChartModel):
         self.emit(ev.InterruptEnded(combatant=cid, hidden=hidden), self.combatant_vis(cid))
 
     def finish(self, reason: str | None) -> None:
+        self._finishing = True  # (a screen's turn running ends with the turn inside it)
         self.send("end_encounter", "the encounter has already ended")
+        secret = self.verifiable_secret()
+        if secret is not None:  # R101: the dice are shown once nothing is rolled any more
+            self.emit(ev.DiceRevealed(secret=secret.hex()))
         self.emit(ev.EncounterEnded(reason=reason))
 
 

@@ -15,13 +15,13 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from encounter import adjust, gm, rolls, turns
+from encounter import adjust, gm, rolls, timers, turns
 from encounter.actors import Actor
 from encounter.decision import GM_COMMANDS, Context, Decision, Outcome
 from encounter.gm import create, parse_statblocks_yaml, profile_from
 from encounter.rejected import Rejected
 from encounter.screen import at_table
-from encounter.state import EncounterState, copy_state, turn_id
+from encounter.state import SCREEN, EncounterState, copy_state, turn_id
 from protocol import messages as msg
 from protocol.errors import ErrorCode
 
@@ -57,6 +57,7 @@ def decide(state: EncounterState, actor: Actor, cmd: msg.Command, ctx: Context) 
         handler(d, cmd)
         d.pass_turns()
         d.begin_regular_rounds_now()
+        timers.start_for_new_turn(d, 0)
         problem = inconsistency(d.s)
         if problem is not None:
             # a guard for combinations of commands the rules do not foresee: better refused
@@ -80,9 +81,9 @@ def inconsistency(s: EncounterState) -> str | None:
     for cid in s.order:
         if cid not in known:
             return f"{cid!r} would be in the initiative order without being in the encounter"
-    if s.current is not None and s.current not in known:
+    if s.current is not None and s.current not in known and s.current != SCREEN:
         return f"the turn would be {s.current!r}'s, who is not in the encounter"
-    if s.turn is not None and s.turn.combatant not in known:
+    if s.turn is not None and s.turn.combatant not in known and s.turn.combatant != SCREEN:
         return f"the turn would be {s.turn.combatant!r}'s, who is not in the encounter"
     for p in s.pending_rolls.values():
         if (p.roller != "gm" and p.roller not in known) or (
@@ -109,6 +110,10 @@ _HANDLERS: dict[type, Callable[[Decision, Any], None]] = {
     msg.Act: turns.act_command,
     msg.SubmitRoll: rolls.submit_roll,
     msg.ServerRoll: rolls.server_roll,
+    msg.AddDiceEntropy: rolls.add_dice_entropy,
+    msg.PauseTurnTimer: timers.pause,
+    msg.ResumeTurnTimer: timers.resume,
+    timers.TimerDue: timers.timer_due,
     msg.EndEncounter: gm.end,
 }
 

@@ -11,12 +11,14 @@ import msgspec
 from encounter.ruleset import declaration, names
 from encounter.screen import behind_screen, fold_screen, screened_roll
 from encounter.state import (
+    SCREEN,
     EncounterState,
     PendingRoll,
     Readied,
     SwiftProgress,
     TokenGrant,
     TurnState,
+    TurnTimer,
     Vitals,
 )
 from protocol import events as ev
@@ -92,6 +94,7 @@ def _(e: ev.RulesetEvent, s: EncounterState) -> None:
 @_apply.register
 def _(e: ev.CombatantAdded, s: EncounterState) -> None:
     s.combatants[e.combatant.id] = e.combatant
+    s.names[e.combatant.id] = e.combatant.name
     joining = declaration(s.ruleset).initial_vitals
     s.vitals[e.combatant.id] = joining(e.combatant) if joining is not None \
         else Vitals(fatigue=0, fatigue_max=0)
@@ -111,8 +114,16 @@ def _(e: ev.CombatantRemoved, s: EncounterState) -> None:
     s.initiative_rolls.pop(e.combatant, None)
     if e.combatant in s.order:
         s.order.remove(e.combatant)
+    if e.combatant in s.screened:
+        s.screened.remove(e.combatant)
     for request in [r for r, p in s.pending_rolls.items() if p.combatant == e.combatant]:
         del s.pending_rolls[request]
+    for waiting in (s.answers, s.reservations):  # statements to or from it wait for nobody
+        for statement in [k for k, p in waiting.items()
+                          if e.combatant in (p.speaker, p.target)]:
+            del waiting[statement]
+    if s.timer is not None and s.timer.combatant == e.combatant:
+        s.timer = None
     for token_id, grant in list(s.tokens.items()):
         if e.combatant in grant.combatants:
             s.tokens[token_id] = msgspec.structs.replace(
@@ -178,6 +189,53 @@ def _(e: ev.DiceRolled, s: EncounterState) -> None:
 
 
 @_apply.register
+def _(e: ev.TurnTimerStarted, s: EncounterState) -> None:
+    s.timer = TurnTimer(number=e.number, combatant=e.combatant, deadline=e.deadline,
+                        warn_at=e.warn_at)
+    s.timers = max(s.timers, e.number)
+
+
+@_apply.register
+def _(e: ev.TurnTimerWarned, s: EncounterState) -> None:
+    if s.timer is not None:
+        s.timer = msgspec.structs.replace(s.timer, warn_at=None)
+
+
+@_apply.register
+def _(e: ev.TurnTimerPaused, s: EncounterState) -> None:
+    if s.timer is not None:
+        s.timer = msgspec.structs.replace(s.timer, deadline=None, remaining=e.remaining)
+
+
+@_apply.register
+def _(e: ev.TurnTimerResumed, s: EncounterState) -> None:
+    if s.timer is not None:
+        s.timer = msgspec.structs.replace(s.timer, deadline=e.deadline, warn_at=e.warn_at,
+                                          remaining=None)
+
+
+@_apply.register
+def _(e: ev.TurnTimerExpired, s: EncounterState) -> None:
+    s.timer = None
+
+
+@_apply.register
+def _(e: ev.DiceCommitted, s: EncounterState) -> None:
+    s.dice_commitment = s.dice_chain = e.commitment
+
+
+@_apply.register
+def _(e: ev.DiceEntropyAdded, s: EncounterState) -> None:
+    s.dice_chain = e.chain
+    s.dice_entropy += 1
+
+
+@_apply.register
+def _(e: ev.DiceRevealed, s: EncounterState) -> None:
+    s.dice_secret = e.secret
+
+
+@_apply.register
 def _(e: ev.InitiativeSet, s: EncounterState) -> None:
     s.initiative = {entry.combatant: entry for entry in e.entries}
     s.order = [entry.combatant for entry in e.entries]
@@ -189,6 +247,8 @@ def _(e: ev.CombatantJoined, s: EncounterState) -> None:
     s.initiative[e.entry.combatant] = e.entry
     s.order.insert(e.position, e.entry.combatant)
     s.initiative_rolls.pop(e.entry.combatant, None)
+    if e.entry.hidden and s.options.anonymous_hidden_turns:  # it acts behind the screen (R99)
+        s.screened.append(e.entry.combatant)
 
 
 @_apply.register
@@ -196,6 +256,9 @@ def _(e: ev.RoundStarted, s: EncounterState) -> None:
     s.round = e.round
     s.surprise = e.surprise
     s.delaying, s.delay_queue = {}, []
+    if s.options.anonymous_hidden_turns:  # R99: who acts behind the screen, and on which count
+        s.screened = [cid for cid in s.order if s.combatants[cid].hidden]
+        s.screen_count = s.options.screen_count
     # several swift actions must come in the same or consecutive rounds (SWIFT ACTIONS)
     s.swift_progress = {k: v for k, v in s.swift_progress.items() if v.round >= e.round - 1}
 
@@ -203,6 +266,8 @@ def _(e: ev.RoundStarted, s: EncounterState) -> None:
 @_apply.register
 def _(e: ev.TurnStarted, s: EncounterState) -> None:
     s.current = e.combatant
+    if e.combatant == SCREEN:
+        s.screen_turn = True
     s.delaying.pop(e.combatant, None)
     # R11: an aider's bonus lapses when the aider's next turn starts
     for target in [t for t, aiders in s.aid.items() if e.combatant in aiders]:
@@ -223,11 +288,21 @@ def _(e: ev.TurnStarted, s: EncounterState) -> None:
 def _(e: ev.TurnEnded, s: EncounterState) -> None:
     s.current = None
     s.turn = None
+    s.timer = None
+    if e.combatant == SCREEN:
+        s.screen_turn = False
+
+
+@_apply.register
+def _(e: ev.ScreenMoved, s: EncounterState) -> None:
+    pass  # (the count is the options'; the screen moves to it as the next round begins)
 
 
 @_apply.register
 def _(e: ev.EncounterEnded, s: EncounterState) -> None:
     s.ended, s.end_reason, s.current, s.turn = True, e.reason, None, None
+    s.timer = None
+    s.screen_turn = False
     s.pending_rolls = {}
 
 
@@ -291,6 +366,7 @@ def _(e: ev.ActionTaken, s: EncounterState) -> None:
 def _(e: ev.TurnDelayed, s: EncounterState) -> None:
     s.delaying[e.combatant] = e.until_count
     s.turn = None
+    s.timer = None
 
 
 @_apply.register
@@ -342,6 +418,7 @@ def _(e: ev.ReadiedActionLost, s: EncounterState) -> None:
 @_apply.register
 def _(e: ev.EffectStarted, s: EncounterState) -> None:
     s.effects[e.effect] = e
+    s.effect_names[e.effect] = e.name
 
 
 @_apply.register
@@ -425,3 +502,9 @@ def _(e: ev.CombatantPlaced, s: EncounterState) -> None:
         s.positions.pop(e.combatant, None)
     else:
         s.positions[e.combatant] = (e.at[0], e.at[1])
+
+
+def engine_folds() -> list[type]:
+    """The event kinds the engine folds itself (the others are a ruleset's)."""
+    return [k for k in _apply.registry if isinstance(k, type) and issubclass(k, ev.Event)
+            and k is not ev.Event]

@@ -16,16 +16,18 @@ import yaml
 
 from encounter import bounded_yaml, rolls
 from encounter.decision import Context, Decision, Outcome, find_combatant
+from encounter.declare import catalog
 from encounter.placing import place
 from encounter.rejected import Rejected
 from encounter.ruleset import check_options, declaration, names
-from encounter.state import EncounterState
+from encounter.state import SCREEN, EncounterState
 from protocol import events as ev
 from protocol import messages as msg
 from protocol.errors import ErrorCode
 from protocol.model import CombatantProfile, EncounterOptions, StatBlock
 from rules.choices import with_allowed
 from rules.rulesets import Ruleset, RulesetError
+from rules.verifiable_dice import commitment
 
 _SLUG = re.compile(r"[^a-z0-9]+")
 
@@ -66,14 +68,19 @@ def plain_stats(stats: dict[str, Any], name: str) -> dict[str, Any]:
     return plain
 
 
-def profile_from(block: StatBlock, rules: Ruleset, taken: set[str]) -> CombatantProfile:
+def profile_from(block: StatBlock, rules: Ruleset, taken: set[str],
+                 screen: bool = False) -> CombatantProfile:
     """The combatant a stat block makes, its ``stats`` checked whole by the ruleset (every
-    part of the sheet, the social statistics included) before it enters the encounter."""
+    part of the sheet, the social statistics included) before it enters the encounter.
+    ``screen``: with anonymous hidden turns, whose id ``screen`` no combatant takes (R99)."""
     cid = block.id or slug(block.name)
     if block.id is None:
         base, n = cid, 2
-        while cid in taken:
+        while cid in taken or (screen and cid == SCREEN):
             cid, n = f"{base}-{n}", n + 1
+    elif screen and cid == SCREEN:
+        raise Rejected(ErrorCode.INVALID_PAYLOAD, f"the id {SCREEN!r} is the GM's screen's in the "
+                       "order (R99): no combatant may take it", field="id")
     elif cid in taken:
         raise Rejected(ErrorCode.CONFLICT, f"a combatant with id {cid!r} exists already")
     stats = plain_stats(block.stats, block.name)
@@ -127,10 +134,13 @@ def create(cmd: msg.CreateEncounter, encounter_id: str, gm_token_id: str, ctx: C
            None if cmd.options.dice_seed is None else ["gm"])
     d.ruleset = declaration(cmd.ruleset)
     d.rules = d.ruleset.rules
+    if cmd.options.dice_seed is None and ctx.dice_secret is not None:  # R101
+        d.emit(ev.DiceCommitted(commitment=commitment(ctx.dice_secret(encounter_id))))
     if cmd.map is not None:
         d.emit(ev.MapSet(map=cmd.map))
     for block in blocks:
-        profile = profile_from(block, d.rules, set(d.s.combatants))
+        profile = profile_from(block, d.rules, set(d.s.combatants),
+                               d.s.options.anonymous_hidden_turns)
         d.emit(ev.CombatantAdded(combatant=profile), ["gm"] if profile.hidden else None)
         if block.position is not None:
             place(d, profile, block.position)
@@ -141,7 +151,8 @@ def create(cmd: msg.CreateEncounter, encounter_id: str, gm_token_id: str, ctx: C
 
 
 def add_combatant(d: Decision, cmd: msg.AddCombatant) -> None:
-    profile = profile_from(cmd.combatant, d.rules, set(d.s.combatants))
+    profile = profile_from(cmd.combatant, d.rules, set(d.s.combatants),
+                           d.s.options.anonymous_hidden_turns)
     d.emit(ev.CombatantAdded(combatant=profile), ["gm"] if profile.hidden else None)
     if cmd.combatant.position is not None:
         place(d, profile, cmd.combatant.position)
@@ -212,11 +223,29 @@ def _check_ruleset_options(ruleset: str, options: EncounterOptions) -> None:
     if problem is not None:
         raise Rejected(ErrorCode.INVALID_PAYLOAD, f"options.ruleset_options: {problem}",
                        field="options.ruleset_options")
+    if options.turn_expiry != "notify" and catalog(ruleset).get(options.turn_expiry) is None:
+        raise Rejected(ErrorCode.INVALID_PAYLOAD, f"options.turn_expiry: "
+                       f"{declaration(ruleset).title} has no {options.turn_expiry} action "
+                       f"(R102): notify or end_turn", field="options.turn_expiry",
+                       allowed=["notify", "end_turn"])
 
 
 def set_options(d: Decision, cmd: msg.SetOptions) -> None:
     _check_ruleset_options(d.s.ruleset, cmd.options)
-    d.emit(ev.OptionsChanged(options=cmd.options), ["gm"])
+    before, after = d.s.options, cmd.options
+    started = d.s.chart != ["setup"]
+    if started and before.anonymous_hidden_turns != after.anonymous_hidden_turns:
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, "anonymous_hidden_turns is set before "
+                       "start_encounter (R99): the table has seen the order", field=
+                       "options.anonymous_hidden_turns")
+    if after.anonymous_hidden_turns and SCREEN in d.s.combatants:
+        raise Rejected(ErrorCode.CONFLICT, f"a combatant has the id {SCREEN!r}, the GM's "
+                       "screen's with anonymous_hidden_turns (R99): remove it first",
+                       field="options.anonymous_hidden_turns")
+    d.emit(ev.OptionsChanged(options=after), ["gm"])
+    if started and after.anonymous_hidden_turns and before.screen_count != after.screen_count:
+        # R99: the screen moves from the next round, and everyone sees where to
+        d.emit(ev.ScreenMoved(count=after.screen_count, round=d.s.round + 1))
 
 
 def _issue(d: Decision, role: ev.Role, combatants: list[str], scopes: list[Any],
@@ -318,7 +347,7 @@ def add_effect(d: Decision, cmd: msg.AddEffect) -> None:
                            + ("a die (\"d6\")" if m.target.endswith("_die") else "a number"))
     rounds = cmd.rounds or 0
     d.emit(ev.EffectStarted(effect=d.ctx.new_id(), name=cmd.name, rounds=rounds,
-                            round=d.s.round, count=d.s.count_of(d.s.current),
+                            round=d.s.round, count=d.s.turn_count(),
                             ends_round=d.s.round + rounds if rounds else 0,
                             combatant=cmd.combatant, until=cmd.until,
                             modifiers=list(cmd.modifiers), source=cmd.source or "",

@@ -18,7 +18,8 @@ some of them over the real protocol too (docs/harness.md). ::
     assert error.code == "not_your_turn"
     assert table.replays()                     # the log folds to the state
 
-Dice: with ``dice_seed`` the server's dice are the same on every run; with ``players_roll``
+Dice: with ``dice_seed`` the server's dice are the same on every run; with ``dice_secret``
+(and no ``dice_seed``) they are verifiable as a server's are (ruling R101); with ``players_roll``
 and ``manual_rolls`` every die is a physical one, answered with :meth:`Table.roll` (or any
 ``submit_roll``). A command refused here is refused with the same error code and message as
 over the network; what only a server does (tokens and their secrets, retries of a command id,
@@ -124,8 +125,11 @@ class Table:
                  map: Mapping[str, Any] | BattleMap | None = None,
                  combatants_yaml: str | None = None, name: str = "Encounter",
                  encounter_id: str = "table", now_ms: int = 1_700_000_000_000,
-                 **options: Any) -> None:
+                 dice_secret: bytes | None = None, **options: Any) -> None:
         self.id = encounter_id
+        #: The secret the server's dice are drawn from, as a server derives it (verifiable
+        #: dice, ruling R101); ``None``: none, each roll seeded as ``dice_seed`` says.
+        self.dice_secret = dice_secret
         #: The clock the decider is given (milliseconds); tests may move it on.
         self.now_ms = now_ms
         self._ids = (f"id{n}" for n in itertools.count(1))
@@ -179,7 +183,9 @@ class Table:
         return table
 
     def context(self) -> engine.Context:
-        return engine.Context(now_ms=self.now_ms, new_id=lambda: next(self._ids))
+        secret = self.dice_secret
+        return engine.Context(now_ms=self.now_ms, new_id=lambda: next(self._ids),
+                              dice_secret=None if secret is None else lambda _: secret)
 
     # -- commands --------------------------------------------------------------------------------
 

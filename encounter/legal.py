@@ -19,13 +19,14 @@ from encounter.actors import Actor
 from encounter.declare import Action, Catalog, Precondition, catalog, in_scene
 from encounter.ruleset import declaration
 from encounter.schemas import action_schema_id, command_schema_id
-from encounter.state import CONSCIOUS, EncounterState
+from encounter.state import CONSCIOUS, SCREEN, EncounterState
 from encounter.turns import budget_reason as _budget_reason
 from encounter.turns import (
     dice_refusal,
     free_slots,
     interrupter_refusal,
     out_of_turn_reason,
+    screen_turn_refusal,
     turn_refusal,
 )
 from protocol.messages import LegalAction
@@ -33,6 +34,15 @@ from rules.actions import Economy, Kind
 from statemachines.encounter_chart import EncounterChartModel, restore
 
 _ADD_EFFECT = LegalAction(action="add_effect", args_schema=command_schema_id("add_effect"))
+
+
+@lru_cache(maxsize=16)
+def _end_screen_turn(ruleset: str) -> LegalAction:
+    """The GM's end of the screen's turn when nobody acts behind it (R99), with ``act``."""
+    return LegalAction(action="end_turn", combatant=SCREEN,
+                       label="End the turn of the GM's screen",
+                       args_schema=action_schema_id(ruleset, "end_turn"))
+
 
 #: Chart events a GM may send as commands of the same name.
 _GM_FLOW = ("start_encounter", "end_encounter")
@@ -71,6 +81,9 @@ def legal_actions(
             actions.append(_ADD_EFFECT)  # effects start on a turn of the running scene
     if state.chart and state.chart[0] == "scene" and dice_refusal(state, viewer) is None:
         actions += _scene_actions(state, viewer, shared)
+    if viewer.is_gm and state.current == SCREEN and screen_turn_refusal(state, viewer) is None:
+        # nobody acts behind it: the GM ends it (R99)
+        actions.append(_end_screen_turn(state.ruleset))
     for pending in state.pending_rolls.values():
         if pending.roller == "gm":
             mine = viewer.answers_gm_rolls

@@ -12,6 +12,10 @@ from protocol import events as ev
 from protocol import messages as msg
 from protocol.errors import ErrorCode
 from rules.dice import DiceError, Roll, roll_faces
+from rules.verifiable_dice import next_entropy
+
+#: The most pieces of entropy an encounter's dice take in (``add_dice_entropy``, R101).
+MAX_ENTROPY_PIECES = 64
 
 
 def _pending(d: Decision, request: str) -> Any:
@@ -63,6 +67,22 @@ def server_roll(d: Decision, cmd: msg.ServerRoll) -> None:
     pending = _pending(d, cmd.request)
     roll = d.server_roll(pending.expr, pending.purpose, pending.combatant, pending.request)
     _after_roll(d, pending.purpose, pending.combatant, roll, pending.context)
+
+
+def add_dice_entropy(d: Decision, cmd: msg.AddDiceEntropy) -> None:
+    """Entropy mixed into the server's dice (R101): from a player or the GM, while the
+    encounter runs and its dice are verifiable, a bounded number of times."""
+    assert d.actor is not None
+    if d.actor.role not in ("gm", "player") and not d.actor.is_gm:
+        raise Rejected(ErrorCode.FORBIDDEN, "only a player or the GM may add dice entropy")
+    if d.s.dice_commitment is None:
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, "this encounter's dice are not verifiable "
+                       "(they are fixed by its dice_seed, or it began before verifiable dice)")
+    if d.s.dice_entropy >= MAX_ENTROPY_PIECES:
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, f"the dice have taken in entropy "
+                       f"{MAX_ENTROPY_PIECES} times, the most an encounter takes")
+    d.emit(ev.DiceEntropyAdded(entropy=cmd.entropy, by="gm" if d.actor.is_gm else "player",
+                               chain=next_entropy(d.s.dice_chain, cmd.entropy)))
 
 
 def _after_roll(d: Decision, purpose: str, cid: str | None, roll: Roll,

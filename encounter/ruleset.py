@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from protocol.events import RulesetEvent
     from protocol.messages import Command, LegalAction
     from protocol.model import CombatantProfile
+    from protocol.summary import Summary
     from rules.dice import Roll
     from rules.rulesets import Ruleset
 
@@ -47,6 +48,9 @@ ViewPart = Callable[["EncounterState", set[str], Callable[[str], bool], bool, se
 #: (its key, and the value of one combatant, ``None`` for none): worked out per combatant, so
 #: that a change to one combatant works out its own value again and no other.
 CombatantViewPart = tuple[str, Callable[["EncounterState", str], Any]]
+#: An event's words for people (``encounter.words``): the event as one viewer receives it and
+#: the combatants' names (``encounter.words.Names``) to its summary.
+EventWords = Callable[[Any, Any], "Summary"]
 
 
 def _no_after_roll(d: Decision, stage: str, ctx: dict[str, Any], roll: Roll) -> None:
@@ -122,6 +126,11 @@ class Declaration:
     initial_state: Callable[[], dict[str, Any]] | None = None
     events: Mapping[str, Callable[[RulesetEvent, EncounterState], None]] = field(
         default_factory=dict)
+    #: The words of the ruleset's events (``encounter.words``; the ``summary`` of an ``event``
+    #: message): by type for those of ``folds``, and for the engine's kinds it words its own
+    #: way (an attack, a damage, a change of vitals in its own terms); by name for its
+    #: ``ruleset_event`` events (those of ``events``). Each of its events has words.
+    words: Mapping[type | str, EventWords] = field(default_factory=dict)
     #: What an effect's modifiers may change (``add_effect``, R90): each target's name and what
     #: it changes; a target ending in ``_die`` takes a die ("d6") as its amount.
     effect_targets: Mapping[str, str] = field(default_factory=dict)
@@ -158,6 +167,9 @@ class Declaration:
     example_stat_block: Mapping[str, Any] | None = None
     example_encounter: Mapping[str, Any] | None = None
     example_args: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    #: The example of each of its ``ruleset_event`` events the reference of the events' words
+    #: (``docs/summaries.md``) words, by name: the event's fields but ``ruleset`` and ``name``.
+    example_events: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
 
 #: The module that exports each ruleset's ``RULESET``.

@@ -20,6 +20,9 @@ table command that names the turn the table holds (``expect_turn``) waits, too, 
 once ``told`` moves (``server.commands``): a double click into a hidden turn is ``stale`` with
 the next visible turn in its details, as it would be without the hidden combatant.
 
+With anonymous hidden turns (R99, ``encounter.screen_turn``) the hidden act inside the
+screen's turn, which the table sees as any turn: ``told`` is not held while it runs.
+
 Everything here is a function of the log: every server process (and a fold of the log long
 after) finds the same ``told`` at every seq.
 """
@@ -50,6 +53,13 @@ def screened_event(event: ev.AnyEvent) -> bool:
 
 
 def behind_screen(state: EncounterState) -> bool:
+    """Whether the table is held: the turn now running, or the readied action interrupting
+    it, is a hidden combatant's, and not inside the screen's turn, which the table sees as
+    any turn (anonymous hidden turns, R99: nothing is held beyond it)."""
+    return not state.screen_turn and hidden_turn(state)
+
+
+def hidden_turn(state: EncounterState) -> bool:
     """Whether the turn now running, or the readied action interrupting it, is a hidden
     combatant's."""
     cid = state.current
@@ -93,7 +103,7 @@ def screened_roll(state: EncounterState, cid: str | None, behind: bool = False) 
     if cid is not None:
         c = state.combatants.get(cid)
         return c is not None and c.hidden
-    return behind_screen(state)
+    return hidden_turn(state)
 
 
 def at_table(actor: Actor) -> bool:

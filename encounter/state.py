@@ -56,6 +56,18 @@ class PendingRoll(msgspec.Struct, kw_only=True, gc=False):
     context: dict[str, Any] | None = None
 
 
+class TurnTimer(msgspec.Struct, kw_only=True, gc=False, frozen=True):
+    """The running turn timer (ruling R102): the ``number``-th of the encounter, for
+    ``combatant``'s turn; it runs out at ``deadline`` (server milliseconds; ``None`` while
+    paused, with ``remaining`` left) and warns at ``warn_at`` (``None``: no warning to come)."""
+
+    number: int
+    combatant: str
+    deadline: int | None
+    warn_at: int | None = None
+    remaining: int | None = None
+
+
 class TurnState(msgspec.Struct, kw_only=True, gc=False):
     """The turn being taken: whose, what is left of its budget, whether anything was done."""
 
@@ -164,6 +176,12 @@ class EncounterState(msgspec.Struct, kw_only=True, gc=False):
     #: The chart's history states (the turn's budget state to return to after an interrupt).
     chart_history: dict[str, list[str]] = {}
     combatants: dict[str, CombatantProfile] = {}
+    #: The name of every combatant that has been in the encounter (removed ones too), by id:
+    #: what the words of an event call it (``encounter.words``).
+    names: dict[str, str] = {}
+    #: The name of every effect (``effect_started``) that has run, by id: an ``effect_ended``
+    #: says which it was (``encounter.words``).
+    effect_names: dict[str, str] = {}
     #: Initiative results by combatant; ``order`` lists combatant ids, highest first.
     initiative: dict[str, InitiativeEntry] = {}
     order: list[str] = []
@@ -242,15 +260,50 @@ class EncounterState(msgspec.Struct, kw_only=True, gc=False):
     #: turn for nobody's): with a dice seed they draw from a stream of their own, so that they
     #: do not shift the dice of what the table sees (``server_rolls`` counts the others).
     screened_rolls: int = 0
+    #: Anonymous hidden turns (``encounter.screen_turn``, R99): the combatants who act in the
+    #: screen's turn this round (the hidden ones as the round began, and those who joined
+    #: hidden since), whether the screen's turn is running, and the count the screen acts on
+    #: this round (``None``: the option's, until the first round begins).
+    screened: list[str] = []
+    screen_turn: bool = False
+    screen_count: int | None = None
+    #: Verifiable server dice (ruling R101): the commitment to the dice secret (``None``: the
+    #: dice are not verifiable, with a ``dice_seed`` or in a log from before), the entropy
+    #: chain as it stands (the commitment, then each piece of entropy taken in) and how many
+    #: pieces were sent.
+    dice_commitment: str | None = None
+    dice_chain: str = ""
+    dice_entropy: int = 0
+    #: the secret, once shown at the end (hex)
+    dice_secret: str | None = None
+    #: The turn timer of the turn being taken, and how many were started (R102).
+    timer: TurnTimer | None = None
+    timers: int = 0
 
     def visible_combatant(self, cid: str) -> bool:
         c = self.combatants.get(cid)
         return c is not None and not c.hidden
 
     def count_of(self, cid: str) -> int:
-        """The initiative count a combatant acts on now."""
+        """The initiative count a combatant (or the GM's screen, ``screen``) acts on now."""
+        if cid == SCREEN:
+            return self.screen_at()
         entry = self.initiative[cid]
         return entry.total if entry.count is None else entry.count
+
+
+    def screen_at(self) -> int:
+        """The initiative count the GM's screen acts on this round (R99)."""
+        return self.options.screen_count if self.screen_count is None else self.screen_count
+
+    def turn_count(self) -> int:
+        """The count of the turn running: the screen's while it runs (R99: what a deed in
+        it counts from does not depend on who acts behind it)."""
+        return self.screen_at() if self.screen_turn else self.count_of(self.current or "")
+
+
+#: The id of the GM's screen in the order (R99): no combatant may take it.
+SCREEN = "screen"
 
 
 def turn_id(state: EncounterState, table: bool = False) -> str:
@@ -267,11 +320,14 @@ def turn_id(state: EncounterState, table: bool = False) -> str:
 #: The layout of ``EncounterState`` as cached snapshots hold it. Raise it whenever the fold
 #: gains or changes a field: a cached snapshot of another format is rebuilt from the log,
 #: never read as this one.
-STATE_FORMAT = 9  # 2: turn_serial; 3: Vitals.bound_or_asleep; 4: TurnState.gone_at;
+STATE_FORMAT = 12  # 2: turn_serial; 3: Vitals.bound_or_asleep; 4: TurnState.gone_at;
 # 5: TurnState.budget names its ruleset's slots (Action Time's own major and minor);
 # 6: unaware and flying (R82, R83); 7: an effect_started carries its duration, modifiers,
 # source and origin (R90); 8: the GM's screen (told, table_seq, table_last, table_turns,
-# touched) and screened_rolls; 9: reservations (R48)
+# touched) and screened_rolls; 9: reservations (R48); 10: verifiable dice (R101), names and
+# effect_names;
+# 11: the GM's screen as a turn (screened, screen_turn, screen_count, R99); 12: turn timers
+# (R102)
 
 _encode = msgspec.msgpack.Encoder()
 _decode = msgspec.msgpack.Decoder(EncounterState)
@@ -283,12 +339,15 @@ def copy_state(state: EncounterState) -> EncounterState:
     combatants' profiles, the credentials' grants, their vitals and initiative entries (frozen
     structs, replaced on a change) and the battle map (frozen, replaced only by ``set_map``:
     validated once, when it came in, and never copied, whatever its size)."""
-    bare = msgspec.structs.replace(state, options=_NO_OPTIONS, combatants={}, tokens={},
-                                   vitals={}, initiative={}, battle_map=None)
+    bare = msgspec.structs.replace(state, options=_NO_OPTIONS, combatants={}, names={},
+                                   effect_names={}, tokens={}, vitals={}, initiative={},
+                                   battle_map=None)
     copy = _decode.decode(_encode.encode(bare))
     copy.battle_map = state.battle_map
     copy.options = state.options
     copy.combatants = dict(state.combatants)
+    copy.names = dict(state.names)
+    copy.effect_names = dict(state.effect_names)
     copy.tokens = dict(state.tokens)
     copy.vitals = dict(state.vitals)
     copy.initiative = dict(state.initiative)

@@ -33,7 +33,7 @@ from encounter.declare import (
 )
 from encounter.rejected import Rejected
 from encounter.ruleset import declaration
-from encounter.state import PendingRoll
+from encounter.state import SCREEN, PendingRoll
 from protocol import events as ev
 from protocol import messages as msg
 from protocol.errors import ErrorCode
@@ -49,12 +49,44 @@ if TYPE_CHECKING:
 def act_command(d: Decision, cmd: msg.Act) -> None:
     """``act``: the sender must control the combatant; the rest is the turn's."""
     assert d.actor is not None
+    if cmd.combatant == SCREEN and d.s.options.anonymous_hidden_turns:
+        end_screen_turn(d, cmd)
+        return
     c = find_combatant(d, cmd.combatant)
     if c.hidden and not d.actor.sees_all:  # it could not see whom it acts for
         raise Rejected(ErrorCode.NOT_FOUND, f"no combatant {cmd.combatant!r}")
     if not d.actor.controls(d.s, c.id):
         raise Rejected(ErrorCode.FORBIDDEN, f"you do not control {c.name}")
     act(d, c, cmd)
+
+
+def end_screen_turn(d: Decision, cmd: msg.Act) -> None:
+    """The GM ends the screen's turn when nobody takes a turn inside it, as an NPC's (R99):
+    with someone inside, it ends when the last of them ends its turn."""
+    assert d.actor is not None
+    if not d.actor.is_gm:
+        raise Rejected(ErrorCode.FORBIDDEN, "only the GM ends the turn of the GM's screen")
+    if cmd.action != "end_turn":
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, "the GM's screen takes no actions: its turn "
+                       "ends (end_turn)", legal=["end_turn"])
+    why = screen_turn_refusal(d.s, d.actor)
+    if why is not None:
+        raise why.rejected()
+    d.send("next_turn", "the turn cannot end now")
+
+
+def screen_turn_refusal(state: EncounterState, actor: Actor | None = None) -> Refusal | None:
+    """Why the GM may not end the screen's turn now (R99), or ``None``."""
+    why = common_refusal(state, SCREEN, actor)
+    if why is not None:
+        return why
+    if state.current != SCREEN or state.turn is None:
+        inside = "someone takes a turn behind it: it ends with the last of those" \
+            if state.screen_turn else "it is not the screen's turn"
+        return Refusal(inside, ErrorCode.NOT_YOUR_TURN)
+    if state.turn.interrupted_by is not None:
+        return Refusal("a readied action interrupts this turn; it resumes afterwards")
+    return None
 
 
 # --- may this combatant take this action now? -----------------------------------------------
@@ -75,8 +107,14 @@ def common_refusal(state: EncounterState, cid: str,
 
 
 def dice_refusal(state: EncounterState, actor: Actor | None = None) -> Refusal | None:
-    """While the dice of an action are awaited nothing else is done (``roll_requested``)."""
+    """While the dice of an action are awaited nothing else is done (``roll_requested``);
+    but at the table, while the screen takes its turn, dice awaited behind it are not known
+    (R99), and hold nothing up."""
+    table = actor is not None and not actor.sees_all and state.screen_turn
     for p in state.pending_rolls.values():
+        if table and (p.combatant is None or _hidden(state, p.combatant)
+                      or p.combatant in state.screened):
+            continue
         if p.context is not None:
             return Refusal(waiting_for(state, p, actor))
     return None
@@ -435,8 +473,11 @@ def _may_take_delayed_turn(state: EncounterState, cid: str) -> str | None:
 
 def _take_delayed_turn(d: Decision, c: CombatantProfile, args: Args) -> None:
     """A delaying combatant acts "now": right after the current turn (R7.2)."""
-    d.emit(ev.DelayedTurnRequested(combatant=c.id, after=d.s.current, hidden=c.hidden,
-                                   after_hidden=d.hidden(d.s.current)),
+    # during the screen's turn a combatant outside it acts after the screen's turn (R99)
+    screen = d.s.screen_turn and c.id not in d.s.screened
+    d.emit(ev.DelayedTurnRequested(combatant=c.id, after=SCREEN if screen else d.s.current,
+                                   hidden=c.hidden,
+                                   after_hidden=not screen and d.hidden(d.s.current)),
            d.combatant_vis(c.id))
 
 

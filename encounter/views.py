@@ -16,7 +16,8 @@ import msgspec
 from encounter.actors import Actor
 from encounter.ruleset import ViewPart, declaration
 from encounter.screen import screened_event
-from encounter.state import EncounterState, PendingRoll
+from encounter.screen_turn import anonymous, order_with_screen
+from encounter.state import SCREEN, EncounterState, PendingRoll
 from protocol import events as ev
 from protocol.events import Envelope
 from protocol.model import CombatantProfile
@@ -140,11 +141,20 @@ def untagged(event: ev.Event) -> dict[str, Any]:
     return data
 
 
-def _turn_view(state: EncounterState, visible: set[str]) -> dict[str, Any] | None:
+def _turn_view(state: EncounterState, visible: set[str],
+               full: bool = False) -> dict[str, Any] | None:
     """The running turn: whose, what is left of its budget, whether a readied action
-    interrupts it (everyone at the table sees this)."""
+    interrupts it (everyone at the table sees this). While the screen takes its turn the
+    table sees the screen's, untouched, whoever acts behind it (R99)."""
     turn = state.turn
-    if turn is None or turn.combatant not in visible:
+    if turn is None:
+        return None
+    if state.screen_turn and not full and turn.combatant != SCREEN:
+        budget = declaration(state.ruleset).rules.turn_budget(state.surprise)
+        interrupter = turn.interrupted_by if turn.interrupted_by in visible else None
+        return {"combatant": SCREEN, "budget": dict(budget), "acted": False,
+                "interrupted_by": interrupter, "gone_at": None}
+    if turn.combatant not in visible and turn.combatant != SCREEN:
         return None
     view: dict[str, Any] = msgspec.to_builtins(turn)
     if turn.interrupted_by is not None and turn.interrupted_by not in visible:
@@ -218,7 +228,57 @@ def _options(s: Sight) -> dict[str, Any]:
     options = s.state.options
     if s.full:
         return msgspec.to_builtins(options)
-    return {"players_roll": options.players_roll, "npc_rolls_public": options.npc_rolls_public}
+    told: dict[str, Any] = {"players_roll": options.players_roll,
+                            "npc_rolls_public": options.npc_rolls_public}
+    if options.anonymous_hidden_turns:  # the table knows of the screen's turn (R99)
+        told.update(anonymous_hidden_turns=True, screen_count=options.screen_count)
+    return told
+
+
+def _phase(s: Sight) -> list[str]:
+    """The chart's configuration; for the table, the screen's turn's budget untouched while
+    it runs, whatever is done behind it (R99)."""
+    chart = s.state.chart
+    if s.state.screen_turn and not s.full:
+        return [_UNTOUCHED.get(at, at) for at in chart]
+    return chart
+
+
+_UNTOUCHED = {"underway": "fresh", "spent": "fresh"}
+
+
+def _current(s: Sight) -> str | None:
+    """Whose turn it is; for the table, the screen's while it runs, whoever acts behind it
+    (R99)."""
+    state = s.state
+    if state.screen_turn and not s.full:
+        return SCREEN
+    current = state.current
+    return current if current in s.visible or current == SCREEN else None
+
+
+def _order(s: Sight) -> list[str]:
+    """The order the viewer sees; with anonymous hidden turns, the screen in it (R99)."""
+    state = s.state
+    order = order_with_screen(state) if anonymous(state) else state.order
+    return [cid for cid in order if cid in s.visible or cid == SCREEN]
+
+
+def _dice(state: EncounterState) -> dict[str, Any] | None:
+    """The verifiable dice (R101): the same for every viewer."""
+    if state.dice_commitment is None:
+        return None
+    return {"commitment": state.dice_commitment, "chain": state.dice_chain,
+            "entropy": state.dice_entropy, "secret": state.dice_secret}
+
+
+def _timer(s: Sight) -> dict[str, Any] | None:
+    """The running turn timer, for a viewer who sees whose turn it counts (R102)."""
+    timer = s.state.timer
+    if timer is None or timer.combatant not in s.visible:
+        return None
+    return {"number": timer.number, "combatant": timer.combatant, "deadline": timer.deadline,
+            "warn_at": timer.warn_at, "remaining": timer.remaining}
 
 
 def _nothing(value: list[Any] | dict[str, Any]) -> Callable[[Sight], Any]:
@@ -238,19 +298,22 @@ ENGINE_PARTS: tuple[tuple[str, tuple[str, ...], ViewPartOf, bool | None], ...] =
     ("id", (), lambda s: s.state.id, None),
     ("name", ("name",), lambda s: s.state.name, None),
     ("ruleset", (), lambda s: s.state.ruleset, None),
-    ("phase", ("chart",), lambda s: s.state.chart, None),
+    ("phase", ("chart", "screen_turn"), lambda s: _phase(s), None),
     ("round", ("round",), lambda s: s.state.round, None),
-    ("current", ("current",),
-     lambda s: s.state.current if s.state.current in s.visible else None, None),
+    ("current", ("current", "screen_turn"), _current, None),
     ("combatants", (), lambda s: None, None),  # (one entry per combatant: ``combatant_view``)
     # the states of a conscious combatant's condition that put it out of the fight
     ("out_of_fight", (), lambda s: list(declaration(s.state.ruleset).out_of_fight), None),
-    ("order", ("order",), lambda s: [cid for cid in s.state.order if cid in s.visible], None),
+    ("order", ("order", "options", "screened", "screen_count", "initiative"), _order, None),
     ("initiative", ("order", "initiative"), _initiative, None),
     ("flat_footed", ("flat_footed",),
      lambda s: [cid for cid in s.state.flat_footed if cid in s.visible], None),
     ("flying", (), _nothing([]), None),
-    ("turn", ("turn",), lambda s: _turn_view(s.state, s.visible), None),
+    ("turn", ("turn", "screen_turn", "surprise"),
+     lambda s: _turn_view(s.state, s.visible, s.full), None),
+    ("timer", ("timer",), lambda s: _timer(s), None),
+    ("dice", ("dice_commitment", "dice_chain", "dice_entropy", "dice_secret"),
+     lambda s: _dice(s.state), None),
     ("delaying", ("delaying",),
      lambda s: [cid for cid in s.state.delaying if cid in s.visible], None),
     ("readied", ("readied", "combatants"), _readied, None),
@@ -288,7 +351,7 @@ RULESET_PARTS_AT = next(i for i, p in enumerate(ENGINE_PARTS) if p[0] == "create
 VIEWER_PARTS = frozenset({"readied", "pending_rolls"})
 #: The engine's parts shown to every viewer that differ between one who sees everything and
 #: one who does not, when they see the same combatants; the others are the same for both.
-FULL_PARTS = frozenset({"options"})
+FULL_PARTS = frozenset({"options", "phase", "current", "turn"})  # (R99: the screen's turn)
 
 
 def view_state(state: EncounterState, viewer: Actor) -> dict[str, Any]:

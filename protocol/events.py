@@ -11,7 +11,7 @@ should ignore kinds they do not know.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 
@@ -141,6 +141,35 @@ class DiceRolled(Event, tag="dice_rolled", kw_only=True):
     hidden: bool = False
 
 
+class DiceCommitted(Event, tag="dice_committed", kw_only=True):
+    """The server's dice are verifiable (ruling R101): ``commitment`` is the SHA-256 (hex) of
+    the secret every server roll of the encounter is drawn from, published before the first
+    roll; the secret itself comes in ``dice_revealed`` when the encounter ends. Not sent when
+    the options fix a ``dice_seed`` (those dice are reproducible, not secret)."""
+
+    commitment: Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{64}$")]
+
+
+class DiceEntropyAdded(Event, tag="dice_entropy_added", kw_only=True):
+    """A player (``by: player``) or the GM mixed ``entropy`` into the server's dice
+    (``add_dice_entropy``): ``chain`` is the entropy chain after it, SHA-256 (hex) of the chain
+    before (at first the commitment), a newline and the entropy. Every server roll after it is
+    drawn with HMAC-SHA256 of ``"rolls\n" + chain``, keyed by the dice secret."""
+
+    entropy: str
+    by: Literal["gm", "player"]
+    chain: Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{64}$")]
+
+
+class DiceRevealed(Event, tag="dice_revealed", kw_only=True):
+    """The encounter is ending (its ``encounter_ended`` follows) and the server shows the
+    secret its dice were drawn from (``secret``, 32 bytes in hex; ruling R101): its SHA-256 is
+    the ``commitment`` of ``dice_committed``, and with it every server roll of the log can be
+    drawn again."""
+
+    secret: Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{64}$")]
+
+
 class InitiativeEntry(msgspec.Struct, kw_only=True, gc=False, frozen=True):
     """One place in the initiative order: the check's ``total``, the Initiative ``modifier``,
     the faces of any ``rolloff`` that broke a tie, and whether the combatant is ``hidden``.
@@ -221,6 +250,72 @@ class TurnEnded(Event, tag="turn_ended", kw_only=True):
     round: int
     combatant: str
     hidden: bool = False
+
+
+class TurnTimerStarted(Event, tag="turn_timer_started", kw_only=True):
+    """A turn timer runs for ``combatant``'s turn (the ``turn_seconds`` option, ruling R102):
+    it runs out at ``deadline`` (milliseconds since the Unix epoch, on the server's clock: count
+    down from it with the ``ts`` of this event's message, which is the same clock), with a
+    warning at ``warn_at`` (``null``: none). ``number`` counts the timers of the encounter.
+    Shown to those who see the turn."""
+
+    number: int
+    combatant: str
+    seconds: int
+    deadline: int
+    warn_at: int | None = None
+    hidden: bool = False
+
+
+class TurnTimerWarned(Event, tag="turn_timer_warned", kw_only=True):
+    """``combatant``'s turn timer runs out at ``deadline`` (``turn_warning_seconds``, R102)."""
+
+    number: int
+    combatant: str
+    deadline: int
+    hidden: bool = False
+
+
+class TurnTimerPaused(Event, tag="turn_timer_paused", kw_only=True):
+    """The GM paused ``combatant``'s turn timer with ``remaining`` milliseconds left (R102)."""
+
+    number: int
+    combatant: str
+    remaining: int
+    hidden: bool = False
+
+
+class TurnTimerResumed(Event, tag="turn_timer_resumed", kw_only=True):
+    """The GM resumed ``combatant``'s turn timer: it runs out at ``deadline`` now, with a
+    warning at ``warn_at`` (``null``: none, or already given) (R102)."""
+
+    number: int
+    combatant: str
+    deadline: int
+    warn_at: int | None = None
+    hidden: bool = False
+
+
+class TurnTimerExpired(Event, tag="turn_timer_expired", kw_only=True):
+    """``combatant``'s turn timer ran out (R102). ``then`` is what follows, as
+    ``turn_expiry`` says: ``notify`` (nothing more; also when the turn cannot end now, with
+    ``why``), ``end_turn`` (the turn's ``turn_ended`` follows) or ``delay`` (a
+    ``turn_delayed`` follows)."""
+
+    number: int
+    combatant: str
+    then: Literal["notify", "end_turn", "delay"]
+    why: str | None = None
+    hidden: bool = False
+
+
+class ScreenMoved(Event, tag="screen_moved", kw_only=True):
+    """With the option ``anonymous_hidden_turns``: the GM moved the GM's screen (the turn of
+    "someone behind the GM's screen", ``screen`` in the order) to the initiative count
+    ``count``, from round ``round`` on (ruling R99)."""
+
+    count: int
+    round: int
 
 
 class ActionTaken(Event, tag="action_taken", kw_only=True):
@@ -779,6 +874,9 @@ AnyEvent = (
     | TokenRevoked
     | RollRequested
     | DiceRolled
+    | DiceCommitted
+    | DiceEntropyAdded
+    | DiceRevealed
     | InitiativeSet
     | CombatantJoined
     | AwarenessSet
@@ -787,6 +885,12 @@ AnyEvent = (
     | RoundStarted
     | TurnStarted
     | TurnEnded
+    | ScreenMoved
+    | TurnTimerStarted
+    | TurnTimerWarned
+    | TurnTimerPaused
+    | TurnTimerResumed
+    | TurnTimerExpired
     | ActionTaken
     | TurnDelayed
     | DelayedTurnRequested

@@ -14,6 +14,7 @@ import msgspec
 from protocol.errors import ErrorCode
 from protocol.events import AnyEvent, Role
 from protocol.model import BattleMap, EncounterOptions, RulesetName, Scope, Square, StatBlock
+from protocol.summary import Summary
 from rules.effects import Duration, EffectModifier, Kind
 
 CommandId = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
@@ -52,8 +53,19 @@ Cursor = Annotated[str, msgspec.Meta(
 
 #: The features of ``hello.features`` this server knows: one websocket message per command
 #: (``batch``), the legal actions as deltas (``legal_delta``), positions as opaque cursors
-#: instead of seqs (``cursor``).
-FEATURES: tuple[str, ...] = ("batch", "legal_delta", "cursor", "view")
+#: instead of seqs (``cursor``), the state kept in step (``view``), every event in words
+#: (``summaries``).
+FEATURES: tuple[str, ...] = ("batch", "legal_delta", "cursor", "view", "summaries")
+
+
+class Replay(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """A replay of the encounter (``hello.replay``): from the start of round ``from_round`` (0:
+    the start of the scene), at ``speed`` times the pace it was played at (a pause longer than
+    ``max_pause`` seconds, once sped up, is cut to it)."""
+
+    speed: Annotated[float, msgspec.Meta(gt=0, le=1000)] = 1.0
+    from_round: Annotated[int, msgspec.Meta(ge=0)] = 0
+    max_pause: Annotated[float, msgspec.Meta(ge=0, le=600)] = 5.0
 
 
 class Hello(ClientMessage, tag="hello", kw_only=True):
@@ -76,10 +88,18 @@ class Hello(ClientMessage, tag="hello", kw_only=True):
     state this viewer may see kept in step by the server: after the events of each change, a
     ``view`` message patches the state the connection holds (the snapshot's ``state``), so
     the client never works a state out of events (``view`` brings ``batch`` with it, so that
-    the events and the patch of one change arrive together). Without them a connection gets
-    one websocket message per server message, full lists and seqs.
+    the events and the patch of one change arrive together); ``summaries``, every ``event``
+    message (live, replayed on resuming, in a ``history``) with a ``summary``: the event in
+    words for people, with its numbers itemised, made from the event as this viewer receives
+    it. Without them a connection gets one websocket message per server message, full lists
+    and seqs, and events without words.
     ``cursor`` resumes from a cursor (the last one the connection was given, with or without
     the ``cursor`` feature on the new connection), in place of ``since`` and ``digest``.
+    ``replay`` makes the connection a replay of the encounter for this credential (running or
+    ended): a ``snapshot`` (reason ``replay``) as of the round it starts from, then the events
+    after it as this credential received them live, at the pace they came (with ``view``, the
+    patches too), and ``replay_ended``; such a connection only watches (commands other than
+    ``ping`` are refused) and never joins the live encounter. Not with ``since`` or ``cursor``.
     A spectator may instead put its token in the URL: ``/ws?spectate=<token>``, with
     ``&features=batch,legal_delta`` for the features."""
 
@@ -90,6 +110,7 @@ class Hello(ClientMessage, tag="hello", kw_only=True):
     cursor: Cursor | None = None
     client: Label | None = None
     features: Annotated[list[FeatureName], msgspec.Meta(max_length=16)] = []
+    replay: Replay | None = None
 
 
 class Ping(Command, tag="ping", kw_only=True):
@@ -158,8 +179,10 @@ class AddCombatant(Command, tag="add_combatant", kw_only=True):
 class RemoveCombatant(Command, tag="remove_combatant", kw_only=True):
     """Remove a combatant from the encounter (GM). When it is the combatant's turn, that turn
     ends first (and the next combatant's begins, if anyone is left). Its own pending rolls go
-    with it; while another's roll that concerns it is pending (an attack on it waiting for
-    dice), the removal is refused (``illegal_action``): settle the roll first."""
+    with it, and so do the statements it made or was told that wait for an answer or for the
+    GM's ruling on a reservation (``answers``, ``reservations``); while another's roll that
+    concerns it is pending (an attack on it waiting for dice), the removal is refused
+    (``illegal_action``): settle the roll first."""
 
     combatant: CombatantRef
 
@@ -492,6 +515,26 @@ class ServerRoll(Command, tag="server_roll", kw_only=True):
     request: Annotated[str, msgspec.Meta(min_length=1, max_length=40)]
 
 
+class PauseTurnTimer(Command, tag="pause_turn_timer", kw_only=True):
+    """The GM stops the running turn timer (ruling R102): a ``turn_timer_paused`` with the time
+    left, until ``resume_turn_timer``. Refused when no timer runs."""
+
+
+class ResumeTurnTimer(Command, tag="resume_turn_timer", kw_only=True):
+    """The GM starts the paused turn timer again with the time it had left (R102): a
+    ``turn_timer_resumed`` with the new deadline. Refused when no timer is paused."""
+
+
+class AddDiceEntropy(Command, tag="add_dice_entropy", kw_only=True):
+    """Mix ``entropy`` (any text, 1 to 64 characters: a client sends random bytes, as hex say)
+    into the server's dice (ruling R101): every server roll after it is drawn with a key that
+    depends on it, so the server could not have chosen its dice secret, committed to in
+    ``dice_committed``, to give them. A player or the GM may send it while the encounter runs,
+    at most 64 times an encounter in all; a ``dice_entropy_added`` event tells everyone."""
+
+    entropy: Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+
+
 class EndEncounter(Command, tag="end_encounter", kw_only=True):
     """End the scene; narrative time resumes (COMBAT SEQUENCE, step 5). The unconscious roll
     their Constitution checks and everyone conscious improves a step (R16, R50); with
@@ -537,6 +580,9 @@ AnyClientMessage = (
     | Act
     | SubmitRoll
     | ServerRoll
+    | AddDiceEntropy
+    | PauseTurnTimer
+    | ResumeTurnTimer
     | EndEncounter
 )
 
@@ -622,7 +668,8 @@ class EventMessage(ServerMessage, tag="event", kw_only=True, omit_defaults=True)
     sees those it may see exactly once and in order. ``digest`` stands for the log up to this
     event (it is left out for events stored before digests existed): keep the one of the last
     event applied and send it with ``since`` when resuming. With the ``cursor`` feature the
-    message carries ``cursor`` instead of ``seq`` and ``digest``."""
+    message carries ``cursor`` instead of ``seq`` and ``digest``. With the ``summaries``
+    feature it carries ``summary``, the event in words (left out without it)."""
 
     encounter: str
     seq: int | msgspec.UnsetType = msgspec.UNSET
@@ -630,6 +677,7 @@ class EventMessage(ServerMessage, tag="event", kw_only=True, omit_defaults=True)
     event: AnyEvent
     digest: str | None = None
     cursor: Cursor | msgspec.UnsetType = msgspec.UNSET
+    summary: Summary | None = None
 
 
 class Snapshot(ServerMessage, tag="snapshot", kw_only=True):
@@ -637,14 +685,18 @@ class Snapshot(ServerMessage, tag="snapshot", kw_only=True):
     log at ``seq`` (``null`` for a log without one). Sent after ``hello`` without ``since``,
     when the server cannot replay from ``since`` (``reason``), and, unasked, when the server
     finds that the log went back (``rewound``): everything received after this ``seq`` is void.
-    With the ``cursor`` feature ``cursor`` stands for ``seq`` and ``digest`` (both left out)."""
+    With the ``cursor`` feature ``cursor`` stands for ``seq`` and ``digest`` (both left out).
+    ``ts`` is when the server sent it (milliseconds since the epoch, the clock of the events'
+    ``ts`` and of a turn timer's ``deadline``; left out in a replay's)."""
 
     encounter: str
     seq: int | msgspec.UnsetType = msgspec.UNSET
-    reason: Literal["join", "resume_gap", "resume_ahead", "rewound", "asked", "unverified"]
+    reason: Literal["join", "resume_gap", "resume_ahead", "rewound", "asked", "unverified",
+                    "replay"]
     state: dict[str, Any]
     digest: str | msgspec.UnsetType | None = None
     cursor: Cursor | msgspec.UnsetType = msgspec.UNSET
+    ts: int | msgspec.UnsetType = msgspec.UNSET
 
 
 class LegalAction(msgspec.Struct, kw_only=True, gc=False, omit_defaults=True):
@@ -773,5 +825,14 @@ class Batch(ServerMessage, tag="batch", kw_only=True):
                    | LegalActions | LegalActionsDelta | Goodbye]
 
 
+class ReplayEnded(ServerMessage, tag="replay_ended", kw_only=True):
+    """A replay (``hello.replay``) has shown everything: ``events`` is how many event messages
+    it sent after its snapshot. The connection stays open (say ``hello`` on a new one to watch
+    again); it receives nothing more."""
+
+    encounter: str
+    events: int
+
+
 AnyServerMessage = (Welcome | Ack | Error | EventMessage | Snapshot | View | History
-                    | LegalActions | LegalActionsDelta | Batch | Goodbye)
+                    | LegalActions | LegalActionsDelta | Batch | Goodbye | ReplayEnded)

@@ -241,9 +241,34 @@ OPTION_TEXT: dict[str, str] = {
         'R32: a newcomer rolls at once and acts this round if its place comes after the current '
         'turn (else it enters at the start of the next round).'
     ),
+    "anonymous_hidden_turns": (
+        'R99: the table sees a turn of "someone behind the GM\'s screen" (`screen` in the order) '
+        'every round, in which every hidden combatant takes its turn; set before '
+        '`start_encounter`.'
+    ),
+    "screen_count": (
+        'R99: the initiative count the GM\'s screen acts on with `anonymous_hidden_turns` (after '
+        'the combatants on the same count); changed during the scene, it moves the screen from '
+        'the next round.'
+    ),
+    "turn_seconds": (
+        'A turn timer (R102): the seconds each turn may last, counted by the server from its '
+        'start (`turn_timer_started`); none by default. Changed during the scene, it counts from '
+        'the next turn.'
+    ),
+    "turn_warning_seconds": (
+        'R102: how many seconds before a turn timer runs out everyone is warned '
+        '(`turn_timer_warned`); 0, or as many as `turn_seconds` or more: no warning.'
+    ),
+    "turn_expiry": (
+        'R102: what a turn timer running out does: `notify` (only `turn_timer_expired`), '
+        '`end_turn` (the turn ends as if its combatant had ended it) or `delay` (its combatant '
+        'delays, Dramatic only).'
+    ),
     "dice_seed": (
         'Roll every server die from this seed, so that a scenario is reproducible (demos, tests); '
-        'leave it out in play.'
+        'leave it out in play: without it the server dice are verifiable (R101), with it the '
+        'GM can work every roll out in advance.'
     ),
 }
 
@@ -254,7 +279,9 @@ def _opt(name: str) -> msgspec.Meta:
 
 #: The options that change something in every ruleset (every option is accepted in any; each
 #: ruleset's declaration names those it reads, ``Declaration.encounter_options``).
-COMMON_OPTIONS = ("manual_rolls", "players_roll", "npc_rolls_public", "dice_seed")
+COMMON_OPTIONS = ("manual_rolls", "players_roll", "npc_rolls_public", "dice_seed",
+                  "anonymous_hidden_turns", "screen_count", "turn_seconds",
+                  "turn_warning_seconds", "turn_expiry")
 
 
 class EncounterOptions(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, frozen=True):
@@ -283,7 +310,8 @@ class EncounterOptions(msgspec.Struct, forbid_unknown_fields=True, kw_only=True,
       ``event_status_boost`` R25;
       "Action Time": ``die_ladder_overflow`` R30, ``heal_rolls_again``, ``heal_self`` R33,
       ``opposed_tie_reroll`` R38, ``default_speed_yards`` R60, ``action_time_join_immediately``
-      R32.
+      R32; hidden turns: ``anonymous_hidden_turns``, ``screen_count`` R99; turn timers:
+      ``turn_seconds``, ``turn_warning_seconds``, ``turn_expiry`` R102.
     """
 
     manual_rolls: Annotated[bool, _opt("manual_rolls")] = False
@@ -331,6 +359,13 @@ class EncounterOptions(msgspec.Struct, forbid_unknown_fields=True, kw_only=True,
     default_speed_yards: Annotated[int, msgspec.Meta(ge=0, le=1000),
         _opt("default_speed_yards")] = 10
     action_time_join_immediately: Annotated[bool, _opt("action_time_join_immediately")] = False
+    anonymous_hidden_turns: Annotated[bool, _opt("anonymous_hidden_turns")] = False
+    screen_count: Annotated[int, msgspec.Meta(ge=-1000, le=1000), _opt("screen_count")] = 0
     dice_seed: Annotated[int, msgspec.Meta(ge=0, le=2**53 - 1), _opt("dice_seed")] | None = None
+    turn_seconds: Annotated[int, msgspec.Meta(ge=1, le=86_400), _opt("turn_seconds")] | None = None
+    turn_warning_seconds: Annotated[int, msgspec.Meta(ge=0, le=86_400),
+                                    _opt("turn_warning_seconds")] = 10
+    turn_expiry: Annotated[Literal["notify", "end_turn", "delay"],
+                           _opt("turn_expiry")] = "notify"
     ruleset_options: Annotated[dict[str, Any], _opt("ruleset_options")] = {}
 

@@ -121,6 +121,33 @@ class TurnView(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
         "(it died): the next turn is planned from there.")]
 
 
+class TimerView(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """The running turn timer (the `turn_seconds` option, R102)."""
+
+    number: Annotated[int, doc("Which timer of the encounter it is (they are counted).")]
+    combatant: Annotated[str, doc("Whose turn it counts.")]
+    deadline: Annotated[int | None, doc(
+        "When it runs out, in milliseconds since the Unix epoch on the server's clock (the "
+        "`ts` of the messages is the same clock); `null` while the GM has paused it.")]
+    warn_at: Annotated[int | None, doc(
+        "When everyone is warned (`turn_timer_warned`); `null`: no warning to come.")]
+    remaining: Annotated[int | None, doc(
+        "While paused, the milliseconds it has left; `null` while it runs.")]
+
+
+class DiceView(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """The encounter's verifiable dice (R101; docs/protocol.md "Verifiable server dice")."""
+
+    commitment: Annotated[str, doc(
+        "The SHA-256 (hex) of the secret the server's dice are drawn from (`dice_committed`).")]
+    chain: Annotated[str, doc(
+        "The entropy chain as it stands: the commitment, then each piece of entropy taken in "
+        "(`dice_entropy_added`).")]
+    entropy: Annotated[int, doc("How many pieces of entropy the dice have taken in.")]
+    secret: Annotated[str | None, doc(
+        "The secret (hex), once shown at the end (`dice_revealed`); `null` before.")]
+
+
 class ReadiedView(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     """An action readied (`ready`, R8), waiting for its trigger."""
 
@@ -191,6 +218,13 @@ class PublicOptions(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
         "Players roll physical dice for their own characters.")]
     npc_rolls_public: Annotated[bool, doc(
         "Players and spectators see the dice of NPC rolls.")]
+    anonymous_hidden_turns: Annotated[bool, doc(
+        "Anonymous hidden turns (R99): the order holds `screen`, the turn of \"someone "
+        "behind the GM's screen\" (only with the option: absent, it is off).")] \
+        | msgspec.UnsetType = msgspec.UNSET
+    screen_count: Annotated[int, doc(
+        "The initiative count the GM's screen acts on from the next round (R99; only with "
+        "`anonymous_hidden_turns`).")] | msgspec.UnsetType = msgspec.UNSET
 
 
 Combatants = list[str]
@@ -213,19 +247,29 @@ class SharedState(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
         "The round: 0 before the first and during the surprise round.")]
     current: Annotated[str | None, doc(
         "Whose turn it is (`null` between turns, or when that combatant is hidden from this "
-        "viewer).")]
+        "viewer); `screen` while the GM's screen takes its turn (R99: for a player or "
+        "spectator, whoever acts behind it).")]
     combatants: Annotated[list[CombatantView], doc("The combatants this viewer sees.")]
     out_of_fight: Annotated[list[str], doc(
         "The states of a conscious combatant's `vitals.condition` that put it out of the "
         "fight in this ruleset (\"Action Time\": `[\"defenseless\"]`, 0 Health, R29; \"MLP "
         "Dramatic Systems\": `[]`); a combatant not `active` is out of it in every ruleset.")]
-    order: Annotated[Combatants, doc("The initiative order, highest first (combatant ids).")]
+    order: Annotated[Combatants, doc(
+        "The initiative order, highest first (combatant ids); with anonymous hidden turns "
+        "also `screen`, the GM's screen, at its count (R99: the GM's order lists the "
+        "combatants who act in its turn right after it).")]
     initiative: Annotated[list[InitiativeEntry], doc(
-        "The initiative entries, in the order's order.")]
+        "The initiative entries of the combatants, in the order's order (the screen has "
+        "none: its count is `options.screen_count` once its round begins).")]
     flat_footed: Annotated[Combatants, doc("The combatants flat-footed now.")]
     flying: Annotated[Combatants, doc(_EMPTY, max_length=0)]
     turn: Annotated[TurnView | None, doc(
-        "The running turn (`null`: none, or a hidden combatant's).")]
+        "The running turn (`null`: none, or a hidden combatant's); the screen's, `combatant` "
+        "`screen` and its budget untouched, for a player or spectator while it runs (R99).")]
+    timer: Annotated[TimerView | None, doc(
+        "The turn timer of the running turn (R102; `null`: none runs).")]
+    dice: Annotated[DiceView | None, doc(
+        "The verifiable dice (R101; `null`: the dice are not verifiable, with a `dice_seed`).")]
     delaying: Annotated[Combatants, doc("The combatants delaying their turn (R7).")]
     readied: Annotated[dict[str, ReadiedView], doc(
         "Readied actions by combatant: all of them for the GM, a player's own combatants'.")]

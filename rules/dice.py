@@ -1,7 +1,10 @@
-"""Dice: rolling expressions with a recorded seed, and checking physical dice entered by hand.
+"""Dice: rolling expressions with a recorded seed or from a keyed stream, and checking physical
+dice entered by hand.
 
 Every roll the server makes is a :class:`Roll` that records the expression, each die's face,
-the total and the seed it was rolled with, so the event that carries it replays exactly.
+the total and where its faces came from (the seed it was rolled with, or its place in a keyed
+stream that a revealed secret lets anyone recompute, ``rules.verifiable_dice``), so the event
+that carries it replays exactly.
 Expressions are parsed and evaluated by the ``d20`` dice engine (full dice notation:
 ``1d20+3``, ``4d6kh3``, ``2d6+1d4-1`` ...); nothing here parses dice by hand.
 
@@ -12,6 +15,8 @@ safe under asyncio because nothing awaits in between.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import random
 import secrets
 from collections.abc import Iterator, Sequence
@@ -46,8 +51,12 @@ class Die(msgspec.Struct, frozen=True, gc=False):
 class Roll(msgspec.Struct, frozen=True, gc=False):
     """A finished roll as it is recorded in an event.
 
-    ``seed`` is the seed the server rolled with (``None`` for physical dice entered by hand,
-    which are marked ``manual``). ``text`` is the readable breakdown, e.g. ``1d20 (17) + 3 = 20``.
+    ``seed`` is the seed the server rolled with when the encounter fixed a dice seed (or, in
+    logs from before verifiable dice, every server roll's seed); ``place`` the roll's place in
+    the encounter's keyed dice streams (``"table:17"``), from which the revealed dice secret
+    gives its faces again (``rules.verifiable_dice``). Both are ``None`` for physical dice
+    entered by hand, which are marked ``manual``. ``text`` is the readable breakdown, e.g.
+    ``1d20 (17) + 3 = 20``.
     """
 
     expr: str
@@ -56,6 +65,7 @@ class Roll(msgspec.Struct, frozen=True, gc=False):
     text: str
     seed: int | None = None
     manual: bool = False
+    place: str | None = None
 
     @property
     def natural(self) -> int | None:
@@ -92,6 +102,37 @@ class _FaceSource:
         if face not in range(start, stop, step):  # the percentile die: randrange(0, 100, 10)
             raise DiceError(f"{face} is not a face of a percentile die (0, 10 .. 90)")
         return face
+
+
+class _KeyedSource:
+    """Stands in for ``random`` inside ``d20``: each face drawn is HMAC-SHA256, keyed by
+    ``key``, of the roll's ``place`` and the draw's number, made uniform by rejection (a
+    block whose value falls in the incomplete last range of ``n`` is drawn again), so anyone
+    holding the key draws the same faces, and nobody without it can tell them in advance."""
+
+    def __init__(self, key: bytes, place: str) -> None:
+        self._key = key
+        self._place = place
+        self.draws = 0
+
+    def _below(self, n: int) -> int:
+        """A uniform whole number in ``[0, n)``."""
+        limit = (1 << 64) - (1 << 64) % n
+        attempt = 0
+        while True:
+            block = hmac.new(self._key, f"{self._place}:{self.draws}:{attempt}".encode(),
+                             hashlib.sha256).digest()
+            value = int.from_bytes(block[:8], "big")
+            if value < limit:
+                self.draws += 1
+                return value % n
+            attempt += 1
+
+    def randrange(self, start: int, stop: int | None = None, step: int = 1) -> int:
+        if stop is None:  # d20 rolls a die of `start` sides as randrange(start) + 1
+            return self._below(start)
+        faces = range(start, stop, step)  # the percentile die: randrange(0, 100, 10)
+        return faces[self._below(len(faces))]
 
 
 @contextmanager
@@ -277,6 +318,16 @@ def roll_seeded(expr: str, seed: int) -> Roll:
     if len(dice) > MAX_DICE:
         raise DiceError(f"more than {MAX_DICE} dice")
     return Roll(expr=expr, total=_total(result), dice=dice, text=str(result), seed=seed)
+
+
+def roll_keyed(expr: str, key: bytes, place: str) -> Roll:
+    """Roll ``expr`` with faces drawn from the keyed stream ``key`` at ``place``
+    (:class:`_KeyedSource`): the same key and place give the same faces."""
+    result = _evaluate(expr, _KeyedSource(key, place))
+    dice = _dice_of(result)
+    if len(dice) > MAX_DICE:
+        raise DiceError(f"more than {MAX_DICE} dice")
+    return Roll(expr=expr, total=_total(result), dice=dice, text=str(result), place=place)
 
 
 def roll_faces(expr: str, faces: Sequence[int]) -> Roll:

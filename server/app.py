@@ -25,6 +25,7 @@ from encounter.patches import NO_CHANGE
 from encounter.screen import waits_for_screen
 from protocol.messages import Limits
 from protocol.version import PROTOCOL_VERSION
+from rules.verifiable_dice import encounter_secret
 from server import __version__, auth, metrics, web
 from server.addresses import ConnectionCounter, CountedConnection
 from server.commands import CommandService
@@ -58,6 +59,7 @@ class Server:
         self.tokens: auth.Tokens
         self.creation: CreatePolicy
         self.quotas: CreateQuotas
+        self._dice_root = b""
         self.commands = CommandService(self)
         self.follower: ActivityFollower
         self.sessions: set[Session] = set()
@@ -92,10 +94,11 @@ class Server:
         self.redis, follower_redis = self._connect(url)
         self.quotas = CreateQuotas(self.redis, s)
         secret = await self._secret()
+        self._dice_root = secret
         self.tokens = auth.Tokens(secret)
         durability = await durability_for(self.redis, s, embedded=self.embedded is not None)
         self.store = EventStore(self.redis, LogChain(secret), durability, s.max_event_bytes)
-        self.rooms = Rooms(self.store)
+        self.rooms = Rooms(self.store, self.commands.fire_timer)
         self.follower = ActivityFollower(self.redis, follower_redis, self.rooms, s.sweep_interval)
         await self.follower.start()
         self.ws = await serve(
@@ -155,6 +158,11 @@ class Server:
         single = Redis.from_pool(pool)
         # XREAD BLOCK gets its own connection, without a socket timeout shorter than the block
         return single, Redis.from_url(url, socket_timeout=None, single_connection_client=True)
+
+    def dice_secret(self, encounter: str) -> bytes:
+        """The secret the encounter's server dice are drawn from (ruling R101): derived from
+        the server's secret, so every process of a deployment draws the same dice."""
+        return encounter_secret(self._dice_root, encounter)
 
     async def _secret(self) -> bytes:
         if self.settings.secret:
@@ -275,7 +283,8 @@ class Server:
                 shown = [(e, d) for e, d in zip(batch.envelopes, batch.digests, strict=True)
                          if e.seq <= end]
                 for frame in room.frames_for([e for e, _ in shown], [d for _, d in shown],
-                                             actor, cursor=session.cursor):
+                                             actor, cursor=session.cursor,
+                                             summaries=session.summaries):
                     session.enqueue(frame)
                 self._join_resumed(session, room, since)
                 return
@@ -315,7 +324,7 @@ class Server:
                 self._resume_snapshot(session, room, doubt)
                 return
             for frame in room.frames_for(batch.envelopes, batch.digests, actor,
-                                         cursor=session.cursor):
+                                         cursor=session.cursor, summaries=session.summaries):
                 session.enqueue(frame)
             sent_to, sent_digest = batch.envelopes[-1].seq, batch.head
 

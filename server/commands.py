@@ -17,6 +17,7 @@ from redis import exceptions as redis_exceptions
 
 from encounter import engine
 from encounter.screen import behind, waits_for_screen
+from encounter.timers import TimerDue
 from protocol import messages as msg
 from protocol.errors import ErrorCode
 from protocol.events import TokenIssued, TokenRevoked
@@ -27,6 +28,7 @@ from server.cursor import CursorError
 from server.quotas import CreateQuotas
 from server.rooms import Member, Room
 from server.store import Batch, EventStore, EventTooLarge, NotDurable
+from server.timers import TimerSeat
 
 log = logging.getLogger("stablemaster.commands")
 
@@ -60,6 +62,10 @@ class Host(Protocol):
     creation: CreatePolicy
     quotas: CreateQuotas
 
+    def dice_secret(self, encounter: str) -> bytes:
+        """The secret the encounter's server dice are drawn from (ruling R101)."""
+        ...
+
 
 class Sender(Member, Protocol):
     """The connection a command came on (``server.session.Session`` is one)."""
@@ -85,7 +91,8 @@ class CommandService:
             os._exit(70)
 
     def context(self) -> engine.Context:
-        return engine.Context(now_ms=int(time.time() * 1000), new_id=auth.new_id)
+        return engine.Context(now_ms=int(time.time() * 1000), new_id=auth.new_id,
+                              dice_secret=self.server.dice_secret)
 
     async def handle(self, session: Sender, cmd: msg.Command) -> None:
         kind = cmd.__struct_config__.tag
@@ -133,6 +140,10 @@ class CommandService:
         metrics.COMMANDS.labels(str(kind), outcome).inc()
         metrics.COMMAND_SECONDS.observe(time.perf_counter() - started)
 
+    async def fire_timer(self, room: Room, cmd: TimerDue) -> None:
+        """A turn timer's warning or end (R102), sent by this process for ``room``."""
+        await self.handle(TimerSeat(room), cmd)
+
     # -- history -----------------------------------------------------------------------------
 
     async def history(self, session: Sender, cmd: msg.GetHistory) -> None:
@@ -158,7 +169,8 @@ class CommandService:
                 at = 1  # (a trimmed log: nothing older is held)
                 break
             budget -= len(envelopes)
-            shown[:0] = room.seen_by(envelopes, digests, actor, session.cursor)
+            shown[:0] = room.seen_by(envelopes, digests, actor, session.cursor,
+                                     session.summaries)
             at, last_digest = envelopes[0].seq, digests[0]
         older: int | None = None
         if len(shown) >= cmd.limit:

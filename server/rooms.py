@@ -33,12 +33,15 @@ from encounter.patches import Memo, Shown, follow, prepare, show
 from encounter.screen import at_table, behind, table_sees, waits_for_screen
 from encounter.state import EncounterState, copy_state, turn_id
 from encounter.views import view_event, view_state
+from encounter.words import summarize
 from protocol.errors import ErrorCode
 from protocol.events import Envelope, TokenRevoked
 from protocol.messages import EventMessage, LegalAction, ServerMessage, Snapshot, View
+from protocol.summary import Summary
 from server import metrics
 from server.cursor import Cursors
 from server.store import Batch, EventStore, Loaded, Screen
+from server.timers import Fire, TimerWatch
 from server.wire import LegalFrame
 
 
@@ -46,9 +49,11 @@ class Member(Protocol):
     """What a room needs of a connection it serves (``server.session.Session`` is one)."""
 
     actor: Actor | None
-    #: negotiated ``cursor``: positions as cursors, never seqs; ``view``: patches of the state
+    #: negotiated ``cursor``: positions as cursors, never seqs; ``view``: patches of the state;
+    #: ``summaries``: each event with its words
     cursor: bool
     view: bool
+    summaries: bool
 
     def send(self, message: ServerMessage) -> None: ...
 
@@ -86,6 +91,10 @@ RECENT_OUTCOMES = 256
 _encode = msgspec.json.Encoder()
 
 
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
 def viewer_key(actor: Actor) -> tuple[bool, frozenset[str], frozenset[str]]:
     """Viewers with equal keys see the same events and the same legal actions."""
     return (actor.sees_all, actor.combatants, actor.scopes)
@@ -116,6 +125,8 @@ class Room:
         self.shown: dict[Any, Shown] = {}
         self.memo = Memo()
         self._table_digest_seq = 0
+        #: the words of recent events shown unchanged, by seq (``summary_of``)
+        self._said: dict[int, tuple[Envelope, Summary]] = {}
         self._screen_task: asyncio.Task[None] | None = None
         #: resolved (and replaced) whenever ``told`` moves, for the commands that wait for it
         self._told_moved: asyncio.Future[None] | None = None
@@ -144,6 +155,8 @@ class Room:
         #: Closes the connections of the next credential to expire, and when (ms).
         self._expiry: asyncio.TimerHandle | None = None
         self._expiry_at: float | None = None
+        #: the running turn timer's next stage, watched on this process's clock (R102)
+        self.timers: TimerWatch | None = None
         self._set_screen(screen)
 
     @property
@@ -193,6 +206,8 @@ class Room:
             for envelope in fresh:
                 metrics.FANOUT_LAG.observe(max(0.0, now - envelope.ts) / 1000)
         self._deliver(fresh, fresh_digests)
+        if self.timers is not None:
+            self.timers.follow(self.state)
 
     def _fold(self, fresh: Sequence[Envelope]) -> EncounterState | None:
         """Fold ``fresh`` into the state; the state as it was at the end of the last command
@@ -470,6 +485,8 @@ class Room:
                     self.id, why, self.version, before)
         for session in list(self.sessions):
             self.resync(session, "rewound")
+        if self.timers is not None:
+            self.timers.follow(self.state)
 
     def lose(self, asked: tuple[Member, str] | None = None) -> None:
         """The encounter is gone from Redis: tell every connection (``encounter_lost``; the
@@ -516,10 +533,10 @@ class Room:
             if session.cursor:
                 session.send(Snapshot(encounter=self.id, reason=reason,  # type: ignore[arg-type]
                                       state=state, digest=msgspec.UNSET,
-                                      cursor=self.seal(seq, digest)))
+                                      cursor=self.seal(seq, digest), ts=_now_ms()))
             else:
                 session.send(Snapshot(encounter=self.id, seq=seq, reason=reason,  # type: ignore[arg-type]
-                                      state=state, digest=digest or None))
+                                      state=state, digest=digest or None, ts=_now_ms()))
         if join:
             self.add_session(session)
             session.offer_legal(self.legal_frame(actor, cursor=session.cursor), force=True)
@@ -610,6 +627,8 @@ class Room:
 
     def drop(self) -> None:
         """The room is no longer served here (its last connection left)."""
+        if self.timers is not None:
+            self.timers.stop()
         if self._expiry is not None:
             self._expiry.cancel()
             self._expiry = self._expiry_at = None
@@ -641,7 +660,7 @@ class Room:
         allowed = allowed_chart_events(state) if not state.ended else set()
         shared: dict[object, list[LegalAction]] = {}
         turns: dict[bool, str] = {}
-        encoded: dict[tuple[int, bool], bytes] = {}
+        encoded: dict[tuple[int, bool, bool], bytes] = {}
         #: the view messages of this delivery by patch, position and framing: the viewers who
         #: share a patch (``encounter.patches.Common``) share its message
         views_encoded: dict[tuple[int, int, bool], tuple[bytes, bytes]] = {}
@@ -660,13 +679,14 @@ class Room:
                 turn = turns[table] = turn_id(state, table)
             legal = self.legal_frame(actor, allowed, shared, turn,
                                      any(m.cursor for m in members))
-            frames: dict[bool, list[bytes]] = {}
+            frames: dict[tuple[bool, bool], list[bytes]] = {}
             views = self._view_frames(actor, members, views_encoded)
             for session in members:
-                mine = frames.get(session.cursor)
+                framing = (session.cursor, session.summaries)
+                mine = frames.get(framing)
                 if mine is None:
-                    mine = frames[session.cursor] = self.frames_for(
-                        shown[0], shown[1], actor, encoded, session.cursor)
+                    mine = frames[framing] = self.frames_for(
+                        shown[0], shown[1], actor, encoded, session.cursor, session.summaries)
                 for frame in mine:
                     session.enqueue(frame)
                 delivered += len(mine)
@@ -714,24 +734,25 @@ class Room:
         return frames
 
     def seen_by(self, envelopes: Sequence[Envelope], digests: Sequence[str], actor: Actor,
-                cursor: bool) -> list[tuple[int, str, bytes]]:
+                cursor: bool, summaries: bool = False) -> list[tuple[int, str, bytes]]:
         """The seq, digest and ``event`` message of each of ``envelopes`` that ``actor`` may
-        see, as it may see it (for ``get_history``)."""
+        see, as it may see it (for ``get_history``; ``summaries``: with its words)."""
         seen = []
         for envelope, digest in zip(envelopes, digests, strict=True):
             event = view_event(envelope, actor)
             if event is not None:
                 seen.append((envelope.seq, digest,
-                             self._event_frame(envelope, event, digest, cursor)))
+                             self._event_frame(envelope, event, digest, cursor, summaries)))
         return seen
 
     def frames_for(self, envelopes: Iterable[Envelope], digests: Iterable[str], actor: Actor,
-                   encoded: dict[tuple[int, bool], bytes] | None = None,
-                   cursor: bool = False) -> list[bytes]:
+                   encoded: dict[tuple[int, bool, bool], bytes] | None = None,
+                   cursor: bool = False, summaries: bool = False) -> list[bytes]:
         """The ``event`` messages of ``envelopes`` that ``actor`` may see, as it may see them
-        (``cursor``: with a cursor in place of the seq and digest). ``encoded`` keeps the
-        messages of events shown unchanged (the view is the event itself) across the viewers
-        of one delivery, so each is encoded once."""
+        (``cursor``: with a cursor in place of the seq and digest; ``summaries``: with the
+        words of the event as it sees it). ``encoded`` keeps the messages of events shown
+        unchanged (the view is the event itself) across the viewers of one delivery, so each
+        is encoded once, and worded once."""
         cache = encoded if encoded is not None else {}
         frames = []
         for envelope, digest in zip(envelopes, digests, strict=True):
@@ -739,22 +760,48 @@ class Room:
             if event is None:
                 continue
             if event is envelope.event:
-                key = (envelope.seq, cursor)
+                key = (envelope.seq, cursor, summaries)
                 frame = cache.get(key)
                 if frame is None:
-                    frame = cache[key] = self._event_frame(envelope, event, digest, cursor)
+                    frame = cache[key] = self._event_frame(envelope, event, digest, cursor,
+                                                           summaries)
             else:
-                frame = self._event_frame(envelope, event, digest, cursor)
+                frame = self._event_frame(envelope, event, digest, cursor, summaries)
             frames.append(frame)
         return frames
 
     def _event_frame(self, envelope: Envelope, event: Any, digest: str,
-                     cursor: bool = False) -> bytes:
+                     cursor: bool = False, summaries: bool = False) -> bytes:
+        summary = self.summary_of(envelope, event) if summaries else None
         if cursor:
             return _encode.encode(EventMessage(encounter=self.id, ts=envelope.ts, event=event,
-                                               cursor=self.seal(envelope.seq, digest)))
+                                               cursor=self.seal(envelope.seq, digest),
+                                               summary=summary))
         return _encode.encode(EventMessage(encounter=self.id, seq=envelope.seq, ts=envelope.ts,
-                                           event=event, digest=digest or None))
+                                           event=event, digest=digest or None, summary=summary))
+
+    def summary_of(self, envelope: Envelope, event: Any) -> Summary:
+        """The words of ``event``, ``envelope``'s event as one viewer sees it: worked out once
+        per stored event shown unchanged (the connections with and without ``cursor``, and
+        every viewer it is shown to unchanged, share them), and for each redacted copy of it.
+        Combatants go by the names of the encounter (removed ones too)."""
+        if event is not envelope.event:
+            return self._summarize(event)
+        found = self._said.get(envelope.seq)
+        if found is not None and found[0] is envelope:
+            return found[1]
+        summary = self._summarize(event)
+        if len(self._said) >= RING_SIZE:
+            self._said.clear()
+        self._said[envelope.seq] = (envelope, summary)
+        return summary
+
+    def _summarize(self, event: Any) -> Summary:
+        try:
+            return summarize(event, self.state.ruleset, self.state.names, self.state.effect_names)
+        except Exception:  # defence in depth: words that fail must not stop delivery
+            log.exception("the words of a %s event of %s failed", type(event).__name__, self.id)
+            return Summary(text=str(event.__struct_config__.tag).replace("_", " "))
 
     def legal_frame(self, actor: Actor, allowed: set[str] | None = None,
                     shared: dict[object, list[LegalAction]] | None = None,
@@ -782,8 +829,10 @@ class Rooms:
     """The rooms of this process, loaded on first use and dropped once no connection is in it
     or about to join it."""
 
-    def __init__(self, store: EventStore) -> None:
+    def __init__(self, store: EventStore, fire_timer: Fire | None = None) -> None:
         self.store = store
+        #: carries out a turn timer's command (R102); ``None``: this process fires none
+        self.fire_timer = fire_timer
         self._rooms: dict[str, Room] = {}
         self._loading: dict[str, asyncio.Future[Room | None]] = {}
 
@@ -822,6 +871,9 @@ class Rooms:
             if room is not None:
                 self._rooms[encounter] = room
                 room.holders += 1
+                if self.fire_timer is not None:
+                    room.timers = TimerWatch(room, self.fire_timer)
+                    room.timers.follow(room.state)
                 metrics.ROOMS.set(len(self._rooms))
             future.set_result(room)
             return room

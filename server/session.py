@@ -34,7 +34,7 @@ from protocol import messages as msg
 from protocol.errors import ErrorCode
 from protocol.version import SUPPORTED_VERSIONS
 from rules.choices import with_allowed
-from server import __version__, metrics
+from server import __version__, metrics, replay
 from server.addresses import CountedConnection
 from server.auth import new_id
 from server.config import Settings
@@ -136,11 +136,16 @@ class Session:
         self._legal_cursor: str | None = None
         #: negotiated in ``hello``: one websocket message for everything queued at once
         #: (``batch``), legal actions as deltas (``legal_delta``), positions as cursors
-        #: (``cursor``), the state kept in step by patches (``view``)
+        #: (``cursor``), the state kept in step by patches (``view``), events with their
+        #: words (``summaries``)
         self.batch = False
         self.legal_delta = False
         self.cursor = False
         self.view = False
+        self.summaries = False
+        #: a replay (``hello.replay``): it watches the log played back, never the live room
+        self.replaying = False
+        self._replay: asyncio.Task[None] | None = None
         #: A ``welcome`` was sent: the connection said ``hello`` in time.
         self.welcomed = False
         #: The hello deadline is met: the connection authenticated, or (having said ``hello``
@@ -365,12 +370,14 @@ class Session:
                     if timeout > 0 else None)
         try:
             spectate, since, digest, cursor, bad, features = _query_token(self.ws)
+            replaying, bad_replay = _query_replay(self.ws)
+            bad = bad or bad_replay
             if spectate is not None and bad:
                 self.error(ErrorCode.INVALID_PAYLOAD, bad + "; no hello was said for this link")
             elif spectate is not None:
                 await self.hello(msg.Hello(versions=list(SUPPORTED_VERSIONS), token=spectate,
                                            since=since, digest=digest, cursor=cursor,
-                                           features=features),
+                                           features=features, replay=replaying),
                                  spectator_url=True)
             async for raw in self.ws:
                 if self._closing:
@@ -390,6 +397,8 @@ class Session:
                 with contextlib.suppress(ConnectionClosed):
                     await self._close_task  # lets what is queued go out first
             metrics.CONNECTIONS.dec()
+            if self._replay is not None:
+                self._replay.cancel()
             if self.room is not None:
                 self.server.rooms.leave(self.room, self)
             if self._draining is not None:
@@ -438,6 +447,10 @@ class Session:
         if self.protocol is None:
             self.error(ErrorCode.UNAUTHENTICATED, "send hello first", message.id)
             return
+        if self.replaying and not isinstance(message, msg.Ping):
+            self.error(ErrorCode.FORBIDDEN, "a replay connection only watches: open another "
+                       "connection (without replay) to send commands", message.id)
+            return
         await self.server.commands.handle(self, message)
 
     async def hello(self, hello: msg.Hello, spectator_url: bool = False) -> None:
@@ -457,12 +470,18 @@ class Session:
             self.error(ErrorCode.INVALID_PAYLOAD, "resume from a cursor or from since and "
                        "digest, not both")
             return
+        if hello.replay is not None and (hello.since is not None or hello.cursor is not None
+                                         or hello.token is None):
+            self.error(ErrorCode.INVALID_PAYLOAD, "replay: a replay starts from a round, not "
+                       "from since or a cursor, and needs a token")
+            return
         asked = set(hello.features)
         if "view" in asked:
             asked.add("batch")  # the events and the patch of one change arrive together
         features = [f for f in msg.FEATURES if f in asked]
         self.batch, self.legal_delta = "batch" in features, "legal_delta" in features
         self.cursor, self.view = "cursor" in features, "view" in features
+        self.summaries = "summaries" in features
         if hello.token is None:
             self.welcomed = True
             self.send(msg.Welcome(protocol=self.protocol, server=__version__, session=self.id,
@@ -494,6 +513,11 @@ class Session:
                 scopes=sorted(actor.scopes), limits=limits,  # type: ignore[arg-type]
                 features=features,
             ))
+            if hello.replay is not None:  # it watches the log, not the live encounter
+                self.replaying = True
+                self._replay = asyncio.get_running_loop().create_task(
+                    replay.play(self, room, actor, hello.replay))
+                return
             await self.server.attach(self, room, since, digest)
         finally:
             # joined (or given up): the room goes with its last connection from now on
@@ -536,6 +560,22 @@ def _query_token(ws: ServerConnection) -> tuple[
         return token, int(since), digest, None, None, features
     return token, None, digest, None, "since in the URL must be a seq: ASCII digits 0-9, at " \
         "most 18 of them", features
+
+
+def _query_replay(ws: ServerConnection) -> tuple[msg.Replay | None, str | None]:
+    """A replay asked for in a spectator link (``&replay=<speed>&from_round=<round>``), and
+    what is wrong with it, if anything."""
+    request = ws.request
+    query = parse_qs(urlsplit(request.path).query) if request is not None else {}
+    speed, from_round = query.get("replay", [None])[0], query.get("from_round", [None])[0]
+    if speed is None:
+        return None, None if from_round is None else "from_round in the URL needs replay"
+    try:
+        return msgspec.convert({"speed": float(speed), "from_round": int(from_round or 0)},
+                               msg.Replay), None
+    except (ValueError, msgspec.ValidationError) as exc:
+        return None, f"replay in the URL: a speed (above 0, at most 1000) and from_round a " \
+            f"round (0 or more): {exc}"
 
 
 # A JSON string (escapes included) or one bracket: what the depth of a message depends on.

@@ -11,6 +11,10 @@ An example's ``map`` is either a ``BattleMap`` as JSON or YAML (``width``, ``hei
 ``BattleMap.from_ascii``. :func:`example_map` turns either into the ``map`` of
 ``create_encounter``.
 
+``/client/<file>.js`` serves the JavaScript client package's modules (``clients/js/src/``,
+stablemaster-client), which the web table's pages load as they are, and which any page may
+import.
+
 ``/schemas/args/<id>.json`` is the JSON Schema of the arguments of the ``legal_actions``
 entries whose ``args_schema`` is ``<id>``, and ``/schemas/args.json`` all of them by id
 (``encounter.schemas``).
@@ -40,6 +44,7 @@ CONTENT_TYPES = {
     "yaml": "application/yaml; charset=utf-8",
 }
 _FILE = re.compile(r"^[a-z0-9][a-z0-9_-]*\.(html|js|css|svg|yaml)$")
+_MODULE = re.compile(r"^[a-z][a-z0-9-]*\.js$")
 
 
 def example_names() -> list[str]:
@@ -131,8 +136,10 @@ def _schema_bodies() -> dict[str, bytes]:
 
 
 def lookup(path: str) -> tuple[bytes, str] | None:
-    """The body and content type for a ``/table/…``, ``/watch`` or ``/schemas/args…`` path,
-    or None."""
+    """The body and content type for a ``/table/…``, ``/watch``, ``/client/…`` or
+    ``/schemas/args…`` path, or None."""
+    if path.startswith("/client/"):
+        return client_module(path[len("/client/"):])
     if path.startswith("/schemas/"):
         body = _schema_bodies().get(path)
         return None if body is None else (body, CONTENT_TYPES["json"])
@@ -159,3 +166,13 @@ def lookup(path: str) -> tuple[bytes, str] | None:
     if not file.is_file():
         return None
     return file.read_bytes(), CONTENT_TYPES[match.group(1)]
+
+
+def client_module(name: str) -> tuple[bytes, str] | None:
+    """A module of the JavaScript client package (``clients/js/src/<name>``), or None."""
+    if _MODULE.match(name) is None:
+        return None
+    file = resources.files("clients").joinpath("js", "src", name)
+    if not file.is_file():
+        return None
+    return file.read_bytes(), CONTENT_TYPES["js"]

@@ -27,9 +27,7 @@ def _view(ruleset: str, dog: list[str]) -> TableView:
     for c in state["combatants"]:
         if c["id"] == "dog":
             c["vitals"]["condition"] = dog
-    view = TableView()
-    view.apply({"type": "snapshot", "seq": 1, "reason": "join", "state": state})
-    return view
+    return TableView(state)
 
 
 @pytest.mark.parametrize(("ruleset", "beaten"), [("dramatic", False), ("action_time", True)])

@@ -187,18 +187,21 @@ async def test_a_player_plays_a_turn_from_the_terminal(server: Server, clients: 
         if acting == ["twilight"]:
             break
         await table.gm.command("act", combatant=acting[0], action="end_turn")
-    # the dice in full: expression, each die, total, as the server rolled them (told to the
-    # player once a turn it sees begins, when the hidden lurker's came first)
-    await term.expect(r"dice: Twilight Sparkle rolls initiative: 1d20\+3 → \[d20:\d+\] = \d+")
+    # the server's words for each event, the dice in full: expression, each die, total, as
+    # the server rolled them (told to the player once a turn it sees begins, when the hidden
+    # lurker's came first), and the numbers itemised under the line
+    await term.expect(r"Twilight Sparkle rolls initiative: 1d20\+3 \[d20: \d+\] = \d+\.")
+    await term.expect(r"\(d20 \d+ · total \d+\)")
     await term.expect(r"Initiative: ")
     await term.expect(r"Twilight Sparkle — turn, round 1:")
     listing = await term.expect(r"(\d+)\) move: Move up to your speed")
     term.send(f"{listing.group(1)} trots to the window")  # by number, with a note
-    await term.expect(r"\] Twilight Sparkle: move — trots to the window")
+    await term.expect(r"  Twilight Sparkle: move: trots to the window")
     await term.expect(r"ok: move")
     term.send("attack dog")  # the target by name; the server picks the unarmed attack
-    await term.expect(r"\] Twilight Sparkle attacks Diamond Dog with unarmed: d20 \d+ .*= \d+ "
-                      r"vs Reflex → (HIT|MISS|CRITICAL HIT|AUTOMATIC MISS)")
+    await term.expect(r"  Twilight Sparkle attacks Diamond Dog with unarmed: d20 \d+ .*= \d+ "
+                      r"against Reflex Defense.*: (hit|miss|critical hit|automatic miss)")
+    await term.expect(r"\(d20 \d+ · .* · total \d+\)")  # the roll itemised
     await term.expect(r"ok: attack")
     term.send("s")
     await term.expect(r"Twilight Sparkle\s+party\s+<- acting \[fatigue 10/10\]")
@@ -209,7 +212,7 @@ async def test_a_player_plays_a_turn_from_the_terminal(server: Server, clients: 
         a["action"] == "end_turn" and a["combatant"] == "twilight" for a in table.gm.legal))
     if [a["combatant"] for a in table.gm.legal if a["action"] == "end_turn"] == ["lurker"]:
         await table.gm.command("act", combatant="lurker", action="end_turn")
-    await term.expect(r"\] Twilight Sparkle ends the turn")
+    await term.expect(r"  Twilight Sparkle ends the turn\.")
     term.send("end_turn")
     await term.expect(r"\? no action 'end_turn' now")
     term.send("quit")
@@ -221,9 +224,9 @@ async def test_a_player_plays_a_turn_from_the_terminal(server: Server, clients: 
 def test_the_terminal_reads_squares_and_draws_the_map() -> None:
     assert cli._value("2,1;3,1") == [[2, 1], [3, 1]] == cli._value("[[2,1],[3,1]]")
     assert cli._value("7") == 7 and cli._value("magic bolt") == "magic bolt"
-    view = TableView(battle_map={"width": 3, "height": 2, "blocked": [[1, 0]],
-                                 "difficult": [[2, 1]]}, positions={"dog": (0, 1)},
-                     combatants={"dog": {"name": "Diamond Dog"}})
+    view = TableView({"map": {"width": 3, "height": 2, "blocked": [[1, 0]],
+                              "difficult": [[2, 1]]}, "positions": {"dog": [0, 1]},
+                      "combatants": [{"id": "dog", "name": "Diamond Dog"}]})
     assert map_lines(view) == ["   012", " 0 .#.", " 1 D.~", "   D Diamond Dog (0,1)"]
     assert drawing_to_map(".#.\nD.~") == {"width": 3, "height": 2, "blocked": [[1, 0]],
                                           "difficult": [[2, 1]]}
@@ -234,26 +237,17 @@ def test_the_terminal_reads_social_arguments_and_shows_the_scene() -> None:
                              "we", "never", "met"])
     assert args == {"targets": ["bree", "dog"], "size": "small", "white": True, "rating": None}
     assert bare == ["we", "never", "met"]
-    view = TableView(combatants={"ace": {"name": "Ace", "vitals": {"mental": {"step": 1}}},
-                                 "bree": {"name": "Bree"}},
-                     arguments={"arg1": {"owner": "ace", "size": "large", "text": "hear me"}},
-                     attitudes={"bree": {"ace": "unfriendly"}}, blocking={"bree"},
-                     debate_over=True)
+    view = TableView({"combatants": [{"id": "ace", "name": "Ace",
+                                      "vitals": {"mental": {"step": 1}}},
+                                     {"id": "bree", "name": "Bree"}],
+                      "arguments": {"arg1": {"owner": "ace", "size": "large",
+                                             "text": "hear me"}},
+                      "attitudes": {"bree": {"ace": "unfriendly"}}, "blocking": ["bree"],
+                      "debate_over": True})
     lines = social_lines(view)
     assert "  Ace: mental 1/5, statements: [arg1] large 'hear me'" in lines
     assert "  Bree: mental 0/5, blocking" in lines
     assert "  Bree → Ace: unfriendly" in lines and "the debate is over" in lines
-
-
-def test_a_rolls_purpose_reads_as_words() -> None:
-    """The log names what a roll is for in words (``aid_another`` reads "aid another")."""
-    view = TableView(combatants={"ace": {"name": "Ace"}})
-    roll = {"expr": "1d20", "total": 12, "dice": [{"sides": 20, "face": 12, "kept": True}],
-            "text": "1d20 (12) = 12", "seed": 1, "manual": False}
-    lines = view.apply({"type": "event", "seq": 1, "event": {
-        "kind": "dice_rolled", "purpose": "aid_another", "roll": roll, "by": "server",
-        "combatant": "ace", "request": None}})
-    assert lines[0].text.startswith("Ace rolls aid another: 1d20")
 
 
 async def test_the_gm_starts_and_ends_the_scene_from_the_terminal(
@@ -266,12 +260,14 @@ async def test_the_gm_starts_and_ends_the_scene_from_the_terminal(
     await term.expect(r"as gm\. Type 'help'")
     await term.expect(r"Lurking Dog .*hidden")  # the GM sees the hidden combatant
     term.send("start_encounter")
-    await term.expect(r"dice: Lurking Dog rolls initiative: 1d20\+4 → \[d20:\d+\] = \d+")
+    await term.expect(r"Lurking Dog rolls initiative: 1d20\+4 \[d20: \d+\] = \d+\.")
     await term.expect(r"ok: start_encounter")
     term.send("reveal lurker")
     await term.expect(r"Lurking Dog is revealed!")
     term.send("end_encounter the dogs fled")
-    await term.expect(r"The scene ends\. the dogs fled")
+    await term.expect(r"The scene ends: the dogs fled")
+    term.send("check dice")  # the secret is revealed at the end: every roll checks out
+    await term.expect(r"every server roll is the one the committed secret gives")
     term.send("q")
     assert await term.close() == 0
 
@@ -279,7 +275,8 @@ async def test_the_gm_starts_and_ends_the_scene_from_the_terminal(
 async def test_the_terminal_says_what_the_ruleset_calls_fatigue_points(
         server: Server, clients: list[Client], ptys: list[Pty]) -> None:
     """An Action Time combatant's Health reads "Health" in the terminal, as on the web table's
-    pages: the client asks the server for its rulesets' words (``/table/rulesets.json``)."""
+    pages: the client asks the server for its rulesets' words (``/table/rulesets.json``); the
+    log's lines are the server's words, in the ruleset's terms too."""
     url = ws_url(server)
     example = yaml.safe_load((ROOT / "server/examples/action-time-ponies-vs-diamond-dogs.yaml")
                              .read_text(encoding="utf-8"))
@@ -294,8 +291,9 @@ async def test_the_terminal_says_what_the_ruleset_calls_fatigue_points(
     await term.expect(r"as gm\. Type 'help'")
     await term.expect(r"Fluttershy .*\[Health 10/10")
     await gm.command("adjust_combatant", combatant="fluttershy", fatigue=6, reason="a fall")
-    await term.expect(r"GM override: GM sets Health of Fluttershy \(Health 6\)")
-    await term.expect(r"Fluttershy: GM: a fall \[Health 6/10")
+    await term.expect(r"Fluttershy: GM: a fall\. Now: Health 6/10")  # the server's words
+    term.send("s")  # the state's vitals, in the terminal's
+    await term.expect(r"Fluttershy .*\[Health 6/10")
     term.send("q")
     assert await term.close() == 0
 

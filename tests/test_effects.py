@@ -11,14 +11,19 @@ of its examples), Taking Actions (cast).
 
 from __future__ import annotations
 
+import io
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import msgspec
 import pytest
 
-from clients.view import TableView
+from clients.cli import Terminal
+from clients.live import Seat
 from encounter.actors import Actor
 from encounter.views import view_state
+from encounter.words import summarize
+from protocol import events as ev
 from rules.rulesets import DramaticSystems, RulesetError
 from rules.sheet import parse_sheet
 from rules.social.status import related_status
@@ -396,19 +401,25 @@ async def test_an_unknown_talent_is_refused_unless_it_declares_its_effects(
 
 async def test_the_terminal_client_shows_what_an_effect_changes_and_how_long(
         make: Make) -> None:
-    """The terminal client's table (``clients.view``) says what an effect changes and how
-    long it lasts, from the events and from a snapshot."""
+    """The server says what an effect changes and how long it lasts (the ``summary`` of its
+    ``effect_started``, the log's line), and the terminal client's table shows it from the
+    state."""
     scene = await make([PONY, DOG])
     await scene.do("add_effect", name="Rally", until="start_of_next_turn", combatant="ace",
                    modifiers=[{"target": "defenses", "amount": 1}])
     await scene.do("add_effect", name="Haste", rounds=2, combatant="ace",
                    modifiers=[{"target": "speed", "amount": 2}])
-    view = TableView()
-    lines = []
-    for seq, event in enumerate(scene.events(), start=1):
-        lines += [x.text for x in view.apply({"type": "event", "seq": seq, "event": event})]
-    assert "Rally: defenses +1 on ace (until its holder's next turn)" in lines
-    assert "Haste: speed +2 on ace (2 rounds, until round 3)" in lines
+    state = await scene.view()
+    names = {c["id"]: c["name"] for c in state["combatants"]}
+    said = [summarize(msgspec.convert(e, ev.AnyEvent), "dramatic", names).text
+            for e in scene.events("effect_started")]
+    assert said == [f"Rally (defenses +1) begins on {names['ace']}, until its holder's next turn.",
+                    f"Haste (speed +2) begins on {names['ace']}, for 2 rounds, until round 3."]
+    seat = Seat("ws://127.0.0.1:9/ws", "unused")
+    seat.view.state = state
+    shown = Terminal(seat, io.StringIO()).state_lines()
+    assert f"  effect: Rally on {names['ace']} (defenses +1; until start of next turn)" in shown
+    assert f"  effect: Haste on {names['ace']} (speed +2; until round 3)" in shown
 
 
 def test_skill_focus_is_named_as_the_text_writes_it() -> None:

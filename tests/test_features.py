@@ -259,9 +259,11 @@ async def test_the_full_list_after_a_snapshot_and_on_request(server: Server,
     assert resumed.legal == gm.legal
 
 
-async def test_the_seat_of_the_terminal_client_and_the_bots_asks_for_both(
+async def test_the_seat_of_the_terminal_client_and_the_bots_asks_for_its_features(
         server: Server, clients: list[Client]) -> None:
-    from clients.live import Seat
+    """``Seat`` asks for batches, deltas, cursors, the view and the summaries: its legal
+    actions are the full list's, its state the one a snapshot gives."""
+    from clients.live import SEAT_FEATURES, Seat
 
     url = ws_url(server)
     _encounter, gm_token, _player = await skirmish(server, clients)
@@ -272,7 +274,7 @@ async def test_the_seat_of_the_terminal_client_and_the_bots_asks_for_both(
         await seat.wait_online()
         await seat.wait_until(lambda: seat.welcome is not None)
         assert seat.welcome is not None
-        assert seat.welcome["features"] == ["batch", "legal_delta"]
+        assert sorted(seat.welcome["features"]) == sorted(SEAT_FEATURES)
         await seat.command("start_encounter")
         for _ in range(3):
             actor = await wait_current(full)
@@ -280,5 +282,8 @@ async def test_the_seat_of_the_terminal_client_and_the_bots_asks_for_both(
             await full.command("ping")
             await seat.wait_until(lambda: seat.legal == full.legal)
         assert seat.client is not None and seat.client.frames < len(seat.client.messages)
+        await full.command("get_snapshot")
+        assert full.snapshot is not None and seat.view.state == full.snapshot["state"]
+        assert seat.cursor is not None and seat.log and all(line.text for line in seat.log)
     finally:
         await seat.stop()

@@ -442,6 +442,24 @@ def test_statements_answers_and_blocking_are_offered_as_act_takes_them() -> None
     every_role(scene)
 
 
+def test_a_removed_combatant_leaves_no_statement_waiting() -> None:
+    pony = {"cha": 14, "skills": {"persuasion": 5}, "fatigue_points": 40}
+    scene = Scene("dramatic", [
+        {"name": "Ace", "id": "ace", "kind": "pc", "initiative": 5, "stats": pony},
+        {"name": "Bee", "id": "bee", "kind": "pc", "initiative": 3, "stats": pony},
+        {"name": "Cat", "id": "cat", "kind": "pc", "initiative": 1, "stats": pony},
+    ], {"players_roll": True}, statements=True)
+    start(scene, {"ace": 10, "bee": 10, "cat": 10})
+    argument = next(a for a, arg in scene.state.arguments.items() if arg.owner == "ace")
+    scene.do(act("ace", "dispute", {"target": "bee", "argument": argument}))
+    answer(scene, 20)
+    answer(scene, 6, 6)
+    assert [a.target for a in scene.state.answers.values()] == ["bee"]
+    scene.do(msg.RemoveCombatant(id="rm-bee", combatant="bee"))
+    assert scene.state.answers == {} and scene.state.reservations == {}
+    every_role(scene)
+
+
 def test_prepare_press_the_attack_and_pursuit_are_offered_as_act_takes_them() -> None:
     hoof = [{"name": "Hoof", "damage": "d6", "kind": "melee"}]
     scene = Scene("action_time", [

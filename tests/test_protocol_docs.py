@@ -100,7 +100,7 @@ def test_committed_documents_equal_what_the_generator_writes_now() -> None:
         *(docs.OUT / f"{kind}.{r}.schema.json" for r in docs.rulesets()
           for kind in ("stat-block", "options", "encounter-file")),
         docs.OUT / docs.BATTLE_MAP, docs.OUT / docs.ARGS_SCHEMAS, docs.ACTIONS_MD,
-        docs.STAT_BLOCKS_MD, docs.OUT / docs.VOCABULARY_SCHEMA,
+        docs.STAT_BLOCKS_MD, docs.SUMMARIES_MD, docs.OUT / docs.VOCABULARY_SCHEMA,
     }
     stale = [str(p.relative_to(docs.ROOT)) for p in docs.stale(files)]
     assert not stale, f"stale protocol docs {stale}: run `python -m docgen`"
@@ -120,7 +120,7 @@ def test_check_names_the_stale_file_and_write_mends_it(
     root = tmp_path / "repo"
     shutil.copytree(docs.OUT, root / "docs" / "protocol")
     shutil.copy(docs.GUIDE, root / "docs" / "protocol.md")
-    for reference in (docs.ACTIONS_MD, docs.STAT_BLOCKS_MD):
+    for reference in (docs.ACTIONS_MD, docs.STAT_BLOCKS_MD, docs.SUMMARIES_MD):
         shutil.copy(reference, root / "docs" / reference.name)
     monkeypatch.setattr(docs, "ROOT", root)
     monkeypatch.setattr(docs, "OUT", root / "docs" / "protocol")
@@ -566,6 +566,51 @@ async def test_real_messages_validate_against_the_schemas(
                            options={"manual_rolls": True})
     assert set(created["result"]) == {"encounter", "token_id", "role", "gm_token"}
 
+    # anonymous hidden turns (R99): the screen's turn, moved, ended by the GM, watched
+    behind = await rec.ok(anon, "create_encounter", name="Screen", combatants=[
+        {"name": "Ace", "id": "ace", "kind": "pc", "initiative": 50},
+        {"name": "Lurker", "id": "lurker", "initiative": 30, "hidden": True}],
+        options={"dice_seed": 5, "anonymous_hidden_turns": True, "screen_count": 10})
+    screen_gm = await open_client(url, clients)
+    await rec.hello(screen_gm, behind["result"]["gm_token"])
+    link = await rec.ok(screen_gm, "issue_spectator_link")
+    await join(url, link["result"]["token"], clients)
+    await rec.ok(screen_gm, "start_encounter")
+    await rec.ok(screen_gm, "set_options", options={"dice_seed": 5, "screen_count": -10,
+                                                    "anonymous_hidden_turns": True})
+    await rec.ok(screen_gm, "act", combatant="ace", action="end_turn")
+    await rec.ok(screen_gm, "act", combatant="lurker", action="end_turn")
+    await rec.ok(screen_gm, "remove_combatant", combatant="lurker")
+    await rec.ok(screen_gm, "act", combatant="ace", action="end_turn")
+    await rec.ok(screen_gm, "act", combatant="screen", action="end_turn")
+
+    # verifiable dice (R101) and a turn timer (R102): committed, entropy, a timer started,
+    # warned, paused, resumed and run out, the secret revealed at the end
+    timed = await rec.ok(anon, "create_encounter", name="Timed", combatants=[
+        {"name": "Ace", "id": "ace", "kind": "pc", "initiative": 50},
+        {"name": "Dog", "id": "dog", "initiative": 1}],
+        options={"turn_seconds": 2, "turn_warning_seconds": 1})
+    timed_gm = await open_client(url, clients)
+    await rec.hello(timed_gm, timed["result"]["gm_token"])
+    await rec.ok(timed_gm, "add_dice_entropy", entropy="c0ffee")
+    mark = len(timed_gm.messages)
+    await rec.ok(timed_gm, "start_encounter")
+    await timed_gm.wait_for(lambda m: m["type"] == "event" and m["event"]["kind"] ==
+                            "turn_timer_warned", start=mark, timeout=10)
+    await rec.ok(timed_gm, "pause_turn_timer")
+    await rec.ok(timed_gm, "resume_turn_timer")
+    await timed_gm.wait_for(lambda m: m["type"] == "event" and m["event"]["kind"] ==
+                            "turn_timer_expired", start=mark, timeout=10)
+    await rec.ok(timed_gm, "end_encounter")
+    from_the_start = await open_client(url, clients)  # the commitment came before any hello
+    await from_the_start.hello(timed["result"]["gm_token"], since=0)
+    await from_the_start.wait_for(lambda m: m["type"] == "event" and m["event"]["kind"] ==
+                                  "encounter_ended")
+    played_back = await open_client(url, clients)  # and played back, with the view
+    await played_back.hello(timed["result"]["gm_token"], features=["batch", "view"],
+                            replay={"speed": 1000})
+    await played_back.wait_for(lambda m: m["type"] == "replay_ended")
+
     # setup: options, credentials, hiding, adding and removing
     await rec.ok(gm, "set_options", options={"players_roll": True, "dice_seed": 5,
                                              "npc_rolls_public": True})
@@ -711,8 +756,8 @@ async def test_real_messages_validate_against_the_schemas(
     # (tests/toy_ruleset) sends it over the wire and validates it against these schemas
     expected = set(EVENT_KINDS) - {"ruleset_event"}
     assert kinds == expected, f"no real event seen of kinds {expected - kinds}"
-    assert {m["reason"] for m in received if m["type"] == "snapshot"} == {"join", "resume_ahead",
-                                                                         "asked"}
+    assert {m["reason"] for m in received if m["type"] == "snapshot"} == {
+        "join", "resume_ahead", "asked", "replay"}
     codes = {m["code"] for m in received if m["type"] == "error"}
     assert codes <= {c.value for c in ErrorCode}
     assert {"bad_json", "unknown_type", "invalid_payload", "unauthenticated", "forbidden",

@@ -407,6 +407,9 @@ NOBODY = "zzz_00zz"
 
 ATTACKS = ("attack", "melee_attack", "ranged_attack")
 VIEW_FEATURES = [*FEATURES, "view"]
+#: Every viewer that does not see everything reads the events in words too (``summaries``):
+#: what it is told in them is searched as the rest of each frame is, and more (``leaks``).
+SEAT_FEATURES = [*FEATURES, "summaries"]
 #: The integrations that watch every scene, by the scopes of their credentials.
 SCOPES = {"public": ["view:public"], "roll": ["roll"], "players": ["command:players"],
           "gm_commands": ["command:gm"]}
@@ -456,7 +459,8 @@ async def seat(url: str, kind: str, token: str, opened: list[Client], pcs: tuple
     client = Client(Tap(await connect(url, compression=None, max_size=2**22), frames))
     opened.append(client)
     client.state = orjson.loads(orjson.dumps(state)) if state is not None else None
-    await client.hello(token, since=since, features=VIEW_FEATURES if view else FEATURES)
+    await client.hello(token, since=since,
+                       features=[*VIEW_FEATURES, "summaries"] if view else SEAT_FEATURES)
     await client.wait_for(lambda m: m["type"] == "legal_actions")
     return Seat(kind, token, client, frames, pcs, view=view)
 
@@ -488,7 +492,6 @@ class Play:
         self.hidden = hidden  # id -> name, of every combatant hidden from the start
         self.reserve = reserve  # hidden NPCs the GM adds during the scene
         self.options = options
-        self.view = TableView()
         self._fed = 0
         self.readied: dict[str, str] = {}
         self.interrupted = False  # a readied action interrupts the current turn
@@ -498,9 +501,13 @@ class Play:
 
     # -- the GM's view -----------------------------------------------------------------------
 
+    @property
+    def view(self) -> TableView:
+        """The GM's view: the state the server keeps for the GM's connection (``view``)."""
+        return TableView(self.gm.state)
+
     def feed(self) -> None:
         for m in self.gm.messages[self._fed:]:
-            self.view.apply(m)
             e = m.get("event") if m["type"] == "event" else None
             if e is None:
                 continue
@@ -871,13 +878,16 @@ async def set_table(url: str, ruleset: str, draw: Draw, opened: list[Client]) ->
     options = {"manual_rolls": draw(st.booleans()), "players_roll": draw(st.booleans()),
                "npc_rolls_public": draw(st.integers(0, 3)) == 3,
                "dice_seed": draw(st.integers(0, 10_000))}
+    if draw(st.booleans()):  # the hidden NPCs act in the screen's turn (R99)
+        options.update(anonymous_hidden_turns=True, screen_count=draw(st.integers(-5, 25)))
     anon = await open_client(url, opened)
     await anon.hello()
     ack = await anon.command("create_encounter", name="Random scene", ruleset=ruleset,
                              combatants=roster, options=options, map=battle_map)
     viewing = draw(st.booleans())
     gm = await open_client(url, opened)
-    await gm.hello(ack["result"]["gm_token"], features=VIEW_FEATURES if viewing else FEATURES)
+    # the GM, who drives the scene, reads it from the state the server keeps for it
+    await gm.hello(ack["result"]["gm_token"], features=VIEW_FEATURES)
     await gm.wait_for(lambda m: m["type"] == "legal_actions")
     hidden = {b["id"]: b["name"] for b in [*blocks, *reserve]}
     play = Play(url, ruleset, gm, draw, opened, hidden, reserve, options)
@@ -995,8 +1005,12 @@ def leaks(seat: Seat, s: Secrets) -> list[str]:
             found += [f"GM roll seed {n}: {what}" for n in numbers(frame) if n in s.seeds]
         if kind == "event" and frame["event"]["kind"] in GM_ONLY_KINDS:
             found.append(f"a GM-only event: {what}")
+        if kind == "event":
+            found += [f"{problem}: {what}" for problem in summary_problems(
+                frame, list(s.hidden.values()))]
         if kind == "snapshot" and ("tokens" in frame["state"] or set(
-                frame["state"]["options"]) != {"players_roll", "npc_rolls_public"}):
+                frame["state"]["options"]) - {"anonymous_hidden_turns", "screen_count"}
+                != {"players_roll", "npc_rolls_public"}):
             found.append(f"credentials or options: {what}")
         if kind in ("legal_actions", "legal_actions_delta") and seat.kind in (
                 "spectator", "public") and frame["actions"]:
@@ -1006,6 +1020,30 @@ def leaks(seat: Seat, s: Secrets) -> list[str]:
         if any(p.get("context") is not None for p in pending):
             found.append(f"the server's bookkeeping of a roll: {what}")
     return found
+
+
+#: The words of a summary that hold a number of the rules rather than of the event: the d20
+#: of "MLP Dramatic Systems", Blocking's +5 Wits Defense, a natural 1 or 20, the SHA-256 of the
+#: dice commitment, the 0 points of a defenseless combatant.
+RULE_NUMBERS = re.compile(r"\bd20\b|\+5 Wits Defense|natural (1|20)\b|SHA-256|"
+                          r"\(0 (fatigue points|Health)\)")
+
+
+def summary_problems(frame: dict[str, Any], names: list[str]) -> list[str]:
+    """What is wrong with the summary of an ``event`` message (the ``summaries`` feature): none,
+    or a number in it (in its text or its parts) that the event as this viewer received it
+    does not carry, but in ``names`` (of combatants: a revealed one's name has digits). (The
+    names of hidden combatants are searched for in the whole frame.)"""
+    summary = frame.get("summary")
+    if summary is None:
+        return ["an event without its summary"]
+    carried = set(re.findall(r"\d+", orjson.dumps(frame["event"]).decode()))
+    said = RULE_NUMBERS.sub(" ", summary["text"])
+    for name in names:
+        said = said.replace(name, " ")
+    said += " " + " ".join(str(p["value"]) for p in summary.get("parts", ()))
+    return [f"the number {n} in the summary, not in the event"
+            for n in sorted(set(re.findall(r"\d+", said)) - carried)]
 
 
 def more_than_the_public_view(seats: list[Seat], told: int) -> list[str]:

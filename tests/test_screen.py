@@ -9,7 +9,9 @@ spectator ask for the ``cursor`` feature; what each receives, message by message
 legal actions, snapshots and their positions included), must be the same in both scenes once
 the opaque strings (ids, turn ids, cursors) are named by their first appearance and the
 timestamps are left out. Then every cursor a reader was given is resumed from, on a server
-that has never seen the encounter, and must give exactly what followed it.
+that has never seen the encounter, and must give exactly what followed it. Drawn with each
+scene: anonymous hidden turns (R99), the hidden NPCs acting inside the turn of the GM's screen
+on a count of the scene's, which the table sees in both scenes.
 """
 
 from __future__ import annotations
@@ -21,12 +23,15 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 
 from clients.client import FEATURES, Client, CommandError
-from encounter.state import EncounterState
+from encounter.actors import Actor
+from encounter.harness import Refused, Table
+from encounter.state import SCREEN, EncounterState
 from server.app import Server
 from server.cursor import CursorError, Cursors
 from tests.conftest import settings_for, ws_url
@@ -134,6 +139,9 @@ class Scene:
     steps: int
     #: on a battle map ("MLP Dramatic Systems"), where the hidden combatants move out of sight
     battle_map: bool = False
+    #: with anonymous hidden turns (R99): the hidden combatants act in the screen's turn, on
+    #: this count (``None``: the option off)
+    screen_count: int | None = None
 
 
 async def set_up(server: Server, scene: Scene, with_hidden: bool,
@@ -160,8 +168,10 @@ async def set_up(server: Server, scene: Scene, with_hidden: bool,
             roster.append(block)
     anon = await open_client(url, opened)
     await anon.hello()
-    options = {"dice_seed": scene.seed, "players_roll": scene.physical,
-               "manual_rolls": scene.physical}
+    options: dict[str, Any] = {"dice_seed": scene.seed, "players_roll": scene.physical,
+                               "manual_rolls": scene.physical}
+    if scene.screen_count is not None:
+        options.update(anonymous_hidden_turns=True, screen_count=scene.screen_count)
     ack = await anon.command("create_encounter", name="Behind the screen",
                              ruleset=scene.ruleset, combatants=roster, options=options,
                              **({"map": FIELD} if on_map else {}))
@@ -221,6 +231,9 @@ async def play(world: World, scene: Scene) -> None:
         current = state.current
         if current is None:
             return  # (nobody can act: not in these scenes)
+        if current == SCREEN:  # nobody takes a turn behind the screen: the GM ends it (R99)
+            await world.gm.command("act", combatant=SCREEN, action="end_turn")
+            continue
         if current in world.hidden:
             await hidden_turn(world, current, hidden_rng)
             continue
@@ -231,7 +244,7 @@ async def play(world: World, scene: Scene) -> None:
     for _ in range(10):
         await world.settle()
         state = world.state
-        if state.ended or state.current not in world.hidden or state.pending_rolls:
+        if state.ended or state.current not in [*world.hidden, SCREEN] or state.pending_rolls:
             break
         await world.gm.command("act", combatant=state.current, action="end_turn")
     if not world.state.ended and not world.state.pending_rolls:
@@ -424,12 +437,17 @@ SCENES = st.builds(
     slots=st.lists(st.sampled_from(sorted(HIDDEN_SLOTS)), min_size=1, max_size=3, unique=True),
     steps=st.integers(12, 40),
     battle_map=st.booleans(),
+    screen_count=st.none() | st.integers(-60, 60),
 )
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck),
           phases=[Phase.explicit, Phase.reuse, Phase.generate])
 @given(scene=SCENES)
+# anonymous hidden turns in both rulesets, with physical dice and with the server's (R99)
+@example(scene=Scene("dramatic", True, 7, ["first", "after_ace", "last"], 30, True, 12))
+@example(scene=Scene("action_time", False, 11, ["after_ace", "last"], 30, False, 0))
+@example(scene=Scene("action_time", True, 5, ["first"], 24, False, -40))
 async def test_a_hidden_combatant_changes_nothing_the_table_receives(
         screen_servers: tuple[Server, Server], scene: Scene) -> None:
     server, fresh = screen_servers
@@ -444,6 +462,10 @@ async def test_a_hidden_combatant_changes_nothing_the_table_receives(
         hidden, open_ = worlds
         assert any(e["event"]["kind"] == "turn_started" and e["event"]["combatant"]
                    in hidden.hidden for e in hidden.gm.events()), "no hidden turn was played"
+        if scene.screen_count is not None:  # the table saw the screen's turns (R99)
+            assert all(any(e["event"]["kind"] == "turn_started"
+                           and e["event"]["combatant"] == SCREEN for e in seat.events())
+                       for seat in hidden.seats.values())
         for seat in hidden.seats:
             # every delta applied to the list held (its base_cursor the one of that list)
             assert hidden.seats[seat].delta_mismatches == open_.seats[seat].delta_mismatches == 0
@@ -729,3 +751,253 @@ async def test_a_reader_held_behind_the_screen_resumes_on_a_process_started_afte
     kinds = [(m["event"]["kind"], m["event"].get("combatant")) for m in back.events()]
     assert kinds == [("turn_ended", "twilight"), ("turn_started", "dog")]
     assert "stalker" not in str(received_by(back))
+
+
+# --- anonymous hidden turns: the screen's turn (R99) ------------------------------------------
+
+SCREENED = [
+    {"name": "Twilight Sparkle", "id": "twilight", "kind": "pc", "initiative": 50},
+    {"name": "Shadowy Stalker", "id": "stalker", "initiative": 25, "hidden": True},
+    {"name": "Lurker", "id": "lurker", "initiative": 0, "hidden": True},
+    {"name": "Diamond Dog", "id": "dog", "initiative": -25},
+]
+
+
+def screened(count: int = 10, hidden: bool = True, **options: Any) -> Table:
+    """Twilight (about 60), the screen on ``count``, the dog (about -15); the stalker and
+    the lurker (hidden, about 35 and 10) act in the screen's turn. Started: Twilight's turn."""
+    roster = SCREENED if hidden else [c for c in SCREENED if not c.get("hidden")]
+    t = Table(roster, dice_seed=5, anonymous_hidden_turns=True, screen_count=count, **options)
+    t.do("start_encounter")
+    assert t.state.current == "twilight"
+    return t
+
+
+def turns_seen(t: Table, viewer: Actor, since: int = 0) -> list[tuple[str, str | None]]:
+    return [(m["event"]["kind"], m["event"].get("combatant")) for m in t.messages(viewer, since)
+            if m["event"]["kind"] in ("turn_started", "turn_ended", "screen_moved")]
+
+
+def test_the_screen_stands_on_the_count_the_gm_chose_and_moves_from_the_next_round() -> None:
+    """The screen's place is its count, after the combatants on it: 20 puts it between
+    Twilight and the dog; moved to -40 by ``set_options`` during round 1, everyone is told
+    (``screen_moved``) and it moves as round 2 begins. The GM's order lists who acts in its
+    turn right after it; the table's does not."""
+    t = screened(count=20)
+    spectator, player = t.spectator(), t.invite("twilight")
+    assert t.view()["order"] == ["twilight", "screen", "stalker", "lurker", "dog"]
+    for viewer in (spectator, player):
+        view = t.view(viewer)
+        assert view["order"] == ["twilight", "screen", "dog"]
+        assert view["options"]["anonymous_hidden_turns"] is True
+        assert view["options"]["screen_count"] == 20
+        assert "screen" not in [e["combatant"] for e in view["initiative"]]
+    seq = t.state.version
+    options = {**msgspec.to_builtins(t.state.options), "screen_count": -40}
+    t.do("set_options", options=options)
+    assert [m["event"] for m in t.messages(spectator, seq)] == [
+        {"kind": "screen_moved", "count": -40, "round": 2}]
+    assert t.view(spectator)["order"] == ["twilight", "screen", "dog"]  # (this round: 20)
+    for cid in ("twilight", "stalker", "lurker", "dog"):
+        t.act(cid, "end_turn")
+    assert t.state.round == 2 and t.view(spectator)["order"] == ["twilight", "dog", "screen"]
+    # nor may it be moved into a count the wire cannot carry, nor turned off once started
+    t.refused("set_options", options={**options, "screen_count": 5000})
+    off = t.refused("set_options", options={**options, "anonymous_hidden_turns": False})
+    assert off.code == "illegal_action" and "before start_encounter" in off.message
+    assert t.replays()
+
+
+def test_the_table_sees_the_screens_turn_whether_or_not_anyone_acts_behind_it() -> None:
+    """The same turns for the table with the stalker and the lurker as with nobody behind the
+    screen: Twilight's end, the screen's turn, the dog's; the table's ``current`` and ``turn``
+    are the screen's while it runs, its budget untouched by what the stalker does."""
+    seen = []
+    for hidden in (True, False):
+        t = screened(hidden=hidden)
+        spectator = t.spectator()
+        start = t.state.version
+        t.act("twilight", "end_turn")
+        assert t.view(spectator)["current"] == "screen"
+        turn = t.view(spectator)["turn"]
+        if hidden:
+            assert t.state.current == "stalker" and t.view()["current"] == "stalker"
+            t.act("stalker", "other_standard", note="sharpens its claws")
+            assert t.view(spectator)["turn"] == turn
+            assert "fresh" in t.view(spectator)["phase"] and "fresh" not in t.view()["phase"]
+            t.act("stalker", "end_turn")
+            t.act("lurker", "end_turn")
+        else:
+            t.act("screen", "end_turn")
+        assert t.state.current == "dog" and not t.state.screen_turn
+        seen.append(turns_seen(t, spectator, start))
+        assert "stalker" not in str(t.messages(spectator)) and t.replays()
+    assert seen[0] == seen[1] == [("turn_ended", "twilight"), ("turn_started", "screen"),
+                                  ("turn_ended", "screen"), ("turn_started", "dog")]
+
+
+def test_the_gm_ends_an_empty_screens_turn_and_only_then() -> None:
+    """Nobody hidden: the screen's turn is the GM's to end, from its legal actions; a player
+    may not, and while someone takes a turn behind it the GM ends theirs instead."""
+    t = screened(hidden=False)
+    player = t.invite("twilight")
+    t.act("twilight", "end_turn")
+    offered = [(a.action, a.combatant) for a in t.legal() if a.combatant == "screen"]
+    assert offered == [("end_turn", "screen")]
+    assert all(a.combatant != "screen" for a in t.legal(player))
+    assert t.refused_act("screen", "end_turn", by=player).code == "forbidden"
+    assert t.refused_act("screen", "attack").code == "illegal_action"
+    assert t.act("screen", "end_turn") == ["turn_ended", "turn_started"]
+    assert t.refused_act("screen", "end_turn").code == "not_your_turn"
+    busy = screened()
+    busy.act("twilight", "end_turn")
+    refusal = busy.refused_act("screen", "end_turn")
+    assert refusal.code == "not_your_turn" and "behind it" in refusal.message
+    assert all(a.combatant != "screen" for a in busy.legal())
+
+
+def test_no_combatant_takes_the_screens_id() -> None:
+    """With the option, ``screen`` is the screen's: refused as an id, passed over as a name's
+    slug, and the option refused while a combatant holds it; without it, nothing changes."""
+    try:
+        Table([{"name": "A screen", "id": "screen"}], anonymous_hidden_turns=True)
+    except Refused as refusal:
+        assert refusal.code == "invalid_payload" and "GM's screen" in refusal.message
+    else:
+        raise AssertionError("a combatant took the id screen")
+    named = Table([{"name": "Screen"}], anonymous_hidden_turns=True)
+    assert list(named.state.combatants) == ["screen-2"]
+    plain = Table([{"name": "Screen"}])
+    assert list(plain.state.combatants) == ["screen"]
+    on = {**msgspec.to_builtins(plain.state.options), "anonymous_hidden_turns": True}
+    assert plain.refused("set_options", options=on).code == "conflict"
+    plain.do("remove_combatant", combatant="screen")
+    plain.do("set_options", options=on)
+    plain.do("add_combatant", combatant={"name": "Screen"})
+    assert list(plain.state.combatants) == ["screen-2"]
+
+
+def test_a_revealed_combatant_keeps_its_place_behind_the_screen_until_the_next_round() -> None:
+    """The lurker is revealed during the stalker's turn: the table sees it from then on (its
+    deeds too), but it takes this round's turn inside the screen's, as it would have; from
+    the next round it acts on its own count, and the screen's turn holds the stalker alone."""
+    t = screened(count=20)
+    spectator = t.spectator()
+    t.act("twilight", "end_turn")
+    t.do("set_hidden", combatant="lurker", hidden=False)
+    t.act("stalker", "end_turn")
+    assert t.state.current == "lurker" and t.view(spectator)["current"] == "screen"
+    start = t.state.version
+    t.act("lurker", "other_standard", note="growls")
+    t.act("lurker", "end_turn")
+    kinds = [m["event"]["kind"] for m in t.messages(spectator, start)]
+    assert kinds == ["action_taken", "turn_ended", "turn_started"]  # its deed; the screen's end
+    assert t.view(spectator)["order"] == ["twilight", "screen", "lurker", "dog"]
+    t.act("dog", "end_turn")
+    t.act("twilight", "end_turn")
+    assert t.state.current == "stalker"
+    t.act("stalker", "end_turn")
+    assert t.state.current == "lurker" and not t.state.screen_turn
+    assert turns_seen(t, spectator)[-2:] == [("turn_ended", "screen"), ("turn_started", "lurker")]
+    assert t.replays()
+
+
+def test_a_hidden_delayer_acts_later_inside_the_screens_turn() -> None:
+    """The stalker delays: the lurker acts, then the stalker, at the end of the screen's turn
+    (R7.5 among those behind it); or, asking to act now during the lurker's turn, right after
+    it. The table sees one turn of the screen either way."""
+    for now in (False, True):
+        t = screened()
+        spectator = t.spectator()
+        start = t.state.version
+        t.act("twilight", "end_turn")
+        t.act("stalker", "delay")
+        assert t.state.current == "lurker" and t.state.screen_turn
+        if now:
+            t.act("stalker", "take_delayed_turn")
+        t.act("lurker", "end_turn")
+        assert t.state.current == "stalker" and t.state.screen_turn
+        t.act("stalker", "end_turn")
+        assert t.state.current == "dog"
+        assert turns_seen(t, spectator, start) == [
+            ("turn_ended", "twilight"), ("turn_started", "screen"),
+            ("turn_ended", "screen"), ("turn_started", "dog")]
+        assert "stalker" not in str(t.messages(spectator)) and t.replays()
+
+
+def test_a_players_readied_action_interrupts_the_screens_turn_as_it_would_an_empty_one(
+        ) -> None:
+    """Twilight's readied action goes off during the stalker's turn: the table is told that it
+    interrupts the screen's turn, and Twilight moves to act just ahead of the screen (R8.4),
+    as with nobody behind it."""
+    seen = []
+    for hidden in (True, False):
+        t = screened(hidden=hidden)
+        spectator = t.spectator()
+        t.act("twilight", "ready", action="other_standard", trigger="when something moves")
+        t.act("twilight", "end_turn")
+        start = t.state.version
+        t.act("twilight", "trigger_ready")
+        t.act("twilight", "other_standard", note="fires at the shadows")
+        events = [m["event"] for m in t.messages(spectator, start)]
+        assert events[0]["kind"] == "readied_action_triggered"
+        assert events[0]["interrupting"] == "screen"
+        seen.append(events)
+        assert t.view(spectator)["order"] == ["twilight", "screen", "dog"] and t.replays()
+    assert seen[0] == seen[1]
+
+
+def test_without_the_option_nothing_names_the_screen() -> None:
+    """Off by default: the hidden combatants act on their own counts and the table is held
+    (R96); no view, event or option names a screen."""
+    t = Table(SCREENED, dice_seed=5)
+    t.do("start_encounter")
+    spectator = t.spectator()
+    t.act("twilight", "end_turn")
+    assert t.state.current == "stalker"
+    assert t.view(spectator)["current"] is None
+    assert "screen" not in str(t.view(spectator))
+    assert "screen" not in t.view()["order"]  # (the GM's options list it: off)
+    assert set(t.view(spectator)["options"]) == {"players_roll", "npc_rolls_public"}
+    for cid in ("stalker", "lurker", "dog", "twilight"):
+        t.act(cid, "end_turn")
+    assert "screen" not in str(t.messages(t.spectator()))
+    assert all(m["event"].get("combatant") != "screen" for m in t.messages())
+
+
+async def test_the_end_of_a_turn_into_the_screens_turn_is_told_at_once(
+        server: Server, clients: list[Client]) -> None:
+    """Over the wire, with anonymous hidden turns: Twilight's player ends its turn into the
+    screen's, where the stalker acts; the player is not held (R96 is for hidden turns
+    outside it): the end of its turn, the screen's turn, its legal actions and its ack come
+    at once, with a new turn id; the screen's end and the dog's turn when the stalker's and
+    the lurker's turns are over."""
+    url = ws_url(server)
+    anon = await open_client(url, clients)
+    await anon.hello()
+    ack = await anon.command("create_encounter", name="Behind the screen", combatants=SCREENED,
+                             options={"dice_seed": 5, "anonymous_hidden_turns": True,
+                                      "screen_count": 10})
+    gm = await open_client(url, clients)
+    await gm.hello(ack["result"]["gm_token"])
+    world = World(url, server, ack["result"]["encounter"], gm, ["stalker", "lurker"])
+    invite = await gm.command("issue_invite", combatants=["twilight"])
+    world.tokens["twilight"] = invite["result"]["token"]
+    world.seats["twilight"] = player = await open_seat(url, world.tokens["twilight"], clients)
+    await gm.command("start_encounter")
+    await world.settle()
+    turn, before = player.turn_id, len(received(world, "twilight"))
+    answer = await player.command("act", combatant="twilight", action="end_turn",
+                                  expect_turn=turn)
+    got = received(world, "twilight")[before:]
+    assert [m["type"] for m in got] == ["event", "event", "legal_actions_delta", "ack"]
+    assert [(m["event"]["kind"], m["event"]["combatant"]) for m in got[:2]] == [
+        ("turn_ended", "twilight"), ("turn_started", "screen")]
+    assert answer["cursor"] == got[1]["cursor"] and player.turn_id != turn
+    assert world.state.current == "stalker"
+    await gm.command("act", combatant="stalker", action="end_turn")
+    await gm.command("act", combatant="lurker", action="end_turn")
+    await world.settle()
+    kinds = [(m["event"]["kind"], m["event"].get("combatant")) for m in player.events()][-2:]
+    assert kinds == [("turn_ended", "screen"), ("turn_started", "dog")]
+    assert "stalker" not in str(received(world, "twilight"))

@@ -299,6 +299,43 @@ def test_physical_dice_waiting_follow_the_schema() -> None:
     answer_rolls(table, watchers)
 
 
+def test_a_turn_timer_and_verifiable_dice_follow_the_schema() -> None:
+    table = Table([{"name": "Ace", "id": "ace", "kind": "pc", "initiative": 5},
+                   {"name": "Dog", "id": "dog", "initiative": 1}],
+                  dice_secret=bytes(range(32)), turn_seconds=30, turn_warning_seconds=5)
+    watchers = Watchers.of(table)
+    table.do("start_encounter")
+    assert table.state.timer is not None and table.state.dice_commitment is not None
+    watchers.check(table)
+    table.do("pause_turn_timer")
+    watchers.check(table)
+    table.do("end_encounter")
+    assert table.state.dice_secret is not None
+    watchers.check(table)
+
+
+def test_the_turn_of_the_gms_screen_follows_the_schema() -> None:
+    """Anonymous hidden turns (R99): ``screen`` in the order, as ``current`` and the table's
+    ``turn``, and the two options a player or spectator is told, along a round with someone
+    behind the screen and one without."""
+    table = Table([{"name": "Ace", "id": "ace", "kind": "pc", "initiative": 50},
+                   {"name": "Lurker", "id": "lurker", "initiative": 30, "hidden": True},
+                   {"name": "Dog", "id": "dog", "initiative": -50}],
+                  dice_seed=5, anonymous_hidden_turns=True, screen_count=10)
+    watchers = Watchers.of(table)
+    table.do("start_encounter")
+    for cid in ("ace", "lurker", "dog"):
+        assert table.state.current == cid
+        watchers.check(table)
+        table.act(cid, "end_turn")
+    table.do("remove_combatant", combatant="lurker")
+    table.act("ace", "end_turn")
+    assert table.state.current == "screen"
+    watchers.check(table)
+    table.act("screen", "end_turn")
+    watchers.check(table)
+
+
 def test_action_time_numbers_effects_and_what_is_in_hoof_follow_the_schema() -> None:
     table = Table.from_example(
         next(p for p in EXAMPLES if p.stem == "action-time-ponies-vs-diamond-dogs"),

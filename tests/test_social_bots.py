@@ -1,20 +1,23 @@
 """A social dramatic scene played by bots against a real server and Redis, from the invitation
 to the end of the dispute: the GM sets the event of the Canterlot garden party example and who
 is invited, the GM bot gives every character a statement and starts the scene, and bots argue
-(Dispute, answering the statements that hit them) until the debate is over. Also the readable
-log lines of the social events, and the bots-only social demo."""
+(Dispute, answering the statements that hit them) until the debate is over. Also the server's
+words for the social events, the bots' choices from the state, and the bots-only social demo."""
 
 from __future__ import annotations
 
 import asyncio
 from typing import Any
 
+import msgspec
 import yaml
 
 from clients.bot import Bot, Policy
 from clients.client import Client
 from clients.live import Seat
 from clients.view import TableView
+from encounter.words import summarize
+from protocol import events as ev
 from server import web
 from server.app import Server
 from tests.conftest import settings_for, ws_url
@@ -75,61 +78,66 @@ async def test_bots_play_a_social_scene_from_the_invitation_to_the_end_of_the_di
     assert "debate_ended" in seen
     end = events(gm, "encounter_ended")[0]
     assert end["reason"] == "the debate is over"
-    # every event of the scene has a readable line
-    view = TableView()
-    for m in [gm.snapshot, *gm.events()] if gm.snapshot else gm.events():
-        view.apply(m)
-    lines = [line.text for line in view.log]
-    assert any(" disputes " in t and "vs Wits" in t for t in lines), lines
-    assert any("The debate is over" in t for t in lines)
+    # every event of the scene has a line in the log of the GM bot's seat: the server's words
+    lines = [line.text for line in seats[0].log]
+    assert any(" disputes with " in t and "against Wits Defense" in t for t in lines), lines
+    assert any(t.startswith("The debate is over") for t in lines)
     assert any("situation at the event: " in t and "no invitation" in t for t in lines)
 
 
-def test_the_social_log_lines_and_the_policy() -> None:
-    view = TableView()
-    view.apply({"type": "snapshot", "seq": 1, "state": {
+def test_the_social_events_in_the_servers_words() -> None:
+    """The words the server sends with the social events (the ``summaries`` feature), which
+    the terminal client and the bots' logs show as they are."""
+    def said(**e: Any) -> str:
+        return summarize(msgspec.convert(e, ev.AnyEvent), "dramatic",
+                         {"ace": "Ace", "bee": "Bee", "cat": "Cat"}).text
+
+    assert said(kind="argument_changed", argument="arg1", combatant="ace", size="large",
+                text="we belong here", reason="sized by the GM") == \
+        "Ace's statement “we belong here” is large (sized by the GM)."
+    assert said(kind="statement_hit", statement="st1", speaker="cat", target="bee",
+                loss=12).startswith("Cat's statement hits Bee for 12 mental fatigue points")
+    assert said(kind="statement_answered", statement="st1", target="bee", answer="refuse",
+                loss=12) == "Bee refuses the statement: loses 12 mental fatigue points."
+    assert said(kind="attitude_changed", holder="bee", toward="cat", attitude="unfriendly",
+                reason="R26") == "Bee is now unfriendly toward Cat (R26)."
+    assert said(kind="lie_told", liar="ace", targets=["bee", "cat"], size="small", white=True,
+                deception_total=None, empathy_total=14, judge="bee", believed=False) == (
+        "Ace lies to Bee and Cat (small, a white lie): Deception behind the GM's screen "
+        "against Bee's Empathy 14: caught!")
+    assert said(kind="blocking_changed", combatant="cat", blocking=True).startswith(
+        "Cat blocks")
+    assert said(kind="aura_points_changed", combatant="ace", harmony=1, discord=0,
+                reason="Aura of Harmony level 1 at the start (R73)").endswith(
+        "; Harmony 1, Discord 0.")
+    assert said(kind="social_event_set", rating=9, organizer="bee", circle="canterlot",
+                parts=[{"name": "the GM's rating", "value": 9, "section": "R43"}],
+                encounter=1, last=True) == (
+        "Social event: Event Rating 9 (+9 the GM's rating); organised by Bee, circle: "
+        "canterlot, encounter 1 (the last).")
+    assert said(kind="debate_ended", reason="an attitude reached Unfriendly (R26)") == \
+        "The debate is over: an attitude reached Unfriendly (R26)."
+
+
+def test_the_social_policy_reads_the_state() -> None:
+    """The bots choose from the state the server keeps (attitudes, statements, the answers
+    waiting) and the legal actions."""
+    view = TableView({
         "name": "t", "ruleset": "dramatic", "combatants": [
             {"id": "ace", "name": "Ace", "side": "ponies"},
             {"id": "bee", "name": "Bee", "side": "nobles"},
             {"id": "cat", "name": "Cat", "side": "nobles"}],
         "attitudes": {"bee": {"ace": "friendly"}},
-        "social": {"event": None, "standing": {"ace": {"status": 4, "harmony": 0,
-                                                       "discord": 0}}}}})
-    seq = iter(range(2, 100))
-
-    def event(**e: Any) -> str:
-        return view.apply({"type": "event", "seq": next(seq), "event": e})[0].text
-
-    assert event(kind="argument_changed", argument="arg1", combatant="ace", size="large",
-                 text="we belong here", reason="sized by the GM") == \
-        "Ace's statement “we belong here” (arg1): large (sized by the GM)"
-    event(kind="argument_changed", argument="arg2", combatant="ace", size="small")
-    assert event(kind="statement_hit", statement="st1", speaker="cat", target="bee",
-                 loss=12).startswith("Cat's statement hits Bee for 12 mental fatigue")
-    assert event(kind="statement_answered", statement="st1", target="bee", answer="refuse",
-                 loss=12) == "Bee refuses Cat's statement: loses 12 mental fatigue"
-    assert event(kind="attitude_changed", holder="bee", toward="cat",
-                 attitude="unfriendly", reason="R26") == "Bee is now unfriendly toward Cat (R26)"
-    assert event(kind="lie_told", liar="ace", targets=["bee", "cat"], size="small",
-                 white=True, deception_total=None, empathy_total=14, judge="bee",
-                 believed=False) == ("Ace lies to Bee, Cat (small, a white lie): Deception "
-                                     "(behind the GM screen) vs Empathy 14 (Bee) → CAUGHT")
-    assert event(kind="blocking_changed", combatant="cat", blocking=True).startswith(
-        "Cat blocks")
-    assert event(kind="aura_points_changed", combatant="ace", harmony=1, discord=0,
-                 reason="Aura of Harmony level 1 at the start (R73)").endswith(
-        "→ Harmony 1, Discord 0")
-    assert view.social is not None and view.social["standing"]["ace"]["harmony"] == 1
-    assert event(kind="social_event_set", rating=9, organizer="bee", circle="canterlot",
-                 parts=[{"name": "the GM's rating", "value": 9}], encounter=1, last=True) == \
-        ("Social event: Event Rating 9 (+9 the GM's rating); organised by Bee, circle: "
-         "canterlot, encounter 1 (the last)")
-    assert event(kind="debate_ended", reason="an attitude reached Unfriendly (R26)") == \
-        "The debate is over: an attitude reached Unfriendly (R26)"
-    assert "cat" in view.blocking
-    # the policy: Bee answers Ace (friendly toward her) with accept, Cat refuses
-    view.answers = {"st2": {"speaker": "ace", "target": "bee", "loss": 5},
-                    "st3": {"speaker": "ace", "target": "cat", "loss": 5}}
+        "arguments": {"arg1": {"owner": "ace", "size": "large", "text": "we belong here",
+                               "perilous": False},
+                      "arg2": {"owner": "ace", "size": "small", "text": "", "perilous": False}},
+        "answers": {"st2": {"speaker": "ace", "target": "bee", "loss": 5},
+                    "st3": {"speaker": "ace", "target": "cat", "loss": 5}},
+        "blocking": ["cat"],
+        "social": {"event": None, "standing": {"ace": {"status": 4, "harmony": 1,
+                                                       "discord": 0}}}})
+    assert "cat" in view.blocking and view.statements_of("ace")[0][0] == "arg1"
+    # Bee answers Ace (friendly toward her) with accept, Cat refuses
     policy = Policy()
     legal = [{"action": "answer_statement", "combatant": "bee", "targets": ["st2"]}]
     move = policy.choose(view, legal)

@@ -184,6 +184,37 @@ async def test_a_spectator_link_asks_for_the_view_in_its_url(server: Server,
     assert overlay.state == expected(server, overlay)
 
 
+async def test_the_screens_turn_is_the_tables_own_when_it_sees_whoever_acts_behind_it(
+        server: Server, clients: list[Client]) -> None:
+    """Anonymous hidden turns (R99): the stalker, revealed during the round, takes its turn
+    behind the screen all the same; the GM and the spectator then see the same combatants,
+    but the GM's ``current`` is the stalker and the spectator's the screen: each patched state
+    is its credential's snapshot."""
+    url = ws_url(server)
+    table = await create_table(url, clients, [
+        {"name": "Twilight Sparkle", "id": "twilight", "kind": "pc", "initiative": 50},
+        {"name": "Shadowy Stalker", "id": "stalker", "initiative": 0, "hidden": True},
+        {"name": "Diamond Dog", "id": "dog", "initiative": -50}],
+        dice_seed=3, anonymous_hidden_turns=True, screen_count=10)
+    gm = await viewer(url, table.gm_token, clients)
+    watcher = await viewer(url, table.spectator_token, clients)
+    await gm.command("start_encounter")
+    await gm.command("set_hidden", combatant="stalker", hidden=False)
+    await gm.command("act", combatant="twilight", action="end_turn")
+    await gm.command("act", combatant="stalker", action="other_standard", args={"note": "x"})
+    for client in (gm, watcher):
+        await caught_up(client)
+        assert client.state == expected(server, client)
+    assert gm.state is not None and watcher.state is not None
+    assert (gm.state["current"], watcher.state["current"]) == ("stalker", "screen")
+    assert watcher.state["turn"]["combatant"] == "screen" and "fresh" in watcher.state["phase"]
+    await gm.command("act", combatant="stalker", action="end_turn")
+    for client in (gm, watcher):
+        await caught_up(client)
+        assert client.state == expected(server, client)
+        assert client.state is not None and client.state["current"] == "dog"
+
+
 # --- the patch, in process ------------------------------------------------------------------
 
 EXAMPLES = ["dramatic-ponies-vs-diamond-dogs.yaml", "action-time-ponies-vs-diamond-dogs.yaml",
@@ -191,12 +222,17 @@ EXAMPLES = ["dramatic-ponies-vs-diamond-dogs.yaml", "action-time-ponies-vs-diamo
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
-@given(example=st.sampled_from(EXAMPLES), seed=st.integers(1, 10_000))
-def test_patches_build_each_viewers_view_in_random_play(example: str, seed: int) -> None:
-    """Random legal actions (with the arguments their lists offer), reveals and hidings:
-    after each command every viewer's view, patched, is ``view_state``; no patch replaces
-    the root or a whole combatant."""
-    t = Table.from_example(example, dice_seed=seed)
+@given(example=st.sampled_from(EXAMPLES), seed=st.integers(1, 10_000),
+       screen=st.none() | st.integers(-10, 30))
+def test_patches_build_each_viewers_view_in_random_play(example: str, seed: int,
+                                                        screen: int | None) -> None:
+    """Random legal actions (with the arguments their lists offer), reveals and hidings,
+    with anonymous hidden turns (R99: ``screen``, the screen's count) or without: after each
+    command every viewer's view, patched, is ``view_state``; no patch replaces the root or a
+    whole combatant."""
+    anonymous = {} if screen is None else {"anonymous_hidden_turns": True,
+                                           "screen_count": screen}
+    t = Table.from_example(example, dice_seed=seed, **anonymous)
     gm = t.actor(next(iter(t.state.tokens)))
     pcs = [c.id for c in t.state.combatants.values() if c.kind == "pc"]
     viewers = [gm, t.invite(pcs[0]), t.spectator(), t.integration("roll"),

@@ -209,7 +209,7 @@ async def test_a_gm_and_two_players_play_a_round_watched_by_a_spectator(
     await gm.fill("input.reason", "the dogs fled")
     await gm.click('button[data-action="end_encounter"]')
     for page in (twilight, dash, watch):
-        await page.wait_for_selector(".log >> text=The scene ends. the dogs fled")
+        await page.wait_for_selector(".log >> text=The scene ends: the dogs fled")
     texts = await watch.evaluate("window.__texts.join('\\n')")
     assert "Diamond Dog" in texts and "Lurking" not in texts
     assert "Lurking" not in await twilight.inner_text("body")
@@ -351,8 +351,8 @@ async def test_a_player_attacks_and_moves_on_the_map_and_sees_the_gms_override(
     await line.wait_for()
     text = await line.inner_text()
     assert re.search(r"Twilight Sparkle attacks Diamond Dog with magic bolt: d20 \d+ "
-                     r"\+6 Ranged skill .*= \d+ vs Reflex → (HIT|MISS|CRITICAL HIT|AUTOMATIC MISS)",
-                     text), text
+                     r"\+6 Ranged skill .*= \d+ against Reflex Defense[^:]*: "
+                     r"(hit|miss|critical hit|automatic miss)", text), text
     await player.screenshot(path=artifacts / "player-attack.png", full_page=True)
 
     # The GM's list folds away the combatants that may only act out of turn; one opened stays
@@ -374,9 +374,9 @@ async def test_a_player_attacks_and_moves_on_the_map_and_sees_the_gms_override(
     await watch.wait_for_selector(
         '#map .sq[data-x="2"][data-y="2"] .token[data-combatant=twilight]', timeout=2000)
     assert time.monotonic() - before < 2
-    await watch.wait_for_selector(".log >> text=Twilight Sparkle moves (1,1) → (2,1) → (2,2)")
+    await watch.wait_for_selector(".log >> text=Twilight Sparkle moves to (2, 2)")
     await watch.screenshot(path=artifacts / "spectator-map.png", full_page=True)
-    await gm.wait_for_selector(".log >> text=Twilight Sparkle moves (1,1) → (2,1) → (2,2)")
+    await gm.wait_for_selector(".log >> text=Twilight Sparkle moves to (2, 2)")
     # (drawn again: the element is a new one)
     assert await gm.locator(dog_actions).evaluate("d => d.open && !d.dataset.before")
 
@@ -389,8 +389,8 @@ async def test_a_player_attacks_and_moves_on_the_map_and_sees_the_gms_override(
     await gm.click(f"{tool} button[type=submit]")
     await player.wait_for_selector('.sheet[data-combatant=twilight] .fatigue[data-fatigue="5"]')
     await player.wait_for_selector(".sheet[data-combatant=twilight] .badge.prone")
-    await player.wait_for_selector(".log >> text=GM override")
-    await player.wait_for_selector(".log >> text=reason: a lucky horseshoe")
+    await player.wait_for_selector(".log >> text=The GM overrides for Twilight Sparkle")
+    await player.wait_for_selector(".log >> text=Reason: a lucky horseshoe")
     ruling = [m["event"] for m in gm_api.events() if m["event"]["kind"] == "gm_ruling"][-1]
     assert ruling["changes"] == [{"field": "fatigue", "value": 5},  # sent as JSON numbers
                                  {"field": "prone", "value": True}]
@@ -492,8 +492,8 @@ async def test_a_player_argues_from_the_web_table_and_sees_attitude_and_the_ment
     await player.wait_for_selector(f"{answer} button.answer-accept_with_reservation")
     await player.screenshot(path=artifacts / "player-statement.png", full_page=True)
     await player.click(f"{answer} button.answer-refuse")
-    await player.wait_for_selector(".log >> text=Twilight Sparkle refuses Prince Blueblood's "
-                                   "statement: loses 4 mental fatigue")
+    await player.wait_for_selector(".log >> text=Twilight Sparkle refuses the statement: loses 4 "
+                                   "mental fatigue points")
     await player.wait_for_selector('.sheet[data-combatant=twilight] .fatigue[data-fatigue="16"]')
     await gm_api.command("act", combatant="blueblood", action="end_turn")
 
@@ -508,7 +508,7 @@ async def test_a_player_argues_from_the_web_table_and_sees_attitude_and_the_ment
     roll = 'form.roll[data-combatant="twilight"]'
     await player.fill(f"{roll} input.face", "15")
     await player.click(f"{roll} button")
-    await player.wait_for_selector(".log .line.attack_resolved >> text=vs Wits")
+    await player.wait_for_selector(".log .line.attack_resolved >> text=against Wits")
     await player.wait_for_selector(f'{roll} input.face >> nth=3')  # Large: 4d6
     for i in range(4):
         await player.fill(f"{roll} input.face >> nth={i}", "6")
@@ -522,8 +522,8 @@ async def test_a_player_argues_from_the_web_table_and_sees_attitude_and_the_ment
 
     # Blueblood did not answer before his next turn: refused (R48). The player sees his mental
     # track and his attitude drop, the debate end, and never his fatigue points.
-    await player.wait_for_selector(".log >> text=Prince Blueblood refuses Twilight Sparkle's "
-                                   "statement: loses 26 mental fatigue")
+    await player.wait_for_selector(".log >> text=Prince Blueblood refuses the statement: loses 26 "
+                                   "mental fatigue points")
     row = '.social-panel tr[data-combatant=blueblood]'
     await player.wait_for_selector(f"{row} td.mental >> text=/^[1-5]\\/5/")
     await player.wait_for_selector('.social-panel tr[data-holder=blueblood][data-toward=twilight]'
@@ -809,7 +809,7 @@ async def test_the_web_table_takes_one_message_per_command_and_folds_legal_delta
     gm = await pages.open(f"{base}/table/#token={gm_token}")
     await live(gm)
     features = await gm.evaluate("window.stablemaster.table.welcome.features")
-    assert features == ["batch", "legal_delta", "cursor", "view"]
+    assert features == ["batch", "legal_delta", "cursor", "view", "summaries"]
 
     async def page_has_the_full_list() -> None:
         await full.command("ping")
@@ -920,10 +920,10 @@ async def test_the_overlay_says_health_for_action_time_as_the_table_does(
     await table.gm.command("adjust_combatant", combatant="fluttershy", fatigue=6,
                            reason="a fall")
     for page in (player, watch):
-        await page.wait_for_selector(".log >> text=Fluttershy: GM: a fall [Health 6/10]")
+        await page.wait_for_selector(".log >> text=Fluttershy: GM: a fall. Now: Health 6/10.")
     # the override's own line too (it read "GM sets fatigue of Fluttershy (fatigue 6)")
     await player.wait_for_selector(
-        ".log >> text=GM override: GM sets Health of Fluttershy (Health 6)")
+        ".log >> text=The GM overrides for Fluttershy: GM sets Health of Fluttershy")
     bar = watch.locator("#order li[data-combatant=fluttershy] .fatigue")
     assert await bar.get_attribute("title") == "Health 6/10"
     await watch.screenshot(path=artifacts / "spectator-action-time.png", full_page=True)
@@ -1028,10 +1028,10 @@ async def test_a_rulings_required_field_is_asked_for_before_anything_is_sent(
     assert await reason.evaluate("el => el.validity.valueMissing")
     await table.gm.command("ping")  # anything the page sent has been answered
     assert await override.locator(".error").inner_text() == ""
-    assert "GM override" not in await gm.inner_text(".log")
+    assert "The GM overrides" not in await gm.inner_text(".log")
     await reason.fill("a fall")
     await override.locator("button").click()
-    await gm.wait_for_selector(".log >> text=Fluttershy: GM: a fall [Health 7/10]")
+    await gm.wait_for_selector(".log >> text=Fluttershy: GM: a fall. Now: Health 7/10.")
     # the form says it was done (the log has the rest)
     assert await override.locator(".done").inner_text() == \
         "Override: done for Fluttershy (see the log)"
@@ -1087,10 +1087,10 @@ async def test_a_reloaded_page_and_a_late_spectator_show_the_log_as_it_was(
         await play_turns(table.gm, {}, 1)
     watch = await pages.open(f"{base}/watch?spectate={table.spectator_token}")
     await watch.wait_for_function("window.stablemaster.table.log.some(l => l.text === "
-                                  "'— round 3 —')")
+                                  "'Round 3 begins.')")
     # (the overlay shows the last lines; its log holds them all)
     lines = await watch.evaluate("window.stablemaster.table.log.map(l => l.text)")
-    assert "— round 1 —" in lines and "— round 2 —" in lines
+    assert "Round 1 begins." in lines and "Round 2 begins." in lines
     assert not any("Lurking" in line for line in lines)
     # the state the overlay shows is the spectator's snapshot, patched by the server
     spectator = await open_client(url, clients)
@@ -1165,3 +1165,37 @@ async def test_one_origin_policy_for_the_websocket_and_the_schemas(
         await context.close()
         site.shutdown()
         site.server_close()
+
+
+async def test_the_gm_console_shows_the_screens_turn_and_ends_it(
+        server: Server, pages: Pages, artifacts: Path, clients: list[Client]) -> None:
+    """With anonymous hidden turns (R99) the order on the GM's console and on a player's page
+    holds the GM's screen on its count, marked while its turn runs; nobody acts behind it,
+    so the GM ends its turn from the console, and the round goes on."""
+    combatants = [c for c in yaml.safe_load(YAML)["combatants"] if not c.get("hidden")]
+    table = await create_table(ws_url(server), clients, combatants,
+                               anonymous_hidden_turns=True, screen_count=-100)
+    base = f"http://127.0.0.1:{server.settings.port}"
+    gm = await pages.open(f"{base}/table/#token={table.gm_token}")
+    player = await pages.open(f"{base}/table/#token={table.tokens['twilight']}")
+    for page in (gm, player):
+        await live(page)
+    await gm.click('button[data-action="start_encounter"]')
+    await gm.wait_for_function("window.stablemaster.table.round === 1")
+    for page in (gm, player):  # last, on its count: after everyone's -100 cannot tie
+        entry = page.locator(".order li").last
+        await entry.wait_for()
+        assert await entry.get_attribute("data-combatant") == "screen"
+        assert "Someone behind the GM's screen" in await entry.inner_text()
+        assert "-100" in await entry.inner_text()
+    while (actor := await current_of(gm)) != "screen":
+        assert actor is not None
+        await gm.click(f'button[data-action="end_turn"][data-combatant="{actor}"]')
+        await gm.wait_for_function(f"window.stablemaster.table.current !== {actor!r} && "
+                                   "window.stablemaster.table.current != null")
+    await player.wait_for_selector('.order li.current[data-combatant="screen"]')
+    await gm.screenshot(path=artifacts / "gm-screen-turn.png", full_page=True)
+    await gm.click('button[data-action="end_turn"][data-combatant="screen"]')
+    await gm.wait_for_function("window.stablemaster.table.round === 2")
+    await player.wait_for_function("window.stablemaster.table.round === 2")
+    assert await current_of(gm) != "screen"

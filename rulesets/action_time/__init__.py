@@ -19,6 +19,7 @@ from rulesets.action_time import actions as at
 from rulesets.action_time import reference
 from rulesets.action_time.fold import FOLDS
 from rulesets.action_time.snapshot import ActionTimeView
+from rulesets.action_time.words import WORDS
 
 
 def _joins_next_round(s: EncounterState) -> bool:
@@ -52,6 +53,7 @@ RULESET = Declaration(
     views=(_view,),
     view=ActionTimeView,
     folds=FOLDS,
+    words=WORDS,
     gm_tools=(LegalAction(action="adjust_combatant",
                           args_schema=command_schema_id("adjust_combatant")),),
     effect_targets=at.EFFECT_TARGETS,

@@ -1058,7 +1058,8 @@ def _press_targets(s: EncounterState, cid: str, sees_all: bool) -> list[str]:
 
 
 def _pursued(s: EncounterState, cid: str, sees_all: bool) -> list[str]:
-    return _visible([s.current] if s.current else [], s, cid, sees_all)
+    # (not the GM's screen, R99: no combatant's turn)
+    return _visible([s.current] if s.current in s.combatants else [], s, cid, sees_all)
 
 
 def _others(s: EncounterState, cid: str, sees_all: bool) -> list[str]:

@@ -37,6 +37,7 @@ from rulesets.dramatic.views import (
     reservations_view,
     social_view,
 )
+from rulesets.dramatic.words import WORDS
 
 #: The GM's commands for what the rules leave to the GM, offered while the encounter runs.
 GM_TOOLS = ("adjudicate", "adjust_combatant", "set_map", "place_combatant", "fall", "collide",
@@ -79,6 +80,7 @@ RULESET = Declaration(
     combatant_views=(("numbers", numbers_of),),
     view=DramaticView,
     folds=FOLDS,
+    words=WORDS,
     effect_targets=EFFECT_TARGETS,
     stats=Sheet,
     stats_schema=reference.stats_schema,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from encounter.state import SCREEN
 from protocol import events as ev
 from rules.social.access import Moment
 from rulesets.dramatic import combat, perception, recovery, resolution, rulings, social
@@ -34,7 +35,8 @@ def turn_starting(d: Decision, cid: str) -> None:
     step each round on the same initiative count"); a statement aimed at the combatant and
     still unanswered is refused (R48: no answer before its turn refuses)."""
     s = d.s
-    count = s.count_of(cid)
+    # inside the screen's turn, on the screen's count (R99: it strained as that turn began)
+    count = s.count_of(SCREEN) if s.screen_turn else s.count_of(cid)
     for loaded, load in list(s.loads.items()):
         if s.round > load.strained_round and count <= load.count:
             rulings.strain(d, loaded)

@@ -280,7 +280,7 @@ def load_object(d: Decision, cmd: msg.LoadObject) -> None:
         raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{c.name} is a creature, not an object")
     if sheet.load_limit is None and cmd.weight:
         raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{c.name}'s stat block gives no load_limit")
-    count = d.s.count_of(d.s.current) if d.s.current in d.s.initiative else 0
+    count = d.s.turn_count() if d.s.current in d.s.initiative or d.s.screen_turn else 0
     d.emit(ev.ObjectLoaded(combatant=c.id, weight=cmd.weight, round=d.s.round, count=count,
                            hidden=c.hidden), d.combatant_vis(c.id))
     if cmd.weight:

@@ -4,7 +4,7 @@ what a ruleset beyond the two shipped ones declares, and that the engine needs n
 - a stat block of its own: ``spark`` (1 to 6), nothing else;
 - an option of its own (``options.ruleset_options.glow``: how many embers a kindling gives);
 - a part of the state of its own (``ruleset_state["embers"]``: each combatant's embers);
-- an event of its own (``ruleset_event`` ``kindled``), and its fold;
+- an event of its own (``ruleset_event`` ``kindled``), its fold and its words;
 - a turn budget of its own: two beats, each action taking one;
 - an action of its own (``kindle``: give a combatant embers), beside the engine's ``end_turn``;
 - no surprise round (the declaration's default);
@@ -26,8 +26,10 @@ from encounter.declare import Action, Aimed, Catalog, Targets, in_scene
 from encounter.ruleset import Declaration, ruleset_options
 from encounter.state import EncounterState, Vitals
 from encounter.turns import END_TURN
+from encounter.words import Names, said
 from protocol import events as ev
 from protocol.model import CombatantProfile
+from protocol.summary import Summary, SummaryPart
 from rules.actions import Economy, Kind
 from rules.rulesets import CombatantLike, RulesetError
 
@@ -84,6 +86,13 @@ def _fold_kindled(e: ev.RulesetEvent, s: EncounterState) -> None:
     embers[e.combatant] = embers.get(e.combatant, 0) + int(e.data["embers"])
 
 
+def _kindled_words(e: ev.RulesetEvent, n: Names) -> Summary:
+    """The words of a ``kindled`` event: who kindled whose embers, and how many."""
+    embers = int(e.data["embers"])
+    return said(f"{n(e.data.get('by'))} kindles {n(e.combatant)}'s embers: +{embers}",
+                [SummaryPart(label="embers", value=embers)])
+
+
 def _others(s: EncounterState, cid: str, sees_all: bool) -> list[str]:
     return [t for t in in_scene(s) if t != cid]
 
@@ -110,6 +119,8 @@ RULESET = Declaration(
     stats=Sheet,  # for the documents: the schema of its stat block (``python -m docgen``)
     initial_state=lambda: {"embers": {}},
     events={"kindled": _fold_kindled},
+    words={"kindled": _kindled_words},
+    example_events={"kindled": {"combatant": "dog", "data": {"embers": 1, "by": "twilight"}}},
     views=(_view,),
     initial_vitals=_vitals,
 )

@@ -2,10 +2,12 @@
 // the GM console or the player's view, whichever the token's role is. Spectator links open
 // the overlay (/watch?spectate=<token>).
 
-import { Connection, HISTORY_LINES, anonymous } from "/table/conn.js";
+import { Connection, anonymous, readHistory } from "/table/conn.js";
 import { Table, drawingToMap, readEncounterFile } from "/table/model.js";
 import { h, renderStatus, renderOrder, renderLog, renderSheet, renderActions, renderMap, renderSocial, pickSquare, subtitle, loadRulesets, rulesetTitle, rulesets } from "/table/render.js";
 import { gmView } from "/table/gm.js";
+import { turnTimer } from "/table/clock.js";
+import { diceLine, addEntropy } from "/table/dice.js";
 
 const $ = (id) => document.getElementById(id);
 const app = $("app");
@@ -29,34 +31,30 @@ function join(tok) {
 function joinNow(tok) {
   const table = new Table();
   let view = null;
-  let standingTimer = null;
   const status = $("status");
+  const dicePanel = diceLine(table, tok);
   const conn = new Connection({
     token: tok,
-    cursor: () => table.cursor,
     onStatus: (state, detail) => {
       renderStatus(status, state, detail);
       if (state === "closed" && !view) app.replaceChildren(h("section", { class: "wide" }, h("h2", {}, "Cannot join"), h("p", {}, detail)));
     },
     onMessage: (msg) => {
       const empty = table.log.length === 0;
-      table.apply(msg);
-      if (msg.type === "snapshot" && empty) conn.command("get_history", { limit: HISTORY_LINES }).catch(() => {});
+      table.apply(msg, conn.state);
+      if (msg.type === "snapshot" && empty) {
+        readHistory(conn).then((page) => {
+          table.fromHistory(page.events);
+          if (view) view.update(msg);
+        }).catch(() => {});
+      }
       if (msg.type === "welcome") {
         if (msg.role === "spectator") { location.replace(`/watch?spectate=${encodeURIComponent(tok)}`); return; }
-        if (!view) view = msg.role === "gm" || (msg.scopes || []).includes("view:gm") ? gmView(app, table, conn) : playerView(app, table, conn);
+        if (!view) view = msg.role === "gm" || (msg.scopes || []).includes("view:gm") ? gmView(app, table, conn, dicePanel) : playerView(app, table, conn, dicePanel);
       }
-      if (table.needsSnapshot) { table.needsSnapshot = false; conn.resync(); }
-      if (table.needsLegal) { table.needsLegal = false; conn.command("get_legal_actions").catch(() => {}); }
-      // the event or a situation changed: the server works out status, access and auras anew,
-      // and says them in a snapshot (once the burst of such events is over)
-      if (table.needsStanding) {
-        table.needsStanding = false;
-        clearTimeout(standingTimer);
-        standingTimer = setTimeout(() => conn.resync(), 400);
-      }
+      if (view && (msg.type === "snapshot" || msg.type === "view")) addEntropy(conn, table);
       if (view) view.update(msg);
-      if (view && (msg.type === "snapshot" || msg.type === "event")) {
+      if (view && (msg.type === "snapshot" || msg.type === "view")) {
         document.title = `${table.name} — Stablemaster`;
         $("title").textContent = table.name;
       }
@@ -66,12 +64,13 @@ function joinNow(tok) {
   conn.start();
 }
 
-function playerView(root, table, conn) {
+function playerView(root, table, conn, dicePanel) {
   const banner = h("section", { class: "banner", hidden: true });
   const sheets = h("section", {}, h("h2", {}, "Your character"));
   const sheetBox = h("div", {});
   sheets.append(sheetBox);
   const order = h("ol", { class: "order" });
+  const timer = turnTimer(table);
   const actions = h("div", {});
   const log = h("div", { class: "log" });
   const map = h("section", { hidden: true, class: "map-panel" }, h("h2", {}, "Map"),
@@ -84,10 +83,10 @@ function playerView(root, table, conn) {
   // the map under the order, in the column beside the actions: a square clicked and its Move
   // button on one screen
   root.replaceChildren(banner, sheets,
-    h("div", { class: "column" }, h("section", {}, h("h2", {}, "Initiative"), order), map),
+    h("div", { class: "column" }, h("section", {}, h("h2", {}, "Initiative"), timer.el, order), map),
     h("section", { class: "actions-panel" }, h("h2", {}, "Actions"), actions),
     social,
-    h("section", { class: "wide" }, h("h2", {}, "Log"), log));
+    h("section", { class: "wide" }, h("h2", {}, "Log"), dicePanel.el, log));
   const run = (type, fields) => conn.command(type, fields);
   return {
     update(msg) {
@@ -101,9 +100,11 @@ function playerView(root, table, conn) {
       banner.dataset.current = table.current || "";
       sheetBox.replaceChildren(...mine.map((id) => renderSheet(table, id)));
       renderOrder(order, table);
+      timer.update();
       if (msg.type === "legal_actions" || msg.type === "legal_actions_delta") renderActions(actions, table, run);
       map.hidden = !renderMap(mapBox, table, (x, y) => pickSquare(table, x, y));
       social.hidden = !renderSocial(socialBox, table);
+      dicePanel.update();
       renderLog(log, table);
     },
   };

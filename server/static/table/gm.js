@@ -1,8 +1,10 @@
 // The GM console: the roster (awareness, hide and reveal, invites), links for players and
-// spectators, the scene's flow and every legal action, rulings, the order and the log.
+// spectators, the scene's flow and every legal action, rulings, the order with the turn timer,
+// and the log with the verifiable dice.
 
 import { h, renderOrder, renderLog, renderActions, renderMap, renderSheet, renderSocial, pickSquare, subtitle, tableLink, watchLink, SIZES } from "/table/render.js";
 import { drawingToMap, rulesets, vitalsLabel } from "/table/model.js";
+import { turnTimer, TIMER_COMMANDS } from "/table/clock.js";
 
 // GM rulings: overriding a value and adjudicating an action the rules do not list (each
 // audited by the server as a gm_ruling, with its reason), a fall, the battle map, and the
@@ -67,7 +69,7 @@ export const GM_TOOLS = [
 
 /** GM commands with a control of their own (a form above, the map panel): not repeated as
  * bare buttons among the actions. */
-const OWN_CONTROLS = new Set([...GM_TOOLS.map((t) => t.command), "set_map", "place_combatant"]);
+const OWN_CONTROLS = new Set([...GM_TOOLS.map((t) => t.command), "set_map", "place_combatant", ...TIMER_COMMANDS]);
 
 /** An effect's changes as written in the form, "target amount" separated by commas: the
  * amount a whole number, or a die ("d6") for a target that adds one. */
@@ -112,8 +114,9 @@ export function toolFields(form) {
   return out;
 }
 
-export function gmView(root, table, conn) {
+export function gmView(root, table, conn, dicePanel) {
   const run = (type, fields) => conn.command(type, fields);
+  const timer = turnTimer(table, run);
   const roster = h("tbody", {});
   const rosterError = h("p", { class: "error", role: "alert" });
   const order = h("ol", { class: "order" });
@@ -163,7 +166,7 @@ export function gmView(root, table, conn) {
           try { map = text.startsWith("{") ? JSON.parse(text) : drawingToMap(text); } catch (err) { mapError.textContent = `not JSON: ${err.message}`; return; }
           if (await mapRun("set_map", { map })) mapText.value = "";
         } }, "Set the map"), " ", h("button", { type: "button", class: "remove-map", onclick: () => mapRun("set_map", { map: null }) }, "Remove the map")))),
-    h("section", {}, h("h2", {}, "Initiative"), order),
+    h("section", {}, h("h2", {}, "Initiative"), timer.el, order),
     h("section", { class: "actions-panel" }, h("h2", {}, "Actions"), actions),
     h("section", { class: "links-panel" }, h("h2", {}, "Links"),
       h("p", {}, spectatorButton, " ", h("span", { class: "muted" }, "invite players from the roster")), links, linkError,
@@ -171,7 +174,7 @@ export function gmView(root, table, conn) {
     toolsPanel,
     social,
     h("section", { class: "wide sheets-panel" }, h("h2", {}, "Stat blocks and vitals"), sheets),
-    h("section", { class: "wide" }, h("h2", {}, "Log"), log));
+    h("section", { class: "wide" }, h("h2", {}, "Log"), dicePanel.el, log));
 
   function renderRoster() {
     const setup = !table.started;
@@ -277,6 +280,7 @@ export function gmView(root, table, conn) {
 
   let rosterKey = "";
   let toolsKey = "";
+  let linksKey = "";
   return {
     update(msg) {
       document.getElementById("subtitle").textContent = subtitle(table);
@@ -290,14 +294,17 @@ export function gmView(root, table, conn) {
       // the map panel for a ruleset with a map (the GM may set one), or a map already set
       root.querySelector(".map-panel").hidden = !(gmTools.includes("set_map") || table.map);
       renderOrder(order, table);
+      timer.update();
       if (msg.type === "legal_actions" || msg.type === "legal_actions_delta") renderActions(actions, table, run, OWN_CONTROLS);
-      if (msg.type === "snapshot" || msg.type === "event") {
+      if (msg.type === "snapshot" || msg.type === "view") {
         social.hidden = !renderSocial(socialBox, table);
         renderClickMode();
         renderMap(mapBox, table, onMapClick);
         sheets.replaceChildren(...[...table.combatants.keys()].map((id) => renderSheet(table, id)));
       }
-      if (msg.type === "snapshot" || (msg.type === "event" && msg.event.kind.startsWith("token_")) || msg.type === "welcome") renderLinks();
+      const credentials = JSON.stringify([...table.tokens.values()]);
+      if (credentials !== linksKey || msg.type === "welcome") { linksKey = credentials; renderLinks(); }
+      dicePanel.update();
       renderLog(log, table);
     },
   };

@@ -35,12 +35,18 @@ export function renderStatus(el, state, detail) {
   el.title = detail || state;
 }
 
-/** The initiative order (or, before it is rolled, the combatants), whose turn it is marked. */
+/** The id of the GM's screen in the order, with anonymous hidden turns (R99). */
+const SCREEN = "screen";
+
+/** The initiative order (or, before it is rolled, the combatants), whose turn it is marked;
+ * with anonymous hidden turns the GM's screen is in it, on its count (R99). */
 export function renderOrder(el, table) {
   const ids = table.order.length ? table.order : [...table.combatants.keys()];
+  const options = (table.state && table.state.options) || {};
   el.replaceChildren(...ids.map((id) => {
-    const c = table.combatants.get(id) || { name: id };
-    const init = table.initiative.get(id);
+    const screen = id === SCREEN && !table.combatants.has(id);
+    const c = table.combatants.get(id) || { name: screen ? "Someone behind the GM's screen" : id, side: screen ? "screen" : "" };
+    const init = table.initiative.get(id) || (screen && typeof options.screen_count === "number" ? { count: options.screen_count } : undefined);
     const badges = [];
     if (c.hidden) badges.push(h("span", { class: "badge hidden" }, "hidden"));
     if (table.flatFooted.has(id)) badges.push(h("span", { class: "badge" }, "flat-footed"));
@@ -76,7 +82,7 @@ export function vitalBadges(table, id) {
     for (const [name, t] of [["physical", v.physical], ["mental", v.mental]]) {
       if (t && t.step) out.push(h("span", { class: "badge track", title: trackText(name, t) }, `${name} ${t.step}/5 (${t.penalty})`));
     }
-    const cond = conditionText(v.condition);
+    const cond = conditionText(v.condition, vitalsLabel(table.ruleset));
     if (cond) out.push(h("span", { class: `badge consciousness ${(v.condition || [])[0] || ""}` }, cond));
     if (v.prone) out.push(h("span", { class: "badge prone" }, "prone"));
     if (v.helpless) out.push(h("span", { class: "badge helpless" }, "helpless"));
@@ -97,23 +103,21 @@ export function conditionsOf(c) {
   return [];
 }
 
-/** One roll with every die: expression, each die's face (dropped dice struck), the total. */
-export function renderRoll(roll, by) {
-  const dice = (roll.dice || []).map((d) =>
-    h("span", { class: `die${d.kept === false ? " dropped" : ""}`, title: `d${d.sides}` }, String(d.face)));
-  const bits = [h("span", { class: "expr" }, roll.expr), " ", ...dice, " = ", h("strong", { class: "total" }, String(roll.total))];
-  const notes = [];
-  if (roll.manual) notes.push(`physical dice${by ? ", entered by " + (by === "gm" ? "the GM" : "the player") : ""}`);
-  else if (roll.seed !== null && roll.seed !== undefined) notes.push(`seed ${roll.seed}`);
-  return h("span", { class: "roll", title: roll.text || "" }, ...bits,
-    roll.text ? h("span", { class: "rolltext" }, ` (${roll.text}${notes.length ? "; " + notes.join(", ") : ""})`) : "");
+/** The dice of a summary's parts (`d20` 14, `d6` 3…) as chips: a roll's breakdown, in the
+ * server's words (its text says the rest). */
+export function renderParts(parts) {
+  return h("span", { class: "roll" }, ...parts.filter((p) => /^d\d+$/.test(p.label)).map((p) => h("span", { class: "die", title: p.label }, String(p.value))));
 }
+
+/** The kinds of event whose log line shows its dice as chips too. */
+const ROLL_LINES = new Set(["dice_rolled"]);
 
 export function renderLog(el, table, limit = 200) {
   const lines = table.log.slice(-limit);
   const stick = el.scrollTop + el.clientHeight >= el.scrollHeight - 20;
-  el.replaceChildren(...lines.map((l) => h("div", { class: `line ${l.kind}`, dataset: { n: l.n, kind: l.kind } },
-    h("span", { class: "seq" }, String(l.n)), " ", l.text, l.roll ? [": ", renderRoll(l.roll, l.by)] : "")));
+  el.replaceChildren(...lines.map((l) => h("div", { class: `line ${l.kind}`, dataset: { n: l.n, kind: l.kind },
+    title: l.parts && l.parts.length ? l.parts.map((p) => `${p.label} ${p.value}`).join("; ") : null },
+  h("span", { class: "seq" }, String(l.n)), " ", l.text, ROLL_LINES.has(l.kind) && l.parts && l.parts.length ? [" ", renderParts(l.parts)] : "")));
   if (stick) el.scrollTop = el.scrollHeight;
 }
 

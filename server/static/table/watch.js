@@ -1,11 +1,13 @@
-// The spectator overlay: initiative order, whose turn it is, the conditions a spectator may
-// see (fatigue only where the server sends it), the battle map with every token, and the last
-// few log lines. /watch?spectate=<token>; add &transparent=1 for streaming
-// software, &lines=N for more or fewer log lines. It reconnects and catches up by itself.
+// The spectator overlay: initiative order, whose turn it is and its timer, the conditions a
+// spectator may see (fatigue only where the server sends it), the battle map with every token,
+// and the last few log lines (the server's words for each event). /watch?spectate=<token>;
+// add &transparent=1 for streaming software, &lines=N for more or fewer log lines. It
+// reconnects and catches up by itself.
 
-import { Connection, HISTORY_LINES } from "/table/conn.js";
+import { Connection, readHistory } from "/table/conn.js";
 import { Table, loadRulesets } from "/table/model.js";
 import { renderStatus, renderOrder, renderLog, renderMap } from "/table/render.js";
+import { turnTimer } from "/table/clock.js";
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -14,6 +16,8 @@ const lines = Math.max(0, Math.min(50, Number(params.get("lines") || 6)));
 if (params.get("transparent")) document.body.classList.add("transparent");
 
 const table = new Table();
+const timer = turnTimer(table);
+$("turn").after(timer.el);
 
 function render() {
   $("title").textContent = table.name || "…";
@@ -21,6 +25,7 @@ function render() {
   $("round").textContent = table.ended ? "the scene is over" : table.round ? `round ${table.round}` : table.started ? "" : "not started";
   $("turn").textContent = table.current ? `${table.nameOf(table.current)}'s turn` : "";
   $("turn").dataset.current = table.current || "";
+  timer.update();
   renderOrder($("order"), table);
   renderMap($("map"), table);
   renderLog($("log"), table, lines);
@@ -36,13 +41,11 @@ if (!token) {
 function watch() {
   const conn = new Connection({
     spectate: token,
-    cursor: () => table.cursor,
     onStatus: (state, detail) => renderStatus($("status"), state, detail),
     onMessage: (msg) => {
       const empty = table.log.length === 0;
-      table.apply(msg);
-      if (msg.type === "snapshot" && empty) conn.command("get_history", { limit: HISTORY_LINES }).catch(() => {});
-      if (table.needsSnapshot) { table.needsSnapshot = false; conn.resync(); }
+      table.apply(msg, conn.state);
+      if (msg.type === "snapshot" && empty) readHistory(conn).then((page) => { table.fromHistory(page.events); render(); }).catch(() => {});
       render();
     },
   });

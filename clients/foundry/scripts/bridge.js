@@ -1,0 +1,232 @@
+// The bridge: the primary GM's connections to the server (the integration credential's, and a
+// spectator's: what the table may see), the Foundry combat kept as the server says, the
+// tracker's controls sent as commands, the summaries to the chat, the GM's roll requests
+// answered with Foundry's dice. It touches Foundry only through a `Table`
+// (glue.js makes one of Foundry's documents; the tests one of plain objects).
+import { Client, CommandError } from "./vendor/stablemaster-client/index.js";
+import { combatOperations, desiredCombat, MODULE_ID, nothingToDo } from "./mirror.js";
+import { commandFor } from "./intents.js";
+import { addressedToGM, chatMessageFor, facesFromRoll, rollFormula } from "./chat.js";
+import { statBlockFromToken } from "./actors.js";
+
+/**
+ * @typedef {import("./mirror.js").MirrorCombat} MirrorCombat
+ * @typedef {import("./mirror.js").MirrorToken} MirrorToken
+ * @typedef {import("./mirror.js").Operations} Operations
+ * @typedef {import("./intents.js").Intent} Intent
+ */
+
+/**
+ * @typedef {object} Table  The Foundry side, as the bridge uses it.
+ * @property {() => MirrorCombat | null} combat  the combat that mirrors the encounter, if any
+ * @property {(flags: Record<string, unknown>) => Promise<MirrorCombat>} createCombat
+ * @property {() => Promise<void>} deleteCombat  (marked as the module's own)
+ * @property {(ops: Operations, flags: Record<string, unknown> | null) => Promise<void>} apply
+ *   apply the operations, each update marked as the module's own; `flags` (when not null)
+ *   go in the combat's `flags.stablemaster-bridge`
+ * @property {() => MirrorToken[]} tokens  the scene's tokens
+ * @property {(tokenId: string) => string[]} statusesOf  the status effects a token shows
+ * @property {(level: "info" | "warn" | "error", text: string) => void} notify
+ * @property {(data: Record<string, unknown>) => Promise<void>} chat
+ * @property {(formula: string) => Promise<{dice: Array<{faces: number | null | undefined, results: Array<{result: number, active?: boolean, discarded?: boolean}>}>}>} roll
+ *   evaluate a roll with Foundry's dice (its CONFIG.Dice.fulfillment method)
+ */
+
+/**
+ * @typedef {object} BridgeOptions
+ * @property {string} url
+ * @property {string} token  the integration credential (command:gm, view:gm, roll)
+ * @property {Table} table
+ * @property {import("./vendor/stablemaster-client/index.js").WebSocketClass} [WebSocket]
+ * @property {boolean} [answerRolls]  answer the GM's roll requests with Foundry's dice (true)
+ * @property {string | null} [publicToken]  a spectator credential: what the table sees, for
+ *   the Foundry documents and the chat (issued with the integration credential when null)
+ * @property {((token: string) => void | Promise<void>) | null} [keepPublicToken]  where a new one is kept
+ * @property {boolean} [chat]  send the summaries to the chat (true)
+ */
+
+export class Bridge {
+  /** @param {BridgeOptions} options */
+  constructor(options) {
+    this.table = options.table;
+    this.answerRolls = options.answerRolls ?? true;
+    this.wantChat = options.chat ?? true;
+    this.publicToken = options.publicToken ?? null;
+    this.keepPublicToken = options.keepPublicToken ?? null;
+    this.client = new Client({ url: options.url, token: options.token, WebSocket: options.WebSocket, client: "stablemaster-bridge/0.1.0" });
+    /** The table's view (a spectator's connection): what Foundry's documents may show. @type {Client | null} */
+    this.view = null;
+    this.WebSocket = options.WebSocket;
+    /** @type {Promise<void>} */
+    this._sync = Promise.resolve();
+    this._dirty = false;
+    this._running = false;
+    /** @type {Set<string>} */
+    this._answering = new Set();
+    /** @type {Array<() => void>} */
+    this._off = [];
+    /** The refusals and failures the table was told of: the words, and the server's code. */
+    this.refusals = /** @type {Array<{text: string, code: string | null}>} */ ([]);
+  }
+
+  /** Connect both connections, and mirror. */
+  async start() {
+    const welcome = await this.client.connect();
+    try {
+      await this._openView(!this.publicToken);
+    } catch (e) {
+      // a spectator credential of another encounter, or revoked: a new one
+      if (!(e instanceof CommandError) || e.code !== "unauthenticated") throw e;
+      await this._openView(true);
+    }
+    this._off.push(this.client.on("state", () => { this.sync(); this._rolls(); }));
+    this._off.push(this.client.on("legal", () => { this.sync(); this._rolls(); }));
+    this.sync();
+    this._rolls();
+    return welcome;
+  }
+
+  /** @param {boolean} issue  issue a new spectator credential first */
+  async _openView(issue) {
+    if (issue) {
+      const ack = await this.client.command("issue_spectator_link", { label: "Foundry VTT table" });
+      this.publicToken = /** @type {{token: string}} */ (ack.result).token;
+      await this.keepPublicToken?.(this.publicToken);
+    }
+    const view = new Client({ url: this.client.url, spectate: /** @type {string} */ (this.publicToken), WebSocket: this.WebSocket, client: "stablemaster-bridge/0.1.0 table" });
+    this.view = view;
+    this._off.push(view.on("event", (m) => {
+      const data = this.wantChat ? chatMessageFor(m) : null;
+      if (data) this.table.chat(data).catch((e) => this._tell("error", `chat: ${e.message}`));
+    }));
+    this._off.push(view.on("state", () => this.sync()));
+    try {
+      await view.connect();
+    } catch (e) {
+      view.close();
+      throw e;
+    }
+    return view;
+  }
+
+  /** Stop for good: both connections closed. */
+  stop() {
+    for (const off of this._off.splice(0)) off();
+    this.client.close();
+    this.view?.close();
+  }
+
+  /** Bring Foundry to the server's state (again, until nothing changes meanwhile). */
+  sync() {
+    this._dirty = true;
+    if (!this._running) {
+      this._running = true;
+      this._sync = this._drain().finally(() => { this._running = false; });
+    }
+    return this._sync;
+  }
+
+  /** Resolves once Foundry shows the state last received. */
+  settled() {
+    return this._sync;
+  }
+
+  async _drain() {
+    while (this._dirty) {
+      this._dirty = false;
+      try {
+        await this._syncOnce();
+      } catch (e) {
+        this._tell("error", `mirroring the encounter: ${/** @type {Error} */ (e).message}`);
+      }
+    }
+  }
+
+  async _syncOnce() {
+    const state = this.view?.state;
+    const gm = this.client.state;
+    if (!state || !gm) return;
+    const desired = desiredCombat(/** @type {any} */ (state), /** @type {any} */ (gm));
+    let combat = this.table.combat();
+    if (desired.ended) {
+      if (combat) await this.table.deleteCombat();
+      return;
+    }
+    const shown = { encounter: state.id, turnId: this.client.turnId, current: desired.current };
+    if (!combat) combat = await this.table.createCombat(shown);
+    const ops = combatOperations(combat, desired, this.table.tokens(), (id) => this.table.statusesOf(id));
+    const flags = combat.flags?.[MODULE_ID] || {};
+    const flagsChanged = flags.turnId !== shown.turnId || flags.current !== shown.current || flags.encounter !== shown.encounter;
+    if (nothingToDo(ops) && !flagsChanged) return;
+    await this.table.apply(ops, flagsChanged || ops.updateCombat ? shown : null);
+  }
+
+  /**
+   * A control of the tracker (held back by preUpdateCombat): sent to the server as the
+   * matching command, meant for the turn the tracker showed. A refusal is told at the table,
+   * and Foundry is brought back to the server's state.
+   * @param {Intent} intent
+   */
+  async intent(intent) {
+    const combat = this.table.combat();
+    const flags = combat?.flags?.[MODULE_ID] || {};
+    const command = commandFor(intent, { turnId: flags.turnId ?? null, current: flags.current ?? null }, this.client.state);
+    if ("refuse" in command) {
+      this._tell("warn", command.refuse);
+    } else {
+      try {
+        await this.client.command(command.type, command.fields, { expectTurn: command.expectTurn });
+      } catch (e) {
+        if (!(e instanceof CommandError)) throw e;
+        this._tell("warn", `the server refused: ${e.reply.message}`, e.code);
+      }
+    }
+    await this.sync();
+  }
+
+  /**
+   * Add combatants for tokens of the scene (`add_combatant`), each stat block made by the
+   * mapping. Resolves with the new combatants' ids.
+   * @param {Array<{actor: import("./actors.js").ActorLike | null, token: import("./actors.js").TokenLike}>} pairs
+   * @param {Record<string, string | {value: unknown}>} [mapping]
+   */
+  async addTokens(pairs, mapping) {
+    const ids = [];
+    for (const { actor, token } of pairs) {
+      try {
+        const ack = await this.client.command("add_combatant", { combatant: statBlockFromToken(actor, token, mapping) });
+        ids.push(/** @type {{combatant: string}} */ (ack.result).combatant);
+      } catch (e) {
+        if (!(e instanceof CommandError)) throw e;
+        this._tell("warn", `${token.name}: the server refused: ${e.reply.message}`);
+      }
+    }
+    return ids;
+  }
+
+  /** Answer the GM's roll requests with Foundry's dice. */
+  _rolls() {
+    if (!this.answerRolls) return;
+    for (const request of this.client.rollRequests) {
+      if (this._answering.has(request.request) || !request.dice || !addressedToGM(request, /** @type {any} */ (this.client.state))) continue;
+      this._answering.add(request.request);
+      const dice = request.dice;
+      this.table.roll(rollFormula(dice))
+        .then((roll) => this.client.submitRoll(request.request, facesFromRoll(roll, dice), { expectTurn: null }))
+        .catch((e) => {
+          this._answering.delete(request.request);
+          this._tell("warn", `roll ${request.purpose ?? request.request}: ${e instanceof CommandError ? e.reply.message : e.message}`);
+        });
+    }
+  }
+
+  /**
+   * @param {"info" | "warn" | "error"} level
+   * @param {string} text
+   * @param {string | null} [code]
+   */
+  _tell(level, text, code = null) {
+    this.refusals.push({ text, code });
+    this.table.notify(level, `Stablemaster: ${text}`);
+  }
+}

@@ -1,0 +1,199 @@
+"""Verifiable server dice (ruling R101): a commitment before the first roll, every face drawn by
+HMAC-SHA256 keyed by the secret and the table's entropy, the secret revealed at the end, and
+``clients.dice_check`` recomputing every roll a credential was shown."""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import copy
+import hashlib
+import sys
+from typing import Any
+
+import pytest
+
+from clients.client import Client, CommandError
+from clients.dice_check import DiceReport, check_dice
+from encounter.harness import Refused, Table
+from rules.dice import roll_keyed
+from rules.verifiable_dice import commitment, encounter_secret, next_entropy, roll_key
+from server.app import Server
+from tests.conftest import ws_url
+from tests.helpers import caught_up, create_table, open_client, play_turns
+
+SECRET = bytes(range(32))
+
+
+def test_a_keyed_roll_is_the_same_for_the_same_key_and_place_only() -> None:
+    key = roll_key(SECRET, commitment(SECRET))
+    first = roll_keyed("4d6kh3+1d20+1d%", key, "table:0")
+    assert first == roll_keyed("4d6kh3+1d20+1d%", key, "table:0")
+    assert first.place == "table:0" and first.seed is None and not first.manual
+    others = {tuple(d.face for d in roll_keyed("4d6kh3+1d20+1d%", key, f"table:{n}").dice)
+              for n in range(1, 40)}
+    assert len(others) == 39  # another place, other faces
+    other_key = roll_key(SECRET, next_entropy(commitment(SECRET), "x"))
+    assert roll_keyed("4d6kh3+1d20+1d%", other_key, "table:0").dice != first.dice
+
+
+def test_keyed_faces_are_uniform() -> None:
+    key = roll_key(SECRET, "chain")
+    counts = collections.Counter(roll_keyed("1d6", key, f"table:{n}").total
+                                 for n in range(6000))
+    assert set(counts) == {1, 2, 3, 4, 5, 6}
+    chi2 = sum((c - 1000) ** 2 / 1000 for c in counts.values())
+    assert chi2 < 20.5  # p = 0.001 for 5 degrees of freedom
+    tens = {roll_keyed("1d%", key, f"screen:{n}").total for n in range(300)}
+    assert tens == set(range(0, 100, 10))
+
+
+PARTY = [{"name": "Ace", "id": "ace", "kind": "pc", "initiative": 5},
+         {"name": "Dog", "id": "dog", "initiative": 1},
+         {"name": "Lurker", "id": "lurker", "initiative": 3, "hidden": True}]
+
+
+def test_the_engine_commits_draws_takes_entropy_and_reveals() -> None:
+    from encounter.actors import Actor
+
+    table = Table(PARTY, encounter_id="enc", dice_secret=SECRET)
+    assert table.state.dice_commitment == commitment(SECRET)
+    ace = Actor(role="player", token_id="p", combatants=frozenset({"ace"}))
+    sent = table.send("add_dice_entropy", entropy="ace's dice", by=ace)
+    (added,) = sent.events("dice_entropy_added")
+    assert added.by == "player" and added.chain == next_entropy(commitment(SECRET), "ace's dice")
+    table.send("start_encounter")
+    for _ in range(4):
+        table.act(table.state.current, "end_turn")
+    table.send("end_encounter")
+    kinds = [e.event.__struct_config__.tag for e in table.envelopes]
+    assert kinds.index("dice_committed") < kinds.index("dice_rolled")
+    assert kinds[-2:] == ["dice_revealed", "encounter_ended"]  # the last roll is behind it
+    report = check_dice([{"event": _plain(e.event)} for e in table.envelopes])
+    assert report.honest and report.verified == 3 and report.entropy == 1, report.text()
+    places = [e.event.roll.place for e in table.envelopes
+              if e.event.__struct_config__.tag == "dice_rolled"]
+    assert sorted(places) == ["screen:0", "table:0", "table:1"]  # the lurker's its own stream
+    with pytest.raises(Refused) as refused:
+        table.send("add_dice_entropy", entropy="late")
+    assert refused.value.code.value == "illegal_action"
+
+
+def test_entropy_is_bounded_and_needs_verifiable_dice() -> None:
+    from encounter.actors import Actor
+
+    ace = Actor(role="player", token_id="p", combatants=frozenset({"ace"}))
+    table = Table(PARTY, encounter_id="enc", dice_secret=SECRET)
+    for n in range(64):
+        table.send("add_dice_entropy", entropy=str(n), by=ace)
+    with pytest.raises(Refused) as refused:
+        table.send("add_dice_entropy", entropy="one more", by=ace)
+    assert refused.value.code.value == "illegal_action" and "64" in refused.value.message
+    fixed = Table(PARTY, encounter_id="enc", dice_secret=SECRET, dice_seed=7)
+    assert fixed.state.dice_commitment is None
+    with pytest.raises(Refused) as refused:
+        fixed.send("add_dice_entropy", entropy="x", by=ace)
+    assert "dice_seed" in refused.value.message
+    fixed.send("start_encounter")
+    rolls = [e.event.roll for e in fixed.envelopes if e.event.__struct_config__.tag
+             == "dice_rolled"]
+    assert rolls and all(r.place is None and r.seed is not None for r in rolls)
+
+
+def _plain(event: Any) -> dict[str, Any]:
+    from encounter.harness import wire
+
+    plain: dict[str, Any] = wire(event)
+    return plain
+
+
+async def _history(client: Client) -> list[dict[str, Any]]:
+    got: list[dict[str, Any]] = []
+    before: Any = None
+    while True:
+        mark = len(client.messages)
+        fields: dict[str, Any] = {"limit": 200}
+        if before is not None:
+            fields["before"] = before
+        await client.command("get_history", **fields)
+        (page,) = [m for m in client.messages[mark:] if m["type"] == "history"]
+        got[:0] = page["events"]
+        before = page["before"]
+        if before is None:
+            return got
+
+
+async def test_every_viewer_checks_the_rolls_it_saw_and_tampering_is_caught(
+        server: Server, clients: list[Client]) -> None:
+    url = ws_url(server)
+    table = await create_table(url, clients)  # no dice_seed: the server's own dice
+    secret = server.dice_secret(table.encounter)
+    player = await open_client(url, clients)
+    await player.hello(table.tokens["twilight"], features=["batch", "cursor"])
+    spectator = await open_client(url, clients)
+    await spectator.hello(table.spectator_token, features=["batch", "cursor"])
+    with pytest.raises(CommandError) as refused:
+        await spectator.command("add_dice_entropy", entropy="from the stands")
+    assert refused.value.reply["code"] == "forbidden"
+    entropy = hashlib.sha256(b"twilight's own").hexdigest()
+    await player.command("add_dice_entropy", entropy=entropy)
+    await table.gm.command("start_encounter")
+    await play_turns(table.gm, {}, 8)
+    for c in (table.gm, player, spectator):
+        await caught_up(c)
+        assert secret.hex() not in str(c.messages)  # nobody is told it before the end
+        report = check_dice(await _history(c))
+        assert not report.revealed and not report.problems and report.entropy == 1
+    await table.gm.command("end_encounter")
+    reports: dict[str, DiceReport] = {}
+    for name, c in (("gm", table.gm), ("player", player), ("spectator", spectator)):
+        log = await _history(c)
+        reports[name] = report = check_dice(log)
+        assert report.honest and report.verified > 0, report.text()
+        assert report.commitment == commitment(secret)
+        if name != "gm":  # the rolls behind the screen are not counted where the table sees
+            assert "screen:" not in str(log) and "lurker" not in str(log)
+    assert reports["gm"].verified > reports["spectator"].verified
+    late = await open_client(url, clients)  # the snapshot says it all, for a late joiner
+    await late.hello(table.spectator_token)
+    assert late.snapshot is not None and late.snapshot["state"]["dice"] == {
+        "commitment": commitment(secret), "chain": next_entropy(commitment(secret), entropy),
+        "entropy": 1, "secret": secret.hex()}
+
+    log = await _history(table.gm)
+    rolled = next(i for i, m in enumerate(log) if m["event"]["kind"] == "dice_rolled")
+    changed = copy.deepcopy(log)
+    die = changed[rolled]["event"]["roll"]["dice"][0]
+    die["face"] = die["face"] % die["sides"] + 1
+    assert not check_dice(changed).honest
+    changed = copy.deepcopy(log)
+    added = next(m for m in changed if m["event"]["kind"] == "dice_entropy_added")
+    added["event"]["entropy"] = "someone else's"
+    assert any("entropy chain" in p for p in check_dice(changed).problems)
+    added["event"]["chain"] = next_entropy(commitment(secret), "someone else's")
+    assert not check_dice(changed).honest  # a consistent chain, but not the rolls' one
+    changed = copy.deepcopy(log)
+    revealed = next(m for m in changed if m["event"]["kind"] == "dice_revealed")
+    revealed["event"]["secret"] = encounter_secret(b"another server", table.encounter).hex()
+    assert "not the one committed to" in check_dice(changed).problems[0]
+
+
+async def test_the_check_script_reads_the_history_with_a_token(
+        server: Server, clients: list[Client]) -> None:
+    url = ws_url(server)
+    table = await create_table(url, clients)
+    await table.gm.command("start_encounter")
+    await play_turns(table.gm, {}, 3)
+
+    async def script(token: str) -> tuple[int, str]:
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "clients.dice_check", url, token,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+        out, _ = await asyncio.wait_for(proc.communicate(), 60)
+        return proc.returncode or 0, out.decode()
+
+    code, out = await script(table.tokens["twilight"])
+    assert code == 2 and "not revealed" in out, out
+    await table.gm.command("end_encounter")
+    code, out = await script(table.tokens["twilight"])
+    assert code == 0 and "every server roll is the one the committed secret gives" in out, out

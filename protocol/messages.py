@@ -60,8 +60,8 @@ FEATURES: tuple[str, ...] = ("batch", "legal_delta", "cursor", "view", "summarie
 
 class Replay(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     """A replay of the encounter (``hello.replay``): from the start of round ``from_round`` (0:
-    the start of the scene), at ``speed`` times the pace it was played at (a pause longer than
-    ``max_pause`` seconds, once sped up, is cut to it)."""
+    the whole story, from the encounter's creation), at ``speed`` times the pace it was played
+    at (a pause longer than ``max_pause`` seconds, once sped up, is cut to it)."""
 
     speed: Annotated[float, msgspec.Meta(gt=0, le=1000)] = 1.0
     from_round: Annotated[int, msgspec.Meta(ge=0)] = 0

@@ -3,14 +3,15 @@ credential, redacted for it as it was live.
 
 The log is read from Redis a chunk at a time and folded from its first event into a state of
 the replay's own (the live room is not touched). Up to the start (the beginning of the round
-asked for) nothing is sent; then the connection gets a ``snapshot`` (reason ``replay``) of the
-state as this credential saw it there, and each event after it as it received it live (the
-room's own redaction and framing: ``Room.frames_for``), paced by the events' times divided by
-the speed asked for. A connection with the ``view`` feature gets, after the events of each
-command, the patch that brings the state it holds to the credential's view then. The table
-(every credential without ``view:gm``) is shown the log only as far as it was told it, and its
-view is the state as it was told it (``encounter.screen``), as it was live. ``replay_ended``
-closes the replay.
+asked for; round 0: just after the encounter's first event, ``encounter_created``) nothing is
+sent; then the connection gets a ``snapshot`` (reason ``replay``) of the state as this
+credential saw it there, and each event after it as it received it live (the room's own
+redaction and framing: ``Room.frames_for``), paced by the events' times divided by the speed
+asked for. A connection with the ``view`` feature gets, after the events of each command, the
+patch that brings the state it holds to the credential's view then. The table (every
+credential without ``view:gm``) is shown the log only as far as it was told it, and its view
+is the state as it was told it (``encounter.screen``), as it was live. ``replay_ended`` closes
+the replay.
 """
 
 from __future__ import annotations
@@ -54,10 +55,10 @@ class Watcher(Protocol):
 
 def _starts(envelope: Any, from_round: int) -> bool:
     """Whether the replay starts just before ``envelope``: the round asked for begins (0: the
-    scene does)."""
-    event = envelope.event
+    encounter's story does, after its first event, ``encounter_created``)."""
     if from_round == 0:
-        return isinstance(event, ev.SceneStarted)
+        return True
+    event = envelope.event
     return isinstance(event, ev.RoundStarted) and event.round >= from_round
 
 

@@ -1103,6 +1103,15 @@ async def test_a_reloaded_page_and_a_late_spectator_show_the_log_as_it_was(
     snapshot = await fresh.wait_for(lambda m: m["type"] == "snapshot")
     assert await watch.evaluate("window.stablemaster.table.state") == snapshot["state"]
     await watch.screenshot(path=artifacts / "spectator-late.png", full_page=True)
+    # the same overlay as a replay link: the encounter played back, the same log and state
+    shown = await watch.evaluate("window.stablemaster.table.log.map(l => l.text)")
+    replayed = await pages.open(f"{base}/watch?spectate={table.spectator_token}&replay=1000")
+    await replayed.wait_for_function("document.getElementById('status').dataset.state "
+                                     "=== 'replayed'")
+    assert await replayed.evaluate("window.stablemaster.table.log.map(l => l.text)") == shown
+    assert await replayed.evaluate("window.stablemaster.table.state") == snapshot["state"]
+    assert "replay over" in await replayed.inner_text("#status")
+    await replayed.screenshot(path=artifacts / "spectator-replay.png", full_page=True)
 
 
 async def test_one_origin_policy_for_the_websocket_and_the_schemas(

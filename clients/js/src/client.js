@@ -85,14 +85,20 @@ export class Client extends Emitter {
    * @param {number} [options.retries] resends of a command refused as rate_limited,
    *   unavailable or internal_error (5)
    * @param {Function} [options.fetch] for argsSchema (default: the global fetch)
+   * @param {{speed?: number, from_round?: number, max_pause?: number}} [options.replay] watch
+   *   the encounter played back instead (`hello.replay`): a snapshot as of that round, the
+   *   events at `speed` times their pace, then a `replay_ended` event; a reconnect plays it
+   *   again from the start, and commands but `ping` are refused
    */
   constructor({ url, token, spectate, WebSocket, features = DEFAULT_FEATURES, client = "stablemaster-client/0.1",
-    backoff = 250, maxBackoff = 5000, retries = 5, fetch } = {}) {
+    backoff = 250, maxBackoff = 5000, retries = 5, fetch, replay } = {}) {
     super();
     if (!url) throw new TypeError("url is required");
     this.url = url;
     this.token = token ?? null;
     this.spectate = spectate ?? null;
+    /** A replay's options (`hello.replay`), or null for the live encounter. */
+    this.replay = replay ?? null;
     this.features = [...features];
     this.clientName = client;
     this.initialBackoff = backoff;
@@ -176,6 +182,10 @@ export class Client extends Emitter {
     const u = new URL(this.url);
     u.searchParams.set("spectate", this.spectate);
     if (this.features.length) u.searchParams.set("features", this.features.join(","));
+    if (this.replay) {
+      u.searchParams.set("replay", String(this.replay.speed ?? 1));
+      if (this.replay.from_round) u.searchParams.set("from_round", String(this.replay.from_round));
+    }
     const at = this._position();
     if (at.cursor) u.searchParams.set("cursor", at.cursor);
     else if (at.since !== undefined) {
@@ -187,7 +197,7 @@ export class Client extends Emitter {
 
   /** Where to resume from: the last cursor, else the last seq and digest; nothing for a fresh start. */
   _position() {
-    if (this._fresh) return {};
+    if (this._fresh || this.replay) return {}; // (a replay starts from its round, always)
     if (this.cursor) return { cursor: this.cursor };
     if (this.seq !== null) return this.digest ? { since: this.seq, digest: this.digest } : { since: this.seq };
     return {};
@@ -197,6 +207,7 @@ export class Client extends Emitter {
     const hello = { type: "hello", versions: PROTOCOL_VERSIONS, client: this.clientName };
     if (this.token) hello.token = this.token;
     if (this.features.length) hello.features = this.features;
+    if (this.replay) hello.replay = this.replay;
     return { ...hello, ...this._position() };
   }
 
@@ -333,6 +344,9 @@ export class Client extends Emitter {
         break;
       case "goodbye":
         this.emit("goodbye", msg);
+        break;
+      case "replay_ended":
+        this.emit("replay_ended", msg);
         break;
       case "error":
         if (!this._live) {

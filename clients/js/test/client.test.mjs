@@ -3,6 +3,7 @@
 // fresh snapshot, history pages, stale commands, physical dice, spectators, revoked links.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import WebSocket from "ws";
 import { Client, CommandError, DEFAULT_FEATURES } from "../src/index.js";
 import { argsFor, newTable, recorder, strictAjv, untilTurnOf } from "../test-support/table.mjs";
 
@@ -241,4 +242,28 @@ test("a cursor the server does not take: hello again without it, and start from 
     assert.equal(c.status, "live");
     assert.notEqual(c.cursor, "A".repeat(22));
   }
+});
+
+test("a replay plays the encounter back and only watches", async (t) => {
+  const table = await newTable(t);
+  await table.gm.perform(table.gm.legal.find((a) => a.action === "start_encounter"));
+  for (let i = 0; i < 4; i++) {
+    await table.gm.waitFor((c) => c.legal.some((a) => a.action === "end_turn"));
+    await table.gm.perform(table.gm.legal.find((a) => a.action === "end_turn"));
+  }
+  const live = (await table.gm.history({ limit: 500 })).events;
+  const replay = new Client({ url: table.url, token: table.gmToken, WebSocket, replay: { speed: 1000 } });
+  t.after(() => replay.close());
+  const events = [];
+  replay.on("event", (m) => events.push(m));
+  const ended = new Promise((resolve) => replay.on("replay_ended", resolve));
+  await replay.connect();
+  const done = await ended;
+  assert.equal(replay.snapshotMessage.reason, "replay");
+  assert.equal(done.events, events.length);
+  // the events as the GM received them live, from the scene's start, with their words
+  assert.deepEqual(events.map((m) => m.event), live.slice(live.length - events.length).map((m) => m.event));
+  assert.ok(events.every((m) => m.summary && m.summary.text));
+  assert.deepEqual(replay.state, table.gm.state);
+  await assert.rejects(replay.command("get_legal_actions"), (e) => e.code === "forbidden");
 });

@@ -12,7 +12,7 @@ import { Client, CommandError, DEFAULT_FEATURES } from "/client/index.js";
 // Asked for in hello: one websocket message per command (a batch), legal actions as deltas,
 // positions as opaque cursors, the state kept by the server (view) and each event in the
 // server's words (summaries).
-export const FEATURES = [...DEFAULT_FEATURES, "summaries"];
+export const FEATURES = [...new Set([...DEFAULT_FEATURES, "summaries"])];
 
 /** The events before those a page receives live fill its log: asked for once the page has its
  *  first snapshot and nothing in its log yet (opened, reloaded, or joining late). */
@@ -45,9 +45,10 @@ export class Connection {
    * @param {string} [o.spectate] spectator token, sent in the URL
    * @param {(msg: object) => void} o.onMessage every server message but the answers of commands
    * @param {(state: string, detail: string) => void} o.onStatus "connecting", "live", "offline", "closed"
+   * @param {{speed?: number, from_round?: number}} [o.replay] watch the encounter played back
    */
-  constructor({ token, spectate, onMessage, onStatus }) {
-    const client = new Client({ url: wsUrl(), token, spectate, features: FEATURES, client: "stablemaster-table/1" });
+  constructor({ token, spectate, onMessage, onStatus, replay }) {
+    const client = new Client({ url: wsUrl(), token, spectate, replay, features: FEATURES, client: "stablemaster-table/1" });
     this.client = client;
     client.on("status", (status, detail) => {
       if (status === "offline") onStatus("offline", `reconnecting in ${(detail.retryIn / 1000).toFixed(1)} s`);

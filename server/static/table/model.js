@@ -100,7 +100,7 @@ export class Table {
     this.cursor = cursor;
     this.fromState(s);
     if (undone) this.log.push({ n: ++this.lines, at: cursor, kind: "snapshot", text: "(the server went back to an earlier point: what came after it is undone)", parts: [] });
-    else if (reason && reason !== "join" && reason !== "asked") this.log.push({ n: ++this.lines, at: cursor, kind: "snapshot", text: "(caught up from a snapshot)", parts: [] });
+    else if (reason && reason !== "join" && reason !== "asked" && reason !== "replay") this.log.push({ n: ++this.lines, at: cursor, kind: "snapshot", text: "(caught up from a snapshot)", parts: [] });
   }
 
   /** What the views show, read from the state (a snapshot's, with every patch applied). The

@@ -30,7 +30,8 @@ export const humanize = (name) => name.replaceAll("_", " ");
 
 export function renderStatus(el, state, detail) {
   el.dataset.state = state;
-  el.textContent = { live: "● live", connecting: "… connecting", offline: "○ offline", closed: "✕ closed" }[state] || state;
+  el.textContent = { live: "● live", connecting: "… connecting", offline: "○ offline", closed: "✕ closed",
+    replaying: "▶ replay", replayed: "■ replay over" }[state] || state;
   if (detail) el.textContent += ` — ${detail}`;
   el.title = detail || state;
 }

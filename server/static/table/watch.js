@@ -1,8 +1,9 @@
 // The spectator overlay: initiative order, whose turn it is and its timer, the conditions a
 // spectator may see (fatigue only where the server sends it), the battle map with every token,
 // and the last few log lines (the server's words for each event). /watch?spectate=<token>;
-// add &transparent=1 for streaming software, &lines=N for more or fewer log lines. It
-// reconnects and catches up by itself.
+// add &transparent=1 for streaming software, &lines=N for more or fewer log lines,
+// &replay=<speed> (and &from_round=<round>) to play the encounter back instead of watching it
+// live. It reconnects and catches up by itself.
 
 import { Connection, readHistory } from "/table/conn.js";
 import { Table, loadRulesets } from "/table/model.js";
@@ -13,6 +14,9 @@ const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
 const token = params.get("spectate");
 const lines = Math.max(0, Math.min(50, Number(params.get("lines") || 6)));
+const replay = params.get("replay")
+  ? { speed: Number(params.get("replay")) || 1, from_round: Math.max(0, Number(params.get("from_round")) || 0) }
+  : undefined;
 if (params.get("transparent")) document.body.classList.add("transparent");
 
 const table = new Table();
@@ -41,11 +45,14 @@ if (!token) {
 function watch() {
   const conn = new Connection({
     spectate: token,
-    onStatus: (state, detail) => renderStatus($("status"), state, detail),
+    replay,
+    onStatus: (state, detail) => renderStatus($("status"), replay && state === "live" ? "replaying" : state, detail),
     onMessage: (msg) => {
       const empty = table.log.length === 0;
       table.apply(msg, conn.state);
-      if (msg.type === "snapshot" && empty) readHistory(conn).then((page) => { table.fromHistory(page.events); render(); }).catch(() => {});
+      if (msg.type === "replay_ended") renderStatus($("status"), "replayed", "");
+      // (a replay brings its own events: no history is read for it)
+      if (msg.type === "snapshot" && empty && !replay) readHistory(conn).then((page) => { table.fromHistory(page.events); render(); }).catch(() => {});
       render();
     },
   });

@@ -196,8 +196,8 @@ export interface Hello {
 }
 /**
  * A replay of the encounter (`hello.replay`): from the start of round `from_round` (0:
- * the start of the scene), at `speed` times the pace it was played at (a pause longer than
- * `max_pause` seconds, once sped up, is cut to it).
+ * the whole story, from the encounter's creation), at `speed` times the pace it was played
+ * at (a pause longer than `max_pause` seconds, once sped up, is cut to it).
  */
 export interface Replay {
   from_round?: number;

@@ -10,6 +10,7 @@ import type {
   LegalAction,
   LegalActions,
   LegalActionsDelta,
+  ReplayEnded,
   Snapshot,
   SnapshotState,
   StablemasterServerMessagesProtocol1,
@@ -72,6 +73,10 @@ export interface ClientOptions {
   retries?: number;
   /** For argsSchema (default: the global fetch). */
   fetch?: (url: string) => Promise<{ ok: boolean; status: number; json(): Promise<any> }>;
+  /** Watch the encounter played back instead (`hello.replay`): a snapshot as of `from_round`,
+   *  the events at `speed` times their pace, then `replay_ended`; commands but `ping` are
+   *  refused, and a reconnect plays it again from the start. */
+  replay?: { speed?: number; from_round?: number; max_pause?: number };
 }
 
 export type Status = "idle" | "connecting" | "live" | "offline" | "closed";
@@ -126,6 +131,7 @@ export interface ClientEvents {
   legal: (actions: LegalAction[], message: LegalActions | LegalActionsDelta) => void;
   history: (history: History) => void;
   goodbye: (goodbye: Goodbye) => void;
+  replay_ended: (ended: ReplayEnded) => void;
   error: (error: CommandError) => void;
   message: (message: ServerMessage) => void;
   frame: (frame: ServerMessage) => void;
@@ -143,6 +149,7 @@ export class Client extends Emitter<ClientEvents> {
   readonly url: string;
   readonly token: string | null;
   readonly spectate: string | null;
+  readonly replay: { speed?: number; from_round?: number; max_pause?: number } | null;
   readonly features: string[];
   status: Status;
   /** The current websocket (null while there is none). */

@@ -7,9 +7,10 @@
                            # browser tests), run the linters (ruff, the import layers), type
                            # checks, the docs checks and all tests
 
-Both create ``.venv`` beside this file on first use and install the project into it (again
-whenever pyproject.toml changes). Extra arguments are passed on (to ``stablemaster serve``,
-or to pytest).
+Each creates ``.venv`` beside this file on first use and installs the project into it (again
+whenever pyproject.toml changes), saying what it does in a line or two: pip's own output goes
+to ``.venv/pip.log``, shown (its end and the file's path) only when pip fails. Extra arguments
+are passed on (to ``stablemaster serve``, or to pytest).
 """
 
 from __future__ import annotations
@@ -28,6 +29,9 @@ VENV = ROOT / ".venv"
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 PY = BIN / "python"
 STAMP = VENV / ".installed"
+PIP_LOG = VENV / "pip.log"
+#: the lines of pip's log shown when it fails
+TAIL = 40
 EXTRAS = "test,bench"
 
 
@@ -36,18 +40,42 @@ def run(*cmd: str | Path) -> None:
     subprocess.run([str(c) for c in cmd], cwd=ROOT, check=True)
 
 
+def say(line: str) -> None:
+    print(f"dev.py: {line}", flush=True)
+
+
+def quietly(what: str, cmd: list[str | Path], log: Path) -> None:
+    """Run ``cmd`` (``what`` it does) with its output appended to ``log``; when it fails,
+    show the end of the log and where it is, and stop."""
+    with log.open("a") as out:
+        out.write(f"\n$ {' '.join(str(c) for c in cmd)}\n")
+        out.flush()
+        done = subprocess.run([str(c) for c in cmd], cwd=ROOT, stdout=out,
+                              stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    if done.returncode == 0:
+        return
+    lines = log.read_text(errors="replace").splitlines()
+    print("\n".join(lines[-TAIL:]), flush=True)
+    sys.exit(f"dev.py: {what} failed (exit {done.returncode}); the whole log: {log}")
+
+
 def ensure_env(extras: str) -> None:
     if sys.version_info < (3, 11):  # noqa: UP036 - dev.py may be run by an older python3
         sys.exit(f"Stablemaster needs Python 3.11 or newer; this is {sys.version.split()[0]}")
     if not PY.exists():
-        print(f"creating {VENV}", flush=True)
+        say(f"creating the virtual environment in {VENV}")
         venv.EnvBuilder(with_pip=True).create(VENV)
     want = hashlib.sha256((ROOT / "pyproject.toml").read_bytes() + extras.encode()).hexdigest()
     if STAMP.exists() and STAMP.read_text() == want:
         return
-    run(PY, "-m", "pip", "install", "--quiet", "--upgrade", "pip")
-    run(PY, "-m", "pip", "install", "--quiet", "-e", f".[{extras}]" if extras else ".")
+    say("installing Stablemaster and its dependencies (this takes a minute the first time; "
+        f"pip's log: {PIP_LOG.relative_to(ROOT)})")
+    PIP_LOG.write_text("")
+    quietly("upgrading pip", [PY, "-m", "pip", "install", "--upgrade", "pip"], PIP_LOG)
+    quietly("installing Stablemaster", [PY, "-m", "pip", "install", "-e",
+                                        f".[{extras}]" if extras else "."], PIP_LOG)
     STAMP.write_text(want)
+    say("installed")
 
 
 def ensure_test_tools() -> None:
@@ -96,6 +124,7 @@ def main(argv: list[str]) -> int:
     command, rest = argv[0], argv[1:]
     ensure_env(EXTRAS)
     if command == "serve":
+        say("starting the server (Ctrl-C stops it)")
         os.execv(PY, [str(PY), "-m", "server", "serve", "--demo", *rest])
     if command == "bench":
         os.execv(PY, [str(PY), "-m", "bench", *rest])

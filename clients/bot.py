@@ -428,12 +428,12 @@ class Bot:
                     self._to_size.remove(move.fields["combatant"])
                 self.policy.taken(seat.view, move)
                 self.moves += 1
-                log.info("%s", move.describe(seat.view))
+                log.info("[%s] %s", seat.view.name, move.describe(seat.view))
             except CommandError as err:
                 if err.code == "rate_limited":  # too fast for the server: the same move again
                     await asyncio.sleep(0.5)
                     continue
-                log.info("%s refused: %s", move.describe(seat.view), err)
+                log.info("[%s] %s refused: %s", seat.view.name, move.describe(seat.view), err)
                 if move.type == "size_argument" and self._to_size:
                     self._to_size.remove(move.fields["combatant"])
                 self.policy.taken(seat.view, move)  # not again this turn: end it instead

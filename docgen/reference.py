@@ -17,6 +17,7 @@ from typing import Any
 import msgspec
 import yaml
 
+from encounter.gm import NO_MAP_RULING
 from encounter.ruleset import Declaration, declaration, names
 from protocol import messages as msg
 from protocol.model import BattleMap, EncounterOptions, StatBlock
@@ -339,7 +340,8 @@ def stat_blocks_markdown(block_schemas: dict[str, str]) -> str:
     out += ["", "## The battle map", "",
             "`create_encounter.map` and `set_map` (`docs/protocol/battle-map.schema.json`); "
             + ", ".join(f'"{t}"' for t in with_map) + " only"
-            + (f" (the server keeps no map in {', '.join(without)})" if without else "")
+            + (f" (the server keeps no map in {', '.join(without)}, ruling {NO_MAP_RULING}: "
+               "a map given at creation is refused)" if without else "")
             + ".", "", cell(str(bm["description"])), ""]
     out += fields_table(bm, bm.get("$defs", {}))
     out += ["", "An example (JSON), 8 squares by 6, with a pillar, a thin wall, a crate, rubble "

@@ -116,6 +116,16 @@ def parse_statblocks_yaml(text: str) -> list[StatBlock]:
                        f"combatants_yaml: {with_allowed(str(exc), list[StatBlock])}") from None
 
 
+#: The ruling that a ruleset without ``set_map`` among its commands keeps no battle map.
+NO_MAP_RULING = "R103"
+
+
+def keeps_map(ruleset: str) -> bool:
+    """Whether encounters of ``ruleset`` have a battle map: its commands include ``set_map``
+    ("MLP Dramatic Systems"); "Action Time" keeps none (ruling R103)."""
+    return msg.SetMap in declaration(ruleset).commands
+
+
 def create(cmd: msg.CreateEncounter, encounter_id: str, gm_token_id: str, ctx: Context) -> Outcome:
     """The events that found an encounter: its rules, its combatants, the GM's credential."""
     blocks = list(cmd.combatants)
@@ -128,6 +138,12 @@ def create(cmd: msg.CreateEncounter, encounter_id: str, gm_token_id: str, ctx: C
         raise Rejected(ErrorCode.INVALID_PAYLOAD, f"ruleset: no ruleset {cmd.ruleset!r} "
                        f"(allowed: {', '.join(known)})", field="ruleset", allowed=known)
     _check_ruleset_options(cmd.ruleset, cmd.options)
+    if cmd.map is not None and not keeps_map(cmd.ruleset):
+        rules = declaration(cmd.ruleset)
+        raise Rejected(ErrorCode.INVALID_PAYLOAD, f"map: {rules.title} has no battle map "
+                       f"(ruling {NO_MAP_RULING}: the server keeps no map in {rules.title}; "
+                       "attacks, Heal and movement state their yards): leave the map out",
+                       field="map")
     state = EncounterState(id=encounter_id)
     d = Decision(state, None, ctx)
     d.emit(ev.EncounterCreated(name=cmd.name, ruleset=cmd.ruleset, options=cmd.options),

@@ -225,8 +225,13 @@ def build_parser() -> argparse.ArgumentParser:
                        "Canterlot garden party, a social scene), `both` rulesets' fights, or "
                        "`all` three (default all)")
     serve.add_argument("--demo-wait", type=float, default=d.demo_wait, metavar="SECONDS",
-                       help="seconds the demo waits for people before bots play every seat "
-                       f"nobody has taken (default {d.demo_wait:g}; negative: no bots)")
+                       help="seconds a demo scene waits, once someone first opens one of its "
+                       "links, for people to take seats before bots play every seat nobody "
+                       f"has taken (default {d.demo_wait:g}; negative: no bots)")
+    serve.add_argument("--demo-log", metavar="FILE", default=None,
+                       help="file the demo's bots log their moves to, so that they do not "
+                       "push the printed links away (default demo.log in --data-dir; `-`: "
+                       "the server's log)")
     serve.add_argument("--demo-pace", type=float, default=d.demo_pace, metavar="SECONDS",
                        help=f"seconds between bot moves in the demo (default {d.demo_pace:g})")
     return parser
@@ -264,6 +269,8 @@ def settings_from(args: argparse.Namespace) -> Settings:
         demo=args.demo, commands_per_second=args.commands_per_second,
         demo_rulesets=_DEMOS.get(args.demo_ruleset, (args.demo_ruleset,)),
         demo_wait=args.demo_wait, demo_pace=args.demo_pace,
+        demo_log=None if args.demo_log == "-" else
+        Path(args.demo_log) if args.demo_log else args.data_dir / "demo.log",
         command_burst=args.command_burst, durability=args.durability,
         wait_replicas=args.wait_replicas, wait_timeout=args.wait_timeout,
         hello_timeout=args.hello_timeout,

@@ -30,6 +30,8 @@ class Settings:
     demo_wait: float = 10.0
     #: Seconds between two bot moves in the demo.
     demo_pace: float = 1.5
+    #: The file the demo's bots log their moves to (``--demo-log``); None: the server's log.
+    demo_log: Path | None = None
     #: Largest command accepted (bytes); larger ones get ``too_large``.
     max_command_bytes: int = 64 * 1024
     #: Frames over this close the connection with 1009.

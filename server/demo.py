@@ -4,11 +4,18 @@ The demo speaks the public protocol to its own server, like any client. For each
 asks for (``--demo-ruleset``) it creates (or, after a restart, resumes) the example encounter of
 ponies against Diamond Dogs (on its battle map, for "MLP Dramatic Systems") — and, when
 ``demo_rulesets`` holds ``social``, the Canterlot garden party, a social scene whose event and
-situations the demo sets and whose GM bot gives everyone a statement — and prints its links:
-the GM console, one per player character and the spectator page. After
-``--demo-wait`` seconds it starts the scene, unless a person is at the GM console, and bots
-(``clients.bot``) play every seat nobody has taken: a player character whose player is not
-connected, the NPCs while no GM is.
+situations the demo sets and whose GM bot gives everyone a statement — and prints their links
+in one block, last: the GM console, one per player character and the spectator page.
+
+A scene waits for its first visitor (a connection to it other than the demo's own: a page or
+a terminal client opened on one of its links), then ``--demo-wait`` seconds for people to take
+seats; then the demo starts it and bots (``clients.bot``) play every seat nobody has taken: a
+player character whose player is connected is that player's; the NPCs and the flow of the
+scene stay the bots' while a GM only watches, and become the GM's from the GM's first move (a
+command that changes the scene; handing out links does not count) for as long as that GM stays
+connected. When a scene ends the demo creates the next one from
+the same example and prints its links ("new scene"). The bots' moves go to ``--demo-log``
+(a file, by default), so that they do not push the links off the terminal.
 """
 
 from __future__ import annotations
@@ -16,8 +23,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
-from dataclasses import dataclass
+import textwrap
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import orjson
@@ -31,6 +38,10 @@ from server.config import Settings
 from server.rooms import Rooms
 
 log = logging.getLogger("stablemaster.demo")
+#: Events a GM's command may cause without taking the NPCs over from the bots.
+NOT_PLAYING = frozenset({"token_issued", "token_revoked", "dice_entropy_added"})
+#: The loggers whose lines go to ``--demo-log``: the demo's and its bots' moves.
+DEMO_LOGGERS = ("stablemaster.demo", "stablemaster.bot")
 
 DEMO_KEY = "stablemaster:demo:{ruleset}"
 #: The demo's encounters: a ruleset (or ``social``) and its example.
@@ -47,6 +58,10 @@ class DemoEncounter:
     bot_token: str
     bot_token_id: str
     seat: Seat | None = None
+    #: the GM credentials (token ids) that made a move: the NPCs are theirs while connected
+    took_over: set[str] = field(default_factory=set)
+    #: set once someone other than the demo opened a connection to this encounter
+    visited: bool = False
 
 
 class Host(Protocol):
@@ -65,8 +80,10 @@ class Demo:
         self.task: asyncio.Task[None] | None = None
         self.encounters: list[DemoEncounter] = []
         self.ready = asyncio.Event()  # set once every demo encounter is set up
-        self.started_at = time.monotonic()
         self.bots: list[Bot] = []
+        #: scenes that ended and were followed by a new one
+        self.scenes = 0
+        self._handlers: list[logging.Handler] = []
 
     @property
     def base(self) -> str:
@@ -79,7 +96,7 @@ class Demo:
         return f"ws://127.0.0.1:{self.settings.port}/ws"
 
     async def start(self) -> None:
-        self.started_at = time.monotonic()
+        self._log_to_file()
         self.task = asyncio.get_running_loop().create_task(self.run())
 
     async def stop(self) -> None:
@@ -88,23 +105,72 @@ class Demo:
             await asyncio.gather(self.task, return_exceptions=True)
         await asyncio.gather(*(e.seat.stop() for e in self.encounters if e.seat),
                              return_exceptions=True)
+        for name in DEMO_LOGGERS:
+            logger = logging.getLogger(name)
+            for handler in self._handlers:
+                logger.removeHandler(handler)
+            logger.propagate = True
+        for handler in self._handlers:
+            handler.close()
+        self._handlers = []
+
+    def _log_to_file(self) -> None:
+        """Send the demo's and the bots' lines to ``settings.demo_log`` rather than the
+        server's log; their warnings and errors go to both."""
+        path = self.settings.demo_log
+        if path is None:
+            return
+        path.parent.mkdir(parents=True, exist_ok=True)
+        to_file = logging.FileHandler(path, encoding="utf-8")
+        to_file.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        self._handlers = [to_file, _Louder()]
+        for name in DEMO_LOGGERS:
+            logger = logging.getLogger(name)
+            for handler in self._handlers:
+                logger.addHandler(handler)
+            logger.propagate = False
 
     async def run(self) -> None:
         try:
             for ruleset in self.settings.demo_rulesets:
-                enc = await self._encounter(ruleset)
-                enc.seat = Seat(self.url, enc.bot_token, client_name="stablemaster-demo").start()
-                await enc.seat.wait_online(30)
-                await self._print_links(enc)
-                self.encounters.append(enc)
+                self.encounters.append(await self._set_up(ruleset))
+            print("\n".join(await self._links_block()), flush=True)
             self.ready.set()
             if self.settings.demo_wait < 0:
                 return
-            await asyncio.gather(*(self._play(enc) for enc in self.encounters))
+            await asyncio.gather(*(self._scenes(i) for i in range(len(self.encounters))))
         except asyncio.CancelledError:
             raise
         except Exception:
             log.exception("the demo stopped")
+
+    async def _set_up(self, ruleset: str) -> DemoEncounter:
+        """The running demo encounter of ``ruleset`` (created when there is none), with its
+        bots' seat online."""
+        enc = await self._encounter(ruleset)
+        enc.seat = Seat(self.url, enc.bot_token, client_name="stablemaster-demo").start()
+        await enc.seat.wait_online(30)
+        return enc
+
+    async def _scenes(self, i: int) -> None:
+        """Play the ``i``-th demo encounter; when it ends, the next from the same example."""
+        while True:
+            enc = self.encounters[i]
+            await self._play(enc)
+            assert enc.seat is not None
+            if not enc.seat.view.ended:  # the seat stopped for good
+                log.warning("the demo encounter %s stopped: %s", enc.encounter,
+                            enc.seat.fatal)
+                return
+            log.info("demo encounter %s ended: a new scene", enc.encounter)
+            following = await self._set_up(enc.ruleset)
+            self.encounters[i] = following
+            self.scenes += 1
+            await enc.seat.stop()
+            lines = await self._links(following, heading="New scene")
+            lines.append(f"  it starts {self.settings.demo_wait:g} s after someone first opens "
+                         "one of these links")
+            print("\n".join(lines), flush=True)
 
     async def _encounter(self, ruleset: str) -> DemoEncounter:
         """The running demo encounter of ``ruleset``, created when there is none."""
@@ -149,32 +215,56 @@ class Demo:
         loaded: dict[str, Any] = yaml.safe_load(web.example_text(EXAMPLES[key]))
         return loaded
 
-    async def _print_links(self, enc: DemoEncounter) -> None:
+    async def _links(self, enc: DemoEncounter, heading: str = "Demo encounter") -> list[str]:
         seat = enc.seat
         assert seat is not None
         view = seat.view
         spectator = await seat.command("issue_spectator_link", id="demo-spectator",
                                        label="demo spectators")
-        lines = [f"Demo encounter {view.name!r} ({view.ruleset}, {enc.encounter})",
-                 f"  GM console:     {self.base}/table/#token={enc.gm_token}",
-                 f"  spectator page: {self.base}/watch?spectate={spectator['result']['token']}"]
+        links = [("GM console", f"{self.base}/table/#token={enc.gm_token}"),
+                 ("spectator page",
+                  f"{self.base}/watch?spectate={spectator['result']['token']}")]
         for cid, c in view.combatants.items():
             if c["kind"] == "pc":
                 invite = await seat.command("issue_invite", combatants=[cid], label=c["name"],
                                             id=f"demo-invite-{cid}")
-                lines.append(f"  player {c['name'] + ':':<19} "
-                             f"{self.base}/table/#token={invite['result']['token']}")
+                links.append((f"player {c['name']}",
+                              f"{self.base}/table/#token={invite['result']['token']}"))
+        width = max(len(label) for label, _ in links) + 2
+        return [f"{heading} {view.name!r} ({view.ruleset}, {enc.encounter})",
+                *(f"  {label + ':':<{width}}{url}" for label, url in links)]
+
+    async def _links_block(self) -> list[str]:
+        """What the server prints once the demo is ready: the links, then how the demo goes."""
+        rule = "=" * 78
+        lines = ["", rule]
+        for enc in self.encounters:
+            lines += [*await self._links(enc), ""]
+        lines += [f"Your own encounter: {self.base}/table/",
+                  "From a terminal:    python -m clients.cli '<any link above>'", ""]
         wait = self.settings.demo_wait
-        lines.append("  terminal:       python -m clients.cli '<any link above>'")
-        lines.append(f"  bots play every seat nobody has taken after {wait:g} s" if wait >= 0
-                     else "  no bots (--demo-wait is negative)")
-        print("\n".join(lines), flush=True)
+        if wait < 0:
+            lines.append("No bots (--demo-wait is negative).")
+        else:
+            lines += textwrap.wrap(
+                f"Each scene starts {wait:g} s after someone first opens one of its links; "
+                "bots then play every seat nobody has taken. A player link you open makes "
+                "that character yours. At the GM console the bots go on playing the NPCs "
+                "while you watch; your first move there (an NPC's action, ending a turn, an "
+                "effect: anything but handing out links) hands the NPCs and the scene to you "
+                "while you stay. When a scene ends a new one starts, its links printed "
+                "here.", 78)
+        where = self.settings.demo_log
+        lines += [f"The bots' moves: {where if where is not None else 'the server log'}. "
+                  "Ctrl-C stops the server.", rule]
+        return lines
 
     # -- bots --------------------------------------------------------------------------------
 
     def taken(self, enc: DemoEncounter, combatant: str | None) -> bool:
-        """Whether a person holds this seat: the player of a character, the GM for NPCs and
-        the flow of the scene (``combatant`` None)."""
+        """Whether a person holds this seat: the player of a character while connected; the
+        NPCs and the flow of the scene (``combatant`` None), a GM who has sent a command,
+        while connected (a GM who only watches leaves them to the bots)."""
         room = self.server.rooms.peek(enc.encounter)
         if room is None:
             return False
@@ -186,26 +276,49 @@ class Demo:
                 continue
             if combatant is not None and combatant in actor.combatants:
                 return True
-            if npc and actor.is_gm:
+            if npc and actor.is_gm and self._has_acted(enc, room, actor.token_id):
                 return True
         return False
 
-    async def _waited(self) -> None:
-        left = self.started_at + self.settings.demo_wait - time.monotonic()
-        if left > 0:
-            await asyncio.sleep(left)
+    @staticmethod
+    def _has_acted(enc: DemoEncounter, room: Any, token_id: str) -> bool:
+        """Whether the GM credential ``token_id`` has played a part of the scene: caused an
+        event other than handing out or revoking a link (its recent events name their
+        command ``<token id>:<command id>``)."""
+        if token_id not in enc.took_over:
+            prefix = f"{token_id}:"
+            if any(e.cmd is not None and e.cmd.startswith(prefix)
+                   and e.event.__struct_config__.tag not in NOT_PLAYING
+                   for e, _, _ in room.ring):
+                enc.took_over.add(token_id)
+                log.info("demo encounter %s: the GM takes the NPCs over", enc.encounter)
+        return token_id in enc.took_over
+
+    def visited(self, enc: DemoEncounter) -> bool:
+        """Whether someone other than the demo has opened a connection to the encounter."""
+        if not enc.visited:
+            room = self.server.rooms.peek(enc.encounter)
+            own = enc.seat.welcome.get("session") if enc.seat and enc.seat.welcome else None
+            enc.visited = room is not None and any(
+                session.actor is not None and getattr(session, "id", None) != own
+                for session in room.sessions)
+        return enc.visited
 
     async def _play(self, enc: DemoEncounter) -> None:
         seat = enc.seat
         assert seat is not None
 
         async def may_play(_seat: Seat, combatant: str) -> bool:
-            await self._waited()
             while self.taken(enc, combatant):
                 await asyncio.sleep(0.25)
             return True
 
-        await self._waited()
+        if not seat.view.started:
+            while not self.visited(enc):
+                await asyncio.sleep(0.25)
+            log.info("demo encounter %s: a first visitor; the scene starts in %g s",
+                     enc.encounter, self.settings.demo_wait)
+            await asyncio.sleep(self.settings.demo_wait)
         while not seat.view.started and not seat.view.ended:
             if not self.taken(enc, None) and any(a["action"] == "start_encounter"
                                                  for a in seat.legal):
@@ -220,4 +333,16 @@ class Demo:
                   social=bool(statements), statements=statements)
         self.bots.append(bot)
         await bot.run()
-        log.info("demo encounter %s ended", enc.encounter)
+
+
+class _Louder(logging.Handler):
+    """Passes the warnings and errors of a logger that no longer propagates to the server's
+    log (the root logger's handlers)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        for handler in logging.getLogger().handlers:
+            if record.levelno >= handler.level:
+                handler.handle(record)

@@ -31,6 +31,7 @@ import msgspec
 import orjson
 import yaml
 
+from encounter.gm import keeps_map
 from encounter.ruleset import declaration, names
 from encounter.schemas import args_schemas
 from rules.battle_map import BattleMap
@@ -114,14 +115,15 @@ def examples() -> list[dict[str, Any]]:
 
 def rulesets() -> list[dict[str, Any]]:
     """The rulesets this server plays, in the registry's order: each one's ``name``
-    (``create_encounter.ruleset``), ``title``, the pages' word for fatigue points (``vitals``)
-    and the values ``adjust_combatant`` may set (``override_fields``; ``null``: every one)."""
+    (``create_encounter.ruleset``), ``title``, the pages' word for fatigue points (``vitals``),
+    the values ``adjust_combatant`` may set (``override_fields``; ``null``: every one) and
+    whether its encounters have a battle map (``map``; none in Action Time, ruling R103)."""
     out: list[dict[str, Any]] = []
     for n in names():
         rules = declaration(n)
         out.append({"name": n, "title": rules.title, "vitals": rules.vitals_label,
                     "override_fields": None if rules.override_fields is None
-                    else list(rules.override_fields)})
+                    else list(rules.override_fields), "map": keeps_map(n)})
     return out
 
 

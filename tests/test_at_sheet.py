@@ -31,15 +31,20 @@ def test_every_stat_block_of_the_examples_parses(example: Path) -> None:
     assert all(parse_sheet(c["stats"]).abilities["body"] for c in demo["combatants"])
 
 
-def test_the_demo_party_parses_with_defaults() -> None:
-    # the changeling scouts give ability dice only (the demo's ponies have full sheets)
+def test_ability_dice_alone_parse_with_defaults() -> None:
+    # a sheet of ability dice only: no Health, no Defense, Speed 10 yards, no weapons
+    sheet = parse_sheet({"body": "d6", "mind": "d12"})
+    assert sheet.abilities == {"body": 6, "mind": 12}
+    assert (sheet.health, sheet.defense, sheet.speed) == (None, None, 10)
+    assert sheet.bandages == "none" and sheet.weapons == ()
+
+
+def test_the_changeling_scouts_have_health_defense_and_weapons() -> None:
     demo = yaml.safe_load((EXAMPLES[0].parent / "action-time-changeling-scouts.yaml")
                           .read_text())
-    sheets = [parse_sheet(c["stats"]) for c in demo["combatants"]]
-    twilight = sheets[0]
-    assert twilight.abilities == {"body": 6, "mind": 12}
-    assert (twilight.health, twilight.defense, twilight.speed) == (None, None, 10)
-    assert twilight.bandages == "none" and twilight.weapons == ()
+    for block in demo["combatants"]:
+        sheet = parse_sheet(block["stats"])
+        assert sheet.health and sheet.health > 0 and sheet.defense and sheet.weapons, block
 
 
 def test_a_full_sheet() -> None:

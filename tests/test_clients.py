@@ -357,6 +357,11 @@ def assert_turns_taken(gm: Client, combatants: set[str], rounds: range) -> None:
     assert events[-1]["kind"] == "encounter_ended"
 
 
+async def _next_scene(srv: Server) -> None:
+    while srv.demo.scenes < 1:
+        await asyncio.sleep(0.1)
+
+
 async def test_a_bots_only_demo_encounter_plays_until_the_gm_ends_it(
         redis_server: RedisProcess, clients: list[Client]) -> None:
     srv = Server(settings_for(redis_server.url, demo=True, demo_rulesets=("dramatic",),
@@ -399,6 +404,9 @@ async def test_a_bots_only_demo_encounter_plays_until_the_gm_ends_it(
         assert_turns_taken(watcher, set(state.combatants), range(first, state.round))
         seen = kinds(watcher)
         assert "combatant_moved" in seen and "attack_resolved" in seen, seen
-        await asyncio.wait_for(asyncio.shield(srv.demo.task), 10)  # the bots stopped
+        # the bots stopped; the demo set up a new scene, which waits for its first visitor
+        await asyncio.wait_for(_next_scene(srv), 10)
+        following = srv.demo.encounters[0]
+        assert following.encounter != enc.encounter and not following.seat.view.started
     finally:
         await srv.stop()

@@ -395,7 +395,8 @@ def test_dockerignore_keeps_what_pip_install_needs_and_leaves_out_the_rest() -> 
     patterns = [line.strip() for line in DOCKERIGNORE.read_text().splitlines()
                 if line.strip() and not line.lstrip().startswith("#")]
     project = tomllib.loads(PYPROJECT.read_text())
-    needed = ["pyproject.toml", project["project"]["readme"]]
+    needed = ["pyproject.toml", project["project"]["readme"],
+              *project["project"].get("license-files", [])]
     for include in project["tool"]["setuptools"]["packages"]["find"]["include"]:
         package = include.rstrip("*")
         files = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / package).rglob("*.py"))

@@ -171,6 +171,10 @@ async def test_a_bots_only_social_demo_argues_until_the_debate_is_over(
         assert state.social_situations["fluttershy"].invitation is False
         assert {a.owner for a in state.arguments.values()} >= {"rarity", "blueblood"}
         assert state.end_reason in ("the debate is over", "every statement is spent")
-        await asyncio.wait_for(asyncio.shield(srv.demo.task), 10)
+        # a new garden party, waiting for its first visitor
+        async with asyncio.timeout(10):
+            while srv.demo.scenes < 1:
+                await asyncio.sleep(0.1)
+        assert srv.demo.encounters[0].encounter != enc.encounter
     finally:
         await srv.stop()

@@ -3,7 +3,7 @@
 // the overlay (/watch?spectate=<token>).
 
 import { Connection, anonymous, readHistory } from "/table/conn.js";
-import { Table, drawingToMap, readEncounterFile } from "/table/model.js";
+import { Table, drawingToMap, keepsMap, readEncounterFile } from "/table/model.js";
 import { h, renderStatus, renderOrder, renderLog, renderSheet, renderActions, renderMap, renderSocial, pickSquare, subtitle, loadRulesets, rulesetTitle, rulesets } from "/table/render.js";
 import { gmView } from "/table/gm.js";
 import { turnTimer } from "/table/clock.js";
@@ -72,12 +72,12 @@ function playerView(root, table, conn, dicePanel) {
   const order = h("ol", { class: "order" });
   const timer = turnTimer(table);
   const actions = h("div", {});
-  const log = h("div", { class: "log" });
+  const log = h("div", { class: "log", tabindex: 0, role: "region", "aria-label": "Log" });
   const map = h("section", { hidden: true, class: "map-panel" }, h("h2", {}, "Map"),
     h("p", { class: "muted" }, "On your turn, click the squares to move through, in order, then Move or Run."));
   const mapBox = h("div", { class: "mapbox" });
   map.append(mapBox);
-  const social = h("section", { hidden: true, class: "wide social-panel" }, h("h2", {}, "Social scene"));
+  const social = h("section", { hidden: true, class: "wide social-panel", tabindex: 0, "aria-label": "Social scene" }, h("h2", {}, "Social scene"));
   const socialBox = h("div", {});
   social.append(socialBox);
   // the map under the order, in the column beside the actions: a square clicked and its Move
@@ -102,7 +102,8 @@ function playerView(root, table, conn, dicePanel) {
       renderOrder(order, table);
       timer.update();
       if (msg.type === "legal_actions" || msg.type === "legal_actions_delta") renderActions(actions, table, run);
-      map.hidden = !renderMap(mapBox, table, (x, y) => pickSquare(table, x, y));
+      // no map panel in a ruleset that keeps no map (Action Time, R103)
+      map.hidden = !keepsMap(table.ruleset) || !renderMap(mapBox, table, (x, y) => pickSquare(table, x, y));
       social.hidden = !renderSocial(socialBox, table);
       dicePanel.update();
       renderLog(log, table);
@@ -125,6 +126,16 @@ async function landing() {
   const upload = h("input", { type: "file", accept: ".yaml,.yml,.json,application/json,text/yaml" });
   const error = h("p", { class: "error", role: "alert" });
   const mapText = h("textarea", { name: "map", class: "map-json", placeholder: "battle map (optional): JSON, or a drawing — . floor # blocked ~ difficult = low : fog % darkness ^ pit ! improved cover", spellcheck: "false" });
+  // the battle map's field, only for a ruleset whose encounters have one (none in Action
+  // Time: the server keeps no map there, ruling R103)
+  const mapField = h("div", { class: "map-field" },
+    h("p", {}, h("label", {}, "Battle map (JSON, or drawn in text; optional)")), mapText);
+  const syncMap = () => {
+    mapField.hidden = !keepsMap(ruleset.value);
+    if (mapField.hidden) mapText.value = "";
+  };
+  ruleset.addEventListener("change", syncMap);
+  syncMap();
   const optionsText = h("textarea", { name: "options", class: "map-json", placeholder: 'encounter options (optional), JSON: {"players_roll": true}', spellcheck: "false" });
   const fileNotes = h("p", { class: "file-notes muted", role: "status" });
   // Asked for only when the server says it creates encounters for holders of its creator
@@ -140,14 +151,17 @@ async function landing() {
     if (file.name) { name.value = file.name; took.push("name"); }
     if (rulesets.has(file.ruleset)) { ruleset.value = file.ruleset; took.push("ruleset"); }
     const battleMap = map !== undefined ? map : file.map;
-    if (battleMap) { mapText.value = JSON.stringify(battleMap); took.push("map"); }
+    syncMap();
+    if (battleMap && !mapField.hidden) { mapText.value = JSON.stringify(battleMap); took.push("map"); }
     if (file.options) { optionsText.value = JSON.stringify(file.options); took.push("options"); }
     const notes = [];
     if (took.length) notes.push(`From the file: ${took.join(", ")} (below), and the combatants.`);
-    if (file.ignored.length) notes.push(`Not used: ${file.ignored.join("; ")}.`);
+    const ignored = [...file.ignored];
+    if (battleMap && mapField.hidden) ignored.push(`map (${rulesetTitle(ruleset.value)} has no battle map, ruling R103)`);
+    if (ignored.length) notes.push(`Not used: ${ignored.join("; ")}.`);
     if (file.problems.length) notes.push(`Not read: ${file.problems.join("; ")}.`);
     fileNotes.textContent = notes.join(" ");
-    fileNotes.dataset.ignored = file.ignored.map((x) => x.split(" ")[0]).join(",");
+    fileNotes.dataset.ignored = ignored.map((x) => x.split(" ")[0]).join(",");
     fileNotes.dataset.took = took.join(",");
   };
   upload.addEventListener("change", async () => { if (upload.files[0]) { text.value = await upload.files[0].text(); readFile(); } });
@@ -158,8 +172,7 @@ async function landing() {
     h("p", {}, h("label", {}, "Stat blocks (YAML or JSON) — or upload a file: ", upload)),
     text,
     fileNotes,
-    h("p", {}, h("label", {}, "Battle map (JSON, or drawn in text; optional)")),
-    mapText,
+    mapField,
     h("p", {}, h("label", {}, "Encounter options (JSON; optional)")),
     optionsText,
     secretBox,
@@ -181,7 +194,7 @@ async function landing() {
     let anon = null;
     try {
       const fields = { name: name.value.trim(), ruleset: ruleset.value, combatants_yaml: text.value };
-      const drawn = mapText.value.trim();
+      const drawn = mapField.hidden ? "" : mapText.value.trim();
       if (drawn) fields.map = drawn.startsWith("{") ? JSON.parse(drawn) : drawingToMap(drawn);
       const options = optionsText.value.trim();
       if (options) fields.options = JSON.parse(options);
@@ -217,6 +230,7 @@ async function landing() {
         mapText.value = "";
         optionsText.value = ex.options ? JSON.stringify(ex.options) : "";
         readFile(ex.map);
+        syncMap();
       } }), ` ${ex.name} `, h("span", { class: "muted" }, `(${rulesetTitle(ex.ruleset)}; ${ex.combatants.length} combatants) ${ex.description}`))));
   } catch (err) {
     examples.replaceChildren(h("p", { class: "error" }, `No examples: ${err}`));

@@ -3,7 +3,7 @@
 // and the log with the verifiable dice.
 
 import { h, renderOrder, renderLog, renderActions, renderMap, renderSheet, renderSocial, pickSquare, subtitle, tableLink, watchLink, SIZES } from "/table/render.js";
-import { drawingToMap, rulesets, vitalsLabel } from "/table/model.js";
+import { drawingToMap, keepsMap, rulesets, vitalsLabel } from "/table/model.js";
 import { turnTimer, TIMER_COMMANDS } from "/table/clock.js";
 
 // GM rulings: overriding a value and adjudicating an action the rules do not list (each
@@ -121,7 +121,7 @@ export function gmView(root, table, conn, dicePanel) {
   const rosterError = h("p", { class: "error", role: "alert" });
   const order = h("ol", { class: "order" });
   const actions = h("div", {});
-  const log = h("div", { class: "log" });
+  const log = h("div", { class: "log", tabindex: 0, role: "region", "aria-label": "Log" });
   const links = h("ul", { class: "links" });
   const tokens = h("ul", { class: "tokens" });
   const tools = h("div", { class: "tools" });
@@ -131,7 +131,7 @@ export function gmView(root, table, conn, dicePanel) {
   const mapText = h("textarea", { class: "map-json", placeholder: "JSON ({\"width\": 8, \"height\": 6, \"blocked\": [[3, 1]], \"walls\": [[[5, 0], [5, 3]]]…}) or a drawing: . floor # blocked ~ difficult = low : fog % darkness ^ pit ! improved cover", spellcheck: "false" });
   const sheets = h("div", { class: "sheets" });
   const socialBox = h("div", {});
-  const social = h("section", { hidden: true, class: "wide social-panel" }, h("h2", {}, "Social scene"), socialBox);
+  const social = h("section", { hidden: true, class: "wide social-panel", tabindex: 0, "aria-label": "Social scene" }, h("h2", {}, "Social scene"), socialBox);
   const linkError = h("p", { class: "error", role: "alert" });
   const storeKey = () => `stablemaster:links:${table.welcome?.encounter}`;
   const issued = () => JSON.parse(sessionStorage.getItem(storeKey()) || "[]");
@@ -154,7 +154,7 @@ export function gmView(root, table, conn, dicePanel) {
   const toolsPanel = h("section", { class: "tools-panel" }, h("h2", {}, "Rulings"), tools);
   root.replaceChildren(
     h("section", { class: "wide roster-panel" }, h("h2", {}, "Combatants"),
-      h("table", { class: "roster" }, h("thead", {}, h("tr", {}, ...["", "Name", "Kind", "Side", "Init.", "Aware", "Visibility", "Player"].map((t) => h("th", {}, t)))), roster),
+      h("table", { class: "roster" }, h("thead", {}, h("tr", {}, ...[h("span", { class: "sr-only" }, "Turn"), "Name", "Kind", "Side", "Init.", "Aware", "Visibility", "Player"].map((t) => h("th", {}, t)))), roster),
       rosterError),
     // the map next, the whole width: where everyone stands, before the long lists
     h("section", { class: "wide map-panel" }, h("h2", {}, "Battle map"),
@@ -189,7 +189,7 @@ export function gmView(root, table, conn, dicePanel) {
         h("td", {}, c.name, h("span", { class: "muted" }, ` ${c.id}`)),
         h("td", {}, c.kind), h("td", {}, c.side),
         h("td", {}, init ? `${init.total}` : (c.initiative_mod >= 0 ? "+" : "") + c.initiative_mod),
-        h("td", {}, setup ? h("input", { type: "checkbox", class: "aware", checked: c.aware !== false, dataset: { combatant: c.id },
+        h("td", {}, setup ? h("input", { type: "checkbox", class: "aware", checked: c.aware !== false, dataset: { combatant: c.id }, "aria-label": `${c.name} aware`,
           onchange: (ev) => rosterRun("set_awareness", { combatant: c.id, aware: ev.target.checked }) }) : (c.aware === false ? "unaware" : "aware")),
         h("td", {}, h("button", { type: "button", class: c.hidden ? "reveal" : "hide", dataset: { combatant: c.id },
           onclick: () => rosterRun("set_hidden", { combatant: c.id, hidden: !c.hidden }) }, c.hidden ? "Reveal" : "Hide"),
@@ -201,8 +201,8 @@ export function gmView(root, table, conn, dicePanel) {
   function renderLinks() {
     links.replaceChildren(...issued().map((l) => h("li", { dataset: { token: l.token_id } },
       h("strong", {}, l.label), " ",
-      h("input", { type: "text", readonly: true, value: l.url, onclick: (ev) => ev.target.select(), class: "link" }),
-      l.overlay ? h("input", { type: "text", readonly: true, value: l.overlay, onclick: (ev) => ev.target.select(), class: "overlay", title: "for streaming software: transparent background" }) : "")));
+      h("input", { type: "text", readonly: true, value: l.url, onclick: (ev) => ev.target.select(), class: "link", "aria-label": `${l.label}: link` }),
+      l.overlay ? h("input", { type: "text", readonly: true, value: l.overlay, onclick: (ev) => ev.target.select(), class: "overlay", title: "for streaming software: transparent background", "aria-label": `${l.label}: overlay link for streaming software (transparent background)` }) : "")));
     tokens.replaceChildren(...[...table.tokens.values()].map((t) => h("li", {},
       `${t.label || t.role} (${t.role}${t.combatants && t.combatants.length ? ": " + t.combatants.map((c) => table.nameOf(c)).join(", ") : ""})`,
       t.revoked ? h("span", { class: "badge" }, "revoked")
@@ -291,8 +291,9 @@ export function gmView(root, table, conn, dicePanel) {
       const gmTools = table.legal.filter((a) => a.combatant === null || a.combatant === undefined).map((a) => a.action).filter((a) => OWN_CONTROLS.has(a));
       const names = JSON.stringify([cs.map((c) => [c.id, c.name]), table.ended, gmTools]);
       if (names !== toolsKey) { toolsKey = names; renderTools(); }
-      // the map panel for a ruleset with a map (the GM may set one), or a map already set
-      root.querySelector(".map-panel").hidden = !(gmTools.includes("set_map") || table.map);
+      // the map panel for a ruleset with a map (the GM may set one), or a map already set;
+      // never in a ruleset that keeps no map (Action Time, R103)
+      root.querySelector(".map-panel").hidden = !keepsMap(table.ruleset) || !(gmTools.includes("set_map") || table.map);
       renderOrder(order, table);
       timer.update();
       if (msg.type === "legal_actions" || msg.type === "legal_actions_delta") renderActions(actions, table, run, OWN_CONTROLS);

@@ -195,6 +195,12 @@ export async function loadRulesets() {
   return list;
 }
 
+/** Whether the ruleset's encounters have a battle map (not Action Time's, ruling R103);
+ * true until the server's list has come. */
+export function keepsMap(ruleset) {
+  return (rulesets.get(ruleset) || {}).map !== false;
+}
+
 /** The ruleset's word for fatigue points ("fatigue" until the server's list has come). */
 export function vitalsLabel(ruleset) {
   return (rulesets.get(ruleset) || {}).vitals || "fatigue";

@@ -715,7 +715,7 @@ export function renderSocial(box, table) {
     }
   }
   box.replaceChildren(...head,
-    h("table", { class: "social" }, h("thead", {}, h("tr", {}, ...["", "Mental track", "Social Status", "Access", "Aura", "Harmony / Discord", "Statements"].map((t) => h("th", {}, t)))),
+    h("table", { class: "social" }, h("thead", {}, h("tr", {}, ...[h("span", { class: "sr-only" }, "Character"), "Mental track", "Social Status", "Access", "Aura", "Harmony / Discord", "Statements"].map((t) => h("th", {}, t)))),
       h("tbody", {}, ...rows)),
     h("h3", {}, "Attitudes"),
     attitudes.length ? h("table", { class: "attitudes" }, h("tbody", {}, ...attitudes))

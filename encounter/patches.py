@@ -293,8 +293,10 @@ class Memo:
         if found is None:
             found = visible_to(state, viewer)
             other = self._visible.get(not viewer.sees_all)
-            if other is not None and other == found:
-                found = other  # (no one is hidden: the GM's engine parts are the table's)
+            if other is not None and other == found and not state.options.anonymous_hidden_turns:
+                # (no one is hidden: the GM's engine parts are the table's; not so with
+                # anonymous hidden turns, where the table sees the screen's turn, R99)
+                found = other
             self._visible[viewer.sees_all] = found
         return found
 

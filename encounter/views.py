@@ -351,7 +351,10 @@ RULESET_PARTS_AT = next(i for i, p in enumerate(ENGINE_PARTS) if p[0] == "create
 VIEWER_PARTS = frozenset({"readied", "pending_rolls"})
 #: The engine's parts shown to every viewer that differ between one who sees everything and
 #: one who does not, when they see the same combatants; the others are the same for both.
-FULL_PARTS = frozenset({"options", "phase", "current", "turn"})  # (R99: the screen's turn)
+#: (With anonymous hidden turns the table's ``phase``, ``current`` and ``turn`` are the
+#: screen's while it runs, R99: there the GM and the table never share their parts at all,
+#: ``encounter.patches.Memo.visible``.)
+FULL_PARTS = frozenset({"options"})
 
 
 def view_state(state: EncounterState, viewer: Actor) -> dict[str, Any]:

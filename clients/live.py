@@ -316,12 +316,14 @@ class Seat:
     # -- waiting and commands ----------------------------------------------------------------
 
     async def wait_change(self, generation: int, timeout: float | None = None) -> None:
-        """Until a ``legal_actions`` frame newer than ``generation`` arrives (or the seat
-        stops)."""
+        """Until a ``legal_actions`` frame newer than ``generation`` arrives, the encounter
+        ends (a seat whose legal actions stay empty gets no new frame for it), or the seat
+        stops."""
         async with self._changed:
             await asyncio.wait_for(self._changed.wait_for(
                 lambda: self.generation != generation or self.fatal is not None
-                or (self._task is not None and self._task.done())), timeout)
+                or self.view.ended or (self._task is not None and self._task.done())),
+                timeout)
 
     async def wait_until(self, predicate: Callable[[], bool], timeout: float | None = 10) -> None:
         async with self._changed:

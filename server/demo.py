@@ -310,6 +310,8 @@ class Demo:
 
         async def may_play(_seat: Seat, combatant: str) -> bool:
             while self.taken(enc, combatant):
+                if seat.view.ended:  # (the GM who took it over ended the scene)
+                    return False
                 await asyncio.sleep(0.25)
             return True
 

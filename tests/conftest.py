@@ -21,6 +21,7 @@ from clients.client import Client
 from server.app import Server
 from server.config import Settings
 from tests import act_schemas
+from tests.browser import browser, pages  # noqa: F401 (the browser tests' fixtures)
 from tests.redis_procs import RedisCluster3, RedisProcess, free_port
 
 if TYPE_CHECKING:

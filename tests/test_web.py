@@ -13,7 +13,6 @@ import os
 import re
 import shutil
 import time
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,7 @@ import yaml
 
 from clients.client import FEATURES, Client
 from server.app import Server
+from tests.browser import CHROMIUM, Pages
 from tests.conftest import ROOT, settings_for, ws_url
 from tests.helpers import (
     Table,
@@ -34,7 +34,6 @@ from tests.helpers import (
 )
 from tests.redis_procs import RedisProcess
 
-CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = ROOT / "test-artifacts" / "web"
 
 playwright_api = pytest.importorskip("playwright.async_api")
@@ -75,50 +74,10 @@ LINKS = """items => Object.fromEntries(items.map(li => [
 
 
 @pytest.fixture(scope="module")
-async def browser(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Any]:
-    # Playwright starts Chromium with a fresh, temporary user-data-dir of its own.
-    async with playwright_api.async_playwright() as p:
-        browser = await p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                  "--no-first-run", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync"])
-        yield browser
-        await browser.close()
-
-
-@pytest.fixture(scope="module")
 def artifacts() -> Path:
     shutil.rmtree(ARTIFACTS, ignore_errors=True)
     ARTIFACTS.mkdir(parents=True)
     return ARTIFACTS
-
-
-class Pages:
-    def __init__(self, browser: Any) -> None:
-        self.browser, self.contexts, self.errors = browser, [], []
-
-    async def open(self, url: str, init: str = "", size: tuple[int, int] = (1280, 900)) -> Any:
-        context = await self.browser.new_context(viewport={"width": size[0], "height": size[1]})
-        self.contexts.append(context)
-        page = await context.new_page()
-        page.on("pageerror", lambda e: self.errors.append(str(e)))
-        # nothing a page loads is missing
-        page.on("response", lambda r: self.errors.append(f"{r.status} {r.url}")
-                if r.status == 404 else None)
-        if init:
-            await page.add_init_script(init)
-        await page.goto(url)
-        return page
-
-
-@pytest.fixture
-async def pages(browser: Any) -> AsyncIterator[Pages]:
-    opened = Pages(browser)
-    yield opened
-    for context in opened.contexts:
-        await context.close()
-    assert not opened.errors, opened.errors
 
 
 async def live(page: Any) -> None:

@@ -15,7 +15,6 @@ import json
 import os
 import re
 import shutil
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -59,27 +58,6 @@ def axe_source() -> str:
     assert not missing, f"{' and '.join(missing)} missing: install Node.js 18 or newer"
     _installed(AXE)
     return (AXE / "node_modules" / "axe-core" / "axe.min.js").read_text()
-
-
-@pytest.fixture(scope="module")
-async def browser() -> AsyncIterator[Any]:
-    async with playwright_api.async_playwright() as p:
-        browser = await p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                  "--no-first-run", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync"])
-        yield browser
-        await browser.close()
-
-
-@pytest.fixture
-async def pages(browser: Any) -> AsyncIterator[Pages]:
-    opened = Pages(browser)
-    yield opened
-    for context in opened.contexts:
-        await context.close()
-    assert not opened.errors, opened.errors
 
 
 @pytest.fixture(scope="module")

@@ -18,7 +18,6 @@ import os
 import shutil
 import time
 from collections import deque
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -43,27 +42,6 @@ MOST_TURNS = 150
 ALL_EXAMPLES_SECONDS = 300.0
 #: The seconds each example took, for the bound on all of them.
 TOOK: dict[str, float] = {}
-
-
-@pytest.fixture(scope="module")
-async def browser() -> AsyncIterator[Any]:
-    async with playwright_api.async_playwright() as p:
-        browser = await p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                  "--no-first-run", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync"])
-        yield browser
-        await browser.close()
-
-
-@pytest.fixture
-async def pages(browser: Any) -> AsyncIterator[Pages]:
-    opened = Pages(browser)
-    yield opened
-    for context in opened.contexts:
-        await context.close()
-    assert not opened.errors, opened.errors
 
 
 @pytest.fixture(scope="module")

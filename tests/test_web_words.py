@@ -16,7 +16,6 @@ import re
 import shutil
 import subprocess
 import sys
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -35,27 +34,6 @@ WIDE = (1280, 800)
 playwright_api = pytest.importorskip("playwright.async_api")
 pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM),
                                 reason=f"{CHROMIUM} missing (python3 dev.py test installs it)")
-
-
-@pytest.fixture(scope="module")
-async def browser() -> AsyncIterator[Any]:
-    async with playwright_api.async_playwright() as p:
-        browser = await p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                  "--no-first-run", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync"])
-        yield browser
-        await browser.close()
-
-
-@pytest.fixture
-async def pages(browser: Any) -> AsyncIterator[Pages]:
-    opened = Pages(browser)
-    yield opened
-    for context in opened.contexts:
-        await context.close()
-    assert not opened.errors, opened.errors
 
 
 @pytest.fixture(scope="module")

@@ -36,6 +36,7 @@ from server.fanout import ActivityFollower
 from server.gc_pacer import GcPacer
 from server.origins import OriginPolicy
 from server.quotas import CreateQuotas
+from server.read_api import EventStream, ReadApi, Tickets
 from server.rooms import Room, Rooms
 from server.session import Outbox, Session
 from server.store import Durability, EventStore, LogChain
@@ -45,6 +46,10 @@ log = logging.getLogger("stablemaster")
 SECRET_KEY = "stablemaster:secret"
 #: Events read from Redis at a time when replaying what a resuming client missed.
 REPLAY_CHUNK = 256
+
+
+#: what follows a room: a websocket connection, or a read API stream
+Follower = Session | EventStream
 
 
 class Server:
@@ -96,6 +101,7 @@ class Server:
         secret = await self._secret()
         self._dice_root = secret
         self.tokens = auth.Tokens(secret)
+        self.read_api = ReadApi(self, Tickets(secret, s.read_ticket_seconds))
         durability = await durability_for(self.redis, s, embedded=self.embedded is not None)
         self.store = EventStore(self.redis, LogChain(secret), durability, s.max_event_bytes)
         self.rooms = Rooms(self.store, self.commands.fire_timer)
@@ -178,6 +184,7 @@ class Server:
             await self.demo.stop()
         if self.ws is not None:
             self.ws.close(close_connections=False)
+            self.read_api.close_all("server shutting down")
             await asyncio.gather(*(s.goodbye("server shutting down") for s in list(self.sessions)),
                                  return_exceptions=True)
             await self.ws.wait_closed()
@@ -234,7 +241,7 @@ class Server:
                       scopes=frozenset(grant.scopes))
         return room, actor
 
-    async def attach(self, session: Session, room: Room, since: int | None,
+    async def attach(self, session: Follower, room: Room, since: int | None,
                      digest: str | None = None) -> None:
         """Subscribe a session to its room, first sending what it missed (or a snapshot).
 
@@ -328,7 +335,7 @@ class Server:
                 session.enqueue(frame)
             sent_to, sent_digest = batch.envelopes[-1].seq, batch.head
 
-    def _join_resumed(self, session: Session, room: Room, since: int) -> None:
+    def _join_resumed(self, session: Follower, room: Room, since: int) -> None:
         """The last step of a resume, the events replayed: with the ``view`` feature the
         patch from the view at ``since`` (or a snapshot, when the patches kept do not reach
         back to it); then the room and the legal actions."""
@@ -345,7 +352,7 @@ class Server:
         room.add_session(session)
         session.offer_legal(room.legal_frame(actor, cursor=session.cursor), force=True)
 
-    def _resume_snapshot(self, session: Session, room: Room, reason: str) -> None:
+    def _resume_snapshot(self, session: Follower, room: Room, reason: str) -> None:
         metrics.RESUME_SNAPSHOTS.labels(reason).inc()
         room.send_snapshot(session, reason)
 
@@ -361,8 +368,12 @@ class Server:
                 return _respond(HTTPStatus.FORBIDDEN, b"pages of this origin may not connect "
                                 b"(the server's --allow-origin)\n")
             return await self._handshake(connection, request)
-        response = await self._page(request)
-        for name, value in self.origins.cors(origin, host):
+        cors = list(self.origins.cors(origin, host))
+        if request.path.startswith("/read/"):
+            response = await self.read_api.respond(connection, request, _respond, cors)
+        else:
+            response = await self._page(request)
+        for name, value in cors:
             response.headers[name] = value
         return response
 

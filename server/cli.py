@@ -27,6 +27,7 @@ ENV = {
     "log_format": "STABLEMASTER_LOG_FORMAT",
     "secret": "STABLEMASTER_SECRET",
     "public_url": "STABLEMASTER_PUBLIC_URL",
+    "read_ticket_seconds": "STABLEMASTER_READ_TICKET_SECONDS",
     "commands_per_second": "STABLEMASTER_COMMANDS_PER_SECOND",
     "command_burst": "STABLEMASTER_COMMAND_BURST",
     "durability": "STABLEMASTER_DURABILITY",
@@ -122,6 +123,11 @@ def build_parser() -> argparse.ArgumentParser:
                        "processes (default: one generated once and kept in Redis)")
     serve.add_argument("--public-url", default=_env("public_url"),
                        help=f"base URL clients use, for printed links [{ENV['public_url']}]")
+    serve.add_argument("--read-ticket-seconds", type=float,
+                       default=float(_env("read_ticket_seconds", str(d.read_ticket_seconds))
+                                     or d.read_ticket_seconds),
+                       help=f"how long a read ticket of the read API (/read/) opens streams "
+                       f"[{ENV['read_ticket_seconds']}] (default {d.read_ticket_seconds:g})")
     serve.add_argument("--commands-per-second", type=float,
                        default=float(_env("commands_per_second", str(d.commands_per_second))
                                      or d.commands_per_second),
@@ -266,6 +272,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
         host=args.host, port=args.port, redis_url=args.redis_url,
         redis_cluster=args.redis_cluster, data_dir=args.data_dir, log_level=args.log_level,
         log_format=args.log_format, secret=args.secret, public_url=args.public_url,
+        read_ticket_seconds=args.read_ticket_seconds,
         demo=args.demo, commands_per_second=args.commands_per_second,
         demo_rulesets=_DEMOS.get(args.demo_ruleset, (args.demo_ruleset,)),
         demo_wait=args.demo_wait, demo_pace=args.demo_pace,

@@ -22,6 +22,8 @@ class Settings:
     log_format: str = "text"
     secret: str | None = None
     public_url: str | None = None
+    #: How long a read ticket of the read API opens streams and reads (``server.read_api``).
+    read_ticket_seconds: float = 60.0
     demo: bool = False
     #: The demo's encounters, by ruleset (``--demo-ruleset``).
     demo_rulesets: tuple[str, ...] = ("dramatic", "action_time")

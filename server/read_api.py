@@ -391,7 +391,7 @@ class ReadApi:
                 continue
             token = self.hub.tokens.mint(room.id, grant.token_id)
             entry: dict[str, Any] = {
-                "token_id": grant.token_id, "role": grant.role,
+                "token_id": grant.token_id, "role": grant.role, "label": grant.label,
                 "combatants": sorted(grant.combatants), "scopes": sorted(grant.scopes),
                 "expires_at": grant.expires_at, "token": token,
                 "table": f"/table/#token={token}"}

@@ -112,6 +112,13 @@ async def test_a_gm_and_two_players_play_a_round_watched_by_a_spectator(
     links = await gm.eval_on_selector_all(".links-panel ul.links li", LINKS)
     assert set(links) == {"Twilight Sparkle", "Rainbow Dash", "Spectators"}
     assert "transparent=1" in links["Spectators"]
+    # the links come from the server: another GM tab shows the same ones
+    assert "token=" in gm.url
+    second = await pages.open(gm.url)
+    await second.wait_for_function(
+        "document.querySelectorAll('.links-panel input.link').length === 3")
+    assert await second.eval_on_selector_all(".links-panel ul.links li", LINKS) == links
+    await second.context.close()
     twilight = await pages.open(links["Twilight Sparkle"])
     dash = await pages.open(links["Rainbow Dash"])
     watch = await pages.open(links["Spectators"], init=WATCH_TEXTS)

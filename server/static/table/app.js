@@ -50,7 +50,7 @@ function joinNow(tok) {
       }
       if (msg.type === "welcome") {
         if (msg.role === "spectator") { location.replace(`/watch?spectate=${encodeURIComponent(tok)}`); return; }
-        if (!view) view = msg.role === "gm" || (msg.scopes || []).includes("view:gm") ? gmView(app, table, conn, dicePanel) : playerView(app, table, conn, dicePanel);
+        if (!view) view = msg.role === "gm" || (msg.scopes || []).includes("view:gm") ? gmView(app, table, conn, dicePanel, tok) : playerView(app, table, conn, dicePanel);
       }
       if (view && (msg.type === "snapshot" || msg.type === "view")) addEntropy(conn, table);
       if (view) view.update(msg);

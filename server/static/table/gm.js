@@ -114,7 +114,7 @@ export function toolFields(form) {
   return out;
 }
 
-export function gmView(root, table, conn, dicePanel) {
+export function gmView(root, table, conn, dicePanel, token) {
   const run = (type, fields) => conn.command(type, fields);
   const timer = turnTimer(table, run);
   const roster = h("tbody", {});
@@ -133,11 +133,20 @@ export function gmView(root, table, conn, dicePanel) {
   const socialBox = h("div", {});
   const social = h("section", { hidden: true, class: "wide social-panel", tabindex: 0, "aria-label": "Social scene" }, h("h2", {}, "Social scene"), socialBox);
   const linkError = h("p", { class: "error", role: "alert" });
-  const storeKey = () => `stablemaster:links:${table.welcome?.encounter}`;
-  const issued = () => JSON.parse(sessionStorage.getItem(storeKey()) || "[]");
-  const remember = (item) => {
-    sessionStorage.setItem(storeKey(), JSON.stringify([...issued().filter((x) => x.token_id !== item.token_id), item]));
-  };
+  // the links come from the server's listing (the read API's /read/links), so that every GM
+  // tab shows the same ones; a credential that may not list them (a player with view:gm) shows
+  // none
+  let listed = [];
+  async function fetchLinks() {
+    try {
+      const r = await fetch("/read/links", { headers: { Authorization: `Bearer ${token}` } });
+      listed = r.ok ? (await r.json()).links : [];
+      if (!r.ok && r.status !== 403) linkError.textContent = (await r.json().catch(() => ({}))).message || `the links could not be read (${r.status})`;
+    } catch (err) {
+      linkError.textContent = `the links could not be read: ${err.message || err}`;
+    }
+    renderLinks();
+  }
   const guard = (errorEl) => async (type, fields) => {
     errorEl.textContent = "";
     try { return await run(type, fields); } catch (err) { errorEl.textContent = `${err.code || ""}: ${err.message || err}`; return null; }
@@ -147,8 +156,7 @@ export function gmView(root, table, conn, dicePanel) {
   const linkRun = guard(linkError);
 
   const spectatorButton = h("button", { type: "button", class: "spectator-link", onclick: async () => {
-    const ack = await linkRun("issue_spectator_link", { label: "spectators" });
-    if (ack) { remember({ token_id: ack.result.token_id, label: "Spectators", url: watchLink(ack.result.token), overlay: watchLink(ack.result.token, true) }); renderLinks(); }
+    await linkRun("issue_spectator_link", { label: "Spectators" });
   } }, "New spectator link");
 
   const toolsPanel = h("section", { class: "tools-panel" }, h("h2", {}, "Rulings"), tools);
@@ -181,8 +189,7 @@ export function gmView(root, table, conn, dicePanel) {
     roster.replaceChildren(...[...table.combatants.values()].map((c) => {
       const init = table.initiative.get(c.id);
       const invite = c.kind === "pc" ? h("button", { type: "button", class: "invite", dataset: { combatant: c.id }, onclick: async () => {
-        const ack = await rosterRun("issue_invite", { combatants: [c.id], label: c.name });
-        if (ack) { remember({ token_id: ack.result.token_id, label: c.name, url: tableLink(ack.result.token) }); renderLinks(); }
+        await rosterRun("issue_invite", { combatants: [c.id], label: c.name });
       } }, "Invite") : "";
       return h("tr", { dataset: { combatant: c.id }, class: c.id === table.current ? "current" : "" },
         h("td", {}, c.id === table.current ? "▶" : ""),
@@ -199,10 +206,18 @@ export function gmView(root, table, conn, dicePanel) {
   }
 
   function renderLinks() {
-    links.replaceChildren(...issued().map((l) => h("li", { dataset: { token: l.token_id } },
-      h("strong", {}, l.label), " ",
-      h("input", { type: "text", readonly: true, value: l.url, onclick: (ev) => ev.target.select(), class: "link", "aria-label": `${l.label}: link` }),
-      l.overlay ? h("input", { type: "text", readonly: true, value: l.overlay, onclick: (ev) => ev.target.select(), class: "overlay", title: "for streaming software: transparent background", "aria-label": `${l.label}: overlay link for streaming software (transparent background)` }) : "")));
+    const copy = (value, label) => h("button", { type: "button", class: "copy", "aria-label": `copy ${label}`,
+      onclick: (ev) => navigator.clipboard?.writeText(value).then(() => { ev.target.textContent = "Copied"; }, () => {}) }, "Copy");
+    const field = (value, cls, label, title) => [h("input", { type: "text", readonly: true, value, onclick: (ev) => ev.target.select(), class: cls, "aria-label": label, title }), copy(value, label)];
+    links.replaceChildren(...listed.filter((l) => l.role !== "gm").map((l) => {
+      const label = l.label || (l.combatants.length ? l.combatants.map((c) => table.nameOf(c)).join(", ") : l.role);
+      return h("li", { dataset: { token: l.token_id } },
+        h("strong", {}, label), " ",
+        ...(l.role === "spectator"
+          ? [...field(watchLink(l.token), "link", `${label}: link`),
+            ...field(watchLink(l.token, true), "overlay", `${label}: overlay link for streaming software (transparent background)`, "for streaming software: transparent background")]
+          : field(tableLink(l.token), "link", `${label}: link`)));
+    }));
     tokens.replaceChildren(...[...table.tokens.values()].map((t) => h("li", {},
       `${t.label || t.role} (${t.role}${t.combatants && t.combatants.length ? ": " + t.combatants.map((c) => table.nameOf(c)).join(", ") : ""})`,
       t.revoked ? h("span", { class: "badge" }, "revoked")
@@ -304,7 +319,7 @@ export function gmView(root, table, conn, dicePanel) {
         sheets.replaceChildren(...[...table.combatants.keys()].map((id) => renderSheet(table, id)));
       }
       const credentials = JSON.stringify([...table.tokens.values()]);
-      if (credentials !== linksKey || msg.type === "welcome") { linksKey = credentials; renderLinks(); }
+      if (credentials !== linksKey || msg.type === "welcome") { linksKey = credentials; fetchLinks(); }
       dicePanel.update();
       renderLog(log, table);
     },

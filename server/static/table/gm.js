@@ -137,9 +137,12 @@ export function gmView(root, table, conn, dicePanel, token) {
   // tab shows the same ones; a credential that may not list them (a player with view:gm) shows
   // none
   let listed = [];
+  let asked = 0;
   async function fetchLinks() {
+    const mine = ++asked;
     try {
       const r = await fetch("/read/links", { headers: { Authorization: `Bearer ${token}` } });
+      if (mine !== asked) return; // a later listing is on its way
       listed = r.ok ? (await r.json()).links : [];
       if (!r.ok && r.status !== 403) linkError.textContent = (await r.json().catch(() => ({}))).message || `the links could not be read (${r.status})`;
     } catch (err) {

@@ -459,8 +459,9 @@ class Bot:
         for task in (waiting, changed):
             if task not in done:
                 task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
+                # (asyncio.wait, not ``await task``: a cancellation of this bot while it waits
+                # must stop it, not be taken for the one of ``task``)
+                await asyncio.wait({task})
         if waiting in done and seat.generation == generation:
             return bool(waiting.result())
         return False

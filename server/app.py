@@ -8,6 +8,7 @@ import functools
 import logging
 import signal
 import time
+from collections.abc import Awaitable
 from http import HTTPStatus
 from typing import Any
 
@@ -46,6 +47,9 @@ log = logging.getLogger("stablemaster")
 SECRET_KEY = "stablemaster:secret"
 #: Events read from Redis at a time when replaying what a resuming client missed.
 REPLAY_CHUNK = 256
+#: The most seconds a step of a graceful shutdown waits (the demo's bots stopping, the
+#: goodbyes, the connections closing) before the shutdown goes on without it.
+SHUTDOWN_STEP_SECONDS = 15.0
 
 
 #: what follows a room: a websocket connection, or a read API stream
@@ -179,15 +183,21 @@ class Server:
         return bytes(value)
 
     async def stop(self) -> None:
-        """Graceful shutdown: tell every client to reconnect (elsewhere), then close."""
+        """Graceful shutdown: tell every client to reconnect (elsewhere), then close. Each step
+        has a deadline (``SHUTDOWN_STEP_SECONDS``): one that overruns is logged, and the
+        connections still open then are cut, so that a stop always ends."""
         if self.demo is not None:
-            await self.demo.stop()
+            await self._within("the demo's bots stopping", self.demo.stop())
         if self.ws is not None:
             self.ws.close(close_connections=False)
             self.read_api.close_all("server shutting down")
-            await asyncio.gather(*(s.goodbye("server shutting down") for s in list(self.sessions)),
-                                 return_exceptions=True)
-            await self.ws.wait_closed()
+            await self._within("the goodbyes", asyncio.gather(
+                *(s.goodbye("server shutting down") for s in list(self.sessions)),
+                return_exceptions=True))
+            if not await self._within("the connections closing", self.ws.wait_closed()):
+                for connection in list(self.ws.connections):  # (late or unresponsive)
+                    connection.transport.abort()
+                await self._within("the cut connections' handlers", self.ws.wait_closed())
         await self.follower.stop()
         await self.gc_pacer.stop()
         await self.store.aclose()
@@ -199,6 +209,17 @@ class Server:
         if self.data_lock is not None:
             self.data_lock.release()
         self._stopped.set()
+
+    @staticmethod
+    async def _within(what: str, step: Awaitable[Any]) -> bool:
+        """Await a step of the shutdown for at most ``SHUTDOWN_STEP_SECONDS``."""
+        try:
+            await asyncio.wait_for(step, SHUTDOWN_STEP_SECONDS)
+            return True
+        except TimeoutError:
+            log.warning("shutting down: %s took more than %g s; going on", what,
+                        SHUTDOWN_STEP_SECONDS)
+            return False
 
     async def serve_forever(self) -> None:
         loop = asyncio.get_running_loop()

@@ -91,8 +91,8 @@ def adjust_combatant(d: Decision, cmd: msg.AdjustCombatant) -> None:
     set_ = ", ".join(words.get(ch["field"], ch["field"].replace("_", " ")) for ch in changes)
     d.emit(ev.GmRuling(combatant=c.id, ruling="override",
                        description=f"GM sets {set_} of {c.name}", reason=cmd.reason,
-                       changes=changes,
-                       hidden=c.hidden), d.combatant_vis(c.id))
+                       changes=changes, hidden=c.hidden,
+                       fatigue_secret=c.kind == "npc"), d.combatant_vis(c.id))
     vt.record(d, c.id, "gm_override", [f"GM: {cmd.reason}"], fatigue=fatigue,
               fatigue_max=fatigue_max, physical=physical, mental=mental, prone=prone,
               condition_events=events, check_round=check_round,

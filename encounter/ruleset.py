@@ -140,6 +140,9 @@ class Declaration:
     out_of_fight: tuple[str, ...] = ()
     #: The pages' word for a combatant's ``fatigue`` points in this ruleset.
     vitals_label: str = "fatigue"
+    #: The pages' words for each band of the vitals (``vitals.band``, R105).
+    vitals_bands: Mapping[str, str] = field(default_factory=lambda: {
+        "full": "fresh", "above_half": "tiring", "half_or_less": "winded", "none": "spent"})
     #: The values of a combatant that the GM's ``adjust_combatant`` may set in this ruleset
     #: (``None``: every one); the others are refused, naming these.
     override_fields: tuple[str, ...] | None = None

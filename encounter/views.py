@@ -21,6 +21,10 @@ from encounter.state import SCREEN, EncounterState, PendingRoll
 from protocol import events as ev
 from protocol.events import Envelope
 from protocol.model import CombatantProfile
+from rules.condition_track import fatigue_band
+
+#: The values of an NPC's vitals behind the GM's screen (R105: the table sees their band).
+SECRET_POINTS = frozenset({"fatigue", "fatigue_max"})
 
 
 def may_see(envelope: Envelope, viewer: Actor) -> bool:
@@ -52,6 +56,11 @@ def view_event(envelope: Envelope, viewer: Actor) -> ev.AnyEvent | None:
         if event.fatigue_secret and event.combatant not in viewer.combatants:
             return msgspec.structs.replace(event, fatigue=None, fatigue_max=None)
         return event
+    if isinstance(event, ev.GmRuling):
+        if event.fatigue_secret and event.combatant not in viewer.combatants:
+            return msgspec.structs.replace(event, changes=[
+                ch for ch in event.changes if ch.get("field") not in SECRET_POINTS])
+        return _others_view(event, viewer)
     if isinstance(event, ev.AttackResolved):
         return _attack_view(event, viewer)
     if isinstance(event, ev.DamageDealt):
@@ -192,6 +201,8 @@ def combatant_view(state: EncounterState, c: CombatantProfile, viewer: Actor,
     v = state.vitals.get(c.id)
     if v is not None:
         vitals = msgspec.to_builtins(v)
+        # the band is for everyone, the points only for those behind the screen (R105)
+        vitals["band"] = fatigue_band(v.fatigue, v.fatigue_max)
         if c.kind == "npc" and not (full or c.id in viewer.combatants):
             vitals["fatigue"] = vitals["fatigue_max"] = None  # behind the GM's screen
         entry["vitals"] = vitals

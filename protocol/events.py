@@ -790,7 +790,10 @@ class CombatantMoved(Event, tag="combatant_moved", kw_only=True):
 class GmRuling(Event, tag="gm_ruling", kw_only=True):
     """The GM adjudicated an action or overrode a value, with a reason (audited). ``changes``
     lists what was set (``{"field": "fatigue", "value": 3}``); the consequences follow as
-    their own events."""
+    their own events. ``fatigue_secret``: the combatant's fatigue points (Health) are behind
+    the GM's screen (an NPC's): a viewer that does not control it gets ``changes`` without the
+    ``fatigue`` and ``fatigue_max`` entries, as its ``vitals_changed`` comes without the points
+    (ruling R105; added in protocol 1.6, before which they were shown)."""
 
     combatant: str | None = None
     ruling: Literal["adjudicated", "override"]
@@ -798,6 +801,7 @@ class GmRuling(Event, tag="gm_ruling", kw_only=True):
     reason: str | None = None
     changes: list[dict[str, Any]] = []
     hidden: bool = False
+    fatigue_secret: bool = False
 
 
 class EncounterEnded(Event, tag="encounter_ended", kw_only=True):

@@ -23,6 +23,7 @@ import msgspec
 
 from protocol.events import InitiativeEntry, Role, Track
 from protocol.model import BattleMap, CombatantKind, EncounterOptions, Scope
+from rules.condition_track import FatigueBand
 from rules.effects import Duration, EffectModifier
 
 
@@ -50,6 +51,11 @@ class VitalsView(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
         "a viewer that does not control it (behind the GM's screen).")]
     fatigue_max: Annotated[int | None, doc(
         "Fatigue points at full (maximum Health); `null` as `fatigue` is.")]
+    band: Annotated[FatigueBand | None, doc(
+        "How the fatigue points (Health) stand, for every viewer, also where `fatigue` is "
+        "`null` (R105): `full`, `above_half`, `half_or_less` (one-half or less, the line of "
+        "Second Lunch), `none` (0); `null` without a maximum. The ruleset's words for each "
+        "are in `GET /table/rulesets.json` (`bands`). Added in protocol 1.6.")] = None
     physical: Annotated[Track, doc("The physical condition track (R15).")]
     mental: Annotated[Track | None, doc("The mental condition track; `null` for objects.")]
     condition: Annotated[list[str], doc(

@@ -18,11 +18,14 @@ Public API (pure functions over plain data; dice results come in as numbers):
 - ``heal(...) -> Healing`` (healing; R16 revive), ``constitution_check(...) ->
   ConstitutionCheck`` (R16), ``second_lunch(...) -> SecondLunch``, ``recover(...) -> int``
   (R18), ``natural_healing(...) -> Rest``, ``end_of_scene(...) -> SceneEnd`` (R50).
+- ``fatigue_band(fatigue, fatigue_max) -> FatigueBand | None``: how the points stand, in the
+  four bands the table sees of an NPC whose points are behind the GM's screen (R105).
 """
 
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Literal
 
 import msgspec
 
@@ -418,3 +421,21 @@ def end_of_scene(sheet: Sheet, *, physical: Track, mental: Track, unconscious: b
     if not end_of_scene_recovery or dead or not conscious or sheet.nature is not Nature.CREATURE:
         return SceneEnd(physical=physical, mental=mental, improved=False)
     return SceneEnd(physical=move_up(physical), mental=move_up(mental), improved=True)
+
+
+#: How fatigue points (Health) stand against their maximum (ruling R105): ``full``; ``above_half``;
+#: ``half_or_less``, the line of Second Lunch ("reduced to one-half your maximum Fatigue points
+#: or less", SWIFT ACTIONS); ``none``, at 0 ("A creature reduced to 0 fatigue points it lose
+#: the ability to defend it self", Fatigue Points).
+FatigueBand = Literal["full", "above_half", "half_or_less", "none"]
+
+
+def fatigue_band(fatigue: int | None, fatigue_max: int | None) -> FatigueBand | None:
+    """The band of ``fatigue`` points out of ``fatigue_max`` (``None`` without a maximum)."""
+    if fatigue is None or not fatigue_max:
+        return None
+    if fatigue <= 0:
+        return "none"
+    if fatigue >= fatigue_max:
+        return "full"
+    return "half_or_less" if 2 * fatigue <= fatigue_max else "above_half"

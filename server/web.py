@@ -115,13 +115,15 @@ def examples() -> list[dict[str, Any]]:
 
 def rulesets() -> list[dict[str, Any]]:
     """The rulesets this server plays, in the registry's order: each one's ``name``
-    (``create_encounter.ruleset``), ``title``, the pages' word for fatigue points (``vitals``),
+    (``create_encounter.ruleset``), ``title``, the pages' word for fatigue points (``vitals``)
+    and for each band of them (``bands``, ruling R105),
     the values ``adjust_combatant`` may set (``override_fields``; ``null``: every one) and
     whether its encounters have a battle map (``map``; none in Action Time, ruling R103)."""
     out: list[dict[str, Any]] = []
     for n in names():
         rules = declaration(n)
         out.append({"name": n, "title": rules.title, "vitals": rules.vitals_label,
+                    "bands": dict(rules.vitals_bands),
                     "override_fields": None if rules.override_fields is None
                     else list(rules.override_fields), "map": keeps_map(n)})
     return out

@@ -315,3 +315,49 @@ def test_the_patches_kept_reach_back_a_bounded_way() -> None:
     assert shown.after(first) is None  # no longer kept
     assert shown.after(shown.at) == b"[]"
     assert shown.after(shown.since) is not None
+
+
+@pytest.mark.parametrize(("fatigue", "top", "band"), [
+    (10, 10, "full"), (9, 10, "above_half"), (6, 10, "above_half"), (5, 10, "half_or_less"),
+    (1, 10, "half_or_less"), (0, 10, "none"), (3, 5, "above_half"), (2, 5, "half_or_less"),
+    (0, 0, None), (None, None, None)])
+def test_the_band_of_fatigue_points(fatigue: int | None, top: int | None,
+                                    band: str | None) -> None:
+    """R105: one-half or less is the line of Second Lunch; 0 is the line of defenselessness."""
+    from rules.condition_track import fatigue_band
+
+    assert fatigue_band(fatigue, top) == band
+
+
+async def test_an_npcs_points_stay_behind_the_screen_its_band_does_not(
+        server: Server, clients: list[Client]) -> None:
+    """R105 over the wire: a player's view of the GM's NPC has its band and not its points,
+    patched only when a band is crossed; the GM's override reaches the player without the
+    values it set (``gm_ruling.changes``), the GM with them."""
+    url = ws_url(server)
+    table = await create_table(url, clients)
+    player = await viewer(url, table.tokens["twilight"], clients)
+    gm = await viewer(url, table.gm_token, clients)
+
+    def dog(client: Client) -> dict[str, Any]:
+        assert client.state is not None
+        return next(c for c in client.state["combatants"] if c["id"] == "dog")["vitals"]  # type: ignore[no-any-return]
+
+    top = dog(gm)["fatigue_max"]
+    assert top >= 4 and dog(player) | {"fatigue": top, "fatigue_max": top} == dog(gm)
+    assert dog(player)["fatigue"] is None and dog(player)["band"] == "full"
+    await table.gm.command("adjust_combatant", combatant="dog", fatigue=top - 1, reason="graze")
+    await caught_up(player)
+    await caught_up(gm)
+    assert dog(player)["band"] == "above_half" and dog(player)["fatigue"] is None
+    assert player.state == expected(server, player) and gm.state == expected(server, gm)
+    patches = sum(1 for f in player.wire for m in f.get("messages", [f]) if m["type"] == "view")
+    await table.gm.command("adjust_combatant", combatant="dog", fatigue=top - 2, reason="graze")
+    await caught_up(player)
+    # the same band: the player's view did not change, and no patch came
+    assert sum(1 for f in player.wire for m in f.get("messages", [f])
+               if m["type"] == "view") == patches
+    rulings = [m["event"] for m in player.events() if m["event"]["kind"] == "gm_ruling"]
+    assert rulings and all(r["changes"] == [] and r["fatigue_secret"] for r in rulings)
+    told = [m["event"] for m in gm.events() if m["event"]["kind"] == "gm_ruling"]
+    assert told[-1]["changes"] == [{"field": "fatigue", "value": top - 2}]

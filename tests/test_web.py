@@ -895,6 +895,50 @@ async def test_the_overlay_says_health_for_action_time_as_the_table_does(
     await watch.screenshot(path=artifacts / "spectator-action-time.png", full_page=True)
 
 
+async def test_the_overlay_scales_to_1080p_with_a_legend_and_an_npcs_band_in_words(
+        server: Server, pages: Pages, artifacts: Path, clients: list[Client]) -> None:
+    """``&size=1080p`` scales the overlay to a stream's canvas (token labels 18 px); its legend
+    names every token and says how each stands: an NPC's fatigue points stay behind the GM's
+    screen, its band is shown in the ruleset's words (R105: "tiring", then "winded" at half),
+    and a combatant out of the fight is said to be. Nothing on it says the NPC's points."""
+    url = ws_url(server)
+    table = await create_table(url, clients)
+    gm = table.gm
+    await gm.command("set_map", map={"width": 8, "height": 5})
+    for cid, at in (("twilight", [1, 1]), ("dash", [2, 1]), ("dog", [5, 2])):
+        await gm.command("place_combatant", combatant=cid, at=at)
+    base = f"http://127.0.0.1:{server.settings.port}"
+    watch = await pages.open(f"{base}/watch?spectate={table.spectator_token}"
+                             "&transparent=1&size=1080p", size=(1920, 1080))
+    legend = watch.locator("#legend li[data-combatant=dog]")
+    await legend.locator(".how >> text=fresh").wait_for()
+    size = await watch.locator(".map .token[data-combatant=dog]").evaluate(
+        "el => parseFloat(getComputedStyle(el).fontSize)")
+    assert size == 18, size
+    # a spectator never gets the dog's points, only their band
+    state = await watch.evaluate("window.stablemaster.table.combatants.get('dog').vitals")
+    assert state["fatigue"] is None and state["band"] == "full"
+    full = next(c for c in gm.snapshot["state"]["combatants"] if c["id"] == "dog")
+    top = full["vitals"]["fatigue_max"]
+    await gm.command("adjust_combatant", combatant="dog", fatigue=top - 1, reason="a graze")
+    await legend.locator(".how >> text=tiring").wait_for()
+    await watch.locator("#order li[data-combatant=dog] .badge.band >> text=tiring").wait_for()
+    await gm.command("adjust_combatant", combatant="dog", fatigue=top // 2, reason="a blow")
+    await legend.locator(".how >> text=winded").wait_for()
+    await gm.command("adjust_combatant", combatant="twilight", condition="unconscious",
+                     reason="a fall")
+    await watch.locator("#legend li.down[data-combatant=twilight] >> text=out of the fight"
+                        ).wait_for()
+    assert await watch.locator(".map .token.down[data-combatant=twilight]").count() == 1
+    assert str(top // 2) not in await watch.locator("#order li[data-combatant=dog]").inner_text()
+    # nor does the GM's audited override say them (it did: "(fatigue points 9)")
+    log = await watch.locator(".log").inner_text()
+    assert "The GM overrides for Diamond Dog: GM sets fatigue of Diamond Dog. Reason: a graze" \
+        in log, log
+    assert f"points {top - 1}" not in log and f"points {top // 2}" not in log, log
+    await watch.screenshot(path=artifacts / "spectator-1080p.png")
+
+
 async def test_an_entrys_options_are_choices_in_its_form_a_stunt_and_a_prepared_action(
         server: Server, pages: Pages, artifacts: Path, clients: list[Client]) -> None:
     """The fields an entry's ``options`` name are chosen in its form: an Action Time stunt's

@@ -48,6 +48,8 @@ RULESET = Declaration(
     initial_vitals=at.initial_vitals,
     out_of_fight=("defenseless",),  # 0 Health: out of the fight until healed (R29)
     vitals_label="Health",  # R29: Health, in the vitals' ``fatigue`` fields
+    vitals_bands={"full": "unhurt", "above_half": "hurt", "half_or_less": "badly hurt",
+                  "none": "at 0 Health"},  # R105, in Health's words
     # no condition tracks and no helplessness of the GM's in Action Time
     override_fields=("fatigue", "fatigue_max", "prone", "condition"),
     views=(_view,),

@@ -1314,12 +1314,16 @@ export interface CombatantMoved {
 /**
  * The GM adjudicated an action or overrode a value, with a reason (audited). `changes`
  * lists what was set (`{"field": "fatigue", "value": 3}`); the consequences follow as
- * their own events.
+ * their own events. `fatigue_secret`: the combatant's fatigue points (Health) are behind
+ * the GM's screen (an NPC's): a viewer that does not control it gets `changes` without the
+ * `fatigue` and `fatigue_max` entries, as its `vitals_changed` comes without the points
+ * (ruling R105; added in protocol 1.6, before which they were shown).
  */
 export interface GmRuling {
   changes?: {}[];
   combatant?: string | null;
   description: string;
+  fatigue_secret?: boolean;
   hidden?: boolean;
   kind: "gm_ruling";
   reason?: string | null;
@@ -1710,6 +1714,10 @@ export interface CombatantView {
  * Its vitals; left out for a combatant without any (a ruleset that keeps none).
  */
 export interface VitalsView {
+  /**
+   * How the fatigue points (Health) stand, for every viewer, also where `fatigue` is `null` (R105): `full`, `above_half`, `half_or_less` (one-half or less, the line of Second Lunch), `none` (0); `null` without a maximum. The ruleset's words for each are in `GET /table/rulesets.json` (`bands`). Added in protocol 1.6.
+   */
+  band: ("above_half" | "full" | "half_or_less" | "none") | null;
   /**
    * Bound or asleep: the GM's part of helplessness (`adjust_combatant.helpless`).
    */

@@ -176,6 +176,13 @@ export function conditionText(condition, label = "fatigue") {
   return (condition || []).map((c) => (c === "defenseless" ? `defenseless (${zero})` : CONDITIONS[c] ?? human(c))).filter(Boolean).join(", ");
 }
 
+/** The ruleset's words for a band of the vitals (`vitals.band`, ruling R105): "winded". */
+export function bandText(band, ruleset) {
+  if (!band) return "";
+  const words = (rulesets.get(ruleset) || {}).bands || {};
+  return words[band] ?? human(band);
+}
+
 export function trackText(name, t) {
   if (!t || !t.step) return "";
   let text = `${name} track step ${t.step}/5 (${signed(t.penalty || 0)})`;

@@ -6,7 +6,7 @@
 // sheet) and, without a map, its range, cover and concealment; a move's path, picked by
 // clicking squares on the map; the choices an entry's `options` give.
 
-import { vitalsText, vitalsLabel, conditionText, trackText, terms, effectText, effectLasts, rulesets, loadRulesets } from "/table/model.js";
+import { vitalsText, vitalsLabel, bandText, conditionText, trackText, terms, effectText, effectLasts, rulesets, loadRulesets } from "/table/model.js";
 
 /** Build an element: h("li", {class: "x", dataset: {a: 1}, onclick}, "text", child…). */
 export function h(tag, attrs = {}, ...children) {
@@ -80,6 +80,9 @@ export function vitalBadges(table, id) {
   if (v) {
     const bar = fatigueBar(v, vitalsLabel(table.ruleset));
     if (bar) out.push(bar);
+    else if (v.band) { // the points are behind the GM's screen: how they stand, in words (R105)
+      out.push(h("span", { class: `badge band ${v.band}`, title: `${vitalsLabel(table.ruleset)}: ${bandText(v.band, table.ruleset)}` }, bandText(v.band, table.ruleset)));
+    }
     for (const [name, t] of [["physical", v.physical], ["mental", v.mental]]) {
       if (t && t.step) out.push(h("span", { class: "badge track", title: trackText(name, t) }, `${name} ${t.step}/5 (${t.penalty})`));
     }
@@ -330,6 +333,31 @@ function tokenLabels(table) {
   return labels;
 }
 
+/** Whether a combatant is out of the fight as the snapshot says: not conscious, or in a
+ * conscious state its ruleset counts out (`out_of_fight`: 0 Health in Action Time, R29). */
+export function outOfFight(table, c) {
+  const condition = (c && c.vitals && c.vitals.condition) || [];
+  const counted = (table.state && table.state.out_of_fight) || [];
+  return condition.length > 0 && (condition[0] !== "active" || condition.slice(1).some((x) => counted.includes(x)));
+}
+
+/** The map's legend: each placed token's label, the combatant's name and how it stands (the
+ * band of its points in the ruleset's words, R105; "out of the fight"). */
+export function renderTokenLegend(box, table) {
+  const labels = tokenLabels(table);
+  const rows = [];
+  for (const [id] of table.positions) {
+    const c = table.combatants.get(id);
+    if (!c) continue;
+    const out = outOfFight(table, c);
+    const how = out ? "out of the fight" : bandText(c.vitals && c.vitals.band, table.ruleset);
+    rows.push(h("li", { class: out ? "down" : "", dataset: { combatant: id } },
+      h("span", { class: `token ${c.side || ""}` }, labels.get(id)), h("span", { class: "name" }, c.name),
+      how ? h("span", { class: "how" }, how) : ""));
+  }
+  box.replaceChildren(...rows);
+}
+
 /**
  * The battle map: squares, blocked squares, thin walls, low objects, difficult terrain, fog,
  * darkness, pits, improved cover, and a token per placed combatant. `onClick(x, y)` gets
@@ -356,7 +384,7 @@ export function renderMap(box, table, onClick) {
     const cell = at(x, y);
     if (!c || !cell) continue;
     const v = c.vitals || {};
-    const down = v.condition && v.condition[0] !== "active";
+    const down = outOfFight(table, c);
     const label = labels.get(id);
     cell.append(h("span", { class: `token ${c.side || ""}${id === table.current ? " current" : ""}${down ? " down" : ""}${v.prone ? " prone" : ""}${label.length > 2 ? " long" : ""}`,
       dataset: { combatant: id }, title: `${c.name}${vitalsText(v, vitalsLabel(table.ruleset)) ? " — " + vitalsText(v, vitalsLabel(table.ruleset)) : ""}` }, label));

@@ -1,13 +1,14 @@
 // The spectator overlay: initiative order, whose turn it is and its timer, the conditions a
-// spectator may see (fatigue only where the server sends it), the battle map with every token,
-// and the last few log lines (the server's words for each event). /watch?spectate=<token>;
-// add &transparent=1 for streaming software, &lines=N for more or fewer log lines,
+// spectator may see (fatigue only where the server sends it; how an NPC's stand, in words, R105),
+// the battle map with every token and its legend, and the last few log lines (the server's words
+// for each event). /watch?spectate=<token>; add &transparent=1 for streaming software,
+// &size=1080p or &size=4k to scale it to a stream's canvas, &lines=N for more or fewer log lines,
 // &replay=<speed> (and &from_round=<round>) to play the encounter back instead of watching it
 // live. It reconnects and catches up by itself.
 
 import { Connection, readHistory } from "/table/conn.js";
 import { Table, loadRulesets } from "/table/model.js";
-import { renderStatus, renderOrder, renderLog, renderMap } from "/table/render.js";
+import { renderStatus, renderOrder, renderLog, renderMap, renderTokenLegend } from "/table/render.js";
 import { turnTimer } from "/table/clock.js";
 
 const $ = (id) => document.getElementById(id);
@@ -18,6 +19,9 @@ const replay = params.get("replay")
   ? { speed: Number(params.get("replay")) || 1, from_round: Math.max(0, Number(params.get("from_round")) || 0) }
   : undefined;
 if (params.get("transparent")) document.body.classList.add("transparent");
+// &size=1080p or &size=4k scales the whole overlay for a stream's canvas (token labels 18 px at 1080p)
+const size = { "1080p": 30, "4k": 60 }[params.get("size") || ""];
+if (size) { document.documentElement.style.fontSize = `${size}px`; document.body.classList.add("sized"); }
 
 const table = new Table();
 const timer = turnTimer(table);
@@ -32,6 +36,7 @@ function render() {
   timer.update();
   renderOrder($("order"), table);
   renderMap($("map"), table);
+  renderTokenLegend($("legend"), table);
   renderLog($("log"), table, lines);
 }
 

@@ -55,7 +55,7 @@ import yaml
 from docgen import reference as ref
 from docgen import snapshot as snap
 from docgen.words import summaries_markdown
-from encounter.declare import catalog, effect_targets, field_names
+from encounter.declare import GROUPS, catalog, effect_targets, field_names
 from encounter.ruleset import declaration, names
 from encounter.schemas import action_args_schema, action_schema_id, args_schemas
 from protocol.errors import ERROR_DESCRIPTIONS, ErrorCode
@@ -285,6 +285,7 @@ def actions_schema(ruleset: str) -> dict[str, Any]:
             "properties": {"action": {"const": a.name}, "args": ref_of[a.args]},
             "required": ["action", "args"] if required else ["action"],
             "x-cost": cat.cost_name(a),
+            "x-group": cat.group_of(a),
             "x-budget": a.cost.value if a.cost is not None else "none",
             "x-when": a.timing.value,
             "x-section": a.section,
@@ -301,7 +302,9 @@ def actions_schema(ruleset: str) -> dict[str, Any]:
         "its arguments. The server refuses an argument an action does not take, or one of "
         "the wrong type or out of bounds (`invalid_payload`, naming it in `details.field`). "
         "`x-cost` is what the action costs, in the ruleset's words (`none`: the turn's own "
-        "moves), `x-budget` the kind of the turn's budget it spends (as `action_taken."
+        "moves), `x-group` the group its `legal_actions` entries name (for people: attacks, "
+        "movement, social maneuvers...), `x-budget` the kind of the turn's budget it spends "
+        "(as `action_taken."
         "action_type` records it), `x-when` when it may be taken (`turn`: on the "
         "combatant's turn; `any_turn`: free actions and reactions, on any turn; `any_time`: "
         "whenever `legal_actions` lists "
@@ -324,7 +327,7 @@ def actions_table(ruleset: str) -> str:
     argument is in bold; the others show their default)."""
     schema = actions_schema(ruleset)
     defs = schema["$defs"]
-    rows = ["| action | costs | when | arguments |", "| --- | --- | --- | --- |"]
+    rows = ["| action | costs | group | when | arguments |", "| --- | --- | --- | --- | --- |"]
     for alt, action in zip(schema["anyOf"], catalog(ruleset).actions, strict=True):
         struct = defs[alt["properties"]["args"]["$ref"].rsplit("/", 1)[1]]
         required = set(struct.get("required", []))
@@ -340,7 +343,7 @@ def actions_table(ruleset: str) -> str:
             elif field.get("default") not in (None, [], ""):
                 text += f" (default `{json.dumps(field['default'])}`)".replace('"', "")
             parts.append(text)
-        rows.append(f"| `{alt['title']}` | {alt['x-cost']} | {alt['x-when']} | "
+        rows.append(f"| `{alt['title']}` | {alt['x-cost']} | {alt['x-group']} | {alt['x-when']} | "
                     f"{_cell('; '.join(parts)) or '—'} |")
     return "\n".join(rows)
 
@@ -803,6 +806,10 @@ def actions_markdown() -> str:
     return "\n".join(out) + "\n"
 
 
+#: The groups of the ``legal_actions`` entries of commands, not of actions.
+_COMMAND_GROUPS = ("scene", "dice")
+
+
 def actions_section(ruleset: str) -> list[str]:
     """The section of ``docs/actions.md`` for ``ruleset``: its actions, each with its
     arguments and an example, and what its effects may change."""
@@ -811,11 +818,14 @@ def actions_section(ruleset: str) -> list[str]:
     out = ["", f"## {cat.title}", "",
            f"The ruleset `{ruleset}`. Costs are what the action spends of the turn"
            + (f" {costs}" if costs else "."),
-           "", "| action | costs | when | rule |", "| --- | --- | --- | --- |"]
+           "", "The group is the one its `legal_actions` entries name (`group`), by which a "
+           "page sorts them for people:", "",
+           *(f"- `{g}`: {text}" for g, text in GROUPS.items() if g not in _COMMAND_GROUPS),
+           "", "| action | costs | group | when | rule |", "| --- | --- | --- | --- | --- |"]
     for a in cat.actions:
         anchor = f"{ruleset}-{a.name}".replace("_", "-")
-        out.append(f"| [`{a.name}`](#{anchor}) | {cat.cost_name(a)} | {a.timing.value} | "
-                   f"{_cell(a.section)} |")
+        out.append(f"| [`{a.name}`](#{anchor}) | {cat.cost_name(a)} | {cat.group_of(a)} | "
+                   f"{a.timing.value} | {_cell(a.section)} |")
     for a in cat.actions:
         schema = action_args_schema(ruleset, a)
         defs = schema.get("$defs", {})

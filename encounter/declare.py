@@ -258,6 +258,25 @@ Options = Callable[["EncounterState", str], "dict[str, list[str]] | None"]
 
 _BUDGET = frozenset({Kind.STANDARD, Kind.MOVE, Kind.SWIFT, Kind.FULL_ROUND})
 
+#: The groups a ruleset sorts its actions into, for people: a page shows the groups of the
+#: moment first (attacks and movement in a fight, the maneuvers in a debate) and folds the
+#: others away. Each ``legal_actions`` entry names its group (``group``).
+GROUPS: dict[str, str] = {
+    "attack": "attacks and other actions against a foe",
+    "movement": "moving, running, standing up, falling prone",
+    "social": "the maneuvers of a social scene",
+    "support": "helping an ally or oneself: aid, healing, recovering, defending",
+    "items": "drawing, using, readying, dropping or reloading an item; casting a spell",
+    "turn": "the turn itself: ending it, delaying, readying an action, a readied action's "
+            "trigger",
+    "other": "what the GM adjudicates: another action, a free action, a reaction",
+    "scene": "the GM's: starting and ending the scene, the GM's tools",
+    "dice": "a roll the server asks for",
+}
+#: The engine's own actions (every ruleset's turn), in their group.
+_ENGINE_GROUPS = {"end_turn": "turn", "delay": "turn", "ready": "turn", "trigger_ready": "turn",
+                  "take_delayed_turn": "turn"}
+
 
 @dataclass(frozen=True, eq=False)
 class Action:
@@ -328,7 +347,11 @@ class Catalog:
     #: What the ruleset calls the kinds of the budget (Action Time: a major action is a
     #: ``standard`` action of the budget, a minor one a ``move`` action).
     cost_names: Mapping[Kind, str] = field(default_factory=dict)
+    #: Its actions by group (a name of :data:`GROUPS`): each action in one at most; the
+    #: engine's turn actions are in ``turn``, an action in none is in ``other``.
+    groups: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     by_name: dict[str, Action] = field(init=False, repr=False)
+    group_by_name: dict[str, str] = field(init=False, repr=False)
     turn: tuple[Action, ...] = field(init=False, repr=False)
     turn_flow: tuple[Action, ...] = field(init=False, repr=False)
     any_turn: tuple[Action, ...] = field(init=False, repr=False)
@@ -339,6 +362,18 @@ class Catalog:
         if len(by_name) != len(self.actions):
             raise ValueError(f"{self.ruleset}: two actions share a name")
         object.__setattr__(self, "by_name", by_name)
+        grouped = {name: group for name, group in _ENGINE_GROUPS.items() if name in by_name}
+        for group, members in self.groups.items():
+            if group not in GROUPS:
+                raise ValueError(f"{self.ruleset}: no group {group!r} (groups: {list(GROUPS)})")
+            for name in members:
+                if name not in by_name:
+                    raise ValueError(f"{self.ruleset}: group {group!r} names no action {name!r}")
+                if name in grouped and grouped[name] != group:
+                    raise ValueError(f"{self.ruleset}: {name!r} is in two groups")
+                grouped[name] = group
+        object.__setattr__(self, "group_by_name",
+                           {a.name: grouped.get(a.name, "other") for a in self.actions})
         groups: dict[When, list[Action]] = {w: [] for w in When}
         for a in self.actions:
             groups[a.timing].append(a)
@@ -359,6 +394,15 @@ class Catalog:
         if action.cost is None:
             return "none"
         return self.cost_names.get(action.cost, action.cost.value)
+
+    def group_of(self, action: Action) -> str:
+        """The group of ``action`` (a name of :data:`GROUPS`)."""
+        return self.group_by_name[action.name]
+
+    def cost_of(self, action: Action) -> str | None:
+        """What ``action`` costs, in the ruleset's words, for a ``legal_actions`` entry
+        (``None``: no part of the budget, as the turn's own moves)."""
+        return None if action.cost is None else self.cost_name(action)
 
     def readyable(self) -> Iterable[Action]:
         return (a for a in self.actions if a.readyable)

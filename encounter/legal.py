@@ -33,7 +33,8 @@ from protocol.messages import LegalAction
 from rules.actions import Economy, Kind
 from statemachines.encounter_chart import EncounterChartModel, restore
 
-_ADD_EFFECT = LegalAction(action="add_effect", args_schema=command_schema_id("add_effect"))
+_ADD_EFFECT = LegalAction(action="add_effect", args_schema=command_schema_id("add_effect"),
+                          group="scene")
 
 
 @lru_cache(maxsize=16)
@@ -41,7 +42,12 @@ def _end_screen_turn(ruleset: str) -> LegalAction:
     """The GM's end of the screen's turn when nobody acts behind it (R99), with ``act``."""
     return LegalAction(action="end_turn", combatant=SCREEN,
                        label="End the turn of the GM's screen",
-                       args_schema=action_schema_id(ruleset, "end_turn"))
+                       args_schema=action_schema_id(ruleset, "end_turn"), group="turn")
+
+
+@lru_cache(maxsize=4)
+def _gm_flow(name: str) -> LegalAction:
+    return LegalAction(action=name, args_schema=command_schema_id(name), group="scene")
 
 
 #: Chart events a GM may send as commands of the same name.
@@ -74,7 +80,7 @@ def legal_actions(
     if viewer.is_gm:
         for name in _GM_FLOW:
             if name in allowed and (name != "start_encounter" or state.combatants):
-                actions.append(LegalAction(action=name, args_schema=command_schema_id(name)))
+                actions.append(_gm_flow(name))
         if state.combatants:  # the GM's tools for what the rules leave to the GM
             actions += declaration(state.ruleset).gm_tools
         if state.chart and state.chart[0] == "scene" and state.current is not None:
@@ -99,7 +105,7 @@ def legal_actions(
             for name in ("submit_roll", "server_roll"):
                 actions.append(LegalAction(action=name, combatant=cid, label=label,
                                            targets=[pending.request],
-                                           args_schema=command_schema_id(name)))
+                                           args_schema=command_schema_id(name), group="dice"))
     return actions
 
 
@@ -120,7 +126,7 @@ def _fitting(cat: Catalog, economy: Economy, cid: str, free: tuple[str, ...],
     plain: list[LegalAction] = []
     for a in (*fits, *cat.turn_flow):
         if a.plain:
-            plain.append(_entry(a, cid, cat.ruleset))
+            plain.append(_entry(a, cid, cat))
         else:
             runs.append((tuple(plain), a))
             plain = []
@@ -129,9 +135,10 @@ def _fitting(cat: Catalog, economy: Economy, cid: str, free: tuple[str, ...],
     return tuple(runs)
 
 
-def _entry(action: Action, cid: str, ruleset: str) -> LegalAction:
+def _entry(action: Action, cid: str, cat: Catalog) -> LegalAction:
     return LegalAction(action=action.name, combatant=cid, label=action.label,
-                       args_schema=action_schema_id(ruleset, action.name))
+                       args_schema=action_schema_id(cat.ruleset, action.name),
+                       cost=cat.cost_of(action), group=cat.group_of(action))
 
 
 @lru_cache(maxsize=4096)
@@ -143,7 +150,7 @@ def _out_of_turn(cat: Catalog, cid: str, flat: bool, tired: bool,
     free = out_of_turn_reason(Kind.FREE, flat, tired, rwff) is None
     reaction = out_of_turn_reason(Kind.REACTION, flat, tired, rwff) is None
     allowed = [a for a in cat.any_turn if (reaction if a.cost is Kind.REACTION else free)]
-    return (tuple(_entry(a, cid, cat.ruleset) for a in allowed if a.plain),
+    return (tuple(_entry(a, cid, cat) for a in allowed if a.plain),
             tuple(a for a in allowed if not a.plain))
 
 
@@ -232,13 +239,14 @@ def _scene_actions(state: EncounterState, viewer: Actor,
             if not targets and not action.targets.optional:
                 return  # nobody to aim it at: not a legal action now
         if action.plain:
-            out.append(_entry(action, cid, cat.ruleset))
+            out.append(_entry(action, cid, cat))
             return
         options = action.options(state, cid) if action.options is not None else None
         optional, schema = heads[action]
         out.append(LegalAction(action=action.name, combatant=cid, label=action.label,
                                targets=targets, options=options, optional_target=optional,
-                               args_schema=schema))
+                               args_schema=schema, cost=cat.cost_of(action),
+                               group=cat.group_of(action)))
 
     controls, gm = viewer.controller(state), viewer.is_gm
     flat_footed = state.flat_footed

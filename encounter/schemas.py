@@ -50,6 +50,7 @@ def action_args_schema(ruleset: str, action: Action) -> dict[str, Any]:
         "x-ruleset": ruleset,
         "x-section": action.section,
         "x-cost": cat.cost_name(action),
+        "x-group": cat.group_of(action),
         "x-when": action.timing.value,
     })
     return schema

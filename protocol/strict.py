@@ -40,6 +40,9 @@ ANNOTATIONS: dict[str, tuple[dict[str, Any], str]] = {
                   "action follows."),
     "x-cost": ({"type": "string"}, "What the action costs, in its ruleset's words (`none`: "
                "the turn's own moves)."),
+    "x-group": ({"type": "string"}, "The group the action is sorted into for people, as its "
+                "`legal_actions` entries' `group` says it (`attack`, `movement`, `social`, "
+                "`support`, `items`, `turn`, `other`)."),
     "x-budget": ({"type": "string"}, "The kind of the turn's budget the action spends, as "
                  "`action_taken.action_type` records it."),
     "x-when": ({"enum": ["turn", "any_turn", "any_time"]}, "When the action may be taken: "

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from encounter import engine
 from encounter.actors import Actor
-from encounter.declare import Action, catalog
+from encounter.declare import GROUPS, Action, catalog
 from encounter.harness import Table
 from encounter.legal import legal_actions
 from encounter.state import EncounterState
@@ -192,7 +192,10 @@ def check(scene: Scene, viewer: Actor) -> int:
     listed: dict[tuple[str, str], LegalAction] = {}
     tried = 0
     for entry in legal:
+        # each entry says its group, and an action what it costs, as the declarations say
+        assert entry.group in GROUPS, entry
         if entry.action in ("submit_roll", "server_roll"):
+            assert entry.group == "dice" and entry.cost is None, entry
             assert entry.targets is not None
             pending = state.pending_rolls[entry.targets[0]]
             cmd: msg.Command = (msg.ServerRoll(id="probe", request=pending.request)
@@ -203,11 +206,13 @@ def check(scene: Scene, viewer: Actor) -> int:
             tried += 1
             continue
         if entry.combatant is None:
+            assert entry.group == "scene", entry
             continue  # the GM's own commands
         assert (entry.action, entry.combatant) not in listed, entry
         listed[(entry.action, entry.combatant)] = entry
         action = cat.get(entry.action)
         assert action is not None, entry
+        assert (entry.group, entry.cost) == (cat.group_of(action), cat.cost_of(action)), entry
         if action.targets is not None and not action.targets.optional:
             assert entry.targets, f"{entry}: an action aimed at someone lists its targets"
         choices: list[str | None] = list(entry.targets or [])
@@ -524,3 +529,28 @@ def test_grab_and_ram_are_offered_against_those_within_reach_on_the_battle_map()
                 except engine.Rejected:
                     continue
                 raise AssertionError(f"{name} at {target}, out of reach, was accepted")
+
+
+def test_every_action_is_in_a_group_a_page_can_show_first() -> None:
+    """Each ruleset sorts its actions for people (``Catalog.groups``): the attacks of a fight
+    and the maneuvers of a debate are apart, the turn's own moves in ``turn``; a group the
+    engine does not know, or an action in two groups, is refused at declaration."""
+    from encounter.declare import Catalog
+
+    for ruleset in ("dramatic", "action_time"):
+        cat = catalog(ruleset)
+        groups = {a.name: cat.group_of(a) for a in cat.actions}
+        assert groups["end_turn"] == "turn" and groups["move"] == "movement"
+    dramatic = catalog("dramatic")
+    assert {dramatic.group_of(a) for a in dramatic.actions
+            if a.name in ("dispute", "lie", "block")} == {"social"}
+    assert catalog("action_time").group_of(catalog("action_time").by_name["melee_attack"]) \
+        == "attack"
+    end = dramatic.by_name["end_turn"]
+    for groups in ({"fighting": ("end_turn",)}, {"attack": ("end_turn",)},
+                   {"attack": ("no_such_action",)}):
+        try:
+            Catalog("toy", "Toy", (end,), groups=groups)
+        except ValueError:
+            continue
+        raise AssertionError(f"{groups} was accepted")

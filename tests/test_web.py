@@ -290,13 +290,13 @@ async def test_a_player_attacks_and_moves_on_the_map_and_sees_the_gms_override(
     assert await player.inner_text(dog) == "DD" and await player.locator(dusky).count() == 0
     await player.wait_for_selector('.map .sq.blocked[data-x="3"][data-y="0"]')
     await player.wait_for_selector('.map .sq.wl[data-x="6"][data-y="0"]')
-    # on a laptop the map is under the order, beside the actions (not in a row below them all):
-    # a square and Move on one screen
+    # on a laptop the actions come first and the map is under the order, beside them (not in a
+    # row below them all): a square and Move on one screen
     drawn = await player.locator(".map-panel").bounding_box()
     listed = await player.locator(".actions-panel").bounding_box()
     order = await player.locator("section:has(> ol.order)").bounding_box()
     assert drawn["x"] == order["x"] and drawn["y"] > order["y"]
-    assert drawn["x"] + drawn["width"] <= listed["x"]
+    assert listed["x"] + listed["width"] <= drawn["x"] and listed["y"] <= order["y"]
     # the GM's map comes right after the roster, before the long lists of actions and rulings
     gm_map = await gm.locator(".map-panel").bounding_box()
     assert gm_map["y"] < (await gm.locator(".actions-panel").bounding_box())["y"]
@@ -325,7 +325,7 @@ async def test_a_player_attacks_and_moves_on_the_map_and_sees_the_gms_override(
     # open as the list is drawn again
     dog_actions = 'fieldset[data-combatant="dog"] details.folded'
     await gm.wait_for_selector(dog_actions)
-    assert await gm.locator('fieldset.turn[data-combatant="twilight"] details').count() == 0
+    assert await gm.locator('fieldset.turn[data-combatant="twilight"] details.folded').count() == 0
     assert not await gm.locator(dog_actions).evaluate("d => d.open")
     await gm.click(f"{dog_actions} > summary")
     assert await gm.locator(dog_actions).evaluate("d => d.open")
@@ -839,6 +839,13 @@ async def test_at_phone_size_nothing_makes_the_page_wider_than_the_screen(
     for page in (gm, player):
         await live(page)
     await table.gm.command("start_encounter")
+    # in a debate the turn offers the social maneuvers first, attacks under "More…"
+    turn = ".actions-panel fieldset.turn"
+    await gm.wait_for_selector(f"{turn} details.more")
+    first = await gm.eval_on_selector_all(f"{turn} .buttons.first button[data-action]",
+                                          "bs => bs.map(b => b.dataset.action)")
+    assert "attack" not in first and "end_turn" in first, first
+    await gm.click(f"{turn} details.more > summary")
     await gm.wait_for_selector('.actions-panel button[data-action="attack"]')
     await player.wait_for_selector(".social-panel table.social li[data-argument]")
     await gm.screenshot(path=artifacts / "gm-phone.png", full_page=True)

@@ -57,7 +57,7 @@ RULESET = Declaration(
     folds=FOLDS,
     words=WORDS,
     gm_tools=(LegalAction(action="adjust_combatant",
-                          args_schema=command_schema_id("adjust_combatant")),),
+                          args_schema=command_schema_id("adjust_combatant"), group="scene"),),
     effect_targets=at.EFFECT_TARGETS,
     stats=Sheet,
     stats_schema=reference.stats_schema,

@@ -1227,7 +1227,16 @@ CATALOG = Catalog(
                  "prepare (R36)",
     },
     budget_refusal=budget_refusal,
-    cost_names={Kind.STANDARD: "major", Kind.MOVE: "minor"})
+    cost_names={Kind.STANDARD: "major", Kind.MOVE: "minor"},
+    groups={
+        "attack": ("all_out_attack", "charge", "melee_attack", "ranged_attack", "aim",
+                   "press_the_attack", "pursue", "stunt"),
+        "movement": ("move", "run"),
+        "support": ("defend", "heal", "guard_up", "stand_firm"),
+        "items": ("activate", "ready_item", "cast_major", "cast_minor", "cast_free",
+                  "reload_major", "reload_minor", "reload_free"),
+        "turn": ("prepare",),
+    })
 
 
 # --------------------------------------------------------------------------- views

@@ -466,4 +466,11 @@ CATALOG = Catalog("dramatic", "MLP Dramatic Systems", (
            _REACTION),
     # SPECIAL INITIATIVE ACTIONS, the turn's end, and answering a statement
     READY, DELAY, END_TURN, TRIGGER_READY, TAKE_DELAYED_TURN, ANSWER_STATEMENT,
-))
+), groups={
+    "attack": ("attack", "distraction", "grab", "break_grab", "ram", "break_object", "harvest"),
+    "movement": ("move", "run", "stand_up", "fall_prone"),
+    "social": ("dispute", "conversation", "lie", "block", "low_access", "stop_blocking",
+               "answer_statement"),
+    "support": ("aid_another", "second_lunch", "second_lunch_with_food", "recover"),
+    "items": ("draw", "manipulate", "retrieve", "activate_item", "drop_item", "quick_draw"),
+})

@@ -66,9 +66,12 @@ function joinNow(tok) {
 
 function playerView(root, table, conn, dicePanel) {
   const banner = h("section", { class: "banner", hidden: true });
-  const sheets = h("section", {}, h("h2", {}, "Your character"));
+  // the stat sheet folds away (open at first where the screen has room for it)
+  const sheetFold = h("details", { class: "sheets", open: window.innerWidth >= 700 || null },
+    h("summary", {}, h("h2", {}, "Your character")));
+  const sheets = h("section", { class: "sheet-panel" }, sheetFold);
   const sheetBox = h("div", {});
-  sheets.append(sheetBox);
+  sheetFold.append(sheetBox);
   const order = h("ol", { class: "order" });
   const timer = turnTimer(table);
   const actions = h("div", {});
@@ -80,12 +83,12 @@ function playerView(root, table, conn, dicePanel) {
   const social = h("section", { hidden: true, class: "wide social-panel", tabindex: 0, "aria-label": "Social scene" }, h("h2", {}, "Social scene"));
   const socialBox = h("div", {});
   social.append(socialBox);
-  // the map under the order, in the column beside the actions: a square clicked and its Move
-  // button on one screen
-  root.replaceChildren(banner, sheets,
-    h("div", { class: "column" }, h("section", {}, h("h2", {}, "Initiative"), timer.el, order), map),
+  // the turn first (the actions under the banner), then the map under the order, in the
+  // column beside them: a square clicked and its Move button on one screen; the sheet after
+  root.replaceChildren(banner,
     h("section", { class: "actions-panel" }, h("h2", {}, "Actions"), actions),
-    social,
+    h("div", { class: "column" }, h("section", {}, h("h2", {}, "Initiative"), timer.el, order), map),
+    sheets, social,
     h("section", { class: "wide" }, h("h2", {}, "Log"), dicePanel.el, log));
   const run = (type, fields) => conn.command(type, fields);
   return {

@@ -483,6 +483,10 @@ export function renderActions(el, table, send, skip = new Set()) {
       }
     };
     const rows = entries.map((a) => actionControl(a, table, run, () => ({ note: note.value.trim(), extra: parseArgs(extra.value) })));
+    if (turn) { // the turn first: what is left of its budget, the actions of the moment, "More…"
+      fieldset.append(budgetLine(table, cid), ...turnControls(entries, rows, table, cid, opened), h("div", { class: "argrow" }, note, extra), error);
+      return fieldset;
+    }
     // a list of many combatants (the GM's) folds away those that may only act out of turn, in
     // ways nothing is waiting for (no target, no die, no readied action or delay to take)
     const folded = cid && !turn && groups.size > 2 && entries.every((a) => !URGENT.has(a.action) && !(a.targets || []).length);
@@ -499,6 +503,54 @@ export function renderActions(el, table, send, skip = new Set()) {
     return fieldset;
   }));
   if (table.sending) setBusy(true);
+}
+
+/** The groups of a turn's entries shown first (the server's `group` of each entry): a fight's,
+ * or a debate's in a social scene; the others are under "More…", by what they cost. */
+function firstGroups(table) {
+  return new Set(socialShown(table) ? ["social", "turn", "dice"] : ["attack", "movement", "turn", "dice"]);
+}
+
+/** What a cost is called under "More…" (`cost` of the entries, in the ruleset's words). */
+function costTitle(cost) {
+  if (!cost) return "Other";
+  const words = humanize(cost).replace("full round", "full-round");
+  return cost === "reaction" ? "Reactions" : `${words[0].toUpperCase()}${words.slice(1)} actions`;
+}
+
+/** The turn's controls: the entries of the groups of the moment, then the others folded
+ * under "More…", in a box per cost. */
+function turnControls(entries, rows, table, cid, opened) {
+  const first = firstGroups(table);
+  const main = [], more = new Map();
+  entries.forEach((a, i) => {
+    if (!a.group || first.has(a.group)) { main.push(rows[i]); return; }
+    const key = a.cost || "";
+    if (!more.has(key)) more.set(key, []);
+    more.get(key).push(rows[i]);
+  });
+  const out = [h("div", { class: "buttons first" }, ...main)];
+  if (more.size) {
+    const count = [...more.values()].reduce((n, r) => n + r.length, 0);
+    const key = `more:${cid}`;
+    const box = h("details", { class: "more", open: opened.has(key) || null },
+      h("summary", {}, `More… (${count} other action${count === 1 ? "" : "s"})`),
+      ...[...more].map(([cost, rs]) => h("div", { class: "cost-group", dataset: { cost } },
+        h("h3", {}, costTitle(cost)), h("div", { class: "buttons" }, ...rs))));
+    box.addEventListener("toggle", () => { if (box.open) opened.add(key); else opened.delete(key); });
+    out.push(box);
+  }
+  return out;
+}
+
+/** What is left of the turn's budget (the snapshot's `turn.budget`, in the ruleset's words). */
+function budgetLine(table, cid) {
+  const turn = table.state && table.state.turn;
+  if (!turn || turn.combatant !== cid || !turn.budget) return "";
+  const slots = Object.entries(turn.budget);
+  return h("p", { class: "budget", "aria-label": "left this turn" }, h("span", { class: "muted" }, "Left this turn: "),
+    ...slots.map(([slot, free]) => h("span", { class: `slot ${free ? "free" : "spent"}`, dataset: { slot, free: String(free) }, title: `${humanize(slot)} action: ${free ? "left" : "spent"}` },
+      `${humanize(slot).replace("full round", "full-round")}${free ? "" : " (spent)"}`)));
 }
 
 /** Entries never folded away: something waits for them (a die, a readied action's trigger, a

@@ -3753,13 +3753,21 @@ export interface LegalActions {
  * command but `type`, `id` and `expect_turn`): `dramatic.attack`,
  * `command.submit_roll`. The server serves it at `GET /schemas/args/<id>.json` (all of
  * them: `GET /schemas/args.json`; published as `docs/protocol/args-schemas.json`), so a
- * client can draw a form for any entry without knowing the ruleset. Fields without a value
- * are left out.
+ * client can draw a form for any entry without knowing the ruleset. `cost` says what an
+ * `act` action costs in its ruleset's words (the slot of the turn's budget, as the turn's
+ * `budget` names it: `standard`, `move`, `swift`, `full_round`, or `free`,
+ * `reaction`; Action Time `major`, `minor`, `free`); left out for the turn's own
+ * moves (`end_turn`, `delay`) and for commands. `group` sorts the entries for people:
+ * `attack`, `movement`, `social`, `support`, `items`, `turn`, `other`, and for
+ * the GM's commands `scene` and for a roll asked for `dice` (`cost` and `group` were
+ * added in protocol 1.6). Fields without a value are left out.
  */
 export interface LegalAction {
   action: string;
   args_schema?: string | null;
   combatant?: string | null;
+  cost?: string | null;
+  group?: string | null;
   label?: string | null;
   optional_target?: boolean;
   options?: {

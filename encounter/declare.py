@@ -41,6 +41,7 @@ from encounter.rejected import Rejected
 from encounter.ruleset import declaration
 from protocol.errors import ErrorCode
 from rules.actions import Kind
+from rules.choices import in_words
 
 if TYPE_CHECKING:
     from encounter.decision import Decision
@@ -192,7 +193,8 @@ def _invalid(action: Action, text: str) -> Rejected:
         values = ", ".join(str(c) for c in choices)
         return Rejected(ErrorCode.INVALID_PAYLOAD, f"{where} is one of {values}",
                         field=where, allowed=choices)
-    return Rejected(ErrorCode.INVALID_PAYLOAD, f"{where}: {reason}", field=where)
+    # in words for people ("args.path must list at least 1 item"), the field in ``details``
+    return Rejected(ErrorCode.INVALID_PAYLOAD, f"{where} {in_words(reason)}", field=where)
 
 
 # --- targets ----------------------------------------------------------------------------------

@@ -5,7 +5,10 @@ msgspec refuses a value outside an enum or a ``Literal`` with ``Invalid enum val
 ranged, thrown, natural, unarmed)``. :func:`allowed_at` finds those values by following the
 error's path through the type.
 
-Public API: :func:`allowed_at`, :func:`with_allowed`. Pure functions; no I/O.
+:func:`in_words` says a msgspec refusal as a sentence for people (``Expected `array` of length
+>= 1`` is "must list at least 1 item"), for the refusals a person at a table can cause.
+
+Public API: :func:`allowed_at`, :func:`with_allowed`, :func:`in_words`. Pure functions; no I/O.
 """
 
 from __future__ import annotations
@@ -98,4 +101,47 @@ def allowed_text(values: list[Any] | None) -> str:
     return f" (allowed: {', '.join(str(v) for v in values)})" if values else ""
 
 
-__all__ = ["allowed_at", "allowed_text", "with_allowed"]
+#: msgspec's names of JSON types, for people.
+_TYPE_WORDS = {"int": "a whole number", "float": "a number", "number": "a number",
+               "str": "text", "array": "a list", "object": "an object", "bool": "true or false",
+               "null": "nothing (null)"}
+_BOUNDS = {">=": "at least", "<=": "at most", ">": "more than", "<": "less than"}
+_WRONG_TYPE = re.compile(r"^Expected `(?P<want>[^`]+)`, got `(?P<got>[^`]+)`$")
+_NUMBER = re.compile(r"^Expected `(?:int|float|number)` (?P<op>>=|<=|>|<) (?P<n>-?[\d.e+]+)$")
+_LENGTH = re.compile(r"^Expected `(?P<kind>array|str|object)` of length (?P<op>>=|<=) "
+                     r"(?P<n>\d+)$")
+_MISSING = re.compile(r"^Object missing required field `(?P<name>[^`]+)`$")
+_UNKNOWN = re.compile(r"^Object contains unknown field `(?P<name>[^`]+)`$")
+_BAD_ENUM = re.compile(r"^Invalid enum value (?P<value>.+)$")
+
+
+def _type_words(names: str) -> str:
+    parts = [_TYPE_WORDS.get(n.strip(), n.strip()) for n in names.split("|")]
+    return " or ".join(dict.fromkeys(parts))
+
+
+def in_words(reason: str) -> str:
+    """A msgspec refusal (without its `` - at `$...``` part) as words: "must be a whole
+    number, not text", "must list at least 1 item", "is required"; one it does not know, as
+    it is."""
+    if m := _WRONG_TYPE.match(reason):
+        return f"must be {_type_words(m['want'])}, not {_type_words(m['got'])}"
+    if m := _NUMBER.match(reason):
+        return f"must be {_BOUNDS[m['op']]} {m['n']}"
+    if m := _LENGTH.match(reason):
+        n, bound = int(m["n"]), _BOUNDS[m["op"]]
+        what = {"array": "item", "str": "character", "object": "entry"}[m["kind"]]
+        plural = "" if n == 1 else ("ies" if what == "entry" else "s")
+        noun = ("entr" if what == "entry" and n != 1 else what) + plural
+        verb = {"array": "must list", "str": "must be", "object": "must hold"}[m["kind"]]
+        return f"{verb} {bound} {n} {noun}" + (" long" if m["kind"] == "str" else "")
+    if m := _MISSING.match(reason):
+        return f"needs {m['name']}"
+    if m := _UNKNOWN.match(reason):
+        return f"has no field {m['name']}"
+    if m := _BAD_ENUM.match(reason):
+        return f"{m['value']} is not one of the values it takes"
+    return reason
+
+
+__all__ = ["allowed_at", "allowed_text", "in_words", "with_allowed"]

@@ -30,6 +30,7 @@ from tests.helpers import (
     join,
     open_client,
     play_turns,
+    until_turn_of,
     wait_current,
 )
 from tests.redis_procs import RedisProcess
@@ -1225,3 +1226,52 @@ async def test_the_gm_console_shows_the_screens_turn_and_ends_it(
     await gm.wait_for_function("window.stablemaster.table.round === 2")
     await player.wait_for_function("window.stablemaster.table.round === 2")
     assert await current_of(gm) != "screen"
+
+
+async def test_a_refusal_is_said_at_its_control_and_what_the_schema_refuses_is_not_sent(
+        server: Server, pages: Pages, artifacts: Path, clients: list[Client]) -> None:
+    """On a phone, the player's turn is on the first screen, with what is left of its budget.
+    A move the rules refuse (longer than the speed) says why right under the Move button, in
+    words (no error code in front); arguments the entry's schema refuses (``path=10,0`` typed
+    in "more arguments": a path is a list of squares) are not sent at all, and the page says
+    what is wrong, as a sentence, at the same place."""
+    url = ws_url(server)
+    table = await create_table(url, clients)
+    gm = table.gm
+    await gm.command("set_map", map={"width": 12, "height": 3})
+    for cid, at in (("twilight", [0, 0]), ("dash", [0, 2]), ("applejack", [1, 2]),
+                    ("fluttershy", [2, 2]), ("dog", [11, 2])):
+        await gm.command("place_combatant", combatant=cid, at=at)
+    base = f"http://127.0.0.1:{server.settings.port}"
+    player = await pages.open(f"{base}/table/#token={table.tokens['twilight']}", size=PHONE)
+    await live(player)
+    await gm.command("start_encounter")
+    await until_turn_of(gm, "twilight")
+    move = 'form[data-action="move"][data-combatant="twilight"]'
+    await player.wait_for_selector(move)
+    # the turn on the first screen of a phone, the budget with it
+    box = await player.locator(move).bounding_box()
+    assert box is not None and box["y"] + box["height"] <= PHONE[1], box
+    await player.wait_for_selector('.budget .slot.free[data-slot="move"]')
+    events = len(gm.events())
+
+    # too far: the server refuses, and says so under the button
+    for x in range(1, 9):
+        await player.click(f'.map .sq[data-x="{x}"][data-y="0"]')
+    await player.click(f"{move} button[type=submit]")
+    said = player.locator(f"{move} + p.error.at-control")
+    await said.wait_for()
+    text = await said.inner_text()
+    assert text[0].isupper() and "illegal_action" not in text and "invalid_payload" not in text
+    assert "speed" in text or "squares" in text, text
+    where = await said.bounding_box()
+    assert where is not None and 0 <= where["y"] - (box["y"] + box["height"]) < 60, (where, box)
+    await player.screenshot(path=artifacts / "player-phone-refused-move.png")
+
+    # what the schema refuses is never sent
+    await player.fill('fieldset.turn input.args', "path=10,0")
+    await player.click(f"{move} button[type=submit]")
+    await said.locator("text=Path must be a list").wait_for()
+    assert await said.get_attribute("data-code") == "checked_here"
+    await caught_up(gm)
+    assert len(gm.events()) == events  # (the refused move made no event either)

@@ -6,6 +6,7 @@
 // sheet) and, without a map, its range, cover and concealment; a move's path, picked by
 // clicking squares on the map; the choices an entry's `options` give.
 
+import { argSchemas, argProblems } from "/table/argcheck.js";
 import { vitalsText, vitalsLabel, bandText, conditionText, trackText, terms, effectText, effectLasts, rulesets, loadRulesets } from "/table/model.js";
 
 /** Build an element: h("li", {class: "x", dataset: {a: 1}, onclick}, "text", child…). */
@@ -429,6 +430,7 @@ const NO_NOTE = new Set(["end_turn", "delay", "ready", "trigger_ready", "take_de
 const TURN_COMMANDS = new Set(["act", "submit_roll", "server_roll"]);
 
 export function renderActions(el, table, send, skip = new Set()) {
+  argSchemas(); // (fetched once, before the first command is sent)
   if (!el.dataset.guarded) {
     // the second click of a double click lands on whatever the first one's answer drew there
     // (the next combatant's "end turn"): it is not a command
@@ -459,9 +461,24 @@ export function renderActions(el, table, send, skip = new Set()) {
     const turn = cid && cid === table.current;
     const fieldset = h("fieldset", { class: `actions${turn ? " turn" : ""}`, dataset: { combatant: cid } },
       h("legend", {}, cid ? `${table.nameOf(cid)}${turn ? " — turn" : ""}` : "Game master"));
+    // a refusal is said under the control that caused it (in the fieldset when that control
+    // was redrawn meanwhile), in words
+    const say = (button, text, code) => {
+      const control = button && button.isConnected ? button.closest("form, .gmaction") || button : null;
+      if (control && el.contains(control)) {
+        control.after(h("p", { class: "error at-control", role: "alert", dataset: { code: code || "" } }, text));
+        return;
+      }
+      const shown = el.contains(error) ? error : el.querySelector(`fieldset[data-combatant="${cid}"] .error`) || error;
+      shown.textContent = text;
+    };
     const run = async (button, type, fields) => {
       error.textContent = "";
-      if (type === "_local") { error.textContent = fields.message; return; }
+      for (const old of el.querySelectorAll(".error.at-control")) old.remove();
+      if (type === "_local") { say(button, fields.message); return false; }
+      // never sent when its schema refuses it (the server would, in a validator's words)
+      const problems = await fieldProblems(table, type, fields);
+      if (problems.length) { say(button, `${sentence(problems.map((p) => p.text).join("; "))}`, "checked_here"); return false; }
       const forTurn = TURN_COMMANDS.has(type) && turnId;
       // disabled from the moment it is sent until its answer, redrawn controls included
       table.sending += 1;
@@ -471,11 +488,7 @@ export function renderActions(el, table, send, skip = new Set()) {
         note.value = ""; extra.value = "";
         return true;
       } catch (err) {
-        const text = err && err.code === "stale" ? "the turn moved on before this arrived: nothing was done"
-          : err && err.message ? `${err.code ? err.code + ": " : ""}${err.message}` : String(err);
-        // the controls may have been redrawn meanwhile: say it where the user looks now
-        const shown = el.contains(error) ? error : el.querySelector(`fieldset[data-combatant="${cid}"] .error`) || error;
-        shown.textContent = text;
+        say(button, errorWords(err), err && err.code);
         return false;
       } finally {
         table.sending -= 1;
@@ -503,6 +516,27 @@ export function renderActions(el, table, send, skip = new Set()) {
     return fieldset;
   }));
   if (table.sending) setBusy(true);
+}
+
+/** A refusal from the server in words: its message as a sentence (the code is kept in the
+ * element's `data-code`), the arguments named as the form names them. */
+function errorWords(err) {
+  if (err && err.code === "stale") return "The turn moved on before this arrived: nothing was done.";
+  return sentence(String(err && err.message ? err.message : err || "refused").replace(/^args\./, "").replace(/([ (])args\./g, "$1"));
+}
+
+const sentence = (text) => `${text.charAt(0).toUpperCase()}${text.slice(1)}${/[.!?)]$/.test(text) ? "" : "."}`;
+
+/** What the entry's schema (`args_schema`) refuses in a command about to be sent. */
+async function fieldProblems(table, type, fields) {
+  const schemas = await argSchemas();
+  const act = type === "act";
+  const entry = (table.legal || []).find((e) => e.action === (act ? fields.action : type)
+    && (!act || (e.combatant ?? null) === (fields.combatant ?? null)));
+  const schema = entry && entry.args_schema ? schemas[entry.args_schema] : null;
+  if (!schema) return [];
+  const value = act ? (fields.args || {}) : Object.fromEntries(Object.entries(fields).filter(([k]) => k !== "expect_turn"));
+  return argProblems(schema, value);
 }
 
 /** The groups of a turn's entries shown first (the server's `group` of each entry): a fight's,
@@ -589,10 +623,10 @@ function targetSelect(a, table, label) {
 
 /** Before a hostile action: a target is chosen, and one on the actor's side is confirmed.
  * False (and nothing sent) otherwise. */
-function targetsOk(a, table, targets, run) {
+function targetsOk(a, table, targets, run, button = null) {
   if (!HOSTILE_ACTIONS.has(a.action)) return true;
   if (!targets.length || targets.some((t) => !t)) {
-    run(null, "_local", { message: "choose a target first" });
+    run(button, "_local", { message: "Choose a target first." });
     return false;
   }
   const allies = targets.filter((t) => isAlly(table, a.combatant, t));
@@ -649,11 +683,11 @@ function actionControl(a, table, run, shared) {
     const { note, extra } = shared();
     const args = { ...extra, ...collect(form) };
     if (select && select.value) args.target = select.value;
-    if (select && !targetsOk(a, table, [args.target], run)) return;
+    if (select && !targetsOk(a, table, [args.target], run, form.querySelector("button"))) return;
     if (note && !NO_NOTE.has(a.action)) args.note = note;
     if (onMap && !args.path) {
       if (!picking.path.length || picking.combatant !== a.combatant) {
-        run(null, "_local", { message: "click the squares to enter on the map first" });
+        run(form.querySelector("button"), "_local", { message: "Click the squares to enter on the map first." });
         return;
       }
       args.path = picking.path.map(([x, y]) => [x, y]);
@@ -692,7 +726,7 @@ function socialForm(a, table, run, shared, data, label, inputs, args) {
     const { note, extra } = shared();
     const out = { ...extra, ...args(form) };
     const aimed = out.targets || (out.target !== undefined ? [out.target] : []);
-    if ((out.targets || out.target !== undefined) && !targetsOk(a, table, aimed, run)) return;
+    if ((out.targets || out.target !== undefined) && !targetsOk(a, table, aimed, run, form.querySelector("button"))) return;
     if (note) out.note = note;
     run(form.querySelector("button"), "act", { combatant: a.combatant, action: a.action, args: out });
   });

@@ -19,7 +19,9 @@ from encounter import adjust, gm, rolls, timers, turns
 from encounter.actors import Actor
 from encounter.decision import GM_COMMANDS, Context, Decision, Outcome
 from encounter.gm import create, parse_statblocks_yaml, profile_from
+from encounter.legal import legal_actions
 from encounter.rejected import Rejected
+from encounter.ruleset import declaration
 from encounter.screen import at_table
 from encounter.state import SCREEN, EncounterState, copy_state, turn_id
 from protocol import messages as msg
@@ -68,6 +70,28 @@ def decide(state: EncounterState, actor: Actor, cmd: msg.Command, ctx: Context) 
                            f"carried out now: it would leave the encounter inconsistent "
                            f"({problem})")
         return d.outcome(state.version)
+    finally:
+        d.release()
+
+
+def reach(state: EncounterState, actor: Actor, cmd: msg.GetReach, ctx: Context) -> dict[str, Any]:
+    """``get_reach`` (ruling R106): where ``cmd.combatant`` can go now, from its ruleset's
+    rules of movement; only for an action among ``actor``'s legal actions for it (the
+    combatant named as the sender named it: a hidden one is not told apart from nobody)."""
+    if state.version == 0:
+        raise Rejected(ErrorCode.NOT_FOUND, "no such encounter")
+    rules = declaration(state.ruleset)
+    if rules.reach is None:
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, f"get_reach: {rules.title} keeps no battle "
+                       "map (ruling R103)")
+    if not any(e.action == cmd.action and e.combatant == cmd.combatant
+               for e in legal_actions(state, actor)):
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{cmd.action} is not among your legal "
+                       f"actions for {cmd.combatant!r} now: get_reach answers for a move that "
+                       "may be taken", action=cmd.action)
+    d = Decision(copy_state(state), actor, ctx)
+    try:
+        return rules.reach(d, state.combatants[cmd.combatant], cmd)
     finally:
         d.release()
 

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from encounter.declare import Catalog
     from encounter.state import EncounterState, Vitals
     from protocol.events import RulesetEvent
-    from protocol.messages import Command, LegalAction
+    from protocol.messages import Command, GetReach, LegalAction
     from protocol.model import CombatantProfile
     from protocol.summary import Summary
     from rules.dice import Roll
@@ -105,6 +105,9 @@ class Declaration:
     #: step deciding each.
     commands: Mapping[type[Command], Callable[[Decision, Any], None]] = field(
         default_factory=dict)
+    #: ``get_reach``: where a combatant can move now, by the rules that check the move (R106);
+    #: ``None`` in a ruleset that keeps no map.
+    reach: Callable[[Decision, CombatantProfile, GetReach], dict[str, Any]] | None = None
     #: The GM's tools ``legal_actions`` offers while combatants are in the encounter.
     gm_tools: tuple[LegalAction, ...] = ()
     #: The parts of a view that are the ruleset's own, and those of one value per combatant

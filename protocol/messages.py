@@ -141,6 +141,21 @@ class GetLegalActions(Command, tag="get_legal_actions", kw_only=True):
     ``legal_actions_delta`` whose ``base`` is not the list it holds) starts again from it."""
 
 
+class GetReach(Command, tag="get_reach", kw_only=True):
+    """Where ``combatant`` can go now with ``action`` (``move``, or ``run``; ``fly``: a
+    flying move, R83), worked out by the rules that check the move (ruling R106): answered by
+    an ``ack`` whose ``result`` has ``combatant``, ``action``, ``fly``, ``from`` (its square),
+    ``budget`` (the squares the move may spend) and ``squares``, each square it can end on as
+    ``{"at": [x, y], "cost": <squares spent>, "path": [[x, y], ...]}`` with the cheapest path
+    to it, which ``act`` accepts as its ``args.path``. Refused (``illegal_action``) unless the
+    action is among the connection's legal actions for the combatant now, and when it stands
+    on no map (or its ruleset keeps none, R103). Added in protocol 1.6."""
+
+    combatant: CombatantRef
+    action: Literal["move", "run"] = "move"
+    fly: bool = False
+
+
 # --- encounter setup (GM) -------------------------------------------------------------------
 
 
@@ -551,6 +566,7 @@ AnyClientMessage = (
     | GetLegalActions
     | GetSnapshot
     | GetHistory
+    | GetReach
     | CreateEncounter
     | AddCombatant
     | RemoveCombatant

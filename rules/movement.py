@@ -19,12 +19,17 @@ Public API:
   :func:`validate_run` — the Run full-round action.
   Both return a :class:`MovePlan` (total and per-step costs) or raise :class:`IllegalMove`
   naming the offending step and why.
+- :func:`reach_of_move`, :func:`reach_of_run` — every square the mover can end a move (a run)
+  on, with the cheapest path to it and its cost (ruling R106): exactly the squares whose path
+  :func:`validate_move` (:func:`validate_run`) accepts, each path checked by it.
 
 Pure functions over plain data; no I/O.
 """
 
 from __future__ import annotations
 
+import heapq
+import itertools
 from collections.abc import Sequence
 from typing import Literal
 
@@ -394,3 +399,157 @@ def _end(final: Placement, others: Sequence[Occupant], where: str) -> None:
             continue
         raise IllegalMove(f"{where} ends the movement in the space of {other.called()}: only a "
                           "Tiny or smaller creature shares squares (ruling R20)")
+
+
+# --- where a move can go (ruling R106) -----------------------------------------------------------
+
+_DIRECTIONS = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (1, -1), (-1, 1), (-1, -1))
+
+
+class Reach(msgspec.Struct, frozen=True, kw_only=True):
+    """A square a move can end on: the cheapest path to it (the squares entered, in order)
+    and what it costs."""
+
+    at: Square
+    cost: int
+    path: tuple[Square, ...]
+
+
+def reach_of_move(
+    battle_map: BattleMap,
+    mover: Placement,
+    *,
+    speed: int,
+    load: Load | None = None,
+    others: Sequence[Occupant] = (),
+    prone: bool = False,
+    prone_crawl_squares: int = 1,
+    squeeze_cost_multiplier: int = 2,
+    flying: bool = False,
+) -> tuple[int, list[Reach]]:
+    """The budget of a move action and every square it can end on (the arguments are
+    :func:`validate_move`'s). A search of the cheapest ways there, step by step with the costs
+    :func:`validate_move` counts (ruling R20; a pit ends the movement, R66); then each path
+    found is checked by :func:`validate_move` itself, so a square is listed exactly when a
+    move there is accepted."""
+    budget = prone_crawl_squares if prone else effective_speed(speed, load)
+    found = _cheapest_paths(battle_map, mover, budget, others, crawl=prone,
+                            squeeze_cost_multiplier=squeeze_cost_multiplier, flying=flying)
+    out: list[Reach] = []
+    for at, path in found.items():
+        try:
+            plan = validate_move(battle_map, mover, path, speed=speed, load=load, others=others,
+                                 prone=prone, prone_crawl_squares=prone_crawl_squares,
+                                 squeeze_cost_multiplier=squeeze_cost_multiplier, flying=flying)
+        except IllegalMove:
+            continue
+        out.append(Reach(at=at, cost=plan.total, path=tuple(path)))
+    return budget, sorted(out, key=lambda r: (r.at[1], r.at[0]))
+
+
+def reach_of_run(
+    battle_map: BattleMap,
+    mover: Placement,
+    *,
+    speed: int,
+    load: Load | None = None,
+    others: Sequence[Occupant] = (),
+    prone: bool = False,
+    refined_garment_runs_triple: bool = False,
+    squeeze_cost_multiplier: int = 2,
+    flying: bool = False,
+) -> tuple[int, list[Reach]]:
+    """The budget of a run and every square it can end on (a run goes in a straight line,
+    R68: each of the eight directions, every length :func:`validate_run` accepts)."""
+    budget = effective_speed(speed, load) * run_multiplier(
+        load, refined_garment_runs_triple=refined_garment_runs_triple)
+    out: list[Reach] = []
+    if prone:
+        return budget, out
+    for dx, dy in _DIRECTIONS:
+        for n in range(1, budget + 1):  # (every step costs 1 or more)
+            path = [(mover.at[0] + i * dx, mover.at[1] + i * dy) for i in range(1, n + 1)]
+            if not battle_map.contains(path[-1]):
+                break
+            try:
+                plan = validate_run(battle_map, mover, path, speed=speed, load=load,
+                                    others=others,
+                                    refined_garment_runs_triple=refined_garment_runs_triple,
+                                    squeeze_cost_multiplier=squeeze_cost_multiplier,
+                                    flying=flying)
+            except IllegalMove:
+                continue
+            out.append(Reach(at=path[-1], cost=plan.total, path=tuple(path)))
+    return budget, sorted(out, key=lambda r: (r.at[1], r.at[0]))
+
+
+def _cheapest_paths(battle_map: BattleMap, mover: Placement, budget: int,
+                    others: Sequence[Occupant], *, crawl: bool, squeeze_cost_multiplier: int,
+                    flying: bool) -> dict[Square, list[Square]]:
+    """Each square a move within ``budget`` can end on, with a cheapest path to it: the
+    steps, spaces and costs of :func:`_walk`, searched cheapest first (over where the mover
+    stands and, squeezing, which squares it takes up)."""
+    g = grid(battle_map)
+    if not battle_map.contains(mover.at):
+        return {}
+    full_size = mover.side ** 2
+    State = tuple[Square, Space]
+    best: dict[State, int] = {}
+    before: dict[State, State] = {}
+    order = itertools.count()
+    heap: list[tuple[int, int, Square, Space]] = []
+    for space in _fits(g, mover, mover.at):
+        best[(mover.at, space)] = 0
+        heap.append((0, next(order), mover.at, space))
+    while heap:
+        cost, _, here, space = heapq.heappop(heap)
+        if best[(here, space)] < cost:
+            continue
+        if here != mover.at and not flying and \
+                any(s in g.pits for s in occupied(mover.moved_to(here))):
+            continue  # a pit ends the movement (R66)
+        for dx, dy in _DIRECTIONS:
+            there = (here[0] + dx, here[1] + dy)
+            try:
+                spaces = _enter(g, mover, there, "")
+            except IllegalMove:
+                continue
+            diagonal = dx != 0 and dy != 0
+            for new_space in spaces:
+                squeezing = len(new_space) < full_size
+                try:
+                    _cross(g, space, new_space, (dx, dy), "")
+                    _pass(mover, new_space, others, squeezing, "")
+                except IllegalMove:
+                    continue
+                if crawl:
+                    step = 1
+                else:
+                    rough = not flying and _rough(g, space, new_space)
+                    step = (2 if diagonal else 1) * (2 if rough else 1)
+                    if squeezing:
+                        step *= squeeze_cost_multiplier
+                total = cost + step
+                key = (there, new_space)
+                if total > budget or total >= best.get(key, budget + 1):
+                    continue
+                best[key], before[key] = total, (here, space)
+                heapq.heappush(heap, (total, next(order), there, new_space))
+    ends: dict[Square, tuple[int, State]] = {}
+    for (at, space), total in best.items():
+        if at == mover.at or len(space) != full_size:
+            continue
+        if at not in ends or total < ends[at][0]:
+            ends[at] = (total, (at, space))
+    paths: dict[Square, list[Square]] = {}
+    for at, (_, state) in ends.items():
+        try:
+            _end(mover.moved_to(at), others, "")
+        except IllegalMove:
+            continue
+        path: list[Square] = []
+        while state in before:
+            path.append(state[0])
+            state = before[state]
+        paths[at] = path[::-1]
+    return paths

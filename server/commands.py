@@ -112,6 +112,11 @@ class CommandService:
             elif isinstance(cmd, msg.GetSnapshot):
                 session.room.send_snapshot(session, "asked", join=False)
                 session.room.answer(session, cmd.id, {}, hold=False)
+            elif isinstance(cmd, msg.GetReach):
+                room = session.room
+                result = engine.reach(room.state_for(session.actor), session.actor, cmd,
+                                      self.context())
+                room.answer(session, cmd.id, result, hold=False)
             elif isinstance(cmd, msg.GetLegalActions):
                 room = session.room
                 session.offer_legal(room.legal_frame(session.actor, cursor=session.cursor),

@@ -451,6 +451,7 @@ async def play_resolution(rec: Recorder, url: str, clients: list[Client]) -> Non
     mark = len(gm.messages)
     await rec.ok(gm, "start_encounter")
     assert await acting_now(gm, mark) == "ace"
+    await rec.ok(gm, "get_reach", combatant="ace")
     await rec.ok(gm, "act", combatant="ace", action="move", args={"path": [[1, 0], [2, 0]]})
     await rec.ok(gm, "act", combatant="ace", action="attack", args={"target": "cub"})
     await rec.ok(gm, "act", combatant="ace", action="end_turn")

@@ -73,6 +73,7 @@ RULESET = Declaration(
         msg.SetSocialEvent: social.set_social_event,
         msg.SetSocialSituation: social.set_social_situation,
     },
+    reach=battle.reach,
     gm_tools=tuple(LegalAction(action=name, args_schema=command_schema_id(name), group="scene")
                    for name in GM_TOOLS),
     views=(flying_view, grabs_view, arguments_view, attitudes_view, blocking_view, answers_view,

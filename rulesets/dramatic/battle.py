@@ -92,6 +92,25 @@ def _move(d: Decision, c: CombatantProfile, args: PathArgs,
         raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.path lists the squares entered, in "
                        "order, as [x, y] pairs")
     path = [(x, y) for x, y in args.path]
+    terms, speed_parts = _walking(d, c, run=run, fly=args.fly)
+    try:
+        check = movement.validate_run if run else movement.validate_move
+        plan = check(d.s.battle_map, me, path, **terms)
+    except (MapError, ValueError) as exc:
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, str(exc)) from None
+    mode: Literal["move", "run", "crawl", "fly"] = (
+        "fly" if args.fly else "run" if run else "crawl" if plan.crawl else "move")
+    return lambda: d.emit(ev.CombatantMoved(
+        combatant=c.id, path=list(path), cost=plan.total, budget=plan.budget,
+        mode=mode, falls=plan.falls, speed_modifiers=speed_parts, hidden=c.hidden),
+        d.combatant_vis(c.id))
+
+
+def _walking(d: Decision, c: CombatantProfile, *, run: bool,
+             fly: bool) -> tuple[dict[str, Any], list[Modifier]]:
+    """What a move (``run``: a run) of ``c`` counts, as ``rules.movement`` takes it (the
+    same for the move and for where it can go, R106), and the effects on its speed."""
+    sheet = vt.sheet_of(c)
     load = movement.Load(armor=sheet.armor_type.value,
                          garment=sheet.garment.value,
                          heavy_load=sheet.heavy_load)
@@ -102,27 +121,34 @@ def _move(d: Decision, c: CombatantProfile, args: PathArgs,
                                 unseen=not d.actor_sees(o))
               for o, p in _others(d, c.id)]
     o = d.s.options
-    prone = d.s.vitals[c.id].prone
-    speed, speed_parts = speed_of(d.s, c.id, fly=args.fly)
-    try:
-        if run:
-            plan = movement.validate_run(
-                d.s.battle_map, me, path, speed=speed, load=load, others=others,
-                prone=prone, refined_garment_runs_triple=o.refined_garment_runs_triple,
-                squeeze_cost_multiplier=o.squeeze_cost_multiplier, flying=args.fly)
-        else:
-            plan = movement.validate_move(
-                d.s.battle_map, me, path, speed=speed, load=load, others=others,
-                prone=prone, prone_crawl_squares=o.prone_crawl_squares,
-                squeeze_cost_multiplier=o.squeeze_cost_multiplier, flying=args.fly)
-    except (MapError, ValueError) as exc:
-        raise Rejected(ErrorCode.ILLEGAL_ACTION, str(exc)) from None
-    mode: Literal["move", "run", "crawl", "fly"] = (
-        "fly" if args.fly else "run" if run else "crawl" if plan.crawl else "move")
-    return lambda: d.emit(ev.CombatantMoved(
-        combatant=c.id, path=list(path), cost=plan.total, budget=plan.budget,
-        mode=mode, falls=plan.falls, speed_modifiers=speed_parts, hidden=c.hidden),
-        d.combatant_vis(c.id))
+    speed, speed_parts = speed_of(d.s, c.id, fly=fly)
+    terms: dict[str, Any] = {
+        "speed": speed, "load": load, "others": others, "prone": d.s.vitals[c.id].prone,
+        "squeeze_cost_multiplier": o.squeeze_cost_multiplier, "flying": fly}
+    if run:
+        terms["refined_garment_runs_triple"] = o.refined_garment_runs_triple
+    else:
+        terms["prone_crawl_squares"] = o.prone_crawl_squares
+    return terms, speed_parts
+
+
+def reach(d: Decision, c: CombatantProfile, cmd: msg.GetReach) -> dict[str, Any]:
+    """``get_reach``: every square ``c`` can end its move (run) on now, the cheapest path to
+    each and its cost, as ``act`` would accept them (ruling R106)."""
+    me = placement(d, c.id)
+    if me is None or d.s.battle_map is None:
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{c.name} is not on a battle map: the GM "
+                       "tracks where it goes")
+    if cmd.fly:
+        _may_fly(d, c)
+    run = cmd.action == "run"
+    terms, _ = _walking(d, c, run=run, fly=cmd.fly)
+    search = movement.reach_of_run if run else movement.reach_of_move
+    budget, found = search(d.s.battle_map, me, **terms)
+    return {"combatant": c.id, "action": cmd.action, "fly": cmd.fly, "from": list(me.at),
+            "budget": budget,
+            "squares": [{"at": list(r.at), "cost": r.cost, "path": [list(s) for s in r.path]}
+                        for r in found]}
 
 
 def speed_of(s: EncounterState, cid: str, *, fly: bool = False) -> tuple[int, list[Modifier]]:

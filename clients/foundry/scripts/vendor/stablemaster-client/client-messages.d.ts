@@ -8,6 +8,7 @@ export type StablemasterClientMessagesProtocol1 =
   | GetLegalActions
   | GetSnapshot
   | GetHistory
+  | GetReach
   | CreateEncounter
   | AddCombatant
   | RemoveCombatant
@@ -246,6 +247,24 @@ export interface GetHistory {
   id: string;
   limit?: number;
   type: "get_history";
+}
+/**
+ * Where `combatant` can go now with `action` (`move`, or `run`; `fly`: a
+ * flying move, R83), worked out by the rules that check the move (ruling R106): answered by
+ * an `ack` whose `result` has `combatant`, `action`, `fly`, `from` (its square),
+ * `budget` (the squares the move may spend) and `squares`, each square it can end on as
+ * `{"at": [x, y], "cost": <squares spent>, "path": [[x, y], ...]}` with the cheapest path
+ * to it, which `act` accepts as its `args.path`. Refused (`illegal_action`) unless the
+ * action is among the connection's legal actions for the combatant now, and when it stands
+ * on no map (or its ruleset keeps none, R103). Added in protocol 1.6.
+ */
+export interface GetReach {
+  action?: "move" | "run";
+  combatant: string;
+  expect_turn?: string | null;
+  fly?: boolean;
+  id: string;
+  type: "get_reach";
 }
 /**
  * Create an encounter. The `ack` result holds `encounter` and `gm_token`. Because a

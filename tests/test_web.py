@@ -1275,3 +1275,52 @@ async def test_a_refusal_is_said_at_its_control_and_what_the_schema_refuses_is_n
     assert await said.get_attribute("data-code") == "checked_here"
     await caught_up(gm)
     assert len(gm.events()) == events  # (the refused move made no event either)
+
+
+async def test_the_map_shades_where_the_move_can_go_and_a_path_picked_by_keys_is_taken(
+        server: Server, pages: Pages, artifacts: Path, clients: list[Client]) -> None:
+    """On her turn the player's map shades exactly the squares the server's ``get_reach``
+    lists (R106), each labelled with what is left after a move there; every square takes the
+    focus with the arrow keys, Enter on a square the move reaches takes the server's path to
+    it, and Move goes there."""
+    url = ws_url(server)
+    table = await create_table(url, clients)
+    gm = table.gm
+    await gm.command("set_map", map={"width": 8, "height": 4, "difficult": [[1, 0], [1, 1]],
+                                     "walls": [[[4, 0], [4, 2]]]})
+    for cid, at in (("twilight", [0, 0]), ("dash", [0, 3]), ("applejack", [1, 3]),
+                    ("fluttershy", [2, 3]), ("dog", [7, 3])):
+        await gm.command("place_combatant", combatant=cid, at=at)
+    base = f"http://127.0.0.1:{server.settings.port}"
+    player = await pages.open(f"{base}/table/#token={table.tokens['twilight']}")
+    await live(player)
+    await gm.command("start_encounter")
+    await until_turn_of(gm, "twilight")
+    await player.wait_for_selector(".map .sq.reach")
+    asker = await join(url, table.tokens["twilight"], clients)
+    answer = (await asker.command("get_reach", combatant="twilight"))["result"]
+    listed = {tuple(s["at"]) for s in answer["squares"]}
+    shaded = await player.eval_on_selector_all(
+        ".map .sq.reach", "els => els.map(e => [Number(e.dataset.x), Number(e.dataset.y)])")
+    assert {tuple(s) for s in shaded} == listed and len(listed) > 5
+    cost = {tuple(s["at"]): s["cost"] for s in answer["squares"]}
+    label = await player.inner_text('.map .sq[data-x="2"][data-y="0"] .sr-only')
+    assert label is not None and f"{6 - cost[(2, 0)]} of 6 squares left" in label, label
+    assert await player.locator(".map .sq").count() == 32
+    assert await player.locator(".map .sq[tabindex='0']").count() == 1
+
+    # from her token, three squares right by the keys (across the difficult terrain), Enter
+    await player.focus('.map .sq[data-x="0"][data-y="0"]')
+    for _ in range(3):
+        await player.keyboard.press("ArrowRight")
+    assert await player.evaluate("document.activeElement.dataset.x") == "3"
+    await player.keyboard.press("Enter")
+    path = await player.evaluate("window.stablemaster.table && "
+                                 "document.querySelector('.path-text').textContent")
+    wanted = next(s for s in answer["squares"] if s["at"] == [3, 0])
+    assert path == "path: " + " → ".join(f"({x},{y})" for x, y in wanted["path"]), path
+    await player.click('form[data-action="move"][data-combatant="twilight"] button[type=submit]')
+    await gm.wait_for(lambda m: m["type"] == "event" and m["event"]["kind"] == "combatant_moved")
+    await player.wait_for_function(
+        "JSON.stringify(window.stablemaster.table.positions.get('twilight')) === '[3,0]'")
+    await player.screenshot(path=artifacts / "player-reach.png", full_page=True)

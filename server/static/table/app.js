@@ -4,7 +4,7 @@
 
 import { Connection, anonymous, readHistory } from "/table/conn.js";
 import { Table, drawingToMap, keepsMap, readEncounterFile } from "/table/model.js";
-import { h, renderStatus, renderOrder, renderLog, renderSheet, renderActions, renderMap, renderSocial, pickSquare, subtitle, loadRulesets, rulesetTitle, rulesets } from "/table/render.js";
+import { h, renderStatus, renderOrder, renderLog, renderSheet, renderActions, renderMap, renderSocial, pickSquare, refreshReach, subtitle, loadRulesets, rulesetTitle, rulesets } from "/table/render.js";
 import { gmView } from "/table/gm.js";
 import { turnTimer } from "/table/clock.js";
 import { diceLine, addEntropy } from "/table/dice.js";
@@ -77,7 +77,7 @@ function playerView(root, table, conn, dicePanel) {
   const actions = h("div", {});
   const log = h("div", { class: "log", tabindex: 0, role: "region", "aria-label": "Log" });
   const map = h("section", { hidden: true, class: "map-panel" }, h("h2", {}, "Map"),
-    h("p", { class: "muted" }, "On your turn, click the squares to move through, in order, then Move or Run."));
+    h("p", { class: "muted" }, "On your turn the squares your move can reach are shaded, with what each costs: click one (or go to it with the arrow keys and press Enter) for the cheapest way there, or click the squares to move through one by one; then Move or Run."));
   const mapBox = h("div", { class: "mapbox" });
   map.append(mapBox);
   const social = h("section", { hidden: true, class: "wide social-panel", tabindex: 0, "aria-label": "Social scene" }, h("h2", {}, "Social scene"));
@@ -104,7 +104,10 @@ function playerView(root, table, conn, dicePanel) {
       sheetBox.replaceChildren(...mine.map((id) => renderSheet(table, id)));
       renderOrder(order, table);
       timer.update();
-      if (msg.type === "legal_actions" || msg.type === "legal_actions_delta") renderActions(actions, table, run);
+      if (msg.type === "legal_actions" || msg.type === "legal_actions_delta") {
+        renderActions(actions, table, run);
+        refreshReach(table, run); // where the move can go, from the server (R106)
+      }
       // no map panel in a ruleset that keeps no map (Action Time, R103)
       map.hidden = !keepsMap(table.ruleset) || !renderMap(mapBox, table, (x, y) => pickSquare(table, x, y));
       social.hidden = !renderSocial(socialBox, table);

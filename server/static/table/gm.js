@@ -2,7 +2,7 @@
 // spectators, the scene's flow and every legal action, rulings, the order with the turn timer,
 // and the log with the verifiable dice.
 
-import { h, renderOrder, renderLog, renderActions, renderMap, renderSheet, renderSocial, pickSquare, subtitle, tableLink, watchLink, SIZES } from "/table/render.js";
+import { h, renderOrder, renderLog, renderActions, renderMap, renderSheet, renderSocial, pickSquare, refreshReach, subtitle, tableLink, watchLink, SIZES } from "/table/render.js";
 import { drawingToMap, keepsMap, rulesets, vitalsLabel } from "/table/model.js";
 import { turnTimer, TIMER_COMMANDS } from "/table/clock.js";
 
@@ -314,7 +314,10 @@ export function gmView(root, table, conn, dicePanel, token) {
       root.querySelector(".map-panel").hidden = !keepsMap(table.ruleset) || !(gmTools.includes("set_map") || table.map);
       renderOrder(order, table);
       timer.update();
-      if (msg.type === "legal_actions" || msg.type === "legal_actions_delta") renderActions(actions, table, run, OWN_CONTROLS);
+      if (msg.type === "legal_actions" || msg.type === "legal_actions_delta") {
+        renderActions(actions, table, run, OWN_CONTROLS);
+        refreshReach(table, run); // where the acting NPC's move can go, from the server (R106)
+      }
       if (msg.type === "snapshot" || msg.type === "view") {
         social.hidden = !renderSocial(socialBox, table);
         renderClickMode();

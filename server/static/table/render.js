@@ -302,16 +302,65 @@ export function setPath(cid, path) {
   });
 }
 
-/** Add a clicked square to the path of the combatant whose move is legal (clicking the last
- * square again takes it back). Returns false when no move is to be picked. */
+/** A square picked for the move of the combatant whose move is legal: next to the path's
+ * end (or the mover), it is the next step; elsewhere, the server's cheapest path to it when
+ * the move can end there (`get_reach`), else the next step all the same (the server says
+ * why not); the path's last square again takes it back. False when no move is to be picked. */
 export function pickSquare(table, x, y) {
   const mover = table.legal.find((a) => PATH_ACTIONS.has(a.action) && table.positions.has(a.combatant));
   if (!mover) return false;
-  const path = picking.combatant === mover.combatant ? [...picking.path] : [];
+  let path = picking.combatant === mover.combatant ? [...picking.path] : [];
   const last = path.at(-1);
-  if (last && last[0] === x && last[1] === y) path.pop(); else path.push([x, y]);
+  const from = last || table.positions.get(mover.combatant);
+  const beside = from && Math.max(Math.abs(from[0] - x), Math.abs(from[1] - y)) === 1;
+  const known = reach.combatant === mover.combatant ? reach.squares.get(`${x},${y}`) : null;
+  if (last && last[0] === x && last[1] === y) path.pop();
+  else if (!beside && known) path = known.path.map(([a, b]) => [a, b]);
+  else path.push([x, y]);
   setPath(mover.combatant, path);
   return true;
+}
+
+// -- where a move can go (get_reach, ruling R106) --------------------------------------------
+
+/** The squares the move of the combatant whose move is legal can end on, with the cheapest
+ * path to each and its cost, as the server works them out (`get_reach`); never worked out
+ * here. */
+export const reach = { key: "", combatant: null, budget: 0, squares: new Map() };
+/** The map's square that has the focus, kept as the map is drawn again. */
+const mapFocus = { square: null };
+
+/** Ask the server where the mover can go, once for each list of legal actions and position. */
+export async function refreshReach(table, send) {
+  const mover = table.legal.find((a) => a.action === "move" && table.positions.has(a.combatant));
+  const key = mover ? `${table.turnId}|${mover.combatant}|${table.positions.get(mover.combatant)}|${JSON.stringify(table.legal.map((a) => a.action))}` : "";
+  if (key === reach.key) return;
+  reach.key = key;
+  let found = { combatant: null, budget: 0, squares: [] };
+  if (mover) {
+    try {
+      found = (await send("get_reach", { combatant: mover.combatant })).result;
+    } catch (err) { found = { combatant: null, budget: 0, squares: [] }; }
+    if (reach.key !== key) return; // asked again meanwhile
+  }
+  reach.combatant = found.combatant;
+  reach.budget = found.budget;
+  reach.squares = new Map(found.squares.map((s) => [`${s.at[0]},${s.at[1]}`, s]));
+  markReach();
+}
+
+/** Mark the squares the move can end on, each with what it costs, in its label too. */
+function markReach() {
+  for (const el of document.querySelectorAll(".map .sq")) {
+    const s = reach.squares.get(`${el.dataset.x},${el.dataset.y}`);
+    el.classList.toggle("reach", !!s);
+    if (s) el.dataset.cost = String(s.cost); else delete el.dataset.cost;
+    const mover = reach.combatant && s ? `; ${reach.budget - s.cost} of ${reach.budget} squares left after a move here` : "";
+    // its name for a screen reader, in words (the token's initials are hidden from it)
+    let said = el.querySelector(".sr-only");
+    if (!said) { said = h("span", { class: "sr-only" }); el.prepend(said); }
+    said.textContent = `${el.title}${mover}`;
+  }
 }
 
 /** "Twilight Sparkle" → "TS", "Spike" → "Sp". */
@@ -370,7 +419,7 @@ export function renderMap(box, table, onClick) {
   const w = m.width, hgt = m.height;
   if (w * hgt > 10000) { box.replaceChildren(h("p", { class: "muted" }, `a ${w}x${hgt} map: too large to draw`)); return true; }
   const cells = [];
-  for (let y = 0; y < hgt; y++) for (let x = 0; x < w; x++) cells.push(h("div", { class: "sq", dataset: { x, y }, title: `(${x},${y})` }));
+  for (let y = 0; y < hgt; y++) for (let x = 0; x < w; x++) cells.push(h("div", { class: "sq", role: "button", tabindex: -1, dataset: { x, y }, title: `(${x},${y})` }));
   const at = (x, y) => (x >= 0 && y >= 0 && x < w && y < hgt ? cells[y * w + x] : null);
   for (const layer of ["blocked", "low", "difficult", "fog", "darkness", "pits", "improved_cover"]) {
     for (const [x, y] of m[layer] || []) { const c = at(x, y); if (c) { c.classList.add(layer); c.title += ` ${humanize(layer)}`; } }
@@ -388,16 +437,42 @@ export function renderMap(box, table, onClick) {
     const down = outOfFight(table, c);
     const label = labels.get(id);
     cell.append(h("span", { class: `token ${c.side || ""}${id === table.current ? " current" : ""}${down ? " down" : ""}${v.prone ? " prone" : ""}${label.length > 2 ? " long" : ""}`,
-      dataset: { combatant: id }, title: `${c.name}${vitalsText(v, vitalsLabel(table.ruleset)) ? " — " + vitalsText(v, vitalsLabel(table.ruleset)) : ""}` }, label));
+      dataset: { combatant: id }, "aria-hidden": "true", title: `${c.name}${vitalsText(v, vitalsLabel(table.ruleset)) ? " — " + vitalsText(v, vitalsLabel(table.ruleset)) : ""}` }, label));
   }
   // squares as large as the stylesheet's, smaller on a narrow screen until the map fits (not
   // below a fingertip's width: a larger map scrolls)
-  const grid = h("div", { class: "map", style: `--sq: clamp(1.3rem, calc((100vw - 4.5rem) / ${w}), 1.9rem); grid-template-columns: repeat(${w}, var(--sq))` }, ...cells);
+  for (const [id, [x, y]] of table.positions) {
+    const cell = at(x, y), c = table.combatants.get(id);
+    if (cell && c) cell.title += ` ${c.name} (${labels.get(id)})`; // (its token's text too)
+  }
+  const grid = h("div", { class: "map", role: "group", "aria-label": "Battle map: the arrow keys go from square to square, Enter picks one", style: `--sq: clamp(1.3rem, calc((100vw - 4.5rem) / ${w}), 1.9rem); grid-template-columns: repeat(${w}, var(--sq))` }, ...cells);
   if (onClick) grid.addEventListener("click", (ev) => {
     const sq = ev.target.closest(".sq");
     if (sq) onClick(Number(sq.dataset.x), Number(sq.dataset.y));
   });
+  // one square takes the focus (the one focused last, else the acting token's); the arrow
+  // keys move it, Enter or Space picks it as a click does
+  const focused = mapFocus.square && at(...mapFocus.square) ? mapFocus.square : (table.positions.get(table.current) || [0, 0]);
+  (at(...focused) || cells[0]).tabIndex = 0;
+  grid.addEventListener("keydown", (ev) => {
+    const sq = ev.target.closest(".sq");
+    if (!sq) return;
+    const x = Number(sq.dataset.x), y = Number(sq.dataset.y);
+    const step = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1], Home: [-1, -1], PageUp: [1, -1], End: [-1, 1], PageDown: [1, 1] }[ev.key];
+    if (step) {
+      const next = at(x + step[0], y + step[1]);
+      if (next) { sq.tabIndex = -1; next.tabIndex = 0; next.focus(); mapFocus.square = [x + step[0], y + step[1]]; }
+      ev.preventDefault();
+    } else if ((ev.key === "Enter" || ev.key === " ") && onClick) {
+      mapFocus.square = [x, y];
+      onClick(x, y);
+      ev.preventDefault();
+    }
+  });
+  const refocus = box.contains(document.activeElement) && document.activeElement.classList.contains("sq");
   box.replaceChildren(grid);
+  if (refocus) (at(...focused) || cells[0]).focus();
+  markReach();
   if (picking.path.length) setPath(picking.combatant, picking.path);
   return true;
 }

@@ -923,6 +923,12 @@ async def test_the_overlay_scales_to_1080p_with_a_legend_and_an_npcs_band_in_wor
     size = await watch.locator(".map .token[data-combatant=dog]").evaluate(
         "el => parseFloat(getComputedStyle(el).fontSize)")
     assert size == 18, size
+    # each square as large as the stylesheet says, with nothing shown in it but its token
+    # (its words for a screen reader are not)
+    grid = await watch.locator(".map").bounding_box()
+    square = await watch.locator(".map .sq").first.bounding_box()
+    assert grid is not None and square is not None
+    assert abs(grid["height"] - 5 * square["height"]) < 2 and square["height"] <= 60, square
     # a spectator never gets the dog's points, only their band
     state = await watch.evaluate("window.stablemaster.table.combatants.get('dog').vitals")
     assert state["fatigue"] is None and state["band"] == "full"

@@ -49,12 +49,14 @@ from protocol.errors import ErrorCode
 from protocol.events import Envelope
 from protocol.messages import LegalAction
 from rules.battle_map import BattleMap
+from rules.choices import command_refusal
 
 #: The GM's credential, as :class:`Table` issues it when the encounter is created.
 GM = Actor(role="gm", token_id="gm")
 
 _decode = msgspec.json.Decoder(msg.AnyClientMessage)
 _encode = msgspec.json.Encoder()
+_CLASSES = {str(c.__struct_config__.tag): c for c in msg.AnyClientMessage.__args__}
 
 
 class Refused(engine.Rejected):
@@ -311,7 +313,9 @@ class Table:
                 raise Refused(ErrorCode.UNKNOWN_TYPE,
                               f"unknown message type {message.get('type')!r}",
                               command_id=message.get("id")) from None
-            raise Refused(ErrorCode.INVALID_PAYLOAD, str(exc),
+            kind = str(message["type"])
+            raise Refused(ErrorCode.INVALID_PAYLOAD,
+                          command_refusal(str(exc), _CLASSES[kind], kind),
                           command_id=message.get("id")) from None
 
     def _append(self, out: engine.Outcome, dedupe: str, cmd: msg.Command) -> Sent:

@@ -54,8 +54,8 @@ Cursor = Annotated[str, msgspec.Meta(
 #: The features of ``hello.features`` this server knows: one websocket message per command
 #: (``batch``), the legal actions as deltas (``legal_delta``), positions as opaque cursors
 #: instead of seqs (``cursor``), the state kept in step (``view``), every event in words
-#: (``summaries``).
-FEATURES: tuple[str, ...] = ("batch", "legal_delta", "cursor", "view", "summaries")
+#: (``summaries``), who is connected (``presence``).
+FEATURES: tuple[str, ...] = ("batch", "legal_delta", "cursor", "view", "summaries", "presence")
 
 
 class Replay(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
@@ -614,6 +614,29 @@ class ServerMessage(msgspec.Struct, tag_field="type", kw_only=True, gc=False):
     """Base of every server -> client message."""
 
 
+class PresenceSeat(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """A credential with connections open now: its ``role``, the ``combatants`` it plays and
+    how many ``connections`` it has; to a GM also its ``token_id`` and ``label``."""
+
+    token_id: str | None = None
+    role: Role
+    label: str | None = None
+    combatants: list[str] = []
+    connections: int
+
+
+class Presence(ServerMessage, tag="presence", kw_only=True):
+    """Who is connected to the encounter now, on every process that serves it (with the
+    ``presence`` feature): sent after joining and whenever it changes (looked at about once a
+    second; a connection of a process that died counts for up to 30 s more). A GM credential
+    is told every credential connected, with its token id and label (the ``/read/links``
+    listing names them); anyone else only the players' credentials, by the combatants it sees
+    that they play. Added in protocol 1.6."""
+
+    encounter: str
+    seats: list[PresenceSeat]
+
+
 class Limits(msgspec.Struct, kw_only=True):
     """What this server accepts. A message longer than ``max_command_bytes`` gets
     ``too_large``; a frame over ``max_frame_bytes`` closes the connection (1009). Each
@@ -859,4 +882,4 @@ class ReplayEnded(ServerMessage, tag="replay_ended", kw_only=True):
 
 
 AnyServerMessage = (Welcome | Ack | Error | EventMessage | Snapshot | View | History
-                    | LegalActions | LegalActionsDelta | Batch | Goodbye | ReplayEnded)
+                    | LegalActions | LegalActionsDelta | Batch | Goodbye | ReplayEnded | Presence)

@@ -8,7 +8,8 @@ error's path through the type.
 :func:`in_words` says a msgspec refusal as a sentence for people (``Expected `array` of length
 >= 1`` is "must list at least 1 item"), for the refusals a person at a table can cause.
 
-Public API: :func:`allowed_at`, :func:`with_allowed`, :func:`in_words`. Pure functions; no I/O.
+Public API: :func:`allowed_at`, :func:`with_allowed`, :func:`in_words`,
+:func:`command_refusal`. Pure functions; no I/O.
 """
 
 from __future__ import annotations
@@ -144,4 +145,20 @@ def in_words(reason: str) -> str:
     return reason
 
 
-__all__ = ["allowed_at", "allowed_text", "in_words", "with_allowed"]
+def command_refusal(text: str, kind: Any, name: str) -> str:
+    """A command's refusal by msgspec (``text``, of the message type ``kind`` named ``name``)
+    in words, naming the field (``faces must list at least 1 item``; ``the end_encounter
+    command needs reason``), with the values allowed where they are few. A stat block's or a
+    map's refusals (``create_encounter``'s ``combatants``, ``map``) keep msgspec's own words,
+    which name the field and the type as a file's author reads them."""
+    at = _AT.search(text)
+    path = at.group("path") if at else ""
+    if path.startswith((".combatants", ".map")):
+        return with_allowed(text, kind)
+    reason = _AT.sub("", text)
+    allowed = with_allowed(text, kind)[len(text):]
+    where = path.lstrip(".") or f"the {name} command"
+    return f"{where} {in_words(reason)}{allowed}"
+
+
+__all__ = ["allowed_at", "allowed_text", "command_refusal", "in_words", "with_allowed"]

@@ -36,6 +36,7 @@ from server.embedded_redis import DataDirInUse, DataDirLock, EmbeddedRedis
 from server.fanout import ActivityFollower
 from server.gc_pacer import GcPacer
 from server.origins import OriginPolicy
+from server.presence import PresenceWatch
 from server.quotas import CreateQuotas
 from server.read_api import EventStream, ReadApi, Tickets
 from server.rooms import Room, Rooms
@@ -85,6 +86,7 @@ class Server:
         )
         self._stopped = asyncio.Event()
         self.demo: Any = None
+        self.presence: PresenceWatch | None = None
         self.origins = OriginPolicy(settings.allow_origins)
         self.addresses = ConnectionCounter(settings.max_connections_per_address,
                                            settings.trusted_proxies)
@@ -129,6 +131,8 @@ class Server:
                  PROTOCOL_VERSION)
         log.info("%s", self.creation.describe())
         self.gc_pacer.start()
+        self.presence = PresenceWatch(self.redis, self.rooms)
+        self.presence.start()
         if s.demo:
             from server.demo import Demo
 
@@ -198,6 +202,8 @@ class Server:
                 for connection in list(self.ws.connections):  # (late or unresponsive)
                     connection.transport.abort()
                 await self._within("the cut connections' handlers", self.ws.wait_closed())
+        if self.presence is not None:
+            await self._within("the presence watch stopping", self.presence.stop())
         await self.follower.stop()
         await self.gc_pacer.stop()
         await self.store.aclose()

@@ -33,7 +33,7 @@ from encounter.actors import Actor
 from protocol import messages as msg
 from protocol.errors import ErrorCode
 from protocol.version import SUPPORTED_VERSIONS
-from rules.choices import in_words, with_allowed
+from rules.choices import command_refusal
 from server import __version__, metrics, replay
 from server.addresses import CountedConnection
 from server.auth import new_id
@@ -116,6 +116,8 @@ class Session:
         self.server = server
         self.ws = ws
         self.id = new_id(16)
+        #: told who is connected (``server.presence``), with the ``presence`` feature
+        self.presence = False
         self.actor: Actor | None = None
         self.room: Room | None = None
         self.protocol: int | None = None
@@ -482,6 +484,7 @@ class Session:
         self.batch, self.legal_delta = "batch" in features, "legal_delta" in features
         self.cursor, self.view = "cursor" in features, "view" in features
         self.summaries = "summaries" in features
+        self.presence = "presence" in features
         if hello.token is None:
             self.welcomed = True
             self.send(msg.Welcome(protocol=self.protocol, server=__version__, session=self.id,
@@ -631,25 +634,9 @@ def _classify(raw: str | bytes, exc: msgspec.ValidationError) -> tuple[ErrorCode
     if not isinstance(kind, str) or kind not in msg.CLIENT_TYPES:
         shown = repr(kind) if isinstance(kind, str | None) else f"of JSON type {_json_type(kind)}"
         return ErrorCode.UNKNOWN_TYPE, f"unknown message type {shown[:80]}"
-    return ErrorCode.INVALID_PAYLOAD, _said(str(exc), kind)
+    return ErrorCode.INVALID_PAYLOAD, command_refusal(str(exc), _CLIENT_CLASSES[kind], kind)
 
 
-_AT_PATH = re.compile(r" - at `\$(?P<path>[^`]*)`")
-
-
-def _said(text: str, kind: str) -> str:
-    """A command's refusal by msgspec in words, naming the field (``faces must list at least
-    1 item``; ``the end_encounter command needs reason``), with the values allowed where they
-    are few. A stat block's refusals (``create_encounter``'s ``combatants``) keep msgspec's
-    own words, which name the field and the type as a file's author reads them."""
-    at = _AT_PATH.search(text)
-    path = at.group("path") if at else ""
-    if path.startswith(".combatants") or path.startswith(".map"):
-        return with_allowed(text, _CLIENT_CLASSES[kind])
-    reason = _AT_PATH.sub("", text)
-    allowed = with_allowed(text, _CLIENT_CLASSES[kind])[len(text):]
-    where = path.lstrip(".") or f"the {kind} command"
-    return f"{where} {in_words(reason)}{allowed}"
 
 
 def _json_type(value: object) -> str:

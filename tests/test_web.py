@@ -1330,3 +1330,26 @@ async def test_the_map_shades_where_the_move_can_go_and_a_path_picked_by_keys_is
     await player.wait_for_function(
         "JSON.stringify(window.stablemaster.table.positions.get('twilight')) === '[3,0]'")
     await player.screenshot(path=artifacts / "player-reach.png", full_page=True)
+
+
+async def test_the_gm_console_shows_who_is_connected_to_each_seat(
+        server: Server, pages: Pages, clients: list[Client]) -> None:
+    """The roster says of each player character whether its player is connected (the
+    ``presence`` feature): not before the player's page opens, connected while it is open,
+    not once it is closed."""
+    url = ws_url(server)
+    table = await create_table(url, clients)
+    base = f"http://127.0.0.1:{server.settings.port}"
+    gm = await pages.open(f"{base}/table/#token={table.gm_token}")
+    await live(gm)
+    badge = gm.locator('.roster-panel .badge.presence[data-combatant="twilight"]')
+    await badge.locator("text=not connected").wait_for()
+    player = await pages.open(f"{base}/table/#token={table.tokens['twilight']}")
+    await live(player)
+    await gm.locator('.roster-panel .badge.presence.online[data-combatant="twilight"]'
+                     ).wait_for(timeout=10_000)
+    assert "connected" in await badge.inner_text()
+    assert await gm.locator('.roster-panel .badge.presence.online[data-combatant="dash"]'
+                            ).count() == 0
+    await player.context.close()
+    await badge.locator("text=not connected").wait_for(timeout=10_000)

@@ -12,7 +12,7 @@ import { Client, CommandError, DEFAULT_FEATURES } from "/client/index.js";
 // Asked for in hello: one websocket message per command (a batch), legal actions as deltas,
 // positions as opaque cursors, the state kept by the server (view) and each event in the
 // server's words (summaries).
-export const FEATURES = [...new Set([...DEFAULT_FEATURES, "summaries"])];
+export const FEATURES = [...new Set([...DEFAULT_FEATURES, "summaries", "presence"])];
 
 /** The events before those a page receives live fill its log: asked for once the page has its
  *  first snapshot and nothing in its log yet (opened, reloaded, or joining late). */

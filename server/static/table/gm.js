@@ -194,6 +194,11 @@ export function gmView(root, table, conn, dicePanel, token) {
       const invite = c.kind === "pc" ? h("button", { type: "button", class: "invite", dataset: { combatant: c.id }, onclick: async () => {
         await rosterRun("issue_invite", { combatants: [c.id], label: c.name });
       } }, "Invite") : "";
+      // who plays it now, on any process of the server (the presence feature)
+      const playing = presence.filter((s) => s.role === "player" && (s.combatants || []).includes(c.id))
+        .reduce((n, s) => n + s.connections, 0);
+      const online = c.kind === "pc" ? h("span", { class: `badge presence${playing ? " online" : ""}`, dataset: { combatant: c.id } },
+        playing ? `● connected${playing > 1 ? ` (${playing})` : ""}` : "○ not connected") : "";
       return h("tr", { dataset: { combatant: c.id }, class: c.id === table.current ? "current" : "" },
         h("td", {}, c.id === table.current ? "▶" : ""),
         h("td", {}, c.name, h("span", { class: "muted" }, ` ${c.id}`)),
@@ -204,7 +209,7 @@ export function gmView(root, table, conn, dicePanel, token) {
         h("td", {}, h("button", { type: "button", class: c.hidden ? "reveal" : "hide", dataset: { combatant: c.id },
           onclick: () => rosterRun("set_hidden", { combatant: c.id, hidden: !c.hidden }) }, c.hidden ? "Reveal" : "Hide"),
           c.hidden ? h("span", { class: "badge hidden" }, "hidden") : ""),
-        h("td", {}, invite));
+        h("td", {}, invite, " ", online));
     }));
   }
 
@@ -297,14 +302,17 @@ export function gmView(root, table, conn, dicePanel, token) {
   };
 
   let rosterKey = "";
+  /** The credentials connected now, as the server's last `presence` message says. */
+  let presence = [];
   let toolsKey = "";
   let linksKey = "";
   return {
     update(msg) {
+      if (msg.type === "presence") presence = msg.seats || [];
       document.getElementById("subtitle").textContent = subtitle(table);
       const cs = [...table.combatants.values()];
       const key = JSON.stringify([cs.map((c) => [c.id, c.name, c.kind, c.side, c.hidden, c.aware, c.initiative_mod]),
-        [...table.initiative.keys()], table.current, table.started]);
+        [...table.initiative.keys()], table.current, table.started, presence]);
       if (key !== rosterKey) { rosterKey = key; renderRoster(); }
       const gmTools = table.legal.filter((a) => a.combatant === null || a.combatant === undefined).map((a) => a.action).filter((a) => OWN_CONTROLS.has(a));
       const names = JSON.stringify([cs.map((c) => [c.id, c.name]), table.ended, gmTools]);

@@ -14,7 +14,8 @@ export type StablemasterServerMessagesProtocol1 =
   | LegalActionsDelta
   | Batch
   | Goodbye
-  | ReplayEnded;
+  | ReplayEnded
+  | Presence;
 export type ErrorCode =
   | "bad_dice"
   | "bad_json"
@@ -3834,4 +3835,28 @@ export interface ReplayEnded {
   encounter: string;
   events: number;
   type: "replay_ended";
+}
+/**
+ * Who is connected to the encounter now, on every process that serves it (with the
+ * `presence` feature): sent after joining and whenever it changes (looked at about once a
+ * second; a connection of a process that died counts for up to 30 s more). A GM credential
+ * is told every credential connected, with its token id and label (the `/read/links`
+ * listing names them); anyone else only the players' credentials, by the combatants it sees
+ * that they play. Added in protocol 1.6.
+ */
+export interface Presence {
+  encounter: string;
+  seats: PresenceSeat[];
+  type: "presence";
+}
+/**
+ * A credential with connections open now: its `role`, the `combatants` it plays and
+ * how many `connections` it has; to a GM also its `token_id` and `label`.
+ */
+export interface PresenceSeat {
+  combatants?: string[];
+  connections: number;
+  label?: string | null;
+  role: "gm" | "integration" | "player" | "spectator";
+  token_id?: string | null;
 }

@@ -1,0 +1,75 @@
+"""Who is connected (the ``presence`` feature; ``server.presence``), over real websockets and
+across two server processes on one Redis: a GM on one process sees a player who joins on the
+other, with the credential's label, and sees it leave; a player is told which characters are
+played, never a token id or a label; a connection without the feature gets no ``presence``."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from clients.client import FEATURES, Client
+from server.app import Server
+from tests.conftest import ServerProcess, ws_url
+from tests.helpers import create_table, open_client
+from tests.redis_procs import RedisProcess
+from tests.test_faults import start_server
+
+
+@pytest.fixture
+def procs() -> Iterator[list[ServerProcess]]:
+    started: list[ServerProcess] = []
+    yield started
+    for p in started:
+        p.kill()
+
+
+def latest(client: Client) -> list[dict[str, Any]] | None:
+    found = [m for m in client.messages if m["type"] == "presence"]
+    return found[-1]["seats"] if found else None
+
+
+async def until(client: Client, test: Any, timeout: float = 10) -> list[dict[str, Any]]:
+    async with asyncio.timeout(timeout):
+        while True:
+            seats = latest(client)
+            if seats is not None and test(seats):
+                return seats
+            await asyncio.sleep(0.05)
+
+
+async def test_a_gm_sees_a_player_join_on_another_process_and_leave(
+        server: Server, redis_server: RedisProcess, procs: list[ServerProcess],
+        clients: list[Client]) -> None:
+    url = ws_url(server)
+    table = await create_table(url, clients)
+    other = start_server(procs, redis_server.url)
+    gm = await open_client(url, clients)
+    await gm.hello(table.gm_token, features=[*FEATURES, "presence"])
+    assert "presence" in (gm.welcome or {})["features"]
+    seats = await until(gm, lambda s: any(x["role"] == "gm" for x in s))
+    assert not any(x["role"] == "player" for x in seats)
+
+    # Twilight's player joins on the other process
+    twilight = await Client.open(other.url)
+    await twilight.hello(table.tokens["twilight"], features=[*FEATURES, "presence"])
+    try:
+        seats = await until(gm, lambda s: any(x.get("combatants") == ["twilight"] for x in s))
+        mine = next(x for x in seats if x.get("combatants") == ["twilight"])
+        assert mine["role"] == "player" and mine["connections"] == 1 and mine["token_id"]
+        # the player hears of the characters played, nothing more
+        told = await until(twilight, lambda s: any(x.get("combatants") == ["twilight"] for x in s))
+        assert all(set(x) <= {"role", "combatants", "connections"} for x in told), told
+        assert all(x["role"] == "player" for x in told)
+    finally:
+        await twilight.close()
+    await until(gm, lambda s: not any(x.get("combatants") == ["twilight"] for x in s))
+
+    # without the feature, no presence
+    quiet = await open_client(url, clients)
+    await quiet.hello(table.gm_token)
+    await asyncio.sleep(2.5)
+    assert latest(quiet) is None

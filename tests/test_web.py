@@ -776,7 +776,7 @@ async def test_the_web_table_takes_one_message_per_command_and_folds_legal_delta
     gm = await pages.open(f"{base}/table/#token={gm_token}")
     await live(gm)
     features = await gm.evaluate("window.stablemaster.table.welcome.features")
-    assert features == ["batch", "legal_delta", "cursor", "view", "summaries"]
+    assert features == ["batch", "legal_delta", "cursor", "view", "summaries", "presence"]
 
     async def page_has_the_full_list() -> None:
         await full.command("ping")
@@ -1353,3 +1353,32 @@ async def test_the_gm_console_shows_who_is_connected_to_each_seat(
                             ).count() == 0
     await player.context.close()
     await badge.locator("text=not connected").wait_for(timeout=10_000)
+
+
+async def test_the_roster_changes_fatigue_points_and_puts_an_npc_out_of_the_fight(
+        server: Server, pages: Pages, clients: list[Client]) -> None:
+    """The roster's quick changes: the minus button takes a fatigue point off (an audited
+    override, its reason the GM's quick change), the plus button gives it back, and an NPC
+    goes out of the fight (unconscious) and back, each as the server records it."""
+    url = ws_url(server)
+    table = await create_table(url, clients)
+    base = f"http://127.0.0.1:{server.settings.port}"
+    gm = await pages.open(f"{base}/table/#token={table.gm_token}")
+    await live(gm)
+    row = '.roster-panel tr[data-combatant="dog"]'
+    points = gm.locator(f"{row} .points")
+    await points.wait_for()
+    top = int((await points.inner_text()).split("/")[1])
+    await gm.click(f"{row} button.minus")
+    await gm.locator(f"{row} .points >> text={top - 1}/{top}").wait_for()
+    await gm.wait_for_selector(".log >> text=Reason: the GM's quick change: fatigue -1")
+    await gm.click(f"{row} button.plus")
+    await gm.locator(f"{row} .points >> text={top}/{top}").wait_for()
+    await gm.click(f"{row} button.down")
+    await gm.wait_for_selector(f"{row} button.up")
+    condition = await gm.evaluate(
+        "window.stablemaster.table.combatants.get('dog').vitals.condition")
+    assert condition[0] == "unconscious"
+    await gm.click(f"{row} button.up")
+    await gm.wait_for_selector(f"{row} button.down")
+    assert await gm.locator(".roster-panel .error").inner_text() == ""

@@ -152,7 +152,12 @@ export function gmView(root, table, conn, dicePanel, token) {
   }
   const guard = (errorEl) => async (type, fields) => {
     errorEl.textContent = "";
-    try { return await run(type, fields); } catch (err) { errorEl.textContent = `${err.code || ""}: ${err.message || err}`; return null; }
+    try { return await run(type, fields); } catch (err) {
+      const text = String(err.message || err);
+      errorEl.textContent = `${text.charAt(0).toUpperCase()}${text.slice(1)}`;
+      errorEl.dataset.code = err.code || "";
+      return null;
+    }
   };
   const rosterRun = guard(rosterError);
   const mapRun = guard(mapError);
@@ -165,7 +170,7 @@ export function gmView(root, table, conn, dicePanel, token) {
   const toolsPanel = h("section", { class: "tools-panel" }, h("h2", {}, "Rulings"), tools);
   root.replaceChildren(
     h("section", { class: "wide roster-panel" }, h("h2", {}, "Combatants"),
-      h("table", { class: "roster" }, h("thead", {}, h("tr", {}, ...[h("span", { class: "sr-only" }, "Turn"), "Name", "Kind", "Side", "Init.", "Aware", "Visibility", "Player"].map((t) => h("th", {}, t)))), roster),
+      h("table", { class: "roster" }, h("thead", {}, h("tr", {}, ...[h("span", { class: "sr-only" }, "Turn"), "Name", "Kind", "Side", "Init.", "Vitals", "Aware", "Visibility", "Player"].map((t) => h("th", {}, t)))), roster),
       rosterError),
     // the map next, the whole width: where everyone stands, before the long lists
     h("section", { class: "wide map-panel" }, h("h2", {}, "Battle map"),
@@ -187,6 +192,42 @@ export function gmView(root, table, conn, dicePanel, token) {
     h("section", { class: "wide sheets-panel" }, h("h2", {}, "Stat blocks and vitals"), sheets),
     h("section", { class: "wide" }, h("h2", {}, "Log"), dicePanel.el, log));
 
+  /** Quick changes of the GM's, each an audited `adjust_combatant` (its reason says it was
+   * the GM's quick change): fatigue points (Health) one down or up, and an NPC out of the
+   * fight (unconscious, the state the rules have for it) or back. */
+  function quickVitals(c) {
+    const v = c.vitals;
+    if (!v || v.fatigue === null || v.fatigue === undefined || !v.fatigue_max) return [];
+    const label = vitalsLabel(table.ruleset);
+    const adjust = (fields, what) => rosterRun("adjust_combatant", { combatant: c.id, reason: `the GM's quick change: ${what}`, ...fields });
+    const out = [
+      h("button", { type: "button", class: "minus", dataset: { combatant: c.id }, "aria-label": `${c.name}: ${label} one down`, disabled: v.fatigue <= 0 || null,
+        onclick: () => adjust({ fatigue: v.fatigue - 1 }, `${label} -1`) }, "−"),
+      h("span", { class: "points", dataset: { combatant: c.id } }, `${v.fatigue}/${v.fatigue_max}`),
+      h("button", { type: "button", class: "plus", dataset: { combatant: c.id }, "aria-label": `${c.name}: ${label} one up`, disabled: v.fatigue >= v.fatigue_max || null,
+        onclick: () => adjust({ fatigue: v.fatigue + 1 }, `${label} +1`) }, "+"),
+    ];
+    const conscious = (v.condition || [])[0] === "active";
+    if (c.kind === "npc" && (conscious || (v.condition || [])[0] === "unconscious")) {
+      out.push(h("button", { type: "button", class: conscious ? "down" : "up", dataset: { combatant: c.id },
+        onclick: () => adjust({ condition: conscious ? "unconscious" : "conscious" }, conscious ? "out of the fight" : "back in the fight") },
+        conscious ? "Out of the fight" : "Back in"));
+    }
+    return out;
+  }
+
+  /** Each player character's badge says whether its player is connected, changed in place
+   * (the roster is not drawn again for it: a button aimed at stays where it is). */
+  function markPresence() {
+    for (const badge of roster.querySelectorAll(".badge.presence")) {
+      const id = badge.dataset.combatant;
+      const playing = presence.filter((s) => s.role === "player" && (s.combatants || []).includes(id))
+        .reduce((n, s) => n + s.connections, 0);
+      badge.classList.toggle("online", playing > 0);
+      badge.textContent = playing ? `● connected${playing > 1 ? ` (${playing})` : ""}` : "○ not connected";
+    }
+  }
+
   function renderRoster() {
     const setup = !table.started;
     roster.replaceChildren(...[...table.combatants.values()].map((c) => {
@@ -194,16 +235,14 @@ export function gmView(root, table, conn, dicePanel, token) {
       const invite = c.kind === "pc" ? h("button", { type: "button", class: "invite", dataset: { combatant: c.id }, onclick: async () => {
         await rosterRun("issue_invite", { combatants: [c.id], label: c.name });
       } }, "Invite") : "";
-      // who plays it now, on any process of the server (the presence feature)
-      const playing = presence.filter((s) => s.role === "player" && (s.combatants || []).includes(c.id))
-        .reduce((n, s) => n + s.connections, 0);
-      const online = c.kind === "pc" ? h("span", { class: `badge presence${playing ? " online" : ""}`, dataset: { combatant: c.id } },
-        playing ? `● connected${playing > 1 ? ` (${playing})` : ""}` : "○ not connected") : "";
+      // who plays it now, on any process of the server (the presence feature; markPresence)
+      const online = c.kind === "pc" ? h("span", { class: "badge presence", dataset: { combatant: c.id } }) : "";
       return h("tr", { dataset: { combatant: c.id }, class: c.id === table.current ? "current" : "" },
         h("td", {}, c.id === table.current ? "▶" : ""),
         h("td", {}, c.name, h("span", { class: "muted" }, ` ${c.id}`)),
         h("td", {}, c.kind), h("td", {}, c.side),
         h("td", {}, init ? `${init.total}` : (c.initiative_mod >= 0 ? "+" : "") + c.initiative_mod),
+        h("td", { class: "quick" }, ...quickVitals(c)),
         h("td", {}, setup ? h("input", { type: "checkbox", class: "aware", checked: c.aware !== false, dataset: { combatant: c.id }, "aria-label": `${c.name} aware`,
           onchange: (ev) => rosterRun("set_awareness", { combatant: c.id, aware: ev.target.checked }) }) : (c.aware === false ? "unaware" : "aware")),
         h("td", {}, h("button", { type: "button", class: c.hidden ? "reveal" : "hide", dataset: { combatant: c.id },
@@ -311,9 +350,11 @@ export function gmView(root, table, conn, dicePanel, token) {
       if (msg.type === "presence") presence = msg.seats || [];
       document.getElementById("subtitle").textContent = subtitle(table);
       const cs = [...table.combatants.values()];
-      const key = JSON.stringify([cs.map((c) => [c.id, c.name, c.kind, c.side, c.hidden, c.aware, c.initiative_mod]),
-        [...table.initiative.keys()], table.current, table.started, presence]);
+      const key = JSON.stringify([cs.map((c) => [c.id, c.name, c.kind, c.side, c.hidden, c.aware, c.initiative_mod,
+        c.vitals && [c.vitals.fatigue, c.vitals.fatigue_max, c.vitals.condition]]),
+        [...table.initiative.keys()], table.current, table.started]);
       if (key !== rosterKey) { rosterKey = key; renderRoster(); }
+      markPresence();
       const gmTools = table.legal.filter((a) => a.combatant === null || a.combatant === undefined).map((a) => a.action).filter((a) => OWN_CONTROLS.has(a));
       const names = JSON.stringify([cs.map((c) => [c.id, c.name]), table.ended, gmTools]);
       if (names !== toolsKey) { toolsKey = names; renderTools(); }

@@ -99,10 +99,15 @@ class PresenceWatch:
             if members:
                 local[eid] = members
         await self._write(local)
-        for room in rooms.values():
-            watchers = [s for s in room.sessions if getattr(s, "presence", False)]
-            if watchers:
-                await self._tell(room, watchers)
+        watched = [(room, watchers) for room in rooms.values()
+                   if (watchers := [s for s in room.sessions if getattr(s, "presence", False)])]
+        if watched:  # one round trip for all of them
+            now = int(time.time() * 1000)
+            pipe = self.redis.pipeline(transaction=False)
+            for room, _ in watched:
+                pipe.zrangebyscore(presence_key(room.id), now, "+inf")
+            for (room, watchers), members in zip(watched, await pipe.execute(), strict=True):
+                self._tell(room, watchers, members)
         alive = {s.id for room in rooms.values() for s in room.sessions if hasattr(s, "id")}
         for gone in set(self.told) - alive:
             del self.told[gone]
@@ -129,9 +134,7 @@ class PresenceWatch:
             self.renewed = now
         self.written = local
 
-    async def _tell(self, room: Room, watchers: list[Any]) -> None:
-        now = int(time.time() * 1000)
-        members = await self.redis.zrangebyscore(presence_key(room.id), now, "+inf")
+    def _tell(self, room: Room, watchers: list[Any], members: list[Any]) -> None:
         counts: Counter[str] = Counter(
             (m.decode() if isinstance(m, bytes) else str(m)).split("|", 1)[0] for m in members)
         for session in watchers:

@@ -289,6 +289,9 @@ async def test_a_player_attacks_and_moves_on_the_map_and_sees_the_gms_override(
     await gm.wait_for_selector(dusky)
     assert [await gm.inner_text(dog), await gm.inner_text(dusky)] == ["DD1", "DD2"]
     assert await player.inner_text(dog) == "DD" and await player.locator(dusky).count() == 0
+    # the GM's map marks the token the table does not see
+    assert await gm.locator(f"{dusky}.hidden").count() == 1
+    assert await gm.locator(f"{dog}.hidden").count() == 0
     await player.wait_for_selector('.map .sq.blocked[data-x="3"][data-y="0"]')
     await player.wait_for_selector('.map .sq.wl[data-x="6"][data-y="0"]')
     # on a laptop the actions come first and the map is under the order, beside them (not in a

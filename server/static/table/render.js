@@ -436,14 +436,14 @@ export function renderMap(box, table, onClick) {
     const v = c.vitals || {};
     const down = outOfFight(table, c);
     const label = labels.get(id);
-    cell.append(h("span", { class: `token ${c.side || ""}${id === table.current ? " current" : ""}${down ? " down" : ""}${v.prone ? " prone" : ""}${label.length > 2 ? " long" : ""}`,
+    cell.append(h("span", { class: `token ${c.side || ""}${id === table.current ? " current" : ""}${down ? " down" : ""}${v.prone ? " prone" : ""}${c.hidden ? " hidden" : ""}${label.length > 2 ? " long" : ""}`,
       dataset: { combatant: id }, "aria-hidden": "true", title: `${c.name}${vitalsText(v, vitalsLabel(table.ruleset)) ? " — " + vitalsText(v, vitalsLabel(table.ruleset)) : ""}` }, label));
   }
   // squares as large as the stylesheet's, smaller on a narrow screen until the map fits (not
   // below a fingertip's width: a larger map scrolls)
   for (const [id, [x, y]] of table.positions) {
     const cell = at(x, y), c = table.combatants.get(id);
-    if (cell && c) cell.title += ` ${c.name} (${labels.get(id)})`; // (its token's text too)
+    if (cell && c) cell.title += ` ${c.name} (${labels.get(id)})${c.hidden ? ", hidden from the table" : ""}`; // (its token's text too)
   }
   const grid = h("div", { class: "map", role: "group", "aria-label": "Battle map: the arrow keys go from square to square, Enter picks one", style: `--sq: clamp(1.3rem, calc((100vw - 4.5rem) / ${w}), 1.9rem); grid-template-columns: repeat(${w}, var(--sq))` }, ...cells);
   if (onClick) grid.addEventListener("click", (ev) => {

@@ -1385,3 +1385,28 @@ async def test_the_roster_changes_fatigue_points_and_puts_an_npc_out_of_the_figh
     await gm.click(f"{row} button.up")
     await gm.wait_for_selector(f"{row} button.down")
     assert await gm.locator(".roster-panel .error").inner_text() == ""
+
+
+async def test_the_gm_consoles_main_loop_is_on_one_laptop_screen_once_the_scene_runs(
+        server: Server, pages: Pages, clients: list[Client]) -> None:
+    """Setting up, the roster comes first; once the scene runs, the initiative, the current
+    turn's controls and the map are side by side on one 1366 x 768 screen."""
+    url = ws_url(server)
+    table = await create_table(url, clients)
+    await table.gm.command("set_map", map={"width": 12, "height": 8})
+    await table.gm.command("place_combatant", combatant="dog", at=[5, 2])
+    base = f"http://127.0.0.1:{server.settings.port}"
+    gm = await pages.open(f"{base}/table/#token={table.gm_token}", size=(1366, 768))
+    await live(gm)
+    await gm.wait_for_selector(".roster-panel tr[data-combatant]")
+    roster = await gm.locator(".roster-panel").bounding_box()
+    order = await gm.locator(".order-panel").bounding_box()
+    assert roster is not None and order is not None and roster["y"] < order["y"]
+    await table.gm.command("start_encounter")
+    turn = await wait_current(table.gm)
+    end = gm.locator(f'fieldset.turn button[data-action="end_turn"][data-combatant="{turn}"]')
+    await end.wait_for()
+    for box in [await gm.locator(s).bounding_box() for s in (
+            ".order-panel ol.order li.current", ".map-panel .map")] + [await end.bounding_box()]:
+        assert box is not None and box["y"] + box["height"] <= 768, box
+    assert await gm.locator(".roster-panel").bounding_box() != roster  # (moved after them)

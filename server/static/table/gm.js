@@ -182,7 +182,7 @@ export function gmView(root, table, conn, dicePanel, token) {
           try { map = text.startsWith("{") ? JSON.parse(text) : drawingToMap(text); } catch (err) { mapError.textContent = `not JSON: ${err.message}`; return; }
           if (await mapRun("set_map", { map })) mapText.value = "";
         } }, "Set the map"), " ", h("button", { type: "button", class: "remove-map", onclick: () => mapRun("set_map", { map: null }) }, "Remove the map")))),
-    h("section", {}, h("h2", {}, "Initiative"), timer.el, order),
+    h("section", { class: "order-panel" }, h("h2", {}, "Initiative"), timer.el, order),
     h("section", { class: "actions-panel" }, h("h2", {}, "Actions"), actions),
     h("section", { class: "links-panel" }, h("h2", {}, "Links"),
       h("p", {}, spectatorButton, " ", h("span", { class: "muted" }, "invite players from the roster")), links, linkError,
@@ -348,6 +348,8 @@ export function gmView(root, table, conn, dicePanel, token) {
   return {
     update(msg) {
       if (msg.type === "presence") presence = msg.seats || [];
+      // setting up, the roster first; once the scene runs, the main loop first (style.css)
+      root.dataset.phase = table.started && !table.ended ? "scene" : "setup";
       document.getElementById("subtitle").textContent = subtitle(table);
       const cs = [...table.combatants.values()];
       const key = JSON.stringify([cs.map((c) => [c.id, c.name, c.kind, c.side, c.hidden, c.aware, c.initiative_mod,

@@ -268,7 +268,8 @@ GROUPS: dict[str, str] = {
     "movement": "moving, running, standing up, falling prone",
     "social": "the maneuvers of a social scene",
     "support": "helping an ally or oneself: aid, healing, recovering, defending",
-    "items": "drawing, using, readying, dropping or reloading an item; casting a spell",
+    "items": "drawing, using, readying, dropping or reloading an item; casting a spell; "
+             "breaking an object or harvesting from one",
     "turn": "the turn itself: ending it, delaying, readying an action, a readied action's "
             "trigger",
     "other": "what the GM adjudicates: another action, a free action, a reaction",

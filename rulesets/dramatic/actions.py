@@ -467,10 +467,12 @@ CATALOG = Catalog("dramatic", "MLP Dramatic Systems", (
     # SPECIAL INITIATIVE ACTIONS, the turn's end, and answering a statement
     READY, DELAY, END_TURN, TRIGGER_READY, TAKE_DELAYED_TURN, ANSWER_STATEMENT,
 ), groups={
-    "attack": ("attack", "distraction", "grab", "break_grab", "ram", "break_object", "harvest"),
+    "attack": ("attack", "distraction", "grab", "break_grab", "ram"),
+    # breaking an object and harvesting from one are the GM's set pieces, not a fight's moves
+    "items": ("break_object", "harvest", "draw", "manipulate", "retrieve", "activate_item",
+              "drop_item", "quick_draw"),
     "movement": ("move", "run", "stand_up", "fall_prone"),
     "social": ("dispute", "conversation", "lie", "block", "low_access", "stop_blocking",
                "answer_statement"),
     "support": ("aid_another", "second_lunch", "second_lunch_with_food", "recover"),
-    "items": ("draw", "manipulate", "retrieve", "activate_item", "drop_item", "quick_draw"),
 })

@@ -1277,6 +1277,17 @@ async def test_a_refusal_is_said_at_its_control_and_what_the_schema_refuses_is_n
     assert where is not None and 0 <= where["y"] - (box["y"] + box["height"]) < 60, (where, box)
     await player.screenshot(path=artifacts / "player-phone-refused-move.png")
 
+    # the map zooms for a fingertip and pans in its panel: the page stays as wide as the screen
+    before = await player.locator(".map .sq").first.bounding_box()
+    await player.click(".map-panel button.zoom.in")
+    await player.click(".map-panel button.zoom.in")
+    after = await player.locator(".map .sq").first.bounding_box()
+    assert before is not None and after is not None
+    assert after["width"] >= 2 * before["width"] - 1 and after["width"] >= 40, (before, after)
+    assert await player.evaluate("document.documentElement.scrollWidth") <= PHONE[0]
+    await player.click(".map-panel button.zoom.out")
+    await player.click(".map-panel button.zoom.out")
+
     # what the schema refuses is never sent
     await player.fill('fieldset.turn input.args', "path=10,0")
     await player.click(f"{move} button[type=submit]")

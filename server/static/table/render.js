@@ -327,6 +327,8 @@ export function pickSquare(table, x, y) {
  * path to each and its cost, as the server works them out (`get_reach`); never worked out
  * here. */
 export const reach = { key: "", combatant: null, budget: 0, squares: new Map() };
+/** How much larger than its fitted size the map is drawn (the zoom buttons: 1 to 3). */
+const mapZoom = { scale: 1 };
 /** The map's square that has the focus, kept as the map is drawn again. */
 const mapFocus = { square: null };
 
@@ -445,7 +447,7 @@ export function renderMap(box, table, onClick) {
     const cell = at(x, y), c = table.combatants.get(id);
     if (cell && c) cell.title += ` ${c.name} (${labels.get(id)})${c.hidden ? ", hidden from the table" : ""}`; // (its token's text too)
   }
-  const grid = h("div", { class: "map", role: "group", "aria-label": "Battle map: the arrow keys go from square to square, Enter picks one", style: `--sq: clamp(1.3rem, calc((100vw - 4.5rem) / ${w}), 1.9rem); grid-template-columns: repeat(${w}, var(--sq))` }, ...cells);
+  const grid = h("div", { class: "map", role: "group", "aria-label": "Battle map: the arrow keys go from square to square, Enter picks one", style: `--sq: calc(clamp(1.3rem, calc((100vw - 4.5rem) / ${w}), 1.9rem) * ${mapZoom.scale}); grid-template-columns: repeat(${w}, var(--sq))` }, ...cells);
   if (onClick) grid.addEventListener("click", (ev) => {
     const sq = ev.target.closest(".sq");
     if (sq) onClick(Number(sq.dataset.x), Number(sq.dataset.y));
@@ -470,7 +472,12 @@ export function renderMap(box, table, onClick) {
     }
   });
   const refocus = box.contains(document.activeElement) && document.activeElement.classList.contains("sq");
-  box.replaceChildren(grid);
+  // zoom: larger squares for a fingertip (the map then scrolls in its panel: pan with a finger)
+  const zoom = (by) => h("button", { type: "button", class: `zoom ${by > 0 ? "in" : "out"}`, "aria-label": by > 0 ? "zoom in" : "zoom out",
+    disabled: (by > 0 ? mapZoom.scale >= 3 : mapZoom.scale <= 1) || null,
+    onclick: () => { mapZoom.scale = Math.min(3, Math.max(1, mapZoom.scale + by)); renderMap(box, table, onClick); } }, by > 0 ? "+" : "−");
+  if (onClick) box.replaceChildren(h("div", { class: "zoombar" }, zoom(-0.5), zoom(0.5)), grid);
+  else box.replaceChildren(grid); // (the overlay: no controls)
   if (refocus) (at(...focused) || cells[0]).focus();
   markReach();
   if (picking.path.length) setPath(picking.combatant, picking.path);

@@ -213,3 +213,12 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
             f"acts checked against docs/protocol/actions.<ruleset>.schema.json: {c['checked']} "
             f"({c['refused_by_both']} refused by both the schema and the server; "
             f"{c['unknown_ruleset']} sent before the client knew its ruleset)")
+
+
+@pytest.fixture
+def procs() -> Iterator[list[ServerProcess]]:
+    """Server processes a test starts (``tests.test_faults.start_server``), killed after it."""
+    started: list[ServerProcess] = []
+    yield started
+    for p in started:
+        p.kill()

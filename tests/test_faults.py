@@ -62,14 +62,6 @@ def redis_own(tmp_path: Path) -> Iterator[RedisProcess]:
     proc.stop()
 
 
-@pytest.fixture
-def procs() -> Iterator[list[ServerProcess]]:
-    started: list[ServerProcess] = []
-    yield started
-    for p in started:
-        p.kill()
-
-
 def start_server(started: list[ServerProcess], redis_url: str, *extra: str,
                  env: dict[str, str] | None = None) -> ServerProcess:
     proc = ServerProcess(redis_url, *FAST, "--log-level", "INFO", *extra, env=env)

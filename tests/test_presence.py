@@ -6,10 +6,7 @@ played, never a token id or a label; a connection without the feature gets no ``
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from typing import Any
-
-import pytest
 
 from clients.client import FEATURES, Client
 from server.app import Server
@@ -17,14 +14,6 @@ from tests.conftest import ServerProcess, ws_url
 from tests.helpers import create_table, open_client
 from tests.redis_procs import RedisProcess
 from tests.test_faults import start_server
-
-
-@pytest.fixture
-def procs() -> Iterator[list[ServerProcess]]:
-    started: list[ServerProcess] = []
-    yield started
-    for p in started:
-        p.kill()
 
 
 def latest(client: Client) -> list[dict[str, Any]] | None:

@@ -2,7 +2,7 @@
 // spectators, the scene's flow and every legal action, rulings, the order with the turn timer,
 // and the log with the verifiable dice.
 
-import { h, renderOrder, renderLog, renderActions, renderMap, renderSheet, renderSocial, pickSquare, refreshReach, subtitle, tableLink, watchLink, SIZES } from "/table/render.js";
+import { h, renderOrder, renderLog, renderActions, renderMap, renderSheet, renderSocial, pickSquare, refreshReach, errorWords, subtitle, tableLink, watchLink, SIZES } from "/table/render.js";
 import { drawingToMap, keepsMap, rulesets, vitalsLabel } from "/table/model.js";
 import { turnTimer, TIMER_COMMANDS } from "/table/clock.js";
 
@@ -153,8 +153,7 @@ export function gmView(root, table, conn, dicePanel, token) {
   const guard = (errorEl) => async (type, fields) => {
     errorEl.textContent = "";
     try { return await run(type, fields); } catch (err) {
-      const text = String(err.message || err);
-      errorEl.textContent = `${text.charAt(0).toUpperCase()}${text.slice(1)}`;
+      errorEl.textContent = errorWords(err);
       errorEl.dataset.code = err.code || "";
       return null;
     }

@@ -602,7 +602,7 @@ export function renderActions(el, table, send, skip = new Set()) {
 
 /** A refusal from the server in words: its message as a sentence (the code is kept in the
  * element's `data-code`), the arguments named as the form names them. */
-function errorWords(err) {
+export function errorWords(err) {
   if (err && err.code === "stale") return "The turn moved on before this arrived: nothing was done.";
   return sentence(String(err && err.message ? err.message : err || "refused").replace(/^args\./, "").replace(/([ (])args\./g, "$1"));
 }
@@ -627,10 +627,13 @@ function firstGroups(table) {
   return new Set(socialShown(table) ? ["social", "turn", "dice"] : ["attack", "movement", "turn", "dice"]);
 }
 
+/** A slot of the turn's budget (a cost) in words: "full_round" → "full-round". */
+const slotWords = (slot) => humanize(slot).replace("full round", "full-round");
+
 /** What a cost is called under "More…" (`cost` of the entries, in the ruleset's words). */
 function costTitle(cost) {
   if (!cost) return "Other";
-  const words = humanize(cost).replace("full round", "full-round");
+  const words = slotWords(cost);
   return cost === "reaction" ? "Reactions" : `${words[0].toUpperCase()}${words.slice(1)} actions`;
 }
 
@@ -665,8 +668,8 @@ function budgetLine(table, cid) {
   if (!turn || turn.combatant !== cid || !turn.budget) return "";
   const slots = Object.entries(turn.budget);
   return h("p", { class: "budget", "aria-label": "left this turn" }, h("span", { class: "muted" }, "Left this turn: "),
-    ...slots.map(([slot, free]) => h("span", { class: `slot ${free ? "free" : "spent"}`, dataset: { slot, free: String(free) }, title: `${humanize(slot)} action: ${free ? "left" : "spent"}` },
-      `${humanize(slot).replace("full round", "full-round")}${free ? "" : " (spent)"}`)));
+    ...slots.map(([slot, free]) => h("span", { class: `slot ${free ? "free" : "spent"}`, dataset: { slot, free: String(free) }, title: `${slotWords(slot)} action: ${free ? "left" : "spent"}` },
+      `${slotWords(slot)}${free ? "" : " (spent)"}`)));
 }
 
 /** Entries never folded away: something waits for them (a die, a readied action's trigger, a

@@ -18,7 +18,9 @@ An :class:`Action` holds:
   and the only ones ``act`` accepts;
 - ``options``: the few values some arguments may take now (the weapons of an attack);
 - its ``resolve`` function: it checks what depends on the arguments (nothing is recorded yet)
-  and returns what to do once the action is taken.
+  and returns what to do once the action is taken;
+- ``aim``: for an action aimed by the battle map, what the map says of one target before it
+  is taken (``get_aim``, ruling R107), by the same checks as ``resolve``.
 
 A ruleset's actions form a :class:`Catalog`, part of the ruleset's declaration
 (``encounter.ruleset``); :func:`catalog` finds it by the ruleset's name. Pure data and
@@ -66,6 +68,9 @@ class Refusal(NamedTuple):
 Precondition = Callable[["EncounterState", str], "str | Refusal | None"]
 #: Checks what depends on the arguments, then returns what to do once the action is taken.
 Resolver = Callable[["Decision", "CombatantProfile", Any], "Thunk | None"]
+#: What the battle map says of one target before the action is taken (``get_aim``): the
+#: facts of the map, or ``Rejected`` as ``act`` would refuse it.
+Aimer = Callable[["Decision", "CombatantProfile", Any], dict[str, Any]]
 
 
 class When(StrEnum):
@@ -307,6 +312,7 @@ class Action:
     readyable: bool = False
     records: bool = True
     among: Callable[[EncounterState], Container[str]] | None = None
+    aim: Aimer | None = None
     #: No precondition, targets or options of its own: whether it is legal depends on the
     #: checks every action shares alone.
     plain: bool = field(init=False, repr=False)
@@ -424,6 +430,7 @@ def effect_targets(ruleset: str) -> Mapping[str, str]:
 __all__ = [
     "Action",
     "Aimed",
+    "Aimer",
     "Args",
     "Catalog",
     "CombatantId",

@@ -17,6 +17,7 @@ from typing import Any
 
 from encounter import adjust, gm, rolls, timers, turns
 from encounter.actors import Actor
+from encounter.aim import aim
 from encounter.decision import GM_COMMANDS, Context, Decision, Outcome
 from encounter.gm import create, parse_statblocks_yaml, profile_from
 from encounter.legal import legal_actions
@@ -141,5 +142,5 @@ _HANDLERS: dict[type, Callable[[Decision, Any], None]] = {
     msg.EndEncounter: gm.end,
 }
 
-__all__ = ["Context", "Decision", "Outcome", "Rejected", "create", "decide",
+__all__ = ["Context", "Decision", "Outcome", "Rejected", "aim", "create", "decide",
            "parse_statblocks_yaml", "profile_from"]

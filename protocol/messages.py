@@ -156,6 +156,25 @@ class GetReach(Command, tag="get_reach", kw_only=True):
     fly: bool = False
 
 
+class GetAim(Command, tag="get_aim", kw_only=True):
+    """What the battle map says of each target of ``action`` by ``combatant`` now, before it is
+    taken (ruling R107): answered by an ``ack`` whose ``result`` has ``combatant``, ``action``
+    and ``targets``, one entry for each target its legal-action entry lists, in its order:
+    ``{"target": <id>, "ok": true, "distance": <squares>, "cover": ..., "concealment": ...,
+    "into_melee": <bool>}`` when ``act`` would take it at that target with ``args`` (the
+    action's other arguments: a weapon, ``throw``), or ``{"target": <id>, "ok": false, "why":
+    <the sentence act would answer>}`` when it would refuse it for where they stand (out of
+    reach, no line of effect, beyond the weapon's range). ``distance`` is ``null`` for a melee
+    attack; every field but ``target`` and ``ok`` is left out while either of them stands on
+    no map. Refused (``illegal_action``) unless the action is among the connection's legal
+    actions for the combatant now and aims at a target by the map (Dramatic: ``attack`` and
+    ``grab``); ``invalid_payload`` for ``args`` the action refuses. Added in protocol 1.7."""
+
+    combatant: CombatantRef
+    action: Annotated[str, msgspec.Meta(min_length=1, max_length=40)]
+    args: dict[str, Any] = {}
+
+
 # --- encounter setup (GM) -------------------------------------------------------------------
 
 
@@ -567,6 +586,7 @@ AnyClientMessage = (
     | GetSnapshot
     | GetHistory
     | GetReach
+    | GetAim
     | CreateEncounter
     | AddCombatant
     | RemoveCombatant

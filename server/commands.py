@@ -117,6 +117,11 @@ class CommandService:
                 result = engine.reach(room.state_for(session.actor), session.actor, cmd,
                                       self.context())
                 room.answer(session, cmd.id, result, hold=False)
+            elif isinstance(cmd, msg.GetAim):
+                room = session.room
+                result = engine.aim(room.state_for(session.actor), session.actor, cmd,
+                                    self.context())
+                room.answer(session, cmd.id, result, hold=False)
             elif isinstance(cmd, msg.GetLegalActions):
                 room = session.room
                 session.offer_legal(room.legal_frame(session.actor, cursor=session.cursor),

@@ -453,6 +453,7 @@ async def play_resolution(rec: Recorder, url: str, clients: list[Client]) -> Non
     assert await acting_now(gm, mark) == "ace"
     await rec.ok(gm, "get_reach", combatant="ace")
     await rec.ok(gm, "act", combatant="ace", action="move", args={"path": [[1, 0], [2, 0]]})
+    await rec.ok(gm, "get_aim", combatant="ace", action="attack", args={"weapon": "unarmed"})
     await rec.ok(gm, "act", combatant="ace", action="attack", args={"target": "cub"})
     await rec.ok(gm, "act", combatant="ace", action="end_turn")
     await rec.ok(gm, "act", combatant="cub", action="grab", args={"target": "ace"})

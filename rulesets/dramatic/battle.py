@@ -193,15 +193,22 @@ def run(d: Decision, c: CombatantProfile, args: PathArgs) -> Callable[[], None] 
 # --- what the map says about an attack ---------------------------------------------------------
 
 
+def on_the_map(d: Decision, attacker: str, target: str) -> bool:
+    """Whether the map decides an attack of ``attacker`` on ``target``: both stand on it."""
+    return (d.s.battle_map is not None and placement(d, attacker) is not None
+            and placement(d, target) is not None)
+
+
 def attack_situation(d: Decision, ctx: dict[str, Any], weapon_kind: WeaponKind,
                      reach: int) -> dict[str, Any]:
     """The map's answers for an attack between two placed combatants: distance, cover,
     concealment, into melee; refused when a melee target is out of reach or nothing reaches
     it. Nothing changes when either is not on the map (the stated circumstances count)."""
     attacker, target = ctx["attacker"], ctx["target"]
-    a, t = placement(d, attacker), placement(d, target)
-    if a is None or t is None or d.s.battle_map is None:
+    if not on_the_map(d, attacker, target):
         return {}
+    a, t = placement(d, attacker), placement(d, target)
+    assert a is not None and t is not None and d.s.battle_map is not None
     around = _others(d, attacker, target)
     others = [p for _o, p in around]
     o = d.s.options

@@ -165,6 +165,25 @@ def grab(d: Decision, c: CombatantProfile, args: GrabArgs) -> Callable[[], None]
     return lambda: _roll(d, ctx, "attack", "1d20")
 
 
+def aim_attack(d: Decision, c: CombatantProfile, args: AttackArgs) -> dict[str, Any]:
+    """``get_aim`` of an attack (ruling R107): what the map decides of it, by ``declare``'s
+    checks (reach, line of effect, the weapon's range), nothing rolled."""
+    return _aimed(d, declare(d, c, args))
+
+
+def aim_grab(d: Decision, c: CombatantProfile, args: GrabArgs) -> dict[str, Any]:
+    """``get_aim`` of a grab (ruling R107), by the same checks as the grab itself."""
+    return _aimed(d, declare(d, c, args, grab=True))
+
+
+def _aimed(d: Decision, ctx: dict[str, Any]) -> dict[str, Any]:
+    """The map's facts of an attack declared: none while either stands on no map (the stated
+    circumstances count then)."""
+    if not battle.on_the_map(d, ctx["attacker"], ctx["target"]):
+        return {}
+    return {k: ctx[k] for k in ("distance", "cover", "concealment", "into_melee")}
+
+
 def _roll(d: Decision, ctx: dict[str, Any], stage: str, expr: str) -> None:
     roll_stage(d, ctx, stage, expr)
 

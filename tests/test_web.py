@@ -1346,6 +1346,43 @@ async def test_the_map_shades_where_the_move_can_go_and_a_path_picked_by_keys_is
     await player.screenshot(path=artifacts / "player-reach.png", full_page=True)
 
 
+async def test_the_targets_an_attack_can_reach_are_marked_before_the_click(
+        server: Server, pages: Pages, artifacts: Path, clients: list[Client]) -> None:
+    """On her turn the player's attack marks, before anything is sent, whom it can reach as
+    the server's ``get_aim`` says (R107): in the target list, the foe behind the blocked
+    squares says "no line of effect" and, picked, the reason under the control; on the map its
+    token has a dotted ring and the ally beside her a solid one."""
+    url = ws_url(server)
+    table = await create_table(url, clients)
+    gm = table.gm
+    await gm.command("set_map", map={"width": 8, "height": 4,
+                                     "blocked": [[4, 0], [4, 1], [4, 2], [4, 3]]})
+    for cid, at in (("twilight", [0, 0]), ("dash", [1, 0]), ("applejack", [0, 3]),
+                    ("fluttershy", [2, 3]), ("dog", [7, 3])):
+        await gm.command("place_combatant", combatant=cid, at=at)
+    base = f"http://127.0.0.1:{server.settings.port}"
+    player = await pages.open(f"{base}/table/#token={table.tokens['twilight']}")
+    await live(player)
+    await gm.command("start_encounter")
+    await until_turn_of(gm, "twilight")
+    form = 'form.act[data-action="attack"][data-combatant="twilight"]'
+    await player.wait_for_selector(f'{form} option.unreachable[value="dog"]', state="attached")
+    dog = await player.inner_text(f'{form} option[value="dog"]')
+    assert dog.endswith("no line of effect"), dog
+    assert "out of reach" in await player.inner_text(f'{form} option[value="applejack"]')
+    assert await player.locator(f'{form} option[value="dash"].unreachable').count() == 0
+    await player.wait_for_selector('.map .token.aim-no[data-combatant="dog"]')
+    assert await player.locator('.map .token.aim-ok[data-combatant="dash"]').count() == 1
+    said = await player.inner_text('.map .sq[data-x="7"][data-y="3"] .aim-said')
+    assert "cannot be attacked" in said and "line of effect" in said, said
+    await player.select_option(f"{form} select.target", "dog")
+    why = await player.inner_text(f"{form} .aim-why")
+    assert "total cover" in why and "line of effect" in why, why
+    await caught_up(gm)
+    assert not [m for m in gm.events() if m["event"]["kind"] == "action_taken"]  # none sent
+    await player.screenshot(path=artifacts / "player-aim.png", full_page=True)
+
+
 async def test_the_gm_console_shows_who_is_connected_to_each_seat(
         server: Server, pages: Pages, clients: list[Client]) -> None:
     """The roster says of each player character whether its player is connected (the
@@ -1421,3 +1458,9 @@ async def test_the_gm_consoles_main_loop_is_on_one_laptop_screen_once_the_scene_
             ".order-panel ol.order li.current", ".map-panel .map")] + [await end.bounding_box()]:
         assert box is not None and box["y"] + box["height"] <= 768, box
     assert await gm.locator(".roster-panel").bounding_box() != roster  # (moved after them)
+    # in a fight the social scene's forms wait folded under Rulings; the GM may open them
+    social = gm.locator('.tools-panel details.social-tools form.tool[data-command="set_attitude"]')
+    assert await social.count() == 1 and not await social.is_visible()
+    assert await gm.locator('.tools-panel > div form.tool[data-command="adjudicate"]').is_visible()
+    await gm.click(".tools-panel details.social-tools summary")
+    await social.wait_for()

@@ -4,7 +4,7 @@
 
 import { Connection, anonymous, readHistory } from "/table/conn.js";
 import { Table, drawingToMap, keepsMap, readEncounterFile } from "/table/model.js";
-import { h, renderStatus, renderOrder, renderLog, renderSheet, renderActions, renderMap, renderSocial, pickSquare, refreshReach, subtitle, loadRulesets, rulesetTitle, rulesets } from "/table/render.js";
+import { h, renderStatus, renderOrder, renderLog, renderSheet, renderActions, renderMap, renderSocial, pickSquare, refreshReach, refreshAim, subtitle, loadRulesets, rulesetTitle, rulesets } from "/table/render.js";
 import { gmView } from "/table/gm.js";
 import { turnTimer } from "/table/clock.js";
 import { diceLine, addEntropy } from "/table/dice.js";
@@ -107,6 +107,7 @@ function playerView(root, table, conn, dicePanel) {
       if (msg.type === "legal_actions" || msg.type === "legal_actions_delta") {
         renderActions(actions, table, run);
         refreshReach(table, run); // where the move can go, from the server (R106)
+        refreshAim(table, run); // whom the attack can reach, from the server (R107)
       }
       // no map panel in a ruleset that keeps no map (Action Time, R103)
       map.hidden = !keepsMap(table.ruleset) || !renderMap(mapBox, table, (x, y) => pickSquare(table, x, y));

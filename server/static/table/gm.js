@@ -2,7 +2,7 @@
 // spectators, the scene's flow and every legal action, rulings, the order with the turn timer,
 // and the log with the verifiable dice.
 
-import { h, renderOrder, renderLog, renderActions, renderMap, renderSheet, renderSocial, pickSquare, refreshReach, errorWords, subtitle, tableLink, watchLink, SIZES } from "/table/render.js";
+import { h, renderOrder, renderLog, renderActions, renderMap, renderSheet, renderSocial, socialShown, pickSquare, refreshReach, refreshAim, errorWords, subtitle, tableLink, watchLink, SIZES } from "/table/render.js";
 import { drawingToMap, keepsMap, rulesets, vitalsLabel } from "/table/model.js";
 import { turnTimer, TIMER_COMMANDS } from "/table/clock.js";
 
@@ -66,6 +66,9 @@ export const GM_TOOLS = [
       ["invitation", "bool?", "invitation"], ["knows_host", "bool?", "knows the host"], ["knows_most", "bool?", "knows most present"],
       ["attire", ["", "ordinary", "appropriate", "inappropriate"], "attire"]] },
 ];
+
+/** The tools of a social scene (shown first only in one). */
+const SOCIAL_TOOLS = new Set(["size_argument", "set_attitude", "rule_doubt", "set_social_event", "set_social_situation"]);
 
 /** GM commands with a control of their own (a form above, the map panel): not repeated as
  * bare buttons among the actions. */
@@ -279,7 +282,7 @@ export function gmView(root, table, conn, dicePanel, token) {
     const fieldsOf = (tool) => (tool.command !== "adjust_combatant" || !settable ? tool.fields
       : tool.fields.filter(([name]) => name === "combatant" || name === "reason" || settable.includes(name)));
     const vitals = vitalsLabel(table.ruleset);
-    tools.replaceChildren(...GM_TOOLS.filter((tool) => listed.has(tool.command)).map((tool) => {
+    const forms = GM_TOOLS.filter((tool) => listed.has(tool.command)).map((tool) => {
       const inputs = fieldsOf(tool).map(([name, kind, text]) => {
         const label = name === "fatigue" || name === "fatigue_max" ? text.replace("fatigue", vitals) : text;
         let input;
@@ -321,7 +324,16 @@ export function gmView(root, table, conn, dicePanel, token) {
         }
       });
       return form;
-    }));
+    });
+    // the social scene's forms only in a social scene: in a fight they wait, folded, for the
+    // GM who starts one (a statement, an attitude, the event)
+    const social = forms.filter((f) => SOCIAL_TOOLS.has(f.dataset.command));
+    const others = forms.filter((f) => !SOCIAL_TOOLS.has(f.dataset.command));
+    if (!social.length || socialScene()) { tools.replaceChildren(...others, ...social); return; }
+    const folded = h("details", { class: "social-tools", open: socialOpen || null },
+      h("summary", {}, "Social scene: statements, attitudes, the event"), ...social);
+    folded.addEventListener("toggle", () => { socialOpen = folded.open; });
+    tools.replaceChildren(...others, folded);
   }
 
   function renderClickMode() {
@@ -343,6 +355,11 @@ export function gmView(root, table, conn, dicePanel, token) {
   /** The credentials connected now, as the server's last `presence` message says. */
   let presence = [];
   let toolsKey = "";
+  /** A social scene: one under way (statements, attitudes, the event), or one being set up
+   * (not begun, and no battle map); a fight is any other. */
+  const socialScene = () => socialShown(table) || (!table.started && !table.map);
+  /** Whether the GM opened the social scene's forms in a fight. */
+  let socialOpen = false;
   let linksKey = "";
   return {
     update(msg) {
@@ -357,7 +374,7 @@ export function gmView(root, table, conn, dicePanel, token) {
       if (key !== rosterKey) { rosterKey = key; renderRoster(); }
       markPresence();
       const gmTools = table.legal.filter((a) => a.combatant === null || a.combatant === undefined).map((a) => a.action).filter((a) => OWN_CONTROLS.has(a));
-      const names = JSON.stringify([cs.map((c) => [c.id, c.name]), table.ended, gmTools]);
+      const names = JSON.stringify([cs.map((c) => [c.id, c.name]), table.ended, gmTools, socialScene()]);
       if (names !== toolsKey) { toolsKey = names; renderTools(); }
       // the map panel for a ruleset with a map (the GM may set one), or a map already set;
       // never in a ruleset that keeps no map (Action Time, R103)
@@ -367,6 +384,7 @@ export function gmView(root, table, conn, dicePanel, token) {
       if (msg.type === "legal_actions" || msg.type === "legal_actions_delta") {
         renderActions(actions, table, run, OWN_CONTROLS);
         refreshReach(table, run); // where the acting NPC's move can go, from the server (R106)
+        refreshAim(table, run); // whom its attack can reach, from the server (R107)
       }
       if (msg.type === "snapshot" || msg.type === "view") {
         social.hidden = !renderSocial(socialBox, table);

@@ -243,7 +243,7 @@ function extraInputs(a, table) {
   };
   const choices = [...offered.filter(fits), ...offered.filter((name) => !fits(name))];
   if (choices.length && weapons.length && a.action !== "grab" && a.action !== "ram") {
-    out.push(h("select", { name: "weapon", class: "weapon", "aria-label": "weapon" },
+    out.push(h("select", { name: "weapon", class: "weapon", "aria-label": "weapon", onchange: () => { if (aimSend) refreshAim(table, aimSend); } },
       ...choices.map((name) => {
         const w = byName.get(name);
         return h("option", { value: name }, w ? `${w.name}${w.damage ? " " + w.damage : ""}${w.kind ? " (" + w.kind + ")" : ""}` : humanize(name));
@@ -359,9 +359,98 @@ function markReach() {
     if (s) el.dataset.cost = String(s.cost); else delete el.dataset.cost;
     const mover = reach.combatant && s ? `; ${reach.budget - s.cost} of ${reach.budget} squares left after a move here` : "";
     // its name for a screen reader, in words (the token's initials are hidden from it)
-    let said = el.querySelector(".sr-only");
+    let said = el.querySelector(".sr-only:not(.aim-said)");
     if (!said) { said = h("span", { class: "sr-only" }); el.prepend(said); }
     said.textContent = `${el.title}${mover}`;
+  }
+}
+
+// -- which targets an attack can reach (get_aim, ruling R107) ------------------------------------
+
+/** The actions whose targets the map decides (`get_aim` answers for them). */
+const AIMED = new Set(["attack", "grab"]);
+/** What the server said of each target of the attack (grab) of the combatant on the map, for
+ * the weapon chosen: `{ok, why, distance, cover, concealment}` by target; never worked out
+ * here. */
+export const aim = { key: "", byAction: new Map() };
+let aimSend = null;
+
+/** The weapon chosen in an action's form now (the first offered before it is drawn). */
+function chosenWeapon(a) {
+  const select = document.querySelector(`form.act[data-action="${a.action}"][data-combatant="${a.combatant}"] select.weapon`);
+  if (select) return select.value;
+  const offered = (a.options || {}).weapon;
+  return a.action === "attack" && offered && offered.length ? offered[0] : null;
+}
+
+/** Ask the server what the map says of each target of the attacks of the combatants on the map,
+ * once for each list of legal actions, position and weapon chosen. */
+export async function refreshAim(table, send) {
+  aimSend = send;
+  const entries = table.map ? table.legal.filter((a) => AIMED.has(a.action) && a.combatant && table.positions.has(a.combatant) && (a.targets || []).length) : [];
+  const asks = entries.map((a) => ({ a, weapon: chosenWeapon(a) }));
+  const key = `${table.turnId}|${JSON.stringify([...table.positions])}|${JSON.stringify(asks.map(({ a, weapon }) => [a.action, a.combatant, weapon, a.targets]))}`;
+  if (key === aim.key) { markAim(table); return; }
+  aim.key = key;
+  const found = new Map();
+  for (const { a, weapon } of asks) {
+    try {
+      const answer = (await send("get_aim", { combatant: a.combatant, action: a.action, args: weapon ? { weapon } : {} })).result;
+      found.set(`${a.action}|${a.combatant}`, new Map(answer.targets.map((t) => [t.target, t])));
+    } catch (err) { /* nothing marked: the attack says why when it is sent */ }
+    if (aim.key !== key) return; // asked again meanwhile
+  }
+  aim.byAction = found;
+  markAim(table);
+}
+
+/** How a target stands for the attack, in a few words: "3 squares, cover", "out of reach". */
+function aimWords(t) {
+  if (!t.ok) {
+    const why = t.why || "";
+    return /line of effect/.test(why) ? "no line of effect" : /reach/.test(why) ? "out of reach" : /range/.test(why) ? "out of range" : "cannot be hit from here";
+  }
+  const parts = [];
+  if (t.distance != null) parts.push(`${t.distance} square${t.distance === 1 ? "" : "s"}`);
+  if (t.cover && t.cover !== "none") parts.push(t.cover === "cover" ? "cover" : `${humanize(t.cover)} cover`);
+  if (t.concealment && t.concealment !== "none") parts.push(t.concealment === "concealment" ? "concealment" : `${humanize(t.concealment)} concealment`);
+  if (t.into_melee) parts.push("into melee");
+  return parts.join(", ");
+}
+
+/** Mark the targets in each aimed form's list and, for the attack of the turn, on the map:
+ * those the attack can reach with a solid ring, the others a dotted one, each with what the
+ * server said. */
+function markAim(table) {
+  for (const form of document.querySelectorAll("form.act")) {
+    const answers = aim.byAction.get(`${form.dataset.action}|${form.dataset.combatant}`);
+    const select = form.querySelector("select.target");
+    if (!select) continue;
+    for (const option of select.options) {
+      if (!option.value) continue;
+      const t = answers && answers.get(option.value);
+      const base = option.dataset.name || (option.dataset.name = option.textContent);
+      option.textContent = t ? `${base} — ${aimWords(t)}`.replace(/ — $/, "") : base;
+      option.classList.toggle("unreachable", !!t && !t.ok);
+      if (t && !t.ok) option.title = t.why; else option.removeAttribute("title");
+    }
+    let hint = form.querySelector(".aim-why");
+    const picked = answers && select.value && answers.get(select.value);
+    if (picked && !picked.ok) {
+      if (!hint) { hint = h("p", { class: "aim-why", role: "status" }); form.append(hint); }
+      hint.textContent = sentence(picked.why);
+    } else if (hint) hint.remove();
+    if (!select.dataset.aimed) { select.dataset.aimed = "1"; select.addEventListener("change", () => markAim(table)); }
+  }
+  const turn = aim.byAction.get(`attack|${table.current}`) || aim.byAction.get(`grab|${table.current}`);
+  for (const token of document.querySelectorAll(".map .token")) {
+    const t = turn && turn.get(token.dataset.combatant);
+    token.classList.toggle("aim-ok", !!t && t.ok);
+    token.classList.toggle("aim-no", !!t && !t.ok);
+    const square = token.closest(".sq");
+    let said = square && square.querySelector(".aim-said");
+    if (square && t && !said) { said = h("span", { class: "sr-only aim-said" }); square.append(said); }
+    if (said) said.textContent = t ? `; ${t.ok ? "can be attacked" : "cannot be attacked"}${aimWords(t) ? ": " + aimWords(t) : ""}` : "";
   }
 }
 
@@ -480,6 +569,7 @@ export function renderMap(box, table, onClick) {
   else box.replaceChildren(grid); // (the overlay: no controls)
   if (refocus) (at(...focused) || cells[0]).focus();
   markReach();
+  markAim(table);
   if (picking.path.length) setPath(picking.combatant, picking.path);
   return true;
 }

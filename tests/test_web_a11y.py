@@ -233,3 +233,28 @@ async def test_the_gm_console_and_the_player_page_in_a_social_scene(
     await audit(gm, "GM console, a social scene")
     await audit(player, "player page, a social scene")
     audit.check()
+
+
+async def test_the_gm_console_and_the_player_page_with_a_roll_pending(
+        server: Server, pages: Pages, artifacts: Path, clients: list[Client],
+        axe_source: str) -> None:
+    """Physical dice (``players_roll``, ``manual_rolls``): the scene begins with every
+    initiative roll asked for, the player's die entry and the GM's open on their pages, and
+    axe-core finds nothing critical or serious on either."""
+    audit = Audit(axe_source, artifacts, "roll-pending")
+    url = ws_url(server)
+    table = await create_table(url, clients, players_roll=True, manual_rolls=True)
+    await table.gm.command("set_map", map={"width": 8, "height": 6})
+    await table.gm.command("place_combatant", combatant="twilight", at=[1, 1])
+    await table.gm.command("place_combatant", combatant="dog", at=[6, 4])
+    base = f"http://127.0.0.1:{server.settings.port}"
+    gm = await pages.open(f"{base}/table/#token={table.gm_token}", size=WIDE)
+    player = await pages.open(f"{base}/table/#token={table.tokens['twilight']}", size=WIDE)
+    for page in (gm, player):
+        await live(page)
+    await table.gm.command("start_encounter")
+    await player.wait_for_selector('form.roll[data-action="submit_roll"] input.face')
+    await gm.wait_for_selector('form.roll[data-action="submit_roll"] input.face')
+    await audit(player, "player page, a roll pending")
+    await audit(gm, "GM console, a roll pending")
+    audit.check()

@@ -12,7 +12,7 @@ from typing import Any
 from statemachine.exceptions import TransitionNotAllowed
 
 from encounter.actors import Actor
-from encounter.fold import apply_event
+from encounter.fold import apply_event, end_command
 from encounter.rejected import Rejected
 from encounter.ruleset import Declaration, declaration
 from encounter.screen import behind_screen, fold_screen, screened_roll
@@ -56,6 +56,17 @@ class Context:
     #: its own secret; ``None``: no verifiable dice (each roll's seed fresh from the
     #: operating system, as before them).
     dice_secret: Callable[[str], bytes] | None = None
+    #: The log for an undo (ruling R108): the state at a seq and the envelopes after it, by
+    #: the seq (``None``: the log does not reach it here, and nothing is taken back).
+    rewind: Callable[[int], Rewound | None] | None = None
+
+
+@dataclass(frozen=True)
+class Rewound:
+    """The encounter at ``state.version`` and the envelopes after it, up to the present."""
+
+    state: EncounterState
+    after: list[Envelope]
 
 
 @dataclass
@@ -77,6 +88,7 @@ GM_COMMANDS = (
     msg.AdjustCombatant, msg.Adjudicate, msg.SetMap, msg.PlaceCombatant, msg.Fall,
     msg.Collide, msg.LoadObject, msg.SizeArgument, msg.SetAttitude, msg.RuleDoubt,
     msg.SetSocialEvent, msg.SetSocialSituation, msg.PauseTurnTimer, msg.ResumeTurnTimer,
+    msg.Undo, msg.RefuseUndo,
 )
 
 #: The purpose of a die thrown to break a tie of initiative (R5; physical dice, R80).
@@ -137,9 +149,15 @@ class Decision(EncounterChartModel):
 
     # -- recording ---------------------------------------------------------------------------
 
-    def emit(self, event: ev.AnyEvent, vis: ev.Visibility = None) -> None:
+    def emit(self, event: ev.AnyEvent, vis: ev.Visibility = None,
+             change: Callable[[], None] | None = None) -> None:
+        """Record ``event`` and apply it to the working state (``change``: the change it
+        stands for, made in its place: an undo's, ``encounter.fold.restore``)."""
         behind, serial = behind_screen(self.s), self.s.turn_serial
-        apply_event(self.s, event)
+        if change is None:
+            apply_event(self.s, event)
+        else:
+            change()
         self.events.append((event, vis))
         self._screen.append((behind, self.s.turn_serial != serial))
         if type(event) not in _PLAN_NEUTRAL:
@@ -199,6 +217,7 @@ class Decision(EncounterChartModel):
         self.s.version = base_version + len(envelopes)
         for envelope, (behind, turned) in zip(envelopes, self._screen, strict=True):
             fold_screen(self.s, envelope, behind, turned)
+        end_command(self.s, envelopes[-1])
         if base_version == 0:
             self.s.created_ts = self.ctx.now_ms
         return Outcome(envelopes=envelopes, state=self.s, result=self.result)

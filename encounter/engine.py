@@ -15,7 +15,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from encounter import adjust, gm, rolls, timers, turns
+from encounter import adjust, gm, rolls, timers, turns, undo
 from encounter.actors import Actor
 from encounter.aim import aim
 from encounter.decision import GM_COMMANDS, Context, Decision, Outcome
@@ -58,9 +58,10 @@ def decide(state: EncounterState, actor: Actor, cmd: msg.Command, ctx: Context) 
         raise Rejected(ErrorCode.UNKNOWN_TYPE, f"{cmd.__struct_config__.tag} is not a command")
     try:
         handler(d, cmd)
-        d.pass_turns()
-        d.begin_regular_rounds_now()
-        timers.start_for_new_turn(d, 0)
+        if not isinstance(cmd, msg.Undo):  # (an undo leaves the encounter as it was then)
+            d.pass_turns()
+            d.begin_regular_rounds_now()
+            timers.start_for_new_turn(d, 0)
         problem = inconsistency(d.s)
         if problem is not None:
             # a guard for combinations of commands the rules do not foresee: better refused
@@ -140,6 +141,9 @@ _HANDLERS: dict[type, Callable[[Decision, Any], None]] = {
     msg.ResumeTurnTimer: timers.resume,
     timers.TimerDue: timers.timer_due,
     msg.EndEncounter: gm.end,
+    msg.Undo: undo.undo,
+    msg.RequestUndo: undo.request_undo,
+    msg.RefuseUndo: undo.refuse_undo,
 }
 
 __all__ = ["Context", "Decision", "Outcome", "Rejected", "aim", "create", "decide",

@@ -19,19 +19,33 @@ from encounter.state import (
     TokenGrant,
     TurnState,
     TurnTimer,
+    UndoRequest,
     Vitals,
+    copy_state,
 )
 from protocol import events as ev
 from protocol.events import Envelope
 from rules.battle_map import shared
 
+#: Where an undo goes back to (ruling R108): the state at a seq, by the seq.
+Past = Callable[[int], EncounterState]
 
-def apply(state: EncounterState, envelope: Envelope) -> EncounterState:
-    """Apply one stored event in place and return the state."""
+
+def apply(state: EncounterState, envelope: Envelope,
+          past: Past | None = None) -> EncounterState:
+    """Apply one stored event in place and return the state. An undo (``commands_undone``)
+    needs ``past``, the encounter as it was where it goes back to."""
     if envelope.seq != state.version + 1:
         raise ValueError(f"event {envelope.seq} does not follow version {state.version}")
     was_behind, serial = behind_screen(state), state.turn_serial
-    apply_event(state, envelope.event)
+    event = envelope.event
+    if isinstance(event, ev.CommandsUndone):
+        if past is None or event.back_to is None:
+            raise ValueError(f"event {envelope.seq} takes commands back: the fold needs the "
+                             "state it goes back to")
+        restore(state, past(event.back_to), envelope.seq)
+    else:
+        apply_event(state, event)
     state.version = envelope.seq
     if envelope.chart is not None:
         state.chart = list(envelope.chart)
@@ -40,14 +54,66 @@ def apply(state: EncounterState, envelope: Envelope) -> EncounterState:
     if envelope.seq == 1:
         state.created_ts = envelope.ts
     fold_screen(state, envelope, was_behind, state.turn_serial != serial)
+    if envelope.chart is not None:
+        end_command(state, envelope)
     return state
 
 
 def fold(encounter_id: str, envelopes: Iterable[Envelope]) -> EncounterState:
     state = EncounterState(id=encounter_id)
+    kept: list[Envelope] = []
+
+    def past(seq: int) -> EncounterState:
+        return fold(encounter_id, kept[:seq])
+
     for envelope in envelopes:
-        apply(state, envelope)
+        apply(state, envelope, past)
+        kept.append(envelope)
     return state
+
+
+# --- undo (ruling R108) -------------------------------------------------------------------------
+
+#: The commands an undo counts back: the last ones, at most.
+COMMANDS_KEPT = 200
+#: What an undo does not take back: the credentials, the server's dice (they roll on from
+#: where they were: a result shown is never drawn again), the names of everyone who was in
+#: the encounter (the log's words use them), the count of turn timers, the ranges taken back.
+CARRIED = ("tokens", "server_rolls", "screened_rolls", "dice_commitment", "dice_chain",
+           "dice_entropy", "dice_secret", "timers", "names", "effect_names", "created_ts",
+           "undone", "table_turns")
+#: The events of commands that are not counted as commands an undo takes back one by one.
+_NOT_COMMANDS = (ev.CommandsUndone, ev.UndoRequested, ev.UndoRefused)
+
+
+def end_command(state: EncounterState, envelope: Envelope) -> None:
+    """At the last event of a command: the seq it ended at, and whose action it took."""
+    acted, state.acting = state.acting, None
+    if isinstance(envelope.event, _NOT_COMMANDS):
+        return
+    state.commands.append(envelope.seq)
+    if len(state.commands) > COMMANDS_KEPT:
+        del state.commands[:-COMMANDS_KEPT]
+    state.last_acted = acted
+
+
+def restore(state: EncounterState, past: EncounterState, seq: int) -> None:
+    """``state`` as it was at ``past.version`` (in place), but for what is ``CARRIED``; a new
+    turn id (``turn_serial`` moves on, and ``table_turns`` with it when the table is told of
+    the undo, ``fold_screen``: a command meant for a turn taken back is ``stale``), no turn
+    timer running, and the seqs after ``past.version`` up to ``seq`` (the undo's) marked
+    taken back."""
+    kept = {f: getattr(state, f) for f in CARRIED}
+    serial = state.turn_serial
+    fresh = copy_state(past)
+    for f in EncounterState.__struct_fields__:
+        setattr(state, f, getattr(fresh, f))
+    for f, value in kept.items():
+        setattr(state, f, value)
+    state.undone = [*kept["undone"], (past.version + 1, seq - 1)]
+    state.turn_serial = serial + 1
+    state.timer = None
+    state.acting = None
 
 
 def apply_event(state: EncounterState, event: ev.Event) -> None:
@@ -342,7 +408,26 @@ def _(e: ev.FlatFooted, s: EncounterState) -> None:
 
 
 @_apply.register
+def _(e: ev.UndoRequested, s: EncounterState) -> None:
+    if e.back_to is None:
+        raise ValueError("undo_requested without back_to")
+    s.undo_requests = {**s.undo_requests, e.request: UndoRequest(
+        request=e.request, combatant=e.combatant, back_to=e.back_to, reason=e.reason)}
+
+
+@_apply.register
+def _(e: ev.UndoRefused, s: EncounterState) -> None:
+    s.undo_requests = {k: v for k, v in s.undo_requests.items() if k != e.request}
+
+
+@_apply.register
+def _(e: ev.CommandsUndone, s: EncounterState) -> None:
+    raise ValueError("commands_undone is folded by apply, with the state it goes back to")
+
+
+@_apply.register
 def _(e: ev.ActionTaken, s: EncounterState) -> None:
+    s.acting = e.combatant
     turn = s.turn
     if turn is not None and turn.combatant == e.combatant and not e.out_of_turn:
         turn.acted = True

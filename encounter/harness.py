@@ -40,6 +40,7 @@ import yaml
 
 from encounter import engine
 from encounter.actors import Actor
+from encounter.decision import Rewound
 from encounter.fold import fold
 from encounter.legal import legal_actions
 from encounter.state import EncounterState
@@ -187,7 +188,14 @@ class Table:
     def context(self) -> engine.Context:
         secret = self.dice_secret
         return engine.Context(now_ms=self.now_ms, new_id=lambda: next(self._ids),
-                              dice_secret=None if secret is None else lambda _: secret)
+                              dice_secret=None if secret is None else lambda _: secret,
+                              rewind=self._rewind)
+
+    def _rewind(self, seq: int) -> Rewound | None:
+        """The encounter at ``seq`` and the events after it, from the log (an undo's)."""
+        if not 0 < seq <= self.state.version:
+            return None
+        return Rewound(fold(self.id, self.envelopes[:seq]), self.envelopes[seq:])
 
     # -- commands --------------------------------------------------------------------------------
 

@@ -29,6 +29,7 @@ from encounter.turns import (
     screen_turn_refusal,
     turn_refusal,
 )
+from encounter.undo import request_refusal
 from protocol.messages import LegalAction
 from rules.actions import Economy, Kind
 from statemachines.encounter_chart import EncounterChartModel, restore
@@ -106,7 +107,24 @@ def legal_actions(
                 actions.append(LegalAction(action=name, combatant=cid, label=label,
                                            targets=[pending.request],
                                            args_schema=command_schema_id(name), group="dice"))
+    asker = state.last_acted
+    if asker is not None and not viewer.is_gm and viewer.controls(state, asker) \
+            and request_refusal(state, asker) is None:
+        # a player may ask the GM to take back its last action while it is the last (R108)
+        actions.append(_REQUEST_UNDO.get(asker) or _request_undo(asker))
     return actions
+
+
+_REQUEST_UNDO: dict[str, LegalAction] = {}
+
+
+def _request_undo(cid: str) -> LegalAction:
+    entry = _REQUEST_UNDO[cid] = LegalAction(
+        action="request_undo", combatant=cid, label="Ask the GM to undo the last action",
+        args_schema=command_schema_id("request_undo"), group="turn")
+    if len(_REQUEST_UNDO) > 4096:
+        _REQUEST_UNDO.clear()
+    return entry
 
 
 # --- the parts that depend on a few flags only: worked out once each --------------------------

@@ -81,6 +81,16 @@ class TurnState(msgspec.Struct, kw_only=True, gc=False):
     gone_at: int | None = None
 
 
+class UndoRequest(msgspec.Struct, kw_only=True, gc=False, frozen=True):
+    """A player's request to take back its combatant's last action (R108): its id, whose
+    action, where the undo would go back to, and the player's reason."""
+
+    request: str
+    combatant: str
+    back_to: int
+    reason: str | None = None
+
+
 class Readied(msgspec.Struct, kw_only=True, gc=False):
     action: str
     action_type: str
@@ -279,6 +289,16 @@ class EncounterState(msgspec.Struct, kw_only=True, gc=False):
     #: The turn timer of the turn being taken, and how many were started (R102).
     timer: TurnTimer | None = None
     timers: int = 0
+    #: Undo (ruling R108): the seq at which each command of the log ended, in order (those an
+    #: undo took back left out, and neither an undo nor a request for one counts); the
+    #: combatant whose action the last command took (``acting``: the one of the command being
+    #: folded); the ranges of seqs taken back, first and last; and the players' requests
+    #: waiting for the GM, by id.
+    commands: list[int] = []
+    last_acted: str | None = None
+    acting: str | None = None
+    undone: list[tuple[int, int]] = []
+    undo_requests: dict[str, UndoRequest] = {}
 
     def visible_combatant(self, cid: str) -> bool:
         c = self.combatants.get(cid)
@@ -320,14 +340,14 @@ def turn_id(state: EncounterState, table: bool = False) -> str:
 #: The layout of ``EncounterState`` as cached snapshots hold it. Raise it whenever the fold
 #: gains or changes a field: a cached snapshot of another format is rebuilt from the log,
 #: never read as this one.
-STATE_FORMAT = 12  # 2: turn_serial; 3: Vitals.bound_or_asleep; 4: TurnState.gone_at;
+STATE_FORMAT = 13  # 2: turn_serial; 3: Vitals.bound_or_asleep; 4: TurnState.gone_at;
 # 5: TurnState.budget names its ruleset's slots (Action Time's own major and minor);
 # 6: unaware and flying (R82, R83); 7: an effect_started carries its duration, modifiers,
 # source and origin (R90); 8: the GM's screen (told, table_seq, table_last, table_turns,
 # touched) and screened_rolls; 9: reservations (R48); 10: verifiable dice (R101), names and
 # effect_names;
 # 11: the GM's screen as a turn (screened, screen_turn, screen_count, R99); 12: turn timers
-# (R102)
+# (R102); 13: undo (commands, last_acted, acting, undone, undo_requests, R108)
 
 _encode = msgspec.msgpack.Encoder()
 _decode = msgspec.msgpack.Decoder(EncounterState)

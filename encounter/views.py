@@ -63,6 +63,10 @@ def view_event(envelope: Envelope, viewer: Actor) -> ev.AnyEvent | None:
         return _others_view(event, viewer)
     if isinstance(event, ev.AttackResolved):
         return _attack_view(event, viewer)
+    if isinstance(event, ev.CommandsUndone):  # the seqs count what the table is not shown
+        return msgspec.structs.replace(event, back_to=None, taken_back=[])
+    if isinstance(event, ev.UndoRequested):
+        return msgspec.structs.replace(event, back_to=None)
     if isinstance(event, ev.DamageDealt):
         if event.dice_secret and event.target not in viewer.combatants:
             # the GM's dice behind the screen: the loss is known, not how it was made up
@@ -292,6 +296,17 @@ def _timer(s: Sight) -> dict[str, Any] | None:
             "warn_at": timer.warn_at, "remaining": timer.remaining}
 
 
+def _undo_requests(s: Sight) -> list[Any]:
+    """The players' requests to undo waiting for the GM (R108): all of them to the GM (with
+    where each goes back to), a player's own to the player."""
+    asked = s.state.undo_requests
+    if not asked:
+        return []
+    return [{"request": r.request, "combatant": r.combatant, "reason": r.reason,
+             "back_to": r.back_to if s.full else None}
+            for r in asked.values() if s.full or s.viewer.controls(s.state, r.combatant)]
+
+
 def _nothing(value: list[Any] | dict[str, Any]) -> Callable[[Sight], Any]:
     """A part that is the same for every state: protocol 1's parts of the view that are
     Dramatic's (``rulesets.dramatic.views``) for every ruleset, empty unless the ruleset's view
@@ -348,6 +363,7 @@ ENGINE_PARTS: tuple[tuple[str, tuple[str, ...], ViewPartOf, bool | None], ...] =
     ("created_ts", ("created_ts",), lambda s: s.state.created_ts, None),
     # unaware of the attacks made on them (R82): the GM's call, as ``awareness_set`` is
     ("unaware", ("unaware",), lambda s: list(s.state.unaware), True),
+    ("undo_requests", ("undo_requests", "combatants", "tokens"), _undo_requests, None),
     ("options", ("options",), _options, None),
     ("tokens", ("tokens",),
      lambda s: [msgspec.to_builtins(t) for t in s.state.tokens.values()], True),
@@ -359,7 +375,7 @@ RULESET_PARTS_AT = next(i for i, p in enumerate(ENGINE_PARTS) if p[0] == "create
 
 #: The engine's parts that differ between viewers who see the same combatants (what they
 #: control, the rolls they are asked for); the others are the same for all of them.
-VIEWER_PARTS = frozenset({"readied", "pending_rolls"})
+VIEWER_PARTS = frozenset({"readied", "pending_rolls", "undo_requests"})
 #: The engine's parts shown to every viewer that differ between one who sees everything and
 #: one who does not, when they see the same combatants; the others are the same for both.
 #: (With anonymous hidden turns the table's ``phase``, ``current`` and ``turn`` are the

@@ -575,6 +575,26 @@ def _screen_moved(e: ev.ScreenMoved, n: Names) -> Summary:
     return said(f"The GM's screen moves to initiative count {e.count} from round {e.round} on")
 
 
+def _undone(e: ev.CommandsUndone, n: Names) -> Summary:
+    what = (f"everything after event {e.back_to} ({len(e.taken_back)} "
+            f"event{'s' if len(e.taken_back) != 1 else ''})" if e.back_to is not None
+            else f"{e.seen} event{'s' if e.seen != 1 else ''} of the log" if e.seen
+            else "what came last")
+    asked = f", as {n(e.requested_by)}'s player asked" if e.requested_by else ""
+    why = f" ({e.reason})" if e.reason else ""
+    return said(f"The GM takes back {what}{asked}{why}")
+
+
+def _undo_requested(e: ev.UndoRequested, n: Names) -> Summary:
+    why = f" ({e.reason})" if e.reason else ""
+    return said(f"{n(e.combatant)}'s player asks the GM to take back its last action{why}")
+
+
+def _undo_refused(e: ev.UndoRefused, n: Names) -> Summary:
+    why = f" ({e.reason})" if e.reason else ""
+    return said(f"The GM keeps {n(e.combatant)}'s last action{why}")
+
+
 def _dice_committed(e: ev.DiceCommitted, n: Names) -> Summary:
     return said(f"The server commits to its dice: SHA-256 {e.commitment} (its secret comes "
                 "when the encounter ends)")
@@ -635,6 +655,9 @@ ENGINE_WORDS: dict[type, Wording] = {
     ev.MapSet: _map,
     ev.CombatantPlaced: _placed,
     ev.ScreenMoved: _screen_moved,
+    ev.CommandsUndone: _undone,
+    ev.UndoRequested: _undo_requested,
+    ev.UndoRefused: _undo_refused,
     ev.TurnTimerStarted: _timer_started,
     ev.TurnTimerWarned: _timer_warned,
     ev.TurnTimerPaused: _timer_paused,

@@ -318,6 +318,44 @@ class ScreenMoved(Event, tag="screen_moved", kw_only=True):
     round: int
 
 
+class CommandsUndone(Event, tag="commands_undone", kw_only=True):
+    """The GM took back every command after ``back_to`` (ruling R108): the events after it, up
+    to this one, stay in the log as history (``get_history`` marks them ``taken_back``), and
+    the encounter is as it was at ``back_to`` but for what is never taken back (credentials,
+    the server's dice, which roll on from where they were). Every viewer who was shown any of
+    them gets this event, then a ``snapshot`` (reason ``rewound``). ``back_to`` and
+    ``taken_back`` (the seqs taken back) are the GM's; to anyone else they are ``null`` and
+    ``[]``, and ``seen`` says how many of the events the table was shown. ``requested_by``:
+    the combatant whose player asked for it (``request_undo``). Added in protocol 1.7."""
+
+    back_to: int | None
+    taken_back: list[int] = []
+    seen: int = 0
+    reason: str | None = None
+    requested_by: str | None = None
+
+
+class UndoRequested(Event, tag="undo_requested", kw_only=True):
+    """A player asked the GM to take back its combatant's last action (``request_undo``,
+    ruling R108): ``request`` is what the GM's ``undo`` (``request``) grants or
+    ``refuse_undo`` refuses; ``back_to`` is where the undo would go back to (the GM's; ``null``
+    to the player). Seen by the GM and the combatant's player. Added in protocol 1.7."""
+
+    request: str
+    combatant: str
+    back_to: int | None
+    reason: str | None = None
+
+
+class UndoRefused(Event, tag="undo_refused", kw_only=True):
+    """The GM refused a player's request to undo (``refuse_undo``, ruling R108). Added in
+    protocol 1.7."""
+
+    request: str
+    combatant: str
+    reason: str | None = None
+
+
 class ActionTaken(Event, tag="action_taken", kw_only=True):
     """A combatant took an action. ``action_type`` is standard, move, swift, full_round, free
     or reaction (Action Time: a major action is ``standard``, a minor one ``move``); ``slot``
@@ -890,6 +928,9 @@ AnyEvent = (
     | TurnStarted
     | TurnEnded
     | ScreenMoved
+    | CommandsUndone
+    | UndoRequested
+    | UndoRefused
     | TurnTimerStarted
     | TurnTimerWarned
     | TurnTimerPaused

@@ -175,6 +175,39 @@ class GetAim(Command, tag="get_aim", kw_only=True):
     args: dict[str, Any] = {}
 
 
+class Undo(Command, tag="undo", kw_only=True):
+    """Take back commands (the GM's; ruling R108): every command after ``back_to`` (a seq at
+    which a command ended; none: the last command, so that undo after undo goes back one
+    command at a time), or the one a player asked for (``request``, an ``undo_requested``'s).
+    Appends ``commands_undone``: the events taken back stay in the log, marked, and the
+    encounter is as it was at ``back_to`` but for the credentials and the server's dice,
+    which roll on (what is done again rolls again). Refused while a hidden combatant's turn
+    runs that the table has not been told of, back into one, back before the scene was
+    created, and after the encounter ended. Added in protocol 1.7."""
+
+    back_to: Annotated[int, msgspec.Meta(ge=1)] | None = None
+    request: Annotated[str, msgspec.Meta(min_length=1, max_length=80)] | None = None
+    reason: Label | None = None
+
+
+class RequestUndo(Command, tag="request_undo", kw_only=True):
+    """Ask the GM to take back ``combatant``'s last action (a player's, for a combatant it
+    controls; ruling R108): only while that action is the encounter's last command. Appends
+    ``undo_requested``, which the GM grants (``undo`` with ``request``) or refuses
+    (``refuse_undo``). Listed in ``legal_actions`` while it may be sent. Added in protocol
+    1.7."""
+
+    combatant: CombatantRef
+    reason: Label | None = None
+
+
+class RefuseUndo(Command, tag="refuse_undo", kw_only=True):
+    """Refuse a player's request to undo (the GM's; ruling R108). Added in protocol 1.7."""
+
+    request: Annotated[str, msgspec.Meta(min_length=1, max_length=80)]
+    reason: Label | None = None
+
+
 # --- encounter setup (GM) -------------------------------------------------------------------
 
 
@@ -587,6 +620,9 @@ AnyClientMessage = (
     | GetHistory
     | GetReach
     | GetAim
+    | Undo
+    | RequestUndo
+    | RefuseUndo
     | CreateEncounter
     | AddCombatant
     | RemoveCombatant
@@ -728,7 +764,9 @@ class EventMessage(ServerMessage, tag="event", kw_only=True, omit_defaults=True)
     event (it is left out for events stored before digests existed): keep the one of the last
     event applied and send it with ``since`` when resuming. With the ``cursor`` feature the
     message carries ``cursor`` instead of ``seq`` and ``digest``. With the ``summaries``
-    feature it carries ``summary``, the event in words (left out without it)."""
+    feature it carries ``summary``, the event in words (left out without it). ``taken_back:
+    true`` marks an event the GM took back since (``commands_undone``, ruling R108): in
+    ``history`` and in the events replayed on a resume (added in protocol 1.7)."""
 
     encounter: str
     seq: int | msgspec.UnsetType = msgspec.UNSET
@@ -737,13 +775,16 @@ class EventMessage(ServerMessage, tag="event", kw_only=True, omit_defaults=True)
     digest: str | None = None
     cursor: Cursor | msgspec.UnsetType = msgspec.UNSET
     summary: Summary | None = None
+    taken_back: bool = False
 
 
 class Snapshot(ServerMessage, tag="snapshot", kw_only=True):
     """The whole encounter as this viewer may see it, as of ``seq``, and the ``digest`` of the
     log at ``seq`` (``null`` for a log without one). Sent after ``hello`` without ``since``,
     when the server cannot replay from ``since`` (``reason``), and, unasked, when the server
-    finds that the log went back (``rewound``): everything received after this ``seq`` is void.
+    finds that the log went back (``rewound``): everything received after this ``seq`` is void;
+    after the GM took commands back (``commands_undone``, R108), also ``rewound``: the
+    encounter is this snapshot's state.
     With the ``cursor`` feature ``cursor`` stands for ``seq`` and ``digest`` (both left out).
     ``ts`` is when the server sent it (milliseconds since the epoch, the clock of the events'
     ``ts`` and of a turn timer's ``deadline``; left out in a replay's)."""

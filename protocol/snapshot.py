@@ -203,6 +203,16 @@ class PendingRollView(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
         "The server's bookkeeping of the roll: the GM's only (`null` for the others).")]
 
 
+class UndoRequestView(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """A player's request to undo its combatant's last action, waiting for the GM (R108)."""
+
+    request: Annotated[str, doc("The request id `undo` (`request`) and `refuse_undo` take.")]
+    combatant: Annotated[str, doc("Whose action it would take back.")]
+    reason: Annotated[str | None, doc("The player's reason.")]
+    back_to: Annotated[int | None, doc(
+        "The seq the undo would go back to: the GM's (`null` for the player).")]
+
+
 class TokenView(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     """A credential of the encounter (its secret is not here)."""
 
@@ -298,6 +308,9 @@ class SharedState(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     ended: Annotated[bool, doc("Whether the scene is over.")]
     end_reason: Annotated[str | None, doc("Why it ended (`end_encounter.reason`).")]
     created_ts: Annotated[int, doc("When the encounter was created (ms since the epoch).")]
+    undo_requests: Annotated[list[UndoRequestView], doc(
+        "The players' requests to undo waiting for the GM (R108): all of them for the GM, a "
+        "player's own to the player. Added in protocol 1.7.")] = []
 
 
 class StateView(SharedState, kw_only=True, forbid_unknown_fields=True):

@@ -24,6 +24,8 @@ from websockets.http11 import Request, Response
 from encounter.actors import Actor
 from encounter.patches import NO_CHANGE
 from encounter.screen import waits_for_screen
+from encounter.views import may_see
+from protocol.events import CommandsUndone, Envelope
 from protocol.messages import Limits
 from protocol.version import PROTOCOL_VERSION
 from rules.verifiable_dice import encounter_secret
@@ -295,6 +297,7 @@ class Server:
         # client's, then the log's)
         sent_to, sent_digest = since, digest
         checks = 0
+        undone = False  # an undo this reader may see is among the events replayed (R108)
         while True:
             if sent_to > room.version:  # the log went back (while it was being replayed)
                 self._resume_snapshot(session, room,
@@ -320,7 +323,8 @@ class Server:
                                              actor, cursor=session.cursor,
                                              summaries=session.summaries):
                     session.enqueue(frame)
-                self._join_resumed(session, room, since)
+                undone = undone or _undid([e for e, _ in shown], actor)
+                self._join_resumed(session, room, since, undone)
                 return
             batch = await self.store.read_batch(room.id, sent_to, count=REPLAY_CHUNK)
             # no further than the room has folded (the rest comes from its ring, or live), nor
@@ -343,7 +347,7 @@ class Server:
                 if doubt is not None:
                     self._resume_snapshot(session, room, doubt)
                     return
-                self._join_resumed(session, room, since)
+                self._join_resumed(session, room, since, undone)
                 return
             if batch.prev is None or not batch.envelopes:
                 # Redis's log ends at or before sent_to, behind the room: check the room
@@ -360,14 +364,20 @@ class Server:
             for frame in room.frames_for(batch.envelopes, batch.digests, actor,
                                          cursor=session.cursor, summaries=session.summaries):
                 session.enqueue(frame)
+            undone = undone or _undid(batch.envelopes, actor)
             sent_to, sent_digest = batch.envelopes[-1].seq, batch.head
 
-    def _join_resumed(self, session: Follower, room: Room, since: int) -> None:
+    def _join_resumed(self, session: Follower, room: Room, since: int,
+                      undone: bool = False) -> None:
         """The last step of a resume, the events replayed: with the ``view`` feature the
         patch from the view at ``since`` (or a snapshot, when the patches kept do not reach
-        back to it); then the room and the legal actions."""
+        back to it); then the room and the legal actions. After an undo among the events
+        replayed (``undone``, R108), a snapshot (``rewound``), as a live connection got."""
         actor = session.actor
         assert actor is not None
+        if undone:
+            self._resume_snapshot(session, room, "rewound")
+            return
         if session.view:
             patch = room.view_since(actor, since)
             if patch is None:
@@ -524,3 +534,8 @@ async def run(settings: Settings) -> None:
         await server.serve_forever()
     finally:
         log.info("stopped after %.0f s", time.time() - started)
+
+
+def _undid(envelopes: list[Envelope], actor: Actor) -> bool:
+    """Whether an undo ``actor`` may see is among ``envelopes`` (R108)."""
+    return any(type(e.event) is CommandsUndone and may_see(e, actor) for e in envelopes)

@@ -5,6 +5,7 @@ setting that asks for it, only once Redis confirmed them fsynced or replicated).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 import logging
 import os
@@ -16,11 +17,14 @@ import orjson
 from redis import exceptions as redis_exceptions
 
 from encounter import engine
+from encounter.decision import Rewound
 from encounter.screen import behind, waits_for_screen
+from encounter.state import EncounterState
 from encounter.timers import TimerDue
+from encounter.undo import undo_target
 from protocol import messages as msg
 from protocol.errors import ErrorCode
-from protocol.events import TokenIssued, TokenRevoked
+from protocol.events import Envelope, TokenIssued, TokenRevoked
 from server import auth, metrics
 from server.config import Settings
 from server.creation import CreatePolicy
@@ -314,8 +318,13 @@ class CommandService:
                     self._ack_duplicate(session, cmd, room, known, fingerprint)
                     return "duplicate"
                 state, head = room.state, room.head
+                ctx = self.context()
+                if isinstance(cmd, msg.Undo) and actor.is_gm:
+                    ctx = await self._rewinding(room, state, cmd, ctx)
+                    if room.state is not state or room.head != head:
+                        continue  # moved on while the log was read: decide again
                 try:
-                    out = engine.decide(state, actor, cmd, self.context())
+                    out = engine.decide(state, actor, cmd, ctx)
                 except engine.Rejected:
                     # A retry of a command that went through (perhaps on another process)
                     # is no longer legal: answer with its first outcome.
@@ -367,6 +376,24 @@ class CommandService:
                 else:
                     await room.catch_up()
         raise engine.Rejected(ErrorCode.CONFLICT, "the encounter kept changing; try again")
+
+    async def _rewinding(self, room: Room, state: EncounterState, cmd: msg.Undo,
+                         ctx: engine.Context) -> engine.Context:
+        """``ctx`` with what an undo goes back to (R108): the state there and the events
+        after it, read from the log."""
+        target = undo_target(state, cmd)
+        store = self.server.store
+        past = await store.load_at(room.id, target)
+        after: list[Envelope] = []
+        while past is not None and len(after) < state.version - target:
+            chunk = await store.read(room.id, target + len(after),
+                                     count=min(1024, state.version - target - len(after)))
+            if not chunk or chunk[0].seq != target + len(after) + 1:
+                past = None  # (the log does not reach back: the decider says so)
+                break
+            after += chunk
+        found = None if past is None else Rewound(past, after[:state.version - target])
+        return dataclasses.replace(ctx, rewind=lambda seq: found if seq == target else None)
 
     def _with_token(self, encounter: str, result: dict[str, Any]) -> dict[str, Any]:
         """The result of a command that issued a credential carries its token, minted again

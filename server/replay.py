@@ -28,10 +28,12 @@ from encounter.fold import apply
 from encounter.patches import Op, diff
 from encounter.screen import waits_for_screen
 from encounter.state import EncounterState, copy_state
-from encounter.views import view_state
+from encounter.views import may_see, view_state
 from protocol import events as ev
+from protocol.events import CommandsUndone, Envelope
 from protocol.messages import Replay, ReplayEnded, Snapshot
 from server.rooms import Room
+from server.store import EventStore
 
 log = logging.getLogger("stablemaster.replay")
 
@@ -85,7 +87,14 @@ async def play(watcher: Watcher, room: Room, actor: Actor, replay: Replay) -> No
                 shown = _view(told if table else state, actor)
                 watcher.enqueue(_snapshot(room, shown, told.version if table else state.version,
                                           told_digest if table else digest, watcher.cursor))
-            apply(state, envelope)
+            event = envelope.event
+            undone = isinstance(event, CommandsUndone)
+            if isinstance(event, CommandsUndone) and event.back_to is not None:
+                # (R108: the fold goes back to the state of then)
+                pasts = {event.back_to: await _past(store, room.id, envelope)}
+                apply(state, envelope, pasts.__getitem__)
+            else:
+                apply(state, envelope)
             after, digest = envelope.seq, envelope_digest
             if table and state.told == state.version:
                 told, told_digest = copy_state(state), digest
@@ -109,7 +118,11 @@ async def play(watcher: Watcher, room: Room, actor: Actor, replay: Replay) -> No
             for frame in frames:
                 watcher.enqueue(frame)
             sent += len(frames)
-            if watcher.view and shown is not None:
+            if undone and may_see(envelope, actor):  # as live: the state, whole (R108)
+                shown = _view(told if table else state, actor)
+                watcher.enqueue(_snapshot(room, shown, told.version if table else state.version,
+                                          told_digest if table else digest, watcher.cursor))
+            elif watcher.view and shown is not None:
                 now = _view(told if table else state, actor)
                 ops: list[Op] = []
                 diff("", shown, now, ops)
@@ -125,6 +138,16 @@ async def play(watcher: Watcher, room: Room, actor: Actor, replay: Replay) -> No
                                   told.version if table else state.version,
                                   told_digest if table else digest, watcher.cursor))
     watcher.enqueue(_encode.encode(ReplayEnded(encounter=room.id, events=sent)))
+
+
+async def _past(store: EventStore, encounter: str, envelope: Envelope) -> EncounterState:
+    """The state an undo goes back to, from the log."""
+    assert isinstance(envelope.event, CommandsUndone) and envelope.event.back_to is not None
+    past = await store.load_at(encounter, envelope.event.back_to)
+    if past is None:
+        raise ValueError(f"the log no longer reaches seq {envelope.event.back_to}, where the "
+                         f"undo at {envelope.seq} goes back to")
+    return past
 
 
 def _view(state: EncounterState, actor: Actor) -> dict[str, Any]:

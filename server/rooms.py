@@ -32,10 +32,10 @@ from encounter.legal import allowed_chart_events, legal_actions
 from encounter.patches import Memo, Shown, follow, prepare, show
 from encounter.screen import at_table, behind, table_sees, waits_for_screen
 from encounter.state import EncounterState, copy_state, turn_id
-from encounter.views import view_event, view_state
+from encounter.views import may_see, view_event, view_state
 from encounter.words import summarize
 from protocol.errors import ErrorCode
-from protocol.events import Envelope, TokenRevoked
+from protocol.events import CommandsUndone, Envelope, TokenRevoked
 from protocol.messages import EventMessage, LegalAction, ServerMessage, Snapshot, View
 from protocol.summary import Summary
 from server import metrics
@@ -190,6 +190,12 @@ class Room:
             return
         fresh = envelopes[first:] if first else envelopes
         fresh_digests = digests[first:] if first else digests
+        if (state_after is None or state_after.version != fresh[-1].seq) and \
+                any(isinstance(e.event, CommandsUndone) for e in fresh):
+            # an undo is folded with the state it goes back to, read from the log (R108)
+            self._behind = True
+            self.schedule_catchup()
+            return
         if state_after is not None and state_after.version == fresh[-1].seq:
             candidate: EncounterState | None = self.state  # (the decider worked on a copy)
             self.state = state_after
@@ -424,7 +430,12 @@ class Room:
                     await self._rewind(f"the log in Redis does not continue seq {version}")
                     return
                 if tail.envelopes:
-                    self.offer(tail, remote=True)
+                    after = None
+                    if any(isinstance(e.event, CommandsUndone) for e in tail.envelopes):
+                        after = await self.store.load_at(self.id, tail.envelopes[-1].seq)
+                        if (self.version, self.head) != (version, head):
+                            continue
+                    self.offer(tail, after, remote=True)
                 if not self._behind:
                     return
 
@@ -657,6 +668,7 @@ class Room:
             assert session.actor is not None
             groups.setdefault(viewer_key(session.actor), []).append(session)
         revoked = {e.event.token_id for e in envelopes if isinstance(e.event, TokenRevoked)}
+        undos = [e for e in envelopes if type(e.event) is CommandsUndone]
         allowed = allowed_chart_events(state) if not state.ended else set()
         shared: dict[object, list[LegalAction]] = {}
         turns: dict[bool, str] = {}
@@ -693,6 +705,10 @@ class Room:
                 if session.view and views:
                     session.enqueue(views[session.cursor])
                 session.offer_legal(legal)
+            if undos and any(may_see(e, actor) for e in undos):
+                # the encounter went back (R108): its state whole, for clients that fold
+                for session in members:
+                    self.send_snapshot(session, "rewound", join=False)
         if told and self.held_acks:
             held, self.held_acks = self.held_acks, []
             for session, cid, result, duplicate in held:
@@ -773,12 +789,19 @@ class Room:
     def _event_frame(self, envelope: Envelope, event: Any, digest: str,
                      cursor: bool = False, summaries: bool = False) -> bytes:
         summary = self.summary_of(envelope, event) if summaries else None
+        gone = self.taken_back(envelope.seq)
         if cursor:
             return _encode.encode(EventMessage(encounter=self.id, ts=envelope.ts, event=event,
                                                cursor=self.seal(envelope.seq, digest),
-                                               summary=summary))
+                                               summary=summary, taken_back=gone))
         return _encode.encode(EventMessage(encounter=self.id, seq=envelope.seq, ts=envelope.ts,
-                                           event=event, digest=digest or None, summary=summary))
+                                           event=event, digest=digest or None, summary=summary,
+                                           taken_back=gone))
+
+    def taken_back(self, seq: int) -> bool:
+        """Whether an undo took back the event at ``seq`` (R108)."""
+        undone = self.state.undone
+        return bool(undone) and any(first <= seq <= last for first, last in undone)
 
     def summary_of(self, envelope: Envelope, event: Any) -> Summary:
         """The words of ``event``, ``envelope``'s event as one viewer sees it: worked out once

@@ -48,7 +48,7 @@ from redis.exceptions import NoScriptError, ResponseError
 
 from encounter.fold import apply
 from encounter.state import STATE_FORMAT, EncounterState, dump_state, load_state
-from protocol.events import Envelope
+from protocol.events import CommandsUndone, Envelope
 from server.batched import Batched
 
 ACTIVITY_KEY = "stablemaster:activity"
@@ -513,8 +513,7 @@ class EventStore:
             tail = await self.read_batch(encounter, 0)
         if state.version == 0 and not tail.envelopes:
             return None
-        for envelope in tail.envelopes:
-            apply(state, envelope)
+        await self._fold(encounter, state, tail.envelopes)
         loaded = Loaded(state, tail.head or "")
         if len(tail.envelopes) >= SNAPSHOT_EVERY:
             await self.save_snapshot(state, loaded.head)
@@ -536,11 +535,25 @@ class EventStore:
                                         count=min(1024, seq - state.version))
             if not envelopes or envelopes[0].seq != state.version + 1:
                 return None
-            for envelope in envelopes:
-                if envelope.seq > seq:
-                    break
-                apply(state, envelope)
+            await self._fold(encounter, state, [e for e in envelopes if e.seq <= seq])
         return state if state.version == seq else None
+
+    async def _fold(self, encounter: str, state: EncounterState,
+                    envelopes: Sequence[Envelope]) -> None:
+        """Fold ``envelopes`` into ``state``; an undo among them (R108) with the state it goes
+        back to, read from the log."""
+        pasts: dict[int, EncounterState] = {}
+        for envelope in envelopes:
+            event = envelope.event
+            if isinstance(event, CommandsUndone) and event.back_to is not None:
+                past = await self.load_at(encounter, event.back_to)
+                if past is None:
+                    raise ValueError(f"the log of {encounter} no longer reaches seq "
+                                     f"{event.back_to}, where the undo at {envelope.seq} goes "
+                                     "back to")
+                pasts[event.back_to] = past
+        for envelope in envelopes:
+            apply(state, envelope, pasts.__getitem__)
 
     async def digest_of(self, encounter: str, seq: int) -> str:
         """The digest the log holds at ``seq`` (``""`` at 0, or where it has none)."""

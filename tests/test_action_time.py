@@ -502,7 +502,8 @@ async def test_a_prepared_action_waiting_for_its_dice_keeps_the_turn_interrupted
         for viewer in (GM, ACE_PLAYER):
             assert {(a.action, a.combatant) for a in legal_actions(scene.state, viewer)} <= {
                 ("end_encounter", None), ("submit_roll", "ace"), ("server_roll", "ace"),
-                ("adjust_combatant", None), ("add_effect", None)}  # the GM's tools stay
+                ("adjust_combatant", None), ("add_effect", None),  # the GM's tools stay
+                ("request_undo", "ace")}  # (R108: the player may ask its attack back)
             assert ("submit_roll", "ace") in [(a.action, a.combatant)
                                               for a in legal_actions(scene.state, viewer)]
         refused = await scene.refused("brute", "end_turn")

@@ -205,6 +205,11 @@ def check(scene: Scene, viewer: Actor) -> int:
             scene.decide(cmd, viewer)
             tried += 1
             continue
+        if entry.action == "request_undo":  # a command of its own (R108), as listed
+            assert entry.group == "turn" and entry.combatant is not None, entry
+            scene.decide(msg.RequestUndo(id="probe", combatant=entry.combatant), viewer)
+            tried += 1
+            continue
         if entry.combatant is None:
             assert entry.group == "scene", entry
             continue  # the GM's own commands

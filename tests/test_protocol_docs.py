@@ -481,6 +481,40 @@ async def play_resolution(rec: Recorder, url: str, clients: list[Client]) -> Non
         assert events_of(gm, kind), kind
 
 
+async def play_undo(rec: Recorder, url: str, clients: list[Client]) -> None:
+    """Undo (R108): a player asks its attack back, the GM refuses, grants the next request,
+    then takes back a command of its own."""
+    anon = await open_client(url, clients)
+    await anon.hello()
+    ack = await anon.command("create_encounter", name="Takebacks", combatants=[
+        {"name": "Ace", "id": "ace", "kind": "pc", "initiative": 9},
+        {"name": "Cub", "id": "cub", "kind": "npc", "initiative": 1}],
+        options={"dice_seed": 5})
+    gm = await open_client(url, clients)
+    await rec.hello(gm, ack["result"]["gm_token"])
+    invite = await rec.ok(gm, "issue_invite", combatants=["ace"])
+    player = await open_client(url, clients)
+    await rec.hello(player, invite["result"]["token"])
+    mark = len(gm.messages)
+    await rec.ok(gm, "start_encounter")
+    assert await acting_now(gm, mark) == "ace"
+    await rec.ok(player, "act", combatant="ace", action="attack", args={"target": "cub"})
+    await rec.ok(player, "request_undo", combatant="ace", reason="the wrong one")
+    asked = (await gm.wait_for(lambda m: m["type"] == "event"
+                               and m["event"]["kind"] == "undo_requested"))["event"]
+    await rec.ok(gm, "refuse_undo", request=asked["request"], reason="it stands")
+    await rec.ok(player, "request_undo", combatant="ace")
+    again = await gm.wait_for(lambda m: m["type"] == "event" and m["event"]["kind"]
+                              == "undo_requested" and m["event"]["request"] != asked["request"])
+    await rec.ok(gm, "undo", request=again["event"]["request"])
+    await rec.ok(gm, "act", combatant="ace", action="delay")
+    await rec.ok(gm, "undo", reason="not yet")
+    await player.wait_for(lambda m: m["type"] == "snapshot" and m["reason"] == "rewound")
+    await rec.ok(player, "get_history", limit=20)
+    for kind in ("commands_undone", "undo_requested", "undo_refused"):
+        assert events_of(gm, kind), kind
+
+
 async def play_action_time(rec: Recorder, url: str, clients: list[Client]) -> None:
     """An "Action Time" turn: an effect gained and used up, an item readied, a move."""
     anon = await open_client(url, clients)
@@ -683,6 +717,7 @@ async def test_real_messages_validate_against_the_schemas(
 
     await play_flow(rec, url, clients)
     await play_resolution(rec, url, clients)
+    await play_undo(rec, url, clients)
     await play_action_time(rec, url, clients)
 
     # resuming: from the start (every event), and from ahead of the log (a snapshot)
@@ -763,7 +798,7 @@ async def test_real_messages_validate_against_the_schemas(
     expected = set(EVENT_KINDS) - {"ruleset_event"}
     assert kinds == expected, f"no real event seen of kinds {expected - kinds}"
     assert {m["reason"] for m in received if m["type"] == "snapshot"} == {
-        "join", "resume_ahead", "asked", "replay"}
+        "join", "resume_ahead", "asked", "replay", "rewound"}  # (rewound: after an undo)
     codes = {m["code"] for m in received if m["type"] == "error"}
     assert codes <= {c.value for c in ErrorCode}
     assert {"bad_json", "unknown_type", "invalid_payload", "unauthenticated", "forbidden",

@@ -319,6 +319,8 @@ async def test_a_readied_attack_interrupts_until_its_dice_are_in_and_resolved(
         for viewer in (GM, ACE_PLAYER):
             offered = {(a.action, a.combatant) for a in legal_actions(scene.state, viewer)
                        if a.combatant is not None}
+            if viewer is ACE_PLAYER:  # (and, right after the attack, ask it back: R108)
+                offered.discard(("request_undo", "ace"))
             assert offered == {("submit_roll", "ace"), ("server_roll", "ace")}
         refused = await scene.refused("dog", "end_turn")
         assert "waiting for the dice" in refused["message"]

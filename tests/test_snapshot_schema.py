@@ -314,6 +314,23 @@ def test_a_turn_timer_and_verifiable_dice_follow_the_schema() -> None:
     watchers.check(table)
 
 
+def test_a_request_to_undo_and_an_undo_follow_the_schema() -> None:
+    """A player's request to take back its attack, waiting for the GM, then the undo that
+    grants it (R108)."""
+    table = Table([{"name": "Ace", "id": "ace", "kind": "pc", "initiative": 50},
+                   {"name": "Dog", "id": "dog", "initiative": 1}], dice_seed=4)
+    watchers = Watchers.of(table)
+    table.do("start_encounter")
+    player = table.invite("ace")
+    table.act("ace", "attack", target="dog", by=player)
+    table.send("request_undo", combatant="ace", reason="the other dog", by=player)
+    assert table.state.undo_requests
+    watchers.check(table)
+    check(table.state, player)
+    table.do("undo", request=next(iter(table.state.undo_requests)))
+    watchers.check(table)
+
+
 def test_the_turn_of_the_gms_screen_follows_the_schema() -> None:
     """Anonymous hidden turns (R99): ``screen`` in the order, as ``current`` and the table's
     ``turn``, and the two options a player or spectator is told, along a round with someone

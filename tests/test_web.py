@@ -1383,6 +1383,50 @@ async def test_the_targets_an_attack_can_reach_are_marked_before_the_click(
     await player.screenshot(path=artifacts / "player-aim.png", full_page=True)
 
 
+async def test_a_player_asks_to_take_an_attack_back_and_the_gm_takes_it_back(
+        server: Server, pages: Pages, artifacts: Path, clients: list[Client]) -> None:
+    """Undo at the table (R108): the player attacks, asks the GM to take it back from its
+    turn's controls, the GM's console shows the request and takes it back; both pages show the
+    turn's budget whole again and the attack's lines struck through in the log (kept); the
+    GM's own "Undo the last command" takes back the next one."""
+    url = ws_url(server)
+    table = await create_table(url, clients)
+    base = f"http://127.0.0.1:{server.settings.port}"
+    gm = await pages.open(f"{base}/table/#token={table.gm_token}", size=(1366, 768))
+    player = await pages.open(f"{base}/table/#token={table.tokens['twilight']}")
+    for page in (gm, player):
+        await live(page)
+    await table.gm.command("start_encounter")
+    await until_turn_of(table.gm, "twilight")
+    form = 'form.act[data-action="attack"][data-combatant="twilight"]'
+    await player.wait_for_selector(form)
+    await player.select_option(f"{form} select.target", "dog")
+    await player.click(f"{form} button[type=submit]")
+    ask = player.locator('button.request-undo[data-combatant="twilight"]')
+    await ask.click()
+    await player.locator(".undo-waiting >> text=waiting for the answer").wait_for()
+    await gm.locator(".undo-request >> text=Twilight Sparkle's player asks").wait_for()
+    await gm.click(".undo-request button.grant")
+    for page in (gm, player):
+        await page.wait_for_function(
+            "(window.stablemaster.table.state.turn || {}).budget?.standard === true")
+        await page.wait_for_selector(".log .line.taken-back.action_taken")
+        await page.wait_for_selector(".log .line.commands_undone")
+    last = await player.eval_on_selector_all(".log .line", "els => els.at(-1).dataset.kind")
+    assert last == "commands_undone"  # (the log goes on from the undo: no line of its own)
+    assert await player.inner_text(".undo-waiting") == ""
+    assert await gm.locator(".undo-request").count() == 0
+    await player.screenshot(path=artifacts / "player-undone.png", full_page=True)
+    # the GM's own undo: Twilight moves, the GM takes the move back
+    await player.click('form[data-action="fall_prone"] button[type=submit]')
+    await gm.wait_for_function("window.stablemaster.table.combatants.get('twilight')"
+                               ".vitals.prone === true")
+    await gm.click(".undo button.undo-last")
+    await player.wait_for_function("window.stablemaster.table.combatants.get('twilight')"
+                                   ".vitals.prone === false")
+    assert await gm.inner_text(".undo .error") == ""
+
+
 async def test_the_gm_console_shows_who_is_connected_to_each_seat(
         server: Server, pages: Pages, clients: list[Client]) -> None:
     """The roster says of each player character whether its player is connected (the

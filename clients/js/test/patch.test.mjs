@@ -21,6 +21,13 @@ test("add, remove and replace on objects and arrays, escaped keys, the end of an
   assert.deepEqual(parsePointer("/a~1b/~0c/0"), ["a/b", "~c", "0"]);
 });
 
+test("a member replaced keeps its place among the object's members", () => {
+  const doc = { budget: { standard: true, move: true, swift: true } };
+  applyPatch(doc, [{ op: "replace", path: "/budget/standard", value: false }]);
+  assert.deepEqual(Object.keys(doc.budget), ["standard", "move", "swift"]);
+  assert.equal(doc.budget.standard, false);
+});
+
 test("a value added is a copy: changing the patch later does not change the document", () => {
   const value = { n: 1 };
   const doc = {};

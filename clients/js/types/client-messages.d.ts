@@ -10,6 +10,9 @@ export type StablemasterClientMessagesProtocol1 =
   | GetHistory
   | GetReach
   | GetAim
+  | Undo
+  | RequestUndo
+  | RefuseUndo
   | CreateEncounter
   | AddCombatant
   | RemoveCombatant
@@ -288,6 +291,48 @@ export interface GetAim {
   expect_turn?: string | null;
   id: string;
   type: "get_aim";
+}
+/**
+ * Take back commands (the GM's; ruling R108): every command after `back_to` (a seq at
+ * which a command ended; none: the last command, so that undo after undo goes back one
+ * command at a time), or the one a player asked for (`request`, an `undo_requested`'s).
+ * Appends `commands_undone`: the events taken back stay in the log, marked, and the
+ * encounter is as it was at `back_to` but for the credentials and the server's dice,
+ * which roll on (what is done again rolls again). Refused while a hidden combatant's turn
+ * runs that the table has not been told of, back into one, back before the scene was
+ * created, and after the encounter ended. Added in protocol 1.7.
+ */
+export interface Undo {
+  back_to?: number | null;
+  expect_turn?: string | null;
+  id: string;
+  reason?: string | null;
+  request?: string | null;
+  type: "undo";
+}
+/**
+ * Ask the GM to take back `combatant`'s last action (a player's, for a combatant it
+ * controls; ruling R108): only while that action is the encounter's last command. Appends
+ * `undo_requested`, which the GM grants (`undo` with `request`) or refuses
+ * (`refuse_undo`). Listed in `legal_actions` while it may be sent. Added in protocol
+ * 1.7.
+ */
+export interface RequestUndo {
+  combatant: string;
+  expect_turn?: string | null;
+  id: string;
+  reason?: string | null;
+  type: "request_undo";
+}
+/**
+ * Refuse a player's request to undo (the GM's; ruling R108). Added in protocol 1.7.
+ */
+export interface RefuseUndo {
+  expect_turn?: string | null;
+  id: string;
+  reason?: string | null;
+  request: string;
+  type: "refuse_undo";
 }
 /**
  * Create an encounter. The `ack` result holds `encounter` and `gm_token`. Because a

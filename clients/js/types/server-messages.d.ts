@@ -127,7 +127,9 @@ export interface Error {
  * event (it is left out for events stored before digests existed): keep the one of the last
  * event applied and send it with `since` when resuming. With the `cursor` feature the
  * message carries `cursor` instead of `seq` and `digest`. With the `summaries`
- * feature it carries `summary`, the event in words (left out without it).
+ * feature it carries `summary`, the event in words (left out without it). `taken_back:
+ * true` marks an event the GM took back since (`commands_undone`, ruling R108): in
+ * `history` and in the events replayed on a resume (added in protocol 1.7).
  */
 export interface EventMessage {
   /**
@@ -160,6 +162,9 @@ export interface EventMessage {
     | TurnStarted
     | TurnEnded
     | ScreenMoved
+    | CommandsUndone
+    | UndoRequested
+    | UndoRefused
     | TurnTimerStarted
     | TurnTimerWarned
     | TurnTimerPaused
@@ -205,6 +210,7 @@ export interface EventMessage {
     | ItemsReadied;
   seq?: number;
   summary?: Summary | null;
+  taken_back?: boolean;
   ts: number;
   type: "event";
 }
@@ -700,6 +706,47 @@ export interface ScreenMoved {
   count: number;
   kind: "screen_moved";
   round: number;
+}
+/**
+ * The GM took back every command after `back_to` (ruling R108): the events after it, up
+ * to this one, stay in the log as history (`get_history` marks them `taken_back`), and
+ * the encounter is as it was at `back_to` but for what is never taken back (credentials,
+ * the server's dice, which roll on from where they were). Every viewer who was shown any of
+ * them gets this event, then a `snapshot` (reason `rewound`). `back_to` and
+ * `taken_back` (the seqs taken back) are the GM's; to anyone else they are `null` and
+ * `[]`, and `seen` says how many of the events the table was shown. `requested_by`:
+ * the combatant whose player asked for it (`request_undo`). Added in protocol 1.7.
+ */
+export interface CommandsUndone {
+  back_to: number | null;
+  kind: "commands_undone";
+  reason?: string | null;
+  requested_by?: string | null;
+  seen?: number;
+  taken_back?: number[];
+}
+/**
+ * A player asked the GM to take back its combatant's last action (`request_undo`,
+ * ruling R108): `request` is what the GM's `undo` (`request`) grants or
+ * `refuse_undo` refuses; `back_to` is where the undo would go back to (the GM's; `null`
+ * to the player). Seen by the GM and the combatant's player. Added in protocol 1.7.
+ */
+export interface UndoRequested {
+  back_to: number | null;
+  combatant: string;
+  kind: "undo_requested";
+  reason?: string | null;
+  request: string;
+}
+/**
+ * The GM refused a player's request to undo (`refuse_undo`, ruling R108). Added in
+ * protocol 1.7.
+ */
+export interface UndoRefused {
+  combatant: string;
+  kind: "undo_refused";
+  reason?: string | null;
+  request: string;
 }
 /**
  * A turn timer runs for `combatant`'s turn (the `turn_seconds` option, ruling R102):
@@ -1431,7 +1478,9 @@ export interface SummaryPart {
  * The whole encounter as this viewer may see it, as of `seq`, and the `digest` of the
  * log at `seq` (`null` for a log without one). Sent after `hello` without `since`,
  * when the server cannot replay from `since` (`reason`), and, unasked, when the server
- * finds that the log went back (`rewound`): everything received after this `seq` is void.
+ * finds that the log went back (`rewound`): everything received after this `seq` is void;
+ * after the GM took commands back (`commands_undone`, R108), also `rewound`: the
+ * encounter is this snapshot's state.
  * With the `cursor` feature `cursor` stands for `seq` and `digest` (both left out).
  * `ts` is when the server sent it (milliseconds since the epoch, the clock of the events'
  * `ts` and of a turn timer's `deadline`; left out in a replay's).
@@ -1616,6 +1665,10 @@ export interface MLPDramaticSystemsAsTheGMAndAViewGmIntegrationSeesIt {
    * The combatants unaware of the attacks made on them during the scene (`awareness_set` with `in_scene`; R82): the GM's call.
    */
   unaware: string[];
+  /**
+   * The players' requests to undo waiting for the GM (R108): all of them for the GM, a player's own to the player. Added in protocol 1.7.
+   */
+  undo_requests: UndoRequestView[];
 }
 /**
  * A statement that hit and waits for its target's answer, or for the GM's ruling on the doubt of its target's reservation (R48).
@@ -2382,6 +2435,27 @@ export interface TurnView {
   interrupted_by: string | null;
 }
 /**
+ * A player's request to undo its combatant's last action, waiting for the GM (R108).
+ */
+export interface UndoRequestView {
+  /**
+   * The seq the undo would go back to: the GM's (`null` for the player).
+   */
+  back_to: number | null;
+  /**
+   * Whose action it would take back.
+   */
+  combatant: string;
+  /**
+   * The player's reason.
+   */
+  reason: string | null;
+  /**
+   * The request id `undo` (`request`) and `refuse_undo` take.
+   */
+  request: string;
+}
+/**
  * A snapshot's `state` in an encounter of `dramatic` (MLP Dramatic Systems), as a player or a spectator sees it. The encounter as a player or a spectator sees it: no hidden combatant, nor its place in the order, its turn, its effects or its rolls; `stats` empty and an NPC's `fatigue` `null` for the combatants it does not control; two of the options.
  */
 export interface MLPDramaticSystemsAsAPlayerOrASpectatorSeesIt {
@@ -2540,6 +2614,10 @@ export interface MLPDramaticSystemsAsAPlayerOrASpectatorSeesIt {
    * The running turn (`null`: none, or a hidden combatant's); the screen's, `combatant` `screen` and its budget untouched, for a player or spectator while it runs (R99).
    */
   turn: TurnView | null;
+  /**
+   * The players' requests to undo waiting for the GM (R108): all of them for the GM, a player's own to the player. Added in protocol 1.7.
+   */
+  undo_requests: UndoRequestView[];
 }
 /**
  * The options a player or spectator is told (`options.<ruleset>.schema.json`).
@@ -2714,6 +2792,10 @@ export interface ActionTimeAsTheGMAndAViewGmIntegrationSeesIt {
    * The combatants unaware of the attacks made on them during the scene (`awareness_set` with `in_scene`; R82): the GM's call.
    */
   unaware: string[];
+  /**
+   * The players' requests to undo waiting for the GM (R108): all of them for the GM, a player's own to the player. Added in protocol 1.7.
+   */
+  undo_requests: UndoRequestView[];
 }
 /**
  * "Action Time"'s effects, what the combatants hold, and their numbers.
@@ -3123,6 +3205,10 @@ export interface ActionTimeAsAPlayerOrASpectatorSeesIt {
    * The running turn (`null`: none, or a hidden combatant's); the screen's, `combatant` `screen` and its budget untouched, for a player or spectator while it runs (R99).
    */
   turn: TurnView | null;
+  /**
+   * The players' requests to undo waiting for the GM (R108): all of them for the GM, a player's own to the player. Added in protocol 1.7.
+   */
+  undo_requests: UndoRequestView[];
 }
 /**
  * "Action Time"'s effects, what the combatants hold, and their numbers.
@@ -3327,6 +3413,10 @@ export interface AnotherRulesetAsTheGMAndAViewGmIntegrationSeesIt {
    * The combatants unaware of the attacks made on them during the scene (`awareness_set` with `in_scene`; R82): the GM's call.
    */
   unaware: string[];
+  /**
+   * The players' requests to undo waiting for the GM (R108): all of them for the GM, a player's own to the player. Added in protocol 1.7.
+   */
+  undo_requests: UndoRequestView[];
 }
 /**
  * Every option of the encounter (`options.<ruleset>.schema.json`).
@@ -3656,6 +3746,10 @@ export interface AnotherRulesetAsAPlayerOrASpectatorSeesIt {
    * The running turn (`null`: none, or a hidden combatant's); the screen's, `combatant` `screen` and its budget untouched, for a player or spectator while it runs (R99).
    */
   turn: TurnView | null;
+  /**
+   * The players' requests to undo waiting for the GM (R108): all of them for the GM, a player's own to the player. Added in protocol 1.7.
+   */
+  undo_requests: UndoRequestView[];
 }
 /**
  * The options a player or spectator is told (`options.<ruleset>.schema.json`).

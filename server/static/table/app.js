@@ -42,7 +42,9 @@ function joinNow(tok) {
     onMessage: (msg) => {
       const empty = table.log.length === 0;
       table.apply(msg, conn.state);
-      if (msg.type === "snapshot" && empty) {
+      // the log again after the GM took commands back: the server marks what is taken back
+      const undone = msg.type === "event" && msg.event.kind === "commands_undone";
+      if ((msg.type === "snapshot" && empty) || undone) {
         readHistory(conn).then((page) => {
           table.fromHistory(page.events);
           if (view) view.update(msg);
@@ -75,6 +77,8 @@ function playerView(root, table, conn, dicePanel) {
   const order = h("ol", { class: "order" });
   const timer = turnTimer(table);
   const actions = h("div", {});
+  // a request to take back an action, waiting for the GM (R108)
+  const undoWait = h("p", { class: "undo-waiting muted", role: "status" });
   const log = h("div", { class: "log", tabindex: 0, role: "region", "aria-label": "Log" });
   const map = h("section", { hidden: true, class: "map-panel" }, h("h2", {}, "Map"),
     h("p", { class: "muted" }, "On your turn the squares your move can reach are shaded, with what each costs: click one (or go to it with the arrow keys and press Enter) for the cheapest way there, or click the squares to move through one by one; then Move or Run."));
@@ -86,7 +90,7 @@ function playerView(root, table, conn, dicePanel) {
   // the turn first (the actions under the banner), then the map under the order, in the
   // column beside them: a square clicked and its Move button on one screen; the sheet after
   root.replaceChildren(banner,
-    h("section", { class: "actions-panel" }, h("h2", {}, "Actions"), actions),
+    h("section", { class: "actions-panel" }, h("h2", {}, "Actions"), actions, undoWait),
     h("div", { class: "column" }, h("section", {}, h("h2", {}, "Initiative"), timer.el, order), map),
     sheets, social,
     h("section", { class: "wide" }, h("h2", {}, "Log"), dicePanel.el, log));
@@ -104,6 +108,8 @@ function playerView(root, table, conn, dicePanel) {
       sheetBox.replaceChildren(...mine.map((id) => renderSheet(table, id)));
       renderOrder(order, table);
       timer.update();
+      const asked = (table.state && table.state.undo_requests) || [];
+      undoWait.textContent = asked.map((r) => `You asked the GM to take back ${table.nameOf(r.combatant)}'s last action: waiting for the answer.`).join(" ");
       if (msg.type === "legal_actions" || msg.type === "legal_actions_delta") {
         renderActions(actions, table, run);
         refreshReach(table, run); // where the move can go, from the server (R106)

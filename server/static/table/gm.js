@@ -170,6 +170,27 @@ export function gmView(root, table, conn, dicePanel, token) {
   } }, "New spectator link");
 
   const toolsPanel = h("section", { class: "tools-panel" }, h("h2", {}, "Rulings"), tools);
+  // undo by the log (R108): the last command taken back, and the players' requests
+  const undoBox = h("div", { class: "undo" });
+  const undoError = h("p", { class: "error", role: "alert" });
+  const undoRun = guard(undoError);
+  let undoKey = "";
+  function renderUndo() {
+    const asked = (table.state && table.state.undo_requests) || [];
+    const key = JSON.stringify([table.started, table.ended, asked]);
+    if (key === undoKey) return;
+    undoKey = key;
+    if (!table.started || table.ended) { undoBox.replaceChildren(); return; }
+    undoBox.replaceChildren(
+      ...asked.map((r) => h("p", { class: "undo-request", dataset: { request: r.request } },
+        `${table.nameOf(r.combatant)}'s player asks to take back its last action${r.reason ? ` (${r.reason})` : ""}. `,
+        h("button", { type: "button", class: "grant", onclick: () => undoRun("undo", { request: r.request }) }, "Take it back"), " ",
+        h("button", { type: "button", class: "refuse", onclick: () => undoRun("refuse_undo", { request: r.request }) }, "Keep it"))),
+      h("p", {}, h("button", { type: "button", class: "undo-last", title: "the events stay in the log, struck through; what is done again rolls again",
+        onclick: () => undoRun("undo", {}) }, "Undo the last command"), " ",
+      h("span", { class: "muted" }, "again to go further back")),
+      undoError);
+  }
   root.replaceChildren(
     h("section", { class: "wide roster-panel" }, h("h2", {}, "Combatants"),
       h("table", { class: "roster" }, h("thead", {}, h("tr", {}, ...[h("span", { class: "sr-only" }, "Turn"), "Name", "Kind", "Side", "Init.", "Vitals", "Aware", "Visibility", "Player"].map((t) => h("th", {}, t)))), roster),
@@ -185,7 +206,7 @@ export function gmView(root, table, conn, dicePanel, token) {
           if (await mapRun("set_map", { map })) mapText.value = "";
         } }, "Set the map"), " ", h("button", { type: "button", class: "remove-map", onclick: () => mapRun("set_map", { map: null }) }, "Remove the map")))),
     h("section", { class: "order-panel" }, h("h2", {}, "Initiative"), timer.el, order),
-    h("section", { class: "actions-panel" }, h("h2", {}, "Actions"), actions),
+    h("section", { class: "actions-panel" }, h("h2", {}, "Actions"), actions, undoBox),
     h("section", { class: "links-panel" }, h("h2", {}, "Links"),
       h("p", {}, spectatorButton, " ", h("span", { class: "muted" }, "invite players from the roster")), links, linkError,
       h("h3", {}, "Credentials"), tokens),
@@ -387,6 +408,7 @@ export function gmView(root, table, conn, dicePanel, token) {
         refreshAim(table, run); // whom its attack can reach, from the server (R107)
       }
       if (msg.type === "snapshot" || msg.type === "view") {
+        renderUndo();
         social.hidden = !renderSocial(socialBox, table);
         renderClickMode();
         renderMap(mapBox, table, onMapClick);

@@ -24,7 +24,7 @@ const KEPT = 500;
  *  summaries, its kind. */
 function lineOf(m) {
   const summary = m.summary || {};
-  return { at: m.cursor ?? m.seq ?? null, ts: m.ts, kind: m.event.kind, text: summary.text ?? m.event.kind.replaceAll("_", " "), parts: summary.parts || [] };
+  return { at: m.cursor ?? m.seq ?? null, ts: m.ts, kind: m.event.kind, text: summary.text ?? m.event.kind.replaceAll("_", " "), parts: summary.parts || [], gone: !!m.taken_back };
 }
 
 export class Table {
@@ -83,6 +83,9 @@ export class Table {
    *  front of them. */
   fromHistory(events) {
     const live = new Set(this.log.map((l) => l.at));
+    // what the GM took back since (R108): the server's history marks it
+    const gone = new Map(events.filter((m) => m.event).map((m) => [m.cursor ?? m.seq, !!m.taken_back]));
+    for (const l of this.log) if (gone.has(l.at)) l.gone = gone.get(l.at);
     const earlier = events.filter((m) => m.event && !live.has(m.cursor ?? m.seq)).map(lineOf);
     this.log = [...earlier, ...this.log].slice(-KEPT);
     this.lines = 0;
@@ -93,14 +96,17 @@ export class Table {
     // the server's log went back (it lost its end): what this view got after the snapshot's
     // place (the last line at its cursor) is undone
     const undone = reason === "rewound" || reason === "resume_ahead";
-    if (undone) {
+    // after the GM took commands back (R108) the log stays: its last line says so, and the
+    // lines taken back are marked from the history
+    const tookBack = undone && this.log.length > 0 && this.log.at(-1).kind === "commands_undone" && this.log.at(-1).at === cursor;
+    if (undone && !tookBack) {
       const last = this.log.map((l) => l.at).lastIndexOf(cursor);
       if (last >= 0) this.log = this.log.slice(0, last + 1);
     }
     this.cursor = cursor;
     this.fromState(s);
-    if (undone) this.log.push({ n: ++this.lines, at: cursor, kind: "snapshot", text: "(the server went back to an earlier point: what came after it is undone)", parts: [] });
-    else if (reason && reason !== "join" && reason !== "asked" && reason !== "replay") this.log.push({ n: ++this.lines, at: cursor, kind: "snapshot", text: "(caught up from a snapshot)", parts: [] });
+    if (undone && !tookBack) this.log.push({ n: ++this.lines, at: cursor, kind: "snapshot", text: "(the server went back to an earlier point: what came after it is undone)", parts: [] });
+    else if (!undone && reason && reason !== "join" && reason !== "asked" && reason !== "replay") this.log.push({ n: ++this.lines, at: cursor, kind: "snapshot", text: "(caught up from a snapshot)", parts: [] });
   }
 
   /** What the views show, read from the state (a snapshot's, with every patch applied). The

@@ -120,9 +120,9 @@ const ROLL_LINES = new Set(["dice_rolled"]);
 export function renderLog(el, table, limit = 200) {
   const lines = table.log.slice(-limit);
   const stick = el.scrollTop + el.clientHeight >= el.scrollHeight - 20;
-  el.replaceChildren(...lines.map((l) => h("div", { class: `line ${l.kind}`, dataset: { n: l.n, kind: l.kind },
+  el.replaceChildren(...lines.map((l) => h("div", { class: `line ${l.kind}${l.gone ? " taken-back" : ""}`, dataset: { n: l.n, kind: l.kind },
     title: l.parts && l.parts.length ? l.parts.map((p) => `${p.label} ${p.value}`).join("; ") : null },
-  h("span", { class: "seq" }, String(l.n)), " ", l.text, ROLL_LINES.has(l.kind) && l.parts && l.parts.length ? [" ", renderParts(l.parts)] : "")));
+  h("span", { class: "seq" }, String(l.n)), " ", l.gone ? h("span", { class: "sr-only" }, "(taken back) ") : "", l.text, ROLL_LINES.has(l.kind) && l.parts && l.parts.length ? [" ", renderParts(l.parts)] : "")));
   if (stick) el.scrollTop = el.scrollHeight;
 }
 
@@ -827,6 +827,10 @@ function actionControl(a, table, run, shared) {
       run(form.querySelector("button"), "submit_roll", { request: a.targets[0], faces });
     });
     return form;
+  }
+  if (a.action === "request_undo") { // a command of its own (R108): the GM answers it
+    return h("button", { type: "button", dataset: data, class: "request-undo",
+      onclick: (ev) => run(ev.target, "request_undo", { combatant: a.combatant }) }, a.label || "Ask the GM to undo the last action");
   }
   if (a.action === "server_roll") {
     return h("button", { type: "button", dataset: data, onclick: (ev) => run(ev.target, "server_roll", { request: a.targets[0] }) }, `Let the server roll ${a.label ? "(" + a.label + ")" : ""}`);

@@ -57,7 +57,9 @@ function watch() {
       table.apply(msg, conn.state);
       if (msg.type === "replay_ended") renderStatus($("status"), "replayed", "");
       // (a replay brings its own events: no history is read for it)
-      if (msg.type === "snapshot" && empty && !replay) readHistory(conn).then((page) => { table.fromHistory(page.events); render(); }).catch(() => {});
+      // and again after the GM took commands back (R108): the server marks what is taken back
+      const undone = msg.type === "event" && msg.event.kind === "commands_undone";
+      if (((msg.type === "snapshot" && empty) || undone) && !replay) readHistory(conn).then((page) => { table.fromHistory(page.events); render(); }).catch(() => {});
       render();
     },
   });

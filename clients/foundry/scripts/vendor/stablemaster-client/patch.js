@@ -79,6 +79,15 @@ function remove(doc, path) {
   return value;
 }
 
+/** The value at `path`, which must exist, becomes `value` where it is (a member keeps its
+ *  place among the object's members: a page that lists them keeps their order). */
+function replace(doc, path, value) {
+  get(doc, path);
+  const { parent, key } = locate(doc, path);
+  if (parent === null) throw new TypeError("the whole document cannot be replaced in place");
+  parent[Array.isArray(parent) ? arrayIndex(parent, key, false) : key] = value;
+}
+
 /**
  * Apply `patch` (a list of operations) to `doc` in place and return `doc`.
  * @param {object} doc a JSON object or array (the root itself is never replaced)
@@ -91,7 +100,7 @@ export function applyPatch(doc, patch) {
       switch (op.op) {
         case "add": add(doc, op.path, clone(op.value)); break;
         case "remove": remove(doc, op.path); break;
-        case "replace": get(doc, op.path); remove(doc, op.path); add(doc, op.path, clone(op.value)); break;
+        case "replace": replace(doc, op.path, clone(op.value)); break;
         case "move": {
           if (op.path.startsWith(op.from + "/")) throw new TypeError("cannot move a value into itself");
           add(doc, op.path, remove(doc, op.from));

@@ -15,13 +15,22 @@ from typing import Any
 import pytest
 
 from clients.client import FEATURES, Client, CommandError
+from clients.dice_check import check_dice
 from encounter.harness import Refused, Table
 from protocol.events import DiceRolled
 from server.app import Server
 from tests.conftest import ServerProcess, ws_url
-from tests.helpers import caught_up, create_table, join, open_client, until_turn_of
+from tests.helpers import (
+    caught_up,
+    create_table,
+    join,
+    open_client,
+    play_turns,
+    until_turn_of,
+)
 from tests.redis_procs import RedisProcess
 from tests.test_faults import start_server
+from tests.test_verifiable_dice import _history
 from tests.test_view import VIEW, expected, viewer
 
 FOLDS = [*FEATURES, "cursor"]  # a client without the view: it gets snapshots
@@ -304,3 +313,38 @@ async def test_another_process_serves_the_undo_to_its_connections(
             await late.close()
     finally:
         await there.close()
+
+
+async def test_the_dice_check_and_a_replay_hold_across_undos(
+        server: Server, clients: list[Client]) -> None:
+    """With undos in the log: once the encounter ends, the dice check accepts every server
+    roll each credential was shown (those taken back too: their places are never drawn
+    again), and a spectator's replay ends on the state a spectator holds live."""
+    url = ws_url(server)
+    table = await create_table(url, clients)
+    gm = table.gm
+    spectator = await viewer(url, table.spectator_token, clients)
+    player = await viewer(url, table.tokens["twilight"], clients)
+    await gm.command("start_encounter")
+    await until_turn_of(gm, "twilight")
+    for _ in range(2):  # an attack, taken back; then again, and the end of the turn
+        await player.command("act", combatant="twilight", action="attack",
+                             args={"target": "dog"}, expect_turn=player.turn_id)
+        await caught_up(player)
+        await gm.command("undo")
+        await caught_up(player)
+    await player.command("act", combatant="twilight", action="attack",
+                         args={"target": "dog"}, expect_turn=player.turn_id)
+    await play_turns(gm, {}, 4)
+    await gm.command("end_encounter")
+    for c in (gm, player, spectator):
+        await caught_up(c)
+        log = await _history(c)
+        assert sum(1 for m in log if m.get("taken_back")) >= 4
+        report = check_dice(log)
+        assert report.honest and report.verified > 0, report.text()
+    assert spectator.state == expected(server, spectator)
+    watcher = await open_client(url, clients)
+    await watcher.hello(table.spectator_token, features=VIEW, replay={"speed": 1000})
+    await watcher.wait_for(lambda m: m["type"] == "replay_ended", timeout=30)
+    assert watcher.state == spectator.state and watcher.view_mismatches == 0

@@ -2439,9 +2439,9 @@ export interface TurnView {
  */
 export interface UndoRequestView {
   /**
-   * The seq the undo would go back to: the GM's only (left out for the player).
+   * The seq the undo would go back to: the GM's (`null` for the player).
    */
-  back_to: number;
+  back_to: number | null;
   /**
    * Whose action it would take back.
    */

@@ -6,7 +6,7 @@
 import { Client, CommandError } from "./vendor/stablemaster-client/index.js";
 import { combatOperations, desiredCombat, MODULE_ID, nothingToDo } from "./mirror.js";
 import { commandFor } from "./intents.js";
-import { addressedToGM, chatMessageFor, facesFromRoll, rollFormula } from "./chat.js";
+import { addressedToGM, chatMessageFor, facesFromRoll, rollFormula, takenBack } from "./chat.js";
 import { statBlockFromToken } from "./actors.js";
 
 /**
@@ -28,6 +28,8 @@ import { statBlockFromToken } from "./actors.js";
  * @property {(tokenId: string) => string[]} statusesOf  the status effects a token shows
  * @property {(level: "info" | "warn" | "error", text: string) => void} notify
  * @property {(data: Record<string, unknown>) => Promise<void>} chat
+ * @property {(cursors: Array<string | number>) => Promise<void>} strike  the chat messages
+ *   of these events (their `flags.stablemaster-bridge.cursor`) struck through: taken back
  * @property {(formula: string) => Promise<{dice: Array<{faces: number | null | undefined, results: Array<{result: number, active?: boolean, discarded?: boolean}>}>}>} roll
  *   evaluate a roll with Foundry's dice (its CONFIG.Dice.fulfillment method)
  */
@@ -98,6 +100,13 @@ export class Bridge {
     this._off.push(view.on("event", (m) => {
       const data = this.wantChat ? chatMessageFor(m) : null;
       if (data) this.table.chat(data).catch((e) => this._tell("error", `chat: ${e.message}`));
+      // the GM took commands back (R108): their lines in the chat struck, as the server's
+      // history marks them
+      if (this.wantChat && m.event.kind === "commands_undone") {
+        view.history({ limit: 200 })
+          .then((page) => this.table.strike(takenBack(page.events)))
+          .catch((e) => this._tell("error", `chat: ${e.message}`));
+      }
     }));
     this._off.push(view.on("state", () => this.sync()));
     try {

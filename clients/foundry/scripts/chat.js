@@ -24,6 +24,26 @@ export function chatMessageFor(message) {
 }
 
 /**
+ * The positions (cursors) of the events a page of history marks as taken back by the GM
+ * (`taken_back`, an undo: ruling R108).
+ * @param {Array<{cursor?: string, seq?: number, taken_back?: boolean}>} events
+ * @returns {Array<string | number>}
+ */
+export function takenBack(events) {
+  return events.filter((m) => m.taken_back).map((m) => m.cursor ?? m.seq ?? "").filter((at) => at !== "");
+}
+
+/**
+ * A summary's chat content struck through: an event the GM took back stays in the chat, as
+ * in the server's log.
+ * @param {string} content
+ */
+export function struck(content) {
+  return content.startsWith('<p class="stablemaster-summary taken-back">') ? content
+    : content.replace('<p class="stablemaster-summary">', '<p class="stablemaster-summary taken-back"><s>').replace(/<\/p>$/, "</s></p>");
+}
+
+/**
  * Whether a roll request is the GM's to answer: a request without a combatant (the GM's own,
  * or a hidden combatant's as a `roll` credential sees it) or an NPC's.
  * @param {{combatant: string | null}} request

@@ -5,6 +5,7 @@ import { Bridge } from "./bridge.js";
 import { MODULE_ID } from "./mirror.js";
 import { holdBack, MARKER, parseIntegrationLink, primaryGM } from "./intents.js";
 import { DEFAULT_MAPPING, parseMapping } from "./actors.js";
+import { struck } from "./chat.js";
 
 const SOCKET = `module.${MODULE_ID}`;
 const MARK = { [MARKER]: true };
@@ -77,6 +78,15 @@ function foundryTable() {
     },
     async chat(data) {
       await ChatMessage.create(/** @type {any} */ (data));
+    },
+    async strike(cursors) {
+      const gone = new Set(cursors);
+      for (const message of game.messages ?? []) {
+        const at = /** @type {any} */ (message.flags)?.[MODULE_ID]?.cursor;
+        if (at === undefined || !gone.has(at)) continue;
+        const content = struck(String(message.content));
+        if (content !== message.content) await message.update({ content });
+      }
     },
     async roll(formula) {
       // Evaluated through CONFIG.Dice.fulfillment: the method the GM chose for each die

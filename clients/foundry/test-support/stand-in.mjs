@@ -8,6 +8,7 @@ import { Client } from "../scripts/vendor/stablemaster-client/index.js";
 import { Bridge } from "../scripts/bridge.js";
 import { holdBack, MARKER, SCOPES } from "../scripts/intents.js";
 import { foundryTurnOrder, MODULE_ID } from "../scripts/mirror.js";
+import { struck } from "../scripts/chat.js";
 
 export function serverUrl() {
   const url = process.env.STABLEMASTER_URL;
@@ -56,6 +57,10 @@ export class StandIn {
   statusesOf(id) { return [...(this.statuses.get(id) || [])]; }
   notify(level, text) { this.notifications.push({ level, text }); }
   async chat(data) { this.chats.push(data); }
+  async strike(cursors) {
+    const gone = new Set(cursors);
+    for (const m of this.chats) if (gone.has(m.flags[MODULE_ID].cursor)) m.content = struck(m.content);
+  }
 
   /** Foundry's dice: each die of the formula through a fulfillment method's handler. */
   async roll(formula) {

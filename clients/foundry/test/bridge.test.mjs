@@ -138,6 +138,28 @@ test("the server's summaries become chat messages, as a spectator reads them", a
   assert.equal(new Set(cursors).size, cursors.length, "a summary came twice");
 });
 
+test("what the GM takes back stays in the chat, struck through, as the server's history marks it", async (t) => {
+  const { gm, bridge, foundry } = await newScene(t, { combatants: SEEN });
+  await mirrored(bridge);
+  const waitChat = async (test) => {
+    const deadline = Date.now() + 10000;
+    while (!foundry.chats.some(test) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    return foundry.chats.find(test);
+  };
+  await gm.command("adjust_combatant", { combatant: "twilight", prone: true, reason: "slips on the ice" });
+  const said = await waitChat((m) => m.content.includes("slips on the ice"));
+  assert.ok(said, JSON.stringify(foundry.chats));
+  assert.ok(!said.content.includes("<s>"));
+  await gm.command("undo", { reason: "she did not" });
+  await waitChat((m) => m.flags[MODULE_ID].kind === "commands_undone");
+  const deadline = Date.now() + 10000;
+  while (!said.content.includes("<s>") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  assert.match(said.content, /^<p class="stablemaster-summary taken-back"><s>[^<]+<\/s><\/p>$/);
+  const undone = foundry.chats.find((m) => m.flags[MODULE_ID].kind === "commands_undone");
+  assert.ok(!undone.content.includes("<s>"), "the undo itself is not taken back");
+  await mirrored(bridge, (v) => v.combatants.find((c) => c.id === "twilight")?.vitals.prone === false);
+});
+
 test("the GM's roll requests are answered with Foundry's dice (the fulfillment path)", async (t) => {
   const { bridge, foundry } = await newScene(t, { combatants: SEEN, options: { manual_rolls: true } });
   foundry.fulfil = (faces) => faces; // the physical die shows its highest face

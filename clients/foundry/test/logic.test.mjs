@@ -6,7 +6,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { desiredCombat, foundryIds, foundryTurnOrder } from "../scripts/mirror.js";
 import { commandFor, holdBack, intentOf, parseIntegrationLink, primaryGM } from "../scripts/intents.js";
-import { facesFromRoll, rollFormula, chatMessageFor } from "../scripts/chat.js";
+import { facesFromRoll, rollFormula, chatMessageFor, struck, takenBack } from "../scripts/chat.js";
 import { parseMapping, statBlockFromToken } from "../scripts/actors.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -69,6 +69,13 @@ test("dice: a formula of the request's dice, and the faces of Foundry's roll in 
   assert.throws(() => facesFromRoll(roll, [20]), /asks for d20/);
   assert.equal(chatMessageFor({ event: { kind: "x" } }), null);
   assert.equal(chatMessageFor({ cursor: "c", event: { kind: "x" }, summary: { text: "a <b>" } }).content, '<p class="stablemaster-summary">a &lt;b&gt;</p>');
+});
+
+test("taken back: the positions a history marks, and a summary struck through once", () => {
+  assert.deepEqual(takenBack([{ cursor: "a", taken_back: true }, { cursor: "b" }, { seq: 7, taken_back: true }]), ["a", 7]);
+  const once = struck('<p class="stablemaster-summary">Twilight slips.</p>');
+  assert.equal(once, '<p class="stablemaster-summary taken-back"><s>Twilight slips.</s></p>');
+  assert.equal(struck(once), once);
 });
 
 test("a stat block by the mapping", () => {

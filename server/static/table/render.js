@@ -444,7 +444,9 @@ function markAim(table) {
   }
   const turn = aim.byAction.get(`attack|${table.current}`) || aim.byAction.get(`grab|${table.current}`);
   for (const token of document.querySelectorAll(".map .token")) {
-    const t = turn && turn.get(token.dataset.combatant);
+    // the foes on the map (an ally may be aimed at too: its list says so, the map does not)
+    const foe = !isAlly(table, table.current, token.dataset.combatant);
+    const t = turn && foe && turn.get(token.dataset.combatant);
     token.classList.toggle("aim-ok", !!t && t.ok);
     token.classList.toggle("aim-no", !!t && !t.ok);
     const square = token.closest(".sq");

@@ -8,6 +8,7 @@ import { combatOperations, desiredCombat, MODULE_ID, nothingToDo } from "./mirro
 import { commandFor } from "./intents.js";
 import { addressedToGM, chatMessageFor, facesFromRoll, rollFormula, takenBack } from "./chat.js";
 import { statBlockFromToken } from "./actors.js";
+import { timerFlags } from "./timer.js";
 
 /**
  * @typedef {import("./mirror.js").MirrorCombat} MirrorCombat
@@ -30,6 +31,8 @@ import { statBlockFromToken } from "./actors.js";
  * @property {(data: Record<string, unknown>) => Promise<void>} chat
  * @property {(cursors: Array<string | number>) => Promise<void>} strike  the chat messages
  *   of these events (their `flags.stablemaster-bridge.cursor`) struck through: taken back
+ * @property {() => number} now  Foundry's time (ms): game.time.serverTime, the same clock on
+ *   every Foundry client
  * @property {(formula: string) => Promise<{dice: Array<{faces: number | null | undefined, results: Array<{result: number, active?: boolean, discarded?: boolean}>}>}>} roll
  *   evaluate a roll with Foundry's dice (its CONFIG.Dice.fulfillment method)
  */
@@ -67,6 +70,11 @@ export class Bridge {
     this._answering = new Set();
     /** @type {Array<() => void>} */
     this._off = [];
+    /** The server's clock less the local one (ms), from the `ts` of what it sent: the one
+     * least delayed gives the largest (null before anything came). @type {number | null} */
+    this.clock = null;
+    /** The timer's flags, and the server's timer they were made from. */
+    this._timer = /** @type {{key: string, flags: import("./timer.js").TimerFlags | null}} */ ({ key: "null", flags: null });
     /** The refusals and failures the table was told of: the words, and the server's code. */
     this.refusals = /** @type {Array<{text: string, code: string | null}>} */ ([]);
   }
@@ -97,7 +105,12 @@ export class Bridge {
     }
     const view = new Client({ url: this.client.url, spectate: /** @type {string} */ (this.publicToken), WebSocket: this.WebSocket, client: "stablemaster-bridge/0.1.0 table" });
     this.view = view;
+    const tick = (/** @type {{ts?: unknown}} */ m) => {
+      if (typeof m.ts === "number") this.clock = Math.max(this.clock ?? -Infinity, m.ts - Date.now());
+    };
+    this._off.push(view.on("snapshot", tick));
     this._off.push(view.on("event", (m) => {
+      tick(m);
       const data = this.wantChat ? chatMessageFor(m) : null;
       if (data) this.table.chat(data).catch((e) => this._tell("error", `chat: ${e.message}`));
       // the GM took commands back (R108): their lines in the chat struck, as the server's
@@ -161,13 +174,28 @@ export class Bridge {
       if (combat) await this.table.deleteCombat();
       return;
     }
-    const shown = { encounter: state.id, turnId: this.client.turnId, current: desired.current };
+    const shown = { encounter: state.id, turnId: this.client.turnId, current: desired.current, timer: this._timerFlags(/** @type {any} */ (state).timer) };
     if (!combat) combat = await this.table.createCombat(shown);
     const ops = combatOperations(combat, desired, this.table.tokens(), (id) => this.table.statusesOf(id));
     const flags = combat.flags?.[MODULE_ID] || {};
-    const flagsChanged = flags.turnId !== shown.turnId || flags.current !== shown.current || flags.encounter !== shown.encounter;
+    const flagsChanged = flags.turnId !== shown.turnId || flags.current !== shown.current || flags.encounter !== shown.encounter
+      || JSON.stringify(flags.timer ?? null) !== JSON.stringify(shown.timer);
     if (nothingToDo(ops) && !flagsChanged) return;
     await this.table.apply(ops, flagsChanged || ops.updateCombat ? shown : null);
+  }
+
+  /**
+   * The turn timer's flags (R102): made again only when the server's timer changes, so that
+   * the clocks' jitter does not update the combat.
+   * @param {any} timer  the state's `timer`
+   */
+  _timerFlags(timer) {
+    const key = JSON.stringify(timer ?? null);
+    if (key !== this._timer.key) {
+      const serverNow = Date.now() + (this.clock ?? 0);
+      this._timer = { key, flags: timerFlags(timer ?? null, serverNow, this.table.now()) };
+    }
+    return this._timer.flags;
   }
 
   /**

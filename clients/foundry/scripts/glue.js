@@ -6,6 +6,7 @@ import { MODULE_ID } from "./mirror.js";
 import { holdBack, MARKER, parseIntegrationLink, primaryGM } from "./intents.js";
 import { DEFAULT_MAPPING, parseMapping } from "./actors.js";
 import { struck } from "./chat.js";
+import { countdown } from "./timer.js";
 
 const SOCKET = `module.${MODULE_ID}`;
 const MARK = { [MARKER]: true };
@@ -78,6 +79,9 @@ function foundryTable() {
     },
     async chat(data) {
       await ChatMessage.create(/** @type {any} */ (data));
+    },
+    now() {
+      return game.time.serverTime;
     },
     async strike(cursors) {
       const gone = new Set(cursors);
@@ -239,3 +243,23 @@ Hooks.on("refreshToken", (/** @type {Token} */ token) => {
   holder.stablemaster.text = overlay.label;
   holder.stablemaster.position.set(0, token.h + 2);
 });
+
+// The turn timer (R102) in the combat tracker, for everyone: the countdown from the mirrored
+// combat's flags, on Foundry's clock, brought up to date every second.
+function showTimer() {
+  const shown = countdown(/** @type {any} */ (mirrorCombat()?.getFlag(MODULE_ID, "timer")) ?? null, game.time.serverTime);
+  const tracker = document.querySelector("#combat");
+  if (!tracker) return;
+  let el = /** @type {HTMLElement | null} */ (tracker.querySelector(".stablemaster-timer"));
+  if (!shown) { el?.remove(); return; }
+  if (!el) {
+    el = document.createElement("p");
+    el.className = "stablemaster-timer";
+    el.setAttribute("role", "timer");
+    tracker.prepend(el);
+  }
+  el.textContent = `Turn timer: ${shown.text}`;
+  el.style.color = shown.warning ? "#c0392b" : "";
+}
+Hooks.on("renderCombatTracker", () => { showTimer(); });
+Hooks.once("ready", () => { setInterval(showTimer, 1000); });

@@ -7,6 +7,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { click, mirrored, newScene, pastHiddenTurns, SEEN } from "../test-support/stand-in.mjs";
 import { MODULE_ID } from "../scripts/mirror.js";
+import { countdown } from "../scripts/timer.js";
 
 test("a hidden combatant has no Foundry Combatant, and a hidden token, until it is revealed; then it takes its place", async (t) => {
   const { gm, bridge, foundry } = await newScene(t);
@@ -158,6 +159,23 @@ test("what the GM takes back stays in the chat, struck through, as the server's 
   const undone = foundry.chats.find((m) => m.flags[MODULE_ID].kind === "commands_undone");
   assert.ok(!undone.content.includes("<s>"), "the undo itself is not taken back");
   await mirrored(bridge, (v) => v.combatants.find((c) => c.id === "twilight")?.vitals.prone === false);
+});
+
+test("the server's turn timer is in the combat's flags on Foundry's clock, its countdown shown", async (t) => {
+  const { bridge, foundry } = await newScene(t, { combatants: SEEN, options: { turn_seconds: 90, turn_warning_seconds: 10 } });
+  await mirrored(bridge);
+  await click(foundry, bridge, { round: 1, turn: 0 });
+  const view = await mirrored(bridge, (v) => v.timer !== null && v.current !== null);
+  const deadline = Date.now() + 10000;
+  while (!foundry.combat()?.flags[MODULE_ID].timer && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  const flags = foundry.combat().flags[MODULE_ID].timer;
+  assert.equal(flags.combatant, view.timer.combatant);
+  // Foundry's clock is 5 s ahead of this machine's (the stand-in's): so is the deadline
+  assert.ok(Math.abs(flags.deadline - (view.timer.deadline + 5000)) < 1500, JSON.stringify([flags, view.timer]));
+  assert.equal(flags.deadline - flags.warnAt, view.timer.deadline - view.timer.warn_at);
+  const shown = countdown(flags, foundry.now());
+  assert.match(shown.text, /^1:(2\d|30) left$/);
+  assert.equal(shown.warning, false);
 });
 
 test("the GM's roll requests are answered with Foundry's dice (the fulfillment path)", async (t) => {

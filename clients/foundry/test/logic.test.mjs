@@ -8,6 +8,7 @@ import { desiredCombat, foundryIds, foundryTurnOrder } from "../scripts/mirror.j
 import { commandFor, holdBack, intentOf, parseIntegrationLink, primaryGM } from "../scripts/intents.js";
 import { facesFromRoll, rollFormula, chatMessageFor, struck, takenBack } from "../scripts/chat.js";
 import { parseMapping, statBlockFromToken } from "../scripts/actors.js";
+import { countdown, timerFlags } from "../scripts/timer.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "..");
@@ -76,6 +77,19 @@ test("taken back: the positions a history marks, and a summary struck through on
   const once = struck('<p class="stablemaster-summary">Twilight slips.</p>');
   assert.equal(once, '<p class="stablemaster-summary taken-back"><s>Twilight slips.</s></p>');
   assert.equal(struck(once), once);
+});
+
+test("the turn timer: moved to Foundry's clock, and its countdown", () => {
+  const server = { number: 2, combatant: "dash", deadline: 100_000, warn_at: 90_000, remaining: null };
+  const flags = timerFlags(server, 40_000, 45_000); // Foundry's clock 5 s ahead of the server's
+  assert.deepEqual(flags, { number: 2, combatant: "dash", deadline: 105_000, warnAt: 95_000, remaining: null });
+  assert.deepEqual(countdown(flags, 45_000), { text: "1:00 left", warning: false });
+  assert.deepEqual(countdown(flags, 99_500), { text: "0:06 left", warning: true });
+  assert.deepEqual(countdown(flags, 200_000), { text: "0:00 left", warning: true });
+  const paused = timerFlags({ ...server, deadline: null, remaining: 40_000 }, 0, 0);
+  assert.deepEqual(countdown(paused, 1e9), { text: "0:40 left (paused)", warning: false });
+  assert.equal(timerFlags(null, 0, 0), null);
+  assert.equal(countdown(null, 0), null);
 });
 
 test("a stat block by the mapping", () => {

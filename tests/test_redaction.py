@@ -1064,25 +1064,31 @@ def summary_problems(frame: dict[str, Any], names: list[str]) -> list[str]:
 
 def more_than_the_public_view(seats: list[Seat], told: int) -> list[str]:
     """The events a viewer got that a spectator did not: only a dice tower's, and only the
-    GM's rolls (``roll_requested``, ``dice_rolled``); and nobody gets fewer. (Up to ``told``:
+    GM's rolls (``roll_requested``, ``dice_rolled``), and a player's own requests to undo and
+    their answers (R108: the GM's and that player's); and nobody gets fewer. (Up to ``told``:
     what follows waits behind the GM's screen for the table, but not for a dice tower.)"""
     spectator = next(s for s in seats if s.kind == "spectator")
     start = max(f["seq"] for s in seats for f in s.frames if f["type"] == "snapshot")
 
-    def events(s: Seat) -> dict[int, str]:
-        return {f["seq"]: f["event"]["kind"] for f in s.frames
+    def events(s: Seat) -> dict[int, dict[str, Any]]:
+        return {f["seq"]: f["event"] for f in s.frames
                 if f["type"] == "event" and start < f["seq"] <= told}
+
+    def own_undo(s: Seat, e: dict[str, Any]) -> bool:
+        return e["kind"] in ("undo_requested", "undo_refused", "commands_undone") and (
+            e.get("combatant") in s.pcs or e.get("requested_by") in s.pcs)
 
     public = events(spectator)
     found = []
     for s in seats:
         seen = events(s)
-        extra = {seq: k for seq, k in seen.items() if seq not in public}
+        extra = {seq: e for seq, e in seen.items() if seq not in public}
         allowed = {"roll_requested", "dice_rolled"} if s.kind == "roll" else set()
-        found += [f"{s.kind} {s.pcs or ''} got {k} (seq {seq}), which a spectator did not"
-                  for seq, k in extra.items() if k not in allowed]
-        found += [f"{s.kind} {s.pcs or ''} missed {k} (seq {seq}), which a spectator got"
-                  for seq, k in public.items() if seq not in seen]
+        found += [f"{s.kind} {s.pcs or ''} got {e['kind']} (seq {seq}), which a spectator did "
+                  "not" for seq, e in extra.items()
+                  if e["kind"] not in allowed and not own_undo(s, e)]
+        found += [f"{s.kind} {s.pcs or ''} missed {e['kind']} (seq {seq}), which a spectator "
+                  "got" for seq, e in public.items() if seq not in seen]
     return found
 
 

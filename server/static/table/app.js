@@ -66,6 +66,9 @@ function joinNow(tok) {
   conn.start();
 }
 
+/** The messages after which the player's map is drawn again. */
+const REDRAWN = new Set(["snapshot", "view", "legal_actions", "legal_actions_delta"]);
+
 function playerView(root, table, conn, dicePanel) {
   const banner = h("section", { class: "banner", hidden: true });
   // the stat sheet folds away (open at first where the screen has room for it)
@@ -115,8 +118,10 @@ function playerView(root, table, conn, dicePanel) {
         refreshReach(table, run); // where the move can go, from the server (R106)
         refreshAim(table, run); // whom the attack can reach, from the server (R107)
       }
-      // no map panel in a ruleset that keeps no map (Action Time, R103)
-      map.hidden = !keepsMap(table.ruleset) || !renderMap(mapBox, table, (x, y) => pickSquare(table, x, y));
+      // no map panel in a ruleset that keeps no map (Action Time, R103); drawn again when
+      // the state or the legal actions change, not for every message (a square being clicked
+      // stays where it is while an event or a presence message comes in)
+      if (REDRAWN.has(msg.type)) map.hidden = !keepsMap(table.ruleset) || !renderMap(mapBox, table, (x, y) => pickSquare(table, x, y));
       social.hidden = !renderSocial(socialBox, table);
       dicePanel.update();
       renderLog(log, table);

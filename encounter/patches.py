@@ -39,6 +39,7 @@ from encounter.views import (
     combatant_view,
     seen_stats,
     visible_to,
+    vitals_view,
 )
 from protocol.model import CombatantProfile
 
@@ -54,6 +55,9 @@ KEPT_PATCHES = 64
 
 
 Read = tuple[str, Any]  # a field of the state, and the key read in it (``WHOLE``: all of it)
+#: Two states, the fields changed from one to the other, and the keys changed in those that
+#: are mappings (``Changes``)
+_Pair = tuple[EncounterState, EncounterState, frozenset[str], dict[str, Any]]
 WHOLE: Any = object()
 _NOTHING: frozenset[Any] = frozenset()
 
@@ -117,27 +121,35 @@ class Changes:
     reads more than fields), and in a changed field that is a mapping, the keys whose values
     changed (worked out when asked)."""
 
+    __slots__ = ("_last", "_names", "_pairs", "_values")
+
     def __init__(self, watched: frozenset[str] | None = None) -> None:
         names = tuple(f for f in _NAMES if watched is None or f in watched)
         self._names = names
         self._values = attrgetter(*names)
-        self._pairs: deque[tuple[EncounterState, EncounterState, frozenset[str],
-                                 dict[str, Any]]] = deque(maxlen=2)
+        self._pairs: deque[_Pair] = deque(maxlen=2)
+        self._last: _Pair | None = None  # (the pair asked for last: asked again and again)
 
-    def _find(self, old: EncounterState,
-              new: EncounterState) -> tuple[frozenset[str], dict[str, Any]]:
+    def _find(self, old: EncounterState, new: EncounterState) -> _Pair:
+        """The pair of ``old`` and ``new``: the two, the fields changed, and the keys changed
+        in those of them that are mappings (by field, as they are asked for)."""
+        last = self._last
+        if last is not None and last[0] is old and last[1] is new:
+            return last
         for pair in self._pairs:
             if pair[0] is old and pair[1] is new:
-                return pair[2], pair[3]
+                self._last = pair
+                return pair
         if old is new:
             fields: frozenset[str] = frozenset()
         else:
             fields = frozenset([f for f, x, y in zip(self._names, self._values(old),
                                                      self._values(new), strict=True)
                                 if x is not y and x != y])
-        keys: dict[str, Any] = {}
-        self._pairs.append((old, new, fields, keys))
-        return fields, keys
+        pair = (old, new, fields, {})
+        self._pairs.append(pair)
+        self._last = pair
+        return pair
 
     def keys(self, old: EncounterState, new: EncounterState, fields: tuple[str, ...],
              every: Iterable[Any]) -> Iterable[Any]:
@@ -153,7 +165,7 @@ class Changes:
 
     def _keys(self, old: EncounterState, new: EncounterState, f: str) -> Any:
         """The keys changed in field ``f`` (a set; ``WHOLE``: not a mapping)."""
-        fields, changes = self._find(old, new)
+        _old, _new, fields, changes = self._find(old, new)
         if f not in fields:
             return _NOTHING
         changed = changes.get(f)
@@ -165,20 +177,21 @@ class Changes:
 
     def forget(self) -> None:
         self._pairs.clear()
+        self._last = None
 
     def fields(self, old: EncounterState, new: EncounterState) -> frozenset[str]:
         """The fields changed (the same object for every viewer of the pair)."""
-        return self._find(old, new)[0]
+        return self._find(old, new)[2]
 
     def touch(self, reads: frozenset[Read], old: EncounterState, new: EncounterState) -> bool:
         """Whether anything in ``reads`` changed from ``old`` to ``new``."""
         if old is new:
             return False
-        fields = self._find(old, new)[0]
+        fields = self._find(old, new)[2]
         for f, key in reads:
-            if f == EVERYTHING:
-                return True
             if f not in fields:
+                if f == EVERYTHING:
+                    return True
                 continue
             if key is WHOLE:
                 return True
@@ -253,6 +266,12 @@ class Memo:
         if entry is None:
             self._entries[(key, cid)] = _Worked(value, reads, state)
         else:
+            # the same as before (what it read changed, not what it gives): the value kept,
+            # and no viewer has anything to compare
+            if value == entry.value:
+                value = entry.value
+            if reads == entry.reads:
+                reads = entry.reads
             entry.value, entry.reads, entry.base = value, reads, state
         fields = self._fields.setdefault(key, set())
         if not fields.issuperset(f for f, _ in reads):
@@ -551,12 +570,14 @@ def _common() -> tuple[tuple[str, ViewPartOf], ...]:
 
 
 @lru_cache(maxsize=512)
-def _common_reading(changed: frozenset[str]) -> tuple[tuple[str, ViewPartOf], ...]:
-    """The parts of ``_common()`` that read a field of ``changed`` (the same few sets come
-    again and again: end of turn, move, attack)."""
-    return tuple((key, part) for key, reads, part, _only in ENGINE_PARTS
-                 if reads and not changed.isdisjoint(reads) and key not in OWN_ENGINE_PARTS
-                 and key != "combatants")
+def _common_reading(changed: frozenset[str]
+                    ) -> tuple[tuple[tuple[str, ViewPartOf], ...], frozenset[str]]:
+    """The parts of ``_common()`` that read a field of ``changed``, and their keys (the same
+    few sets come again and again: end of turn, move, attack)."""
+    reading = tuple((key, part) for key, reads, part, _only in ENGINE_PARTS
+                    if reads and not changed.isdisjoint(reads) and key not in OWN_ENGINE_PARTS
+                    and key != "combatants")
+    return reading, frozenset(key for key, _part in reading)
 
 
 @lru_cache(maxsize=512)
@@ -584,17 +605,19 @@ def _step(memo: Memo, common: Common, state: EncounterState, sight: Sight,
     found = common.step
     if found is not None and found[0] is state:
         return found[1], found[2], found[3]
-    reading = _common_reading(changed)
+    reading, keys = _common_reading(changed)
+    ops: list[Op] = []
     if not reading:
         after = common
     else:
+        # (the parts are worked out here for every viewer who holds ``common``, once: the
+        # patch is theirs, not one to share with the viewers of another ``Common``)
         after = memo.shared(state, ("common", id(sight.visible)), lambda: common.then(
-            {key: memo.part(state, key, part, sight) for key, part in reading}),
-            sight.visible)
-    ops: list[Op] = []
-    for key, _part in reading:
-        memo.diff(f"/{key}", common[key], after[key], ops)
-    keys = frozenset(key for key, _part in reading)
+            {key: part(sight) for key, part in reading}), sight.visible)
+        for key, _part in reading:
+            was, now = common[key], after[key]
+            if was is not now:
+                diff(f"/{key}", was, now, ops)
     common.step = (state, after, ops, keys)
     return after, ops, keys
 
@@ -630,12 +653,16 @@ def _own_reads(shown: Shown) -> frozenset[str]:
 
 
 def _entry(memo: Memo, state: EncounterState, c: CombatantProfile, viewer: Actor,
-           full: bool) -> dict[str, Any]:
-    """``combatant_view``, the same object for every viewer who sees that combatant alike."""
+           full: bool, before: dict[str, Any] | None = None) -> dict[str, Any]:
+    """``combatant_view``, the same object for every viewer who sees that combatant alike;
+    ``before``: its entry when only its vitals changed since (then the rest is kept)."""
     alike = ("combatant", c.id, full, full or c.id in viewer.combatants,
              viewer.controls(state, c.id))
-    return memo.shared(state, alike,
-                       lambda: combatant_view(state, c, viewer, full))
+    if before is None:
+        return memo.shared(state, alike, lambda: combatant_view(state, c, viewer, full))
+    # (what else an entry holds follows from the profile, the same, and the viewer: alike)
+    return memo.shared(state, alike, lambda: {
+        **before, "vitals": vitals_view(c, state.vitals[c.id], viewer, full)})
 
 
 def _per_combatant(memo: Memo, key: str, of: Callable[[EncounterState, str], Any],
@@ -658,22 +685,23 @@ def follow(shown: Shown, state: EncounterState, viewer: Actor, at: int,
     memo = shown.memo
     if changed is None:
         changed = memo.changes.fields(shown.base, state)
-    full = viewer.sees_all
-    visible = memo.visible(state, viewer) if "combatants" in changed else shown.visible
-    ids = [cid for cid in state.combatants if cid in visible] \
-        if "combatants" in changed else shown.ids
-    if visible != shown.visible or ids != shown.ids or "ruleset" in changed:
-        fresh = show(state, viewer, at, memo)
-        ops: list[Op] = []
-        diff("", shown.view, fresh.view, ops)
-        fresh.patches, fresh.since, fresh.at = shown.patches, shown.since, shown.at
-        _take(shown, fresh)
-        shown.record(at, ops)
-        return ops
     if not changed:
         shown.base = state
         shown.record(at, [])
         return []
+    full = viewer.sees_all
+    visible, ids = shown.visible, shown.ids
+    if "combatants" in changed or "ruleset" in changed:
+        visible = memo.visible(state, viewer)
+        ids = [cid for cid in state.combatants if cid in visible]
+        if visible != shown.visible or ids != shown.ids or "ruleset" in changed:
+            fresh = show(state, viewer, at, memo)
+            ops: list[Op] = []
+            diff("", shown.view, fresh.view, ops)
+            fresh.patches, fresh.since, fresh.at = shown.patches, shown.since, shown.at
+            _take(shown, fresh)
+            shown.record(at, ops)
+            return ops
     step = shown.common.step
     if step is not None and step[0] is state:  # (worked out for another viewer, or ahead)
         common, ops, keys = step[1], step[2], step[3]
@@ -712,9 +740,13 @@ def follow(shown: Shown, state: EncounterState, viewer: Actor, at: int,
                 continue
             c, v = state.combatants[cid], state.vitals.get(cid)
             before = shown.entries[cid]
-            if before[0] is c and before[1] is v:
-                continue
-            entry = _entry(memo, state, c, viewer, full)
+            if before[0] is c:
+                if before[1] is v:
+                    continue
+                entry = _entry(memo, state, c, viewer, full,
+                               before[2] if before[1] is not None and v is not None else None)
+            else:
+                entry = _entry(memo, state, c, viewer, full)
             memo.diff(f"/combatants/{i}", before[2], entry, mine)
             shown.entries[cid] = (c, v, entry)
             listed[i] = entry
@@ -815,7 +847,12 @@ def _escape(key: object) -> str:
 
 
 def diff(path: str, old: Any, new: Any, ops: list[Op]) -> None:
-    """Append to ``ops`` the operations that turn ``old`` (at ``path``) into ``new``."""
+    """Append to ``ops`` the operations that turn ``old`` (at ``path``) into ``new``.
+
+    ``new`` is a value just worked out, which nothing has changed in place since (nor will):
+    what it holds that equals what ``old`` holds at the same place is replaced by ``old``'s
+    (the same value, long-lived already), so that the copies made to compare go at once
+    rather than wait for the cycle collector."""
     if old is new:
         return
     if old is _MISSING:
@@ -836,6 +873,8 @@ def diff(path: str, old: Any, new: Any, ops: list[Op]) -> None:
             elif type(was) in _CONTAINERS and type(value) is type(was):
                 if was != value:
                     diff(f"{path}/{_escape(key)}", was, value, ops)
+                else:
+                    new[key] = was  # (a value for a key there already: no new key)
             elif type(was) is not type(value) or was != value:
                 ops.append({"op": "replace", "path": f"{path}/{_escape(key)}", "value": value})
         return
@@ -857,6 +896,8 @@ def diff(path: str, old: Any, new: Any, ops: list[Op]) -> None:
                         diff(f"{path}/{i}", a, b, ops)
                     else:
                         ops.append({"op": "replace", "path": f"{path}/{i}", "value": b})
+                if type(new[0]) in _CONTAINERS:
+                    _share(old, new, changed)
                 return
         ops.append({"op": "replace", "path": path, "value": new})
         return
@@ -865,6 +906,15 @@ def diff(path: str, old: Any, new: Any, ops: list[Op]) -> None:
 
 
 _CONTAINERS = (dict, list)
+
+
+def _share(old: list[Any], new: list[Any], changed: list[int]) -> None:
+    """The entries of ``new`` that equal ``old``'s at the same place (all but ``changed``)
+    replaced by ``old``'s."""
+    skip = set(changed)
+    for i, was in enumerate(old):
+        if i not in skip:
+            new[i] = was
 
 
 def _keyed(items: Iterable[Any]) -> bool:
@@ -887,7 +937,11 @@ def _diff_keyed(path: str, old: list[dict[str, Any]], new: list[dict[str, Any]],
     j = 0
     for i, item in enumerate(new):
         if j < len(kept) and kept[j]["id"] == item["id"]:
-            diff(f"{path}/{i}", kept[j], item, ops)
+            was = kept[j]
+            if was is not item and was == item:
+                new[i] = was
+            else:
+                diff(f"{path}/{i}", was, item, ops)
             j += 1
         else:
             ops.append({"op": "add", "path": f"{path}/{i}", "value": item})

@@ -64,9 +64,9 @@ _NOTHING: frozenset[Any] = frozenset()
 
 class _Reads:
     """The state as a view part sees it, noting what it reads: a field, or the keys it looks
-    up in a field that is a mapping."""
-
-    __slots__ = ("_state", "reads")
+    up in a field that is a mapping. A field or method looked up once is kept as an attribute
+    of its own (its read is noted already, and a mapping notes its keys as they are looked
+    up), so that the parts, which read the same fields again and again, find it directly."""
 
     def __init__(self, state: EncounterState) -> None:
         self._state = state
@@ -76,12 +76,15 @@ class _Reads:
         if name in FIELDS:
             value = getattr(self._state, name)
             if type(value) is dict:
-                return _Looked(value, name, self.reads)
-            self.reads.add((name, WHOLE))
+                value = _Looked(value, name, self.reads)
+            else:
+                self.reads.add((name, WHOLE))
+            self.__dict__[name] = value
             return value
         found = getattr(type(self._state), name, None)
         if callable(found):  # a method of the state: it reads through this one too
-            return found.__get__(self)
+            method = self.__dict__[name] = found.__get__(self)
+            return method
         self.reads.add((EVERYTHING, WHOLE))
         return getattr(self._state, name)
 

@@ -712,7 +712,8 @@ def follow(shown: Shown, state: EncounterState, viewer: Actor, at: int,
         common, ops, keys = _step(memo, shown.common, state,
                                   Sight(state, viewer, full, visible), changed)
     shown.common, shown.visible = common, visible
-    if not keys.isdisjoint(shown.own):  # an engine part the ruleset's stands in for changed
+    if not shown.own.keys().isdisjoint(keys):  # an engine part the ruleset's stands in for
+        # changed (looked up key by key: the few keys of the step, not the view's)
         ops = [op for op in ops if op["path"].split("/", 2)[1] not in shown.own]
     reads = shown.reads
     if reads is None or shown.reads_at != memo.read_fields:

@@ -210,14 +210,25 @@ def _changed_keys(old: dict[Any, Any], new: dict[Any, Any]) -> set[Any]:
             if (a := old.get(k, gone)) is not (b := new.get(k, gone)) and a != b}
 
 
+class _At:
+    """The state that values of a per-combatant part stand for, shared by those that stand
+    for it together: moved on, in place, for all of them at once, while nothing they read
+    changes (``Memo.carry``)."""
+
+    __slots__ = ("held", "state")
+
+    def __init__(self, state: EncounterState) -> None:
+        self.state = state
+        self.held = 0  # (how many values stand here)
+
+
 class _Worked:
-    """A per-combatant part's value, what it read, and the state it stands for (moved on,
-    in place, while nothing it read changes)."""
+    """A per-combatant part's value, what it read, and where it stands (``_At``)."""
 
-    __slots__ = ("base", "reads", "value")
+    __slots__ = ("at", "reads", "value")
 
-    def __init__(self, value: Any, reads: frozenset[Read], base: EncounterState) -> None:
-        self.value, self.reads, self.base = value, reads, base
+    def __init__(self, value: Any, reads: frozenset[Read], at: _At) -> None:
+        self.value, self.reads, self.at = value, reads, at
 
 
 class Memo:
@@ -244,6 +255,12 @@ class Memo:
         self._diffs: dict[tuple[str, int, int], tuple[Any, Any, list[Op]]] = {}
         #: by key, the last pair of states ``carry`` carried values from and to
         self._carried: dict[str, tuple[EncounterState, EncounterState]] = {}
+        #: the sets of combatants seen (``visible``), one for each set of them
+        self._seen: dict[frozenset[str], set[str]] = {}
+        #: by key, where the values that stand for its latest state stand, and how many values
+        #: it has in all
+        self._at: dict[str, _At] = {}
+        self._held: dict[str, int] = {}
 
     def unchanged(self, key: str, changed: frozenset[str]) -> bool:
         """Whether no value of ``key`` read any of the ``changed`` fields (then none needs
@@ -255,10 +272,11 @@ class Memo:
               state: EncounterState, cid: str) -> Any:
         entry = self._entries.get((key, cid))
         if entry is not None:
-            if entry.base is state:
+            base = entry.at.state
+            if base is state:
                 return entry.value
-            if not self.changes.touch(entry.reads, entry.base, state):
-                entry.base = state
+            if not self.changes.touch(entry.reads, base, state):
+                self._move(entry, key, state)
                 return entry.value
         spy = _Reads(state)
         try:
@@ -267,7 +285,10 @@ class Memo:
         except (TypeError, AttributeError):  # it needs the state itself
             value, reads = of(state, cid), frozenset({(EVERYTHING, WHOLE)})
         if entry is None:
-            self._entries[(key, cid)] = _Worked(value, reads, state)
+            at = self._standing(key, state)
+            at.held += 1
+            self._held[key] = self._held.get(key, 0) + 1
+            self._entries[(key, cid)] = _Worked(value, reads, at)
         else:
             # the same as before (what it read changed, not what it gives): the value kept,
             # and no viewer has anything to compare
@@ -275,7 +296,8 @@ class Memo:
                 value = entry.value
             if reads == entry.reads:
                 reads = entry.reads
-            entry.value, entry.reads, entry.base = value, reads, state
+            entry.value, entry.reads = value, reads
+            self._move(entry, key, state)
         fields = self._fields.setdefault(key, set())
         if not fields.issuperset(f for f, _ in reads):
             fields.update(f for f, _ in reads)
@@ -307,25 +329,30 @@ class Memo:
         return self._fields.get(key)
 
     def visible(self, state: EncounterState, viewer: Actor) -> set[str]:
-        """The combatants ``viewer`` sees, one object for every viewer who sees the same
-        (never changed: it stands for them all)."""
+        """The combatants ``viewer`` sees, one object for every viewer who sees the same,
+        whenever it was shown (never changed: it stands for them all, and what they share is
+        worked out once by its id, ``alike``)."""
         if self._visible_of is not state:
             self._visible_of, self._visible = state, {}
         found = self._visible.get(viewer.sees_all)
         if found is None:
             found = visible_to(state, viewer)
-            other = self._visible.get(not viewer.sees_all)
-            if other is not None and other == found and not state.options.anonymous_hidden_turns:
-                # (no one is hidden: the GM's engine parts are the table's; not so with
-                # anonymous hidden turns, where the table sees the screen's turn, R99)
-                found = other
+            seen = frozenset(found)
+            known = self._seen.get(seen)
+            if known is not None:
+                found = known
+            else:
+                if len(self._seen) >= SEEN_AT_MOST:
+                    self._seen.clear()  # (those of the views held keep their ids meanwhile)
+                self._seen[seen] = found
             self._visible[viewer.sees_all] = found
         return found
 
     def part(self, state: EncounterState, key: str, part: ViewPartOf, sight: Sight) -> Any:
         """The value of one of ``Common``'s parts, the same object for every viewer who sees
-        the same combatants."""
-        return self.shared(state, (key, id(sight.visible)), lambda: part(sight), sight.visible)
+        the same combatants (and alike, ``alike``)."""
+        return self.shared(state, (key, id(sight.visible), alike(state, sight.full)),
+                           lambda: part(sight), sight.visible)
 
     def shared(self, state: EncounterState, key: Any, work: Callable[[], Any],
                seen: set[str] | None = None) -> Any:
@@ -363,9 +390,29 @@ class Memo:
         if last is not None and last[0] is old and last[1] is new:
             return  # (carried for another viewer already)
         self._carried[key] = (old, new)
-        for k, entry in self._entries.items():
-            if entry.base is old and k[0] == key:
-                entry.base = new
+        at = self._at.get(key)
+        if at is not None and at.state is old:
+            at.state = new  # (every value that stood for ``old`` with it)
+            if at.held == self._held[key]:
+                return
+        for k, entry in self._entries.items():  # (those that stood elsewhere)
+            if k[0] == key and entry.at.state is old:
+                self._move(entry, key, new)
+
+    def _standing(self, key: str, state: EncounterState) -> _At:
+        """Where ``key``'s values that stand for ``state`` stand (its latest state)."""
+        at = self._at.get(key)
+        if at is None or at.state is not state:
+            at = self._at[key] = _At(state)
+        return at
+
+    def _move(self, entry: _Worked, key: str, state: EncounterState) -> None:
+        """``entry`` (of ``key``) stands for ``state`` now."""
+        at = self._standing(key, state)
+        if entry.at is not at:
+            entry.at.held -= 1
+            at.held += 1
+            entry.at = at
 
     def settle(self) -> None:
         """Every viewer has been brought up to date: what was kept to work out the changes
@@ -376,14 +423,14 @@ class Memo:
         self._new_state(None)  # (the values shared at the state: none is looked up again)
 
     def holds(self, state: EncounterState) -> bool:
-        return any(entry.base is state for entry in self._entries.values())
+        return any(entry.at.state is state for entry in self._entries.values())
 
     def rebase(self, state: EncounterState, kept: EncounterState) -> None:
         """``state`` is about to change in place: what was worked out on it stands for
         ``kept``, its copy (and no change worked out with it stands)."""
         for entry in self._entries.values():
-            if entry.base is state:
-                entry.base = kept
+            if entry.at.state is state:
+                entry.at.state = kept  # (with every value that stood there)
         self.changes = Changes(self.watched)
         self._visible_of, self._visible = None, {}
         self._new_state(None)
@@ -402,9 +449,11 @@ class Common:
 
     def __init__(self, base: dict[str, Any], delta: dict[str, Any] | None = None) -> None:
         self.base, self.delta = base, delta if delta is not None else {}
-        #: the way from this one to a later state: that state, the parts there, the patch,
-        #: and the keys it changes (worked out once, for every viewer who holds this one)
-        self.step: tuple[EncounterState, Common, list[Op], frozenset[str]] | None = None
+        #: the way from this one to a later state: that state, for which viewers (``alike``),
+        #: the parts there, the patch, and the keys it changes (worked out once, for every
+        #: viewer who holds this one)
+        self.step: tuple[EncounterState, bool | None, Common, list[Op], frozenset[str]] | None \
+            = None
 
     def __getitem__(self, key: str) -> Any:
         delta = self.delta
@@ -423,6 +472,16 @@ class Common:
 
 #: How many changed parts a ``Common`` keeps beside its shared mapping before it makes another.
 DELTA_AT_MOST = 8
+#: How many sets of combatants seen a memo keeps (``Memo.visible``) before it starts again.
+SEEN_AT_MOST = 64
+
+
+def alike(state: EncounterState, full: bool) -> bool | None:
+    """What tells apart, for the engine's shared parts (``Common``), the viewers of ``state``
+    who see the same combatants: nothing, but with anonymous hidden turns whether they see
+    everything (``full``: there the table sees the screen's turn, whoever acts behind it,
+    R99)."""
+    return full if state.options.anonymous_hidden_turns else None
 
 
 @dataclass(slots=True, eq=False)
@@ -518,7 +577,7 @@ def show(state: EncounterState, viewer: Actor, at: int = 0, memo: Memo | None = 
     full = viewer.sees_all
     visible = memo.visible(state, viewer)
     sight = Sight(state, viewer, full, visible)
-    common = memo.shared(state, ("common", id(visible)), lambda: Common(
+    common = memo.shared(state, ("common", id(visible), alike(state, full)), lambda: Common(
         {key: memo.part(state, key, part, sight) for key, part in _common()}), visible)
     own: dict[str, Any] = {}
     ids = [cid for cid in state.combatants if cid in visible]
@@ -604,24 +663,25 @@ WATCHED = OWN_READS.union(*(reads for _k, reads, _p, _o in ENGINE_PARTS), {"rule
 def _step(memo: Memo, common: Common, state: EncounterState, sight: Sight,
           changed: frozenset[str]) -> tuple[Common, list[Op], frozenset[str]]:
     """``common`` brought to ``state``: the parts there, the patch, the keys it changes;
-    worked out once for all the viewers who hold ``common``."""
+    worked out once for all the viewers who hold ``common``, and the parts there once for all
+    who see the same combatants alike (those who hold another ``Common`` of the same, shown at
+    another time, hold this one from now on)."""
     found = common.step
-    if found is not None and found[0] is state:
-        return found[1], found[2], found[3]
+    kind = alike(state, sight.full)
+    if found is not None and found[0] is state and found[1] is kind:
+        return found[2], found[3], found[4]
     reading, keys = _common_reading(changed)
     ops: list[Op] = []
     if not reading:
         after = common
     else:
-        # (the parts are worked out here for every viewer who holds ``common``, once: the
-        # patch is theirs, not one to share with the viewers of another ``Common``)
-        after = memo.shared(state, ("common", id(sight.visible)), lambda: common.then(
+        after = memo.shared(state, ("common", id(sight.visible), kind), lambda: common.then(
             {key: part(sight) for key, part in reading}), sight.visible)
         for key, _part in reading:
             was, now = common[key], after[key]
             if was is not now:
                 diff(f"/{key}", was, now, ops)
-    common.step = (state, after, ops, keys)
+    common.step = (state, kind, after, ops, keys)
     return after, ops, keys
 
 
@@ -706,8 +766,9 @@ def follow(shown: Shown, state: EncounterState, viewer: Actor, at: int,
             shown.record(at, ops)
             return ops
     step = shown.common.step
-    if step is not None and step[0] is state:  # (worked out for another viewer, or ahead)
-        common, ops, keys = step[1], step[2], step[3]
+    if step is not None and step[0] is state and \
+            step[1] is alike(state, full):
+        common, ops, keys = step[2], step[3], step[4]  # (worked out for another, or ahead)
     else:
         common, ops, keys = _step(memo, shown.common, state,
                                   Sight(state, viewer, full, visible), changed)

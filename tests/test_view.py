@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from clients.client import FEATURES, Client
 from encounter.actors import Actor
 from encounter.harness import Table
-from encounter.patches import KEPT_PATCHES, Memo, diff, follow, prepare, show
+from encounter.patches import KEPT_PATCHES, Memo, Shown, diff, follow, prepare, show
 from encounter.views import view_state
 from server.app import Server
 from tests.conftest import ws_url
@@ -230,30 +230,39 @@ def test_patches_build_each_viewers_view_in_random_play(example: str, seed: int,
     """Random legal actions (with the arguments their lists offer), reveals and hidings,
     with anonymous hidden turns (R99: ``screen``, the screen's count) or without: after each
     command every viewer's view, patched, is ``view_state``; no patch replaces the root or a
-    whole combatant. ``shared``: the viewers share one memo, as a room's do, and the step to
+    whole combatant. ``shared``: the viewers share one memo, as a room's do, half of them are
+    shown their view a few commands after the others (as connections join), and the step to
     each new state is prepared before they follow (``Room.foresee``)."""
     anonymous = {} if screen is None else {"anonymous_hidden_turns": True,
                                            "screen_count": screen}
     t = Table.from_example(example, dice_seed=seed, **anonymous)
     gm = t.actor(next(iter(t.state.tokens)))
     pcs = [c.id for c in t.state.combatants.values() if c.kind == "pc"]
-    viewers = [gm, t.invite(pcs[0]), t.invite(pcs[-1]), t.spectator(), t.spectator(),
-               t.integration("roll"), t.integration("command:players")]
+    viewers = [gm, t.invite(pcs[0]), t.spectator(), t.integration("roll"), t.invite(pcs[-1]),
+               t.spectator(), t.integration("command:players"), t.actor(gm.token_id)]
     t.do("start_encounter")
     memo = Memo() if shared else None
-    shown = [show(t.state, v, t.state.version, memo) for v in viewers]
-    held = [orjson.loads(orjson.dumps(s.view)) for s in shown]
+    shown: list[Shown | None] = [None] * len(viewers)
+    held: list[Any] = [None] * len(viewers)
     rng = random.Random(seed)
-    for _ in range(40):
+    for n in range(40):
+        for i, v in enumerate(viewers):
+            if shown[i] is None and (not shared or n == 5 or i < len(viewers) // 2):
+                shown[i] = s = show(t.state, v, t.state.version, memo)
+                held[i] = orjson.loads(orjson.dumps(s.view))
         try:
             command(t, gm, rng)
         except Exception:  # refused: nothing changed
             continue
         if memo is not None:
             for s in shown:
-                prepare(s, t.state)
+                if s is not None:
+                    prepare(s, t.state)
         for i, v in enumerate(viewers):
-            ops = follow(shown[i], t.state, v, t.state.version)
+            s = shown[i]
+            if s is None:
+                continue
+            ops = follow(s, t.state, v, t.state.version)
             for op in ops:
                 assert op["path"] and not (op["op"] == "replace"
                                            and op["path"].count("/") == 2

@@ -242,7 +242,11 @@ class Memo:
         self._entries: dict[tuple[str, str], _Worked] = {}
         #: by key, every field any combatant's value read (``EVERYTHING`` among them: any)
         self._fields: dict[str, set[str]] = {}
-        self._encoded: tuple[list[Op], bytes] | None = None
+        #: the patches of the viewers brought to the current state, as JSON (by the id of the
+        #: list, kept with it), and those made of a shared patch and a viewer's own operations
+        #: (by the ids of both, ``joined``)
+        self._encoded: dict[int, tuple[list[Op], bytes]] = {}
+        self._joined: dict[tuple[int, ...], tuple[list[Op], list[Op]]] = {}
         #: how many times ``_fields`` grew (what a viewer's own parts read is worked out again)
         self.read_fields = 0
         #: what viewers share: the combatants they see, the values of parts of the state
@@ -307,12 +311,24 @@ class Memo:
 
     def encoded(self, ops: list[Op]) -> bytes:
         """``ops`` as JSON, encoded once for the viewers who share them."""
-        last = self._encoded
-        if last is not None and last[0] is ops:
-            return last[1]
+        found = self._encoded.get(id(ops))
+        if found is not None and found[0] is ops:
+            return found[1]
         data = _json.encode(ops)
-        self._encoded = (ops, data)
+        self._encoded[id(ops)] = (ops, data)
         return data
+
+    def joined(self, ops: list[Op], mine: list[Op]) -> list[Op]:
+        """``ops`` and then ``mine``, one list for the viewers whose operations are the same
+        objects (a shared patch, and the same changes of entries or values they share,
+        ``diff``): their patch is encoded once."""
+        key = (id(ops), *map(id, mine))
+        found = self._joined.get(key)
+        if found is not None:  # (what the ids are of is kept with it: no other has them)
+            return found[1]
+        both = ops + mine
+        self._joined[key] = (ops, both)
+        return both
 
     def watch(self, fields: Iterable[str]) -> None:
         """A part of a view read ``fields`` (``EVERYTHING``: more than fields): from now on,
@@ -418,7 +434,7 @@ class Memo:
         """Every viewer has been brought up to date: what was kept to work out the changes
         between states goes (and with it the states left behind, as soon as possible)."""
         self.changes.forget()
-        self._carried, self._encoded = {}, None
+        self._carried, self._encoded, self._joined = {}, {}, {}
         self._visible_of, self._visible = None, {}
         self._new_state(None)  # (the values shared at the state: none is looked up again)
 
@@ -857,7 +873,7 @@ def follow(shown: Shown, state: EncounterState, viewer: Actor, at: int,
                     held[cid] = value
     shown.base = state
     if mine:
-        ops = ops + mine
+        ops = memo.joined(ops, mine)
     shown.record(at, ops)
     return ops
 

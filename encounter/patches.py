@@ -39,6 +39,7 @@ from encounter.views import (
     combatant_view,
     seen_stats,
     visible_to,
+    vitals_view,
 )
 from protocol.model import CombatantProfile
 
@@ -54,15 +55,18 @@ KEPT_PATCHES = 64
 
 
 Read = tuple[str, Any]  # a field of the state, and the key read in it (``WHOLE``: all of it)
+#: Two states, the fields changed from one to the other, and the keys changed in those that
+#: are mappings (``Changes``)
+_Pair = tuple[EncounterState, EncounterState, frozenset[str], dict[str, Any]]
 WHOLE: Any = object()
 _NOTHING: frozenset[Any] = frozenset()
 
 
 class _Reads:
     """The state as a view part sees it, noting what it reads: a field, or the keys it looks
-    up in a field that is a mapping."""
-
-    __slots__ = ("_state", "reads")
+    up in a field that is a mapping. A field or method looked up once is kept as an attribute
+    of its own (its read is noted already, and a mapping notes its keys as they are looked
+    up), so that the parts, which read the same fields again and again, find it directly."""
 
     def __init__(self, state: EncounterState) -> None:
         self._state = state
@@ -72,12 +76,15 @@ class _Reads:
         if name in FIELDS:
             value = getattr(self._state, name)
             if type(value) is dict:
-                return _Looked(value, name, self.reads)
-            self.reads.add((name, WHOLE))
+                value = _Looked(value, name, self.reads)
+            else:
+                self.reads.add((name, WHOLE))
+            self.__dict__[name] = value
             return value
         found = getattr(type(self._state), name, None)
         if callable(found):  # a method of the state: it reads through this one too
-            return found.__get__(self)
+            method = self.__dict__[name] = found.__get__(self)
+            return method
         self.reads.add((EVERYTHING, WHOLE))
         return getattr(self._state, name)
 
@@ -117,27 +124,35 @@ class Changes:
     reads more than fields), and in a changed field that is a mapping, the keys whose values
     changed (worked out when asked)."""
 
+    __slots__ = ("_last", "_names", "_pairs", "_values")
+
     def __init__(self, watched: frozenset[str] | None = None) -> None:
         names = tuple(f for f in _NAMES if watched is None or f in watched)
         self._names = names
         self._values = attrgetter(*names)
-        self._pairs: deque[tuple[EncounterState, EncounterState, frozenset[str],
-                                 dict[str, Any]]] = deque(maxlen=2)
+        self._pairs: deque[_Pair] = deque(maxlen=2)
+        self._last: _Pair | None = None  # (the pair asked for last: asked again and again)
 
-    def _find(self, old: EncounterState,
-              new: EncounterState) -> tuple[frozenset[str], dict[str, Any]]:
+    def _find(self, old: EncounterState, new: EncounterState) -> _Pair:
+        """The pair of ``old`` and ``new``: the two, the fields changed, and the keys changed
+        in those of them that are mappings (by field, as they are asked for)."""
+        last = self._last
+        if last is not None and last[0] is old and last[1] is new:
+            return last
         for pair in self._pairs:
             if pair[0] is old and pair[1] is new:
-                return pair[2], pair[3]
+                self._last = pair
+                return pair
         if old is new:
             fields: frozenset[str] = frozenset()
         else:
             fields = frozenset([f for f, x, y in zip(self._names, self._values(old),
                                                      self._values(new), strict=True)
                                 if x is not y and x != y])
-        keys: dict[str, Any] = {}
-        self._pairs.append((old, new, fields, keys))
-        return fields, keys
+        pair = (old, new, fields, {})
+        self._pairs.append(pair)
+        self._last = pair
+        return pair
 
     def keys(self, old: EncounterState, new: EncounterState, fields: tuple[str, ...],
              every: Iterable[Any]) -> Iterable[Any]:
@@ -153,7 +168,7 @@ class Changes:
 
     def _keys(self, old: EncounterState, new: EncounterState, f: str) -> Any:
         """The keys changed in field ``f`` (a set; ``WHOLE``: not a mapping)."""
-        fields, changes = self._find(old, new)
+        _old, _new, fields, changes = self._find(old, new)
         if f not in fields:
             return _NOTHING
         changed = changes.get(f)
@@ -165,20 +180,21 @@ class Changes:
 
     def forget(self) -> None:
         self._pairs.clear()
+        self._last = None
 
     def fields(self, old: EncounterState, new: EncounterState) -> frozenset[str]:
         """The fields changed (the same object for every viewer of the pair)."""
-        return self._find(old, new)[0]
+        return self._find(old, new)[2]
 
     def touch(self, reads: frozenset[Read], old: EncounterState, new: EncounterState) -> bool:
         """Whether anything in ``reads`` changed from ``old`` to ``new``."""
         if old is new:
             return False
-        fields = self._find(old, new)[0]
+        fields = self._find(old, new)[2]
         for f, key in reads:
-            if f == EVERYTHING:
-                return True
             if f not in fields:
+                if f == EVERYTHING:
+                    return True
                 continue
             if key is WHOLE:
                 return True
@@ -194,14 +210,25 @@ def _changed_keys(old: dict[Any, Any], new: dict[Any, Any]) -> set[Any]:
             if (a := old.get(k, gone)) is not (b := new.get(k, gone)) and a != b}
 
 
+class _At:
+    """The state that values of a per-combatant part stand for, shared by those that stand
+    for it together: moved on, in place, for all of them at once, while nothing they read
+    changes (``Memo.carry``)."""
+
+    __slots__ = ("held", "state")
+
+    def __init__(self, state: EncounterState) -> None:
+        self.state = state
+        self.held = 0  # (how many values stand here)
+
+
 class _Worked:
-    """A per-combatant part's value, what it read, and the state it stands for (moved on,
-    in place, while nothing it read changes)."""
+    """A per-combatant part's value, what it read, and where it stands (``_At``)."""
 
-    __slots__ = ("base", "reads", "value")
+    __slots__ = ("at", "reads", "value")
 
-    def __init__(self, value: Any, reads: frozenset[Read], base: EncounterState) -> None:
-        self.value, self.reads, self.base = value, reads, base
+    def __init__(self, value: Any, reads: frozenset[Read], at: _At) -> None:
+        self.value, self.reads, self.at = value, reads, at
 
 
 class Memo:
@@ -215,7 +242,11 @@ class Memo:
         self._entries: dict[tuple[str, str], _Worked] = {}
         #: by key, every field any combatant's value read (``EVERYTHING`` among them: any)
         self._fields: dict[str, set[str]] = {}
-        self._encoded: tuple[list[Op], bytes] | None = None
+        #: the patches of the viewers brought to the current state, as JSON (by the id of the
+        #: list, kept with it), and those made of a shared patch and a viewer's own operations
+        #: (by the ids of both, ``joined``)
+        self._encoded: dict[int, tuple[list[Op], bytes]] = {}
+        self._joined: dict[tuple[int, ...], tuple[list[Op], list[Op]]] = {}
         #: how many times ``_fields`` grew (what a viewer's own parts read is worked out again)
         self.read_fields = 0
         #: what viewers share: the combatants they see, the values of parts of the state
@@ -228,6 +259,12 @@ class Memo:
         self._diffs: dict[tuple[str, int, int], tuple[Any, Any, list[Op]]] = {}
         #: by key, the last pair of states ``carry`` carried values from and to
         self._carried: dict[str, tuple[EncounterState, EncounterState]] = {}
+        #: the sets of combatants seen (``visible``), one for each set of them
+        self._seen: dict[frozenset[str], set[str]] = {}
+        #: by key, where the values that stand for its latest state stand, and how many values
+        #: it has in all
+        self._at: dict[str, _At] = {}
+        self._held: dict[str, int] = {}
 
     def unchanged(self, key: str, changed: frozenset[str]) -> bool:
         """Whether no value of ``key`` read any of the ``changed`` fields (then none needs
@@ -239,10 +276,11 @@ class Memo:
               state: EncounterState, cid: str) -> Any:
         entry = self._entries.get((key, cid))
         if entry is not None:
-            if entry.base is state:
+            base = entry.at.state
+            if base is state:
                 return entry.value
-            if not self.changes.touch(entry.reads, entry.base, state):
-                entry.base = state
+            if not self.changes.touch(entry.reads, base, state):
+                self._move(entry, key, state)
                 return entry.value
         spy = _Reads(state)
         try:
@@ -251,9 +289,19 @@ class Memo:
         except (TypeError, AttributeError):  # it needs the state itself
             value, reads = of(state, cid), frozenset({(EVERYTHING, WHOLE)})
         if entry is None:
-            self._entries[(key, cid)] = _Worked(value, reads, state)
+            at = self._standing(key, state)
+            at.held += 1
+            self._held[key] = self._held.get(key, 0) + 1
+            self._entries[(key, cid)] = _Worked(value, reads, at)
         else:
-            entry.value, entry.reads, entry.base = value, reads, state
+            # the same as before (what it read changed, not what it gives): the value kept,
+            # and no viewer has anything to compare
+            if value == entry.value:
+                value = entry.value
+            if reads == entry.reads:
+                reads = entry.reads
+            entry.value, entry.reads = value, reads
+            self._move(entry, key, state)
         fields = self._fields.setdefault(key, set())
         if not fields.issuperset(f for f, _ in reads):
             fields.update(f for f, _ in reads)
@@ -263,12 +311,24 @@ class Memo:
 
     def encoded(self, ops: list[Op]) -> bytes:
         """``ops`` as JSON, encoded once for the viewers who share them."""
-        last = self._encoded
-        if last is not None and last[0] is ops:
-            return last[1]
+        found = self._encoded.get(id(ops))
+        if found is not None and found[0] is ops:
+            return found[1]
         data = _json.encode(ops)
-        self._encoded = (ops, data)
+        self._encoded[id(ops)] = (ops, data)
         return data
+
+    def joined(self, ops: list[Op], mine: list[Op]) -> list[Op]:
+        """``ops`` and then ``mine``, one list for the viewers whose operations are the same
+        objects (a shared patch, and the same changes of entries or values they share,
+        ``diff``): their patch is encoded once."""
+        key = (id(ops), *map(id, mine))
+        found = self._joined.get(key)
+        if found is not None:  # (what the ids are of is kept with it: no other has them)
+            return found[1]
+        both = ops + mine
+        self._joined[key] = (ops, both)
+        return both
 
     def watch(self, fields: Iterable[str]) -> None:
         """A part of a view read ``fields`` (``EVERYTHING``: more than fields): from now on,
@@ -285,25 +345,30 @@ class Memo:
         return self._fields.get(key)
 
     def visible(self, state: EncounterState, viewer: Actor) -> set[str]:
-        """The combatants ``viewer`` sees, one object for every viewer who sees the same
-        (never changed: it stands for them all)."""
+        """The combatants ``viewer`` sees, one object for every viewer who sees the same,
+        whenever it was shown (never changed: it stands for them all, and what they share is
+        worked out once by its id, ``alike``)."""
         if self._visible_of is not state:
             self._visible_of, self._visible = state, {}
         found = self._visible.get(viewer.sees_all)
         if found is None:
             found = visible_to(state, viewer)
-            other = self._visible.get(not viewer.sees_all)
-            if other is not None and other == found and not state.options.anonymous_hidden_turns:
-                # (no one is hidden: the GM's engine parts are the table's; not so with
-                # anonymous hidden turns, where the table sees the screen's turn, R99)
-                found = other
+            seen = frozenset(found)
+            known = self._seen.get(seen)
+            if known is not None:
+                found = known
+            else:
+                if len(self._seen) >= SEEN_AT_MOST:
+                    self._seen.clear()  # (those of the views held keep their ids meanwhile)
+                self._seen[seen] = found
             self._visible[viewer.sees_all] = found
         return found
 
     def part(self, state: EncounterState, key: str, part: ViewPartOf, sight: Sight) -> Any:
         """The value of one of ``Common``'s parts, the same object for every viewer who sees
-        the same combatants."""
-        return self.shared(state, (key, id(sight.visible)), lambda: part(sight), sight.visible)
+        the same combatants (and alike, ``alike``)."""
+        return self.shared(state, (key, id(sight.visible), alike(state, sight.full)),
+                           lambda: part(sight), sight.visible)
 
     def shared(self, state: EncounterState, key: Any, work: Callable[[], Any],
                seen: set[str] | None = None) -> Any:
@@ -341,27 +406,47 @@ class Memo:
         if last is not None and last[0] is old and last[1] is new:
             return  # (carried for another viewer already)
         self._carried[key] = (old, new)
-        for k, entry in self._entries.items():
-            if entry.base is old and k[0] == key:
-                entry.base = new
+        at = self._at.get(key)
+        if at is not None and at.state is old:
+            at.state = new  # (every value that stood for ``old`` with it)
+            if at.held == self._held[key]:
+                return
+        for k, entry in self._entries.items():  # (those that stood elsewhere)
+            if k[0] == key and entry.at.state is old:
+                self._move(entry, key, new)
+
+    def _standing(self, key: str, state: EncounterState) -> _At:
+        """Where ``key``'s values that stand for ``state`` stand (its latest state)."""
+        at = self._at.get(key)
+        if at is None or at.state is not state:
+            at = self._at[key] = _At(state)
+        return at
+
+    def _move(self, entry: _Worked, key: str, state: EncounterState) -> None:
+        """``entry`` (of ``key``) stands for ``state`` now."""
+        at = self._standing(key, state)
+        if entry.at is not at:
+            entry.at.held -= 1
+            at.held += 1
+            entry.at = at
 
     def settle(self) -> None:
         """Every viewer has been brought up to date: what was kept to work out the changes
         between states goes (and with it the states left behind, as soon as possible)."""
         self.changes.forget()
-        self._carried, self._encoded = {}, None
+        self._carried, self._encoded, self._joined = {}, {}, {}
         self._visible_of, self._visible = None, {}
         self._new_state(None)  # (the values shared at the state: none is looked up again)
 
     def holds(self, state: EncounterState) -> bool:
-        return any(entry.base is state for entry in self._entries.values())
+        return any(entry.at.state is state for entry in self._entries.values())
 
     def rebase(self, state: EncounterState, kept: EncounterState) -> None:
         """``state`` is about to change in place: what was worked out on it stands for
         ``kept``, its copy (and no change worked out with it stands)."""
         for entry in self._entries.values():
-            if entry.base is state:
-                entry.base = kept
+            if entry.at.state is state:
+                entry.at.state = kept  # (with every value that stood there)
         self.changes = Changes(self.watched)
         self._visible_of, self._visible = None, {}
         self._new_state(None)
@@ -380,9 +465,11 @@ class Common:
 
     def __init__(self, base: dict[str, Any], delta: dict[str, Any] | None = None) -> None:
         self.base, self.delta = base, delta if delta is not None else {}
-        #: the way from this one to a later state: that state, the parts there, the patch,
-        #: and the keys it changes (worked out once, for every viewer who holds this one)
-        self.step: tuple[EncounterState, Common, list[Op], frozenset[str]] | None = None
+        #: the way from this one to a later state: that state, for which viewers (``alike``),
+        #: the parts there, the patch, and the keys it changes (worked out once, for every
+        #: viewer who holds this one)
+        self.step: tuple[EncounterState, bool | None, Common, list[Op], frozenset[str]] | None \
+            = None
 
     def __getitem__(self, key: str) -> Any:
         delta = self.delta
@@ -401,6 +488,16 @@ class Common:
 
 #: How many changed parts a ``Common`` keeps beside its shared mapping before it makes another.
 DELTA_AT_MOST = 8
+#: How many sets of combatants seen a memo keeps (``Memo.visible``) before it starts again.
+SEEN_AT_MOST = 64
+
+
+def alike(state: EncounterState, full: bool) -> bool | None:
+    """What tells apart, for the engine's shared parts (``Common``), the viewers of ``state``
+    who see the same combatants: nothing, but with anonymous hidden turns whether they see
+    everything (``full``: there the table sees the screen's turn, whoever acts behind it,
+    R99)."""
+    return full if state.options.anonymous_hidden_turns else None
 
 
 @dataclass(slots=True, eq=False)
@@ -496,7 +593,7 @@ def show(state: EncounterState, viewer: Actor, at: int = 0, memo: Memo | None = 
     full = viewer.sees_all
     visible = memo.visible(state, viewer)
     sight = Sight(state, viewer, full, visible)
-    common = memo.shared(state, ("common", id(visible)), lambda: Common(
+    common = memo.shared(state, ("common", id(visible), alike(state, full)), lambda: Common(
         {key: memo.part(state, key, part, sight) for key, part in _common()}), visible)
     own: dict[str, Any] = {}
     ids = [cid for cid in state.combatants if cid in visible]
@@ -551,12 +648,14 @@ def _common() -> tuple[tuple[str, ViewPartOf], ...]:
 
 
 @lru_cache(maxsize=512)
-def _common_reading(changed: frozenset[str]) -> tuple[tuple[str, ViewPartOf], ...]:
-    """The parts of ``_common()`` that read a field of ``changed`` (the same few sets come
-    again and again: end of turn, move, attack)."""
-    return tuple((key, part) for key, reads, part, _only in ENGINE_PARTS
-                 if reads and not changed.isdisjoint(reads) and key not in OWN_ENGINE_PARTS
-                 and key != "combatants")
+def _common_reading(changed: frozenset[str]
+                    ) -> tuple[tuple[tuple[str, ViewPartOf], ...], frozenset[str]]:
+    """The parts of ``_common()`` that read a field of ``changed``, and their keys (the same
+    few sets come again and again: end of turn, move, attack)."""
+    reading = tuple((key, part) for key, reads, part, _only in ENGINE_PARTS
+                    if reads and not changed.isdisjoint(reads) and key not in OWN_ENGINE_PARTS
+                    and key != "combatants")
+    return reading, frozenset(key for key, _part in reading)
 
 
 @lru_cache(maxsize=512)
@@ -580,22 +679,25 @@ WATCHED = OWN_READS.union(*(reads for _k, reads, _p, _o in ENGINE_PARTS), {"rule
 def _step(memo: Memo, common: Common, state: EncounterState, sight: Sight,
           changed: frozenset[str]) -> tuple[Common, list[Op], frozenset[str]]:
     """``common`` brought to ``state``: the parts there, the patch, the keys it changes;
-    worked out once for all the viewers who hold ``common``."""
+    worked out once for all the viewers who hold ``common``, and the parts there once for all
+    who see the same combatants alike (those who hold another ``Common`` of the same, shown at
+    another time, hold this one from now on)."""
     found = common.step
-    if found is not None and found[0] is state:
-        return found[1], found[2], found[3]
-    reading = _common_reading(changed)
+    kind = alike(state, sight.full)
+    if found is not None and found[0] is state and found[1] is kind:
+        return found[2], found[3], found[4]
+    reading, keys = _common_reading(changed)
+    ops: list[Op] = []
     if not reading:
         after = common
     else:
-        after = memo.shared(state, ("common", id(sight.visible)), lambda: common.then(
-            {key: memo.part(state, key, part, sight) for key, part in reading}),
-            sight.visible)
-    ops: list[Op] = []
-    for key, _part in reading:
-        memo.diff(f"/{key}", common[key], after[key], ops)
-    keys = frozenset(key for key, _part in reading)
-    common.step = (state, after, ops, keys)
+        after = memo.shared(state, ("common", id(sight.visible), kind), lambda: common.then(
+            {key: part(sight) for key, part in reading}), sight.visible)
+        for key, _part in reading:
+            was, now = common[key], after[key]
+            if was is not now:
+                diff(f"/{key}", was, now, ops)
+    common.step = (state, kind, after, ops, keys)
     return after, ops, keys
 
 
@@ -630,12 +732,16 @@ def _own_reads(shown: Shown) -> frozenset[str]:
 
 
 def _entry(memo: Memo, state: EncounterState, c: CombatantProfile, viewer: Actor,
-           full: bool) -> dict[str, Any]:
-    """``combatant_view``, the same object for every viewer who sees that combatant alike."""
+           full: bool, before: dict[str, Any] | None = None) -> dict[str, Any]:
+    """``combatant_view``, the same object for every viewer who sees that combatant alike;
+    ``before``: its entry when only its vitals changed since (then the rest is kept)."""
     alike = ("combatant", c.id, full, full or c.id in viewer.combatants,
              viewer.controls(state, c.id))
-    return memo.shared(state, alike,
-                       lambda: combatant_view(state, c, viewer, full))
+    if before is None:
+        return memo.shared(state, alike, lambda: combatant_view(state, c, viewer, full))
+    # (what else an entry holds follows from the profile, the same, and the viewer: alike)
+    return memo.shared(state, alike, lambda: {
+        **before, "vitals": vitals_view(c, state.vitals[c.id], viewer, full)})
 
 
 def _per_combatant(memo: Memo, key: str, of: Callable[[EncounterState, str], Any],
@@ -658,30 +764,33 @@ def follow(shown: Shown, state: EncounterState, viewer: Actor, at: int,
     memo = shown.memo
     if changed is None:
         changed = memo.changes.fields(shown.base, state)
-    full = viewer.sees_all
-    visible = memo.visible(state, viewer) if "combatants" in changed else shown.visible
-    ids = [cid for cid in state.combatants if cid in visible] \
-        if "combatants" in changed else shown.ids
-    if visible != shown.visible or ids != shown.ids or "ruleset" in changed:
-        fresh = show(state, viewer, at, memo)
-        ops: list[Op] = []
-        diff("", shown.view, fresh.view, ops)
-        fresh.patches, fresh.since, fresh.at = shown.patches, shown.since, shown.at
-        _take(shown, fresh)
-        shown.record(at, ops)
-        return ops
     if not changed:
         shown.base = state
         shown.record(at, [])
         return []
+    full = viewer.sees_all
+    visible, ids = shown.visible, shown.ids
+    if "combatants" in changed or "ruleset" in changed:
+        visible = memo.visible(state, viewer)
+        ids = [cid for cid in state.combatants if cid in visible]
+        if visible != shown.visible or ids != shown.ids or "ruleset" in changed:
+            fresh = show(state, viewer, at, memo)
+            ops: list[Op] = []
+            diff("", shown.view, fresh.view, ops)
+            fresh.patches, fresh.since, fresh.at = shown.patches, shown.since, shown.at
+            _take(shown, fresh)
+            shown.record(at, ops)
+            return ops
     step = shown.common.step
-    if step is not None and step[0] is state:  # (worked out for another viewer, or ahead)
-        common, ops, keys = step[1], step[2], step[3]
+    if step is not None and step[0] is state and \
+            step[1] is alike(state, full):
+        common, ops, keys = step[2], step[3], step[4]  # (worked out for another, or ahead)
     else:
         common, ops, keys = _step(memo, shown.common, state,
                                   Sight(state, viewer, full, visible), changed)
     shown.common, shown.visible = common, visible
-    if not keys.isdisjoint(shown.own):  # an engine part the ruleset's stands in for changed
+    if not shown.own.keys().isdisjoint(keys):  # an engine part the ruleset's stands in for
+        # changed (looked up key by key: the few keys of the step, not the view's)
         ops = [op for op in ops if op["path"].split("/", 2)[1] not in shown.own]
     reads = shown.reads
     if reads is None or shown.reads_at != memo.read_fields:
@@ -712,9 +821,13 @@ def follow(shown: Shown, state: EncounterState, viewer: Actor, at: int,
                 continue
             c, v = state.combatants[cid], state.vitals.get(cid)
             before = shown.entries[cid]
-            if before[0] is c and before[1] is v:
-                continue
-            entry = _entry(memo, state, c, viewer, full)
+            if before[0] is c:
+                if before[1] is v:
+                    continue
+                entry = _entry(memo, state, c, viewer, full,
+                               before[2] if before[1] is not None and v is not None else None)
+            else:
+                entry = _entry(memo, state, c, viewer, full)
             memo.diff(f"/combatants/{i}", before[2], entry, mine)
             shown.entries[cid] = (c, v, entry)
             listed[i] = entry
@@ -760,7 +873,7 @@ def follow(shown: Shown, state: EncounterState, viewer: Actor, at: int,
                     held[cid] = value
     shown.base = state
     if mine:
-        ops = ops + mine
+        ops = memo.joined(ops, mine)
     shown.record(at, ops)
     return ops
 
@@ -815,7 +928,12 @@ def _escape(key: object) -> str:
 
 
 def diff(path: str, old: Any, new: Any, ops: list[Op]) -> None:
-    """Append to ``ops`` the operations that turn ``old`` (at ``path``) into ``new``."""
+    """Append to ``ops`` the operations that turn ``old`` (at ``path``) into ``new``.
+
+    ``new`` is a value just worked out, which nothing has changed in place since (nor will):
+    what it holds that equals what ``old`` holds at the same place is replaced by ``old``'s
+    (the same value, long-lived already), so that the copies made to compare go at once
+    rather than wait for the cycle collector."""
     if old is new:
         return
     if old is _MISSING:
@@ -836,6 +954,8 @@ def diff(path: str, old: Any, new: Any, ops: list[Op]) -> None:
             elif type(was) in _CONTAINERS and type(value) is type(was):
                 if was != value:
                     diff(f"{path}/{_escape(key)}", was, value, ops)
+                else:
+                    new[key] = was  # (a value for a key there already: no new key)
             elif type(was) is not type(value) or was != value:
                 ops.append({"op": "replace", "path": f"{path}/{_escape(key)}", "value": value})
         return
@@ -857,6 +977,8 @@ def diff(path: str, old: Any, new: Any, ops: list[Op]) -> None:
                         diff(f"{path}/{i}", a, b, ops)
                     else:
                         ops.append({"op": "replace", "path": f"{path}/{i}", "value": b})
+                if type(new[0]) in _CONTAINERS:
+                    _share(old, new, changed)
                 return
         ops.append({"op": "replace", "path": path, "value": new})
         return
@@ -865,6 +987,15 @@ def diff(path: str, old: Any, new: Any, ops: list[Op]) -> None:
 
 
 _CONTAINERS = (dict, list)
+
+
+def _share(old: list[Any], new: list[Any], changed: list[int]) -> None:
+    """The entries of ``new`` that equal ``old``'s at the same place (all but ``changed``)
+    replaced by ``old``'s."""
+    skip = set(changed)
+    for i, was in enumerate(old):
+        if i not in skip:
+            new[i] = was
 
 
 def _keyed(items: Iterable[Any]) -> bool:
@@ -887,7 +1018,11 @@ def _diff_keyed(path: str, old: list[dict[str, Any]], new: list[dict[str, Any]],
     j = 0
     for i, item in enumerate(new):
         if j < len(kept) and kept[j]["id"] == item["id"]:
-            diff(f"{path}/{i}", kept[j], item, ops)
+            was = kept[j]
+            if was is not item and was == item:
+                new[i] = was
+            else:
+                diff(f"{path}/{i}", was, item, ops)
             j += 1
         else:
             ops.append({"op": "add", "path": f"{path}/{i}", "value": item})

@@ -17,7 +17,7 @@ from encounter.actors import Actor
 from encounter.ruleset import ViewPart, declaration
 from encounter.screen import screened_event
 from encounter.screen_turn import anonymous, order_with_screen
-from encounter.state import SCREEN, EncounterState, PendingRoll
+from encounter.state import SCREEN, EncounterState, PendingRoll, Vitals
 from protocol import events as ev
 from protocol.events import Envelope
 from protocol.model import CombatantProfile
@@ -204,13 +204,18 @@ def combatant_view(state: EncounterState, c: CombatantProfile, viewer: Actor,
     entry["size"] = rules.size_of(c) if rules.size_of is not None else None
     v = state.vitals.get(c.id)
     if v is not None:
-        vitals = msgspec.to_builtins(v)
-        # the band is for everyone, the points only for those behind the screen (R105)
-        vitals["band"] = fatigue_band(v.fatigue, v.fatigue_max)
-        if c.kind == "npc" and not (full or c.id in viewer.combatants):
-            vitals["fatigue"] = vitals["fatigue_max"] = None  # behind the GM's screen
-        entry["vitals"] = vitals
+        entry["vitals"] = vitals_view(c, v, viewer, full)
     return entry
+
+
+def vitals_view(c: CombatantProfile, v: Vitals, viewer: Actor, full: bool) -> dict[str, Any]:
+    """A combatant's vitals as ``viewer`` sees them (its entry's ``vitals``)."""
+    vitals: dict[str, Any] = msgspec.to_builtins(v)
+    # the band is for everyone, the points only for those behind the screen (R105)
+    vitals["band"] = fatigue_band(v.fatigue, v.fatigue_max)
+    if c.kind == "npc" and not (full or c.id in viewer.combatants):
+        vitals["fatigue"] = vitals["fatigue_max"] = None  # behind the GM's screen
+    return vitals
 
 
 def _initiative(s: Sight) -> list[Any]:

@@ -677,7 +677,7 @@ class Room:
         #: share a patch (``encounter.patches.Common``) share its message
         views_encoded: dict[tuple[int, int, bool], tuple[bytes, bytes]] = {}
         delivered = 0
-        for members in groups.values():
+        for key, members in groups.items():
             actor = members[0].actor
             assert actor is not None
             waits = waits_for_screen(actor)
@@ -692,7 +692,7 @@ class Room:
             legal = self.legal_frame(actor, allowed, shared, turn,
                                      any(m.cursor for m in members))
             frames: dict[tuple[bool, bool], list[bytes]] = {}
-            views = self._view_frames(actor, members, views_encoded)
+            views = self._view_frames(actor, key, members, views_encoded)
             for session in members:
                 framing = (session.cursor, session.summaries)
                 mine = frames.get(framing)
@@ -721,14 +721,13 @@ class Room:
         if revoked:
             self.close_credentials(revoked, "credential revoked")
 
-    def _view_frames(self, actor: Actor, members: list[Member],
+    def _view_frames(self, actor: Actor, key: Any, members: list[Member],
                      encoded: dict[tuple[int, int, bool], tuple[bytes, bytes]]
                      ) -> dict[bool, bytes]:
-        """The ``view`` messages of a delivery to ``members`` (of ``actor``'s kind), by
-        ``cursor`` (none: no member has the feature, or its view did not change); ``encoded``:
-        those of the delivery's other viewers, by patch."""
+        """The ``view`` messages of a delivery to ``members`` (of ``actor``'s kind, ``key``),
+        by ``cursor`` (none: no member has the feature, or its view did not change);
+        ``encoded``: those of the delivery's other viewers, by patch."""
         viewing = [m for m in members if m.view]
-        key = viewer_key(actor)
         if not viewing:
             return {}  # (what it was shown stays, for a resume: followed then)
         shown = self.shown.get(key)

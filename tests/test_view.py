@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from clients.client import FEATURES, Client
 from encounter.actors import Actor
 from encounter.harness import Table
-from encounter.patches import KEPT_PATCHES, diff, follow, show
+from encounter.patches import KEPT_PATCHES, Memo, Shown, diff, follow, prepare, show
 from encounter.views import view_state
 from server.app import Server
 from tests.conftest import ws_url
@@ -223,37 +223,54 @@ EXAMPLES = ["dramatic-ponies-vs-diamond-dogs.yaml", "action-time-ponies-vs-diamo
 
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
 @given(example=st.sampled_from(EXAMPLES), seed=st.integers(1, 10_000),
-       screen=st.none() | st.integers(-10, 30))
+       screen=st.none() | st.integers(-10, 30), shared=st.booleans())
 def test_patches_build_each_viewers_view_in_random_play(example: str, seed: int,
-                                                        screen: int | None) -> None:
+                                                        screen: int | None,
+                                                        shared: bool) -> None:
     """Random legal actions (with the arguments their lists offer), reveals and hidings,
     with anonymous hidden turns (R99: ``screen``, the screen's count) or without: after each
     command every viewer's view, patched, is ``view_state``; no patch replaces the root or a
-    whole combatant."""
+    whole combatant. ``shared``: the viewers share one memo, as a room's do, half of them are
+    shown their view a few commands after the others (as connections join), and the step to
+    each new state is prepared before they follow (``Room.foresee``)."""
     anonymous = {} if screen is None else {"anonymous_hidden_turns": True,
                                            "screen_count": screen}
     t = Table.from_example(example, dice_seed=seed, **anonymous)
     gm = t.actor(next(iter(t.state.tokens)))
     pcs = [c.id for c in t.state.combatants.values() if c.kind == "pc"]
-    viewers = [gm, t.invite(pcs[0]), t.spectator(), t.integration("roll"),
-               t.integration("command:players")]
+    viewers = [gm, t.invite(pcs[0]), t.spectator(), t.integration("roll"), t.invite(pcs[-1]),
+               t.spectator(), t.integration("command:players"), t.actor(gm.token_id)]
     t.do("start_encounter")
-    shown = [show(t.state, v, t.state.version) for v in viewers]
-    held = [orjson.loads(orjson.dumps(s.view)) for s in shown]
+    memo = Memo() if shared else None
+    shown: list[Shown | None] = [None] * len(viewers)
+    held: list[Any] = [None] * len(viewers)
     rng = random.Random(seed)
-    for _ in range(40):
+    for n in range(40):
+        for i, v in enumerate(viewers):
+            if shown[i] is None and (not shared or n == 5 or i < len(viewers) // 2):
+                shown[i] = s = show(t.state, v, t.state.version, memo)
+                held[i] = orjson.loads(orjson.dumps(s.view))
         try:
             command(t, gm, rng)
         except Exception:  # refused: nothing changed
             continue
+        if memo is not None:
+            for s in shown:
+                if s is not None:
+                    prepare(s, t.state)
         for i, v in enumerate(viewers):
-            ops = follow(shown[i], t.state, v, t.state.version)
+            s = shown[i]
+            if s is None:
+                continue
+            ops = follow(s, t.state, v, t.state.version)
             for op in ops:
                 assert op["path"] and not (op["op"] == "replace"
                                            and op["path"].count("/") == 2
                                            and op["path"].startswith("/combatants/")), op
             held[i] = jsonpatch.apply_patch(held[i], orjson.loads(orjson.dumps(ops)))
             assert held[i] == orjson.loads(msgspec.json.encode(view_state(t.state, v)))
+        if memo is not None:
+            memo.settle()
 
 
 def command(t: Table, gm: Actor, rng: random.Random) -> None:

@@ -111,20 +111,15 @@ def legal_actions(
     if asker is not None and not viewer.is_gm and viewer.controls(state, asker) \
             and request_refusal(state, asker) is None:
         # a player may ask the GM to take back its last action while it is the last (R108)
-        actions.append(_REQUEST_UNDO.get(asker) or _request_undo(asker))
+        actions.append(_request_undo(asker))
     return actions
 
 
-_REQUEST_UNDO: dict[str, LegalAction] = {}
-
-
+@lru_cache(maxsize=4096)
 def _request_undo(cid: str) -> LegalAction:
-    entry = _REQUEST_UNDO[cid] = LegalAction(
-        action="request_undo", combatant=cid, label="Ask the GM to undo the last action",
-        args_schema=command_schema_id("request_undo"), group="turn")
-    if len(_REQUEST_UNDO) > 4096:
-        _REQUEST_UNDO.clear()
-    return entry
+    return LegalAction(action="request_undo", combatant=cid,
+                       label="Ask the GM to undo the last action",
+                       args_schema=command_schema_id("request_undo"), group="turn")
 
 
 # --- the parts that depend on a few flags only: worked out once each --------------------------

@@ -300,6 +300,10 @@ class EncounterState(msgspec.Struct, kw_only=True, gc=False):
     undone: list[tuple[int, int]] = []
     undo_requests: dict[str, UndoRequest] = {}
 
+    def taken_back(self, seq: int) -> bool:
+        """Whether an undo took back the event at ``seq`` (R108)."""
+        return any(first <= seq <= last for first, last in self.undone)
+
     def visible_combatant(self, cid: str) -> bool:
         c = self.combatants.get(cid)
         return c is not None and not c.hidden

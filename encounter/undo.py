@@ -68,7 +68,7 @@ def undo(d: Decision, cmd: msg.Undo) -> None:
         raise Rejected(ErrorCode.ILLEGAL_ACTION, f"at seq {target} a hidden combatant's turn "
                        "was running that the table had not been told of: go back to before "
                        "it (ruling R108)")
-    gone = [e for e in rewound.after if not _taken_back(s, e.seq)]
+    gone = [e for e in rewound.after if not s.taken_back(e.seq)]
     seen = sum(1 for e in gone if table_sees(e))
     requested_by = s.undo_requests[cmd.request].combatant if cmd.request is not None else None
     vis: ev.Visibility = None
@@ -82,10 +82,6 @@ def undo(d: Decision, cmd: msg.Undo) -> None:
     seq = s.version + 1
     d.emit(event, vis, change=lambda: restore(d.s, past, seq))
     d.result = {"back_to": target, "taken_back": len(gone)}
-
-
-def _taken_back(s: EncounterState, seq: int) -> bool:
-    return any(first <= seq <= last for first, last in s.undone)
 
 
 def request_undo(d: Decision, cmd: msg.RequestUndo) -> None:

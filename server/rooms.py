@@ -788,7 +788,7 @@ class Room:
     def _event_frame(self, envelope: Envelope, event: Any, digest: str,
                      cursor: bool = False, summaries: bool = False) -> bytes:
         summary = self.summary_of(envelope, event) if summaries else None
-        gone = self.taken_back(envelope.seq)
+        gone = self.state.taken_back(envelope.seq)
         if cursor:
             return _encode.encode(EventMessage(encounter=self.id, ts=envelope.ts, event=event,
                                                cursor=self.seal(envelope.seq, digest),
@@ -796,11 +796,6 @@ class Room:
         return _encode.encode(EventMessage(encounter=self.id, seq=envelope.seq, ts=envelope.ts,
                                            event=event, digest=digest or None, summary=summary,
                                            taken_back=gone))
-
-    def taken_back(self, seq: int) -> bool:
-        """Whether an undo took back the event at ``seq`` (R108)."""
-        undone = self.state.undone
-        return bool(undone) and any(first <= seq <= last for first, last in undone)
 
     def summary_of(self, envelope: Envelope, event: Any) -> Summary:
         """The words of ``event``, ``envelope``'s event as one viewer sees it: worked out once

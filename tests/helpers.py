@@ -95,6 +95,13 @@ async def send_seen(gm: Client, sender: Client, type_: str, /, **fields: Any
     raise TimeoutError(f"{type_} {fields}: neither answered nor done")
 
 
+async def set_out(gm: Client, battle_map: dict[str, Any], at: dict[str, list[int]]) -> None:
+    """The GM sets the battle map and places each combatant on it."""
+    await gm.command("set_map", map=battle_map)
+    for cid, square in at.items():
+        await gm.command("place_combatant", combatant=cid, at=square)
+
+
 async def caught_up(client: Client) -> None:
     """Until everything sent to ``client`` so far has arrived: its ping is answered after it.
     A connection waiting for an answer (an ack the GM's screen holds, ``encounter.screen``)

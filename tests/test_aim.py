@@ -17,7 +17,7 @@ from encounter.harness import GM, Table
 from protocol import messages as msg
 from server.app import Server
 from tests.conftest import ws_url
-from tests.helpers import create_table, join, until_turn_of
+from tests.helpers import create_table, join, set_out, until_turn_of
 
 WEAPONS = [{"name": "hoof", "damage": "1d6", "kind": "melee"},
            {"name": "sling", "damage": "1d4", "kind": "ranged",
@@ -132,11 +132,9 @@ async def test_get_aim_over_the_wire_marks_a_target_behind_a_wall(
     url = ws_url(server)
     t = await create_table(url, clients)
     gm = t.gm
-    await gm.command("set_map", map={"width": 10, "height": 4,
-                                     "blocked": [[5, 0], [5, 1], [5, 2], [5, 3]]})
-    for cid, at in (("twilight", [0, 0]), ("dash", [1, 0]), ("applejack", [0, 3]),
-                    ("fluttershy", [2, 3]), ("dog", [9, 3])):
-        await gm.command("place_combatant", combatant=cid, at=at)
+    await set_out(gm, {"width": 10, "height": 4, "blocked": [[5, 0], [5, 1], [5, 2], [5, 3]]},
+                  {"twilight": [0, 0], "dash": [1, 0], "applejack": [0, 3], "fluttershy": [2, 3],
+                   "dog": [9, 3]})
     player = await join(url, t.tokens["twilight"], clients)
     await gm.command("start_encounter")
     await until_turn_of(gm, "twilight")

@@ -30,6 +30,7 @@ from tests.helpers import (
     join,
     open_client,
     play_turns,
+    set_out,
     until_turn_of,
     wait_current,
 )
@@ -1306,11 +1307,10 @@ async def test_the_map_shades_where_the_move_can_go_and_a_path_picked_by_keys_is
     url = ws_url(server)
     table = await create_table(url, clients)
     gm = table.gm
-    await gm.command("set_map", map={"width": 8, "height": 4, "difficult": [[1, 0], [1, 1]],
-                                     "walls": [[[4, 0], [4, 2]]]})
-    for cid, at in (("twilight", [0, 0]), ("dash", [0, 3]), ("applejack", [1, 3]),
-                    ("fluttershy", [2, 3]), ("dog", [7, 3])):
-        await gm.command("place_combatant", combatant=cid, at=at)
+    await set_out(gm, {"width": 8, "height": 4, "difficult": [[1, 0], [1, 1]],
+                       "walls": [[[4, 0], [4, 2]]]},
+                  {"twilight": [0, 0], "dash": [0, 3], "applejack": [1, 3], "fluttershy": [2, 3],
+                   "dog": [7, 3]})
     base = f"http://127.0.0.1:{server.settings.port}"
     player = await pages.open(f"{base}/table/#token={table.tokens['twilight']}")
     await live(player)
@@ -1355,11 +1355,9 @@ async def test_the_targets_an_attack_can_reach_are_marked_before_the_click(
     url = ws_url(server)
     table = await create_table(url, clients)
     gm = table.gm
-    await gm.command("set_map", map={"width": 8, "height": 4,
-                                     "blocked": [[4, 0], [4, 1], [4, 2], [4, 3]]})
-    for cid, at in (("twilight", [0, 0]), ("dash", [1, 0]), ("applejack", [0, 3]),
-                    ("fluttershy", [2, 3]), ("dog", [7, 3])):
-        await gm.command("place_combatant", combatant=cid, at=at)
+    await set_out(gm, {"width": 8, "height": 4, "blocked": [[4, 0], [4, 1], [4, 2], [4, 3]]},
+                  {"twilight": [0, 0], "dash": [1, 0], "applejack": [0, 3], "fluttershy": [2, 3],
+                   "dog": [7, 3]})
     base = f"http://127.0.0.1:{server.settings.port}"
     player = await pages.open(f"{base}/table/#token={table.tokens['twilight']}")
     await live(player)

@@ -385,6 +385,19 @@ async def test_a_blank_topic_or_circle_of_a_social_event_is_invalid(
     await join(ws_url(server), table.gm_token, clients)  # the snapshot still builds
 
 
+@pytest.mark.parametrize("topic", ["-", " - _ "])
+async def test_a_topic_of_only_punctuation_is_invalid(
+        server: Server, clients: list[Client], topic: str) -> None:
+    """A topic names a Knowledge skill; one of only dashes named none and failed the server
+    (found by the fuzz test)."""
+    table = await create_table(ws_url(server), clients)
+    with pytest.raises(CommandError) as err:
+        await table.gm.command("set_social_event", rating=5, topic=topic)
+    assert err.value.code == "invalid_payload" and "Knowledge skill" in err.value.reply["message"]
+    reply = await table.gm.command("set_social_event", rating=5, topic="Royal Etiquette")
+    assert reply["type"] == "ack"
+
+
 async def test_a_combatant_a_pending_roll_concerns_is_removed_only_after_the_roll(
         server: Server, clients: list[Client]) -> None:
     """Removing the target of an attack whose die is still to come left the roll pointing at

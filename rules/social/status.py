@@ -126,8 +126,8 @@ def subject_modifier(rank: int) -> Modifier:
 
 def _slug(topic: str) -> str:
     slug = "_".join(topic.strip().lower().replace("-", " ").split())
-    if not slug:
-        raise ValueError("a topic needs a name")
+    if not any(c.isalnum() for c in slug):
+        raise ValueError("a topic needs a name with a letter or a digit")
     return slug
 
 

@@ -61,6 +61,7 @@ from rules.social.status import (
     RaceStanding,
     SocialStatus,
     StatusSituation,
+    knowledge_skill,
     social_status,
 )
 from rulesets.dramatic import resolution
@@ -139,6 +140,12 @@ def set_social_event(d: Decision, cmd: msg.SetSocialEvent) -> None:
         if value is not None and not value.strip():
             raise Rejected(ErrorCode.INVALID_PAYLOAD, f"a {name} needs a name (leave it out "
                            "for none)")
+    if cmd.topic is not None:
+        try:
+            knowledge_skill(cmd.topic)
+        except ValueError:
+            raise Rejected(ErrorCode.INVALID_PAYLOAD, f"the topic {cmd.topic!r} names no "
+                           "Knowledge skill: it needs a letter or a digit") from None
     if cmd.rating is None:
         d.emit(ev.SocialEventSet(rating=None))
         return

@@ -227,7 +227,7 @@ class Client:
         return future
 
     async def command(self, type_: str, *, id: str | None = None, **fields: Any) -> Message:
-        cid = id or (str(uuid.uuid4()) if type_ == "create_encounter"
+        cid = id or (str(uuid.uuid4()) if type_ in ("create_encounter", "create_campaign")
                      else f"{self._prefix}-{next(self._ids)}")
         reply = await self.request({"type": type_, "id": cid, **fields})
         if reply["type"] == "error":

@@ -143,7 +143,7 @@ def _elsewhere(kind: type) -> Callable[[Any, EncounterState], None] | None:
 
 @_apply.register
 def _(e: ev.EncounterCreated, s: EncounterState) -> None:
-    s.name, s.ruleset, s.options = e.name, e.ruleset, e.options
+    s.name, s.ruleset, s.options, s.campaign = e.name, e.ruleset, e.options, e.campaign
     start = declaration(s.ruleset).initial_state
     if start is not None:
         s.ruleset_state = start()

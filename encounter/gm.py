@@ -126,8 +126,10 @@ def keeps_map(ruleset: str) -> bool:
     return msg.SetMap in declaration(ruleset).commands
 
 
-def create(cmd: msg.CreateEncounter, encounter_id: str, gm_token_id: str, ctx: Context) -> Outcome:
-    """The events that found an encounter: its rules, its combatants, the GM's credential."""
+def create(cmd: msg.CreateEncounter, encounter_id: str, gm_token_id: str, ctx: Context,
+           campaign: str | None = None) -> Outcome:
+    """The events that found an encounter: its rules, its combatants, the GM's credential;
+    ``campaign``: the campaign it is begun from (R113)."""
     blocks = list(cmd.combatants)
     if cmd.combatants_yaml:
         blocks += parse_statblocks_yaml(cmd.combatants_yaml)
@@ -146,7 +148,8 @@ def create(cmd: msg.CreateEncounter, encounter_id: str, gm_token_id: str, ctx: C
                        field="map")
     state = EncounterState(id=encounter_id)
     d = Decision(state, None, ctx)
-    d.emit(ev.EncounterCreated(name=cmd.name, ruleset=cmd.ruleset, options=cmd.options),
+    d.emit(ev.EncounterCreated(name=cmd.name, ruleset=cmd.ruleset, options=cmd.options,
+                               campaign=campaign),
            None if cmd.options.dice_seed is None else ["gm"])
     d.ruleset = declaration(cmd.ruleset)
     d.rules = d.ruleset.rules
@@ -383,6 +386,10 @@ def end_effect(d: Decision, cmd: msg.EndEffect) -> None:
 
 
 def end(d: Decision, cmd: msg.EndEncounter) -> None:
+    if cmd.rest and d.s.campaign is not None:
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, "this encounter belongs to a campaign, whose "
+                       "clock counts the rest: end it without rest, then rest on the campaign "
+                       "(advance_clock with rest; ruling R110)")
     if cmd.rest and d.ruleset.rest is None:
         raise Rejected(ErrorCode.INVALID_PAYLOAD, f"rest: {d.ruleset.title} has no rule for "
                        "resting after the scene; leave it out")

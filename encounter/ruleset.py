@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from encounter.decision import Decision
     from encounter.declare import Catalog
     from encounter.state import EncounterState, Vitals
+    from protocol.campaign import Character
     from protocol.events import RulesetEvent
     from protocol.messages import Command, GetReach, LegalAction
     from protocol.model import CombatantProfile
@@ -55,6 +56,26 @@ EventWords = Callable[[Any, Any], "Summary"]
 
 def _no_after_roll(d: Decision, stage: str, ctx: dict[str, Any], roll: Roll) -> None:
     raise RuntimeError(f"{d.s.ruleset}: a roll for {stage!r} has no step to resolve it")
+
+
+@dataclass(frozen=True, eq=False)
+class TimeRules:
+    """What a ruleset's rules of time do to a character of a campaign between its scenes
+    (``campaign``; rulings R109-R112). Each is pure, over the character as the campaign keeps it
+    (``protocol.campaign.Character``); ``hour`` is the campaign clock's."""
+
+    #: The statistics of the character's stat block as an encounter of the campaign starts it:
+    #: what its stat block carries of the campaign (the day's uses so far, temporary status).
+    carry_in: Callable[[Character, int], dict[str, Any]]
+    #: A rest of eight hours ending at ``hour``: the character healed, or why it is not (a
+    #: sentence).
+    rest: Callable[[Character, int], tuple[Character, list[str]] | str]
+    #: The clock passed ``hour``: what a new day (per-day uses) and the weeks (fading status)
+    #: change.
+    passes: Callable[[Character, int], tuple[Character, list[str]] | None]
+    #: The encounter ended: the character as the final state leaves it (its combatant's id is
+    #: the character's), whether it rested through the scene, at ``hour``.
+    carry_back: Callable[[EncounterState, Character, bool, int], tuple[Character, list[str]]]
 
 
 @dataclass(frozen=True, eq=False)
@@ -176,6 +197,9 @@ class Declaration:
     #: The example of each of its ``ruleset_event`` events the reference of the events' words
     #: (``docs/summaries.md``) words, by name: the event's fields but ``ruleset`` and ``name``.
     example_events: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    #: Its rules of time between the scenes of a campaign (``None``: its characters keep what
+    #: the encounters leave them, and a rest changes nothing).
+    time: TimeRules | None = None
 
 
 #: The module that exports each ruleset's ``RULESET``.

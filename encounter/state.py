@@ -253,6 +253,11 @@ class EncounterState(msgspec.Struct, kw_only=True, gc=False):
     ruleset_state: dict[str, Any] = {}
     ended: bool = False
     end_reason: str | None = None
+    #: The campaign the encounter was begun from (R113), and (Dramatic's) the temporary status
+    #: each combatant's social events left it, by circle ("" for everywhere; R111): what the
+    #: campaign is given back when the encounter ends.
+    campaign: str | None = None
+    status_boosts: dict[str, dict[str, int]] = {}
     #: Turns started, interrupted or resumed so far (the GM's ``turn_id`` is made from it).
     turn_serial: int = 0
     #: The GM's screen (``encounter.screen``): the table (every viewer who does not see
@@ -344,14 +349,15 @@ def turn_id(state: EncounterState, table: bool = False) -> str:
 #: The layout of ``EncounterState`` as cached snapshots hold it. Raise it whenever the fold
 #: gains or changes a field: a cached snapshot of another format is rebuilt from the log,
 #: never read as this one.
-STATE_FORMAT = 13  # 2: turn_serial; 3: Vitals.bound_or_asleep; 4: TurnState.gone_at;
+STATE_FORMAT = 14  # 2: turn_serial; 3: Vitals.bound_or_asleep; 4: TurnState.gone_at;
 # 5: TurnState.budget names its ruleset's slots (Action Time's own major and minor);
 # 6: unaware and flying (R82, R83); 7: an effect_started carries its duration, modifiers,
 # source and origin (R90); 8: the GM's screen (told, table_seq, table_last, table_turns,
 # touched) and screened_rolls; 9: reservations (R48); 10: verifiable dice (R101), names and
 # effect_names;
 # 11: the GM's screen as a turn (screened, screen_turn, screen_count, R99); 12: turn timers
-# (R102); 13: undo (commands, last_acted, acting, undone, undo_requests, R108)
+# (R102); 13: undo (commands, last_acted, acting, undone, undo_requests, R108); 14: campaign and
+# status_boosts (R111, R113)
 
 _encode = msgspec.msgpack.Encoder()
 _decode = msgspec.msgpack.Decoder(EncounterState)

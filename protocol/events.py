@@ -34,6 +34,8 @@ class EncounterCreated(Event, tag="encounter_created", kw_only=True):
     name: str
     ruleset: str
     options: EncounterOptions
+    #: the campaign the encounter was begun from (R113), if any; added in protocol 1.8
+    campaign: str | None = None
 
 
 class CombatantAdded(Event, tag="combatant_added", kw_only=True):

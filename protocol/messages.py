@@ -612,6 +612,121 @@ class EndEncounter(Command, tag="end_encounter", kw_only=True):
     rest: bool = False
 
 
+# --- campaigns (rulings R109-R114) --------------------------------------------------------------
+
+CampaignId = Annotated[str, msgspec.Meta(min_length=6, max_length=32, pattern="^[a-z0-9]+$")]
+
+
+class CreateCampaign(Command, tag="create_campaign", kw_only=True):
+    """Found a campaign (on a connection without a token, as ``create_encounter``): its name
+    and ruleset. The ``ack``'s ``result`` holds ``campaign``, the GM's ``gm_token`` (the
+    campaign's GM link: ``smc1.<campaign>.<token id>.<secret>``), its ``token_id`` and the
+    ``recovery_secret`` that recovers a lost GM link (``recover_campaign``): it is shown here
+    and nowhere else, keep it. ``id`` (at least 16 characters, random) names the campaign: a
+    retry with the same id and payload answers the same; another payload is a ``conflict``.
+    Creator secrets apply as to ``create_encounter``."""
+
+    id: Annotated[str, msgspec.Meta(min_length=16, max_length=64)]
+    name: Annotated[str, msgspec.Meta(min_length=1, max_length=120)]
+    ruleset: RulesetName = "dramatic"
+    creator_secret: Annotated[str, msgspec.Meta(min_length=1, max_length=200)] | None = None
+
+
+class RecoverCampaign(Command, tag="recover_campaign", kw_only=True):
+    """A lost GM link (on a connection without a token): the campaign and its recovery secret.
+    The ``ack``'s ``result``: a new ``gm_token`` and a new ``recovery_secret`` (each shown
+    once); the old GM link stops working (``gm_recovered``, R114). A wrong secret is
+    ``unauthenticated``."""
+
+    campaign: CampaignId
+    recovery_secret: Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
+
+
+class GetCampaign(Command, tag="get_campaign", kw_only=True):
+    """On a campaign link: the campaign as this credential sees it, as a ``campaign``
+    message, before the ``ack``."""
+
+
+class AddCharacter(Command, tag="add_character", kw_only=True):
+    """GM of a campaign: a character joins the roster, from its stat block (as
+    ``create_encounter`` takes one; ``kind: pc``). A player character gets its player's link,
+    one for the whole campaign (R113): the ``ack``'s ``result.token``; an NPC (``kind: npc``)
+    gets none."""
+
+    character: StatBlock
+
+
+class StatusBoostInput(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """Temporary Social Status (R25, R111): ``bonus`` in ``circle`` (left out: everywhere)."""
+
+    bonus: Annotated[int, msgspec.Meta(ge=0, le=100)]
+    circle: Annotated[str, msgspec.Meta(min_length=1, max_length=80)] | None = None
+    source: Label = ""
+
+
+class ItemInput(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    name: Annotated[str, msgspec.Meta(min_length=1, max_length=80)]
+    count: Annotated[int, msgspec.Meta(ge=0, le=100_000)] = 1
+
+
+class AdjustCharacter(Command, tag="adjust_character", kw_only=True):
+    """GM of a campaign: set what a character carries between scenes (a treatment that takes a
+    persistent condition away, a day's Second Lunches, temporary status, items), with a
+    reason, audited as a ``character_changed`` event. Only the values named change; refused
+    while the character is in a running encounter (the encounter's ``adjust_combatant`` is
+    for that). ``fatigue: null`` is not "leave it": leave it out; ``full: true`` sets the
+    fatigue points (Health) to full."""
+
+    character: CombatantRef
+    reason: Reason
+    fatigue: Annotated[int, msgspec.Meta(ge=0, le=100_000)] | None = None
+    full: bool = False
+    physical_step: TrackStep | None = None
+    physical_persistent: TrackStep | None = None
+    physical_crippling: TrackStep | None = None
+    mental_step: TrackStep | None = None
+    mental_persistent: TrackStep | None = None
+    mental_crippling: TrackStep | None = None
+    life: Literal["alive", "dead"] | None = None
+    lunches_today: Annotated[int, msgspec.Meta(ge=0, le=20)] | None = None
+    status: Annotated[list[StatusBoostInput], msgspec.Meta(max_length=20)] | None = None
+    items: Annotated[list[ItemInput], msgspec.Meta(max_length=200)] | None = None
+
+
+class AdvanceClock(Command, tag="advance_clock", kw_only=True):
+    """GM of a campaign: move the in-game clock on (hours, days and weeks add up). With
+    ``rest: true`` the characters rest through it, which needs at least eight hours: each gets
+    Natural Healing or a ``healing_refused`` saying why (R110). Passing midnight renews the
+    per-day uses (R109); each week takes a point off temporary status (R111). Refused while an
+    encounter of the campaign runs: its scene's time is its own."""
+
+    hours: Annotated[int, msgspec.Meta(ge=0, le=24 * 366)] = 0
+    days: Annotated[int, msgspec.Meta(ge=0, le=366)] = 0
+    weeks: Annotated[int, msgspec.Meta(ge=0, le=52)] = 0
+    rest: bool = False
+    reason: Label | None = None
+
+
+class BeginEncounter(Command, tag="begin_encounter", kw_only=True):
+    """GM of a campaign: an encounter of the roster's ``characters`` (each in no other running
+    encounter, R113), with ``npcs`` besides, each character starting as the campaign keeps it
+    (fatigue points, condition tracks, the day's Second Lunches, temporary status). The
+    ``ack``'s ``result``: ``encounter``, its GM link ``gm_token``; each character's player
+    reaches it by the campaign link. ``rested``: characters who spend the whole scene resting
+    (one step more up each track when it is written back, R112). When the encounter ends, its
+    results are written back to the campaign (``encounter_written_back``)."""
+
+    name: Annotated[str, msgspec.Meta(min_length=1, max_length=120)]
+    characters: Annotated[list[CombatantRef], msgspec.Meta(min_length=1, max_length=50)]
+    npcs: Annotated[list[StatBlock], msgspec.Meta(max_length=150)] = []
+    options: EncounterOptions = EncounterOptions()
+    map: BattleMap | None = None
+    rested: Annotated[list[CombatantRef], msgspec.Meta(max_length=50)] = []
+
+
+CAMPAIGN_COMMANDS = (GetCampaign, AddCharacter, AdjustCharacter, AdvanceClock, BeginEncounter)
+
+
 AnyClientMessage = (
     Hello
     | Ping
@@ -656,6 +771,13 @@ AnyClientMessage = (
     | PauseTurnTimer
     | ResumeTurnTimer
     | EndEncounter
+    | CreateCampaign
+    | RecoverCampaign
+    | GetCampaign
+    | AddCharacter
+    | AdjustCharacter
+    | AdvanceClock
+    | BeginEncounter
 )
 
 CLIENT_TYPES: frozenset[str] = frozenset(
@@ -728,6 +850,10 @@ class Welcome(ServerMessage, tag="welcome", kw_only=True):
     limits: Limits
     #: the features of ``hello.features`` granted on this connection
     features: list[str] = []
+    #: the campaign of a campaign link (R113), with the characters it plays; absent on an
+    #: encounter's own link. Added in protocol 1.8.
+    campaign: str | msgspec.UnsetType = msgspec.UNSET
+    characters: list[str] | msgspec.UnsetType = msgspec.UNSET
 
 
 class Ack(ServerMessage, tag="ack", kw_only=True):
@@ -942,5 +1068,26 @@ class ReplayEnded(ServerMessage, tag="replay_ended", kw_only=True):
     events: int
 
 
+class CampaignMessage(ServerMessage, tag="campaign", kw_only=True):
+    """A campaign as this credential sees it (``protocol.campaign``'s view, R113): to a campaign
+    link outside a running encounter, after its ``welcome``, after each change to the
+    campaign, and in answer to ``get_campaign``. ``seq``: the campaign log's position."""
+
+    campaign: str
+    seq: int
+    state: dict[str, Any]
+
+
+class Moved(ServerMessage, tag="moved", kw_only=True):
+    """To a campaign link's connection: its character is now in another encounter (or, with
+    ``encounter: null``, in none). The server closes the connection after it (code 4003):
+    connect again with the same link, without a cursor, to reach it."""
+
+    campaign: str
+    encounter: str | None
+    characters: list[str]
+
+
 AnyServerMessage = (Welcome | Ack | Error | EventMessage | Snapshot | View | History
-                    | LegalActions | LegalActionsDelta | Batch | Goodbye | ReplayEnded | Presence)
+                    | LegalActions | LegalActionsDelta | Batch | Goodbye | ReplayEnded | Presence
+                    | CampaignMessage | Moved)

@@ -437,6 +437,10 @@ class Sheet(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
         **{"x-known": list(FEATS)})] = ()
     homebrew_feats: Annotated[tuple[HomebrewFeat, ...], _about(
         "Feats and talents the GM makes up, with what they change (R93).")] = ()
+    second_lunches_today: Annotated[int, _about(
+        "The Second Lunches already caught earlier today, in scenes before this one (\"only "
+        "once per day\", SWIFT ACTIONS; R109): a campaign's encounter sets it.",
+        minimum=0, maximum=20)] = 0
     species: Annotated[str, msgspec.Meta(max_length=80, description=(
         "The species; a known one adds its bonuses (`Buffalo`: +1 Fortitude Defense, "
         "DEFENSES; R93)."))] = ""

@@ -31,6 +31,7 @@ from protocol.version import PROTOCOL_VERSION
 from rules.verifiable_dice import encounter_secret
 from server import __version__, auth, metrics, web
 from server.addresses import ConnectionCounter, CountedConnection
+from server.campaigns import Campaigns
 from server.commands import CommandService
 from server.config import Settings
 from server.creation import CreatePolicy, PolicyError
@@ -71,6 +72,7 @@ class Server:
         self.tokens: auth.Tokens
         self.creation: CreatePolicy
         self.quotas: CreateQuotas
+        self.campaigns: Campaigns
         self._dice_root = b""
         self.commands = CommandService(self)
         self.follower: ActivityFollower
@@ -113,7 +115,9 @@ class Server:
         durability = await durability_for(self.redis, s, embedded=self.embedded is not None)
         self.store = EventStore(self.redis, LogChain(secret), durability, s.max_event_bytes)
         self.rooms = Rooms(self.store, self.commands.fire_timer)
-        self.follower = ActivityFollower(self.redis, follower_redis, self.rooms, s.sweep_interval)
+        self.campaigns = Campaigns(self, secret)
+        self.follower = ActivityFollower(self.redis, follower_redis, self.rooms, s.sweep_interval,
+                                         on_campaign=self.campaigns.offer)
         await self.follower.start()
         self.ws = await serve(
             self._handle, s.host, s.port,

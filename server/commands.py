@@ -26,6 +26,7 @@ from protocol import messages as msg
 from protocol.errors import ErrorCode
 from protocol.events import Envelope, TokenIssued, TokenRevoked
 from server import auth, metrics
+from server.campaigns import Campaigns, Seat
 from server.config import Settings
 from server.creation import CreatePolicy
 from server.cursor import CursorError
@@ -65,6 +66,7 @@ class Host(Protocol):
     settings: Settings
     creation: CreatePolicy
     quotas: CreateQuotas
+    campaigns: Campaigns
 
     def dice_secret(self, encounter: str) -> bytes:
         """The secret the encounter's server dice are drawn from (ruling R101)."""
@@ -77,6 +79,8 @@ class Sender(Member, Protocol):
     room: Room | None
     #: whom it counts as for the create quotas (``None``: a local client)
     address: str | None
+    #: its place in a campaign, when it came by a campaign link (R113)
+    campaign_seat: Seat | None
 
     def created(self) -> None:
         """A ``create_encounter`` of this connection was answered with its encounter."""
@@ -107,6 +111,13 @@ class CommandService:
                 session.acknowledge(cmd.id, None, None, {}, False)
             elif isinstance(cmd, msg.CreateEncounter):
                 await self.create(session, cmd)
+            elif isinstance(cmd, msg.CreateCampaign):
+                await self.server.campaigns.create(session, cmd)
+            elif isinstance(cmd, msg.RecoverCampaign):
+                await self.server.campaigns.recover(session, cmd)
+            elif isinstance(cmd, msg.CAMPAIGN_COMMANDS) or (
+                    session.campaign_seat is not None and session.room is None):
+                await self.server.campaigns.handle(session, cmd)
             elif session.actor is None or session.room is None:
                 outcome = ErrorCode.UNAUTHENTICATED.value
                 session.error(ErrorCode.UNAUTHENTICATED, "say hello with a token first", cmd.id)
@@ -359,6 +370,8 @@ class CommandService:
                     for token_id in _revoked(out):
                         await store.delete_token(room.id, token_id)
                     room.answer(session, cmd.id, result, seq=out.state.version)
+                    if out.state.ended and not state.ended and out.state.campaign is not None:
+                        await self._write_back(out.state.campaign, room.id, out.state)
                     return "ok"
                 if appended.status == "duplicate":
                     assert appended.outcome is not None
@@ -376,6 +389,15 @@ class CommandService:
                 else:
                     await room.catch_up()
         raise engine.Rejected(ErrorCode.CONFLICT, "the encounter kept changing; try again")
+
+    async def _write_back(self, campaign: str, encounter: str, final: EncounterState) -> None:
+        """An encounter of a campaign ended: its results go back to the campaign (R113). A
+        failure here loses nothing: the next read of the campaign writes them."""
+        try:
+            await self.server.campaigns.write_back(campaign, encounter, final)
+        except Exception:
+            log.exception("write-back of %s to campaign %s failed; the campaign's next read "
+                          "writes it", encounter, campaign)
 
     async def _rewinding(self, room: Room, state: EncounterState, cmd: msg.Undo,
                          ctx: engine.Context) -> engine.Context:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from redis.asyncio import Redis
@@ -46,10 +47,13 @@ def _stop_if_cancelled() -> None:
 
 class ActivityFollower:
     def __init__(self, redis: Redis | RedisCluster, blocking: Redis | RedisCluster, rooms: Rooms,
-                 sweep_interval: float) -> None:
+                 sweep_interval: float,
+                 on_campaign: Callable[[str], None] | None = None) -> None:
         self.redis: Any = redis  # shared: sweeps
         self.blocking: Any = blocking  # its own connection, for XREAD BLOCK
         self.rooms = rooms
+        #: told of each campaign that changed (an entry ``campaign:<id>``, R113)
+        self.on_campaign = on_campaign
         self.sweep_interval = sweep_interval
         self.last_id = "$"
         self.tasks: list[asyncio.Task[None]] = []
@@ -102,7 +106,12 @@ class ActivityFollower:
             for _stream, entries in reply or ():
                 for entry_id, fields in entries:
                     self.last_id = entry_id.decode()
-                    room = self.rooms.peek(fields[b"enc"].decode())
+                    name = fields[b"enc"].decode()
+                    if name.startswith("campaign:"):
+                        if self.on_campaign is not None:
+                            self.on_campaign(name.removeprefix("campaign:"))
+                        continue
+                    room = self.rooms.peek(name)
                     if room is None:
                         continue
                     to = int(fields[b"to"])

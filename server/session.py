@@ -37,6 +37,8 @@ from rules.choices import command_refusal
 from server import __version__, metrics, replay
 from server.addresses import CountedConnection
 from server.auth import new_id
+from server.campaigns import Campaigns, Seat
+from server.campaigns import is_link as is_campaign_link
 from server.config import Settings
 from server.cursor import CURSOR_LENGTH, CursorError
 from server.rooms import Room, Rooms
@@ -101,6 +103,7 @@ class Hub(Protocol):
     outbox: Outbox
     rooms: Rooms
     limits: msg.Limits
+    campaigns: Campaigns
 
     @property
     def commands(self) -> CommandHandler: ...
@@ -120,6 +123,8 @@ class Session:
         self.presence = False
         self.actor: Actor | None = None
         self.room: Room | None = None
+        #: its place in a campaign, when it came by a campaign link (R113)
+        self.campaign_seat: Seat | None = None
         self.protocol: int | None = None
         self._queue: deque[bytes] = deque()
         self._queued_bytes = 0
@@ -403,6 +408,8 @@ class Session:
                 self._replay.cancel()
             if self.room is not None:
                 self.server.rooms.leave(self.room, self)
+            if self.campaign_seat is not None:
+                self.server.campaigns.leave(self)
             if self._draining is not None:
                 self._draining.cancel()
 
@@ -490,10 +497,50 @@ class Session:
             self.send(msg.Welcome(protocol=self.protocol, server=__version__, session=self.id,
                                   limits=limits, features=features))
             return
+        if is_campaign_link(hello.token):
+            await self._campaign_hello(hello, features, spectator_url)
+            return
         authed = await self.server.authenticate(hello.token)
         if isinstance(authed, str):
             self.error(ErrorCode.UNAUTHENTICATED, authed)
             return
+        await self._join(hello, features, authed, spectator_url)
+
+    async def _campaign_hello(self, hello: msg.Hello, features: list[str],
+                              spectator_url: bool) -> None:
+        """A campaign link (R113): the GM's watches the campaign; a player's joins the
+        encounter its character is in, or watches its part of the campaign until one
+        begins."""
+        assert hello.token is not None and self.protocol is not None
+        if spectator_url or hello.replay is not None:
+            self.error(ErrorCode.FORBIDDEN, "a campaign link neither rides in a URL nor "
+                       "replays: use an encounter's link")
+            return
+        campaigns = self.server.campaigns
+        found = await campaigns.authenticate(hello.token)
+        if isinstance(found, str):
+            self.error(ErrorCode.UNAUTHENTICATED, found)
+            return
+        state, seat = found
+        self.campaign_seat = seat
+        campaigns.follow(self, seat)
+        token = campaigns.encounter_token(state, seat) if seat.role == "player" else None
+        if token is not None:
+            authed = await self.server.authenticate(token)
+            if not isinstance(authed, str):
+                await self._join(hello, features, authed, False, seat)
+                return
+            seat.encounter = None  # (its encounter is gone from the store)
+        self.welcomed = self.settled = True
+        self.send(msg.Welcome(
+            protocol=self.protocol, server=__version__, session=self.id, role=seat.role,
+            token_id=seat.token_id, limits=self.server.limits, features=features,
+            campaign=seat.campaign, characters=sorted(seat.characters)))
+        self.send(campaigns.view(state, seat))
+
+    async def _join(self, hello: msg.Hello, features: list[str], authed: tuple[Room, Actor],
+                    spectator_url: bool, seat: Seat | None = None) -> None:
+        assert self.protocol is not None
         room, actor = authed
         try:
             if spectator_url and actor.role != "spectator":
@@ -504,17 +551,26 @@ class Session:
                 try:
                     since, digest = room.cursors.open(hello.cursor)
                 except CursorError as exc:
-                    self.error(ErrorCode.INVALID_PAYLOAD, f"hello.cursor: {exc}: resume from a "
-                               "cursor this encounter gave, or say hello without one")
-                    return
+                    if seat is None:
+                        self.error(ErrorCode.INVALID_PAYLOAD, f"hello.cursor: {exc}: resume "
+                                   "from a cursor this encounter gave, or say hello without "
+                                   "one")
+                        return
+                    # a campaign link moved on to another encounter: a fresh start there
+                    since, digest = None, None
+            if seat is not None and since is not None and digest is None:
+                since = None  # (a seq of another encounter would be taken for this one's)
             self.actor = actor
             self.room = room
             self.welcomed = self.settled = True
             self.send(msg.Welcome(
                 protocol=self.protocol, server=__version__, session=self.id, role=actor.role,
                 encounter=room.id, token_id=actor.token_id, combatants=sorted(actor.combatants),
-                scopes=sorted(actor.scopes), limits=limits,  # type: ignore[arg-type]
+                scopes=sorted(actor.scopes),  # type: ignore[arg-type]
+                limits=self.server.limits,
                 features=features,
+                campaign=msgspec.UNSET if seat is None else seat.campaign,
+                characters=msgspec.UNSET if seat is None else sorted(seat.characters),
             ))
             if hello.replay is not None:  # it watches the log, not the live encounter
                 self.replaying = True

@@ -43,6 +43,7 @@ class TimerSeat:
     view = False
     summaries = False
     address: str | None = None
+    campaign_seat: Any = None
 
     def __init__(self, room: Any) -> None:
         self.room = room

@@ -19,6 +19,7 @@ from rulesets.action_time import actions as at
 from rulesets.action_time import reference
 from rulesets.action_time.fold import FOLDS
 from rulesets.action_time.snapshot import ActionTimeView
+from rulesets.action_time.time import TIME
 from rulesets.action_time.words import WORDS
 
 
@@ -70,4 +71,5 @@ RULESET = Declaration(
     stacking_text=reference.STACKING,
     example_stat_block=reference.EXAMPLE_BLOCK,
     example_args=reference.EXAMPLE_ARGS,
+    time=TIME,
 )

@@ -25,6 +25,7 @@ from rulesets.dramatic.flow import (
 from rulesets.dramatic.fold import FOLDS
 from rulesets.dramatic.resolution import EFFECT_TARGETS
 from rulesets.dramatic.snapshot import DramaticView
+from rulesets.dramatic.time import TIME
 from rulesets.dramatic.views import (
     answers_view,
     arguments_view,
@@ -102,4 +103,5 @@ RULESET = Declaration(
     example_stat_block=reference.EXAMPLE_BLOCK,
     example_encounter=reference.EXAMPLE_ENCOUNTER,
     example_args=reference.EXAMPLE_ARGS,
+    time=TIME,
 )

@@ -75,7 +75,8 @@ def _lunch(state: EncounterState, cid: str, food_bonus: int) -> ct.SecondLunch:
     in one encounter; a quarter of the maximum back (plus the food's bonus)."""
     v = state.vitals[cid]
     sheet = vt.sheet_of(state.combatants[cid])
-    return ct.second_lunch(sheet, v.fatigue, uses_today=int(v.second_lunch),
+    return ct.second_lunch(sheet, v.fatigue,
+                           uses_today=sheet.second_lunches_today + int(v.second_lunch),
                            used_this_encounter=v.second_lunch, food_bonus=food_bonus)
 
 
@@ -155,8 +156,9 @@ def _not_prone(state: EncounterState, cid: str) -> str | None:
 
 def _may_lunch(state: EncounterState, cid: str) -> str | None:
     v = state.vitals[cid]
-    return ct.second_lunch_refusal(vt.sheet_of(state.combatants[cid]),
-                                   v.fatigue, uses_today=int(v.second_lunch),
+    sheet = vt.sheet_of(state.combatants[cid])
+    return ct.second_lunch_refusal(sheet, v.fatigue,
+                                   uses_today=sheet.second_lunches_today + int(v.second_lunch),
                                    used_this_encounter=v.second_lunch)
 
 

@@ -81,7 +81,7 @@ def _aura_points_changed(e: ev.AuraPointsChanged, s: EncounterState) -> None:
 
 
 def _status_boost_earned(e: ev.StatusBoostEarned, s: EncounterState) -> None:
-    pass
+    s.status_boosts.setdefault(e.combatant, {})[e.circle] = e.bonus
 
 
 #: The fold of each event of the ruleset.

@@ -55,8 +55,10 @@ def add_character(s: cp.CampaignState, cmd: msg.AddCharacter,
         raise Rejected(ErrorCode.CONFLICT, f"the roster has a character {block.id!r} already")
     if len(s.characters) >= 200:
         raise Rejected(ErrorCode.INVALID_PAYLOAD, "at most 200 characters in a campaign")
-    profile_from(block, declaration(s.ruleset).rules, set(), False)  # its stat block checked
-    return [cp.CharacterAdded(character=block,
+    rules = declaration(s.ruleset)
+    profile = profile_from(block, rules.rules, set(), False)  # its stat block checked
+    most = rules.initial_vitals(profile).fatigue_max if rules.initial_vitals else None
+    return [cp.CharacterAdded(character=block, fatigue_max=most,
                               token_id=token_id if block.kind == "pc" else None)]
 
 

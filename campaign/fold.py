@@ -45,7 +45,7 @@ def _(e: cp.CharacterAdded, s: cp.CampaignState) -> None:
                    for t in (block.stats.get("social") or {}).get("temporary") or ()
                    if isinstance(t, dict) and int(t.get("bonus", 0)) > 0)
     s.characters[cid] = cp.Character(
-        id=cid, block=block, token_id=e.token_id, status=status,
+        id=cid, block=block, token_id=e.token_id, status=status, fatigue_max=e.fatigue_max,
         lunch_day=cp.day_of(s.hour))
     if e.token_id is not None:
         s.tokens[e.token_id] = cp.CampaignGrant(role="player", characters=[cid])

@@ -5,13 +5,7 @@ never their stat blocks, numbers, items or links)."""
 
 from __future__ import annotations
 
-from typing import Any
-
-import msgspec
-
 from protocol import campaign as cp
-
-_to_builtins = msgspec.to_builtins
 
 
 def band(fatigue: int | None, most: int | None) -> str | None:
@@ -27,42 +21,33 @@ def band(fatigue: int | None, most: int | None) -> str | None:
     return "above_half" if 2 * now > most else "half_or_less"
 
 
-def _most(ch: cp.Character) -> int | None:
-    value = ch.block.stats.get("fatigue_points", ch.block.stats.get("health"))
-    return value if isinstance(value, int) else None
-
-
-def clock(hour: int) -> dict[str, int]:
-    return {"hour": hour, "day": cp.day_of(hour), "time": hour % cp.HOURS_PER_DAY}
+def clock(hour: int) -> cp.Clock:
+    return cp.Clock(hour=hour, day=cp.day_of(hour), time=hour % cp.HOURS_PER_DAY)
 
 
 def character_view(ch: cp.Character, full: bool, links: dict[str, str] | None = None
-                   ) -> dict[str, Any]:
-    most = _most(ch)
-    out: dict[str, Any] = {
-        "id": ch.id, "name": ch.block.name, "kind": ch.block.kind, "life": ch.life,
-        "band": band(ch.fatigue, most), "encounter": ch.encounter,
-    }
+                   ) -> cp.CharacterView:
+    most = ch.fatigue_max
+    out = cp.CharacterView(id=ch.id, name=ch.block.name, kind=ch.block.kind, life=ch.life,
+                           band=band(ch.fatigue, most),  # type: ignore[arg-type]
+                           encounter=ch.encounter)
     if full:
-        out.update({
-            "stats": ch.block.stats,
-            "fatigue": most if ch.fatigue is None else ch.fatigue, "fatigue_max": most,
-            "physical": _to_builtins(ch.physical),
-            "mental": None if ch.mental is None else _to_builtins(ch.mental),
-            "lunches": ch.lunches, "lunch_day": ch.lunch_day, "healed_at": ch.healed_at,
-            "status": [_to_builtins(b) for b in ch.status],
-            "items": [_to_builtins(i) for i in ch.items],
-        })
-    if links is not None and ch.token_id is not None:
-        out["link"] = links.get(ch.token_id)
+        out.stats = ch.block.stats
+        out.fatigue = most if ch.fatigue is None else ch.fatigue
+        out.fatigue_max = most
+        out.physical, out.mental = ch.physical, ch.mental
+        out.lunches, out.lunch_day, out.healed_at = ch.lunches, ch.lunch_day, ch.healed_at
+        out.status, out.items = list(ch.status), list(ch.items)
+    if links is not None:
+        out.link = None if ch.token_id is None else links.get(ch.token_id)
     return out
 
 
-def campaign_view(s: cp.CampaignState, role: str, characters: frozenset[str],
+def campaign_view(s: cp.CampaignState, role: cp.CampaignRole, characters: frozenset[str],
                   links: dict[str, str] | None = None,
-                  encounter_links: dict[str, str] | None = None) -> dict[str, Any]:
-    """The campaign as a credential of ``role`` controlling ``characters`` sees it; the GM's
-    view carries the player links (``links``, by token id) and each encounter's GM link
+                  encounter_links: dict[str, str] | None = None) -> cp.CampaignView:
+    """The campaign as a credential of ``role`` playing ``characters`` sees it; the GM's view
+    carries the player links (``links``, by token id) and each encounter's GM link
     (``encounter_links``, by encounter id)."""
     gm = role == "gm"
     roster = [character_view(ch, gm or ch.id in characters, links if gm else None)
@@ -71,13 +56,13 @@ def campaign_view(s: cp.CampaignState, role: str, characters: frozenset[str],
     for e in s.encounters.values():
         if not gm and not set(e.characters) & characters:
             continue
-        entry: dict[str, Any] = {"id": e.id, "name": e.name, "characters": e.characters,
-                                 "running": e.written_back is None, "begun_at": e.begun_at,
-                                 "written_back": e.written_back}
+        entry = cp.EncounterView(id=e.id, name=e.name, characters=e.characters,
+                                 running=e.written_back is None, begun_at=e.begun_at,
+                                 written_back=e.written_back)
         if gm:
-            entry["rested"] = e.rested
-            entry["gm_link"] = (encounter_links or {}).get(e.id)
+            entry.rested = e.rested
+            entry.gm_link = (encounter_links or {}).get(e.id)
         encounters.append(entry)
-    return {"id": s.id, "name": s.name, "ruleset": s.ruleset, "clock": clock(s.hour),
-            "characters": roster, "encounters": encounters, "role": role,
-            "mine": sorted(characters)}
+    return cp.CampaignView(id=s.id, name=s.name, ruleset=s.ruleset, clock=clock(s.hour),
+                           characters=roster, encounters=encounters, role=role,
+                           mine=sorted(characters))

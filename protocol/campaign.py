@@ -9,12 +9,14 @@ hour 0 is day 1, 00:00.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 
 from protocol.events import Track
 from protocol.model import StatBlock
+from protocol.snapshot import doc
+from rules.condition_track import FatigueBand
 
 CampaignRole = Literal["gm", "player"]
 #: A character's state of life between scenes.
@@ -55,6 +57,8 @@ class Character(msgspec.Struct, kw_only=True, frozen=True):
     block: StatBlock
     #: the player link's credential (``smc1.<campaign>.<token id>.…``); ``null`` for an NPC
     token_id: str | None = None
+    #: fatigue points at full (maximum Health), as its stat block makes them
+    fatigue_max: int | None = None
     #: fatigue points now (Health in "Action Time"); ``null``: at full
     fatigue: int | None = None
     physical: Track = msgspec.field(default_factory=Track)
@@ -130,6 +134,7 @@ class CharacterAdded(CampaignEvent, tag="character_added", kw_only=True):
 
     character: StatBlock
     token_id: str | None = None
+    fatigue_max: int | None = None
 
 
 class CharacterChanged(CampaignEvent, tag="character_changed", kw_only=True):
@@ -209,3 +214,87 @@ class CampaignEnvelope(msgspec.Struct, kw_only=True):
     ts: int
     event: AnyCampaignEvent
     cmd: str | None = None
+
+
+# --- what a credential sees (``campaign.views``) ----------------------------------------------
+
+
+class Clock(msgspec.Struct, kw_only=True):
+    """The in-game clock: ``hour`` since the campaign began, the ``day`` it falls on (from 1)
+    and the ``time`` of day (0-23)."""
+
+    hour: int
+    day: int
+    time: int
+
+
+class CharacterView(msgspec.Struct, kw_only=True):
+    """A character of the roster. Everyone sees who it is, whether it lives, how its fatigue
+    points stand (R105's bands) and the encounter it is in; the GM, and the player of the
+    character, see the rest."""
+
+    id: Annotated[str, doc("Its id: its combatant id in every encounter of the campaign.")]
+    name: str
+    kind: Annotated[Literal["pc", "npc"], doc("`pc`, a player's; `npc`, the GM's.")]
+    life: Annotated[Life, doc("`alive` or `dead`.")]
+    band: Annotated[FatigueBand | None, doc(
+        "How its fatigue points (Health) stand: `full`, `above_half`, `half_or_less`, "
+        "`none`; `null` without a maximum.")]
+    encounter: Annotated[str | None, doc("The running encounter it is in (R113), if any.")]
+    stats: Annotated[dict[str, Any], doc(
+        "Its stat block's `stats` (as `create_encounter` takes them).")] | \
+        msgspec.UnsetType = msgspec.UNSET
+    fatigue: Annotated[int | None, doc("Fatigue points now (Health in \"Action Time\").")] | \
+        msgspec.UnsetType = msgspec.UNSET
+    fatigue_max: Annotated[int | None, doc("Fatigue points at full.")] | \
+        msgspec.UnsetType = msgspec.UNSET
+    physical: Annotated[Track, doc("The physical condition track (R15, R17).")] | \
+        msgspec.UnsetType = msgspec.UNSET
+    mental: Annotated[Track | None, doc("The mental condition track.")] | \
+        msgspec.UnsetType = msgspec.UNSET
+    lunches: Annotated[int, doc("Second Lunches caught on `lunch_day` (R109).")] | \
+        msgspec.UnsetType = msgspec.UNSET
+    lunch_day: Annotated[int, doc("The day `lunches` count for.")] | \
+        msgspec.UnsetType = msgspec.UNSET
+    healed_at: Annotated[int | None, doc(
+        "The hour of its last Natural Healing (R110), if any.")] | \
+        msgspec.UnsetType = msgspec.UNSET
+    status: Annotated[list[StatusBoost], doc("Its temporary Social Status (R111).")] | \
+        msgspec.UnsetType = msgspec.UNSET
+    items: Annotated[list[Item], doc("What it carries.")] | msgspec.UnsetType = msgspec.UNSET
+    link: Annotated[str | None, doc(
+        "GM only: its player's campaign link (`smc1.…`), for the web table's "
+        "`/table/#token=<link>`; `null` for an NPC.")] | msgspec.UnsetType = msgspec.UNSET
+
+
+class EncounterView(msgspec.Struct, kw_only=True):
+    """An encounter begun from the campaign."""
+
+    id: str
+    name: str
+    characters: list[str]
+    running: Annotated[bool, doc("Not written back yet: it runs (or ended a moment ago).")]
+    begun_at: Annotated[int, doc("The clock's hour when it began.")]
+    written_back: Annotated[int | None, doc(
+        "The last seq of its log when its results were written back; `null` while it runs.")]
+    rested: Annotated[list[str], doc(
+        "GM only: the characters resting through the scene (R112).")] | \
+        msgspec.UnsetType = msgspec.UNSET
+    gm_link: Annotated[str | None, doc(
+        "GM only: the encounter's GM credential (`sm1.…`).")] | \
+        msgspec.UnsetType = msgspec.UNSET
+
+
+class CampaignView(msgspec.Struct, kw_only=True):
+    """The campaign as one credential sees it (R113): the GM all of it with its links; a
+    player its own characters in full, the others as a table would, and the encounters its
+    characters were in."""
+
+    id: str
+    name: str
+    ruleset: str
+    clock: Clock
+    characters: list[CharacterView]
+    encounters: list[EncounterView]
+    role: CampaignRole
+    mine: Annotated[list[str], doc("The characters this credential plays.")]

@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
+from protocol.campaign import CampaignView
 from protocol.errors import ErrorCode
 from protocol.events import AnyEvent, Role
 from protocol.model import BattleMap, EncounterOptions, RulesetName, Scope, Square, StatBlock
@@ -1049,25 +1050,6 @@ class View(ServerMessage, tag="view", kw_only=True):
     patch: list[PatchOperation]
 
 
-class Batch(ServerMessage, tag="batch", kw_only=True):
-    """Several server messages in one websocket message (with the ``batch`` feature): what
-    was ready for the connection at once, in the order it would have been sent one by one;
-    after a command, the events it caused, the new legal actions and its ``ack``. A message
-    that leaves alone is sent unwrapped; a batch holds no batch."""
-
-    messages: list[Welcome | Ack | Error | EventMessage | Snapshot | View | History
-                   | LegalActions | LegalActionsDelta | Goodbye]
-
-
-class ReplayEnded(ServerMessage, tag="replay_ended", kw_only=True):
-    """A replay (``hello.replay``) has shown everything: ``events`` is how many event messages
-    it sent after its snapshot. The connection stays open (say ``hello`` on a new one to watch
-    again); it receives nothing more."""
-
-    encounter: str
-    events: int
-
-
 class CampaignMessage(ServerMessage, tag="campaign", kw_only=True):
     """A campaign as this credential sees it (``protocol.campaign``'s view, R113): to a campaign
     link outside a running encounter, after its ``welcome``, after each change to the
@@ -1075,7 +1057,7 @@ class CampaignMessage(ServerMessage, tag="campaign", kw_only=True):
 
     campaign: str
     seq: int
-    state: dict[str, Any]
+    state: CampaignView
 
 
 class Moved(ServerMessage, tag="moved", kw_only=True):
@@ -1086,6 +1068,25 @@ class Moved(ServerMessage, tag="moved", kw_only=True):
     campaign: str
     encounter: str | None
     characters: list[str]
+
+
+class Batch(ServerMessage, tag="batch", kw_only=True):
+    """Several server messages in one websocket message (with the ``batch`` feature): what
+    was ready for the connection at once, in the order it would have been sent one by one;
+    after a command, the events it caused, the new legal actions and its ``ack``. A message
+    that leaves alone is sent unwrapped; a batch holds no batch."""
+
+    messages: list[Welcome | Ack | Error | EventMessage | Snapshot | View | History
+                   | LegalActions | LegalActionsDelta | Goodbye | CampaignMessage | Moved]
+
+
+class ReplayEnded(ServerMessage, tag="replay_ended", kw_only=True):
+    """A replay (``hello.replay``) has shown everything: ``events`` is how many event messages
+    it sent after its snapshot. The connection stays open (say ``hello`` on a new one to watch
+    again); it receives nothing more."""
+
+    encounter: str
+    events: int
 
 
 AnyServerMessage = (Welcome | Ack | Error | EventMessage | Snapshot | View | History

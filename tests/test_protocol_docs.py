@@ -345,7 +345,8 @@ class Recorder:
     ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
 
     async def request(self, client: Client, type_: str, **fields: Any) -> Message:
-        cid = str(uuid.uuid4()) if type_ == "create_encounter" else f"r{next(self.ids)}"
+        cid = str(uuid.uuid4()) if type_ in ("create_encounter", "create_campaign") \
+            else f"r{next(self.ids)}"
         message = {"type": type_, "id": cid, **fields}
         self.sent.append(message)
         reply = await client.request(message)
@@ -732,6 +733,27 @@ async def test_real_messages_validate_against_the_schemas(
     await rec.ok(gm, "end_encounter", reason="validated")
     await spectator.wait_for(lambda m: m["type"] == "event"
                              and m["event"]["kind"] == "encounter_ended")
+
+    # a campaign (R109-R114): its roster, clock and links; a player's link moved into the
+    # encounter begun from it; a GM link recovered
+    made = await rec.ok(anon, "create_campaign", name="Validation road")
+    camp_gm = await open_client(url, clients)
+    await rec.hello(camp_gm, made["result"]["gm_token"])
+    added = await rec.ok(camp_gm, "add_character", character={
+        "name": "Ace", "id": "ace", "kind": "pc", "stats": {"fatigue_points": 12}})
+    await rec.ok(camp_gm, "adjust_character", character="ace", reason="a bruise", fatigue=5,
+                 status=[{"bonus": 1, "circle": "canterlot"}], items=[{"name": "bandages"}])
+    await rec.ok(camp_gm, "advance_clock", hours=8, rest=True)
+    await rec.ok(camp_gm, "advance_clock", hours=8, rest=True)  # (a healing refused)
+    await rec.ok(camp_gm, "get_campaign")
+    camp_player = await open_client(url, clients)
+    await rec.hello(camp_player, added["result"]["token"])
+    await camp_player.wait_for(lambda m: m["type"] == "campaign")
+    await rec.ok(camp_gm, "begin_encounter", name="Validation ambush", characters=["ace"],
+                 npcs=[{"name": "Dog", "id": "dog", "kind": "npc"}])
+    await camp_player.wait_for(lambda m: m["type"] == "moved")
+    await rec.ok(anon, "recover_campaign", campaign=made["result"]["campaign"],
+                 recovery_secret=made["result"]["recovery_secret"])
 
     # errors, each from a real server; some close the connection
     raw = await open_client(url, clients)

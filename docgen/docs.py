@@ -148,6 +148,12 @@ CLOSE_CODES: dict[int, tuple[str, str]] = {
         "before the encounter existed): an `encounter_lost` error comes first. Do not "
         "reconnect to it.",
     ),
+    4004: (
+        "moved",
+        "A campaign link's character went into another encounter: a `moved` message comes "
+        "first. Reconnect at once with the same link and without a cursor: it reaches that "
+        "encounter (R113).",
+    ),
 }
 
 _REGION = re.compile(r"(<!-- (?P<name>[a-z-]+):begin -->\n)(?P<body>.*?)(<!-- (?P=name):end -->)",

@@ -1062,7 +1062,7 @@ class CampaignMessage(ServerMessage, tag="campaign", kw_only=True):
 
 class Moved(ServerMessage, tag="moved", kw_only=True):
     """To a campaign link's connection: its character is now in another encounter (or, with
-    ``encounter: null``, in none). The server closes the connection after it (code 4003):
+    ``encounter: null``, in none). The server closes the connection after it (code 4004):
     connect again with the same link, without a cursor, to reach it."""
 
     campaign: str

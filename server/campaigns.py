@@ -55,7 +55,7 @@ _LINK = re.compile(r"^smc1\.([a-z0-9]{6,32})\.([a-z0-9]{6,32})\.([A-Za-z0-9_-]{2
 _encode = msgspec.json.Encoder()
 _decode_env = msgspec.json.Decoder(cp.CampaignEnvelope)
 #: Close code after ``moved``: connect again with the same link.
-CLOSE_MOVED = 4003
+CLOSE_MOVED = 4004
 #: Tries of a command whose append lost the compare-and-set to another process's.
 TRIES = 8
 
@@ -161,10 +161,16 @@ class Session(Protocol):
     """A connection that came by a campaign link (``server.session.Session`` is one)."""
 
     campaign_seat: Seat | None
+    #: whom it counts as for the create quotas (``None``: a local client)
+    address: str | None
 
     def send(self, message: msg.ServerMessage) -> None: ...
 
     def close_soon(self, code: int, reason: str, flush: bool = True) -> None: ...
+
+    def created(self) -> None:
+        """A command without a token made something (the hello deadline is met)."""
+        ...
 
 
 class Host(Protocol):
@@ -173,6 +179,7 @@ class Host(Protocol):
     tokens: auth.Tokens
     settings: Any
     creation: Any
+    quotas: Any
     rooms: Any
 
     def dice_secret(self, encounter: str) -> bytes: ...
@@ -225,7 +232,9 @@ class Campaigns:
     # -- the commands without a link -----------------------------------------------------------
 
     async def create(self, session: Session, cmd: msg.CreateCampaign) -> None:
-        self.server.creation.creator(cmd.creator_secret)  # who may create: as for encounters
+        """Who may create, and the quotas, are those of ``create_encounter`` (a campaign counts
+        as one create); a retry with the same id and payload answers the same."""
+        creator = self.server.creation.creator(cmd.creator_secret)
         if cmd.ruleset not in engine_rulesets():
             raise Rejected(ErrorCode.INVALID_PAYLOAD, f"ruleset: no ruleset {cmd.ruleset!r}",
                            allowed=engine_rulesets())
@@ -237,6 +246,8 @@ class Campaigns:
         event = cp.CampaignCreated(name=cmd.name, ruleset=cmd.ruleset, gm_token_id=gm_token_id,
                                    recovery=hashlib.sha256(recovery.encode()).hexdigest())
         link = self.link(campaign, gm_token_id)
+        if not await self.server.redis.hexists(keys(campaign)["cmds"], f"create:{cmd.id}"):
+            await self.server.quotas.charge(session.address, creator, len(_encode.encode(event)))
         await self.store.put_token(campaign, gm_token_id, auth.digest(link))
         status, value = await self.store.append(state, [event], f"create:{cmd.id}",
                                                 {"fingerprint": fingerprint})
@@ -248,6 +259,7 @@ class Campaigns:
             raise Rejected(ErrorCode.CONFLICT, "this command id was used for another "
                            "create_campaign")
         log.info("campaign created", extra={"campaign": campaign})
+        session.created()
         session.send(msg.Ack(id=cmd.id, seq=None, duplicate=duplicate, result={
             "campaign": campaign, "token_id": gm_token_id, "role": "gm", "gm_token": link,
             "page": f"/campaign/#token={link}", "recovery_secret": recovery}))
@@ -263,6 +275,7 @@ class Campaigns:
         dedupe = f"recover:{hashlib.sha256(cmd.recovery_secret.encode()).hexdigest()}:{cmd.id}"
         first = await self.server.redis.hget(keys(s.id)["cmds"], dedupe)
         if first is not None:
+            session.created()
             session.send(msg.Ack(id=cmd.id, seq=None, duplicate=True, result=orjson.loads(first)))
             return
         given = hashlib.sha256(cmd.recovery_secret.encode()).hexdigest()
@@ -288,6 +301,7 @@ class Campaigns:
             if status == "dup":
                 result = value
             self._changed(s)
+            session.created()
             session.send(msg.Ack(id=cmd.id, seq=None, duplicate=status == "dup",
                                  result=result))
             return

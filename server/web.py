@@ -1,8 +1,10 @@
 """The web table's files and the shipped example encounters, for the HTTP side of the server.
 
 ``/table/<file>`` serves the files of ``server/static/table/`` (plain HTML, CSS and JavaScript
-modules; no build step), ``/table/examples.json`` lists the example encounters of
-``server/examples/`` (with each one's battle map as JSON, when it has one),
+modules; no build step), ``/campaign/`` its campaign page (a campaign's GM link in the
+fragment, ``#token=smc1.…``; without one, a new campaign or a lost GM link recovered),
+``/table/examples.json`` lists the example encounters of ``server/examples/`` (with each
+one's battle map as JSON, when it has one),
 ``/table/examples/<file>`` returns one of them as YAML and ``/table/rulesets.json`` names the
 rulesets the server plays (the page's choice of ruleset and its titles come from it).
 
@@ -140,8 +142,8 @@ def _schema_bodies() -> dict[str, bytes]:
 
 
 def lookup(path: str) -> tuple[bytes, str] | None:
-    """The body and content type for a ``/table/…``, ``/watch``, ``/client/…`` or
-    ``/schemas/args…`` path, or None."""
+    """The body and content type for a ``/table/…``, ``/watch``, ``/campaign/``,
+    ``/client/…`` or ``/schemas/args…`` path, or None."""
     if path.startswith("/client/"):
         return client_module(path[len("/client/"):])
     if path.startswith("/schemas/"):
@@ -149,6 +151,8 @@ def lookup(path: str) -> tuple[bytes, str] | None:
         return None if body is None else (body, CONTENT_TYPES["json"])
     if path == "/watch":
         path = "/table/watch.html"
+    if path in ("/campaign", "/campaign/"):
+        path = "/table/campaign.html"
     if path == "/table":
         path = "/table/"
     if not path.startswith("/table/"):

@@ -8,6 +8,7 @@ campaign shows another's character only as a table would."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any
 
 import msgspec
@@ -161,7 +162,7 @@ def test_the_rules_of_time_hold_over_random_campaigns(
             assert ch.lunches <= allowance[cid]
             assert all(b.bonus > 0 for b in ch.status)  # never below its floor (0: gone)
         for hours in healed.values():
-            assert all(b - a >= 24 for a, b in zip(hours, hours[1:], strict=False))
+            assert all(b - a >= 24 for a, b in pairwise(hours))
     assert fold("camp1", log.envelopes) == log.state  # the log is the truth
 
     # each credential's view: its own in full, the other as a table would see it

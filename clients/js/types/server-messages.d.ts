@@ -4102,7 +4102,7 @@ export interface EncounterView {
 }
 /**
  * To a campaign link's connection: its character is now in another encounter (or, with
- * `encounter: null`, in none). The server closes the connection after it (code 4003):
+ * `encounter: null`, in none). The server closes the connection after it (code 4004):
  * connect again with the same link, without a cursor, to reach it.
  */
 export interface Moved {

@@ -2,7 +2,10 @@
 
     python -m clients.cli 'http://127.0.0.1:8765/table/#token=sm1.…'
     python -m clients.cli --url ws://127.0.0.1:8765/ws sm1.…
+    python -m clients.cli 'http://127.0.0.1:8765/table/#token=smc1.…'   (a campaign link)
 
+With a player's campaign link it waits, showing the campaign's clock and its characters,
+until the GM begins an encounter with them, and follows them from encounter to encounter.
 It prints the log as it happens (the server's words for each event, and the numbers of a roll
 itemised), the initiative order and whose turn it is (from the state the server keeps for it),
 and the actions the server says you may take now, numbered. Take one by its number or its
@@ -143,6 +146,24 @@ class Terminal:
 
     def status(self, seat: Seat, text: str) -> None:
         self.say(f"* {text}")
+
+    def campaign(self, seat: Seat, state: Message) -> None:
+        """A campaign link outside encounters (R113): the clock and its own characters."""
+        clock = state["clock"]
+        self.say(f"Campaign {state['name']!r}, day {clock['day']}, {clock['time']:02d}:00")
+        for c in state["characters"]:
+            if c["id"] not in state["mine"] and state["role"] != "gm":
+                continue
+            tracks = "; ".join(
+                f"{name} step {t['step']} ({t['persistent']} persistent, {t['crippling']} "
+                "crippling)" for name in ("physical", "mental")
+                if (t := c.get(name)) and t["step"])
+            where = f"in {c['encounter']}" if c.get("encounter") else "between encounters"
+            self.say(f"  {c['name']}: {c['life']}, {c.get('fatigue')}/{c.get('fatigue_max')} "
+                     f"fatigue, Second Lunches today {c.get('lunches', 0)}"
+                     + (f", {tracks}" if tracks else "") + f", {where}")
+        if state["role"] != "gm":
+            self.say("Waiting for the GM to begin an encounter: you join it by yourself.")
 
     def entry_text(self, entry: Message) -> str:
         view = self.seat.view
@@ -482,16 +503,24 @@ async def main_async(args: argparse.Namespace) -> int:
     seat = Seat(url, token, client_name="stablemaster-cli")
     term = Terminal(seat, out)
     seat.on_lines, seat.on_status, seat.on_history = term.lines, term.status, term.history
+    seat.on_campaign = term.campaign
     seat.start()
     try:
         await seat.wait_online(30)
-        await seat.wait_until(lambda: bool(seat.view.state) or seat.fatal is not None, 30)
+        await seat.wait_until(lambda: bool(seat.view.state) or seat.campaign is not None
+                              or seat.fatal is not None, 30)
         if seat.fatal:
             raise ConnectionError(seat.fatal)
     except (ConnectionError, TimeoutError) as exc:
         print(f"cannot join: {exc or seat.fatal}", file=sys.stderr)
         await seat.stop()
         return 1
+    if not seat.view.state:  # a campaign link, its character in no encounter yet
+        await seat.wait_until(lambda: bool(seat.view.state) or seat.fatal is not None, None)
+        if seat.fatal:
+            print(f"disconnected: {seat.fatal}", file=sys.stderr)
+            await seat.stop()
+            return 1
     who = seat.role or "?"
     if seat.controls:
         who += " of " + ", ".join(seat.view.name_of(c) for c in seat.controls)

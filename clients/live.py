@@ -123,6 +123,11 @@ class Seat:
         self._since_asked: list[LogLine] | None = None
         #: the server's clock minus this machine's, in ms (from the events' ``ts``)
         self._offset: float | None = None
+        #: a campaign link's (R113): the campaign as it sees it (the ``state`` of the last
+        #: ``campaign`` message), shown while its character is in no encounter
+        self.campaign: Message | None = None
+        self.on_campaign: Callable[[Seat, Message], None] | None = None
+        self._moved = False
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -265,6 +270,9 @@ class Seat:
             self.welcome = message
         elif kind == "snapshot":
             self.snapshot_reason = message.get("reason")
+            if self._moved:
+                self._moved = False
+                self._status(f"joined {self.view.name!r}")
             if self.snapshot_reason in ("rewound", "resume_ahead"):
                 self._status("the server went back to an earlier point of the encounter: "
                              "what came after it is undone")
@@ -289,6 +297,16 @@ class Seat:
             self.generation += 1
         elif kind == "goodbye":
             self._status(f"server says goodbye: {message.get('reason')}")
+        elif kind == "campaign":
+            self.campaign = message["state"]
+            if self.on_campaign:
+                self.on_campaign(self, message["state"])
+        elif kind == "moved":  # a campaign link: its character is in another encounter now
+            self._status("the GM began another encounter: joining it")
+            self._moved = True
+            self.view = TableView(vitals_labels=self.view.vitals_labels)
+            self.log, self.legal, self.turn_id = [], [], None
+            self.cursor, self.seq, self.digest = None, 0, None
         async with self._changed:
             self._changed.notify_all()
 

@@ -410,3 +410,36 @@ async def test_a_bots_only_demo_encounter_plays_until_the_gm_ends_it(
         assert following.encounter != enc.encounter and not following.seat.view.started
     finally:
         await srv.stop()
+
+
+async def test_a_player_follows_a_campaign_from_the_terminal(
+        server: Server, clients: list[Client], ptys: list[Pty]) -> None:
+    """A player's campaign link (R113): the terminal waits between encounters, showing the
+    clock and its character, joins the encounter the GM begins by itself, and the next one."""
+    url = ws_url(server)
+    anon = await open_client(url, clients)
+    await anon.hello()
+    made = await anon.command("create_campaign", name="Everfree road")
+    gm = await join(url, made["result"]["gm_token"], clients)
+    added = await gm.command("add_character", character={
+        "name": "Ace", "id": "ace", "kind": "pc", "stats": {"fatigue_points": 12}})
+    await gm.command("adjust_character", character="ace", reason="a bruise", fatigue=7)
+    link = f"http://127.0.0.1:{server.settings.port}/table/#token={added['result']['token']}"
+    term = await Pty.spawn(sys.executable, "-m", "clients.cli", link)
+    ptys.append(term)
+    await term.expect(r"Campaign 'Everfree road', day 1, 00:00")
+    await term.expect(r"Ace: alive, 7/12 fatigue, Second Lunches today 0, between encounters")
+    await term.expect(r"Waiting for the GM to begin an encounter")
+    begun = await gm.command("begin_encounter", name="The ambush", characters=["ace"],
+                             npcs=[{"name": "Dog", "id": "dog", "kind": "npc"}])
+    await term.expect(r"Joined 'The ambush' \(dramatic\) as player of Ace")
+    await term.expect(r"Ace .*\[fatigue 7/12")  # as the campaign left it
+    encounter_gm = await join(url, begun["result"]["gm_token"], clients)
+    await encounter_gm.command("end_encounter")
+    await gm.command("begin_encounter", name="The bridge", characters=["ace"])
+    await term.expect(r"the GM began another encounter: joining it")
+    await term.expect(r"joined 'The bridge'")
+    term.send("s")
+    await term.expect(r"Ace .*\[fatigue 7/12")
+    term.send("q")
+    assert await term.close() == 0

@@ -47,6 +47,7 @@ from protocol import messages as msg
 from protocol.errors import ErrorCode
 from protocol.events import TokenIssued
 from server import auth
+from server.crash import crash_point
 from server.store import ACTIVITY_KEY, ACTIVITY_MAXLEN
 
 log = logging.getLogger("stablemaster.campaigns")
@@ -449,6 +450,7 @@ class Campaigns:
         record = s.encounters.get(encounter)
         if record is None:
             raise Rejected(ErrorCode.CONFLICT, "this command id was used for another command")
+        crash_point("campaign_begun")
         await self._create_encounter(s, record, cmd)
         self._changed(s)
         gm_link = self.server.tokens.mint(encounter, record.gm_token_id)

@@ -8,7 +8,6 @@ import asyncio
 import dataclasses
 import hashlib
 import logging
-import os
 import time
 from typing import Any, Protocol
 
@@ -28,6 +27,7 @@ from protocol.events import Envelope, TokenIssued, TokenRevoked
 from server import auth, metrics
 from server.campaigns import Campaigns, Seat
 from server.config import Settings
+from server.crash import crash_point
 from server.creation import CreatePolicy
 from server.cursor import CursorError
 from server.quotas import CreateQuotas
@@ -49,12 +49,6 @@ CREATE_TTL = 7 * 24 * 3600
 #: out the create itself (with the encounter and token ids the first attempt claimed).
 CREATE_GRACE = 2.0
 
-#: Test-only fault injection, read once at start: ``STABLEMASTER_TEST_CRASH=create_claimed``
-#: makes the process exit at once (``os._exit``, as a SIGKILL would leave it) right after a
-#: ``create_encounter`` claimed its id and before it appended anything; ``create_appended``
-#: right after the append, before the claim records the outcome. The fault suite
-#: (tests/test_faults.py) uses it; never set it in production.
-TEST_CRASH_ENV = "STABLEMASTER_TEST_CRASH"
 
 
 class Host(Protocol):
@@ -90,13 +84,6 @@ class Sender(Member, Protocol):
 class CommandService:
     def __init__(self, server: Host) -> None:
         self.server = server
-        self._crash_at = os.environ.get(TEST_CRASH_ENV, "")
-
-    def _test_crash(self, point: str) -> None:
-        if self._crash_at == point:
-            log.critical("test-only crash at %s (%s)", point, TEST_CRASH_ENV)
-            logging.shutdown()
-            os._exit(70)
 
     def context(self) -> engine.Context:
         return engine.Context(now_ms=int(time.time() * 1000), new_id=auth.new_id,
@@ -254,7 +241,7 @@ class CommandService:
                      "finish", cmd.id[:8], extra={"encounter": encounter})
             metrics.CREATE_TAKEOVERS.inc()
         else:
-            self._test_crash("create_claimed")
+            crash_point("create_claimed")
         dedupe = f"create:{cmd.id}"
         try:
             out = engine.create(cmd, encounter, gm_token_id, self.context())
@@ -275,7 +262,7 @@ class CommandService:
             seq = appended.outcome.get("seq") if appended.outcome else None
             await self._ack_created(session, cmd, encounter, gm_token_id, seq)
             return
-        self._test_crash("create_appended")
+        crash_point("create_appended")
         await redis.set(key, orjson.dumps({**claim, "seq": out.state.version}),
                         xx=True, keepttl=True)
         log.info("encounter created (by %s)", _who(session.address, creator),
@@ -393,6 +380,7 @@ class CommandService:
     async def _write_back(self, campaign: str, encounter: str, final: EncounterState) -> None:
         """An encounter of a campaign ended: its results go back to the campaign (R113). A
         failure here loses nothing: the next read of the campaign writes them."""
+        crash_point("encounter_ended")
         try:
             await self.server.campaigns.write_back(campaign, encounter, final)
         except Exception:

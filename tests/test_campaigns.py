@@ -4,6 +4,7 @@ link per player for the whole campaign, and a GM link recovered."""
 
 from __future__ import annotations
 
+import contextlib
 import uuid
 from typing import Any
 
@@ -11,8 +12,10 @@ import pytest
 
 from clients.client import Client, CommandError
 from server.app import Server
-from tests.conftest import ws_url
+from tests.conftest import ServerProcess, ws_url
 from tests.helpers import open_client, until_turn_of
+from tests.redis_procs import RedisProcess
+from tests.test_faults import start_server
 
 ACE = {"name": "Ace", "id": "ace", "kind": "pc", "initiative": 50,
        "stats": {"fatigue_points": 20, "skills": {"melee": 5}}}
@@ -234,3 +237,62 @@ async def test_a_write_back_lands_once(server: Server, clients: list[Client]) ->
     assert before is not None and before.encounters[encounter].written_back is not None
     again = await server.campaigns.write_back(camp.created["campaign"], encounter)
     assert again is not None and again.version == before.version  # nothing appended
+
+
+async def test_a_begin_or_an_end_killed_in_flight_loses_nothing(
+        procs: list[ServerProcess], redis_server: RedisProcess, clients: list[Client]) -> None:
+    """Two processes of one deployment. The process dies (as SIGKILL leaves it) after the
+    campaign recorded a begun encounter and before the encounter exists: the same
+    ``begin_encounter`` sent to the other process creates it, once. An encounter's process dies
+    after the encounter ended and before its results were written back: the next read of the
+    campaign, on the other process, writes them. A player's link on one process is moved by a
+    begin on the other."""
+    healthy = start_server(procs, redis_server.url)
+    doomed = start_server(procs, redis_server.url, env={"STABLEMASTER_TEST_CRASH":
+                                                        "campaign_begun"})
+    camp = await found(healthy.url, clients)
+    link = await camp.add(ACE)
+    player = await open_client(healthy.url, clients)
+    await player.hello(link)
+    await player.wait_for(lambda m: m["type"] == "campaign")
+
+    on_doomed = await open_client(doomed.url, clients)
+    await on_doomed.hello(camp.created["gm_token"])
+    with pytest.raises((ConnectionError, TimeoutError)):
+        await on_doomed.command("begin_encounter", id="begin-1", name="The ambush",
+                                characters=["ace"], npcs=[DOG])
+    assert doomed.proc is not None and doomed.proc.wait(10) == 70
+    ack = await camp.gm.command("begin_encounter", id="begin-1", name="The ambush",
+                                characters=["ace"], npcs=[DOG])
+    assert ack["duplicate"]
+    again = await camp.gm.command("begin_encounter", id="begin-1", name="The ambush",
+                                  characters=["ace"], npcs=[DOG])
+    assert again["result"]["encounter"] == ack["result"]["encounter"]
+    moved = await player.wait_for(lambda m: m["type"] == "moved")
+    assert moved["encounter"] == ack["result"]["encounter"]
+    gm = await open_client(healthy.url, clients)
+    await gm.hello(ack["result"]["gm_token"])
+    snap = await gm.wait_for(lambda m: m["type"] == "snapshot")
+    assert [c["id"] for c in snap["state"]["combatants"]] == ["ace", "dog"]
+    assert sum(e["kind"] == "encounter_created" for e in (await history(gm))) == 1
+
+    ending = start_server(procs, redis_server.url, env={"STABLEMASTER_TEST_CRASH":
+                                                        "encounter_ended"})
+    gm_there = await open_client(ending.url, clients)
+    await gm_there.hello(ack["result"]["gm_token"])
+    await gm_there.command("start_encounter")
+    await gm_there.command("adjust_combatant", combatant="ace", reason="a bite", fatigue=9)
+    with contextlib.suppress(ConnectionError, TimeoutError):  # (its ack may leave first)
+        await gm_there.command("end_encounter")
+    assert ending.proc is not None and ending.proc.wait(10) == 70
+    ace = await camp.character("ace")  # read on the other process: written back now
+    assert ace["fatigue"] == 9 and ace["encounter"] is None
+    view = await camp.view()
+    assert view["encounters"][0]["written_back"] is not None
+
+
+async def history(client: Client) -> list[dict[str, Any]]:
+    start = len(client.messages)
+    await client.command("get_history", limit=500)
+    page = await client.wait_for(lambda m: m["type"] == "history", start=start)
+    return [m["event"] for m in page["events"]]

@@ -356,9 +356,10 @@ class CommandService:
                     room.remember_outcome(dedupe, first_outcome)
                     for token_id in _revoked(out):
                         await store.delete_token(room.id, token_id)
-                    room.answer(session, cmd.id, result, seq=out.state.version)
                     if out.state.ended and not state.ended and out.state.campaign is not None:
+                        # (before the ack: once the GM is told the end, the campaign has it)
                         await self._write_back(out.state.campaign, room.id, out.state)
+                    room.answer(session, cmd.id, result, seq=out.state.version)
                     return "ok"
                 if appended.status == "duplicate":
                     assert appended.outcome is not None

@@ -21,13 +21,13 @@ server secret, as an encounter token's is; Redis keeps its SHA-256.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 import hmac
 import itertools
 import logging
 import re
-import secrets
 import time
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -192,6 +192,7 @@ class Campaigns:
         self._key = hashlib.sha256(b"stablemaster campaign\0" + secret).digest()
         self.store = CampaignStore(server.redis, cluster=_is_cluster(server.redis))
         self.followers: dict[str, set[Session]] = {}
+        self._telling: set[asyncio.Task[None]] = set()
 
     # -- ids and links -------------------------------------------------------------------------
 
@@ -221,6 +222,23 @@ class Campaigns:
 
     def _encounter_links(self, s: cp.CampaignState) -> dict[str, str]:
         return {e.id: self.server.tokens.mint(e.id, e.gm_token_id) for e in s.encounters.values()}
+
+    def _with_link(self, campaign: str, result: dict[str, Any]) -> dict[str, Any]:
+        """A result that names a player's link carries it, minted again from its id (links
+        are never stored, only their digests)."""
+        token_id = result.get("token_id")
+        if token_id is None:
+            return result
+        link = self.link(campaign, token_id)
+        return {**result, "token": link, "table": f"/table/#token={link}"}
+
+    def _gm_result(self, campaign: str, token_id: str) -> dict[str, Any]:
+        """What answers a command that gives a GM link: the link and the recovery secret,
+        minted again from the token id (neither is stored)."""
+        link = self.link(campaign, token_id)
+        return {"campaign": campaign, "token_id": token_id, "role": "gm", "gm_token": link,
+                "page": f"/campaign/#token={link}",
+                "recovery_secret": self._recovery_secret(campaign, token_id)}
 
     def view(self, s: cp.CampaignState, seat: Seat) -> msg.CampaignMessage:
         seat.told = max(seat.told, s.version)
@@ -261,9 +279,8 @@ class Campaigns:
                            "create_campaign")
         log.info("campaign created", extra={"campaign": campaign})
         session.created()
-        session.send(msg.Ack(id=cmd.id, seq=None, duplicate=duplicate, result={
-            "campaign": campaign, "token_id": gm_token_id, "role": "gm", "gm_token": link,
-            "page": f"/campaign/#token={link}", "recovery_secret": recovery}))
+        session.send(msg.Ack(id=cmd.id, seq=None, duplicate=duplicate,
+                             result=self._gm_result(campaign, gm_token_id)))
 
     async def recover(self, session: Session, cmd: msg.RecoverCampaign) -> None:
         """R114: the recovery secret gives a new GM link and a new secret, once each; the old
@@ -277,7 +294,8 @@ class Campaigns:
         first = await self.server.redis.hget(keys(s.id)["cmds"], dedupe)
         if first is not None:
             session.created()
-            session.send(msg.Ack(id=cmd.id, seq=None, duplicate=True, result=orjson.loads(first)))
+            session.send(msg.Ack(id=cmd.id, seq=None, duplicate=True, result=self._gm_result(
+                s.id, orjson.loads(first)["token_id"])))
             return
         given = hashlib.sha256(cmd.recovery_secret.encode()).hexdigest()
         if not hmac.compare_digest(given, s.recovery):
@@ -287,12 +305,11 @@ class Campaigns:
             new_id = self._derive("gm", s.id, str(len(s.tokens) + 1), cmd.id)
             recovery = self._recovery_secret(s.id, new_id)
             link = self.link(s.id, new_id)
-            result = {"campaign": s.id, "token_id": new_id, "role": "gm", "gm_token": link,
-                      "page": f"/campaign/#token={link}", "recovery_secret": recovery}
             await self.store.put_token(s.id, new_id, auth.digest(link))
             status, value = await self.store.append(s, [cp.GmRecovered(
                 token_id=new_id, revoked=old,
-                recovery=hashlib.sha256(recovery.encode()).hexdigest())], dedupe, result)
+                recovery=hashlib.sha256(recovery.encode()).hexdigest())], dedupe,
+                {"token_id": new_id})
             if status == "conflict":
                 s = await self._must_load(s.id)
                 if not hmac.compare_digest(given, s.recovery):
@@ -300,11 +317,11 @@ class Campaigns:
                 continue
             await self.server.redis.hdel(keys(s.id)["tokens"], old)
             if status == "dup":
-                result = value
+                new_id = value["token_id"]
             self._changed(s)
             session.created()
             session.send(msg.Ack(id=cmd.id, seq=None, duplicate=status == "dup",
-                                 result=result))
+                                 result=self._gm_result(s.id, new_id)))
             return
         raise Rejected(ErrorCode.UNAVAILABLE, "the campaign changed too often meanwhile; retry "
                        "with the same id")
@@ -363,6 +380,11 @@ class Campaigns:
             raise Rejected(ErrorCode.UNAUTHENTICATED, f"{cmd.__struct_config__.tag} is a "
                            "campaign's: say hello with a campaign link (smc1.…) first")
         if not isinstance(cmd, msg.CAMPAIGN_COMMANDS):
+            if seat.role == "gm":
+                raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{cmd.__struct_config__.tag} is an "
+                               "encounter's: the campaign's GM link commands the campaign; "
+                               "open an encounter with its own GM link (its gm_link in the "
+                               "campaign)")
             raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{cmd.__struct_config__.tag} is an "
                            "encounter's, and this campaign link is in no running encounter: "
                            "wait for the GM to begin one (a moved message), or send "
@@ -384,6 +406,11 @@ class Campaigns:
             await self.begin(session, seat, s, cmd)
             return
         dedupe = f"{seat.token_id}:{cmd.id}"
+        first = await self.server.redis.hget(keys(s.id)["cmds"], dedupe)
+        if first is not None:  # a retry of a command that went through: its first answer
+            session.send(msg.Ack(id=cmd.id, seq=None, duplicate=True,
+                                 result=self._with_link(s.id, orjson.loads(first))))
+            return
         for _ in range(TRIES):
             s = await self.settle(s)
             result: dict[str, Any] = {}
@@ -392,13 +419,10 @@ class Campaigns:
                 events = decide.add_character(s, cmd, token_id)
                 added = events[0]
                 assert isinstance(added, cp.CharacterAdded)
+                result = {"character": cmd.character.id, "token_id": added.token_id}
                 if added.token_id is not None:
                     link = self.link(s.id, added.token_id)
                     await self.store.put_token(s.id, added.token_id, auth.digest(link))
-                    result = {"character": cmd.character.id, "token_id": added.token_id,
-                              "token": link, "table": f"/table/#token={link}"}
-                else:
-                    result = {"character": cmd.character.id}
             elif isinstance(cmd, msg.AdjustCharacter):
                 events = decide.adjust_character(s, cmd)
             elif isinstance(cmd, msg.AdvanceClock):
@@ -411,11 +435,12 @@ class Campaigns:
                 s = await self._must_load(seat.campaign)
                 continue
             if status == "dup":
-                session.send(msg.Ack(id=cmd.id, seq=None, duplicate=True, result=value))
+                session.send(msg.Ack(id=cmd.id, seq=None, duplicate=True,
+                                     result=self._with_link(s.id, value)))
                 return
             result["seq"] = s.version
             self._changed(s)
-            session.send(msg.Ack(id=cmd.id, seq=None, result=result))
+            session.send(msg.Ack(id=cmd.id, seq=None, result=self._with_link(s.id, result)))
             return
         raise Rejected(ErrorCode.UNAVAILABLE, "the campaign changed too often meanwhile; retry "
                        "with the same id")
@@ -563,9 +588,9 @@ class Campaigns:
     def offer(self, campaign: str) -> None:
         """The campaign changed (here or on another process): tell its connections here."""
         if campaign in self.followers:
-            import asyncio
-
-            asyncio.get_running_loop().create_task(self._tell(campaign))
+            task = asyncio.get_running_loop().create_task(self._tell(campaign))
+            self._telling.add(task)
+            task.add_done_callback(self._telling.discard)
 
     def _changed(self, s: cp.CampaignState) -> None:
         self._tell_state(s)
@@ -622,7 +647,3 @@ def _is_cluster(redis: Any) -> bool:
     from redis.asyncio.cluster import RedisCluster
 
     return isinstance(redis, RedisCluster)
-
-
-def new_secret() -> str:
-    return secrets.token_urlsafe(24)

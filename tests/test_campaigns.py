@@ -296,3 +296,34 @@ async def history(client: Client) -> list[dict[str, Any]]:
     await client.command("get_history", limit=500)
     page = await client.wait_for(lambda m: m["type"] == "history", start=start)
     return [m["event"] for m in page["events"]]
+
+
+async def test_retries_answer_the_same_and_no_link_is_stored(
+        server: Server, clients: list[Client]) -> None:
+    """A retried command (the same id) answers as the first did, links and secrets included,
+    without any of them in Redis: links are minted again from their ids, as an encounter's
+    tokens are."""
+    url = ws_url(server)
+    camp = await found(url, clients)
+    first = await camp.gm.command("add_character", id="add-ace", character=ACE)
+    again = await camp.gm.command("add_character", id="add-ace", character=ACE)
+    assert again["duplicate"] and again["result"]["token"] == first["result"]["token"]
+    anon = await open_client(url, clients)
+    await anon.hello()
+    secret = camp.created["recovery_secret"]
+    got = await anon.command("recover_campaign", id="rec-1", campaign=camp.created["campaign"],
+                             recovery_secret=secret)
+    retried = await anon.command("recover_campaign", id="rec-1",
+                                 campaign=camp.created["campaign"], recovery_secret=secret)
+    assert retried["duplicate"] and retried["result"] == got["result"]
+    stored = b""
+    for key in await server.redis.keys(f"{{camp:{camp.created['campaign']}}}:*"):
+        if await server.redis.type(key) == b"hash":
+            stored += b"".join(k + v for k, v in (await server.redis.hgetall(key)).items())
+    assert b"token_id" in stored  # (the outcomes are there, without the links)
+    for value in (first["result"]["token"], got["result"]["gm_token"],
+                  got["result"]["recovery_secret"], secret, camp.created["gm_token"]):
+        assert value.encode() not in stored
+    events = b"".join(f[b"e"] for _, f in await server.redis.xrange(
+        f"{{camp:{camp.created['campaign']}}}:events"))
+    assert b"smc1." not in events and secret.encode() not in events

@@ -240,6 +240,24 @@ class Campaigns:
                 "page": f"/campaign/#token={link}",
                 "recovery_secret": self._recovery_secret(campaign, token_id)}
 
+    def links_of(self, s: cp.CampaignState) -> dict[str, Any]:
+        """The GM's listing (the read API's ``/read/links`` for a campaign link): each
+        player's link, and each encounter's GM link."""
+        players = []
+        for ch in s.characters.values():
+            if ch.token_id is not None and not s.tokens[ch.token_id].revoked:
+                link = self.link(s.id, ch.token_id)
+                players.append({"character": ch.id, "name": ch.block.name,
+                                "token_id": ch.token_id, "token": link,
+                                "table": f"/table/#token={link}"})
+        encounters = []
+        for e in s.encounters.values():
+            token = self.server.tokens.mint(e.id, e.gm_token_id)
+            encounters.append({"encounter": e.id, "name": e.name,
+                               "running": e.written_back is None, "gm_token": token,
+                               "table": f"/table/#token={token}"})
+        return {"campaign": s.id, "links": players, "encounters": encounters}
+
     def view(self, s: cp.CampaignState, seat: Seat) -> msg.CampaignMessage:
         seat.told = max(seat.told, s.version)
         gm = seat.role == "gm"

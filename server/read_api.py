@@ -291,7 +291,7 @@ class ReadApi:
         route: dict[str, Callable[..., Awaitable[Any]]] = {
             "/read/tickets": self._ticket, "/read/view": self._view,
             "/read/history": self._history, "/read/links": self._links,
-            "/read/stream": self._stream,
+            "/read/stream": self._stream, "/read/campaign": self._view,
         }
         handler = route.get(path)
         if handler is None:
@@ -300,6 +300,9 @@ class ReadApi:
         if getattr(request, "method", "GET") != "GET":
             return _problem(respond, HTTPStatus.METHOD_NOT_ALLOWED, "invalid_payload",
                             "the read API is asked with GET")
+        header = request.headers.get("Authorization", "")
+        if header.startswith("Bearer smc1.") or path == "/read/campaign":
+            return await self._campaign(path, header[len("Bearer "):].strip(), respond)
         authed = await self._authorise(request, query, ticket_only=path == "/read/stream")
         if isinstance(authed, tuple) and len(authed) == 2 and isinstance(authed[0], HTTPStatus):
             return _problem(respond, authed[0], "unauthenticated", authed[1])
@@ -344,6 +347,28 @@ class ReadApi:
         return room, Actor(role=grant.role, token_id=token_id,
                            combatants=frozenset(grant.combatants),
                            scopes=frozenset(grant.scopes))
+
+    async def _campaign(self, path: str, link: str, respond: Responder) -> Any:
+        """A campaign link (R113): ``/read/campaign``, the ``campaign`` message of its view;
+        ``/read/links``, the GM's: each player's link and each encounter's GM link."""
+        if path not in ("/read/campaign", "/read/links"):
+            return _problem(respond, HTTPStatus.NOT_FOUND, "not_found", f"no {path} for a "
+                            "campaign link: it reads /read/campaign and /read/links")
+        if not link.startswith("smc1."):
+            return _problem(respond, HTTPStatus.UNAUTHORIZED, "unauthenticated",
+                            "send a campaign link as 'Authorization: Bearer smc1.…'")
+        campaigns = self.hub.campaigns
+        found = await campaigns.authenticate(link)
+        if isinstance(found, str):
+            return _problem(respond, HTTPStatus.UNAUTHORIZED, "unauthenticated", found)
+        state, seat = found
+        if path == "/read/campaign":
+            return respond(HTTPStatus.OK, msgspec.json.encode(campaigns.view(state, seat)),
+                           "application/json")
+        if seat.role != "gm":
+            return _problem(respond, HTTPStatus.FORBIDDEN, "forbidden",
+                            "only the campaign's GM link lists its links")
+        return _json(respond, campaigns.links_of(state))
 
     async def _ticket(self, room: Room, actor: Actor, query: dict[str, str],
                       respond: Responder, **_: Any) -> Any:

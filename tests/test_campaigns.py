@@ -16,6 +16,7 @@ from tests.conftest import ServerProcess, ws_url
 from tests.helpers import open_client, until_turn_of
 from tests.redis_procs import RedisProcess
 from tests.test_faults import start_server
+from tests.test_read_api import get
 
 ACE = {"name": "Ace", "id": "ace", "kind": "pc", "initiative": 50,
        "stats": {"fatigue_points": 20, "skills": {"melee": 5}}}
@@ -327,3 +328,26 @@ async def test_retries_answer_the_same_and_no_link_is_stored(
     events = b"".join(f[b"e"] for _, f in await server.redis.xrange(
         f"{{camp:{camp.created['campaign']}}}:events"))
     assert b"smc1." not in events and secret.encode() not in events
+
+
+async def test_the_read_api_reads_a_campaign_link(server: Server, clients: list[Client]) -> None:
+    """Over plain HTTP (the read API): a campaign link reads its view; the GM's lists the
+    players' links and the encounters' GM links, which open what they say."""
+    url = ws_url(server)
+    camp = await found(url, clients)
+    link = await camp.add(ACE)
+    encounter, _ = await camp.begin("The ambush", ["ace"])
+    status, body = await get(server, "/read/campaign", link)
+    assert status == 200 and body["type"] == "campaign"
+    assert body["state"]["mine"] == ["ace"] and "link" not in body["state"]["characters"][0]
+    status, body = await get(server, "/read/links", link)
+    assert status == 403 and body["code"] == "forbidden"
+    status, body = await get(server, "/read/links", camp.created["gm_token"])
+    assert status == 200 and [p["token"] for p in body["links"]] == [link]
+    assert [e["encounter"] for e in body["encounters"]] == [encounter]
+    gm = await open_client(url, clients)
+    assert (await gm.hello(body["encounters"][0]["gm_token"]))["encounter"] == encounter
+    status, body = await get(server, "/read/campaign", "smc1.nosuchcamp.nosuchtoken." + "x" * 30)
+    assert status == 401 and body["code"] == "unauthenticated"
+    status, body = await get(server, "/read/history", camp.created["gm_token"])
+    assert status == 404 and "/read/campaign" in body["message"]

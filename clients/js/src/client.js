@@ -118,6 +118,8 @@ export class Client extends Emitter {
     this.state = null;
     /** The last snapshot message. */
     this.snapshotMessage = null;
+    /** A campaign link's: the last `campaign` message (its view of the campaign), or null. */
+    this.campaign = null;
     /** The legal actions held (each with `action`, `combatant`, `label`, `targets`, `args_schema`...). */
     this.legal = [];
     /** `legal_actions.turn_id`: sent as expect_turn with the commands of a turn. */
@@ -348,6 +350,18 @@ export class Client extends Emitter {
       case "replay_ended":
         this.emit("replay_ended", msg);
         break;
+      case "campaign": // a campaign link's view of its campaign (R113)
+        this.campaign = msg;
+        this.emit("campaign", msg);
+        break;
+      case "moved":
+        // a campaign link whose character went into another encounter: the server closes
+        // (4004) and the client comes back with the same link, fresh, in that encounter
+        this._fresh = true;
+        this.cursor = null;
+        this.seq = this.digest = null;
+        this.emit("moved", msg);
+        break;
       case "error":
         if (!this._live) {
           const position = this.spectate ? !this._fresh && !!(this.cursor || this.seq !== null) : !!(this._helloSent && (this._helloSent.cursor || this._helloSent.since !== undefined));
@@ -423,7 +437,7 @@ export class Client extends Emitter {
 
   _command(type, fields, { expectTurn } = {}, settle) {
     if (this._stopped) return Promise.reject(new CommandError({ code: "closed", message: "the client is closed" }));
-    const id = type === "create_encounter" ? uuid() : `${this._prefix}-${++this._counter}`;
+    const id = type === "create_encounter" || type === "create_campaign" ? uuid() : `${this._prefix}-${++this._counter}`;
     const message = { type, id, ...fields };
     if (TURN_COMMANDS.has(type) && !("expect_turn" in fields)) {
       const turn = expectTurn === undefined ? this.turnId : expectTurn;
@@ -560,6 +574,20 @@ export class Client extends Emitter {
    * @param {{url: string, WebSocket?: Function, client?: string}} connection
    * @param {object} fields create_encounter's fields (`name`, `ruleset`, `combatants`...)
    */
+  /**
+   * Found a campaign on a connection without a token, and close it. Resolves with the ack's
+   * result: `campaign`, `gm_token` (the campaign's GM link), `recovery_secret` (shown once).
+   */
+  static async createCampaign({ url, WebSocket, client }, fields) {
+    const c = new Client({ url, WebSocket, client, features: [] });
+    try {
+      await c.connect();
+      return (await c.command("create_campaign", fields)).result;
+    } finally {
+      c.close();
+    }
+  }
+
   static async createEncounter({ url, WebSocket, client }, fields) {
     const c = new Client({ url, WebSocket, client, features: [] });
     try {

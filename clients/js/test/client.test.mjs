@@ -5,7 +5,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import WebSocket from "ws";
 import { Client, CommandError, DEFAULT_FEATURES } from "../src/index.js";
-import { argsFor, newTable, recorder, strictAjv, untilTurnOf } from "../test-support/table.mjs";
+import { argsFor, newTable, recorder, serverUrl, strictAjv, untilTurnOf } from "../test-support/table.mjs";
 
 test("connects with a token, negotiates version and features, holds the state and the legal actions", async (t) => {
   const { gm } = await newTable(t);
@@ -266,4 +266,36 @@ test("a replay plays the encounter back and only watches", async (t) => {
   assert.ok(events.every((m) => m.summary && m.summary.text));
   assert.deepEqual(replay.state, table.gm.state);
   await assert.rejects(replay.command("get_legal_actions"), (e) => e.code === "forbidden");
+});
+
+test("a campaign link follows its character into each encounter the GM begins, by itself", async (t) => {
+  const url = serverUrl();
+  const created = await Client.createCampaign({ url, WebSocket }, { name: "Package road" });
+  assert.ok(created.recovery_secret && created.gm_token.startsWith("smc1."));
+  const opened = [];
+  t.after(() => { for (const c of opened) c.close(); });
+  const open = async (token) => {
+    const c = new Client({ url, WebSocket, token });
+    opened.push(c);
+    await c.connect();
+    return c;
+  };
+  const gm = await open(created.gm_token);
+  assert.equal(gm.welcome.campaign, created.campaign);
+  await gm.waitFor((c) => c.campaign !== null);
+  const added = await gm.command("add_character", { character: { name: "Ace", id: "ace", kind: "pc" } });
+  const player = await open(added.result.token);
+  await player.waitFor((c) => c.campaign !== null && c.campaign.state.mine[0] === "ace");
+  assert.equal(player.welcome.encounter, null);
+  const moves = [];
+  player.on("moved", (m) => moves.push(m.encounter));
+  for (const name of ["The ambush", "The bridge"]) {
+    const begun = await gm.command("begin_encounter", { name, characters: ["ace"] });
+    await player.waitFor((c) => c.welcome.encounter === begun.result.encounter && c.state !== null);
+    assert.equal(player.state.name, name);
+    assert.deepEqual(player.welcome.combatants, ["ace"]);
+    const encounterGm = await open(begun.result.gm_token);
+    await encounterGm.command("end_encounter");
+  }
+  assert.equal(moves.length, 2);
 });

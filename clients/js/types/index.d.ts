@@ -3,6 +3,7 @@
 
 import type {
   Ack,
+  CampaignMessage,
   Error as ErrorMessage,
   EventMessage,
   Goodbye,
@@ -10,6 +11,7 @@ import type {
   LegalAction,
   LegalActions,
   LegalActionsDelta,
+  Moved,
   ReplayEnded,
   Snapshot,
   SnapshotState,
@@ -132,6 +134,11 @@ export interface ClientEvents {
   history: (history: History) => void;
   goodbye: (goodbye: Goodbye) => void;
   replay_ended: (ended: ReplayEnded) => void;
+  /** A campaign link's view of its campaign (outside encounters, and the GM's always). */
+  campaign: (campaign: CampaignMessage) => void;
+  /** A campaign link's character went into another encounter: the client reconnects there
+   *  by itself, fresh (a new welcome and snapshot follow). */
+  moved: (moved: Moved) => void;
   error: (error: CommandError) => void;
   message: (message: ServerMessage) => void;
   frame: (frame: ServerMessage) => void;
@@ -158,6 +165,8 @@ export class Client extends Emitter<ClientEvents> {
   /** With the `view` feature: the state this viewer may see, kept in step by the server. Do not change it. */
   readonly state: SnapshotState | null;
   readonly snapshotMessage: Snapshot | null;
+  /** A campaign link's: the last `campaign` message, or null. */
+  readonly campaign: CampaignMessage | null;
   readonly legal: LegalAction[];
   readonly turnId: string | null;
   /** The last cursor given: where a reconnect resumes. */
@@ -200,6 +209,13 @@ export class Client extends Emitter<ClientEvents> {
     connection: { url: string; WebSocket?: WebSocketClass; client?: string },
     fields: Record<string, unknown>,
   ): Promise<{ encounter: string; gm_token: string; token_id: string; role: "gm" }>;
+  /** Found a campaign on a connection without a token; the ack's result (the recovery
+   *  secret is shown there only). */
+  static createCampaign(
+    connection: { url: string; WebSocket?: WebSocketClass; client?: string },
+    fields: { name: string; ruleset?: string; creator_secret?: string },
+  ): Promise<{ campaign: string; gm_token: string; token_id: string; role: "gm"; page: string;
+    recovery_secret: string }>;
 }
 
 /** The HTTP base of a websocket URL (ws://host:port/ws -> http://host:port). */

@@ -45,7 +45,14 @@ export type StablemasterClientMessagesProtocol1 =
   | AddDiceEntropy
   | PauseTurnTimer
   | ResumeTurnTimer
-  | EndEncounter;
+  | EndEncounter
+  | CreateCampaign
+  | RecoverCampaign
+  | GetCampaign
+  | AddCharacter
+  | AdjustCharacter
+  | AdvanceClock
+  | BeginEncounter;
 
 /**
  * First message on a connection. `versions` lists the protocol versions the client
@@ -1727,4 +1734,570 @@ export interface EndEncounter {
   reason?: string | null;
   rest?: boolean;
   type: "end_encounter";
+}
+/**
+ * Found a campaign (on a connection without a token, as `create_encounter`): its name
+ * and ruleset. The `ack`'s `result` holds `campaign`, the GM's `gm_token` (the
+ * campaign's GM link: `smc1.<campaign>.<token id>.<secret>`), its `token_id` and the
+ * `recovery_secret` that recovers a lost GM link (`recover_campaign`): it is shown here
+ * and nowhere else, keep it. `id` (at least 16 characters, random) names the campaign: a
+ * retry with the same id and payload answers the same; another payload is a `conflict`.
+ * Creator secrets apply as to `create_encounter`.
+ */
+export interface CreateCampaign {
+  creator_secret?: string | null;
+  expect_turn?: string | null;
+  id: string;
+  name: string;
+  /**
+   * The ruleset: `dramatic` (MLP Dramatic Systems) or `action_time` (Action Time), or another ruleset the server registers (an unknown one is refused with `invalid_payload`, `details.allowed` listing the server's).
+   */
+  ruleset?: string;
+  type: "create_campaign";
+}
+/**
+ * A lost GM link (on a connection without a token): the campaign and its recovery secret.
+ * The `ack`'s `result`: a new `gm_token` and a new `recovery_secret` (each shown
+ * once); the old GM link stops working (`gm_recovered`, R114). A wrong secret is
+ * `unauthenticated`.
+ */
+export interface RecoverCampaign {
+  campaign: string;
+  expect_turn?: string | null;
+  id: string;
+  recovery_secret: string;
+  type: "recover_campaign";
+}
+/**
+ * On a campaign link: the campaign as this credential sees it, as a `campaign`
+ * message, before the `ack`.
+ */
+export interface GetCampaign {
+  expect_turn?: string | null;
+  id: string;
+  type: "get_campaign";
+}
+/**
+ * GM of a campaign: a character joins the roster, from its stat block (as
+ * `create_encounter` takes one; `kind: pc`). A player character gets its player's link,
+ * one for the whole campaign (R113): the `ack`'s `result.token`; an NPC (`kind: npc`)
+ * gets none.
+ */
+export interface AddCharacter {
+  character: StatBlock;
+  expect_turn?: string | null;
+  id: string;
+  type: "add_character";
+}
+/**
+ * GM of a campaign: set what a character carries between scenes (a treatment that takes a
+ * persistent condition away, a day's Second Lunches, temporary status, items), with a
+ * reason, audited as a `character_changed` event. Only the values named change; refused
+ * while the character is in a running encounter (the encounter's `adjust_combatant` is
+ * for that). `fatigue: null` is not "leave it": leave it out; `full: true` sets the
+ * fatigue points (Health) to full.
+ */
+export interface AdjustCharacter {
+  character: string;
+  expect_turn?: string | null;
+  fatigue?: number | null;
+  full?: boolean;
+  id: string;
+  items?: ItemInput[] | null;
+  life?: ("alive" | "dead") | null;
+  lunches_today?: number | null;
+  mental_crippling?: number | null;
+  mental_persistent?: number | null;
+  mental_step?: number | null;
+  physical_crippling?: number | null;
+  physical_persistent?: number | null;
+  physical_step?: number | null;
+  reason: string;
+  status?:
+    | []
+    | [StatusBoostInput]
+    | [StatusBoostInput, StatusBoostInput]
+    | [StatusBoostInput, StatusBoostInput, StatusBoostInput]
+    | [StatusBoostInput, StatusBoostInput, StatusBoostInput, StatusBoostInput]
+    | [StatusBoostInput, StatusBoostInput, StatusBoostInput, StatusBoostInput, StatusBoostInput]
+    | [StatusBoostInput, StatusBoostInput, StatusBoostInput, StatusBoostInput, StatusBoostInput, StatusBoostInput]
+    | [
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput
+      ]
+    | [
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput
+      ]
+    | [
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput
+      ]
+    | [
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput
+      ]
+    | [
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput
+      ]
+    | [
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput
+      ]
+    | [
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput
+      ]
+    | [
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput
+      ]
+    | [
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput
+      ]
+    | [
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput
+      ]
+    | [
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput
+      ]
+    | [
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput
+      ]
+    | [
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput
+      ]
+    | [
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput,
+        StatusBoostInput
+      ]
+    | null;
+  type: "adjust_character";
+}
+export interface ItemInput {
+  count?: number;
+  name: string;
+}
+/**
+ * Temporary Social Status (R25, R111): `bonus` in `circle` (left out: everywhere).
+ */
+export interface StatusBoostInput {
+  bonus: number;
+  circle?: string | null;
+  source?: string;
+}
+/**
+ * GM of a campaign: move the in-game clock on (hours, days and weeks add up). With
+ * `rest: true` the characters rest through it, which needs at least eight hours: each gets
+ * Natural Healing or a `healing_refused` saying why (R110). Passing midnight renews the
+ * per-day uses (R109); each week takes a point off temporary status (R111). Refused while an
+ * encounter of the campaign runs: its scene's time is its own.
+ */
+export interface AdvanceClock {
+  days?: number;
+  expect_turn?: string | null;
+  hours?: number;
+  id: string;
+  reason?: string | null;
+  rest?: boolean;
+  type: "advance_clock";
+  weeks?: number;
+}
+/**
+ * GM of a campaign: an encounter of the roster's `characters` (each in no other running
+ * encounter, R113), with `npcs` besides, each character starting as the campaign keeps it
+ * (fatigue points, condition tracks, the day's Second Lunches, temporary status). The
+ * `ack`'s `result`: `encounter`, its GM link `gm_token`; each character's player
+ * reaches it by the campaign link. `rested`: characters who spend the whole scene resting
+ * (one step more up each track when it is written back, R112). When the encounter ends, its
+ * results are written back to the campaign (`encounter_written_back`).
+ */
+export interface BeginEncounter {
+  /**
+   * @minItems 1
+   * @maxItems 50
+   */
+  characters: [string, ...string[]];
+  expect_turn?: string | null;
+  id: string;
+  map?: BattleMap | null;
+  name: string;
+  /**
+   * @maxItems 150
+   */
+  npcs?: StatBlock[];
+  options?: EncounterOptions2;
+  /**
+   * @maxItems 50
+   */
+  rested?: string[];
+  type: "begin_encounter";
+}
+/**
+ * Per-encounter switches, set at creation and changed by the GM with `set_options`.
+ *
+ * - `manual_rolls`: the GM rolls physical dice for the GM's combatants; the encounter waits
+ *   in a *rolling* state with a `roll_requested` event until the faces come in.
+ * - `players_roll`: players roll physical dice for their own combatants.
+ * - `npc_rolls_public`: players and spectators see the dice of NPC rolls (default: the GM
+ *   rolls behind the screen; results that follow from them are public).
+ * - `dice_seed`: roll every server die from this seed, so a scenario is reproducible (demos,
+ *   tests). Leave unset in play.
+ * - The other switches choose between readings of the rule text: see the rulings they name
+ *   in docs/rulings.md (`surprise_when_none_aware` R1, `flat_footed_until_regular_turn`
+ *   R2, `delay_keeps_flat_footed` R3, `reactions_while_flat_footed` R4,
+ *   `ready_costs_standard_action` R8, `recover_in_scene` R18); resolving actions:
+ *   `creatures_block_line_of_sight` R9, `prone_helpless_bonuses_stack` R10,
+ *   `engage_adds_half_level` R12, `dr_respects_minimum_damage` R13,
+ *   `zero_fp_threshold_inclusive`, `zero_fp_overflow_counts`, `zero_fp_single_action`
+ *   R14, `condition_half_speed` R15, `prone_crawl_squares` R19,
+ *   `squeeze_cost_multiplier` R20, `refined_garment_runs_triple` R21,
+ *   `falling_acrobatics_dc`, `falling_acrobatics_reduction_m` R22,
+ *   `ram_speed_from_distance`, `ram_needs_attack_roll` R23, `non_dexterous_penalty`
+ *   R24, `end_of_scene_recovery` R50; social scenes: `dispute_ends_at_unfriendly` R26,
+ *   `white_lie_statement` R28, `social_attack_skill` R76, `aura_gap_band`,
+ *   `event_status_boost` R25;
+ *   "Action Time": `die_ladder_overflow` R30, `heal_rolls_again`, `heal_self` R33,
+ *   `opposed_tie_reroll` R38, `default_speed_yards` R60, `action_time_join_immediately`
+ *   R32; hidden turns: `anonymous_hidden_turns`, `screen_count` R99; turn timers:
+ *   `turn_seconds`, `turn_warning_seconds`, `turn_expiry` R102.
+ */
+export interface EncounterOptions2 {
+  /**
+   * R32: a newcomer rolls at once and acts this round if its place comes after the current turn (else it enters at the start of the next round).
+   */
+  action_time_join_immediately?: boolean;
+  /**
+   * R99: the table sees a turn of "someone behind the GM's screen" (`screen` in the order) every round, in which every hidden combatant takes its turn; set before `start_encounter`.
+   */
+  anonymous_hidden_turns?: boolean;
+  /**
+   * R25: the row of the harmony/discord table that the missing differences 11 to 14 (and -11 to -14) take: the lower (Small) or the upper (Medium).
+   */
+  aura_gap_band?: "lower" | "upper";
+  /**
+   * R15: a creature at step 3 or 4 of the condition track moves at half speed, as in Star Wars Saga Edition.
+   */
+  condition_half_speed?: boolean;
+  /**
+   * R9: a creature in the way blocks a shot (else it gives cover).
+   */
+  creatures_block_line_of_sight?: boolean;
+  /**
+   * R60: the Speed of a stat block without `speed`, in yards.
+   */
+  default_speed_yards?: number;
+  /**
+   * R3: a combatant that delays stays flat-footed until it acts (`false`: flat-footedness ends when its first regular turn comes up).
+   */
+  delay_keeps_flat_footed?: boolean;
+  dice_seed?: number | null;
+  /**
+   * R30: upgrades beyond d20 and downgrades below d4 are lost (`clamp`), or each adds +1 (or -1) to the face (`modifier`; a face is at least 1).
+   */
+  die_ladder_overflow?: "clamp" | "modifier";
+  /**
+   * R26: a debate ends by itself when the attitude reaches unfriendly (`false`: the GM ends it with `end_encounter`).
+   */
+  dispute_ends_at_unfriendly?: boolean;
+  /**
+   * R13: a hit that damage reduction lowers below 1 still deals 1.
+   */
+  dr_respects_minimum_damage?: boolean;
+  /**
+   * R50: when the scene ends, everyone conscious improves a step on the condition track (`false`: the track is left as it is).
+   */
+  end_of_scene_recovery?: boolean;
+  /**
+   * R12: Engage damage adds one-half heroic level (`false`: Strength modifier + weapon damage only).
+   */
+  engage_adds_half_level?: boolean;
+  /**
+   * R25: the temporary Social Status an event attended gives.
+   */
+  event_status_boost?: number;
+  /**
+   * R22: the Acrobatics DC that reduces a fall (trained only).
+   */
+  falling_acrobatics_dc?: number;
+  /**
+   * R22: the meters of a fall that a successful Acrobatics check takes off.
+   */
+  falling_acrobatics_reduction_m?: number;
+  /**
+   * R2: aware combatants stay flat-footed through the surprise round until their first regular turn.
+   */
+  flat_footed_until_regular_turn?: boolean;
+  /**
+   * R33: a successful Heal rolls the Mind die again for the amount (else the test roll heals).
+   */
+  heal_rolls_again?: boolean;
+  /**
+   * R33: a combatant may Heal itself.
+   */
+  heal_self?: boolean;
+  /**
+   * The GM rolls physical dice for the NPCs (the GM's combatants): each roll waits for a `submit_roll` (`roll_requested`).
+   */
+  manual_rolls?: boolean;
+  /**
+   * R24: the non-dexterous malus of a grab by a creature without hands (`non_dexterous` stat blocks).
+   */
+  non_dexterous_penalty?: number;
+  /**
+   * Players and spectators see the dice of NPC rolls (else the GM rolls behind the screen; the results that follow from them are public).
+   */
+  npc_rolls_public?: boolean;
+  /**
+   * R38: a tie of an opposed test is always rolled again after the die-size comparison (else it goes to the defender).
+   */
+  opposed_tie_reroll?: boolean;
+  /**
+   * Players roll physical dice for their own characters: each roll waits for a `submit_roll` (`roll_requested`).
+   */
+  players_roll?: boolean;
+  /**
+   * R19: the squares a prone creature crawls with a move action.
+   */
+  prone_crawl_squares?: number;
+  /**
+   * R10: a melee attack on a target both helpless and prone gets +4 (else +2).
+   */
+  prone_helpless_bonuses_stack?: boolean;
+  /**
+   * R23: a ram needs a hit (`false`: it always connects).
+   */
+  ram_needs_attack_roll?: boolean;
+  /**
+   * R23: a ram's Speed is the distance moved this turn, in squares (the ram's `moved` argument; else the speed of the stat block).
+   */
+  ram_speed_from_distance?: boolean;
+  /**
+   * R4: flat-footed and unaware combatants may use reactions (`false`: no reactions either).
+   */
+  reactions_while_flat_footed?: boolean;
+  /**
+   * R8: readying also costs the standard action, whatever is readied.
+   */
+  ready_costs_standard_action?: boolean;
+  /**
+   * R18: Recover may be used in a dramatic scene.
+   */
+  recover_in_scene?: boolean;
+  /**
+   * R21: a Refined Garment runs at three times speed (else four times; an Exclusive Garderobe three).
+   */
+  refined_garment_runs_triple?: boolean;
+  /**
+   * The options of a ruleset the server registers beyond the two it ships, by name, as that ruleset declares them (an unknown name or a bad value is refused with `invalid_payload`); `{}` for `dramatic` and `action_time`, whose options are the fields of this object.
+   */
+  ruleset_options?: {};
+  /**
+   * R99: the initiative count the GM's screen acts on with `anonymous_hidden_turns` (after the combatants on the same count); changed during the scene, it moves the screen from the next round.
+   */
+  screen_count?: number;
+  /**
+   * R76: the skill of a social attack roll (any skill name of the stat blocks).
+   */
+  social_attack_skill?: string;
+  /**
+   * R20: what a square costs, times this, when squeezing through a space too narrow.
+   */
+  squeeze_cost_multiplier?: number;
+  /**
+   * R1: when nobody is aware, an empty surprise round is recorded and everyone starts flat- footed until its first regular turn.
+   */
+  surprise_when_none_aware?: boolean;
+  /**
+   * R102: what a turn timer running out does: `notify` (only `turn_timer_expired`), `end_turn` (the turn ends as if its combatant had ended it) or `delay` (its combatant delays, Dramatic only).
+   */
+  turn_expiry?: "delay" | "end_turn" | "notify";
+  turn_seconds?: number | null;
+  /**
+   * R102: how many seconds before a turn timer runs out everyone is warned (`turn_timer_warned`); 0, or as many as `turn_seconds` or more: no warning.
+   */
+  turn_warning_seconds?: number;
+  /**
+   * R28: the statement a caught white lie leaves: one size smaller (`smaller`) or the lie's own size (`same`).
+   */
+  white_lie_statement?: "same" | "smaller";
+  /**
+   * R14: the excess of the hit that reaches 0 fatigue points counts as a loss at 0 (`false`: it is discarded).
+   */
+  zero_fp_overflow_counts?: boolean;
+  /**
+   * R14: a creature at 0 fatigue points takes a single action a turn (`false`: it acts normally and is only defenseless).
+   */
+  zero_fp_single_action?: boolean;
+  /**
+   * R14: the tiers of a loss at 0 fatigue points start at the threshold and at twice it (else above them).
+   */
+  zero_fp_threshold_inclusive?: boolean;
 }

@@ -15,7 +15,9 @@ export type StablemasterServerMessagesProtocol1 =
   | Batch
   | Goodbye
   | ReplayEnded
-  | Presence;
+  | Presence
+  | CampaignMessage
+  | Moved;
 export type ErrorCode =
   | "bad_dice"
   | "bad_json"
@@ -62,6 +64,8 @@ export type AuraTiming = "end" | "every_two_and_end" | "never" | "per_encounter"
  * and a `snapshot` (or the missed events) and `legal_actions` follow.
  */
 export interface Welcome {
+  campaign?: string;
+  characters?: string[];
   combatants?: string[];
   encounter?: string | null;
   features?: string[];
@@ -219,6 +223,7 @@ export interface EventMessage {
  * when the options fix a `dice_seed`.
  */
 export interface EncounterCreated {
+  campaign?: string | null;
   kind: "encounter_created";
   name: string;
   options: EncounterOptions;
@@ -3907,7 +3912,18 @@ export interface LegalActionsDelta {
  */
 export interface Batch {
   messages: (
-    Welcome | Ack | Error | EventMessage | Snapshot | View | History | LegalActions | LegalActionsDelta | Goodbye
+    | Welcome
+    | Ack
+    | Error
+    | EventMessage
+    | Snapshot
+    | View
+    | History
+    | LegalActions
+    | LegalActionsDelta
+    | Goodbye
+    | CampaignMessage
+    | Moved
   )[];
   type: "batch";
 }
@@ -3919,6 +3935,181 @@ export interface Goodbye {
   reason: string;
   reconnect: boolean;
   type: "goodbye";
+}
+/**
+ * A campaign as this credential sees it (`protocol.campaign`'s view, R113): to a campaign
+ * link outside a running encounter, after its `welcome`, after each change to the
+ * campaign, and in answer to `get_campaign`. `seq`: the campaign log's position.
+ */
+export interface CampaignMessage {
+  campaign: string;
+  seq: number;
+  state: CampaignView;
+  type: "campaign";
+}
+/**
+ * The campaign as one credential sees it (R113): the GM all of it with its links; a
+ * player its own characters in full, the others as a table would, and the encounters its
+ * characters were in.
+ */
+export interface CampaignView {
+  characters: CharacterView[];
+  clock: Clock;
+  encounters: EncounterView[];
+  id: string;
+  /**
+   * The characters this credential plays.
+   */
+  mine: string[];
+  name: string;
+  role: "gm" | "player";
+  ruleset: string;
+}
+/**
+ * A character of the roster. Everyone sees who it is, whether it lives, how its fatigue
+ * points stand (R105's bands) and the encounter it is in; the GM, and the player of the
+ * character, see the rest.
+ */
+export interface CharacterView {
+  /**
+   * How its fatigue points (Health) stand: `full`, `above_half`, `half_or_less`, `none`; `null` without a maximum.
+   */
+  band: ("above_half" | "full" | "half_or_less" | "none") | null;
+  /**
+   * The running encounter it is in (R113), if any.
+   */
+  encounter: string | null;
+  /**
+   * Fatigue points now (Health in "Action Time").
+   */
+  fatigue?: number | null;
+  /**
+   * Fatigue points at full.
+   */
+  fatigue_max?: number | null;
+  /**
+   * The hour of its last Natural Healing (R110), if any.
+   */
+  healed_at?: number | null;
+  /**
+   * Its id: its combatant id in every encounter of the campaign.
+   */
+  id: string;
+  /**
+   * What it carries.
+   */
+  items?: Item[];
+  /**
+   * `pc`, a player's; `npc`, the GM's.
+   */
+  kind: "npc" | "pc";
+  /**
+   * `alive` or `dead`.
+   */
+  life: "alive" | "dead";
+  /**
+   * GM only: its player's campaign link (`smc1.…`), for the web table's `/table/#token=<link>`; `null` for an NPC.
+   */
+  link?: string | null;
+  /**
+   * The day `lunches` count for.
+   */
+  lunch_day?: number;
+  /**
+   * Second Lunches caught on `lunch_day` (R109).
+   */
+  lunches?: number;
+  /**
+   * The mental condition track.
+   */
+  mental?: Track | null;
+  name: string;
+  physical?: Track3;
+  /**
+   * Its stat block's `stats` (as `create_encounter` takes them).
+   */
+  stats?: {};
+  /**
+   * Its temporary Social Status (R111).
+   */
+  status?: StatusBoost[];
+}
+/**
+ * Something a character carries, and how many (Goods & Services): the GM's record.
+ */
+export interface Item {
+  count?: number;
+  name: string;
+}
+/**
+ * A condition track (ruling R15): `step` 0 (normal) to 5 (bottom: unconscious, or
+ * destroyed for objects); `persistent` of those steps cannot be recovered without treatment,
+ * `crippling` of those only by the GM (R14.4, R17); `penalty` on checks and defenses.
+ */
+export interface Track3 {
+  crippling?: number;
+  penalty?: number;
+  persistent?: number;
+  step?: number;
+}
+/**
+ * Temporary Social Status (SOCIAL EVENTS; R25, R70): `bonus` counts in `circle` (or
+ * everywhere, `null`); `since` is the hour it was earned or last faded (it fades a point a
+ * week after that, R111); `source` what it came from.
+ */
+export interface StatusBoost {
+  bonus: number;
+  circle?: string | null;
+  since?: number;
+  source?: string;
+}
+/**
+ * The in-game clock: `hour` since the campaign began, the `day` it falls on (from 1)
+ * and the `time` of day (0-23).
+ */
+export interface Clock {
+  day: number;
+  hour: number;
+  time: number;
+}
+/**
+ * An encounter begun from the campaign.
+ */
+export interface EncounterView {
+  /**
+   * The clock's hour when it began.
+   */
+  begun_at: number;
+  characters: string[];
+  /**
+   * GM only: the encounter's GM credential (`sm1.…`).
+   */
+  gm_link?: string | null;
+  id: string;
+  name: string;
+  /**
+   * GM only: the characters resting through the scene (R112).
+   */
+  rested?: string[];
+  /**
+   * Not written back yet: it runs (or ended a moment ago).
+   */
+  running: boolean;
+  /**
+   * The last seq of its log when its results were written back; `null` while it runs.
+   */
+  written_back: number | null;
+}
+/**
+ * To a campaign link's connection: its character is now in another encounter (or, with
+ * `encounter: null`, in none). The server closes the connection after it (code 4004):
+ * connect again with the same link, without a cursor, to reach it.
+ */
+export interface Moved {
+  campaign: string;
+  characters: string[];
+  encounter: string | null;
+  type: "moved";
 }
 /**
  * A replay (`hello.replay`) has shown everything: `events` is how many event messages

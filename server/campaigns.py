@@ -377,8 +377,15 @@ class Campaigns:
         seat.encounter = None
         return None
 
-    def follow(self, session: Session, seat: Seat) -> None:
+    async def follow(self, session: Session, seat: Seat,
+                     s: cp.CampaignState) -> cp.CampaignState:
+        """Tell ``session`` of the campaign's changes from now on; the campaign as it is once
+        it follows (a change between ``s`` and now would have been told to nobody)."""
         self.followers.setdefault(seat.campaign, set()).add(session)
+        now = await self.server.redis.hget(keys(s.id)["meta"], "version")
+        if now is not None and int(now) != s.version:
+            s = await self.settle(await self._must_load(s.id))
+        return s
 
     def leave(self, session: Session) -> None:
         seat = session.campaign_seat

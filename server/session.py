@@ -523,7 +523,7 @@ class Session:
             return
         state, seat = found
         self.campaign_seat = seat
-        campaigns.follow(self, seat)
+        state = await campaigns.follow(self, seat, state)
         token = campaigns.encounter_token(state, seat) if seat.role == "player" else None
         if token is not None:
             authed = await self.server.authenticate(token)

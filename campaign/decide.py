@@ -114,7 +114,8 @@ def adjust_character(s: cp.CampaignState, cmd: msg.AdjustCharacter) -> list[cp.C
         status=ch.status if cmd.status is None else _status(cmd.status, s.hour),
         items=ch.items if cmd.items is None else tuple(
             cp.Item(name=i.name, count=i.count) for i in cmd.items))
-    return [changed(new, "gm", [f"the GM sets {', '.join(named)}"], cmd.reason)]
+    return [changed(new, "gm", ["the GM sets " + ", ".join(n.replace("_", " ") for n in named)],
+                    cmd.reason)]
 
 
 def _status(given: list[msg.StatusBoostInput], hour: int) -> tuple[cp.StatusBoost, ...]:

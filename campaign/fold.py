@@ -20,8 +20,55 @@ def fold(campaign: str, envelopes: Iterable[cp.CampaignEnvelope]) -> cp.Campaign
 def apply(state: cp.CampaignState, envelope: cp.CampaignEnvelope) -> None:
     if envelope.seq != state.version + 1:
         raise ValueError(f"campaign {state.id}: event {envelope.seq} after {state.version}")
+    line = _words(envelope.event, state)  # (in the words of the state before it)
     _apply(envelope.event, state)
     state.version = envelope.seq
+    if line is not None:
+        text, characters, gm_only = line
+        state.log = [*state.log[-(cp.LOG_LINES - 1):], cp.LogEntry(
+            seq=envelope.seq, hour=state.hour, text=text, characters=characters,
+            gm_only=gm_only)]
+
+
+def _name(s: cp.CampaignState, cid: str) -> str:
+    ch = s.characters.get(cid)
+    return ch.block.name if ch is not None else cid
+
+
+def _when(hour: int) -> str:
+    return f"day {cp.day_of(hour)}, {hour % cp.HOURS_PER_DAY:02d}:00"
+
+
+def _words(e: cp.CampaignEvent, s: cp.CampaignState) -> tuple[str, list[str], bool] | None:
+    """The log's line for an event: its text, the characters it is about, whether it is the
+    GM's alone."""
+    if isinstance(e, cp.CharacterAdded):
+        return f"{e.character.name} joins the roster.", [], False
+    if isinstance(e, cp.CharacterChanged):
+        why = {"gm": "the GM", "natural_healing": "a rest", "time": "time passes",
+               "scene": "after the scene"}[e.cause]
+        said = "; ".join(e.notes) or "changed"
+        reason = f" ({e.reason})" if e.reason else ""
+        return f"{_name(s, e.character)}, {why}{reason}: {said}.", [e.character], False
+    if isinstance(e, cp.HealingRefused):
+        return (f"{_name(s, e.character)} does not heal naturally: {e.why}.", [e.character],
+                False)
+    if isinstance(e, cp.ClockAdvanced):
+        rest = " of rest" if e.rest else ""
+        reason = f" ({e.reason})" if e.reason else ""
+        return f"{e.hours} hours{rest} pass{reason}: it is {_when(e.hour)}.", [], False
+    if isinstance(e, cp.EncounterBegun):
+        names = ", ".join(_name(s, c) for c in e.characters)
+        return f"{e.name} begins, with {names}.", list(e.characters), False
+    if isinstance(e, cp.EncounterWrittenBack):
+        record = s.encounters.get(e.encounter)
+        if record is None:
+            return None
+        return (f"{record.name} is over: what it left the characters is kept.",
+                list(record.characters), False)
+    if isinstance(e, cp.GmRecovered):
+        return "The GM's link was recovered: the old one no longer works.", [], True
+    return None
 
 
 @singledispatch

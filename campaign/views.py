@@ -25,8 +25,8 @@ def clock(hour: int) -> cp.Clock:
     return cp.Clock(hour=hour, day=cp.day_of(hour), time=hour % cp.HOURS_PER_DAY)
 
 
-def character_view(ch: cp.Character, full: bool, links: dict[str, str] | None = None
-                   ) -> cp.CharacterView:
+def character_view(ch: cp.Character, full: bool, links: dict[str, str] | None = None,
+                   day: int = 1) -> cp.CharacterView:
     most = ch.fatigue_max
     out = cp.CharacterView(id=ch.id, name=ch.block.name, kind=ch.block.kind, life=ch.life,
                            band=band(ch.fatigue, most),  # type: ignore[arg-type]
@@ -37,6 +37,7 @@ def character_view(ch: cp.Character, full: bool, links: dict[str, str] | None = 
         out.fatigue_max = most
         out.physical, out.mental = ch.physical, ch.mental
         out.lunches, out.lunch_day, out.healed_at = ch.lunches, ch.lunch_day, ch.healed_at
+        out.lunches_today = ch.lunches if ch.lunch_day == day else 0
         out.status, out.items = list(ch.status), list(ch.items)
     if links is not None:
         out.link = None if ch.token_id is None else links.get(ch.token_id)
@@ -50,7 +51,8 @@ def campaign_view(s: cp.CampaignState, role: cp.CampaignRole, characters: frozen
     carries the player links (``links``, by token id) and each encounter's GM link
     (``encounter_links``, by encounter id)."""
     gm = role == "gm"
-    roster = [character_view(ch, gm or ch.id in characters, links if gm else None)
+    day = cp.day_of(s.hour)
+    roster = [character_view(ch, gm or ch.id in characters, links if gm else None, day)
               for ch in s.characters.values()]
     encounters = []
     for e in s.encounters.values():
@@ -63,6 +65,8 @@ def campaign_view(s: cp.CampaignState, role: cp.CampaignRole, characters: frozen
             entry.rested = e.rested
             entry.gm_link = (encounter_links or {}).get(e.id)
         encounters.append(entry)
+    log = [line for line in s.log if gm or (not line.gm_only and (
+        not line.characters or set(line.characters) & characters))]
     return cp.CampaignView(id=s.id, name=s.name, ruleset=s.ruleset, clock=clock(s.hour),
                            characters=roster, encounters=encounters, role=role,
-                           mine=sorted(characters))
+                           mine=sorted(characters), log=log)

@@ -98,6 +98,21 @@ class CampaignGrant(msgspec.Struct, kw_only=True):
     revoked: bool = False
 
 
+class LogEntry(msgspec.Struct, kw_only=True, frozen=True):
+    """A line of the campaign's log, in words: what a change was and by which rule."""
+
+    seq: Annotated[int, doc("The campaign event it tells of.")]
+    hour: Annotated[int, doc("The clock's hour then.")]
+    text: str
+    characters: Annotated[list[str], doc(
+        "The characters it is about (`[]`: the whole campaign).")] = []
+    gm_only: Annotated[bool, doc("Told to the GM only.")] = False
+
+
+#: How many lines of its log a campaign's view keeps.
+LOG_LINES = 50
+
+
 class CampaignState(msgspec.Struct, kw_only=True):
     id: str
     name: str = ""
@@ -109,6 +124,8 @@ class CampaignState(msgspec.Struct, kw_only=True):
     tokens: dict[str, CampaignGrant] = {}
     #: SHA-256 of the recovery secret (hex)
     recovery: str = ""
+    #: the last ``LOG_LINES`` lines of its log, in words
+    log: list[LogEntry] = []
 
 
 # --- events -----------------------------------------------------------------------------------
@@ -256,6 +273,9 @@ class CharacterView(msgspec.Struct, kw_only=True):
         msgspec.UnsetType = msgspec.UNSET
     lunch_day: Annotated[int, doc("The day `lunches` count for.")] | \
         msgspec.UnsetType = msgspec.UNSET
+    lunches_today: Annotated[int, doc(
+        "Second Lunches caught today, by the clock (`lunches` when `lunch_day` is today, "
+        "else 0; R109).")] | msgspec.UnsetType = msgspec.UNSET
     healed_at: Annotated[int | None, doc(
         "The hour of its last Natural Healing (R110), if any.")] | \
         msgspec.UnsetType = msgspec.UNSET
@@ -298,3 +318,7 @@ class CampaignView(msgspec.Struct, kw_only=True):
     encounters: list[EncounterView]
     role: CampaignRole
     mine: Annotated[list[str], doc("The characters this credential plays.")]
+    log: Annotated[list[LogEntry], doc(
+        "The last lines of the campaign's log this credential may read (a rest that healed "
+        "and one that did not, and why; a day or a week passing; what an encounter gave "
+        "back), oldest first.")] = []

@@ -1061,12 +1061,13 @@ class CampaignMessage(ServerMessage, tag="campaign", kw_only=True):
 
 
 class Moved(ServerMessage, tag="moved", kw_only=True):
-    """To a campaign link's connection: its character is now in another encounter (or, with
-    ``encounter: null``, in none). The server closes the connection after it (code 4004):
-    connect again with the same link, without a cursor, to reach it."""
+    """To a campaign link's connection: its character is now in another encounter, which the
+    GM began (a link stays in an encounter that ended until then, its log to read). The
+    server closes the connection after it (code 4004): connect again with the same link,
+    without a cursor, to reach it."""
 
     campaign: str
-    encounter: str | None
+    encounter: str
     characters: list[str]
 
 

@@ -462,6 +462,7 @@ _INDEX = """<!doctype html><meta charset="utf-8"><title>Stablemaster</title>
 <h1>Stablemaster</h1><p>Encounter server. Websocket endpoint: <code>/ws</code>.
 Health: <a href="/healthz">/healthz</a>. Metrics: <a href="/metrics">/metrics</a>.
 Web table (GM console, players' view): <a href="/table/">/table/</a>.
+Campaigns (a roster and a clock between encounters): <a href="/campaign/">/campaign/</a>.
 Spectator page: <code>/watch?spectate=&lt;spectator token&gt;</code>.</p>
 """
 

@@ -173,6 +173,10 @@ def test_the_rules_of_time_hold_over_random_campaigns(
         assert "stats" in by_id[me] and "link" not in by_id[me]
         assert set(by_id[other]) == {"id", "name", "kind", "life", "band", "encounter"}
         assert "gm_link" not in str(view) and "tace" not in str(view)
+        for line in view["log"]:  # the campaign's lines and those about its own character
+            assert not line["gm_only"] and (not line["characters"] or me in line["characters"])
+        shown = {line["seq"] for line in view["log"]}
+        assert all(line.seq in shown for line in s.log if line.characters == [me])
     gm = msgspec.to_builtins(campaign_view(s, "gm", frozenset(), links={"tace": "L1"}))
     assert next(c for c in gm["characters"] if c["id"] == "ace")["link"] == "L1"
 

@@ -87,8 +87,10 @@ async def test_second_lunch_once_a_day_across_encounters_and_one_link(
     await gm1.command("end_encounter")
     ace = await camp.character("ace")
     assert ace["lunches"] == 1 and ace["lunch_day"] == 1 and ace["encounter"] is None
+    assert ace["lunches_today"] == 1
 
     await camp.gm.command("advance_clock", days=1)
+    assert (await camp.character("ace"))["lunches_today"] == 0  # a new day
     second, gm2 = await camp.begin("The bridge", ["ace"])
     moved = await player.wait_for(lambda m: m["type"] == "moved")
     assert moved["encounter"] == second
@@ -135,6 +137,11 @@ async def test_natural_healing_once_in_24_hours(server: Server, clients: list[Cl
     start = len(camp.gm.messages)
     await camp.gm.command("advance_clock", hours=10, rest=True)  # 10 hours after: refused
     assert (await camp.character("ace"))["fatigue"] == 10
+    told = [line["text"] for line in (await camp.view())["log"]]
+    assert told[-2:] == ["10 hours of rest pass: it is day 1, 18:00.",
+                         "Ace does not heal naturally: FATIGUE POINTS AND DAMAGE THRESHOLD: "
+                         "Natural Healing: only once in a 24-hour period (healed at hour 8, "
+                         "10 hours ago; R110)."]
     view = await camp.gm.wait_for(lambda m: m["type"] == "campaign", start=start)
     assert view["seq"] > 0
     await camp.gm.command("advance_clock", hours=6)

@@ -917,8 +917,26 @@ def test_example_session_lines_follow_the_schemas() -> None:
             received.add(message["type"])
             received.update(inner["type"] for inner in message.get("messages", []))
     assert {"hello", "create_encounter", "start_encounter", "submit_roll", "act"} <= sent
-    # (``presence`` comes on its own time, about once a second: not in a transcript)
-    assert set(SERVER_TAGS) - {"goodbye", "presence"} <= received
+    # (``presence`` comes on its own time, about once a second: not in a transcript; a
+    # campaign's messages are the campaign guide's, docs/campaigns.md, checked below)
+    assert set(SERVER_TAGS) - {"goodbye", "presence", "campaign", "moved"} <= received
+
+
+def test_the_campaign_guide_s_messages_follow_the_schemas() -> None:
+    """The JSON objects of docs/campaigns.md that are whole messages (one per line, or the
+    block of the ``campaign`` message) validate against the published schemas."""
+    text = (Path(__file__).resolve().parents[1] / "docs" / "campaigns.md").read_text(
+        encoding="utf-8")
+    client_v = validator(docs.CLIENT_SCHEMA)
+    server_v = validator(docs.SERVER_SCHEMA)
+    seen = set()
+    for line in text.splitlines():
+        if line.startswith('{"type": ') and "…" not in line:
+            message = json.loads(line)
+            v = client_v if message["type"] in CLIENT_TYPES else server_v
+            assert not errors_of(v, message), (line, errors_of(v, message))
+            seen.add(message["type"])
+    assert {"hello", "create_campaign", "recover_campaign"} <= seen, seen
 
 
 class Bindings:

@@ -3958,6 +3958,10 @@ export interface CampaignView {
   encounters: EncounterView[];
   id: string;
   /**
+   * The last lines of the campaign's log this credential may read (a rest that healed and one that did not, and why; a day or a week passing; what an encounter gave back), oldest first.
+   */
+  log?: LogEntry[];
+  /**
    * The characters this credential plays.
    */
   mine: string[];
@@ -4019,6 +4023,10 @@ export interface CharacterView {
    * Second Lunches caught on `lunch_day` (R109).
    */
   lunches?: number;
+  /**
+   * Second Lunches caught today, by the clock (`lunches` when `lunch_day` is today, else 0; R109).
+   */
+  lunches_today?: number;
   /**
    * The mental condition track.
    */
@@ -4101,14 +4109,37 @@ export interface EncounterView {
   written_back: number | null;
 }
 /**
- * To a campaign link's connection: its character is now in another encounter (or, with
- * `encounter: null`, in none). The server closes the connection after it (code 4004):
- * connect again with the same link, without a cursor, to reach it.
+ * A line of the campaign's log, in words: what a change was and by which rule.
+ */
+export interface LogEntry {
+  /**
+   * The characters it is about (`[]`: the whole campaign).
+   */
+  characters?: string[];
+  /**
+   * Told to the GM only.
+   */
+  gm_only?: boolean;
+  /**
+   * The clock's hour then.
+   */
+  hour: number;
+  /**
+   * The campaign event it tells of.
+   */
+  seq: number;
+  text: string;
+}
+/**
+ * To a campaign link's connection: its character is now in another encounter, which the
+ * GM began (a link stays in an encounter that ended until then, its log to read). The
+ * server closes the connection after it (code 4004): connect again with the same link,
+ * without a cursor, to reach it.
  */
 export interface Moved {
   campaign: string;
   characters: string[];
-  encounter: string | null;
+  encounter: string;
   type: "moved";
 }
 /**

@@ -1,6 +1,9 @@
 // The web table: /table/ without a token creates an encounter; /table/#token=<token> opens
 // the GM console or the player's view, whichever the token's role is. Spectator links open
-// the overlay (/watch?spectate=<token>).
+// the overlay (/watch?spectate=<token>). A player's campaign link (smc1.…) opens the
+// encounter its character is in, or a waiting screen until the GM begins one; when the
+// server says the link has moved on (`moved`), the page starts again with it, fresh, in the
+// new encounter. A campaign's GM link opens the campaign page (/campaign/).
 
 import { Connection, anonymous, readHistory } from "/table/conn.js";
 import { Table, drawingToMap, keepsMap, readEncounterFile } from "/table/model.js";
@@ -8,6 +11,7 @@ import { h, renderStatus, renderOrder, renderLog, renderSheet, renderActions, re
 import { gmView } from "/table/gm.js";
 import { turnTimer } from "/table/clock.js";
 import { diceLine, addEntropy } from "/table/dice.js";
+import { characterCard, clockText, hourText, logList } from "/table/roster.js";
 
 const $ = (id) => document.getElementById(id);
 const app = $("app");
@@ -31,15 +35,30 @@ function join(tok) {
 function joinNow(tok) {
   const table = new Table();
   let view = null;
+  let place; // a campaign link's: the encounter its view shows (null: the waiting screen)
+  let gone = false; // this connection gave way to a fresh one
   const status = $("status");
   const dicePanel = diceLine(table, tok);
+  // a campaign link somewhere else now: a fresh start with it (a new connection, no cursor,
+  // an empty log), which the server joins to where its character is
+  const again = () => { gone = true; conn.stop(); joinNow(tok); };
   const conn = new Connection({
     token: tok,
     onStatus: (state, detail) => {
+      if (gone) return;
       renderStatus(status, state, detail);
       if (state === "closed" && !view) app.replaceChildren(h("section", { class: "wide" }, h("h2", {}, "Cannot join"), h("p", {}, detail)));
     },
     onMessage: (msg) => {
+      if (gone) return;
+      if (msg.type === "moved") { again(); return; }
+      if (msg.type === "welcome" && msg.campaign !== undefined) {
+        if (msg.role === "gm" && !msg.encounter) { location.replace(`/campaign/#token=${encodeURIComponent(tok)}`); return; }
+        const now = msg.encounter || null;
+        if (view && place !== now) { again(); return; } // (it reconnected to another place)
+        place = now;
+        if (!view && now === null) view = waitingView(app);
+      }
       const empty = table.log.length === 0;
       table.apply(msg, conn.state);
       // the log again after the GM took commands back: the server marks what is taken back
@@ -64,6 +83,39 @@ function joinNow(tok) {
   });
   window.stablemaster = { conn, table };
   conn.start();
+}
+
+/** A player's campaign link while none of its characters is in a running encounter: its
+ *  characters as the `campaign` messages show them, until the server moves the link on. */
+function waitingView(root) {
+  const clock = h("p", { class: "muted" });
+  const heading = h("h2", {}, "Your character");
+  const cards = h("div", { class: "cards" });
+  const earlier = h("ul", { class: "encounters" });
+  const earlierPanel = h("section", { class: "wide", hidden: true }, h("h2", {}, "Earlier encounters"), earlier);
+  const logBox = h("div", { class: "log-box" });
+  root.replaceChildren(
+    h("section", { class: "wide waiting", role: "status" }, "Waiting for the GM to begin an encounter: this page joins it by itself."),
+    h("section", { class: "wide" }, heading, clock, cards),
+    earlierPanel,
+    h("section", { class: "wide" }, h("h2", {}, "The campaign's log"), logBox));
+  return {
+    update(msg) {
+      if (msg.type !== "campaign") return;
+      const view = msg.state;
+      const mine = view.characters.filter((c) => view.mine.includes(c.id));
+      $("title").textContent = view.name;
+      document.title = `${view.name} — Stablemaster`;
+      $("subtitle").textContent = `player · ${rulesetTitle(view.ruleset)} · waiting for an encounter`;
+      heading.textContent = mine.length > 1 ? "Your characters" : "Your character";
+      clock.textContent = `The campaign's clock: ${clockText(view.clock)}.`;
+      cards.replaceChildren(...mine.map((c) => characterCard(view, c)));
+      earlierPanel.hidden = !view.encounters.length;
+      logBox.replaceChildren(logList(view));
+      earlier.replaceChildren(...view.encounters.map((e) => h("li", { dataset: { encounter: e.id } },
+        h("strong", {}, e.name), ` — begun on ${hourText(e.begun_at)}${e.running ? " (running)" : ""}`)));
+    },
+  };
 }
 
 /** The messages after which the player's map is drawn again. */

@@ -8,7 +8,8 @@
 
 import { Connection, anonymous } from "/table/conn.js";
 import { h, renderStatus, errorWords, loadRulesets, rulesetTitle, tableLink } from "/table/render.js";
-import { characterCard, clockText, copyField, encounterName, hourText, itemsWords, trackWords } from "/table/roster.js";
+import { characterCard, clockText, copyField, encounterName, hourText, logList } from "/table/roster.js";
+import { vitalsLabel } from "/table/model.js";
 
 const $ = (id) => document.getElementById(id);
 const app = $("app");
@@ -20,10 +21,11 @@ loadRulesets().catch(() => []).then((list) => (token ? openCampaign(token) : lan
 
 // --- a form whose answer shows under its button ----------------------------------------------
 
-/** A form: its fields, a submit button and, under it, the server's refusal (`p.error`, its
- *  code in `data-code`) or what was done (`p.done`). `submit()` returns the command's promise
- *  (or throws a problem found before sending, as `{message}`); `then(ack)` says what was done. */
-function commandForm({ name, title, fields, button, submit, then }) {
+/** A form of one command: its fields, a submit button and, under it, the server's refusal in
+ *  words (`p.error`, its code in `data-code`) or what was done (`p.done`). `submit()` returns
+ *  the command's promise (or throws a problem found before sending, as `{code, message}`);
+ *  `then(ack)` says what was done (text or an element). */
+function commandForm({ name, fields, button, submit, then }) {
   const error = h("p", { class: "error", role: "alert" });
   const done = h("p", { class: "done", role: "status" });
   const send = h("button", { type: "submit", class: "primary" }, button);
@@ -46,8 +48,11 @@ function commandForm({ name, title, fields, button, submit, then }) {
       send.disabled = false;
     }
   });
-  return h("section", { class: `form-panel ${name}-panel` }, h("h2", {}, title), form);
+  return form;
 }
+
+/** A panel of the page: its heading, then what it holds. */
+const panel = (cls, title, ...children) => h("section", { class: cls }, h("h2", {}, title), ...children);
 
 const field = (label, input, cls = "field") => h("label", { class: cls }, h("span", {}, label), input);
 
@@ -83,8 +88,8 @@ function landing(rulesetList) {
   const secret = h("input", { type: "password", name: "creator_secret", autocomplete: "off", spellcheck: "false" });
   const secretBox = h("p", { class: "creator-secret", hidden: true }, field("Creator secret (ask whoever runs this server)", secret));
   const created = h("div", { class: "kept", hidden: true });
-  const createPanel = commandForm({
-    name: "create_campaign", title: "New campaign", button: "Create the campaign",
+  const createForm = commandForm({
+    name: "create_campaign", button: "Create the campaign",
     fields: [h("p", { class: "fields" }, field("Name", name), field("Ruleset", ruleset)), secretBox],
     submit: async () => {
       const fields = { name: name.value.trim(), ruleset: ruleset.value };
@@ -97,28 +102,28 @@ function landing(rulesetList) {
         throw err;
       });
       showKept(created, ack.result, false);
+      createForm.hidden = true; // (made: a second click would make another)
       return ack;
     },
-    then: () => "The campaign is made: keep its recovery secret (below) before you open it.",
   });
-  createPanel.append(created);
+  const createPanel = panel("create-panel", "New campaign", createForm, created);
 
   const campaignId = h("input", { type: "text", name: "campaign", required: true, autocomplete: "off", spellcheck: "false", pattern: "[a-z0-9]{6,32}" });
   const recovery = h("input", { type: "password", name: "recovery_secret", required: true, autocomplete: "off", spellcheck: "false" });
   const recovered = h("div", { class: "kept", hidden: true });
-  const recoverPanel = commandForm({
-    name: "recover_campaign", title: "Recover a lost GM link", button: "Recover the GM link",
+  const recoverForm = commandForm({
+    name: "recover_campaign", button: "Recover the GM link",
     fields: [h("p", { class: "muted" }, "With the campaign id and the recovery secret shown when the campaign was made: a new GM link and a new recovery secret. The old link and the old secret stop working."),
       h("p", { class: "fields" }, field("Campaign id", campaignId), field("Recovery secret", recovery))],
     submit: async () => {
       const ack = await once("recover_campaign", { campaign: campaignId.value.trim(), recovery_secret: recovery.value.trim() });
       recovery.value = "";
       showKept(recovered, ack.result, true);
+      recoverForm.hidden = true;
       return ack;
     },
-    then: () => "A new GM link: keep its new recovery secret (below) before you open it.",
   });
-  recoverPanel.append(recovered);
+  const recoverPanel = panel("recover-panel", "Recover a lost GM link", recoverForm, recovered);
 
   const link = h("input", { type: "text", name: "link", autocomplete: "off", spellcheck: "false" });
   const openForm = h("form", { class: "command", onsubmit: (ev) => {
@@ -130,7 +135,7 @@ function landing(rulesetList) {
 
   app.replaceChildren(createPanel, recoverPanel,
     h("section", {}, h("h2", {}, "Open a campaign"), openForm,
-      h("p", { class: "muted" }, "An encounter on its own, with no campaign: ", h("a", { href: "/table/" }, "the web table"), ".")));
+      h("p", {}, "An encounter on its own, with no campaign: ", h("a", { href: "/table/" }, "the web table"), ".")));
 }
 
 /** A command on a connection without a token, which is then closed. */
@@ -151,18 +156,22 @@ function showKept(box, result, recovered) {
   const open = h("button", { type: "button", class: "primary open-campaign", disabled: true,
     onclick: () => { location.hash = `token=${encodeURIComponent(result.gm_token)}`; } }, "Open the campaign");
   kept.addEventListener("change", () => { open.disabled = !kept.checked; });
+  // the heading takes the focus from the form it replaces (a keyboard, a screen reader are there)
+  const heading = h("h3", { tabindex: -1 }, recovered ? "Your new GM link" : "Your campaign is made");
   box.hidden = false;
   box.replaceChildren(
-    h("h3", {}, recovered ? "Your new GM link" : "Your campaign"),
+    heading,
     h("p", { class: "keep-note" }, h("strong", {}, "Keep the recovery secret now."),
       " It is shown this once and never again. With it and the campaign id you get a new GM link if you lose this one",
       recovered ? " (the old link and the old secret no longer work)." : "."),
     h("div", { class: "kept-fields" },
       field("Campaign id", copyField(result.campaign, "campaign id", "campaign-id")),
       field("Recovery secret", copyField(result.recovery_secret, "recovery secret", "recovery-secret")),
+      h("p", { class: "secret-text" }, h("span", { class: "sr-only" }, "The recovery secret in full: "), h("code", {}, result.recovery_secret)),
       field("GM link (private: it opens the campaign as its GM)", copyField(gmLink, "GM link", "gm-link"))),
     h("p", {}, h("label", { class: "flag" }, kept, " I have kept the recovery secret somewhere safe")),
     h("p", {}, open));
+  heading.focus();
 }
 
 // --- with a link: the GM's campaign --------------------------------------------------------
@@ -206,8 +215,8 @@ function gmView(conn) {
   const rest = h("input", { type: "checkbox", name: "rest" });
   const clockReason = h("input", { type: "text", name: "reason", maxlength: 80 });
   const clockForm = commandForm({
-    name: "advance_clock", title: "Advance the clock", button: "Advance the clock",
-    fields: [h("p", { class: "fields" }, field("Hours", hours), field("Days", days), field("Weeks", weeks)),
+    name: "advance_clock", button: "Advance the clock",
+    fields: [h("h3", {}, "Advance the clock"), h("p", { class: "fields" }, field("Hours", hours), field("Days", days), field("Weeks", weeks)),
       h("p", {}, h("label", { class: "flag" }, rest, " The characters rest through it (at least 8 hours: Natural Healing, R110)")),
       h("p", { class: "fields" }, field("Reason (optional)", clockReason))],
     submit: () => {
@@ -226,8 +235,8 @@ function gmView(conn) {
       return `The clock reads ${clockText(current.clock)}.`;
     },
   });
-  const clockPanel = h("section", { class: "clock-panel" }, h("h2", {}, "Clock"), clockNow, clockForm.querySelector("form"));
-  clockPanel.querySelector("form").prepend(h("h3", {}, "Advance the clock"));
+  const clockPanel = panel("clock-panel", "Clock", clockNow, clockForm);
+  const logBox = h("div", { class: "log-box", "aria-live": "polite" });
 
   // add_character
   const cName = h("input", { type: "text", name: "name", required: true, maxlength: 80, autocomplete: "off" });
@@ -238,8 +247,8 @@ function gmView(conn) {
   const cKind = h("select", { name: "kind" }, h("option", { value: "pc" }, "player character"), h("option", { value: "npc" }, "NPC (the GM's)"));
   const cInit = h("input", { type: "number", name: "initiative", min: -50, max: 50, value: "0", inputmode: "numeric" });
   const cStats = h("textarea", { name: "stats", class: "short", spellcheck: "false" });
-  const addPanel = commandForm({
-    name: "add_character", title: "Add a character", button: "Add the character",
+  const addForm = commandForm({
+    name: "add_character", button: "Add the character",
     fields: [h("p", { class: "fields" }, field("Name", cName), field("Id (in every encounter)", cId), field("Kind", cKind), field("Initiative modifier", cInit)),
       field("Stats (JSON; optional, see the stat block docs)", cStats, "field block")],
     submit: () => {
@@ -262,8 +271,8 @@ function gmView(conn) {
   const eName = h("input", { type: "text", name: "name", required: true, maxlength: 120, autocomplete: "off" });
   const picks = h("div", { class: "picks" });
   const npcs = h("textarea", { name: "npcs", class: "short", spellcheck: "false", placeholder: '[{"name": "Diamond Dog", "id": "dog", "kind": "npc", "initiative": 1}]' });
-  const beginPanel = commandForm({
-    name: "begin_encounter", title: "Begin an encounter", button: "Begin the encounter",
+  const beginForm = commandForm({
+    name: "begin_encounter", button: "Begin the encounter",
     fields: [h("p", { class: "fields" }, field("Name", eName)),
       h("fieldset", { class: "pick" }, h("legend", {}, "Characters (and who rests through the scene, R112)"), picks),
       field("NPCs besides (JSON: a list of stat blocks; optional)", npcs, "field block")],
@@ -285,8 +294,11 @@ function gmView(conn) {
   // adjust_character
   const aWho = h("select", { name: "character", required: true });
   const aReason = h("input", { type: "text", name: "reason", required: true, maxlength: 200, autocomplete: "off" });
-  const aFatigue = h("input", { type: "number", name: "fatigue", min: 0, inputmode: "numeric" });
+  const aFatigue = h("input", { type: "number", name: "fatigue", min: 0, inputmode: "numeric", class: "points" });
   const aFull = h("input", { type: "checkbox", name: "full" });
+  // the ruleset's word for fatigue points ("Health" in Action Time), once the campaign is known
+  const fatigueWord = h("span", {}, "Fatigue points now");
+  const fullWord = h("span", {}, "fatigue points back to full");
   const track = (kind) => Object.fromEntries(["step", "persistent", "crippling"].map((k) => [k, h("input", { type: "number", name: `${kind}_${k}`, min: 0, max: 5, inputmode: "numeric" })]));
   const aPhysical = track("physical");
   const aMental = track("mental");
@@ -300,11 +312,11 @@ function gmView(conn) {
   aItems.addEventListener("input", () => { aSetItems.checked = true; });
   const trackFields = (title, t) => h("fieldset", { class: "track" }, h("legend", {}, title),
     h("p", { class: "fields" }, field("Step (0-5)", t.step), field("Persistent", t.persistent), field("Crippling", t.crippling)));
-  const adjustPanel = commandForm({
-    name: "adjust_character", title: "Adjust a character", button: "Adjust the character",
+  const adjustForm = commandForm({
+    name: "adjust_character", button: "Adjust the character",
     fields: [h("p", { class: "muted" }, "Only what you fill in changes; a character in a running encounter is adjusted there."),
       h("p", { class: "fields" }, field("Character", aWho), field("Reason", aReason)),
-      h("p", { class: "fields" }, field("Fatigue points now", aFatigue), h("label", { class: "flag" }, aFull, " back to full"), field("Second Lunches today", aLunches), field("Life", aLife)),
+      h("p", { class: "fields" }, field(fatigueWord, aFatigue), h("label", { class: "flag" }, aFull, " ", fullWord), field("Second Lunches today", aLunches), field("Life", aLife)),
       trackFields("Physical track", aPhysical), trackFields("Mental track", aMental),
       h("fieldset", { class: "lists" }, h("legend", {}, "Temporary status and items"),
         field("Temporary status, one a line: +2 canterlot (no circle: everywhere)", aStatus, "field block"),
@@ -346,7 +358,7 @@ function gmView(conn) {
     const c = (current?.characters || []).find((x) => x.id === aWho.value);
     if (!c) return;
     aFatigue.placeholder = c.fatigue_max ? `now ${c.fatigue}/${c.fatigue_max}` : "";
-    aLunches.placeholder = `now ${c.lunches} (day ${c.lunch_day})`;
+    aLunches.placeholder = `now ${c.lunches}`;
     for (const [t, now] of [[aPhysical, c.physical], [aMental, c.mental]]) {
       for (const [k, input] of Object.entries(t)) {
         input.placeholder = now ? `now ${now[k]}` : "no track";
@@ -358,9 +370,13 @@ function gmView(conn) {
   }
   aWho.addEventListener("change", () => { aSetStatus.checked = aSetItems.checked = false; fillAdjust(true); });
 
-  const rosterPanel = h("section", { class: "wide roster-cards" }, h("h2", {}, "Roster"), rosterEmpty, cards);
-  const encountersPanel = h("section", { class: "encounters-panel" }, h("h2", {}, "Encounters"), encounterList);
-  app.replaceChildren(clockPanel, encountersPanel, rosterPanel, addPanel, beginPanel, adjustPanel);
+  app.replaceChildren(clockPanel,
+    panel("encounters-panel", "Encounters", encounterList),
+    panel("log-panel", "Log", logBox),
+    panel("wide roster-cards", "Roster", rosterEmpty, cards),
+    panel("form-panel add-panel", "Add a character", addForm),
+    panel("form-panel begin-panel", "Begin an encounter", beginForm),
+    panel("form-panel adjust-panel", "Adjust a character", adjustForm));
 
   function renderPicks(view) {
     const was = new Map([...picks.querySelectorAll("input")].map((i) => [`${i.name}:${i.value}`, i.checked]));
@@ -390,7 +406,7 @@ function gmView(conn) {
       return h("li", { class: e.running ? "running" : "written-back", dataset: { encounter: e.id } },
         h("strong", {}, e.name), " ",
         h("span", { class: `badge ${e.running ? "running" : "done"}` }, e.running ? "running" : "written back"),
-        h("p", { class: "muted" }, `Begun on ${hourText(e.begun_at)}; ${who || "no characters"}${rested.length ? `; resting: ${rested.join(", ")}` : ""}.`),
+        h("p", {}, `Begun on ${hourText(e.begun_at)}, with ${who || "no characters of the roster"}${rested.length ? `; resting through it: ${rested.join(", ")}` : ""}.`),
         e.running && e.gm_link
           ? h("p", {}, h("a", { href: `/table/#token=${encodeURIComponent(e.gm_link)}`, class: "open-encounter" }, `Open ${e.name} in the web table as GM`))
           : h("p", { class: "muted" }, `Its results are in the roster (written back at its event ${e.written_back}).`));
@@ -407,12 +423,16 @@ function gmView(conn) {
       document.title = `${view.name} — Stablemaster campaign`;
       $("subtitle").textContent = `GM · ${rulesetTitle(view.ruleset)} · ${clockText(view.clock)}`;
       clockNow.textContent = clockText(view.clock);
+      const vitals = vitalsLabel(view.ruleset);
+      fatigueWord.textContent = vitals === "fatigue" ? "Fatigue points now" : `${vitals} now`;
+      fullWord.textContent = vitals === "fatigue" ? "fatigue points back to full" : `${vitals} back to full`;
       clockNow.dataset.hour = view.clock.hour;
       rosterEmpty.hidden = view.characters.length > 0;
       cards.replaceChildren(...view.characters.map((c) => characterCard(view, c, c.link
         ? [h("div", { class: "player-link" }, field(`${c.name}'s player link`, copyField(tableLink(c.link), `${c.name}: player link`)))]
         : [])));
       renderEncounters(view);
+      logBox.replaceChildren(logList(view));
       renderPicks(view);
       renderWho(view);
     },
@@ -440,5 +460,3 @@ function readItems(text) {
     return { name: line, count: 1 };
   });
 }
-
-export { itemsWords, trackWords };

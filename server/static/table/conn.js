@@ -7,7 +7,7 @@
 // answers of their commands, the legal actions always as a full list, each event with the
 // server's words for it (the summaries feature).
 
-import { Client, CommandError, DEFAULT_FEATURES, uuid } from "/client/index.js";
+import { Client, CommandError, DEFAULT_FEATURES } from "/client/index.js";
 
 // Asked for in hello: one websocket message per command (a batch), legal actions as deltas,
 // positions as opaque cursors, the state kept by the server (view) and each event in the
@@ -102,30 +102,6 @@ export class Connection {
   }
 }
 
-/** Commands whose id names what they create, so must be unique everywhere (at least 16
- *  characters): sent with a fresh UUID. (The package's client gives one to create_encounter
- *  alone.) */
-const UNIQUE_IDS = new Set(["create_campaign"]);
-
-/** A command sent with a fresh UUID for its id, on a live client: its ack, or its error. */
-function withUniqueId(client, type, fields) {
-  const id = uuid();
-  return new Promise((resolve, reject) => {
-    const done = () => { offMessage(); offStatus(); };
-    const offMessage = client.on("message", (msg) => {
-      if (msg.id !== id || (msg.type !== "ack" && msg.type !== "error")) return;
-      done();
-      if (msg.type === "ack") resolve(msg);
-      else reject(msg);
-    });
-    const offStatus = client.on("status", (status) => {
-      if (status === "offline" || status === "closed") { done(); reject({ code: "closed" }); }
-    });
-    if (!client.socket || client.socket.readyState !== 1) { done(); reject({ code: "closed" }); return; }
-    client.socket.send(JSON.stringify({ type, id, ...fields }));
-  });
-}
-
 /** A connection without a token: for create_encounter, create_campaign and
  *  recover_campaign. It does not reconnect: a drop fails what waits, and the page says to
  *  try again. */
@@ -139,8 +115,7 @@ export function anonymous() {
   });
   return client.connect().then(() => ({
     command(type, fields) {
-      const sent = UNIQUE_IDS.has(type) ? withUniqueId(client, type, fields) : client.command(type, fields);
-      return sent.catch((err) => {
+      return client.command(type, fields).catch((err) => {
         throw err.code === "closed" ? { code: "closed", message: `the server closed the connection${why}; try again` } : answer(err);
       });
     },

@@ -63,11 +63,11 @@ export function characterCard(view, c, extra = []) {
   if (c.encounter) badges.push(h("span", { class: "badge in-encounter" }, `in ${encounterName(view, c.encounter)}`));
   const rows = [];
   if (full) {
-    const points = c.fatigue_max ? `${c.fatigue}/${c.fatigue_max}` : c.fatigue ?? "—";
-    rows.push([label, h("span", {}, fatigueBar(c, label) || "", " ", h("span", { class: "points" }, points))]);
+    // the bar says the points (a character without a maximum: the number alone)
+    rows.push([label, fatigueBar(c, label) || String(c.fatigue ?? "—")]);
     rows.push(["physical track", trackWords(c.physical)]);
     rows.push(["mental track", trackWords(c.mental)]);
-    rows.push(["Second Lunches", `${c.lunches} on day ${c.lunch_day}`]);
+    rows.push(["Second Lunches today", String(c.lunches_today ?? 0)]);
     rows.push(["natural healing", c.healed_at === null || c.healed_at === undefined ? "not yet" : `last on ${hourText(c.healed_at)}`]);
     rows.push(["temporary status", statusWords(c.status)]);
     rows.push(["items", itemsWords(c.items)]);
@@ -81,6 +81,15 @@ export function characterCard(view, c, extra = []) {
     h("p", { class: "badges" }, ...badges),
     h("table", { class: "kv" }, h("tbody", {}, ...rows.map(([k, v]) => h("tr", { dataset: { field: k } }, h("th", { scope: "row" }, k), h("td", {}, v))))),
     ...extra);
+}
+
+/** The campaign's log as the server words it (the view's `log`: what each change was and by
+ *  which rule, a rest that did not heal and why), newest first. */
+export function logList(view) {
+  const lines = [...(view.log || [])].reverse();
+  if (!lines.length) return h("p", { class: "muted" }, "Nothing has happened yet.");
+  return h("ol", { class: "campaign-log", reversed: true },
+    ...lines.map((l) => h("li", { dataset: { seq: l.seq } }, h("span", { class: "muted" }, `${hourText(l.hour)}: `), l.text)));
 }
 
 /** A read-only link field with a button that copies it. */

@@ -155,7 +155,7 @@ def advance_clock(s: cp.CampaignState, cmd: msg.AdvanceClock) -> list[cp.Campaig
     if rules is None:
         return out
     for ch in s.characters.values():
-        if cmd.rest:
+        if cmd.rest and ch.life != "dead":  # (the dead rest for good: no line for them)
             healed = rules.rest(ch, hour)
             if isinstance(healed, str):
                 out.append(cp.HealingRefused(character=ch.id, why=healed))

@@ -8,16 +8,17 @@ from dataclasses import dataclass
 
 import msgspec
 
+from encounter.adjust import overridden_track
 from encounter.gm import profile_from
 from encounter.rejected import Rejected
 from encounter.ruleset import TimeRules, declaration
 from encounter.state import EncounterState
+from encounter.vitals import to_event
 from protocol import campaign as cp
 from protocol import messages as msg
 from protocol.errors import ErrorCode
 from protocol.events import Track
 from protocol.model import StatBlock
-from rules.condition_track import BOTTOM, condition_penalty
 
 #: The clock moves on by at most this many hours in one command (a year and a day).
 MOST_HOURS = 24 * 366
@@ -64,17 +65,9 @@ def add_character(s: cp.CampaignState, cmd: msg.AddCharacter,
 
 def _track(old: Track | None, step: int | None, persistent: int | None,
            crippling: int | None, name: str) -> Track | None:
-    if old is None:
-        if step is not None or persistent is not None or crippling is not None:
-            raise Rejected(ErrorCode.INVALID_PAYLOAD, f"this character has no {name} track")
-        return None
-    st = old.step if step is None else step
-    pe = old.persistent if persistent is None else persistent
-    cr = old.crippling if crippling is None else crippling
-    if not 0 <= cr <= pe <= st <= BOTTOM:
-        raise Rejected(ErrorCode.INVALID_PAYLOAD, f"the {name} track needs 0 <= crippling <= "
-                       f"persistent <= step <= {BOTTOM} (got {cr}, {pe}, {st})")
-    return Track(step=st, persistent=pe, crippling=cr, penalty=condition_penalty(st))
+    """As ``adjust_combatant`` sets a combatant's track (``encounter.adjust``)."""
+    track = overridden_track(old, step, persistent, crippling, name)
+    return None if track is None else to_event(track)
 
 
 def changed(ch: cp.Character, cause: str, notes: list[str],

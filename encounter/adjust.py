@@ -28,8 +28,10 @@ _CONDITION_EVENTS = {
 }
 
 
-def _track(old: ev.Track | None, step: int | None, persistent: int | None,
-           crippling: int | None, name: str) -> Track | None:
+def overridden_track(old: ev.Track | None, step: int | None, persistent: int | None,
+                     crippling: int | None, name: str) -> Track | None:
+    """A track with the GM's steps set (``None``: left as they are), checked; ``None`` for a
+    track a combatant (or a campaign's character) does not have, where none is named."""
     if old is None:
         if step is not None or persistent is not None or crippling is not None:
             raise Rejected(ErrorCode.INVALID_PAYLOAD, f"objects have no {name} track (R15)")
@@ -68,10 +70,10 @@ def adjust_combatant(d: Decision, cmd: msg.AdjustCombatant) -> None:
     if fatigue > fatigue_max:
         raise Rejected(ErrorCode.INVALID_PAYLOAD,
                        f"fatigue {fatigue} is above the maximum of {fatigue_max}")
-    physical = _track(v.physical, cmd.physical_step, cmd.physical_persistent,
-                      cmd.physical_crippling, "physical")
-    mental = _track(v.mental, cmd.mental_step, cmd.mental_persistent, cmd.mental_crippling,
-                    "mental")
+    physical = overridden_track(v.physical, cmd.physical_step, cmd.physical_persistent,
+                                cmd.physical_crippling, "physical")
+    mental = overridden_track(v.mental, cmd.mental_step, cmd.mental_persistent,
+                              cmd.mental_crippling, "mental")
     events: tuple[str, ...] = ()
     prone = cmd.prone
     check_round: int | bool | None = False

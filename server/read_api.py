@@ -291,7 +291,8 @@ class ReadApi:
         route: dict[str, Callable[..., Awaitable[Any]]] = {
             "/read/tickets": self._ticket, "/read/view": self._view,
             "/read/history": self._history, "/read/links": self._links,
-            "/read/stream": self._stream, "/read/campaign": self._view,
+            "/read/stream": self._stream,
+            "/read/campaign": self._view,  # (a campaign link's: answered by _campaign, below)
         }
         handler = route.get(path)
         if handler is None:

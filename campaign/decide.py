@@ -241,11 +241,8 @@ def write_back(s: cp.CampaignState, encounter: str,
     out: list[cp.CampaignEvent] = []
     for cid in record.characters:
         ch = s.characters.get(cid)
-        if ch is None:
-            continue
-        if rules is None:
-            continue
-        new, notes = rules.carry_back(final, ch, cid in record.rested, s.hour)
-        out.append(changed(new, "scene", [f"after {record.name}", *notes]))
+        if ch is not None and rules is not None:
+            new, notes = rules.carry_back(final, ch, cid in record.rested, s.hour)
+            out.append(changed(new, "scene", [f"after {record.name}", *notes]))
     out.append(cp.EncounterWrittenBack(encounter=encounter, final_seq=final.version))
     return out

@@ -6,19 +6,7 @@ never their stat blocks, numbers, items or links)."""
 from __future__ import annotations
 
 from protocol import campaign as cp
-
-
-def band(fatigue: int | None, most: int | None) -> str | None:
-    """How fatigue points stand (R105's bands): ``full``, ``above_half``, ``half_or_less``,
-    ``none``; ``None`` without a maximum."""
-    if most is None or most <= 0:
-        return None
-    now = most if fatigue is None else fatigue
-    if now >= most:
-        return "full"
-    if now <= 0:
-        return "none"
-    return "above_half" if 2 * now > most else "half_or_less"
+from rules.condition_track import fatigue_band
 
 
 def clock(hour: int) -> cp.Clock:
@@ -29,7 +17,7 @@ def character_view(ch: cp.Character, full: bool, links: dict[str, str] | None = 
                    day: int = 1) -> cp.CharacterView:
     most = ch.fatigue_max
     out = cp.CharacterView(id=ch.id, name=ch.block.name, kind=ch.block.kind, life=ch.life,
-                           band=band(ch.fatigue, most),  # type: ignore[arg-type]
+                           band=fatigue_band(most if ch.fatigue is None else ch.fatigue, most),
                            encounter=ch.encounter)
     if full:
         out.stats = ch.block.stats

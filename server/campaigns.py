@@ -34,6 +34,7 @@ from typing import Any, Protocol
 
 import msgspec
 import orjson
+from redis.asyncio.cluster import RedisCluster
 
 from campaign import decide
 from campaign.fold import apply, fold
@@ -42,6 +43,7 @@ from encounter import engine
 from encounter.actors import Actor
 from encounter.decision import Context
 from encounter.rejected import Rejected
+from encounter.ruleset import names as ruleset_names
 from protocol import campaign as cp
 from protocol import messages as msg
 from protocol.errors import ErrorCode
@@ -190,7 +192,7 @@ class Campaigns:
     def __init__(self, server: Host, secret: bytes) -> None:
         self.server = server
         self._key = hashlib.sha256(b"stablemaster campaign\0" + secret).digest()
-        self.store = CampaignStore(server.redis, cluster=_is_cluster(server.redis))
+        self.store = CampaignStore(server.redis, cluster=isinstance(server.redis, RedisCluster))
         self.followers: dict[str, set[Session]] = {}
         self._telling: set[asyncio.Task[None]] = set()
 
@@ -217,6 +219,7 @@ class Campaigns:
         return "smr-" + base64.urlsafe_b64encode(mac).decode().rstrip("=")[:32]
 
     def _links(self, s: cp.CampaignState) -> dict[str, str]:
+        """Each player's campaign link that works, by token id."""
         return {tid: self.link(s.id, tid) for tid, g in s.tokens.items()
                 if g.role == "player" and not g.revoked}
 
@@ -243,19 +246,13 @@ class Campaigns:
     def links_of(self, s: cp.CampaignState) -> dict[str, Any]:
         """The GM's listing (the read API's ``/read/links`` for a campaign link): each
         player's link, and each encounter's GM link."""
-        players = []
-        for ch in s.characters.values():
-            if ch.token_id is not None and not s.tokens[ch.token_id].revoked:
-                link = self.link(s.id, ch.token_id)
-                players.append({"character": ch.id, "name": ch.block.name,
-                                "token_id": ch.token_id, "token": link,
-                                "table": f"/table/#token={link}"})
-        encounters = []
-        for e in s.encounters.values():
-            token = self.server.tokens.mint(e.id, e.gm_token_id)
-            encounters.append({"encounter": e.id, "name": e.name,
-                               "running": e.written_back is None, "gm_token": token,
-                               "table": f"/table/#token={token}"})
+        links, gm_links = self._links(s), self._encounter_links(s)
+        players = [{"character": ch.id, "name": ch.block.name, "token_id": ch.token_id,
+                    "token": links[ch.token_id], "table": f"/table/#token={links[ch.token_id]}"}
+                   for ch in s.characters.values() if ch.token_id in links]
+        encounters = [{"encounter": e.id, "name": e.name, "running": e.written_back is None,
+                       "gm_token": gm_links[e.id], "table": f"/table/#token={gm_links[e.id]}"}
+                      for e in s.encounters.values()]
         return {"campaign": s.id, "links": players, "encounters": encounters}
 
     def view(self, s: cp.CampaignState, seat: Seat) -> msg.CampaignMessage:
@@ -272,9 +269,9 @@ class Campaigns:
         """Who may create, and the quotas, are those of ``create_encounter`` (a campaign counts
         as one create); a retry with the same id and payload answers the same."""
         creator = self.server.creation.creator(cmd.creator_secret)
-        if cmd.ruleset not in engine_rulesets():
+        if cmd.ruleset not in ruleset_names():
             raise Rejected(ErrorCode.INVALID_PAYLOAD, f"ruleset: no ruleset {cmd.ruleset!r}",
-                           allowed=engine_rulesets())
+                           allowed=ruleset_names())
         campaign = self._derive("campaign", cmd.id, length=12)
         gm_token_id = self._derive("gm", campaign, "1")
         recovery = self._recovery_secret(campaign, gm_token_id)
@@ -336,7 +333,7 @@ class Campaigns:
             await self.server.redis.hdel(keys(s.id)["tokens"], old)
             if status == "dup":
                 new_id = value["token_id"]
-            self._changed(s)
+            self._tell_state(s)
             session.created()
             session.send(msg.Ack(id=cmd.id, seq=None, duplicate=status == "dup",
                                  result=self._gm_result(s.id, new_id)))
@@ -431,30 +428,18 @@ class Campaigns:
             await self.begin(session, seat, s, cmd)
             return
         dedupe = f"{seat.token_id}:{cmd.id}"
-        first = await self.server.redis.hget(keys(s.id)["cmds"], dedupe)
-        if first is not None:  # a retry of a command that went through: its first answer
-            session.send(msg.Ack(id=cmd.id, seq=None, duplicate=True,
-                                 result=self._with_link(s.id, orjson.loads(first))))
-            return
         for _ in range(TRIES):
             s = await self.settle(s)
-            result: dict[str, Any] = {}
-            if isinstance(cmd, msg.AddCharacter):
-                token_id = self._derive("player", s.id, cmd.character.id or "", cmd.id)
-                events = decide.add_character(s, cmd, token_id)
-                added = events[0]
-                assert isinstance(added, cp.CharacterAdded)
-                result = {"character": cmd.character.id, "token_id": added.token_id}
-                if added.token_id is not None:
-                    link = self.link(s.id, added.token_id)
-                    await self.store.put_token(s.id, added.token_id, auth.digest(link))
-            elif isinstance(cmd, msg.AdjustCharacter):
-                events = decide.adjust_character(s, cmd)
-            elif isinstance(cmd, msg.AdvanceClock):
-                events = decide.advance_clock(s, cmd)
-            else:
-                raise Rejected(ErrorCode.UNKNOWN_TYPE, f"{cmd.__struct_config__.tag} is not a "
-                               "command of a campaign link")
+            try:
+                events, result = await self._decide(s, cmd)
+            except Rejected:
+                # a retry of a command that went through is no longer legal: its first answer
+                first = await self._first_outcome(s.id, dedupe)
+                if first is None:
+                    raise
+                session.send(msg.Ack(id=cmd.id, seq=None, duplicate=True,
+                                     result=self._with_link(s.id, first)))
+                return
             status, value = await self.store.append(s, events, dedupe, result)
             if status == "conflict":
                 s = await self._must_load(seat.campaign)
@@ -464,11 +449,35 @@ class Campaigns:
                                      result=self._with_link(s.id, value)))
                 return
             result["seq"] = s.version
-            self._changed(s)
+            self._tell_state(s)
             session.send(msg.Ack(id=cmd.id, seq=None, result=self._with_link(s.id, result)))
             return
         raise Rejected(ErrorCode.UNAVAILABLE, "the campaign changed too often meanwhile; retry "
                        "with the same id")
+
+    async def _decide(self, s: cp.CampaignState, cmd: msg.Command
+                      ) -> tuple[list[cp.CampaignEvent], dict[str, Any]]:
+        """The events of a GM's command of the roster or the clock, and its ack's result (a
+        new player's link stored by its digest)."""
+        if isinstance(cmd, msg.AddCharacter):
+            token_id = self._derive("player", s.id, cmd.character.id or "", cmd.id)
+            events = decide.add_character(s, cmd, token_id)
+            added = events[0]
+            assert isinstance(added, cp.CharacterAdded)
+            if added.token_id is not None:
+                link = self.link(s.id, added.token_id)
+                await self.store.put_token(s.id, added.token_id, auth.digest(link))
+            return events, {"character": cmd.character.id, "token_id": added.token_id}
+        if isinstance(cmd, msg.AdjustCharacter):
+            return decide.adjust_character(s, cmd), {}
+        if isinstance(cmd, msg.AdvanceClock):
+            return decide.advance_clock(s, cmd), {}
+        raise Rejected(ErrorCode.UNKNOWN_TYPE, f"{cmd.__struct_config__.tag} is not a command "
+                       "of a campaign link")
+
+    async def _first_outcome(self, campaign: str, dedupe: str) -> dict[str, Any] | None:
+        first = await self.server.redis.hget(keys(campaign)["cmds"], dedupe)
+        return None if first is None else dict(orjson.loads(first))
 
     async def begin(self, session: Session, seat: Seat, s: cp.CampaignState,
                     cmd: msg.BeginEncounter) -> None:
@@ -477,32 +486,35 @@ class Campaigns:
         a retry after a crash between the two creates the same encounter."""
         dedupe = f"{seat.token_id}:{cmd.id}"
         encounter = self._derive("encounter", s.id, cmd.id, length=12)
-        first = await self.server.redis.hget(keys(s.id)["cmds"], dedupe)
-        duplicate = first is not None
-        if duplicate:
-            s = await self._must_load(s.id)
-        else:
-            for attempt in range(TRIES):
-                s = await self.settle(s)
-                begun, _ = self._encounter_events(s, cmd, encounter)  # refused: nothing kept
-                status, _ = await self.store.append(s, [begun.event], dedupe,
-                                                    {"encounter": encounter})
-                if status == "conflict":
-                    s = await self._must_load(s.id)
-                    if attempt == TRIES - 1:
-                        raise Rejected(ErrorCode.UNAVAILABLE, "the campaign changed too often "
-                                       "meanwhile; retry with the same id")
-                    continue
-                duplicate = status == "dup"
+        out: engine.Outcome | None = None  # (decided here; None: by an attempt before)
+        duplicate = False
+        for attempt in range(TRIES):
+            s = await self.settle(s)
+            try:
+                begun, out = self._encounter_events(s, cmd, encounter)
+            except Rejected:
+                # a retry of a begin that went through: its characters are taken (by it)
+                if await self._first_outcome(s.id, dedupe) is None:
+                    raise
+                duplicate, out = True, None
                 break
-            if duplicate:
-                s = await self._must_load(s.id)
+            status, _ = await self.store.append(s, [begun.event], dedupe,
+                                                {"encounter": encounter})
+            if status != "conflict":
+                duplicate = status == "dup"
+                if duplicate:
+                    s, out = await self._must_load(s.id), None
+                break
+            s = await self._must_load(s.id)
+            if attempt == TRIES - 1:
+                raise Rejected(ErrorCode.UNAVAILABLE, "the campaign changed too often "
+                               "meanwhile; retry with the same id")
         record = s.encounters.get(encounter)
         if record is None:
             raise Rejected(ErrorCode.CONFLICT, "this command id was used for another command")
         crash_point("campaign_begun")
-        await self._create_encounter(s, record, cmd)
-        self._changed(s)
+        await self._create_encounter(s, record, cmd, out)
+        self._tell_state(s)
         gm_link = self.server.tokens.mint(encounter, record.gm_token_id)
         session.send(msg.Ack(id=cmd.id, seq=None, duplicate=duplicate, result={
             "encounter": encounter, "gm_token": gm_link, "table": f"/table/#token={gm_link}",
@@ -547,18 +559,21 @@ class Campaigns:
         return begun, engine.Outcome(envelopes=envelopes, state=state)
 
     async def _create_encounter(self, s: cp.CampaignState, record: cp.CampaignEncounter,
-                                cmd: msg.BeginEncounter) -> None:
+                                cmd: msg.BeginEncounter, out: engine.Outcome | None) -> None:
+        """The encounter's events appended at version 0: ``out`` as this attempt decided them,
+        or (``None``: a retry of a begin the campaign recorded) decided again, the same."""
         store = self.server.store
         if await store.version(record.id):
             return  # created by the first attempt
-        # decided against the campaign as it was before the encounter took its characters
-        # (which nothing changes while they are in it: R113)
-        before = msgspec.structs.replace(
-            s, characters={cid: msgspec.structs.replace(ch, encounter=None)
-                           if ch.encounter == record.id else ch
-                           for cid, ch in s.characters.items()},
-            encounters={k: v for k, v in s.encounters.items() if k != record.id})
-        _, out = self._encounter_events(before, cmd, record.id)
+        if out is None:
+            # decided against the campaign as it was before the encounter took its
+            # characters (which nothing changes while they are in it: R113)
+            before = msgspec.structs.replace(
+                s, characters={cid: msgspec.structs.replace(ch, encounter=None)
+                               if ch.encounter == record.id else ch
+                               for cid, ch in s.characters.items()},
+                encounters={k: v for k, v in s.encounters.items() if k != record.id})
+            _, out = self._encounter_events(before, cmd, record.id)
         for token_id in [record.gm_token_id, *record.links.values()]:
             await store.put_token(record.id, token_id,
                                   auth.digest(self.server.tokens.mint(record.id, token_id)))
@@ -602,7 +617,7 @@ class Campaigns:
             if status == "ok":
                 log.info("encounter written back", extra={"campaign": campaign,
                                                            "encounter": encounter})
-                self._changed(s)
+                self._tell_state(s)
             return s if status == "ok" else await self.store.load(campaign)
         log.warning("write-back of %s to campaign %s kept losing the race; the next read "
                     "of the campaign writes it", encounter, campaign)
@@ -616,9 +631,6 @@ class Campaigns:
             task = asyncio.get_running_loop().create_task(self._tell(campaign))
             self._telling.add(task)
             task.add_done_callback(self._telling.discard)
-
-    def _changed(self, s: cp.CampaignState) -> None:
-        self._tell_state(s)
 
     async def _tell(self, campaign: str) -> None:
         try:
@@ -662,13 +674,4 @@ class Campaigns:
         return s
 
 
-def engine_rulesets() -> list[str]:
-    from encounter.ruleset import names
 
-    return names()
-
-
-def _is_cluster(redis: Any) -> bool:
-    from redis.asyncio.cluster import RedisCluster
-
-    return isinstance(redis, RedisCluster)

@@ -117,14 +117,9 @@ def carry_back(final: EncounterState, ch: Character, rested: bool,
     fatigue = None if v.fatigue >= v.fatigue_max else v.fatigue
     dead = not v.alive
     return msgspec.structs.replace(
-        ch, fatigue=fatigue, physical=_plain(physical), mental=None if mental is None else
-        _plain(mental), life="dead" if dead else "alive", lunches=lunches, lunch_day=lunch_day,
+        ch, fatigue=fatigue, physical=physical, mental=mental,
+        life="dead" if dead else "alive", lunches=lunches, lunch_day=lunch_day,
         status=tuple(b for b in status.values() if b.bonus > 0)), notes
-
-
-def _plain(track: Track) -> Track:
-    return Track(step=track.step, persistent=track.persistent, crippling=track.crippling,
-                 penalty=track.penalty)
 
 
 TIME = TimeRules(carry_in=carry_in, rest=rest, passes=passes, carry_back=carry_back)

@@ -241,6 +241,8 @@ class Demo:
         for enc in self.encounters:
             lines += [*await self._links(enc), ""]
         lines += [f"Your own encounter: {self.base}/table/",
+                  f"A campaign:         {self.base}/campaign/ (characters kept between "
+                  "encounters)",
                   "From a terminal:    python -m clients.cli '<any link above>'", ""]
         wait = self.settings.demo_wait
         if wait < 0:

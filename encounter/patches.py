@@ -265,6 +265,11 @@ class Memo:
         #: it has in all
         self._at: dict[str, _At] = {}
         self._held: dict[str, int] = {}
+        #: by key, by field, by the key read in it (``WHOLE``: all of it), the combatants whose
+        #: values read it; and by key, the combatants whose values read something that changed
+        #: between the last pair of states asked for (``touched``)
+        self._readers: dict[str, dict[str, dict[Any, set[str]]]] = {}
+        self._touched: dict[str, tuple[EncounterState, EncounterState, set[str]]] = {}
 
     def unchanged(self, key: str, changed: frozenset[str]) -> bool:
         """Whether no value of ``key`` read any of the ``changed`` fields (then none needs
@@ -273,13 +278,15 @@ class Memo:
         return fields is not None and EVERYTHING not in fields and changed.isdisjoint(fields)
 
     def value(self, key: str, of: Callable[[EncounterState, str], Any],
-              state: EncounterState, cid: str) -> Any:
+              state: EncounterState, cid: str, kept: EncounterState | None = None) -> Any:
+        """``of(state, cid)``, worked out again only when what it read changed; ``kept``: a
+        state from which nothing it read changed (``touched`` says which)."""
         entry = self._entries.get((key, cid))
         if entry is not None:
             base = entry.at.state
             if base is state:
                 return entry.value
-            if not self.changes.touch(entry.reads, base, state):
+            if base is kept or not self.changes.touch(entry.reads, base, state):
                 self._move(entry, key, state)
                 return entry.value
         spy = _Reads(state)
@@ -293,6 +300,7 @@ class Memo:
             at.held += 1
             self._held[key] = self._held.get(key, 0) + 1
             self._entries[(key, cid)] = _Worked(value, reads, at)
+            self._read(key, cid, _NOTHING, reads)
         else:
             # the same as before (what it read changed, not what it gives): the value kept,
             # and no viewer has anything to compare
@@ -300,6 +308,8 @@ class Memo:
                 value = entry.value
             if reads == entry.reads:
                 reads = entry.reads
+            else:
+                self._read(key, cid, entry.reads, reads)
             entry.value, entry.reads = value, reads
             self._move(entry, key, state)
         fields = self._fields.setdefault(key, set())
@@ -308,6 +318,46 @@ class Memo:
             self.read_fields += 1
             self.watch(fields)
         return value
+
+    def _read(self, key: str, cid: str, was: frozenset[Read], now: frozenset[Read]) -> None:
+        """``cid``'s value of ``key`` read ``now`` where it read ``was``."""
+        readers = self._readers.setdefault(key, {})
+        for f, k in was - now:
+            readers[f][k].discard(cid)
+        for f, k in now - was:
+            readers.setdefault(f, {}).setdefault(k, set()).add(cid)
+
+    def touched(self, key: str, old: EncounterState, new: EncounterState) -> set[str]:
+        """The combatants whose values of ``key`` read something that changed from ``old``
+        to ``new`` (as ``Changes.touch`` of each would say; looked up by what changed, not
+        value by value): the others' values worked out on ``old`` stand for ``new``."""
+        last = self._touched.get(key)
+        if last is not None and last[0] is old and last[1] is new:
+            return last[2]
+        found: set[str] = set()
+        readers = self._readers.get(key, {})
+        changes = self.changes
+        for f in changes.fields(old, new):
+            by = readers.get(f)
+            if not by:
+                continue
+            keys = changes._keys(old, new, f)
+            if keys is WHOLE:
+                for cids in by.values():
+                    found |= cids
+                continue
+            whole = by.get(WHOLE)
+            if whole:
+                found |= whole
+            for k in keys:
+                some = by.get(k)
+                if some:
+                    found |= some
+        if old is not new:
+            for cids in readers.get(EVERYTHING, {}).values():
+                found |= cids
+        self._touched[key] = (old, new, found)
+        return found
 
     def encoded(self, ops: list[Op]) -> bytes:
         """``ops`` as JSON, encoded once for the viewers who share them."""
@@ -339,6 +389,7 @@ class Memo:
             return
         self.watched = None if EVERYTHING in fields else watched | fields
         self.changes = Changes(self.watched)
+        self._touched = {}
 
     def fields_of(self, key: str) -> set[str] | None:
         """Every field a value of ``key`` read (``None``: none was worked out yet)."""
@@ -434,7 +485,7 @@ class Memo:
         """Every viewer has been brought up to date: what was kept to work out the changes
         between states goes (and with it the states left behind, as soon as possible)."""
         self.changes.forget()
-        self._carried, self._encoded, self._joined = {}, {}, {}
+        self._carried, self._encoded, self._joined, self._touched = {}, {}, {}, {}
         self._visible_of, self._visible = None, {}
         self._new_state(None)  # (the values shared at the state: none is looked up again)
 
@@ -450,7 +501,7 @@ class Memo:
         self.changes = Changes(self.watched)
         self._visible_of, self._visible = None, {}
         self._new_state(None)
-        self._carried = {}
+        self._carried, self._touched = {}, {}
 
 
 class Common:
@@ -860,8 +911,10 @@ def follow(shown: Shown, state: EncounterState, viewer: Actor, at: int,
                 memo.carry(key, shown.base, state)
                 continue
             held = own[key]
+            touched = memo.touched(key, shown.base, state)
             for cid in shown.stats:
-                value = memo.value(key, of, state, cid)
+                value = memo.value(key, of, state, cid,
+                                   None if cid in touched else shown.base)
                 was = held.get(cid, _MISSING)
                 if value is was:
                     continue

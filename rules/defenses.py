@@ -126,6 +126,18 @@ def _lost_bonus(mod: int, ability: str, why: str, section: str) -> list[Modifier
     return [Modifier(f"{ability} bonus lost ({why})", -mod, section)]
 
 
+def defenses_read(status: Status) -> Status:
+    """What :func:`defenses` and the effects' parts read of ``status``: all of it but the
+    fatigue points, of which only whether they are down to 0 counts (R14.5). Two statuses
+    with the same ``defenses_read`` give the same defenses and the same speed, so that what
+    is worked out from one stands for the other (the view's numbers, which an attack's
+    loss of fatigue points would otherwise work out again)."""
+    down = status.defenseless
+    if status.fatigue_points == (0 if down else None):
+        return status
+    return msgspec.structs.replace(status, fatigue_points=0 if down else None)
+
+
 def defenses(sheet: Sheet, status: Status | None = None, *, unaware: bool = False) -> Defenses:
     """DEFENSES: the four defenses with every part itemised.
 

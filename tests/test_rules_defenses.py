@@ -3,9 +3,15 @@ Threshold; rulings R10, R14.5, R15, R41."""
 
 from __future__ import annotations
 
+import msgspec
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from rules.condition_track import Track
-from rules.defenses import DefenseName, Status, damage_thresholds, defenses
-from rules.sheet import parse_sheet
+from rules.defenses import DefenseName, Status, damage_thresholds, defenses, defenses_read
+from rules.effects import Held
+from rules.sheet import Sheet, parse_sheet
+from rulesets.dramatic.battle import speed_from
 
 PONY = parse_sheet({"size": "small", "dex": 16, "int": 14, "con": 12, "wis": 8,
                     "class_bonus": {"reflex": 2, "fortitude": 1, "will": 3, "wits": 1}})
@@ -114,3 +120,36 @@ def test_thresholds_use_the_penalised_defenses() -> None:
     hurt = Status(physical=Track(step=3))
     t = damage_thresholds(PONY, defenses(PONY, hurt))
     assert (t.physical.total, t.mental.total) == (12 - 5, 12 - 5)
+
+
+_TRACKS = st.builds(Track, step=st.integers(0, 5))
+_HELD = st.builds(Held, target=st.sampled_from(["defenses", "reflex_defense", "speed", "will"]),
+                  amount=st.integers(-4, 4), source=st.sampled_from(["a", "b"]),
+                  kind=st.sampled_from(["gm", "morale", "cover"]))
+_STATUSES = st.builds(
+    Status, physical=_TRACKS, mental=_TRACKS,
+    fatigue_points=st.one_of(st.none(), st.integers(-5, 30)), flat_footed=st.booleans(),
+    helpless=st.booleans(), unconscious=st.booleans(), prone=st.booleans(),
+    grabbed=st.booleans(), distracted=st.booleans(),
+    effects=st.lists(_HELD, max_size=3).map(tuple))
+
+
+@settings(max_examples=300, deadline=None)
+@given(_STATUSES, st.booleans(), st.sampled_from([PONY, parse_sheet(
+    {"size": "large", "dex": 8, "int": 17, "feats": ["improved_defenses"], "speed": 8,
+     "fly_speed": 10})]))
+def test_what_defenses_read_of_a_status_gives_the_same_defenses_and_speed(
+        status: Status, unaware: bool, sheet: Sheet) -> None:
+    """``defenses_read`` keeps of the fatigue points only whether they are down to 0 (R14.5):
+    the defenses and the speed worked out from it are those of the status itself (the view's
+    numbers are kept by it)."""
+    read = defenses_read(status)
+    assert read.defenseless == status.defenseless
+    assert defenses(sheet, read, unaware=unaware) == defenses(sheet, status, unaware=unaware)
+    for fly in (False, True):
+        for half in (False, True):
+            assert speed_from(sheet, read, condition_half_speed=half, fly=fly) == \
+                speed_from(sheet, status, condition_half_speed=half, fly=fly)
+    other = msgspec.structs.replace(status, fatigue_points=(status.fatigue_points or 0) + 7)
+    if not other.defenseless and not status.defenseless:
+        assert defenses_read(other) == read

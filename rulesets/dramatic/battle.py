@@ -35,6 +35,8 @@ from rulesets.dramatic.args import PathArgs
 if TYPE_CHECKING:
     from encounter.decision import Decision
     from encounter.state import EncounterState
+    from rules.defenses import Status
+    from rules.sheet import Sheet
 
 
 # --- the GM's map -----------------------------------------------------------------------------
@@ -155,14 +157,19 @@ def speed_of(s: EncounterState, cid: str, *, fly: bool = False) -> tuple[int, li
     """The speed a move counts now, in squares, and the effects' modifiers on it, itemised:
     SPEED (the fly speed for a flying move, R83), the effects on ``speed`` (R90, stacked as
     R92), the condition track's halving (R15)."""
-    c = s.combatants[cid]
-    sheet = vt.sheet_of(c)
-    v = s.vitals[cid]
-    step = max(v.physical.step, v.mental.step if v.mental is not None else 0)
-    parts = effect_parts(sheet, resolution.state_status(s, cid), "speed")
+    return speed_from(vt.sheet_of(s.combatants[cid]), resolution.state_status(s, cid),
+                      condition_half_speed=s.options.condition_half_speed, fly=fly)
+
+
+def speed_from(sheet: Sheet, status: Status, *, condition_half_speed: bool,
+               fly: bool = False) -> tuple[int, list[Modifier]]:
+    """:func:`speed_of` from what it reads: the sheet, the combatant's status (its tracks'
+    steps and the effects it holds) and the option."""
+    step = max(status.physical.step, status.mental.step)
+    parts = effect_parts(sheet, status, "speed")
     base = (sheet.fly_speed if fly else sheet.speed) + total(parts)
     return (condition_speed(max(0, base), step,
-                            condition_half_speed=s.options.condition_half_speed), parts)
+                            condition_half_speed=condition_half_speed), parts)
 
 
 def _may_fly(d: Decision, c: CombatantProfile) -> None:

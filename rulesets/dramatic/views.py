@@ -13,12 +13,14 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from encounter.views import untagged
+from rules.defenses import Status, defenses, defenses_read
 from rulesets.dramatic import battle, resolution
 from rulesets.dramatic import vitals as vt
 from rulesets.dramatic.social import social_standing
 
 if TYPE_CHECKING:
     from encounter.state import EncounterState, PendingAnswer
+    from protocol.model import CombatantProfile
 
 
 def flying_view(state: EncounterState, visible: set[str], controls: Callable[[str], bool],
@@ -93,20 +95,42 @@ def numbers_of(state: EncounterState, cid: str) -> dict[str, Any] | None:
     rules compute them now — the four defenses as the next attack reads them (DEFENSES;
     effects, feats, species and conditions included, R90, R92; without the Dexterity and
     Intelligence bonuses while it is unaware of attacks, R42, R82) and the speed a move counts
-    (SPEED; R15, R83, R90), each itemised. ``None`` for a combatant without vitals."""
+    (SPEED; R15, R83, R90), each itemised. ``None`` for a combatant without vitals.
+
+    They are a function of the stat block, what the rules read of its status
+    (``rules.defenses.defenses_read``), whether it is unaware and one option: worked out once
+    for each of those (a combatant losing fatigue points keeps its numbers), the same object
+    given for the same (nothing changes a view's value in place)."""
     if cid not in state.vitals:
         return None
-    _, defs = resolution.state_defenses(
-        state, cid, unaware=resolution.unaware_of_attacks(state, cid))
-    speed, speed_parts = battle.speed_of(state, cid)
-    flies = vt.sheet_of(state.combatants[cid]).fly_speed > 0
-    return {
+    c = state.combatants[cid]
+    status = defenses_read(resolution.state_status(state, cid))
+    unaware = resolution.unaware_of_attacks(state, cid)
+    half = state.options.condition_half_speed
+    key = (id(c), status, unaware, half)
+    found = _NUMBERS.get(key)
+    if found is not None and found[0] is c:
+        return found[1]
+    sheet = vt.sheet_of(c)
+    defs = defenses(sheet, status, unaware=unaware)
+    speed, speed_parts = battle.speed_from(sheet, status, condition_half_speed=half)
+    numbers = {
         "defenses": {d.name.value: {"total": d.total, "parts": msgspec.to_builtins(d.parts)}
                      for d in (defs.reflex, defs.fortitude, defs.will, defs.wits)},
         "speed": speed,
-        "fly_speed": battle.speed_of(state, cid, fly=True)[0] if flies else None,
+        "fly_speed": battle.speed_from(sheet, status, condition_half_speed=half,
+                                       fly=True)[0] if sheet.fly_speed > 0 else None,
         "speed_modifiers": msgspec.to_builtins(speed_parts),
     }
+    if len(_NUMBERS) >= NUMBERS_KEPT:
+        _NUMBERS.clear()
+    _NUMBERS[key] = (c, numbers)  # (the profile kept with it: its id names it alone)
+    return numbers
+
+
+#: ``numbers_of`` by what it reads; at most ``NUMBERS_KEPT`` of them.
+_NUMBERS: dict[tuple[int, Status, bool, bool], tuple[CombatantProfile, dict[str, Any]]] = {}
+NUMBERS_KEPT = 4096
 
 
 def social_part(state: EncounterState, visible: set[str]) -> dict[str, Any] | None:

@@ -925,9 +925,9 @@ async def test_the_overlay_scales_to_1080p_with_a_legend_and_an_npcs_band_in_wor
                              "&transparent=1&size=1080p", size=(1920, 1080))
     legend = watch.locator("#legend li[data-combatant=dog]")
     await legend.locator(".how >> text=fresh").wait_for()
-    size = await watch.locator(".map .token[data-combatant=dog]").evaluate(
+    size = await watch.locator(".map .token[data-combatant=twilight]").evaluate(
         "el => parseFloat(getComputedStyle(el).fontSize)")
-    assert size == 18, size
+    assert size == 18, size  # (a label of two letters, TS)
     # each square as large as the stylesheet says, with nothing shown in it but its token
     # (its words for a screen reader are not)
     grid = await watch.locator(".map").bounding_box()

@@ -303,7 +303,7 @@ export function setPath(cid, path) {
 }
 
 /** A square picked for the move of the combatant whose move is legal: next to the path's
- * end (or the mover), it is the next step; elsewhere, the server's cheapest path to it when
+ * end, it is the next step; first, or elsewhere, the server's cheapest path to it when
  * the move can end there (`get_reach`), else the next step all the same (the server says
  * why not); the path's last square again takes it back. False when no move is to be picked. */
 export function pickSquare(table, x, y) {
@@ -315,7 +315,9 @@ export function pickSquare(table, x, y) {
   const beside = from && Math.max(Math.abs(from[0] - x), Math.abs(from[1] - y)) === 1;
   const known = reach.combatant === mover.combatant ? reach.squares.get(`${x},${y}`) : null;
   if (last && last[0] === x && last[1] === y) path.pop();
-  else if (!beside && known) path = known.path.map(([a, b]) => [a, b]);
+  // (the first square picked, even one beside the mover: a step there may cost more than the
+  // server's way round, a diagonal past difficult terrain)
+  else if (known && (!beside || !last)) path = known.path.map(([a, b]) => [a, b]);
   else path.push([x, y]);
   setPath(mover.combatant, path);
   return true;

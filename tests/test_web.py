@@ -285,11 +285,12 @@ async def test_a_player_attacks_and_moves_on_the_map_and_sees_the_gms_override(
             "document.querySelector('link[rel=icon]').href.startsWith('data:image/svg')")
     # the map is drawn from the snapshot: squares, a blocked square, a wall, both tokens
     await watch.wait_for_selector('#map .sq[data-x="5"][data-y="1"] .token[data-combatant=dog]')
-    # tokens with the same initials are told apart, without a hint of a hidden one
+    # tokens with the same initials are told apart, by their ids (docs/clients.md, "Token
+    # labels"), the same on both maps, without a hint of a hidden one
     dog, dusky = ".map .token[data-combatant=dog]", ".map .token[data-combatant=dusky]"
     await gm.wait_for_selector(dusky)
-    assert [await gm.inner_text(dog), await gm.inner_text(dusky)] == ["DD1", "DD2"]
-    assert await player.inner_text(dog) == "DD" and await player.locator(dusky).count() == 0
+    assert [await gm.inner_text(dog), await gm.inner_text(dusky)] == ["DDo", "DD"]
+    assert await player.inner_text(dog) == "DDo" and await player.locator(dusky).count() == 0
     # the GM's map marks the token the table does not see
     assert await gm.locator(f"{dusky}.hidden").count() == 1
     assert await gm.locator(f"{dog}.hidden").count() == 0
@@ -924,9 +925,9 @@ async def test_the_overlay_scales_to_1080p_with_a_legend_and_an_npcs_band_in_wor
                              "&transparent=1&size=1080p", size=(1920, 1080))
     legend = watch.locator("#legend li[data-combatant=dog]")
     await legend.locator(".how >> text=fresh").wait_for()
-    size = await watch.locator(".map .token[data-combatant=dog]").evaluate(
+    size = await watch.locator(".map .token[data-combatant=twilight]").evaluate(
         "el => parseFloat(getComputedStyle(el).fontSize)")
-    assert size == 18, size
+    assert size == 18, size  # (a label of two letters, TS)
     # each square as large as the stylesheet says, with nothing shown in it but its token
     # (its words for a screen reader are not)
     grid = await watch.locator(".map").bounding_box()

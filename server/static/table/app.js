@@ -7,7 +7,7 @@
 
 import { Connection, anonymous, readHistory } from "/table/conn.js";
 import { Table, drawingToMap, keepsMap, readEncounterFile } from "/table/model.js";
-import { h, renderStatus, renderOrder, renderLog, renderSheet, renderActions, renderMap, renderSocial, pickSquare, refreshReach, refreshAim, subtitle, loadRulesets, rulesetTitle, rulesets } from "/table/render.js";
+import { h, renderStatus, renderOrder, renderLog, renderSheet, renderActions, renderMap, renderTokenLegend, renderSocial, pickSquare, refreshReach, refreshAim, subtitle, loadRulesets, rulesetTitle, rulesets } from "/table/render.js";
 import { gmView } from "/table/gm.js";
 import { turnTimer } from "/table/clock.js";
 import { diceLine, addEntropy } from "/table/dice.js";
@@ -136,9 +136,10 @@ function playerView(root, table, conn, dicePanel) {
   const undoWait = h("p", { class: "undo-waiting muted", role: "status" });
   const log = h("div", { class: "log", tabindex: 0, role: "region", "aria-label": "Log" });
   const map = h("section", { hidden: true, class: "map-panel" }, h("h2", {}, "Map"),
-    h("p", { class: "muted" }, "On your turn the squares your move can reach are shaded, with what each costs: click one (or go to it with the arrow keys and press Enter) for the cheapest way there, or click the squares to move through one by one; then Move or Run."));
+    h("p", { class: "muted map-help" }, "On your turn the squares your move can reach are shaded, with their cost: drag your token to one to move there, or click one (arrow keys and Enter) for the cheapest way, or the squares one by one; then Move or Run."));
   const mapBox = h("div", { class: "mapbox" });
-  map.append(mapBox);
+  const legend = h("ul", { class: "legend", "aria-label": "tokens" });
+  map.append(mapBox, legend);
   const social = h("section", { hidden: true, class: "wide social-panel", tabindex: 0, "aria-label": "Social scene" }, h("h2", {}, "Social scene"));
   const socialBox = h("div", {});
   social.append(socialBox);
@@ -173,7 +174,10 @@ function playerView(root, table, conn, dicePanel) {
       // no map panel in a ruleset that keeps no map (Action Time, R103); drawn again when
       // the state or the legal actions change, not for every message (a square being clicked
       // stays where it is while an event or a presence message comes in)
-      if (REDRAWN.has(msg.type)) map.hidden = !keepsMap(table.ruleset) || !renderMap(mapBox, table, (x, y) => pickSquare(table, x, y));
+      if (REDRAWN.has(msg.type)) {
+        map.hidden = !keepsMap(table.ruleset) || !renderMap(mapBox, table, (x, y) => pickSquare(table, x, y));
+        renderTokenLegend(legend, table);
+      }
       social.hidden = !renderSocial(socialBox, table);
       dicePanel.update();
       renderLog(log, table);

@@ -2,7 +2,7 @@
 // spectators, the scene's flow and every legal action, rulings, the order with the turn timer,
 // and the log with the verifiable dice.
 
-import { h, renderOrder, renderLog, renderActions, renderMap, renderSheet, renderSocial, socialShown, pickSquare, refreshReach, refreshAim, errorWords, subtitle, tableLink, watchLink, SIZES } from "/table/render.js";
+import { h, renderOrder, renderLog, renderActions, renderMap, renderTokenLegend, renderSheet, renderSocial, socialShown, pickSquare, refreshReach, refreshAim, errorWords, subtitle, tableLink, watchLink, SIZES } from "/table/render.js";
 import { drawingToMap, keepsMap, rulesets, vitalsLabel } from "/table/model.js";
 import { turnTimer, TIMER_COMMANDS } from "/table/clock.js";
 
@@ -129,6 +129,7 @@ export function gmView(root, table, conn, dicePanel, token) {
   const tokens = h("ul", { class: "tokens" });
   const tools = h("div", { class: "tools" });
   const mapBox = h("div", { class: "mapbox" });
+  const legend = h("ul", { class: "legend", "aria-label": "tokens" });
   const mapError = h("p", { class: "error", role: "alert" });
   const clickMode = h("select", { class: "click-mode", "aria-label": "a click on the map" });
   const mapText = h("textarea", { class: "map-json", placeholder: "JSON ({\"width\": 8, \"height\": 6, \"blocked\": [[3, 1]], \"walls\": [[[5, 0], [5, 3]]]…}) or a drawing: . floor # blocked ~ difficult = low : fog % darkness ^ pit ! improved cover", spellcheck: "false" });
@@ -197,7 +198,7 @@ export function gmView(root, table, conn, dicePanel, token) {
       rosterError),
     // the map next, the whole width: where everyone stands, before the long lists
     h("section", { class: "wide map-panel" }, h("h2", {}, "Battle map"),
-      h("p", {}, h("label", {}, "A click on the map: ", clickMode)), mapBox, mapError,
+      h("p", {}, h("label", {}, "A click on the map: ", clickMode)), mapBox, legend, mapError,
       h("details", { class: "set-map" }, h("summary", {}, "Set or replace the map"), mapText,
         h("p", {}, h("button", { type: "button", class: "set-map", onclick: async () => {
           const text = mapText.value.trim();
@@ -411,7 +412,9 @@ export function gmView(root, table, conn, dicePanel, token) {
         renderUndo();
         social.hidden = !renderSocial(socialBox, table);
         renderClickMode();
-        renderMap(mapBox, table, onMapClick);
+        // the acting combatant's token may be dragged while a click picks its move's squares
+        renderMap(mapBox, table, onMapClick, { canDrag: () => clickMode.value === "path" });
+        renderTokenLegend(legend, table);
         sheets.replaceChildren(...[...table.combatants.keys()].map((id) => renderSheet(table, id)));
       }
       const credentials = JSON.stringify([...table.tokens.values()]);

@@ -303,7 +303,7 @@ export function setPath(cid, path) {
 }
 
 /** A square picked for the move of the combatant whose move is legal: next to the path's
- * end (or the mover), it is the next step; elsewhere, the server's cheapest path to it when
+ * end, it is the next step; first, or elsewhere, the server's cheapest path to it when
  * the move can end there (`get_reach`), else the next step all the same (the server says
  * why not); the path's last square again takes it back. False when no move is to be picked. */
 export function pickSquare(table, x, y) {
@@ -315,7 +315,9 @@ export function pickSquare(table, x, y) {
   const beside = from && Math.max(Math.abs(from[0] - x), Math.abs(from[1] - y)) === 1;
   const known = reach.combatant === mover.combatant ? reach.squares.get(`${x},${y}`) : null;
   if (last && last[0] === x && last[1] === y) path.pop();
-  else if (!beside && known) path = known.path.map(([a, b]) => [a, b]);
+  // (the first square picked, even one beside the mover: a step there may cost more than the
+  // server's way round, a diagonal past difficult terrain)
+  else if (known && (!beside || !last)) path = known.path.map(([a, b]) => [a, b]);
   else path.push([x, y]);
   setPath(mover.combatant, path);
   return true;
@@ -356,6 +358,9 @@ function markReach() {
   for (const el of document.querySelectorAll(".map .sq")) {
     const s = reach.squares.get(`${el.dataset.x},${el.dataset.y}`);
     el.classList.toggle("reach", !!s);
+    // the mover's token may be dragged to a shaded square (on a map that takes picks)
+    el.classList.toggle("movable", !!reach.combatant && !!el.closest(".map.picks")
+      && !!el.querySelector(`.token[data-combatant="${CSS.escape(reach.combatant)}"]`));
     if (s) el.dataset.cost = String(s.cost); else delete el.dataset.cost;
     const mover = reach.combatant && s ? `; ${reach.budget - s.cost} of ${reach.budget} squares left after a move here` : "";
     // its name for a screen reader, in words (the token's initials are hidden from it)
@@ -363,6 +368,82 @@ function markReach() {
     if (!said) { said = h("span", { class: "sr-only" }); el.prepend(said); }
     said.textContent = `${el.title}${mover}`;
   }
+}
+
+// -- dragging the mover's token ------------------------------------------------------------
+
+/** What a drag over square `sq` would do, in words, with the server's path to it shown on the
+ * map (`get_reach`): nothing is worked out here. */
+function dragOver(sq, before) {
+  const hint = document.querySelector(".drag-hint");
+  const s = sq ? reach.squares.get(`${sq.dataset.x},${sq.dataset.y}`) : null;
+  for (const el of document.querySelectorAll(".map .sq.drop")) el.classList.remove("drop");
+  if (sq) sq.classList.add("drop");
+  setPath(reach.combatant, s ? s.path.map(([a, b]) => [a, b]) : before);
+  if (hint) {
+    hint.textContent = !sq ? "" : s ? `To (${sq.dataset.x},${sq.dataset.y}): ${s.cost} of ${reach.budget} squares, ${reach.budget - s.cost} left. Drop to move.`
+      : `(${sq.dataset.x},${sq.dataset.y}): the move cannot end here.`;
+    hint.classList.toggle("no", !!sq && !s);
+  }
+  return s;
+}
+
+/** A drop on square (x, y): the move along the server's path there, sent by the move's own
+ * form (as Enter on the square then Move would); nothing off the shaded squares. */
+function dropOn(x, y) {
+  const s = reach.squares.get(`${x},${y}`);
+  const form = reach.combatant && document.querySelector(`form.act[data-action="move"][data-combatant="${CSS.escape(reach.combatant)}"]`);
+  if (!s || !form) return false;
+  setPath(reach.combatant, s.path.map(([a, b]) => [a, b]));
+  form.requestSubmit();
+  return true;
+}
+
+/** Let the mover's token be dragged with the pointer (mouse, pen or finger) onto a shaded
+ * square of `grid`; `allowed()` says whether a drag may start now. */
+function draggable(grid, allowed) {
+  grid.addEventListener("pointerdown", (ev) => {
+    if ((ev.pointerType === "mouse" && ev.button !== 0) || !reach.combatant || !allowed()) return;
+    const from = ev.target.closest(".sq.movable");
+    if (!from) return;
+    ev.preventDefault(); // (no text selected, no scrolling: the token follows the pointer)
+    const before = picking.combatant === reach.combatant ? [...picking.path] : [];
+    const token = from.querySelector(".token");
+    token.classList.add("dragging");
+    let over = null;
+    const at = (e) => {
+      const el = document.elementFromPoint(e.clientX, e.clientY);
+      return el && el.closest ? el.closest(".map .sq") : null;
+    };
+    const move = (e) => {
+      if (e.pointerId !== ev.pointerId) return;
+      const sq = at(e);
+      if (sq === over) return;
+      over = sq;
+      dragOver(sq && sq !== from ? sq : null, before);
+    };
+    const end = (e) => {
+      if (e.pointerId !== ev.pointerId) return;
+      window.removeEventListener("pointermove", move);
+      window.removeEventListener("pointerup", end);
+      window.removeEventListener("pointercancel", end);
+      token.classList.remove("dragging");
+      const sq = e.type === "pointerup" ? at(e) : null;
+      dragOver(null, before);
+      const hint = document.querySelector(".drag-hint");
+      if (sq && sq !== from) {
+        grid.dataset.dragged = "1"; // the click that follows a drag picks nothing
+        setTimeout(() => { delete grid.dataset.dragged; }, 0);
+        if (!dropOn(Number(sq.dataset.x), Number(sq.dataset.y)) && hint) {
+          hint.textContent = `(${sq.dataset.x},${sq.dataset.y}): the move cannot end here; nothing was sent.`;
+          hint.classList.add("no");
+        }
+      }
+    };
+    window.addEventListener("pointermove", move);
+    window.addEventListener("pointerup", end);
+    window.addEventListener("pointercancel", end);
+  });
 }
 
 // -- which targets an attack can reach (get_aim, ruling R107) ------------------------------------
@@ -462,18 +543,35 @@ function initials(name) {
   return words.length > 1 ? (words[0][0] + words.at(-1)[0]).toUpperCase() : name.slice(0, 2);
 }
 
-/** A label for each token, told apart where initials are the same ("Diamond Dog Brute" and
- * "Diamond Dog Boss": "DB1", "DB2"), numbered in the order of the combatants this viewer
- * sees, so that the numbers say nothing of those it does not see. */
-function tokenLabels(table) {
-  const byInitials = new Map();
-  for (const [id, c] of table.combatants) {
-    const key = initials(c.name);
-    byInitials.set(key, [...(byInitials.get(key) || []), id]);
+/** The id the server gives a combatant named `name` when the stat block gives none (its slug:
+ * `Diamond Dog` -> `diamond-dog`, the next one `diamond-dog-2`). */
+const slug = (name) => (name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "") || "combatant").slice(0, 32);
+
+/** A combatant's token label, from its own name and id alone (docs/clients.md, "Token
+ * labels"): its initials ("Twilight Sparkle" TS, "Spike" Sp) for the server's id of its name
+ * or an id that is the name's first word (`twilight`); with the number of the server's next
+ * ids (`diamond-dog-2` DD2); for an id that is another word of the name, the first letter
+ * and that word's first two (`dash` of "Rainbow Dash" RDa, `boss` of "Diamond Dog Boss"
+ * DBo); else the initials and the id's first letter (`lurker` DDl). The same for every viewer
+ * and across a reveal, it says nothing of any other combatant. */
+export function tokenLabel(c) {
+  const base = initials(c.name);
+  const id = String(c.id || "");
+  const words = c.name.split(/\s+/).filter(Boolean).map(slug);
+  const whole = slug(c.name), first = words[0] || "";
+  if (id === whole || id === first) return base;
+  for (const stem of [whole, first]) {
+    const n = stem && id.startsWith(stem) ? id.slice(stem.length).match(/^-?(\d+)$/) : null;
+    if (n) return `${base}${n[1]}`;
   }
-  const labels = new Map();
-  for (const [key, ids] of byInitials) ids.forEach((id, i) => labels.set(id, ids.length > 1 ? `${key}${i + 1}` : key));
-  return labels;
+  const word = words.slice(1).find((w) => w === id);
+  if (word) return `${base[0].toUpperCase()}${word[0].toUpperCase()}${word.slice(1, 2)}`;
+  return `${base}${id.replace(/[^A-Za-z0-9]/g, "").slice(0, 1).toLowerCase()}`;
+}
+
+/** The label of each token this viewer sees (`tokenLabel`). */
+function tokenLabels(table) {
+  return new Map([...table.combatants].map(([id, c]) => [id, tokenLabel({ ...c, id })]));
 }
 
 /** Whether a combatant is out of the fight as the snapshot says: not conscious, or in a
@@ -495,7 +593,8 @@ export function renderTokenLegend(box, table) {
     const out = outOfFight(table, c);
     const how = out ? "out of the fight" : bandText(c.vitals && c.vitals.band, table.ruleset);
     rows.push(h("li", { class: out ? "down" : "", dataset: { combatant: id } },
-      h("span", { class: `token ${c.side || ""}` }, labels.get(id)), h("span", { class: "name" }, c.name),
+      h("span", { class: `token ${c.side || ""}${c.hidden ? " hidden" : ""}` }, labels.get(id)), h("span", { class: "name" }, c.name),
+      c.hidden ? h("span", { class: "how" }, "hidden from the table") : "",
       how ? h("span", { class: "how" }, how) : ""));
   }
   box.replaceChildren(...rows);
@@ -506,7 +605,7 @@ export function renderTokenLegend(box, table) {
  * darkness, pits, improved cover, and a token per placed combatant. `onClick(x, y)` gets
  * the clicked square.
  */
-export function renderMap(box, table, onClick) {
+export function renderMap(box, table, onClick, { canDrag = () => true } = {}) {
   const m = table.map;
   if (!m) { box.replaceChildren(); return false; }
   const w = m.width, hgt = m.height;
@@ -538,8 +637,9 @@ export function renderMap(box, table, onClick) {
     const cell = at(x, y), c = table.combatants.get(id);
     if (cell && c) cell.title += ` ${c.name} (${labels.get(id)})${c.hidden ? ", hidden from the table" : ""}`; // (its token's text too)
   }
-  const grid = h("div", { class: "map", role: "group", "aria-label": "Battle map: the arrow keys go from square to square, Enter picks one", style: `--sq: calc(clamp(1.3rem, calc((100vw - 4.5rem) / ${w}), 1.9rem) * ${mapZoom.scale}); grid-template-columns: repeat(${w}, var(--sq))` }, ...cells);
+  const grid = h("div", { class: `map${onClick ? " picks" : ""}`, role: "group", "aria-label": "Battle map: the arrow keys go from square to square, Enter picks one", style: `--sq: calc(clamp(1.3rem, calc((100vw - 4.5rem) / ${w}), 1.9rem) * ${mapZoom.scale}); grid-template-columns: repeat(${w}, var(--sq))` }, ...cells);
   if (onClick) grid.addEventListener("click", (ev) => {
+    if (grid.dataset.dragged) return; // (the end of a drag)
     const sq = ev.target.closest(".sq");
     if (sq) onClick(Number(sq.dataset.x), Number(sq.dataset.y));
   });
@@ -566,8 +666,10 @@ export function renderMap(box, table, onClick) {
   // zoom: larger squares for a fingertip (the map then scrolls in its panel: pan with a finger)
   const zoom = (by) => h("button", { type: "button", class: `zoom ${by > 0 ? "in" : "out"}`, "aria-label": by > 0 ? "zoom in" : "zoom out",
     disabled: (by > 0 ? mapZoom.scale >= 3 : mapZoom.scale <= 1) || null,
-    onclick: () => { mapZoom.scale = Math.min(3, Math.max(1, mapZoom.scale + by)); renderMap(box, table, onClick); } }, by > 0 ? "+" : "−");
-  if (onClick) box.replaceChildren(h("div", { class: "zoombar" }, zoom(-0.5), zoom(0.5)), grid);
+    onclick: () => { mapZoom.scale = Math.min(3, Math.max(1, mapZoom.scale + by)); renderMap(box, table, onClick, { canDrag }); } }, by > 0 ? "+" : "−");
+  if (onClick) draggable(grid, canDrag);
+  const hint = box.querySelector(".drag-hint") || h("p", { class: "drag-hint", role: "status" });
+  if (onClick) box.replaceChildren(h("div", { class: "zoombar" }, zoom(-0.5), zoom(0.5), hint), grid);
   else box.replaceChildren(grid); // (the overlay: no controls)
   if (refocus) (at(...focused) || cells[0]).focus();
   markReach();

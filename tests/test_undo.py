@@ -2,9 +2,11 @@
 appended ``commands_undone``; the encounter is as it was where it goes back to for every
 viewer (the state its patches built, or the snapshot it is sent, equal to a fresh snapshot of
 its credential), the events taken back stay in the log and are marked in the history, a
-resume across the undo is exact, an undone hidden deed tells the table nothing, and what is
-done again rolls new dice. In-process (``encounter.harness``): the fold of a log with undos
-equals the state the decider kept, on random play of both rulesets."""
+resume across the undo is exact (with the view and without it), an undone hidden deed or act
+tells the table nothing (nor an undo back to before a hidden turn, but its count), and what is
+done again rolls new dice (physical ones by a new request). In-process (``encounter.harness``):
+the fold of a log with undos equals the state the decider kept, on random play of both
+rulesets."""
 
 from __future__ import annotations
 
@@ -27,6 +29,7 @@ from tests.helpers import (
     open_client,
     play_turns,
     until_turn_of,
+    wait_current,
 )
 from tests.redis_procs import RedisProcess
 from tests.test_faults import start_server
@@ -51,8 +54,50 @@ async def scene(server: Server, clients: list[Client], **options: Any) -> Any:
     folding = await viewer(url, table.tokens["dash"], clients, features=FOLDS)
     plain = await viewer(url, table.spectator_token, clients, features=FEATURES)
     await gm.command("start_encounter")
+    if options.get("players_roll"):
+        await server_rolls(gm)
     await until_turn_of(gm, "twilight")
     return table, gm, player, [player, watcher, folding, plain]
+
+
+async def server_rolls(gm: Client) -> None:
+    """The GM answers every roll asked for by a server roll until the first turn starts (the
+    players' initiative, with ``players_roll``)."""
+    answered: set[str] = set()
+
+    def unanswered() -> list[dict[str, Any]]:
+        return [m["event"] for m in gm.events() if m["event"]["kind"] == "roll_requested"
+                and m["event"]["request"] not in answered]
+
+    while not any(m["event"]["kind"] == "turn_started" for m in gm.events()):
+        await gm.wait_for(lambda m: m["type"] == "event" and (
+            m["event"]["kind"] == "turn_started" or bool(unanswered())))
+        for asked in unanswered():
+            answered.add(asked["request"])
+            await gm.command("server_roll", request=asked["request"])
+
+
+async def attack_by_hand(player: Client, *faces: list[int]) -> list[dict[str, Any]]:
+    """Twilight attacks the dog with physical dice, her player answering each roll the attack
+    asks for with the next of ``faces``; the ``roll_requested`` events, in order."""
+    mark = len(player.messages)
+    await player.command("act", combatant="twilight", action="attack",
+                         args={"target": "dog"}, expect_turn=player.turn_id)
+    asked: list[dict[str, Any]] = []
+    for shown in faces:
+        known = {a["request"] for a in asked}
+        message = await player.wait_for(
+            lambda m, known=known: m["type"] == "event" and m["event"]["kind"]
+            == "roll_requested" and m["event"]["request"] not in known, start=mark)
+        asked.append(message["event"])
+        await player.command("submit_roll", request=message["event"]["request"], faces=shown)
+    return asked
+
+
+def dog_fatigue(client: Client) -> Any:
+    assert client.state is not None
+    dog = next(c for c in client.state["combatants"] if c["id"] == "dog")
+    return dog["vitals"]["fatigue"]
 
 
 async def settled(server: Server, everyone: list[Client]) -> None:
@@ -66,54 +111,94 @@ async def settled(server: Server, everyone: list[Client]) -> None:
 
 async def test_undoing_an_attack_restores_fatigue_budget_and_turn_for_every_viewer(
         server: Server, clients: list[Client]) -> None:
-    _table, gm, player, everyone = await scene(server, clients)
+    """Twilight's player hits the dog with physical dice (15 against its Reflex 10, then 4
+    damage), and the GM takes the attack back: the dog's fatigue points (the GM's to see),
+    her action and the turn are as they were, for every viewer."""
+    table, gm, player, everyone = await scene(server, clients, players_roll=True)
+    screen = await viewer(ws_url(server), table.gm_token, clients)  # the GM's, with the view
+    viewing = [*everyone[:2], screen]
+    everyone = [*everyone, screen]
     await settled(server, everyone)
-    before = {id(c): copy.deepcopy(c.state) for c in everyone[:2]}
-    before.update({id(c): expected(server, c) for c in everyone[2:]})
+    before = {id(c): copy.deepcopy(c.state) for c in viewing}
+    before.update({id(c): expected(server, c) for c in everyone if c not in viewing})
+    fatigue = dog_fatigue(screen)
+    assert fatigue is not None and dog_fatigue(player) is None  # the points: the GM's (R105)
     dog = copy.deepcopy(next(c for c in player.state["combatants"] if c["id"] == "dog"))
     budget, turn = dict(player.state["turn"]["budget"]), player.turn_id
-    rolled = len(rolls(gm))
-    await player.command("act", combatant="twilight", action="attack",
-                         args={"target": "dog"}, expect_turn=turn)
+    start = gm.last_seq
+    asked = await attack_by_hand(player, [15], [4])
+    assert [a["purpose"] for a in asked] == ["attack", "damage"]
+    await gm.wait_for(lambda m: m["type"] == "event" and m["event"]["kind"] == "damage_dealt")
     await settled(server, everyone)
+    hit = [m["event"] for m in gm.events() if m["event"]["kind"] == "attack_resolved"]
+    assert [(h["natural"], h["outcome"]) for h in hit] == [(15, "hit")]
+    assert dog_fatigue(screen) < fatigue and dog_fatigue(player) is None
     assert player.state["turn"]["budget"] != budget
-    taken = rolls(gm)[rolled:]
-    assert taken
-    # the GM takes the attack back
+    for c in viewing:
+        assert c.state != before[id(c)] and c.state == expected(server, c)
+    # the GM takes the attack back: three commands (the act and the two rolls)
     marks = {id(c): len(c.messages) for c in everyone}
-    ack = await gm.command("undo", reason="the wrong target")
-    assert ack["result"]["taken_back"] >= 2
+    ack = await gm.command("undo", back_to=start, reason="the wrong target")
+    assert ack["result"]["back_to"] == start and ack["result"]["taken_back"] >= 6
     undone = await gm.wait_for(lambda m: m["type"] == "event"
                                and m["event"]["kind"] == "commands_undone")
     assert undone["event"]["back_to"] == ack["result"]["back_to"]
     assert len(undone["event"]["taken_back"]) == ack["result"]["taken_back"]
     await settled(server, everyone)
-    for c in everyone:  # as it was before the attack, for every kind of viewer
+    for c in everyone:  # as it was before the attack, for every kind of viewer, the GM's too
         assert c.state == before[id(c)] == expected(server, c), c.welcome
         after = c.messages[marks[id(c)]:]
         kinds = [m["event"]["kind"] if m["type"] == "event" else m["type"] for m in after]
         # the undo, then the state whole (for a client that folds; the others too)
         assert kinds.index("commands_undone") < kinds.index("snapshot"), kinds
         assert next(m for m in after if m["type"] == "snapshot")["reason"] == "rewound"
+    assert dog_fatigue(screen) == fatigue
     assert player.state["turn"]["budget"] == budget
     assert next(c for c in player.state["combatants"] if c["id"] == "dog") == dog
     assert player.state["current"] == "twilight"
     mine = next(m for m in player.events() if m["event"]["kind"] == "commands_undone")
     assert mine["event"]["back_to"] is None and mine["event"]["taken_back"] == []
-    assert mine["event"]["seen"] >= 2 and mine["event"]["reason"] == "the wrong target"
+    assert mine["event"]["seen"] >= 4 and mine["event"]["reason"] == "the wrong target"
     # a command meant for the turn as it was before the undo is stale: the turn id moved on
     await player.wait_until(lambda: player.turn_id != turn)
     with pytest.raises(CommandError) as stale:
         await player.command("act", combatant="twilight", action="end_turn", expect_turn=turn)
     assert stale.value.code == "stale"
-    # the attack again rolls new dice: no place of the dice taken back is drawn again
-    rolled = len(rolls(gm))
+
+
+async def test_a_resume_across_an_undo_replays_what_was_taken_back_marked(
+        server: Server, clients: list[Client]) -> None:
+    """A connection that left before the attack resumes after its undo, with the view and
+    without it: the attack's events come marked ``taken_back: true``, then the undo, then the
+    ``rewound`` snapshot; the state it ends with is a fresh snapshot's."""
+    table, gm, player, everyone = await scene(server, clients)
+    await settled(server, everyone)
+    since, digest = player.last_seq, player.last_digest
+    mark = len(player.messages)
     await player.command("act", combatant="twilight", action="attack",
                          args={"target": "dog"}, expect_turn=player.turn_id)
-    await settled(server, everyone)
-    again = rolls(gm)[rolled:]
-    assert again and all(r["place"] for r in [*taken, *again])
-    assert not {r["place"] for r in taken} & {r["place"] for r in again}
+    await caught_up(player)
+    await gm.command("undo")
+    await player.wait_for(lambda m: m["type"] == "snapshot" and m["reason"] == "rewound",
+                          start=mark)
+    live = [m for m in player.messages[mark:] if m["type"] == "event"]
+    assert [m["event"]["kind"] for m in live][-1] == "commands_undone"
+    url = ws_url(server)
+    for features in (VIEW, list(FEATURES)):
+        back = await open_client(url, clients)
+        await back.hello(table.tokens["twilight"], since=since, digest=digest,
+                         features=features)
+        await back.wait_for(lambda m: m["type"] == "snapshot" and m["reason"] == "rewound")
+        await caught_up(back)
+        replayed = back.events()
+        assert [(m["seq"], m["event"]) for m in replayed] \
+            == [(m["seq"], m["event"]) for m in live], features
+        assert [bool(m.get("taken_back")) for m in replayed] \
+            == [True] * (len(live) - 1) + [False], features
+        kinds = [m["event"]["kind"] if m["type"] == "event" else m["type"]
+                 for m in back.messages]
+        assert kinds.index("commands_undone") < kinds.index("snapshot"), kinds
+        assert back.state == expected(server, back), features
 
 
 async def test_the_history_keeps_what_was_taken_back_marked_and_a_resume_is_exact(
@@ -171,6 +256,133 @@ async def test_an_undone_hidden_deed_tells_the_table_nothing(
                     in ("commands_undone", "combatant_added")]
         assert "shade" not in str(told).lower()
     assert [m["event"]["kind"] for m in gm.events()[-5:]].count("commands_undone") == 1
+
+
+async def test_an_undone_hidden_act_tells_the_table_nothing(
+        server: Server, clients: list[Client]) -> None:
+    """The hidden Lurking Dog acts twice out of turn (free actions, the GM's to see), and the
+    GM takes both back at once (``back_to`` two commands back): the players and spectators
+    get no ``commands_undone``, no snapshot and no change; the GM's view is as it was."""
+    table, gm, _player, everyone = await scene(server, clients)
+    screen = await viewer(ws_url(server), table.gm_token, clients)
+    await settled(server, [*everyone, screen])
+    marks = {id(c): len(c.messages) for c in everyone}
+    states = {id(c): copy.deepcopy(c.state) for c in everyone}
+    before, start = copy.deepcopy(screen.state), gm.last_seq
+    for note in ("creeps closer", "bares its teeth"):
+        await gm.command("act", combatant="lurker", action="free", args={"note": note})
+    await settled(server, [*everyone, screen])
+    acted = [m["event"] for m in gm.events() if m["event"]["kind"] == "action_taken"]
+    assert [(a["combatant"], a["hidden"]) for a in acted[-2:]] == [("lurker", True)] * 2
+    ack = await gm.command("undo", back_to=start, reason="too soon")
+    assert ack["result"] == {"back_to": start, "taken_back": 2}
+    undone = await gm.wait_for(lambda m: m["type"] == "event"
+                               and m["event"]["kind"] == "commands_undone")
+    assert undone["event"]["seen"] == 0 and len(undone["event"]["taken_back"]) == 2
+    await settled(server, [*everyone, screen])
+    assert screen.state == before == expected(server, screen)
+    # then something they see (not the end of the turn: a hidden turn may come next)
+    await gm.command("adjust_combatant", combatant="dash", prone=True, reason="slips")
+    for c in everyone:
+        ruling = await c.wait_for(lambda m: m["type"] == "event"
+                                  and m["event"]["kind"] == "gm_ruling", start=marks[id(c)])
+        told = c.messages[marks[id(c)]:c.messages.index(ruling)]
+        assert [m["type"] for m in told if m["type"] not in ("pong", "ack")] == [], told
+        assert "lurk" not in str(c.messages[marks[id(c)]:]).lower()
+        assert "creeps" not in str(c.messages[marks[id(c)]:]).lower()
+        if "view" in (c.welcome or {}).get("features", []):
+            assert c.state != states[id(c)]  # the ruling, and nothing else:
+            assert c.state == expected(server, c)
+
+
+async def test_undo_back_several_commands_to_before_a_hidden_turn(
+        server: Server, clients: list[Client]) -> None:
+    """Turns pass until the hidden Lurking Dog's turn, which the GM plays (it falls prone) and
+    ends; the GM goes back several commands, to before the turn that led into the hidden one
+    (back into the hidden turn is refused). The table's ``seen`` counts the events it was
+    shown of what was taken back, and nothing of the hidden turn reaches it."""
+    table, gm, _player, everyone = await scene(server, clients)
+    screen = await viewer(ws_url(server), table.gm_token, clients)
+    watching = [*everyone, screen]
+    await settled(server, watching)
+    marks: dict[int, int] = {}
+    states: dict[int, Any] = {}
+    start = gm.last_seq
+    for _ in range(12):
+        if await wait_current(gm) == "lurker":
+            break
+        start = gm.last_seq
+        marks = {id(c): len(c.messages) for c in watching}
+        states = {id(c): copy.deepcopy(c.state) for c in watching}
+        await play_turns(gm, {}, 1)
+        await settled(server, watching)
+    assert await wait_current(gm) == "lurker"
+    inside = gm.last_seq  # the hidden turn has started: the table has not been told
+    await gm.command("act", combatant="lurker", action="fall_prone")
+    with pytest.raises(CommandError) as refused:
+        await gm.command("undo")
+    assert refused.value.code == "illegal_action"
+    await play_turns(gm, {}, 1)
+    await settled(server, watching)
+    with pytest.raises(CommandError) as refused:  # back into the hidden turn
+        await gm.command("undo", back_to=inside)
+    assert refused.value.code == "illegal_action"
+    shown = {id(c): [m for m in c.messages[marks[id(c)]:] if m["type"] == "event"]
+             for c in everyone}
+    ack = await gm.command("undo", back_to=start)
+    assert ack["result"]["back_to"] == start and ack["result"]["taken_back"] >= 6
+    await settled(server, watching)
+    for c in watching:
+        assert c.state == expected(server, c), c.welcome
+        if "view" in (c.welcome or {}).get("features", []):
+            assert c.state == states[id(c)], c.welcome
+    for c in everyone:
+        after = c.messages[marks[id(c)]:]
+        undone = [m["event"] for m in after if m["type"] == "event"
+                  and m["event"]["kind"] == "commands_undone"]
+        assert len(undone) == 1 and undone[0]["back_to"] is None
+        assert undone[0]["seen"] == len(shown[id(c)]) > 0, shown[id(c)]
+        assert "lurk" not in str(after).lower(), c.welcome
+        assert [m["reason"] for m in after if m["type"] == "snapshot"] == ["rewound"]
+
+
+async def test_an_undone_attack_by_physical_dice_asks_for_new_dice_when_done_again(
+        server: Server, clients: list[Client]) -> None:
+    """The attack's physical dice were rolled and it is taken back: done again, it asks for
+    new dice by a new request; the old request is answered no more, and no face shown before
+    is used."""
+    _table, gm, player, everyone = await scene(server, clients, players_roll=True)
+    await settled(server, everyone)
+    start = gm.last_seq
+    first = await attack_by_hand(player, [15], [4])
+    await gm.wait_for(lambda m: m["type"] == "event" and m["event"]["kind"] == "damage_dealt")
+    await gm.command("undo", back_to=start)
+    await settled(server, everyone)
+    assert player.state["pending_rolls"] == []
+    old = {a["request"] for a in first}
+    mark, gm_mark = len(player.messages), len(gm.messages)
+    await player.command("act", combatant="twilight", action="attack",
+                         args={"target": "dog"}, expect_turn=player.turn_id)
+    asked = await player.wait_for(lambda m: m["type"] == "event"
+                                  and m["event"]["kind"] == "roll_requested", start=mark)
+    request = asked["event"]["request"]
+    assert request not in old and asked["event"]["purpose"] == "attack"
+    await settled(server, everyone)
+    assert [p["request"] for p in player.state["pending_rolls"]] == [request]
+    # nothing is rolled until the player answers: not the faces of before
+    assert not [m for m in gm.messages[gm_mark:] if m["type"] == "event"
+                and m["event"]["kind"] in ("dice_rolled", "attack_resolved")]
+    for taken in old:
+        with pytest.raises(CommandError) as refused:
+            await player.command("submit_roll", request=taken, faces=[15])
+        assert refused.value.code in ("not_found", "illegal_action", "invalid_payload")
+    await player.command("submit_roll", request=request, faces=[3])
+    resolved = await gm.wait_for(lambda m: m["type"] == "event"
+                                 and m["event"]["kind"] == "attack_resolved", start=gm_mark)
+    assert (resolved["event"]["natural"], resolved["event"]["outcome"]) == (3, "miss")
+    again = [r for r in (m["event"]["roll"] for m in gm.messages[gm_mark:]
+                         if m["type"] == "event" and m["event"]["kind"] == "dice_rolled")]
+    assert [(r["manual"], [d["face"] for d in r["dice"]]) for r in again] == [(True, [3])]
 
 
 async def test_a_player_asks_to_undo_its_last_action_and_the_gm_grants_or_refuses(

@@ -9,8 +9,10 @@ import collections
 import copy
 import hashlib
 import sys
+from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 
 from clients.client import Client, CommandError
@@ -197,3 +199,42 @@ async def test_the_check_script_reads_the_history_with_a_token(
     await table.gm.command("end_encounter")
     code, out = await script(table.tokens["twilight"])
     assert code == 0 and "every server roll is the one the committed secret gives" in out, out
+
+
+async def test_the_check_script_reads_a_saved_log_and_exits_1_when_it_is_tampered_with(
+        server: Server, clients: list[Client], tmp_path: Path) -> None:
+    """``--log events.json``: the event messages a client kept, in order (here the player's
+    history pages); exit 2 before the end, 0 as they came, 1 once a die is changed."""
+    url = ws_url(server)
+    table = await create_table(url, clients)
+    player = await open_client(url, clients)
+    await player.hello(table.tokens["twilight"], features=["batch", "cursor"])
+    await table.gm.command("start_encounter")
+    await play_turns(table.gm, {}, 4)
+
+    async def script(log: list[dict[str, Any]]) -> tuple[int, str]:
+        path = tmp_path / "events.json"
+        path.write_bytes(orjson.dumps(log))
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "clients.dice_check", "--log", str(path),
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+        out, _ = await asyncio.wait_for(proc.communicate(), 60)
+        return proc.returncode or 0, out.decode()
+
+    await caught_up(player)
+    code, out = await script(await _history(player))
+    assert code == 2 and "not revealed" in out, out
+    await table.gm.command("end_encounter")
+    await player.wait_for(lambda m: m["type"] == "event"
+                          and m["event"]["kind"] == "dice_revealed")
+    kept = await _history(player)
+    assert sum(1 for m in kept if m["event"]["kind"] == "dice_rolled") > 0
+    code, out = await script(kept)
+    assert code == 0 and "server rolls verified: 0" not in out, out
+    assert "every server roll is the one the committed secret gives" in out, out
+    changed = copy.deepcopy(kept)
+    roll = next(m for m in changed if m["event"]["kind"] == "dice_rolled"
+                and m["event"]["roll"]["place"])["event"]["roll"]
+    roll["dice"][0]["face"] = roll["dice"][0]["face"] % roll["dice"][0]["sides"] + 1
+    code, out = await script(changed)
+    assert code == 1 and "PROBLEM:" in out and "do NOT check out" in out, out

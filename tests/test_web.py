@@ -1507,3 +1507,37 @@ async def test_the_gm_consoles_main_loop_is_on_one_laptop_screen_once_the_scene_
     assert await gm.locator('.tools-panel > div form.tool[data-command="adjudicate"]').is_visible()
     await gm.click(".tools-panel details.social-tools summary")
     await social.wait_for()
+
+
+async def test_the_gm_console_offers_a_replay_link_and_a_table_link_keeps_the_replay(
+        server: Server, pages: Pages, clients: list[Client]) -> None:
+    """Beside the spectators' overlay link, the GM console offers a replay link (the overlay
+    playing the encounter back, 4 times as fast); a spectator link to the table page with
+    ``replay`` and ``from_round`` opens the overlay as that replay, not the live one."""
+    url = ws_url(server)
+    table = await create_table(url, clients, dice_seed=3)
+    base = f"http://127.0.0.1:{server.settings.port}"
+    await table.gm.command("start_encounter")
+    await play_turns(table.gm, {}, 6)  # into round 2
+    gm = await pages.open(f"{base}/table/#token={table.gm_token}")
+    await live(gm)
+    replay = gm.locator(".links-panel ul.links li input.replay")
+    await replay.wait_for()
+    link = await replay.input_value()
+    assert link == f"{base}/watch?spectate={table.spectator_token}&replay=4"
+    assert await gm.locator(".links-panel ul.links li input.replay").count() == 1
+    watch = await pages.open(link)
+    await watch.wait_for_function("document.getElementById('status').dataset.state "
+                                  "=== 'replayed'", timeout=20_000)
+    lines = await watch.evaluate("window.stablemaster.table.log.map(l => l.text)")
+    assert "Round 1 begins." in lines and "Round 2 begins." in lines
+    # by the table page: the overlay, the replay and its round kept
+    page = await pages.open(f"{base}/table/?spectate={table.spectator_token}"
+                            "&replay=1000&from_round=2")
+    await page.wait_for_url("**/watch?**")
+    assert page.url == (f"{base}/watch?spectate={table.spectator_token}"
+                        "&replay=1000&from_round=2")
+    await page.wait_for_function("document.getElementById('status').dataset.state "
+                                 "=== 'replayed'")
+    lines = await page.evaluate("window.stablemaster.table.log.map(l => l.text)")
+    assert "Round 2 begins." in lines and "Round 1 begins." not in lines

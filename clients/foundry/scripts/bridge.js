@@ -1,12 +1,14 @@
 // The bridge: the primary GM's connections to the server (the integration credential's, and a
 // spectator's: what the table may see), the Foundry combat kept as the server says, the
 // tracker's controls sent as commands, the summaries to the chat, the GM's roll requests
-// answered with Foundry's dice. It touches Foundry only through a `Table`
-// (glue.js makes one of Foundry's documents; the tests one of plain objects).
+// answered with Foundry's dice, the server's verifiable dice told in the chat. As a replay it
+// only watches: the table's connection plays the encounter back, and the combat and the chat
+// follow it. It touches Foundry only through a `Table` (glue.js makes one of Foundry's
+// documents; the tests one of plain objects).
 import { Client, CommandError } from "./vendor/stablemaster-client/index.js";
 import { combatOperations, desiredCombat, MODULE_ID, nothingToDo } from "./mirror.js";
 import { commandFor } from "./intents.js";
-import { addressedToGM, chatMessageFor, facesFromRoll, rollFormula, takenBack } from "./chat.js";
+import { addressedToGM, chatMessageFor, diceCheckCommand, diceMessages, facesFromRoll, rollFormula, takenBack } from "./chat.js";
 import { statBlockFromToken } from "./actors.js";
 import { timerFlags } from "./timer.js";
 
@@ -48,6 +50,10 @@ import { timerFlags } from "./timer.js";
  *   the Foundry documents and the chat (issued with the integration credential when null)
  * @property {((token: string) => void | Promise<void>) | null} [keepPublicToken]  where a new one is kept
  * @property {boolean} [chat]  send the summaries to the chat (true)
+ * @property {{speed?: number, from_round?: number, max_pause?: number} | null} [replay]  play
+ *   the encounter back instead (`hello.replay` on the table's connection: from the start of
+ *   round `from_round`, at `speed` times its pace): the combat and the chat follow the
+ *   replay; no command is sent and no roll answered
  */
 
 export class Bridge {
@@ -58,6 +64,11 @@ export class Bridge {
     this.wantChat = options.chat ?? true;
     this.publicToken = options.publicToken ?? null;
     this.keepPublicToken = options.keepPublicToken ?? null;
+    this.replay = options.replay ?? null;
+    /** Whether the replay has ended (`replay_ended`). */
+    this.replayed = false;
+    /** What the chat was told of the server's dice. @type {import("./chat.js").DiceSaid} */
+    this.diceSaid = { commitment: null, secret: null };
     this.client = new Client({ url: options.url, token: options.token, WebSocket: options.WebSocket, client: "stablemaster-bridge/0.1.0" });
     /** The table's view (a spectator's connection): what Foundry's documents may show. @type {Client | null} */
     this.view = null;
@@ -89,8 +100,10 @@ export class Bridge {
       if (!(e instanceof CommandError) || e.code !== "unauthenticated") throw e;
       await this._openView(true);
     }
-    this._off.push(this.client.on("state", () => { this.sync(); this._rolls(); }));
-    this._off.push(this.client.on("legal", () => { this.sync(); this._rolls(); }));
+    if (!this.replay) {
+      this._off.push(this.client.on("state", () => { this.sync(); this._rolls(); }));
+      this._off.push(this.client.on("legal", () => { this.sync(); this._rolls(); }));
+    }
     this.sync();
     this._rolls();
     return welcome;
@@ -103,7 +116,7 @@ export class Bridge {
       this.publicToken = /** @type {{token: string}} */ (ack.result).token;
       await this.keepPublicToken?.(this.publicToken);
     }
-    const view = new Client({ url: this.client.url, spectate: /** @type {string} */ (this.publicToken), WebSocket: this.WebSocket, client: "stablemaster-bridge/0.1.0 table" });
+    const view = new Client({ url: this.client.url, spectate: /** @type {string} */ (this.publicToken), WebSocket: this.WebSocket, client: "stablemaster-bridge/0.1.0 table", replay: this.replay ?? undefined });
     this.view = view;
     const tick = (/** @type {{ts?: unknown}} */ m) => {
       if (typeof m.ts === "number") this.clock = Math.max(this.clock ?? -Infinity, m.ts - Date.now());
@@ -111,7 +124,10 @@ export class Bridge {
     this._off.push(view.on("snapshot", tick));
     this._off.push(view.on("event", (m) => {
       tick(m);
-      const data = this.wantChat ? chatMessageFor(m) : null;
+      // (the dice's own lines come from the state, below: the commitment, and the secret
+      // with how to check it)
+      const dice = m.event.kind === "dice_committed" || m.event.kind === "dice_revealed";
+      const data = this.wantChat && !dice ? chatMessageFor(m) : null;
       if (data) this.table.chat(data).catch((e) => this._tell("error", `chat: ${e.message}`));
       // the GM took commands back (R108): their lines in the chat struck, as the server's
       // history marks them
@@ -121,7 +137,11 @@ export class Bridge {
           .catch((e) => this._tell("error", `chat: ${e.message}`));
       }
     }));
-    this._off.push(view.on("state", () => this.sync()));
+    this._off.push(view.on("state", () => { this.sync(); this._dice(); }));
+    this._off.push(view.on("replay_ended", () => {
+      this.replayed = true;
+      this.table.notify("info", "Stablemaster: the replay is over");
+    }));
     try {
       await view.connect();
     } catch (e) {
@@ -129,6 +149,15 @@ export class Bridge {
       throw e;
     }
     return view;
+  }
+
+  /** The server's verifiable dice in the chat (R101), as the table's state says them. */
+  _dice() {
+    if (!this.wantChat || !this.view?.state) return;
+    const check = diceCheckCommand(this.client.url, /** @type {string} */ (this.publicToken));
+    for (const data of diceMessages(/** @type {any} */ (this.view.state).dice, this.diceSaid, check)) {
+      this.table.chat(data).catch((e) => this._tell("error", `chat: ${e.message}`));
+    }
   }
 
   /** Stop for good: both connections closed. */
@@ -168,13 +197,14 @@ export class Bridge {
     const state = this.view?.state;
     const gm = this.client.state;
     if (!state || !gm) return;
-    const desired = desiredCombat(/** @type {any} */ (state), /** @type {any} */ (gm));
+    // (a replay shows what the table was shown then: the GM's state is of now)
+    const desired = desiredCombat(/** @type {any} */ (state), /** @type {any} */ (this.replay ? state : gm));
     let combat = this.table.combat();
     if (desired.ended) {
       if (combat) await this.table.deleteCombat();
       return;
     }
-    const shown = { encounter: state.id, turnId: this.client.turnId, current: desired.current, timer: this._timerFlags(/** @type {any} */ (state).timer) };
+    const shown = { encounter: state.id, turnId: this.replay ? null : this.client.turnId, current: desired.current, timer: this._timerFlags(/** @type {any} */ (state).timer) };
     if (!combat) combat = await this.table.createCombat(shown);
     const ops = combatOperations(combat, desired, this.table.tokens(), (id) => this.table.statusesOf(id));
     const flags = combat.flags?.[MODULE_ID] || {};
@@ -208,7 +238,9 @@ export class Bridge {
     const combat = this.table.combat();
     const flags = combat?.flags?.[MODULE_ID] || {};
     const command = commandFor(intent, { turnId: flags.turnId ?? null, current: flags.current ?? null }, this.client.state);
-    if ("refuse" in command) {
+    if (this.replay) {
+      this._tell("warn", "a replay only watches: the tracker's controls send nothing");
+    } else if ("refuse" in command) {
       this._tell("warn", command.refuse);
     } else {
       try {
@@ -243,7 +275,7 @@ export class Bridge {
 
   /** Answer the GM's roll requests with Foundry's dice. */
   _rolls() {
-    if (!this.answerRolls) return;
+    if (!this.answerRolls || this.replay) return;
     for (const request of this.client.rollRequests) {
       if (this._answering.has(request.request) || !request.dice || !addressedToGM(request, /** @type {any} */ (this.client.state))) continue;
       this._answering.add(request.request);

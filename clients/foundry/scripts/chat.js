@@ -95,3 +95,41 @@ export function facesFromRoll(roll, dice) {
   if (faces.some((f, i) => !Number.isInteger(f) || f < 1 || f > dice[i])) throw new Error(`faces ${faces.join(", ")} out of range`);
   return faces;
 }
+
+/**
+ * @typedef {{commitment: string | null, secret: string | null}} DiceSaid  what the chat was
+ *   told of the server's dice (ruling R101)
+ */
+
+/**
+ * The chat messages that tell the table of the server's verifiable dice (ruling R101), from the
+ * state's `dice` (so a bridge that joins after the commitment tells it all the same): the
+ * commitment, once; once the encounter has ended the secret the server revealed and the
+ * command that checks every roll against it. None for dice that are not verifiable (a
+ * `dice_seed`: no commitment). `said` is what was told already, and is brought up to date.
+ * @param {{commitment?: string | null, secret?: string | null} | null | undefined} dice
+ * @param {DiceSaid} said
+ * @param {string} check  the check command (`python -m clients.dice_check <url> <token>`)
+ * @returns {Array<{content: string, speaker: {alias: string}, flags: Record<string, any>}>}
+ */
+export function diceMessages(dice, said, check) {
+  const out = [];
+  const line = (/** @type {string} */ kind, /** @type {string} */ html) => ({
+    content: `<p class="stablemaster-dice">${html}</p>`, speaker: { alias: "Stablemaster" },
+    flags: { "stablemaster-bridge": { cursor: null, kind } },
+  });
+  if (dice?.commitment && said.commitment !== dice.commitment) {
+    said.commitment = dice.commitment;
+    out.push(line("dice_committed", `The server's dice are verifiable: it commits to its secret, SHA-256 <code>${escapeHtml(dice.commitment)}</code> (the secret comes when the encounter ends).`));
+  }
+  if (dice?.secret && said.secret !== dice.secret) {
+    said.secret = dice.secret;
+    out.push(line("dice_revealed", `The server reveals the secret of its dice: <code>${escapeHtml(dice.secret)}</code>. Check every roll against the commitment: <code>${escapeHtml(check)}</code>`));
+  }
+  return out;
+}
+
+/** The command that checks the rolls a credential was shown (`clients/dice_check.py`). */
+export function diceCheckCommand(/** @type {string} */ url, /** @type {string} */ token) {
+  return `python -m clients.dice_check ${url} ${token}`;
+}

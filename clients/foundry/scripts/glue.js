@@ -13,6 +13,8 @@ const MARK = { [MARKER]: true };
 
 /** @type {Bridge | null} */
 let bridge = null;
+/** A replay the GM asked for (`api.replay`), or null: the live encounter. @type {{speed: number, from_round: number} | null} */
+let replaying = null;
 
 /** The combat that mirrors the encounter (it carries the module's `encounter` flag). */
 function mirrorCombat() {
@@ -128,6 +130,7 @@ async function elect() {
       url, token, table: foundryTable(), publicToken,
       answerRolls: /** @type {boolean} */ (game.settings.get(MODULE_ID, "answerRolls")),
       keepPublicToken: async (t) => { await game.settings.set(MODULE_ID, "publicToken", t); },
+      replay: replaying,
     });
     await bridge.start();
   } catch (e) {
@@ -135,6 +138,29 @@ async function elect() {
     bridge = null;
     ui.notifications?.error(`Stablemaster: ${/** @type {Error} */ (e).message}`);
   }
+}
+
+/**
+ * Play the encounter back in the combat tracker and the chat, from the start of round
+ * `from_round` (0: the whole story) at `speed` times the pace it was played at (a replay of
+ * the table's connection: it only watches); `live()` goes back to the live encounter.
+ * @param {{speed?: number, from_round?: number}} [options]
+ */
+async function replay({ speed = 4, from_round = 0 } = {}) {
+  bridge?.stop();
+  bridge = null;
+  replaying = { speed, from_round };
+  await elect();
+  return bridge;
+}
+
+/** Back to the live encounter, after a replay. */
+async function live() {
+  bridge?.stop();
+  bridge = null;
+  replaying = null;
+  await elect();
+  return bridge;
 }
 
 /** The mapping the GM set, or the default one. */
@@ -194,7 +220,7 @@ Hooks.once("init", () => {
 
 Hooks.once("ready", () => {
   const module = game.modules?.get(MODULE_ID);
-  if (module) Object.assign(module, { api: { addTokens, get bridge() { return bridge; } } });
+  if (module) Object.assign(module, { api: { addTokens, replay, live, get bridge() { return bridge; } } });
   game.socket?.on(SOCKET, (/** @type {{intent: import("./intents.js").Intent, user: string}} */ message) => {
     if (bridge && message?.intent) forward(message.intent, message.user);
   });

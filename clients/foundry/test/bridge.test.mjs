@@ -2,10 +2,13 @@
 // hidden combatant has no Combatant document until it is revealed, the tracker's controls
 // become commands and a refused one leaves Foundry at the server's state with the reason
 // shown, round and turn follow the server through a death, summaries reach the chat, the
-// GM's dice are Foundry's.
+// GM's dice are Foundry's, the server's verifiable dice are told in the chat, and a replay plays
+// the encounter back in the tracker and the chat.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { click, mirrored, newScene, pastHiddenTurns, SEEN } from "../test-support/stand-in.mjs";
+import WebSocket from "ws";
+import { click, mirrored, newScene, pastHiddenTurns, SEEN, serverUrl, StandIn } from "../test-support/stand-in.mjs";
+import { Bridge } from "../scripts/bridge.js";
 import { MODULE_ID } from "../scripts/mirror.js";
 import { countdown } from "../scripts/timer.js";
 
@@ -127,15 +130,17 @@ test("the server's summaries become chat messages, as a spectator reads them", a
   await mirrored(bridge, (v) => v.current !== null);
   const deadline = Date.now() + 10000;
   while (!foundry.chats.some((m) => /Round 1 begins/.test(m.content)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-  assert.ok(foundry.chats.length >= 2, JSON.stringify(foundry.chats));
-  for (const m of foundry.chats) {
+  // (the lines of the dice, which come from the state, are not summaries of events)
+  const summaries = foundry.chats.filter((m) => m.flags[MODULE_ID].cursor !== null);
+  assert.ok(summaries.length >= 2, JSON.stringify(foundry.chats));
+  for (const m of summaries) {
     assert.equal(m.speaker.alias, "Stablemaster");
     assert.match(m.content, /^<p class="stablemaster-summary">[^<]+<\/p>$/);
     assert.ok(m.flags[MODULE_ID].kind);
   }
   assert.ok(foundry.chats.some((m) => /Round 1 begins/.test(m.content)));
   assert.ok(!foundry.chats.some((m) => m.content.includes("Lurking Dog")));
-  const cursors = foundry.chats.map((m) => m.flags[MODULE_ID].cursor);
+  const cursors = summaries.map((m) => m.flags[MODULE_ID].cursor);
   assert.equal(new Set(cursors).size, cursors.length, "a summary came twice");
 });
 
@@ -212,4 +217,76 @@ test("combatants are made from the scene's tokens by the mapping", async (t) => 
   assert.equal(bridge.client.state.combatants.find((c) => c.id === ids[1]).hidden, true);
   assert.ok(foundry.combat().combatants.some((c) => c.tokenId === "tTim"));
   assert.ok(!foundry.created.some((c) => c.tokenId === "tShade"));
+});
+
+/** Until a chat message passes `test`, or 10 s. */
+async function chatted(foundry, test) {
+  const deadline = Date.now() + 10000;
+  while (!foundry.chats.some(test) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  return foundry.chats.find(test);
+}
+
+test("the server's dice commitment is told in the chat, though the bridge joined after it, and at the end the secret and how to check", async (t) => {
+  const { gm, bridge, foundry } = await newScene(t, { combatants: SEEN });
+  await mirrored(bridge);
+  const commitment = gm.state.dice.commitment;
+  assert.match(commitment, /^[0-9a-f]{64}$/);
+  const committed = await chatted(foundry, (m) => m.flags[MODULE_ID].kind === "dice_committed");
+  assert.ok(committed, JSON.stringify(foundry.chats));
+  assert.ok(committed.content.includes(commitment));
+  await click(foundry, bridge, { round: 1, turn: 0 });
+  await mirrored(bridge, (v) => v.current !== null);
+  await gm.command("end_encounter", { reason: "done" });
+  const revealed = await chatted(foundry, (m) => m.flags[MODULE_ID].kind === "dice_revealed");
+  assert.ok(revealed, JSON.stringify(foundry.chats));
+  assert.match(gm.state.dice.secret, /^[0-9a-f]{64}$/);
+  assert.ok(revealed.content.includes(gm.state.dice.secret));
+  assert.ok(revealed.content.includes(`python -m clients.dice_check ${bridge.client.url} ${bridge.publicToken}`), revealed.content);
+  await bridge.settled();
+  assert.deepEqual(foundry.chats.filter((m) => m.content.includes("dice")).map((m) => m.flags[MODULE_ID].kind),
+    ["dice_committed", "dice_revealed"], "a line of the dice came twice");
+});
+
+test("a replay: the combat tracker and the chat play the encounter back, and its controls send nothing", async (t) => {
+  const { gm, bridge, foundry, integration } = await newScene(t, { combatants: SEEN });
+  await mirrored(bridge);
+  await click(foundry, bridge, { round: 1, turn: 0 });
+  await gm.command("adjust_combatant", { combatant: "twilight", prone: true, reason: "slips on the ice" });
+  while ((gm.state.round ?? 0) < 2) { // the GM's console ends turns into round 2
+    await gm.waitFor((c) => c.legal.some((a) => a.action === "end_turn"));
+    const [round, current] = [gm.state.round, gm.state.current];
+    await gm.act(current, "end_turn", {}, { expectTurn: null });
+    await gm.waitFor((c) => c.state.round !== round || c.state.current !== current);
+  }
+  const live = await mirrored(bridge, (v) => v.round >= 2 && v.current !== null);
+  await chatted(foundry, (m) => /Round 2 begins/.test(m.content));
+  const said = foundry.chats.filter((m) => m.flags[MODULE_ID].cursor !== null).map((m) => m.content);
+
+  const shown = new StandIn();
+  const replay = new Bridge({ url: serverUrl(), token: integration, table: shown, WebSocket, publicToken: bridge.publicToken, replay: { speed: 1000 } });
+  t.after(() => replay.stop());
+  await replay.start();
+  assert.equal(replay.view.replay.speed, 1000);
+  const deadline = Date.now() + 20000;
+  while (!replay.replayed && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  assert.ok(replay.replayed, "the replay never ended");
+  await replay.settled();
+  // the tracker where the encounter is, the chat as the live one read it
+  assert.deepEqual(shown.turnIds(), foundry.turnIds());
+  assert.equal(shown.shownCurrent(), live.current);
+  assert.equal(shown.combat().round, live.round);
+  const replayed = shown.chats.filter((m) => m.flags[MODULE_ID].cursor !== null).map((m) => m.content);
+  assert.ok(replayed.some((c) => c.includes("slips on the ice")));
+  assert.ok(said.every((c) => replayed.includes(c)), JSON.stringify({ said, replayed }));
+  assert.ok(replayed.indexOf(said.find((c) => /Round 1 begins/.test(c))) < replayed.indexOf(said.find((c) => /Round 2 begins/.test(c))));
+  assert.ok(shown.chats.some((m) => m.flags[MODULE_ID].kind === "dice_committed"));
+  assert.equal(shown.notifications.at(-1).text, "Stablemaster: the replay is over");
+  // a replay only watches
+  const current = gm.state.current;
+  const sent = replay.client.unanswered;
+  await click(shown, replay, { turn: shown.combat().turn + 1 });
+  assert.match(shown.notifications.at(-1).text, /a replay only watches/);
+  assert.equal(replay.client.unanswered, sent);
+  assert.equal(gm.state.current, current);
+  assert.equal(shown.shownCurrent(), live.current);
 });

@@ -6,7 +6,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { desiredCombat, foundryIds, foundryTurnOrder } from "../scripts/mirror.js";
 import { commandFor, holdBack, intentOf, parseIntegrationLink, primaryGM } from "../scripts/intents.js";
-import { facesFromRoll, rollFormula, chatMessageFor, struck, takenBack } from "../scripts/chat.js";
+import { diceCheckCommand, diceMessages, facesFromRoll, rollFormula, chatMessageFor, struck, takenBack } from "../scripts/chat.js";
 import { parseMapping, statBlockFromToken } from "../scripts/actors.js";
 import { countdown, timerFlags } from "../scripts/timer.js";
 
@@ -117,4 +117,20 @@ test("the module's folder installs as it is: module.json, its scripts, the packa
       assert.ok(spec.startsWith("./"), `${name} imports ${spec}: outside the module's folder`);
     }
   }
+});
+
+test("the verifiable dice's chat lines: the commitment once, then the secret with its check", () => {
+  const said = { commitment: null, secret: null };
+  const check = "python -m clients.dice_check ws://sm.example/ws sm1.x";
+  assert.deepEqual(diceMessages({ commitment: null, secret: null }, said, check), [], "dice fixed by a seed: nothing to check");
+  const [committed, ...more] = diceMessages({ commitment: "ab<12", secret: null }, said, check);
+  assert.deepEqual(more, []);
+  assert.equal(committed.flags["stablemaster-bridge"].kind, "dice_committed");
+  assert.match(committed.content, /SHA-256 <code>ab&lt;12<\/code>/);
+  assert.deepEqual(diceMessages({ commitment: "ab<12", secret: null }, said, check), [], "said twice");
+  const [revealed] = diceMessages({ commitment: "ab<12", secret: "cd" }, said, check);
+  assert.equal(revealed.flags["stablemaster-bridge"].kind, "dice_revealed");
+  assert.ok(revealed.content.includes("<code>cd</code>") && revealed.content.includes(`<code>${check}</code>`));
+  assert.deepEqual(diceMessages({ commitment: "ab<12", secret: "cd" }, said, check), []);
+  assert.equal(diceCheckCommand("ws://sm.example/ws", "sm1.x"), check);
 });

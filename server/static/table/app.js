@@ -1,9 +1,9 @@
 // The web table: /table/ without a token creates an encounter; /table/#token=<token> opens
 // the GM console or the player's view, whichever the token's role is. Spectator links open
-// the overlay (/watch?spectate=<token>). A player's campaign link (smc1.…) opens the
-// encounter its character is in, or a waiting screen until the GM begins one; when the
-// server says the link has moved on (`moved`), the page starts again with it, fresh, in the
-// new encounter. A campaign's GM link opens the campaign page (/campaign/).
+// the overlay (/watch?spectate=<token>, with the link's &replay= and &from_round=, a replay).
+// A player's campaign link (smc1.…) opens the encounter its character is in, or a waiting
+// screen until the GM begins one; when the server says the link has moved on (`moved`), the
+// page starts again with it, fresh, in the new encounter. A campaign's GM link opens the campaign page (/campaign/).
 
 import { Connection, anonymous, readHistory } from "/table/conn.js";
 import { Table, drawingToMap, keepsMap, readEncounterFile } from "/table/model.js";
@@ -20,7 +20,15 @@ const query = new URLSearchParams(location.search);
 const token = hash.get("token") || query.get("token");
 const spectate = hash.get("spectate") || query.get("spectate");
 
-if (spectate) location.replace(`/watch?spectate=${encodeURIComponent(spectate)}`);
+// a spectator link opens the overlay, with what it asks of it (a replay: &replay=, &from_round=)
+if (spectate) {
+  const watch = new URLSearchParams({ spectate });
+  for (const name of ["replay", "from_round"]) {
+    const value = hash.get(name) || query.get(name);
+    if (value) watch.set(name, value);
+  }
+  location.replace(`/watch?${watch}`);
+}
 else if (token) join(token);
 else landing();
 

@@ -2,7 +2,7 @@
 // spectators, the scene's flow and every legal action, rulings, the order with the turn timer,
 // and the log with the verifiable dice.
 
-import { h, renderOrder, renderLog, renderActions, renderMap, renderTokenLegend, renderSheet, renderSocial, socialShown, pickSquare, refreshReach, refreshAim, errorWords, subtitle, tableLink, watchLink, SIZES } from "/table/render.js";
+import { h, renderOrder, renderLog, renderActions, renderMap, renderTokenLegend, renderSheet, renderSocial, socialShown, pickSquare, refreshReach, refreshAim, errorWords, subtitle, tableLink, watchLink, replayLink, SIZES } from "/table/render.js";
 import { drawingToMap, keepsMap, rulesets, vitalsLabel } from "/table/model.js";
 import { turnTimer, TIMER_COMMANDS } from "/table/clock.js";
 
@@ -286,7 +286,8 @@ export function gmView(root, table, conn, dicePanel, token) {
         h("strong", {}, label), " ",
         ...(l.role === "spectator"
           ? [...field(watchLink(l.token), "link", `${label}: link`),
-            ...field(watchLink(l.token, true), "overlay", `${label}: overlay link for streaming software (transparent background)`, "for streaming software: transparent background")]
+            ...field(watchLink(l.token, true), "overlay", `${label}: overlay link for streaming software (transparent background)`, "for streaming software: transparent background"),
+            ...field(replayLink(l.token), "replay", `${label}: replay link (the encounter played back at 4 times its pace)`, "the encounter played back, 4 times as fast")]
           : field(tableLink(l.token), "link", `${label}: link`)));
     }));
     tokens.replaceChildren(...[...table.tokens.values()].map((t) => h("li", {},

@@ -1130,6 +1130,11 @@ export function watchLink(tok, transparent = false) {
   return `${location.origin}/watch?spectate=${encodeURIComponent(tok)}${transparent ? "&transparent=1" : ""}`;
 }
 
+/** A link to the spectator overlay playing the encounter back, at `speed` times its pace. */
+export function replayLink(tok, speed = 4) {
+  return `${location.origin}/watch?spectate=${encodeURIComponent(tok)}&replay=${speed}`;
+}
+
 export { rulesets, loadRulesets };
 
 /** A ruleset's title (its name, until the server's list has come). */

@@ -72,6 +72,10 @@ def decide(state: EncounterState, actor: Actor, cmd: msg.Command, ctx: Context) 
                            f"carried out now: it would leave the encounter inconsistent "
                            f"({problem})")
         return d.outcome(state.version)
+    except Rejected as r:
+        if isinstance(cmd, msg.Act):  # what a player (or the GM) reads at the table
+            raise r.as_read() from None
+        raise
     finally:
         d.release()
 

@@ -179,16 +179,16 @@ def validate_run(
     in a move.
     A prone creature cannot run (ruling R19)."""
     if prone:
-        raise IllegalMove("a prone creature cannot run; standing up is a move action (ruling "
-                          "R19)")
+        raise IllegalMove("A prone creature cannot run; standing up is a move action (ruling "
+                          "R19).")
     here, first = mover.at, None
     for index, there in enumerate(path, start=1):
         step = (there[0] - here[0], there[1] - here[1])
         if max(abs(step[0]), abs(step[1])) == 1:  # other steps are refused below
             first = first or step
             if step != first:
-                raise IllegalMove(f"step {index} {fmt(here)}->{fmt(there)} leaves the straight "
-                                  "line: a run goes in one direction (Run, ruling R68)")
+                raise IllegalMove(f"{_step(index, there)} leaves the straight line: a run "
+                                  "goes in one direction (Run, ruling R68).")
         here = there
     budget = effective_speed(speed, load) * run_multiplier(
         load, refined_garment_runs_triple=refined_garment_runs_triple)
@@ -210,12 +210,12 @@ def _walk(
 ) -> MovePlan:
     g = grid(battle_map)
     if not path:
-        raise IllegalMove("the path is empty: name at least one square to enter")
+        raise IllegalMove("The path is empty: name at least one square to enter.")
     if not battle_map.contains(mover.at):
-        raise IllegalMove(f"the mover's square {fmt(mover.at)} is off the map")
+        raise IllegalMove(f"The mover's square {fmt(mover.at)} is off the map.")
     starts = _fits(g, mover, mover.at)
     if not starts:
-        raise IllegalMove(f"the mover's space at {fmt(mover.at)} is not open floor")
+        raise IllegalMove(f"The mover's space at {fmt(mover.at)} is not open floor.")
     full_size = mover.side ** 2
     # The squares a squeezing creature takes up can be chosen step by step (SQUEEZING); keep
     # every way of standing that can be reached, with the cheapest cost of reaching it.
@@ -226,13 +226,14 @@ def _walk(
     where = ""
     for index, raw in enumerate(path, start=1):
         there = (int(raw[0]), int(raw[1]))
-        where = f"step {index} {fmt(here)}->{fmt(there)}"
+        where = _step(index, there)
         if falls:
-            raise IllegalMove(f"{where}: the step before enters a pit, which ends the "
-                              "movement (ruling R66)")
+            raise IllegalMove(f"{where} comes after a step into a pit, which ends the movement "
+                              "(ruling R66).")
         dx, dy = there[0] - here[0], there[1] - here[1]
         if (dx, dy) == (0, 0) or max(abs(dx), abs(dy)) != 1:
-            raise IllegalMove(f"{where} is not a step to an adjacent square")
+            raise IllegalMove(f"{where} does not go to a square next to {fmt(here)}: each step "
+                              "enters an adjacent square.")
         diagonal = dx != 0 and dy != 0
         layer: dict[Space, tuple[int, Space, StepCost]] = {}
         refusal: IllegalMove | None = None
@@ -261,11 +262,7 @@ def _walk(
             raise refusal
         cheapest = min(layer.values(), key=lambda entry: entry[0])
         if cheapest[0] > budget:
-            unit = "square" if budget == 1 else "squares"
-            what = (f"the prone crawl of {budget} {unit} (ruling R19)" if crawl
-                    else f"the budget of {budget} {unit}")
-            raise IllegalMove(f"{where} costs {cheapest[2].cost} and brings the total to "
-                              f"{cheapest[0]}, over {what}")
+            raise IllegalMove(_over_budget(index, len(path), cheapest[0], budget, crawl))
         layer = {space: entry for space, entry in layer.items() if entry[0] <= budget}
         layers.append(layer)
         frontier = {space: entry[0] for space, entry in layer.items()}
@@ -274,7 +271,7 @@ def _walk(
     ends = [space for space in layers[-1] if len(space) == full_size]
     if not ends:
         raise IllegalMove(f"{where} ends the movement squeezed: a squeezing creature must end "
-                          "where it can normally stand (SQUEEZING)")
+                          "where it can normally stand (SQUEEZING).")
     _end(mover.moved_to(here), others, where)
     space = ends[0]
     total = layers[-1][space][0]
@@ -284,6 +281,29 @@ def _walk(
         steps.append(step)
     return MovePlan(start=mover.at, end=here, steps=tuple(reversed(steps)), total=total,
                     budget=budget, crawl=crawl, falls=falls)
+
+
+def _step(index: int, there: Square) -> str:
+    """How a refusal names a step of the path: "The 3rd step, to (3,0),"."""
+    return f"The {ordinal(index)} step, to {fmt(there)},"
+
+
+def ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th, 11th, 12th, 21st."""
+    last = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{last}"
+
+
+def _over_budget(index: int, length: int, total: int, budget: int, crawl: bool) -> str:
+    """The path costs more than the budget: by the end (``index == length``), or already by
+    its ``index``-th step."""
+    unit = "square" if budget == 1 else "squares"
+    have = (f"a prone creature crawls {budget} {unit} (ruling R19)" if crawl
+            else f"you have {budget}")
+    if index == length:
+        return f"That path costs {total} squares of movement; {have}."
+    return (f"The first {index} steps of that path cost {total} squares of movement; "
+            f"{have}.")
 
 
 def _rough(g: Grid, space: Space, new_space: Space) -> bool:
@@ -333,19 +353,19 @@ def _enter(g: Grid, mover: Placement, there: Square, where: str) -> list[Space]:
         for i in range(side):
             s = (there[0] + i, there[1] + j)
             if not (0 <= s[0] < g.width and 0 <= s[1] < g.height):
-                raise IllegalMove(f"{where} leaves the map at {fmt(s)}")
+                raise IllegalMove(f"{where} leaves the map at {fmt(s)}.")
     spaces = _fits(g, mover, there)
     if spaces:
         return spaces
     full = occupied(mover.moved_to(there))
     blocked = [s for s in full if s in g.blocked]
     if side == 1:
-        raise IllegalMove(f"{where} enters {fmt(there)}, a blocked square")
+        raise IllegalMove(f"{where} enters a blocked square.")
     what = (f"blocked square {fmt(blocked[0])}" if blocked
             else "a space that a wall runs through")
-    raise IllegalMove(f"{where}: the {mover.size} creature's space would take in {what}, and "
+    raise IllegalMove(f"{where} would take the {mover.size} creature's space into {what}, and "
                       f"no opening at least {(side + 1) // 2} square(s) wide lets it squeeze "
-                      "(SQUEEZING)")
+                      "(SQUEEZING).")
 
 
 def _cross(g: Grid, space: tuple[Square, ...], new_space: tuple[Square, ...],
@@ -358,13 +378,13 @@ def _cross(g: Grid, space: tuple[Square, ...], new_space: tuple[Square, ...],
             continue  # a squeezed creature spreading out again
         if d[0] == 0 or d[1] == 0:
             if g.wall_between(s, t):
-                raise IllegalMove(f"{where} crosses a wall between {fmt(s)} and {fmt(t)}")
+                raise IllegalMove(f"{where} crosses a wall between {fmt(s)} and {fmt(t)}.")
         else:
             corner = (max(s[0], t[0]), max(s[1], t[1]))
             if g.wall_at_point(corner):
                 raise IllegalMove(f"{where} cuts the corner of a wall at grid point "
                                   f"{fmt(corner)}: no moving diagonally past the corner or end "
-                                  "of a wall (DIAGONAL MOVEMENT)")
+                                  "of a wall (DIAGONAL MOVEMENT).")
 
 
 def _pass(mover: Placement, new_space: tuple[Square, ...], others: Sequence[Occupant],
@@ -377,15 +397,16 @@ def _pass(mover: Placement, new_space: tuple[Square, ...], others: Sequence[Occu
         if not other.hostile:
             continue  # Ally: "doesn't consider you an enemy"
         if squeezing:
-            raise IllegalMove(f"{where}: a squeezing creature cannot move past "
-                              f"{other.called(hostile=True)} (SQUEEZING)")
+            raise IllegalMove(f"{where} squeezes past {other.called(hostile=True)}: a "
+                              "squeezing creature cannot move past hostile creatures "
+                              "(SQUEEZING).")
         if other.helpless:
             continue  # Unconscious or Helpless Hostile creature
         if size_steps(mover.size, other.at.size) >= 3:
             continue  # Much Larger or Smaller Hostile creatures
         raise IllegalMove(f"{where} enters the space of {other.called(hostile=True)}: only allies, "
                           "helpless foes and foes three or more sizes larger or smaller can "
-                          "be moved through (MOVING THROUGH OCCUPIED SQUARES)")
+                          "be moved through (MOVING THROUGH OCCUPIED SQUARES).")
 
 
 def _end(final: Placement, others: Sequence[Occupant], where: str) -> None:
@@ -398,7 +419,7 @@ def _end(final: Placement, others: Sequence[Occupant], where: str) -> None:
         if tiny_or_smaller(final.size) or tiny_or_smaller(other.at.size):
             continue
         raise IllegalMove(f"{where} ends the movement in the space of {other.called()}: only a "
-                          "Tiny or smaller creature shares squares (ruling R20)")
+                          "Tiny or smaller creature shares squares (ruling R20).")
 
 
 # --- where a move can go (ruling R106) -----------------------------------------------------------

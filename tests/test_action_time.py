@@ -137,11 +137,11 @@ async def test_a_turn_is_a_major_and_a_minor_or_two_minors(make: Make) -> None:
     await scene.act("ace", "aim")
     await scene.act("ace", "defend")  # minor, then major: any order
     refused = await scene.refused("ace", "stand_firm")
-    assert refused["message"].startswith("no action left")
+    assert refused["message"].startswith("No action left")
     await scene.act("ace", "end_turn")
     await scene.act("bloom", "defend")
     refused = await scene.refused("bloom", "run")  # never two majors
-    assert refused["message"].startswith("a turn has one major action at most")
+    assert refused["message"].startswith("A turn has one major action at most")
     await scene.act("bloom", "stand_firm")
     await scene.act("bloom", "end_turn")
     await scene.act("brute", "move", yards=3)
@@ -354,7 +354,7 @@ async def test_heal_rolls_mind_against_4_and_heals_the_face_once_until_new_damag
     scene = await make()
     await scene.act("ace", "end_turn")
     assert (await scene.refused("bloom", "heal", target="ace"))["message"] == \
-        "Heal: ace is not injured"
+        "Heal: ace is not injured."
     await scene.do("adjust_combatant", combatant="ace", fatigue=3, reason="an old wound")
     # the override says what Action Time calls the value (R29), as the pages do
     assert scene.last("gm_ruling")["description"] == "GM sets Health of Ace"
@@ -507,7 +507,7 @@ async def test_a_prepared_action_waiting_for_its_dice_keeps_the_turn_interrupted
             assert ("submit_roll", "ace") in [(a.action, a.combatant)
                                               for a in legal_actions(scene.state, viewer)]
         refused = await scene.refused("brute", "end_turn")
-        assert "waiting for the dice" in refused["message"]
+        assert "Waiting for the dice" in refused["message"]
         assert await roll(scene, face) == events
     assert health(scene, "brute") == 10  # 15 - 5 (R29)
     assert "underway" in scene.state.chart and scene.state.current == "brute"

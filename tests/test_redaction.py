@@ -122,7 +122,7 @@ async def test_a_hidden_readied_action_is_not_named_in_a_players_error(
     else:
         raise AssertionError("Twilight acted during the interrupt")
     assert reply["code"] == "illegal_action"
-    assert reply["message"] == "a readied action interrupts this turn; it resumes afterwards"
+    assert reply["message"] == "A readied action interrupts this turn; it resumes afterwards."
     assert "stalker" not in text([reply, *player.messages])
     gm_error = await scene.refused("twilight", "move")
     assert "Shadowy Stalker's readied action" in gm_error["message"]  # the GM is told whose
@@ -148,11 +148,11 @@ async def test_a_pending_gm_roll_is_described_to_players_without_its_dice(
     else:
         raise AssertionError("Twilight acted while the dice were awaited")
     assert reply["code"] == "illegal_action"
-    assert reply["message"] == "waiting for the GM's dice"
+    assert reply["message"] == "Waiting for the GM's dice."
     assert reply["details"] is None
     assert request not in text([reply, *player.messages])
     gm_error = await scene.refused("twilight", "reaction")
-    assert gm_error["message"] == "waiting for the dice of the attack roll (1d20)"
+    assert gm_error["message"] == "Waiting for the dice of the attack roll (1d20)."
 
 
 

@@ -23,9 +23,9 @@ import pytest
 from clients.client import Client
 from server.app import Server
 from tests.conftest import ROOT, ws_url
-from tests.helpers import create_table, join, play_turns, wait_current
+from tests.helpers import create_table, join, play_turns, set_out, until_turn_of, wait_current
 from tests.test_js_package import _installed
-from tests.test_web import CHROMIUM, GARDEN, PHONE, Pages
+from tests.test_web import CHROMIUM, GARDEN, PHONE, Pages, action_time_table
 
 WIDE = (1280, 800)
 # the sizes (a laptop, a phone) and colour schemes (the pages follow the browser's) audited
@@ -257,4 +257,74 @@ async def test_the_gm_console_and_the_player_page_with_a_roll_pending(
     await gm.wait_for_selector('form.roll[data-action="submit_roll"] input.face')
     await audit(player, "player page, a roll pending")
     await audit(gm, "GM console, a roll pending")
+    audit.check()
+
+
+async def test_the_player_page_and_the_overlay_at_set_up_and_on_the_players_turn(
+        server: Server, pages: Pages, artifacts: Path, clients: list[Client],
+        axe_source: str) -> None:
+    """Before the scene starts (the player page and the overlay, the map set out), then on the
+    player's turn once the map shades where the move can go and marks whom the attack can reach
+    (R106, R107), then with the turn's "More…" actions opened."""
+    audit = Audit(axe_source, artifacts, "set-up-and-turn")
+    url = ws_url(server)
+    table = await create_table(url, clients)
+    gm = table.gm
+    await set_out(gm, {"width": 8, "height": 4, "blocked": [[4, 0], [4, 1]],
+                       "difficult": [[1, 1]]},
+                  {"twilight": [0, 0], "dash": [1, 0], "applejack": [0, 3],
+                   "fluttershy": [2, 3], "dog": [7, 3]})
+    base = f"http://127.0.0.1:{server.settings.port}"
+    player = await pages.open(f"{base}/table/#token={table.tokens['twilight']}", size=WIDE)
+    watch = await pages.open(f"{base}/watch?spectate={table.spectator_token}", size=WIDE)
+    await live(player)
+    await player.wait_for_selector(".map .token")
+    await watch.wait_for_selector("#map .token")
+    await audit(player, "player page, setting up")
+    await audit(watch, "overlay, setting up")
+    await gm.command("start_encounter")
+    await until_turn_of(gm, "twilight")
+    await player.wait_for_selector(".map .sq.reach")
+    form = 'form.act[data-action="attack"][data-combatant="twilight"]'
+    await player.wait_for_selector(f"{form} option.unreachable", state="attached")
+    await player.wait_for_selector(".map .token.aim-no, .map .token.aim-ok")
+    await audit(player, "player page, its turn, reach and targets marked")
+    await player.click(".actions-panel details.more > summary")
+    await player.wait_for_selector(".actions-panel details.more[open] .cost-group")
+    await audit(player, "player page, its turn, More… opened")
+    audit.check()
+
+
+async def test_the_pages_of_an_action_time_encounter(
+        server: Server, pages: Pages, artifacts: Path, clients: list[Client],
+        axe_source: str) -> None:
+    """The shipped Action Time ambush: the GM console, the player page and the overlay before
+    the scene, and during the fight on the player's turn (its "More…" actions opened)."""
+    audit = Audit(axe_source, artifacts, "action-time")
+    url = ws_url(server)
+    table = await action_time_table(url, clients)
+    base = f"http://127.0.0.1:{server.settings.port}"
+    pony = "fluttershy"
+    gm = await pages.open(f"{base}/table/#token={table.gm_token}", size=WIDE)
+    player = await pages.open(f"{base}/table/#token={table.tokens[pony]}", size=WIDE)
+    watch = await pages.open(f"{base}/watch?spectate={table.spectator_token}", size=WIDE)
+    for page in (gm, player):
+        await live(page)
+    await watch.wait_for_selector(f"#order li[data-combatant={pony}]")
+    await audit(gm, "GM console, setting up")
+    await audit(player, "player page, setting up")
+    await audit(watch, "overlay, setting up")
+    await table.gm.command("start_encounter")
+    await until_turn_of(table.gm, pony)
+    await player.wait_for_selector(".banner >> text=Your turn")
+    await gm.wait_for_function(f"window.stablemaster.table.current === {pony!r}")
+    await watch.wait_for_selector("#turn:not(:empty)")
+    await audit(player, "player page, its turn")
+    await audit(gm, "GM console, a fight")
+    await audit(watch, "overlay, a fight")
+    more = player.locator(".actions-panel details.more > summary")
+    if await more.count():
+        await more.first.click()
+        await player.wait_for_selector(".actions-panel details.more[open]")
+        await audit(player, "player page, its turn, More… opened")
     audit.check()

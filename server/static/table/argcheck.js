@@ -77,10 +77,11 @@ function check(schema, value, where, root, out) {
     if (schema.exclusiveMaximum !== undefined && value >= schema.exclusiveMaximum) out.push({ field: where, text: `${name} must be less than ${schema.exclusiveMaximum}` });
   }
   if (typeof value === "string") {
-    if (schema.minLength !== undefined && value.length < schema.minLength) {
+    const length = [...value].length; // characters (code points), as JSON Schema and the server count
+    if (schema.minLength !== undefined && length < schema.minLength) {
       out.push({ field: where, text: schema.minLength === 1 ? `${name} is needed` : `${name} must be at least ${charWords(schema.minLength)} long` });
     }
-    if (schema.maxLength !== undefined && value.length > schema.maxLength) out.push({ field: where, text: `${name} must be at most ${charWords(schema.maxLength)} long` });
+    if (schema.maxLength !== undefined && length > schema.maxLength) out.push({ field: where, text: `${name} must be at most ${charWords(schema.maxLength)} long` });
     if (schema.pattern && !new RegExp(schema.pattern, "u").test(value)) out.push({ field: where, text: `${name} is not written as it should be` });
   }
   if (Array.isArray(value)) {
@@ -89,7 +90,8 @@ function check(schema, value, where, root, out) {
     const first = schema.prefixItems || [];
     value.forEach((item, i) => {
       const each = i < first.length ? first[i] : schema.items;
-      if (each && each !== true) check(each, item, `${where}[${i}]`, root, out);
+      if (each === false) out.push({ field: `${where}[${i}]`, text: `${name} must list at most ${itemWords(first.length)}` });
+      else if (each && each !== true) check(each, item, `${where}[${i}]`, root, out);
     });
   }
   if (typeOf(value) === "object") {

@@ -38,7 +38,15 @@ function render() {
   renderMap($("map"), table);
   renderTokenLegend($("legend"), table);
   renderLog($("log"), table, lines);
+  if (size) fitLog($("log"));
 }
+
+/** A sized overlay's log has the height the rest leaves: the oldest lines go until the newest
+ * fit whole. */
+function fitLog(el) {
+  while (el.children.length > 1 && el.scrollHeight > el.clientHeight) el.firstElementChild.remove();
+}
+if (size) addEventListener("resize", () => render());
 
 if (!token) {
   $("title").textContent = "Add ?spectate=<spectator token> to the address";

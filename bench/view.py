@@ -26,6 +26,7 @@ import argparse
 import gc
 import statistics
 import time
+from typing import Any
 
 from bench.decide import GM, Table
 from encounter import engine
@@ -63,9 +64,10 @@ def command(table: Table, kind: str, n: int, moved: set[str], side: int) -> msg.
     return msg.Act(id=f"a{n}", combatant=cid, action="move", args={"path": path})
 
 
-def one_run(commands: int, side: int) -> list[tuple[str, float, list[float]]]:
+def one_run(commands: int, side: int, kept: list[Any] | None = None
+            ) -> list[tuple[str, float, list[float]]]:
     """Each command's kind, the CPU time of the view's work after it (µs) and its share by
-    viewer (µs)."""
+    viewer (µs); ``kept``: given the last state, the viewers and what each was shown."""
     table = Table(side, DISTANCE)
     kinds = viewers()
     memo = Memo()
@@ -91,6 +93,8 @@ def one_run(commands: int, side: int) -> list[tuple[str, float, list[float]]]:
             each.append((time.thread_time() - at) * 1e6)
         memo.settle()
         out.append((kind, (time.thread_time() - start) * 1e6, each))
+    if kept is not None:
+        kept.extend((table.state, kinds, shown))
     return out
 
 

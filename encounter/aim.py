@@ -52,7 +52,7 @@ def aim(state: EncounterState, actor: Actor, cmd: msg.GetAim, ctx: Context) -> d
             except Rejected as r:
                 if r.code is not ErrorCode.ILLEGAL_ACTION:
                     raise  # the arguments, not the target: the same for every target
-                answers.append({"target": target, "ok": False, "why": r.message})
+                answers.append({"target": target, "ok": False, "why": r.as_read().message})
     finally:
         d.release()
     return {"combatant": cmd.combatant, "action": cmd.action, "targets": answers}

@@ -323,7 +323,7 @@ async def test_a_readied_attack_interrupts_until_its_dice_are_in_and_resolved(
                 offered.discard(("request_undo", "ace"))
             assert offered == {("submit_roll", "ace"), ("server_roll", "ace")}
         refused = await scene.refused("dog", "end_turn")
-        assert "waiting for the dice" in refused["message"]
+        assert "waiting for the dice" in refused["message"].lower()
         assert await roll(scene, *faces) == events
     # ATTACK ROLL 6 + Melee 5 = 11 against Reflex 11: a hit; DAMAGE 1d6 4 + Str 2 (R12)
     assert last(scene, "damage_dealt")["loss"] == 6 and scene.state.vitals["dog"].fatigue == 4

@@ -1497,8 +1497,15 @@ async def test_the_gm_consoles_main_loop_is_on_one_laptop_screen_once_the_scene_
     turn = await wait_current(table.gm)
     end = gm.locator(f'fieldset.turn button[data-action="end_turn"][data-combatant="{turn}"]')
     await end.wait_for()
-    for box in [await gm.locator(s).bounding_box() for s in (
-            ".order-panel ol.order li.current", ".map-panel .map")] + [await end.bounding_box()]:
+    for where in (gm.locator(".order-panel ol.order li.current"), gm.locator(".map-panel .map"),
+                  end):
+        box = None
+        for _ in range(50):  # (drawn again as the turn's messages come in: read once it stands)
+            await where.wait_for(state="visible")
+            box = await where.bounding_box()
+            if box is not None:
+                break
+            await asyncio.sleep(0.1)
         assert box is not None and box["y"] + box["height"] <= 768, box
     assert await gm.locator(".roster-panel").bounding_box() != roster  # (moved after them)
     # in a fight the social scene's forms wait folded under Rulings; the GM may open them

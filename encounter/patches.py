@@ -21,7 +21,8 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
-from operator import attrgetter
+from itertools import compress
+from operator import attrgetter, ne
 from typing import Any
 
 import msgspec
@@ -30,6 +31,7 @@ from encounter.actors import Actor
 from encounter.ruleset import ViewPart, declaration
 from encounter.state import EncounterState, Vitals
 from encounter.views import (
+    BY_ENTRY,
     ENGINE_PARTS,
     FULL_PARTS,
     RULESET_PARTS_AT,
@@ -145,10 +147,9 @@ class Changes:
                 return pair
         if old is new:
             fields: frozenset[str] = frozenset()
-        else:
-            fields = frozenset([f for f, x, y in zip(self._names, self._values(old),
-                                                     self._values(new), strict=True)
-                                if x is not y and x != y])
+        else:  # (compared in C: for most fields, two equal values of equal types)
+            fields = frozenset(compress(self._names, map(ne, self._values(old),
+                                                         self._values(new))))
         pair = (old, new, fields, {})
         self._pairs.append(pair)
         self._last = pair
@@ -204,7 +205,21 @@ class Changes:
         return False
 
 
+def _worked(of: Callable[[EncounterState, str], Any], state: EncounterState,
+            cid: str) -> tuple[Any, frozenset[Read]]:
+    """``of(state, cid)`` and what it read of the state."""
+    spy = _Reads(state)
+    try:
+        return of(spy, cid), frozenset(spy.reads)  # type: ignore[arg-type]
+    except (TypeError, AttributeError):  # it needs the state itself
+        return of(state, cid), frozenset({(EVERYTHING, WHOLE)})
+
+
 def _changed_keys(old: dict[Any, Any], new: dict[Any, Any]) -> set[Any]:
+    if old.keys() == new.keys():  # (the usual case, compared in C)
+        keys = list(old)
+        return set(compress(keys, map(ne, map(old.__getitem__, keys),
+                                      map(new.__getitem__, keys))))
     gone = _MISSING
     return {k for k in old.keys() | new.keys()
             if (a := old.get(k, gone)) is not (b := new.get(k, gone)) and a != b}
@@ -270,6 +285,9 @@ class Memo:
         #: between the last pair of states asked for (``touched``)
         self._readers: dict[str, dict[str, dict[Any, set[str]]]] = {}
         self._touched: dict[str, tuple[EncounterState, EncounterState, set[str]]] = {}
+        #: by key, the pair of states ``advance`` brought its values between, and the
+        #: combatants whose values it worked out again
+        self._advanced: dict[str, tuple[EncounterState, EncounterState, set[str]]] = {}
 
     def unchanged(self, key: str, changed: frozenset[str]) -> bool:
         """Whether no value of ``key`` read any of the ``changed`` fields (then none needs
@@ -289,35 +307,101 @@ class Memo:
             if base is kept or not self.changes.touch(entry.reads, base, state):
                 self._move(entry, key, state)
                 return entry.value
-        spy = _Reads(state)
-        try:
-            value = of(spy, cid)  # type: ignore[arg-type]
-            reads = frozenset(spy.reads)
-        except (TypeError, AttributeError):  # it needs the state itself
-            value, reads = of(state, cid), frozenset({(EVERYTHING, WHOLE)})
         if entry is None:
+            value, reads = _worked(of, state, cid)
             at = self._standing(key, state)
             at.held += 1
             self._held[key] = self._held.get(key, 0) + 1
             self._entries[(key, cid)] = _Worked(value, reads, at)
             self._read(key, cid, _NOTHING, reads)
+            self._note_fields(key, reads)
+            return value
+        value = self._again(key, of, state, cid, entry)
+        self._move(entry, key, state)
+        return value
+
+    def _again(self, key: str, of: Callable[[EncounterState, str], Any],
+               state: EncounterState, cid: str, entry: _Worked) -> Any:
+        """``entry``'s value worked out again on ``state`` (what it read changed): the same
+        object kept when it gives what it gave, so that no viewer has anything to compare."""
+        value, reads = _worked(of, state, cid)
+        if value == entry.value:
+            value = entry.value
+        if reads == entry.reads:
+            reads = entry.reads
         else:
-            # the same as before (what it read changed, not what it gives): the value kept,
-            # and no viewer has anything to compare
-            if value == entry.value:
-                value = entry.value
-            if reads == entry.reads:
-                reads = entry.reads
-            else:
-                self._read(key, cid, entry.reads, reads)
-            entry.value, entry.reads = value, reads
-            self._move(entry, key, state)
+            self._read(key, cid, entry.reads, reads)
+        entry.value, entry.reads = value, reads
+        self._note_fields(key, reads)
+        return value
+
+    def _note_fields(self, key: str, reads: frozenset[Read]) -> None:
         fields = self._fields.setdefault(key, set())
         if not fields.issuperset(f for f, _ in reads):
             fields.update(f for f, _ in reads)
             self.read_fields += 1
             self.watch(fields)
-        return value
+
+    def advance(self, key: str, of: Callable[[EncounterState, str], Any],
+                old: EncounterState, new: EncounterState,
+                reads_of: Mapping[str, Callable[[Any], Any]] | None = None
+                ) -> set[str] | None:
+        """Bring every value of ``key`` from ``old`` to ``new`` at once, when they all stand
+        for ``old`` (or were all brought from it to ``new`` so already): those that read
+        something that changed worked out again (``touched``), the others standing for
+        ``new`` with them. ``reads_of``: what the part reads of an entry of some mapping
+        fields (``Declaration.combatant_view_reads``): a value whose reads changed only in
+        entries that give the same there stands as it is. Returns the combatants whose values
+        may have changed (a viewer who held the values at ``old`` has nothing else to
+        compare); ``None`` when the values stand elsewhere (then ``value`` goes one by
+        one)."""
+        at = self._at.get(key)
+        if at is None or at.held != self._held.get(key):
+            return None
+        done = self._advanced.get(key)
+        if done is not None and done[0] is old and done[1] is new and at.state is new:
+            return done[2]
+        if at.state is not old:
+            return None
+        touched = self.touched(key, old, new)
+        for cid in touched:
+            entry = self._entries.get((key, cid))
+            if entry is not None and not (reads_of and self._alike(entry, reads_of, old, new)):
+                self._again(key, of, new, cid, entry)
+        at.state = new  # (every value of ``key`` with it)
+        self._carried[key] = (old, new)
+        self._advanced[key] = (old, new, touched)
+        return touched
+
+    def _alike(self, entry: _Worked, reads_of: Mapping[str, Callable[[Any], Any]],
+               old: EncounterState, new: EncounterState) -> bool:
+        """Whether what ``entry`` read changed only in entries of the fields of ``reads_of``
+        that give the same there (then its value stands)."""
+        changes = self.changes
+        fields = changes.fields(old, new)
+        for f, k in entry.reads:
+            if f not in fields:
+                if f == EVERYTHING:
+                    return False
+                continue
+            if k is WHOLE:
+                return False
+            keys = changes._keys(old, new, f)
+            if keys is WHOLE:
+                return False
+            if k not in keys:
+                continue
+            of = reads_of.get(f)
+            if of is None:
+                return False
+            a, b = getattr(old, f).get(k, _MISSING), getattr(new, f).get(k, _MISSING)
+            if a is _MISSING or b is _MISSING or of(a) != of(b):
+                return False
+        return True
+
+    def current(self, key: str, cid: str) -> Any:
+        """The value of ``key`` for ``cid`` where it stands (after ``advance``)."""
+        return self._entries[(key, cid)].value
 
     def _read(self, key: str, cid: str, was: frozenset[Read], now: frozenset[Read]) -> None:
         """``cid``'s value of ``key`` read ``now`` where it read ``was``."""
@@ -486,6 +570,7 @@ class Memo:
         between states goes (and with it the states left behind, as soon as possible)."""
         self.changes.forget()
         self._carried, self._encoded, self._joined, self._touched = {}, {}, {}, {}
+        self._advanced = {}
         self._visible_of, self._visible = None, {}
         self._new_state(None)  # (the values shared at the state: none is looked up again)
 
@@ -501,7 +586,7 @@ class Memo:
         self.changes = Changes(self.watched)
         self._visible_of, self._visible = None, {}
         self._new_state(None)
-        self._carried, self._touched = {}, {}
+        self._carried, self._touched, self._advanced = {}, {}, {}
 
 
 class Common:
@@ -578,6 +663,11 @@ class Shown:
     patches: deque[int | bytes] = field(
         default_factory=lambda: deque(maxlen=3 * KEPT_PATCHES))
     since: int = 0
+    #: whether the viewer sees everything; the ruleset's per-combatant parts; the keys of its
+    #: own parts that stand in for an engine part of ``common`` (``_stand_in``)
+    full: bool = False
+    combatant_views: tuple[Any, ...] = ()
+    stand_in: frozenset[str] = frozenset()
     #: the per-combatant parts and what changed between states, shared with the other viewers
     #: of the room (a memo of its own when none is given)
     memo: Memo = field(default_factory=Memo)
@@ -672,8 +762,20 @@ def show(state: EncounterState, viewer: Actor, at: int = 0, memo: Memo | None = 
     order += [key for key, _r, _p, only in ENGINE_PARTS[RULESET_PARTS_AT:]
               if only is None or only == full]
     return Shown(viewer, common, own, order, state, visible, ids, entries, parts, at=at, since=at,
+                 full=full, combatant_views=rules.combatant_views, stand_in=_stand_in(own),
                  memo=memo, stats=frozenset(seen_stats(sight)),
                  where={cid: i for i, cid in enumerate(ids)})
+
+
+def _stand_in(own: dict[str, Any]) -> frozenset[str]:
+    """The keys of a viewer's own parts that stand in for an engine part of ``Common``."""
+    common = _common_keys()
+    return frozenset(key for key in own if key in common)
+
+
+@lru_cache(maxsize=1)
+def _common_keys() -> frozenset[str]:
+    return frozenset(key for key, _part in _common())
 
 
 def _copied(value: Any) -> Any:
@@ -728,11 +830,12 @@ WATCHED = OWN_READS.union(*(reads for _k, reads, _p, _o in ENGINE_PARTS), {"rule
 
 
 def _step(memo: Memo, common: Common, state: EncounterState, sight: Sight,
-          changed: frozenset[str]) -> tuple[Common, list[Op], frozenset[str]]:
-    """``common`` brought to ``state``: the parts there, the patch, the keys it changes;
-    worked out once for all the viewers who hold ``common``, and the parts there once for all
-    who see the same combatants alike (those who hold another ``Common`` of the same, shown at
-    another time, hold this one from now on)."""
+          changed: frozenset[str], base: EncounterState
+          ) -> tuple[Common, list[Op], frozenset[str]]:
+    """``common`` (the parts at ``base``) brought to ``state``: the parts there, the patch,
+    the keys it changes; worked out once for all the viewers who hold ``common``, and the parts
+    there once for all who see the same combatants alike (those who hold another ``Common`` of
+    the same, shown at another time, hold this one from now on)."""
     found = common.step
     kind = alike(state, sight.full)
     if found is not None and found[0] is state and found[1] is kind:
@@ -743,13 +846,40 @@ def _step(memo: Memo, common: Common, state: EncounterState, sight: Sight,
         after = common
     else:
         after = memo.shared(state, ("common", id(sight.visible), kind), lambda: common.then(
-            {key: part(sight) for key, part in reading}), sight.visible)
+            {key: _again(memo, common, key, part, sight, base) for key, part in reading}),
+            sight.visible)
         for key, _part in reading:
             was, now = common[key], after[key]
             if was is not now:
                 diff(f"/{key}", was, now, ops)
     common.step = (state, kind, after, ops, keys)
     return after, ops, keys
+
+
+def _again(memo: Memo, common: Common, key: str, part: ViewPartOf, sight: Sight,
+           base: EncounterState) -> Any:
+    """The part ``key`` at ``sight.state``, from its value at ``base`` (in ``common``)."""
+    by = BY_ENTRY.get(key)
+    if by is None:
+        return part(sight)
+    name, of = by
+    keys = memo.changes._keys(base, sight.state, name)
+    if keys is WHOLE:
+        return part(sight)
+    was = common[key]
+    items = getattr(sight.state, name)
+    value = dict(was)
+    visible = sight.visible
+    for cid in keys:
+        if cid not in visible:
+            continue
+        if cid in items:
+            if cid not in was:  # (a new entry: where it goes is the whole part's to say)
+                return part(sight)
+            value[cid] = of(items[cid])
+        else:
+            value.pop(cid, None)
+    return value
 
 
 def prepare(shown: Shown, state: EncounterState) -> None:
@@ -762,7 +892,7 @@ def prepare(shown: Shown, state: EncounterState) -> None:
         return
     viewer = shown.viewer
     _step(shown.memo, shown.common, state,
-          Sight(state, viewer, viewer.sees_all, shown.visible), changed)
+          Sight(state, viewer, viewer.sees_all, shown.visible), changed, shown.base)
 
 
 def _own_reads(shown: Shown) -> frozenset[str]:
@@ -819,7 +949,7 @@ def follow(shown: Shown, state: EncounterState, viewer: Actor, at: int,
         shown.base = state
         shown.record(at, [])
         return []
-    full = viewer.sees_all
+    full = shown.full
     visible, ids = shown.visible, shown.ids
     if "combatants" in changed or "ruleset" in changed:
         visible = memo.visible(state, viewer)
@@ -838,9 +968,9 @@ def follow(shown: Shown, state: EncounterState, viewer: Actor, at: int,
         common, ops, keys = step[2], step[3], step[4]  # (worked out for another, or ahead)
     else:
         common, ops, keys = _step(memo, shown.common, state,
-                                  Sight(state, viewer, full, visible), changed)
+                                  Sight(state, viewer, full, visible), changed, shown.base)
     shown.common, shown.visible = common, visible
-    if not shown.own.keys().isdisjoint(keys):  # an engine part the ruleset's stands in for
+    if not shown.stand_in.isdisjoint(keys):  # an engine part the ruleset's stands in for
         # changed (looked up key by key: the few keys of the step, not the view's)
         ops = [op for op in ops if op["path"].split("/", 2)[1] not in shown.own]
     reads = shown.reads
@@ -849,7 +979,7 @@ def follow(shown: Shown, state: EncounterState, viewer: Actor, at: int,
     if changed.isdisjoint(reads):
         # its own parts did not change: the patch is the one it shares
         if shown.stats:
-            for key, _of in declaration(state.ruleset).combatant_views:
+            for key, _of in shown.combatant_views:
                 memo.carry(key, shown.base, state)
         shown.base = state
         shown.record(at, ops)
@@ -894,6 +1024,7 @@ def follow(shown: Shown, state: EncounterState, viewer: Actor, at: int,
         if found is None:
             if had is not None:  # back to the engine's own part of that name
                 diff(f"/{had}", own.pop(had), common[had], mine)
+                shown.stand_in = _stand_in(own)
             shown.parts[i] = (None, read)
             continue
         key = found[0]
@@ -901,7 +1032,11 @@ def follow(shown: Shown, state: EncounterState, viewer: Actor, at: int,
         if before is _MISSING and key in common:
             before = common[key]
         diff(f"/{_escape(key)}", before, found[1], mine)
-        own[key] = found[1]
+        if key not in own:
+            own[key] = found[1]
+            shown.stand_in = _stand_in(own)
+        else:
+            own[key] = found[1]
         if key not in shown.order:
             shown.order.append(key)
         shown.parts[i] = (key, read)
@@ -911,6 +1046,25 @@ def follow(shown: Shown, state: EncounterState, viewer: Actor, at: int,
                 memo.carry(key, shown.base, state)
                 continue
             held = own[key]
+            again = memo.advance(key, of, shown.base, state,
+                                 rules.combatant_view_reads.get(key))
+            if again is not None:  # (the others' values are those it holds)
+                stats = shown.stats
+                for cid in again:
+                    if cid not in stats:
+                        continue
+                    value = memo.current(key, cid)
+                    was = held.get(cid, _MISSING)
+                    if value is was:
+                        continue
+                    if value is None:
+                        if was is not _MISSING:
+                            del held[cid]
+                            mine.append({"op": "remove", "path": f"/{key}/{_escape(cid)}"})
+                    else:
+                        memo.diff(f"/{key}/{_escape(cid)}", was, value, mine)
+                        held[cid] = value
+                continue
             touched = memo.touched(key, shown.base, state)
             for cid in shown.stats:
                 value = memo.value(key, of, state, cid,
@@ -919,8 +1073,9 @@ def follow(shown: Shown, state: EncounterState, viewer: Actor, at: int,
                 if value is was:
                     continue
                 if value is None:
-                    del held[cid]
-                    mine.append({"op": "remove", "path": f"/{key}/{_escape(cid)}"})
+                    if was is not _MISSING:
+                        del held[cid]
+                        mine.append({"op": "remove", "path": f"/{key}/{_escape(cid)}"})
                 else:
                     memo.diff(f"/{key}/{_escape(cid)}", was, value, mine)
                     held[cid] = value
@@ -951,6 +1106,8 @@ def _take(shown: Shown, fresh: Shown) -> None:
     shown.base, shown.visible = fresh.base, fresh.visible
     shown.ids, shown.entries, shown.parts = fresh.ids, fresh.entries, fresh.parts
     shown.stats, shown.where, shown.viewer = fresh.stats, fresh.where, fresh.viewer
+    shown.full, shown.combatant_views = fresh.full, fresh.combatant_views
+    shown.stand_in = fresh.stand_in
     shown.readers = shown.reads = None
 
 
@@ -992,51 +1149,59 @@ def diff(path: str, old: Any, new: Any, ops: list[Op]) -> None:
     if old is _MISSING:
         ops.append({"op": "add", "path": path, "value": new})
         return
-    if type(old) is dict and type(new) is dict:
-        if old == new:
-            return
-        for key in old:
-            if key not in new:
-                ops.append({"op": "remove", "path": f"{path}/{_escape(key)}"})
+    kind = type(old)
+    if kind is type(new) and (kind is dict or kind is list):
+        if old != new:
+            _differ(path, old, new, ops)
+        return
+    if old != new or kind is not type(new):
+        ops.append({"op": "replace", "path": path, "value": new})
+
+
+def _differ(path: str, old: Any, new: Any, ops: list[Op]) -> None:
+    """``diff`` of two dicts or two lists known to differ."""
+    if type(old) is dict:
+        if not new.keys() >= old.keys():
+            for key in old:
+                if key not in new:
+                    ops.append({"op": "remove", "path": f"{path}/{_escape(key)}"})
         for key, value in new.items():
             was = old.get(key, _MISSING)
             if was is value:
                 continue
             if was is _MISSING:
                 ops.append({"op": "add", "path": f"{path}/{_escape(key)}", "value": value})
-            elif type(was) in _CONTAINERS and type(value) is type(was):
-                if was != value:
-                    diff(f"{path}/{_escape(key)}", was, value, ops)
-                else:
+                continue
+            kind = type(was)
+            if kind is not type(value):
+                ops.append({"op": "replace", "path": f"{path}/{_escape(key)}", "value": value})
+            elif was == value:
+                if kind is dict or kind is list:
                     new[key] = was  # (a value for a key there already: no new key)
-            elif type(was) is not type(value) or was != value:
+            elif kind is dict or kind is list:
+                _differ(f"{path}/{_escape(key)}", was, value, ops)
+            else:
                 ops.append({"op": "replace", "path": f"{path}/{_escape(key)}", "value": value})
         return
-    if type(old) is list and type(new) is list:
-        if old == new:
-            return
-        if old and new and type(old[0]) is dict and type(new[0]) is dict \
-                and _keyed(old) and _keyed(new):
-            _diff_keyed(path, old, new, ops)
-            return
-        if len(old) == len(new):
-            changed = [i for i, (a, b) in enumerate(zip(old, new, strict=True))
-                       if a is not b and (a != b or type(a) is not type(b))]
-            # entry by entry (entries of a phase too, when few of them changed)
-            if 2 * len(changed) <= len(old) or all(type(x) is dict for x in old):
-                for i in changed:
-                    a, b = old[i], new[i]
-                    if type(a) in _CONTAINERS and type(b) is type(a):
-                        diff(f"{path}/{i}", a, b, ops)
-                    else:
-                        ops.append({"op": "replace", "path": f"{path}/{i}", "value": b})
-                if type(new[0]) in _CONTAINERS:
-                    _share(old, new, changed)
-                return
-        ops.append({"op": "replace", "path": path, "value": new})
+    if old and new and type(old[0]) is dict and type(new[0]) is dict \
+            and _keyed(old) and _keyed(new):
+        _diff_keyed(path, old, new, ops)
         return
-    if old != new or type(old) is not type(new):
-        ops.append({"op": "replace", "path": path, "value": new})
+    if len(old) == len(new):
+        changed = [i for i, (a, b) in enumerate(zip(old, new, strict=True))
+                   if a is not b and (a != b or type(a) is not type(b))]
+        # entry by entry (entries of a phase too, when few of them changed)
+        if 2 * len(changed) <= len(old) or all(type(x) is dict for x in old):
+            for i in changed:
+                a, b = old[i], new[i]
+                if type(a) in _CONTAINERS and type(b) is type(a):
+                    _differ(f"{path}/{i}", a, b, ops)
+                else:
+                    ops.append({"op": "replace", "path": f"{path}/{i}", "value": b})
+            if type(new[0]) in _CONTAINERS:
+                _share(old, new, changed)
+            return
+    ops.append({"op": "replace", "path": path, "value": new})
 
 
 _CONTAINERS = (dict, list)

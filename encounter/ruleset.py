@@ -135,6 +135,12 @@ class Declaration:
     #: (after them in a snapshot).
     views: tuple[ViewPart, ...] = ()
     combatant_views: tuple[CombatantViewPart, ...] = ()
+    #: By the key of one of ``combatant_views``, by a mapping field of the state, what that
+    #: part reads of an entry there (a function of the entry): a change to an entry that this
+    #: gives the same for leaves the part's value as it was (``encounter.patches``: the
+    #: value is not worked out again).
+    combatant_view_reads: Mapping[str, Mapping[str, Callable[[Any], Any]]] = \
+        field(default_factory=dict)
     #: What those parts hold, for the published schema of a snapshot's ``state`` and the
     #: guide's table of it (``python -m docgen``): a struct with a field for each key its
     #: ``views`` fill, those of ``protocol.snapshot.RULESET_PARTS`` it fills included.

@@ -367,23 +367,31 @@ def copy_state(state: EncounterState) -> EncounterState:
     """A copy to change (the decider works on a copy, so a refused command changes nothing):
     deep, but for what is never changed in place and so is shared: the options, the
     combatants' profiles, the credentials' grants, their vitals and initiative entries (frozen
-    structs, replaced on a change) and the battle map (frozen, replaced only by ``set_map``:
-    validated once, when it came in, and never copied, whatever its size)."""
-    bare = msgspec.structs.replace(state, options=_NO_OPTIONS, combatants={}, names={},
-                                   effect_names={}, tokens={}, vitals={}, initiative={},
-                                   battle_map=None)
+    structs, replaced on a change), the battle map (frozen, replaced only by ``set_map``:
+    validated once, when it came in, and never copied, whatever its size) and the strings,
+    numbers and pairs of the fields that hold nothing else (``_SHALLOW``: their lists and
+    mappings are copied, what they hold is the same objects)."""
+    bare = msgspec.structs.replace(state, options=_NO_OPTIONS, battle_map=None,
+                                   **dict.fromkeys(_SHALLOW_DICTS, _EMPTY),
+                                   **dict.fromkeys(_SHALLOW_LISTS, _NONE))
     copy = _decode.decode(_encode.encode(bare))
     copy.battle_map = state.battle_map
     copy.options = state.options
-    copy.combatants = dict(state.combatants)
-    copy.names = dict(state.names)
-    copy.effect_names = dict(state.effect_names)
-    copy.tokens = dict(state.tokens)
-    copy.vitals = dict(state.vitals)
-    copy.initiative = dict(state.initiative)
+    for name in _SHALLOW_DICTS:
+        setattr(copy, name, dict(getattr(state, name)))
+    for name in _SHALLOW_LISTS:
+        setattr(copy, name, list(getattr(state, name)))
     return copy
 
 
+#: The fields ``copy_state`` copies one level deep: mappings and lists of frozen structs,
+#: strings, numbers and pairs of numbers.
+_SHALLOW_DICTS = ("combatants", "names", "effect_names", "tokens", "vitals", "initiative",
+                  "positions", "auras", "delaying", "distracted")
+_SHALLOW_LISTS = ("chart", "order", "flat_footed", "unaware", "flying", "delay_queue",
+                  "blocking", "screened")
+_EMPTY: dict[str, Any] = {}
+_NONE: list[str] = []
 _NO_OPTIONS = EncounterOptions()
 
 

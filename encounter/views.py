@@ -325,6 +325,17 @@ def _nothing(value: list[Any] | dict[str, Any]) -> Callable[[Sight], Any]:
 #: change of those changes every part), and how; ``True``/``False``: only for a viewer who
 #: sees everything / only for one who does not.
 ViewPartOf = Callable[[Sight], Any]
+#: The engine's parts that are one of the state's mappings, entry by entry (the entry's value
+#: made by the function), for the combatants seen: when some of its entries change, those
+#: alone need working out again (``encounter.patches``).
+BY_ENTRY: dict[str, tuple[str, Callable[[Any], Any]]] = {"positions": ("positions", list)}
+
+
+def _by_entry(s: Sight, key: str) -> dict[str, Any]:
+    name, of = BY_ENTRY[key]
+    return {cid: of(v) for cid, v in getattr(s.state, name).items() if cid in s.visible}
+
+
 ENGINE_PARTS: tuple[tuple[str, tuple[str, ...], ViewPartOf, bool | None], ...] = (
     ("id", (), lambda s: s.state.id, None),
     ("name", ("name",), lambda s: s.state.name, None),
@@ -352,9 +363,7 @@ ENGINE_PARTS: tuple[tuple[str, tuple[str, ...], ViewPartOf, bool | None], ...] =
     ("pending_rolls", ("pending_rolls", "combatants"), _pending, None),
     ("map", ("battle_map",),
      lambda s: msgspec.to_builtins(s.state.battle_map) if s.state.battle_map else None, None),
-    ("positions", ("positions",),
-     lambda s: {cid: list(at) for cid, at in s.state.positions.items() if cid in s.visible},
-     None),
+    ("positions", ("positions",), lambda s: _by_entry(s, "positions"), None),
     ("grabs", (), _nothing({}), None),
     ("arguments", (), _nothing({}), None),
     ("attitudes", (), _nothing({}), None),

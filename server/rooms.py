@@ -222,6 +222,11 @@ class Room:
         candidate = None
         start = 0
         state = self.state
+        for shown in self.shown.values():
+            step = shown.common.step
+            if step is not None and step[0] is state:
+                # (the way a viewer behind took to this state: it changes in place now)
+                shown.common.step = None
         if any(shown.base is state for shown in self.shown.values()) or \
                 self.memo.holds(state):
             kept = copy_state(state)  # what they were shown must not change with the fold

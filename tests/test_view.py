@@ -9,6 +9,7 @@ random in-process scenes.
 
 from __future__ import annotations
 
+import asyncio
 import random
 from typing import Any
 
@@ -19,14 +20,21 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from clients.client import FEATURES, Client
+from clients.client import FEATURES, Client, CommandError
 from encounter.actors import Actor
 from encounter.harness import Table
 from encounter.patches import KEPT_PATCHES, Memo, Shown, diff, follow, prepare, show
 from encounter.views import view_state
 from server.app import Server
 from tests.conftest import ws_url
-from tests.helpers import caught_up, create_table, open_client, play_turns, until_turn_of
+from tests.helpers import (
+    caught_up,
+    create_table,
+    open_client,
+    play_turns,
+    until_turn_of,
+    wait_current,
+)
 
 VIEW = [*FEATURES, "view"]
 
@@ -215,6 +223,70 @@ async def test_the_screens_turn_is_the_tables_own_when_it_sees_whoever_acts_behi
         assert client.state is not None and client.state["current"] == "dog"
 
 
+async def same_log(*servers: Server, encounter: str, timeout: float = 5.0) -> None:
+    """Until every server's room holds the same log (the events of one reach the others
+    through Redis)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        rooms = [s.rooms.peek(encounter) for s in servers]
+        heads = {(r.version, r.head) for r in rooms if r is not None}
+        if len(heads) == 1 and None not in rooms:
+            return
+        assert loop.time() < deadline, heads
+        await asyncio.sleep(0.01)
+
+
+async def test_views_across_two_processes_whose_commands_race(
+        server: Server, server_b: Server, clients: list[Client]) -> None:
+    """Two processes end the same turn at once, again and again: one append loses each time,
+    the winner's events reach the loser's room from the other process, and every viewer on
+    both processes holds its snapshot's state, patched, after each race. The spectators leave
+    for the last two races and come back by a resume: the room folded the other process's
+    events into its state in place, and the step their kind of view had kept to that state
+    object must not stand for what it holds now (one patch, from where they were, to now)."""
+    a, b = ws_url(server), ws_url(server_b)
+    table = await create_table(a, clients, dice_seed=5)
+    gm_b = await viewer(b, table.gm_token, clients)
+    watchers = [(await viewer(a, table.tokens["twilight"], clients), server),
+                (await viewer(b, table.tokens["twilight"], clients), server_b),
+                (await viewer(a, table.spectator_token, clients), server),
+                (await viewer(b, table.spectator_token, clients), server_b),
+                (await viewer(a, table.gm_token, clients), server), (gm_b, server_b)]
+    await table.gm.command("start_encounter")
+    lost = 0
+    for race in range(8):
+        if race == 6:  # the spectators go, to come back two races later
+            gone = [(c.state, c.last_seq, c.last_digest) for c, _on in watchers[2:4]]
+            for c, _on in watchers[2:4]:
+                await c.close()
+            watchers[2:4] = []
+        actor = await wait_current(table.gm)
+        await gm_b.wait_for(lambda m, actor=actor: m["type"] == "legal_actions" and any(
+            x["action"] == "end_turn" and x.get("combatant") == actor for x in m["actions"]))
+        results = await asyncio.gather(
+            table.gm.command("act", combatant=actor, action="end_turn"),
+            gm_b.command("act", combatant=actor, action="end_turn"), return_exceptions=True)
+        lost += sum(isinstance(r, CommandError) for r in results)
+        await table.gm.command("ping")
+        await same_log(server, server_b, encounter=table.encounter)
+        for client, _on in watchers:
+            await caught_up(client)
+        for client, on in watchers:
+            assert client.state == expected(on, client)
+            assert client.view_mismatches == 0
+    assert lost == 8
+    for (held, seq, digest), url, on in zip(gone, (a, b), (server, server_b), strict=True):
+        back = await open_client(url, clients)
+        back.state = held
+        await back.hello(table.spectator_token, since=seq, digest=digest, features=VIEW)
+        await back.wait_for(lambda m: m["type"] == "legal_actions")
+        await caught_up(back)
+        kinds = [m["type"] for m in back.messages]
+        assert "snapshot" not in kinds and kinds.count("view") == 1
+        assert back.state == expected(on, back) and back.view_mismatches == 0
+
+
 # --- the patch, in process ------------------------------------------------------------------
 
 EXAMPLES = ["dramatic-ponies-vs-diamond-dogs.yaml", "action-time-ponies-vs-diamond-dogs.yaml",
@@ -378,3 +450,61 @@ async def test_an_npcs_points_stay_behind_the_screen_its_band_does_not(
     assert rulings and all(r["changes"] == [] and r["fatigue_secret"] for r in rulings)
     told = [m["event"] for m in gm.events() if m["event"]["kind"] == "gm_ruling"]
     assert told[-1]["changes"] == [{"field": "fatigue", "value": top - 2}]
+
+
+# --- what the numbers read of the vitals ------------------------------------------------------
+
+@settings(max_examples=200, deadline=None)
+@given(fatigue=st.integers(-3, 40), other=st.integers(-3, 40), prone=st.booleans(),
+       step=st.integers(0, 5), unconscious=st.booleans())
+def test_vitals_that_read_alike_give_the_same_numbers(fatigue: int, other: int, prone: bool,
+                                                      step: int, unconscious: bool) -> None:
+    """``numbers_read_of`` (Dramatic's ``combatant_view_reads``) keeps of the vitals what the
+    numbers read: two vitals it gives the same for give the same numbers, worked out afresh."""
+    from encounter.state import Track, copy_state
+    from rulesets.dramatic import views as dv
+
+    t = Table.from_example("dramatic-ponies-vs-diamond-dogs.yaml")
+    cid = next(c.id for c in t.state.combatants.values() if c.kind == "pc")
+    a = msgspec.structs.replace(
+        t.state.vitals[cid], fatigue=fatigue, prone=prone, physical=Track(step=step),
+        condition=("unconscious", "fit") if unconscious else ("active", "fit"))
+    b = msgspec.structs.replace(a, fatigue=other)
+    numbers = []
+    for v in (a, b):
+        s = copy_state(t.state)
+        s.vitals[cid] = v
+        dv._NUMBERS.clear()
+        numbers.append(dv.numbers_of(s, cid))
+    if dv.numbers_read_of(a) == dv.numbers_read_of(b):
+        assert numbers[0] == numbers[1]
+
+
+def test_a_loss_of_fatigue_points_leaves_the_numbers_a_step_down_the_track_changes_them(
+        ) -> None:
+    """The GM holds every combatant's numbers: fatigue points lost above 0 leave the target's
+    numbers the same object, with no operation on them; a step down the physical condition
+    track (its penalty on the defenses, R15) changes them, and the patch says so. Every view
+    is ``view_state``'s."""
+    from encounter.state import Track, copy_state
+
+    t = Table.from_example("dramatic-ponies-vs-diamond-dogs.yaml")
+    gm = t.actor(next(iter(t.state.tokens)))
+    t.do("start_encounter")
+    memo = Memo()
+    shown = show(t.state, gm, t.state.version, memo)
+    held = orjson.loads(orjson.dumps(shown.view))
+    cid = next(c.id for c in t.state.combatants.values() if c.kind == "npc")
+    before = shown.own["numbers"][cid]
+    for change, changes in (({"fatigue": 3}, False), ({"fatigue": 2}, False),
+                            ({"physical": Track(step=2)}, True)):
+        state = copy_state(t.state)
+        state.vitals[cid] = msgspec.structs.replace(state.vitals[cid], **change)
+        state.version += 1
+        ops = follow(shown, state, gm, state.version)
+        assert any(op["path"].startswith(f"/numbers/{cid}/") for op in ops) is changes, ops
+        assert (shown.own["numbers"][cid] is before) is not changes
+        held = jsonpatch.apply_patch(held, orjson.loads(orjson.dumps(ops)))
+        assert held == orjson.loads(msgspec.json.encode(view_state(state, gm)))
+        memo.settle()
+        t.state = state

@@ -35,6 +35,7 @@ from rulesets.dramatic.views import (
     flying_view,
     grabs_view,
     numbers_of,
+    numbers_read_of,
     reservations_view,
     social_view,
 )
@@ -80,6 +81,7 @@ RULESET = Declaration(
     views=(flying_view, grabs_view, arguments_view, attitudes_view, blocking_view, answers_view,
            reservations_view, debate_view, social_view),
     combatant_views=(("numbers", numbers_of),),
+    combatant_view_reads={"numbers": {"vitals": numbers_read_of}},
     view=DramaticView,
     folds=FOLDS,
     words=WORDS,

@@ -19,7 +19,7 @@ from rulesets.dramatic import vitals as vt
 from rulesets.dramatic.social import social_standing
 
 if TYPE_CHECKING:
-    from encounter.state import EncounterState, PendingAnswer
+    from encounter.state import EncounterState, PendingAnswer, Vitals
     from protocol.model import CombatantProfile
 
 
@@ -126,6 +126,14 @@ def numbers_of(state: EncounterState, cid: str) -> dict[str, Any] | None:
         _NUMBERS.clear()
     _NUMBERS[key] = (c, numbers)  # (the profile kept with it: its id names it alone)
     return numbers
+
+
+def numbers_read_of(v: Vitals) -> tuple[Vitals, bool]:
+    """What ``numbers_of`` reads of a combatant's vitals: all of them but the fatigue points,
+    of which only whether they are down to 0 (``rules.defenses.defenses_read``, R14.5). Two
+    vitals that give the same here give the same numbers, so that an attack's loss of fatigue
+    points leaves the target's numbers as they were without working them out again."""
+    return msgspec.structs.replace(v, fatigue=0), v.fatigue <= 0
 
 
 #: ``numbers_of`` by what it reads; at most ``NUMBERS_KEPT`` of them.

@@ -369,8 +369,9 @@ def copy_state(state: EncounterState) -> EncounterState:
     combatants' profiles, the credentials' grants, their vitals and initiative entries (frozen
     structs, replaced on a change), the battle map (frozen, replaced only by ``set_map``:
     validated once, when it came in, and never copied, whatever its size) and the strings,
-    numbers and pairs of the fields that hold nothing else (``_SHALLOW``: their lists and
-    mappings are copied, what they hold is the same objects)."""
+    numbers and pairs of the fields that hold nothing else (``_SHALLOW_DICTS`` and
+    ``_SHALLOW_LISTS``: their mappings and lists are copied, what they hold is the same
+    objects)."""
     bare = msgspec.structs.replace(state, options=_NO_OPTIONS, battle_map=None,
                                    **dict.fromkeys(_SHALLOW_DICTS, _EMPTY),
                                    **dict.fromkeys(_SHALLOW_LISTS, _NONE))

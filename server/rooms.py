@@ -682,6 +682,15 @@ class Room:
         #: share a patch (``encounter.patches.Common``) share its message
         views_encoded: dict[tuple[int, int, bool], tuple[bytes, bytes]] = {}
         delivered = 0
+        # Every kind of viewer's view first, one after the other: they share the step of the
+        # parts and the values they hold, which stay in the caches from one to the next (the
+        # legal actions worked out between them would push them out).
+        views_of: dict[Any, dict[bool, bytes]] = {}
+        for key, members in groups.items():
+            actor = members[0].actor
+            assert actor is not None
+            if not (waits_for_screen(actor) and not told):
+                views_of[key] = self._view_frames(actor, key, members, views_encoded)
         for key, members in groups.items():
             actor = members[0].actor
             assert actor is not None
@@ -697,7 +706,7 @@ class Room:
             legal = self.legal_frame(actor, allowed, shared, turn,
                                      any(m.cursor for m in members))
             frames: dict[tuple[bool, bool], list[bytes]] = {}
-            views = self._view_frames(actor, key, members, views_encoded)
+            views = views_of[key]
             for session in members:
                 framing = (session.cursor, session.summaries)
                 mine = frames.get(framing)

@@ -18,6 +18,10 @@ their windows, the ratio of the two (the view's cost), and the ratios of each pa
 neighbouring windows (their median and range: how steady the machine was). The raw figures go
 to ``bench/results/paired-<timestamp>.json`` and the table to ``bench/results/paired-latest.md``.
 
+``--same``: neither server's clients ask for the view (an A/A test of the method: its ratios
+should be 1). ``--profile``: py-spy samples both servers for the whole run, and what each
+function costs per action on each, and the difference, goes beside the JSON.
+
 ``python -m bench --view`` runs the two servers one after the other instead, each for one
 window; on a machine whose speed drifts by more than the view costs, its ratio says little.
 """

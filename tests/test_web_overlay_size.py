@@ -66,7 +66,10 @@ async def test_the_sized_overlay_fits_its_canvas_and_shows_the_newest_log_line_w
     assert log["top"] <= last["top"] and last["bottom"] <= log["bottom"] + 0.5, m
     assert last["bottom"] <= m["height"], m
     assert 1 < m["count"] < 20, m  # the log kept what fits, not all 20 lines
-    # the map is drawn whole above it
+    # the map is drawn whole above it (once it stands: the last turn may draw it again)
+    await watch.wait_for_function(
+        "(() => { const g = document.querySelector('#map .map');"
+        " return g !== null && g.getBoundingClientRect().height > 0; })()")
     board = await watch.locator("#board").bounding_box()
     grid = await watch.locator("#map .map").bounding_box()
     assert board is not None and grid is not None

@@ -184,8 +184,9 @@ class Profiler:
         return text
 
 
-def summarize_folded(folded: str, title: str, top: int = 30) -> str:
-    """Self and inclusive sample shares per function, from py-spy's collapsed stacks."""
+def folded_samples(folded: str) -> tuple[dict[str, int], dict[str, int], int]:
+    """Self and inclusive samples per function of py-spy's collapsed stacks, and their
+    total."""
     own: dict[str, int] = {}
     incl: dict[str, int] = {}
     total = 0
@@ -203,6 +204,12 @@ def summarize_folded(folded: str, title: str, top: int = 30) -> str:
         own[frames[-1]] = own.get(frames[-1], 0) + count
         for f in set(frames):
             incl[f] = incl.get(f, 0) + count
+    return own, incl, total
+
+
+def summarize_folded(folded: str, title: str, top: int = 30) -> str:
+    """Self and inclusive sample shares per function, from py-spy's collapsed stacks."""
+    own, incl, total = folded_samples(folded)
 
     def share(n: int) -> str:
         return f"{100 * n / max(total, 1):6.2f}%"

@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import procs
-from bench.__main__ import Profiler, environment
+from bench.__main__ import Profiler, environment, folded_samples
 from bench.loadgen import PLANS, Generator, RunResult
 
 PROFILE_RATE = 100
@@ -201,29 +201,10 @@ async def run_workload(args: argparse.Namespace, workload: str, core: int | None
             stack.cleanup()
 
 
-def per_function(folded: str) -> tuple[dict[str, int], dict[str, int]]:
-    """Self and inclusive samples per function of py-spy's collapsed stacks."""
-    own: dict[str, int] = {}
-    incl: dict[str, int] = {}
-    for line in folded.splitlines():
-        stack, _, tail = line.rpartition(" ")
-        if not stack or not tail.isdigit():
-            continue
-        frames = [f.strip() for f in stack.split(";") if f.strip()]
-        if frames and frames[0].startswith(("process ", "thread ")):
-            frames = frames[1:]
-        if not frames:
-            continue
-        own[frames[-1]] = own.get(frames[-1], 0) + int(tail)
-        for f in set(frames):
-            incl[f] = incl.get(f, 0) + int(tail)
-    return own, incl
-
-
 def compare_profiles(folded: list[str], actions: list[int], title: str, top: int = 40) -> str:
     """What the second server spends per action beyond the first, function by function, in
     microseconds of samples (py-spy samples at PROFILE_RATE a second)."""
-    (own_a, incl_a), (own_b, incl_b) = (per_function(f) for f in folded)
+    (own_a, incl_a, _), (own_b, incl_b, _) = (folded_samples(f) for f in folded)
     us = [1e6 / PROFILE_RATE / max(1, n) for n in actions]
     lines = [f"# {title}: microseconds per action, without the view / with it / the difference",
              f"# {sum(own_a.values())} and {sum(own_b.values())} samples, {actions[0]} and "

@@ -1051,39 +1051,35 @@ def follow(shown: Shown, state: EncounterState, viewer: Actor, at: int,
             if again is not None:  # (the others' values are those it holds)
                 stats = shown.stats
                 for cid in again:
-                    if cid not in stats:
-                        continue
-                    value = memo.current(key, cid)
-                    was = held.get(cid, _MISSING)
-                    if value is was:
-                        continue
-                    if value is None:
-                        if was is not _MISSING:
-                            del held[cid]
-                            mine.append({"op": "remove", "path": f"/{key}/{_escape(cid)}"})
-                    else:
-                        memo.diff(f"/{key}/{_escape(cid)}", was, value, mine)
-                        held[cid] = value
+                    if cid in stats:
+                        _hold(memo, held, key, cid, memo.current(key, cid), mine)
                 continue
             touched = memo.touched(key, shown.base, state)
             for cid in shown.stats:
-                value = memo.value(key, of, state, cid,
-                                   None if cid in touched else shown.base)
-                was = held.get(cid, _MISSING)
-                if value is was:
-                    continue
-                if value is None:
-                    if was is not _MISSING:
-                        del held[cid]
-                        mine.append({"op": "remove", "path": f"/{key}/{_escape(cid)}"})
-                else:
-                    memo.diff(f"/{key}/{_escape(cid)}", was, value, mine)
-                    held[cid] = value
+                _hold(memo, held, key, cid, memo.value(key, of, state, cid,
+                                                       None if cid in touched else shown.base),
+                      mine)
     shown.base = state
     if mine:
         ops = memo.joined(ops, mine)
     shown.record(at, ops)
     return ops
+
+
+def _hold(memo: Memo, held: dict[str, Any], key: str, cid: str, value: Any,
+          mine: list[Op]) -> None:
+    """``cid``'s value of the per-combatant part ``key`` is ``value`` now (``None``: none):
+    ``held`` changed to it, and the operations that say so appended to ``mine``."""
+    was = held.get(cid, _MISSING)
+    if value is was:
+        return
+    if value is None:
+        if was is not _MISSING:
+            del held[cid]
+            mine.append({"op": "remove", "path": f"/{key}/{_escape(cid)}"})
+    else:
+        memo.diff(f"/{key}/{_escape(cid)}", was, value, mine)
+        held[cid] = value
 
 
 def _parts_reading(shown: Shown, changed: frozenset[str]) -> list[int]:

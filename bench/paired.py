@@ -18,6 +18,13 @@ their windows, the ratio of the two (the view's cost), and the ratios of each pa
 neighbouring windows (their median and range: how steady the machine was). The raw figures go
 to ``bench/results/paired-<timestamp>.json`` and the table to ``bench/results/paired-latest.md``.
 
+``--rate N``: instead of saturation, each server gets the same N actions a second (open loop,
+as the benchmark's human pace: every table acts once every encounters / N seconds, staggered).
+At saturation the server that does more per action also plays fewer actions a second, and what
+it spends by the second (the collector's ticks, its timers) falls on fewer of them; at a fixed
+rate both play the same actions in the same time, and the ratio is the feature's cost alone.
+A window where a server could not keep the rate (late ticks) is reported as such.
+
 ``--same``: neither server's clients ask for the view (an A/A test of the method: its ratios
 should be 1). ``--profile``: py-spy samples both servers for the whole run, and what each
 function costs per action on each, and the difference, goes beside the JSON.
@@ -80,7 +87,7 @@ def window_figures(r: RunResult) -> dict[str, Any]:
             "server_cpu_ms_per_action": r.server_cpu_ms_per_action,
             "bytes": round((r.bytes_per_action or 0.0) * r.actions),
             "bytes_per_action": r.bytes_per_action, "actions_per_s": r.actions_per_s,
-            "latency_ms": r.latency_ms, "steal_pct": r.steal_pct,
+            "latency_ms": r.latency_ms, "late_ticks": r.late_ticks, "steal_pct": r.steal_pct,
             "other_cpu_pct": r.other_cpu_pct, "generator_cpu_pct": r.generator_cpu_pct,
             "errors": r.errors}
 
@@ -125,7 +132,9 @@ async def run_workload(args: argparse.Namespace, workload: str, core: int | None
             stack = await procs.start_stack("stablemaster", core, args.server_arg)
             stacks.append(stack)
             label = "stablemaster+view" if view else "stablemaster"
-            gens.append(Generator(stack.url, "saturation", args.encounters, warmup=args.warmup,
+            gens.append(Generator(stack.url, "human" if args.rate else "saturation",
+                                  args.encounters, warmup=args.warmup,
+                                  period=args.encounters / args.rate if args.rate else 2.0,
                                   duration=args.window, server_pid=stack.server_pid,
                                   redis_pid=stack.redis_pid, target=label, log=log,
                                   workload=workload, side=side_len, view=view,
@@ -187,6 +196,8 @@ async def run_workload(args: argparse.Namespace, workload: str, core: int | None
             "cpu_ratio": round(with_view.cpu_ms_per_action / without.cpu_ms_per_action, 3),
             "bytes_ratio": round(with_view.bytes_per_action / without.bytes_per_action, 3),
             "cpu_pair_ratios": cpu, "bytes_pair_ratios": byt,
+            "rate": args.rate,
+            "late_ticks": [int(s.total("late_ticks")) for s in sides],
             "steal_pct_max": max((w["steal_pct"] or 0.0) for s in sides for w in s.windows),
             "other_cpu_pct_max": max((w["other_cpu_pct"] or 0.0)
                                      for s in sides for w in s.windows),
@@ -231,7 +242,7 @@ def markdown(data: dict[str, Any]) -> str:
         f"# The view's cost in alternating windows ({data['started']})", "",
         f"Revision {env['revision']}, {env['cpu']} ({env['cores']} cores), Python "
         f"{env['python']}; {data['config']['encounters']} encounters of 7 connections on each "
-        f"server, saturation, {data['config']['pairs']} pairs of windows of "
+        f"server, {pace(data['config'].get('rate'))}, {data['config']['pairs']} pairs of windows of "
         f"{data['config']['window']:g} s (after {data['config']['warmup']:g} s each).", "",
         "| workload | server CPU ms/action without / with the view | ratio | ratio of "
         "neighbouring windows, median (range) | bytes/action without / with | ratio | "
@@ -239,6 +250,8 @@ def markdown(data: dict[str, Any]) -> str:
         "| --- | --: | --: | --: | --: | --: | --: |",
     ]
     verdicts = []
+    late = [(r["workload"], r["late_ticks"]) for r in data["results"] if any(r.get("late_ticks")
+                                                                            or ())]
     for r in data["results"]:
         name = WORKLOAD_NAMES.get(r["workload"], r["workload"])
         if r["map_side"]:
@@ -256,7 +269,15 @@ def markdown(data: dict[str, Any]) -> str:
                                    ("bytes", r["bytes_ratio"], BYTES_RATIO)):
             verdicts.append(f"- {name}: {what} per action {ratio:.2f}x, target at most "
                             f"{bound:.2f}x: {'met' if ratio <= bound else 'NOT met'}")
+    if late and data["config"].get("rate"):
+        verdicts += [f"- {w}: late ticks (an action not sent on time, the previous one still "
+                     f"in flight) without / with the view: {a} / {b}; the rate was not kept "
+                     f"throughout" for w, (a, b) in late]
     return "\n".join([*lines, "", *verdicts]) + "\n"
+
+
+def pace(rate: float | None) -> str:
+    return f"{rate:g} actions/s each (open loop)" if rate else "saturation"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -272,6 +293,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--window", type=float, default=4.0, help="measured seconds (default 4)")
     p.add_argument("--warmup", type=float, default=1.0,
                    help="seconds played before each window is measured (default 1)")
+    p.add_argument("--rate", type=float, default=None,
+                   help="actions a second on each server, open loop (default: saturation)")
     p.add_argument("--server-arg", action="append", default=[], metavar="ARG",
                    help="extra argument for both servers' `python -m server serve`")
     p.add_argument("--connect-concurrency", type=int, default=50)
@@ -296,7 +319,7 @@ async def run_all(args: argparse.Namespace, core: int | None, env: dict[str, Any
     data: dict[str, Any] = {
         "started": args.stamp, "environment": env,
         "config": {"encounters": args.encounters, "pairs": args.pairs, "window": args.window,
-                   "warmup": args.warmup, "map_side": args.map_side,
+                   "warmup": args.warmup, "map_side": args.map_side, "rate": args.rate,
                    "server_args": args.server_arg},
         "results": []}
     for workload in [w.strip() for w in args.workloads.split(",") if w.strip()]:

@@ -64,10 +64,25 @@ def command(table: Table, kind: str, n: int, moved: set[str], side: int) -> msg.
     return msg.Act(id=f"a{n}", combatant=cid, action="move", args={"path": path})
 
 
-def one_run(commands: int, side: int, kept: list[Any] | None = None
+#: Bytes written over to push the view's data out of the core's caches (``--cold``): more than
+#: its level-2 cache holds.
+EVICT_BYTES = 16 << 20
+
+
+def one_run(commands: int, side: int, kept: list[Any] | None = None, cold: bool = False
             ) -> list[tuple[str, float, list[float]]]:
     """Each command's kind, the CPU time of the view's work after it (µs) and its share by
-    viewer (µs); ``kept``: given the last state, the viewers and what each was shown."""
+    viewer (µs); ``kept``: given the last state, the viewers and what each was shown;
+    ``cold``: the caches emptied where a server's other work would empty them (between the
+    command's decision and what ``foresee`` does, which a room runs right after it, nothing;
+    before the delivery, which comes after Redis has the events, and after it)."""
+    trash = bytearray(EVICT_BYTES) if cold else None
+    zeros = bytes(EVICT_BYTES // 64) if cold else b""
+
+    def evict() -> None:
+        if trash is not None:
+            trash[::64] = zeros  # (a write to every cache line of it)
+
     table = Table(side, DISTANCE)
     kinds = viewers()
     memo = Memo()
@@ -85,6 +100,9 @@ def one_run(commands: int, side: int, kept: list[Any] | None = None
                 ahead.add(id(s.common))
                 prepare(s, new)
         table.state = new
+        prepared = time.thread_time()
+        evict()
+        resumed = time.thread_time()
         each = []
         for s, viewer in zip(shown, kinds, strict=True):
             at = time.thread_time()
@@ -92,7 +110,8 @@ def one_run(commands: int, side: int, kept: list[Any] | None = None
                 s.latest()
             each.append((time.thread_time() - at) * 1e6)
         memo.settle()
-        out.append((kind, (time.thread_time() - start) * 1e6, each))
+        out.append((kind, (time.thread_time() - start - (resumed - prepared)) * 1e6, each))
+        evict()
     if kept is not None:
         kept.extend((table.state, kinds, shown))
     return out
@@ -104,18 +123,21 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--commands", type=int, default=600)
     parser.add_argument("--side", type=int, default=40, help="the map's side (default 40)")
+    parser.add_argument("--cold", action="store_true",
+                        help="empty the caches before and after each delivery, as a busy "
+                        "server's other rooms do")
     args = parser.parse_args(argv)
     gc.disable()
     means, rows = [], []
     try:
         for _ in range(args.runs):
-            run = one_run(args.commands, args.side)
+            run = one_run(args.commands, args.side, cold=args.cold)
             means.append(statistics.mean(t for _k, t, _e in run))
             rows.extend(run)
     finally:
         gc.enable()
     print(f"the view's work per command, {args.runs} runs of {args.commands} commands on "
-          f"{args.side} x {args.side}: median of the runs' means "
+          f"{args.side} x {args.side}{', cold caches' if args.cold else ''}: median of the runs' means "
           f"{statistics.median(means):.1f} µs ({min(means):.1f}-{max(means):.1f})")
     names = ["GM", "player 1", "player 2", "player 3", "player 4", "spectators"]
     for kind in KINDS:

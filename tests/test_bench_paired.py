@@ -36,3 +36,21 @@ def test_two_servers_by_turns(tmp_path: Path) -> None:
         assert len(row["cpu_pair_ratios"]) == 2
     table = out.with_suffix(".md").read_text()
     assert "ratio of neighbouring windows" in table and "target at most 1.15x" in table
+
+
+def test_both_servers_at_the_same_fixed_rate(tmp_path: Path) -> None:
+    out = tmp_path / "paired.json"
+    code = paired.main(["--workloads", "end_turn", "--encounters", "4", "--pairs", "1",
+                        "--window", "2", "--warmup", "0.5", "--rate", "20", "--no-pin",
+                        "--out", str(out)])
+    assert code == 0
+    data = json.loads(out.read_text())
+    (row,) = data["results"]
+    assert row["rate"] == 20
+    # open loop: each server plays the rate, not as many actions as it can
+    for side in ("without", "with_view"):
+        (window,) = row[side]["windows"]
+        assert 30 <= window["actions"] <= 50, window
+        assert window["late_ticks"] == 0 and not window["errors"], window
+    assert row["late_ticks"] == [0, 0]
+    assert "20 actions/s each (open loop)" in out.with_suffix(".md").read_text()

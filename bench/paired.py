@@ -25,6 +25,10 @@ it spends by the second (the collector's ticks, its timers) falls on fewer of th
 rate both play the same actions in the same time, and the ratio is the feature's cost alone.
 A window where a server could not keep the rate (late ticks) is reported as such.
 
+``--compare TREE``: the clients of both servers ask for the view, and the second server runs
+from another checkout (``git worktree add``): the ratios are then what a change to the server
+saves or costs, window by window, with the machine's drift taken out as for the view's cost.
+
 ``--same``: neither server's clients ask for the view (an A/A test of the method: its ratios
 should be 1). ``--profile``: py-spy samples both servers for the whole run, and what each
 function costs per action on each, and the difference, goes beside the JSON.
@@ -128,10 +132,14 @@ async def run_workload(args: argparse.Namespace, workload: str, core: int | None
     stacks: list[procs.Stack] = []
     gens: list[Generator] = []
     try:
-        for view in (False, not args.same):
-            stack = await procs.start_stack("stablemaster", core, args.server_arg)
+        sides = [(False, procs.ROOT), (not args.same, procs.ROOT)] if args.compare is None \
+            else [(True, procs.ROOT), (True, args.compare.resolve())]
+        for k, (view, root) in enumerate(sides):
+            stack = await procs.start_stack("stablemaster", core, args.server_arg, root=root)
             stacks.append(stack)
             label = "stablemaster+view" if view else "stablemaster"
+            if args.compare is not None:
+                label = f"{'this tree' if k == 0 else root}, with the view"
             gens.append(Generator(stack.url, "human" if args.rate else "saturation",
                                   args.encounters, warmup=args.warmup,
                                   period=args.encounters / args.rate if args.rate else 2.0,
@@ -159,27 +167,27 @@ async def run_workload(args: argparse.Namespace, workload: str, core: int | None
                                 RESULTS / f"paired-{args.stamp}-profile-{workload}-{k}.txt")
                 prof.start(length)
                 profilers.append(prof)
-        sides = [Side(g.result.target) for g in gens]
+        kept = [Side(g.result.target) for g in gens]
         for i in range(args.pairs):
             order = (0, 1) if i % 2 == 0 else (1, 0)
             for k in order:
                 r = await one_window(gens[k], lives[k], args.warmup, args.window)
-                sides[k].windows.append({**window_figures(r), "rss_mib": gens[k].rss_mib()})
-            a, b = (s.windows[-1] for s in sides)
+                kept[k].windows.append({**window_figures(r), "rss_mib": gens[k].rss_mib()})
+            a, b = (s.windows[-1] for s in kept)
             log(f"  {workload} pair {i + 1}/{args.pairs}: "
                 f"{a['server_cpu_ms_per_action']} / {b['server_cpu_ms_per_action']} ms/action, "
                 f"{a['actions']} / {b['actions']} actions, steal "
                 f"{a['steal_pct']} / {b['steal_pct']} %, RSS {a['rss_mib']:.0f} / "
                 f"{b['rss_mib']:.0f} MiB")
-        without, with_view = sides
+        without, with_view = kept
         profile = None
         if profilers:
             profile = RESULTS / f"paired-{args.stamp}-profile-{workload}.txt"
             folded = []
-            for prof, side in zip(profilers, sides, strict=True):
+            for prof, side in zip(profilers, kept, strict=True):
                 prof.finish(side.label)
                 folded.append(prof.raw.read_text() if prof.raw.exists() else "")
-            profile.write_text(compare_profiles(folded, [int(s.total("actions")) for s in sides],
+            profile.write_text(compare_profiles(folded, [int(s.total("actions")) for s in kept],
                                                 workload))
         cpu = pair_ratios(without, with_view, "server_cpu_ms_per_action")
         byt = pair_ratios(without, with_view, "bytes_per_action")
@@ -197,10 +205,10 @@ async def run_workload(args: argparse.Namespace, workload: str, core: int | None
             "bytes_ratio": round(with_view.bytes_per_action / without.bytes_per_action, 3),
             "cpu_pair_ratios": cpu, "bytes_pair_ratios": byt,
             "rate": args.rate,
-            "late_ticks": [int(s.total("late_ticks")) for s in sides],
-            "steal_pct_max": max((w["steal_pct"] or 0.0) for s in sides for w in s.windows),
+            "late_ticks": [int(s.total("late_ticks")) for s in kept],
+            "steal_pct_max": max((w["steal_pct"] or 0.0) for s in kept for w in s.windows),
             "other_cpu_pct_max": max((w["other_cpu_pct"] or 0.0)
-                                     for s in sides for w in s.windows),
+                                     for s in kept for w in s.windows),
             "profile": None if profile is None else profile.name,
         }
     finally:
@@ -238,14 +246,18 @@ def _range(values: list[float]) -> str:
 
 def markdown(data: dict[str, Any]) -> str:
     env = data["environment"]
+    compare = data["config"].get("compare")
+    sides = "without / with the view" if compare is None else \
+        f"this tree / {compare} (both with the view)"
     lines = [
         f"# The view's cost in alternating windows ({data['started']})", "",
         f"Revision {env['revision']}, {env['cpu']} ({env['cores']} cores), Python "
         f"{env['python']}; {data['config']['encounters']} encounters of 7 connections on each "
-        f"server, {pace(data['config'].get('rate'))}, {data['config']['pairs']} pairs of windows of "
-        f"{data['config']['window']:g} s (after {data['config']['warmup']:g} s each).", "",
-        "| workload | server CPU ms/action without / with the view | ratio | ratio of "
-        "neighbouring windows, median (range) | bytes/action without / with | ratio | "
+        f"server, {pace(data['config'].get('rate'))}, {data['config']['pairs']} pairs of "
+        f"windows of {data['config']['window']:g} s (after {data['config']['warmup']:g} s "
+        "each).", "",
+        f"| workload | server CPU ms/action {sides} | ratio | ratio of "
+        f"neighbouring windows, median (range) | bytes/action {sides} | ratio | "
         "steal, most in a window |",
         "| --- | --: | --: | --: | --: | --: | --: |",
     ]
@@ -265,6 +277,8 @@ def markdown(data: dict[str, Any]) -> str:
             f"{_range(r['cpu_pair_ratios'])} | {r['without']['bytes_per_action']:.0f} / "
             f"{r['with_view']['bytes_per_action']:.0f} | {r['bytes_ratio']:.2f}x | "
             f"{r['steal_pct_max']:g} % |")
+        if compare is not None:
+            continue  # (the view's targets are for the view against none)
         for what, ratio, bound in (("server CPU", r["cpu_ratio"], CPU_RATIO),
                                    ("bytes", r["bytes_ratio"], BYTES_RATIO)):
             verdicts.append(f"- {name}: {what} per action {ratio:.2f}x, target at most "
@@ -304,6 +318,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--same", action="store_true",
                    help="neither server's clients ask for the view: what the method itself "
                    "gives two servers alike (the ratios should be 1)")
+    p.add_argument("--compare", type=Path, metavar="TREE",
+                   help="both servers' clients ask for the view, and the second server runs "
+                   "from TREE (another checkout, e.g. a git worktree): what a change to the "
+                   "server saves or costs, the second against the first")
     p.add_argument("--profile", action="store_true",
                    help="sample both servers with py-spy and write, function by function, what "
                    "the view adds per action")
@@ -320,6 +338,7 @@ async def run_all(args: argparse.Namespace, core: int | None, env: dict[str, Any
         "started": args.stamp, "environment": env,
         "config": {"encounters": args.encounters, "pairs": args.pairs, "window": args.window,
                    "warmup": args.warmup, "map_side": args.map_side, "rate": args.rate,
+                   "compare": None if args.compare is None else str(args.compare),
                    "server_args": args.server_arg},
         "results": []}
     for workload in [w.strip() for w in args.workloads.split(",") if w.strip()]:

@@ -8,9 +8,9 @@ walls and difficult terrain, a fixed ``dice_seed``), played as the benchmark's `
 each combatant in turn moves 2 squares along its column (and back on its next turn), shoots at
 the enemy across the map and ends its turn. It is watched as a benchmark room is: the GM, 4
 players (2 ponies each) and the spectators, 6 kinds of viewer sharing one ``Memo``. After each
-command it does what a room does for the view (``server.rooms.Room.foresee`` and then
-``_view_frames``): ``encounter.patches.prepare`` once for each set of shared parts, then
-``follow`` and the patch's JSON for each kind of viewer, then ``Memo.settle``. It reports the
+command it does what a room's delivery does for the view (``server.rooms.Room._view_frames``):
+``follow`` and the patch's JSON for each kind of viewer (the first to follow works out the step
+of the parts they share), then ``Memo.settle``. It reports the
 CPU time of that (``time.thread_time``, so other processes do not count) per command: the mean
 of each run, their median and range, and the median by kind of command (move, attack, end of
 turn) and by viewer. The cycle collector is off while it runs.
@@ -31,7 +31,7 @@ from typing import Any
 from bench.decide import GM, Table
 from encounter import engine
 from encounter.actors import Actor
-from encounter.patches import Memo, follow, prepare, show
+from encounter.patches import Memo, follow, show
 from protocol import messages as msg
 
 DISTANCE = 11
@@ -73,9 +73,8 @@ def one_run(commands: int, side: int, kept: list[Any] | None = None, cold: bool 
             ) -> list[tuple[str, float, list[float]]]:
     """Each command's kind, the CPU time of the view's work after it (µs) and its share by
     viewer (µs); ``kept``: given the last state, the viewers and what each was shown;
-    ``cold``: the caches emptied where a server's other work would empty them (between the
-    command's decision and what ``foresee`` does, which a room runs right after it, nothing;
-    before the delivery, which comes after Redis has the events, and after it)."""
+    ``cold``: the caches emptied where a server's other work would empty them (before the
+    delivery, which comes after Redis has the events, and after it)."""
     trash = bytearray(EVICT_BYTES) if cold else None
     zeros = bytes(EVICT_BYTES // 64) if cold else b""
 
@@ -93,16 +92,9 @@ def one_run(commands: int, side: int, kept: list[Any] | None = None, cold: bool 
         kind = KINDS[n % len(KINDS)]
         new = engine.decide(table.state, GM, command(table, kind, n, moved, side),
                             table.ctx).state
-        start = time.thread_time()
-        ahead: set[int] = set()
-        for s in shown:
-            if id(s.common) not in ahead:
-                ahead.add(id(s.common))
-                prepare(s, new)
         table.state = new
-        prepared = time.thread_time()
         evict()
-        resumed = time.thread_time()
+        start = time.thread_time()
         each = []
         for s, viewer in zip(shown, kinds, strict=True):
             at = time.thread_time()
@@ -110,7 +102,7 @@ def one_run(commands: int, side: int, kept: list[Any] | None = None, cold: bool 
                 s.latest()
             each.append((time.thread_time() - at) * 1e6)
         memo.settle()
-        out.append((kind, (time.thread_time() - start - (resumed - prepared)) * 1e6, each))
+        out.append((kind, (time.thread_time() - start) * 1e6, each))
         evict()
     if kept is not None:
         kept.extend((table.state, kinds, shown))
@@ -136,8 +128,9 @@ def main(argv: list[str] | None = None) -> None:
             rows.extend(run)
     finally:
         gc.enable()
+    cold = ", cold caches" if args.cold else ""
     print(f"the view's work per command, {args.runs} runs of {args.commands} commands on "
-          f"{args.side} x {args.side}{', cold caches' if args.cold else ''}: median of the runs' means "
+          f"{args.side} x {args.side}{cold}: median of the runs' means "
           f"{statistics.median(means):.1f} µs ({min(means):.1f}-{max(means):.1f})")
     names = ["GM", "player 1", "player 2", "player 3", "player 4", "spectators"]
     for kind in KINDS:

@@ -882,19 +882,6 @@ def _again(memo: Memo, common: Common, key: str, part: ViewPartOf, sight: Sight,
     return value
 
 
-def prepare(shown: Shown, state: EncounterState) -> None:
-    """Work out ahead the step to ``state`` of the engine's parts ``shown`` shares with the
-    viewers who see the same combatants (``_step``), while ``state`` is fresh in memory: the
-    follow to it that comes later finds it done. Nothing when the combatants it sees may
-    change (``follow`` makes the whole view again then)."""
-    changed = shown.memo.changes.fields(shown.base, state)
-    if not changed or "combatants" in changed or "ruleset" in changed:
-        return
-    viewer = shown.viewer
-    _step(shown.memo, shown.common, state,
-          Sight(state, viewer, viewer.sees_all, shown.visible), changed, shown.base)
-
-
 def _own_reads(shown: Shown) -> frozenset[str]:
     """Every field of the state that this viewer's own parts read (all of them when one of
     them reads more, or when a per-combatant part was never worked out)."""
@@ -965,7 +952,7 @@ def follow(shown: Shown, state: EncounterState, viewer: Actor, at: int,
     step = shown.common.step
     if step is not None and step[0] is state and \
             step[1] is alike(state, full):
-        common, ops, keys = step[2], step[3], step[4]  # (worked out for another, or ahead)
+        common, ops, keys = step[2], step[3], step[4]  # (worked out for another viewer)
     else:
         common, ops, keys = _step(memo, shown.common, state,
                                   Sight(state, viewer, full, visible), changed, shown.base)

@@ -333,7 +333,6 @@ class CommandService:
                     raise
                 for e in out.envelopes:
                     e.cmd = dedupe
-                room.foresee(out.state)
                 encoded = _encoded(store, out)
                 result = self._with_token(room.id, out.result)
                 for token_id in _issued(out):

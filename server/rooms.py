@@ -29,7 +29,7 @@ from redis.exceptions import RedisError
 from encounter.actors import Actor
 from encounter.fold import apply
 from encounter.legal import allowed_chart_events, legal_actions
-from encounter.patches import Memo, Shown, follow, prepare, show
+from encounter.patches import Memo, Shown, follow, show
 from encounter.screen import at_table, behind, table_sees, waits_for_screen
 from encounter.state import EncounterState, copy_state, turn_id
 from encounter.views import may_see, view_event, view_state
@@ -303,20 +303,6 @@ class Room:
 
     def seal(self, seq: int, digest: str | None) -> str:
         return self.cursors.seal(seq, digest)
-
-    def foresee(self, state_after: EncounterState) -> None:
-        """A command was decided from the current state to ``state_after``: what it changed
-        is worked out for the views now, while both states are fresh in memory (delivery
-        comes after Redis has the events, when other rooms' work has passed meanwhile)."""
-        if not self.shown:
-            return
-        table = not behind(state_after)  # (else the table's viewers stay where they were)
-        ahead: set[int] = set()
-        for shown in self.shown.values():
-            if shown.base is self.state and id(shown.common) not in ahead and \
-                    (table or not waits_for_screen(shown.viewer)):
-                ahead.add(id(shown.common))
-                prepare(shown, state_after)
 
     def state_for(self, actor: Actor) -> EncounterState:
         """The state ``actor`` is shown: the one at ``told`` for the table while the GM's

@@ -54,3 +54,25 @@ def test_both_servers_at_the_same_fixed_rate(tmp_path: Path) -> None:
         assert window["late_ticks"] == 0 and not window["errors"], window
     assert row["late_ticks"] == [0, 0]
     assert "20 actions/s each (open loop)" in out.with_suffix(".md").read_text()
+
+
+def test_two_trees_both_with_the_view(tmp_path: Path) -> None:
+    """``--compare``: the second server runs from another checkout (here the same tree), and
+    the clients of both hold the view, so that the ratios are the change's alone."""
+    out = tmp_path / "paired.json"
+    root = Path(__file__).resolve().parent.parent
+    code = paired.main(["--workloads", "end_turn", "--encounters", "2", "--pairs", "1",
+                        "--window", "1", "--warmup", "0.3", "--no-pin", "--compare", str(root),
+                        "--out", str(out)])
+    assert code == 0
+    data = json.loads(out.read_text())
+    (row,) = data["results"]
+    assert data["config"]["compare"] == str(root)
+    # the same events and patches to both: the same bytes per action, give or take the
+    # windows' edges
+    assert 0.9 <= row["bytes_ratio"] <= 1.1, row
+    for side in ("without", "with_view"):
+        (window,) = row[side]["windows"]
+        assert window["actions"] > 0 and not window["errors"], window
+    table = out.with_suffix(".md").read_text()
+    assert "both with the view" in table and "target at most" not in table

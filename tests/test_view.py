@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from clients.client import FEATURES, Client, CommandError
 from encounter.actors import Actor
 from encounter.harness import Table
-from encounter.patches import KEPT_PATCHES, Memo, Shown, diff, follow, prepare, show
+from encounter.patches import KEPT_PATCHES, Memo, Shown, diff, follow, show
 from encounter.views import view_state
 from server.app import Server
 from tests.conftest import ws_url
@@ -303,8 +303,7 @@ def test_patches_build_each_viewers_view_in_random_play(example: str, seed: int,
     with anonymous hidden turns (R99: ``screen``, the screen's count) or without: after each
     command every viewer's view, patched, is ``view_state``; no patch replaces the root or a
     whole combatant. ``shared``: the viewers share one memo, as a room's do, half of them are
-    shown their view a few commands after the others (as connections join), and the step to
-    each new state is prepared before they follow (``Room.foresee``)."""
+    shown their view a few commands after the others (as connections join)."""
     anonymous = {} if screen is None else {"anonymous_hidden_turns": True,
                                            "screen_count": screen}
     t = Table.from_example(example, dice_seed=seed, **anonymous)
@@ -326,10 +325,6 @@ def test_patches_build_each_viewers_view_in_random_play(example: str, seed: int,
             command(t, gm, rng)
         except Exception:  # refused: nothing changed
             continue
-        if memo is not None:
-            for s in shown:
-                if s is not None:
-                    prepare(s, t.state)
         for i, v in enumerate(viewers):
             s = shown[i]
             if s is None:

@@ -77,8 +77,9 @@ def seqs(client: Client) -> list[int]:
 
 async def send_seen(gm: Client, sender: Client, type_: str, /, **fields: Any
                     ) -> dict[str, Any] | None:
-    """Send a command from ``sender`` and wait until it is done: its answer came, or the GM
-    (who sees every event) got events it caused. ``None`` when it is done but not answered:
+    """Send a command from ``sender`` and wait until it is done: its answer came (and the GM,
+    who sees every event, has the events the answer names), or the GM got events it caused.
+    ``None`` when it is done but not answered:
     the ack of a table connection waits while the turn is behind the GM's screen (and every
     answer after it: a sender still waiting for one gets this one after it, whatever it is)."""
     before = gm.last_seq
@@ -89,7 +90,12 @@ async def send_seen(gm: Client, sender: Client, type_: str, /, **fields: Any
     finally:
         moved.cancel()
     if answer.done():
-        return answer.result()
+        reply = answer.result()
+        if reply["type"] == "ack" and isinstance(reply.get("seq"), int) and sender is not gm:
+            # (an answer on another connection may come before the GM's connection brings
+            # the events it names: done is when the GM has them too)
+            await gm.wait_seq(reply["seq"])
+        return reply
     if gm.last_seq > before:
         return None
     raise TimeoutError(f"{type_} {fields}: neither answered nor done")

@@ -57,7 +57,7 @@ def add_character(s: cp.CampaignState, cmd: msg.AddCharacter,
     if len(s.characters) >= 200:
         raise Rejected(ErrorCode.INVALID_PAYLOAD, "at most 200 characters in a campaign")
     rules = declaration(s.ruleset)
-    profile = profile_from(block, rules.rules, set(), False)  # its stat block checked
+    profile = profile_from(block, rules.rules, block.id)  # its stat block checked
     most = rules.initial_vitals(profile).fatigue_max if rules.initial_vitals else None
     return [cp.CharacterAdded(character=block, fatigue_max=most,
                               token_id=token_id if block.kind == "pc" else None)]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -30,6 +31,7 @@ from rules.rulesets import Ruleset, RulesetError
 from rules.verifiable_dice import commitment
 
 _SLUG = re.compile(r"[^a-z0-9]+")
+_ID = re.compile(r"[a-z0-9][a-z0-9_-]{0,39}")
 
 
 def slug(name: str) -> str:
@@ -68,21 +70,39 @@ def plain_stats(stats: dict[str, Any], name: str) -> dict[str, Any]:
     return plain
 
 
-def profile_from(block: StatBlock, rules: Ruleset, taken: set[str],
-                 screen: bool = False) -> CombatantProfile:
-    """The combatant a stat block makes, its ``stats`` checked whole by the ruleset (every
-    part of the sheet, the social statistics included) before it enters the encounter.
-    ``screen``: with anonymous hidden turns, whose id ``screen`` no combatant takes (R99)."""
-    cid = block.id or slug(block.name)
-    if block.id is None:
-        base, n = cid, 2
-        while cid in taken or (screen and cid == SCREEN):
-            cid, n = f"{base}-{n}", n + 1
-    elif screen and cid == SCREEN:
-        raise Rejected(ErrorCode.INVALID_PAYLOAD, f"the id {SCREEN!r} is the GM's screen's in the "
-                       "order (R99): no combatant may take it", field="id")
-    elif cid in taken:
-        raise Rejected(ErrorCode.CONFLICT, f"a combatant with id {cid!r} exists already")
+def combatant_id(block: StatBlock, s: EncounterState, new_id: Callable[[], str]) -> str:
+    """The id of the combatant ``block`` makes in ``s`` (ruling R116): the stat block's own,
+    or the server's. A visible combatant's default is the name's slug, numbered
+    (``diamond-dog-2``) past every id the encounter has given, a removed combatant's too; a
+    hidden one's is the slug and four characters of ``new_id``, the first a letter
+    (``diamond-dog-k3x9``), so that no default the table reads steps around a hidden combatant. With
+    anonymous hidden turns, no combatant takes the id ``screen`` (R99)."""
+    screen = s.options.anonymous_hidden_turns
+    if block.id is not None:
+        if screen and block.id == SCREEN:
+            raise Rejected(ErrorCode.INVALID_PAYLOAD, f"the id {SCREEN!r} is the GM's screen's "
+                           "in the order (R99): no combatant may take it", field="id")
+        if block.id in s.combatants:
+            raise Rejected(ErrorCode.CONFLICT, f"a combatant with id {block.id!r} exists already")
+        return block.id
+    base = slug(block.name)
+    given = s.names.keys() | s.combatants.keys() | ({SCREEN} if screen else set())
+    if block.hidden:
+        while True:
+            suffix = new_id()[:4]
+            cid = f"{base}-{suffix}"
+            if suffix[:1].isalpha() and _ID.fullmatch(cid) and cid not in given:
+                return cid
+    cid, n = base, 2
+    while cid in given:
+        cid, n = f"{base}-{n}", n + 1
+    return cid
+
+
+def profile_from(block: StatBlock, rules: Ruleset, cid: str) -> CombatantProfile:
+    """The combatant a stat block makes with the id ``cid``, its ``stats`` checked whole by
+    the ruleset (every part of the sheet, the social statistics included) before it enters
+    the encounter."""
     stats = plain_stats(block.stats, block.name)
     try:
         rules.validate_stats(stats)
@@ -158,8 +178,7 @@ def create(cmd: msg.CreateEncounter, encounter_id: str, gm_token_id: str, ctx: C
     if cmd.map is not None:
         d.emit(ev.MapSet(map=cmd.map))
     for block in blocks:
-        profile = profile_from(block, d.rules, set(d.s.combatants),
-                               d.s.options.anonymous_hidden_turns)
+        profile = profile_from(block, d.rules, combatant_id(block, d.s, ctx.new_id))
         d.emit(ev.CombatantAdded(combatant=profile), ["gm"] if profile.hidden else None)
         if block.position is not None:
             place(d, profile, block.position)
@@ -170,8 +189,7 @@ def create(cmd: msg.CreateEncounter, encounter_id: str, gm_token_id: str, ctx: C
 
 
 def add_combatant(d: Decision, cmd: msg.AddCombatant) -> None:
-    profile = profile_from(cmd.combatant, d.rules, set(d.s.combatants),
-                           d.s.options.anonymous_hidden_turns)
+    profile = profile_from(cmd.combatant, d.rules, combatant_id(cmd.combatant, d.s, d.ctx.new_id))
     d.emit(ev.CombatantAdded(combatant=profile), ["gm"] if profile.hidden else None)
     if cmd.combatant.position is not None:
         place(d, profile, cmd.combatant.position)

@@ -62,7 +62,10 @@ class StatBlock(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
                                        "shows it.")]
     id: Annotated[CombatantId, msgspec.Meta(
         description="Its id in commands and events (`act.combatant`, targets); default: a "
-        "slug of the name (`Diamond Dog` -> `diamond-dog`, then `diamond-dog-2`...).")] | \
+        "slug of the name (`Diamond Dog` -> `diamond-dog`, then `diamond-dog-2`..., numbered "
+        "past every id the encounter has had); a hidden one's, the slug and four random "
+        "characters (`diamond-dog-k3x9`), so that no id the table reads says a hidden one is "
+        "there (ruling R116).")] | \
         None = None
     kind: Annotated[CombatantKind, msgspec.Meta(
         description="`pc`, a player character (an invite lets a player control it), or "

@@ -338,6 +338,46 @@ async def test_an_npcs_health_is_not_in_the_notes_everyone_reads(
     (gm_seen,) = await events_of(scene.gm, "vitals_changed")
     assert gm_seen["fatigue"] == 3
 
+
+async def test_the_ids_the_server_gives_do_not_step_around_a_hidden_combatant(
+        server: Server, clients: list[Client]) -> None:
+    """A Diamond Dog added while another hides behind the screen got ``diamond-dog-2``: the
+    table read that a first one was there. Ruling R116: a hidden combatant's default id is its
+    slug and four random characters, and a visible one's is numbered past every id the server
+    has given (a removed combatant's too), so the table reads the ids it would read without the
+    hidden dog."""
+    blocks = [{"name": "Twilight Sparkle", "id": "twilight", "kind": "pc"},
+              {"name": "Diamond Dog", "hidden": True}]
+    scene = await Network(server, clients).create(blocks, dice_seed=3)
+    url = ws_url(server)
+    player = await join(url, await invite(scene, "twilight"), clients)
+    watcher = await join(url, await spectator(scene), clients)
+    (hidden_id,) = [cid for cid in scene.state.combatants if cid != "twilight"]
+    assert re.fullmatch(r"diamond-dog-[a-z][a-z0-9]{3}", hidden_id), hidden_id
+    first = await scene.gm.command("add_combatant", combatant={"name": "Diamond Dog"})
+    second = await scene.gm.command("add_combatant", combatant={"name": "Diamond Dog"})
+    assert (first["result"]["combatant"], second["result"]["combatant"]) == \
+        ("diamond-dog", "diamond-dog-2")
+    hidden = await scene.gm.command("add_combatant",
+                                    combatant={"name": "Diamond Dog", "hidden": True})
+    assert hidden["result"]["combatant"] not in (hidden_id, "diamond-dog-3")
+    for viewer in (player, watcher):
+        await viewer.command("ping")
+        added = [e["event"]["combatant"]["id"] for e in viewer.events()
+                 if e["event"]["kind"] == "combatant_added"]
+        assert added == ["diamond-dog", "diamond-dog-2"], added
+        assert hidden_id not in text(viewer.messages)
+    # revealed, the hidden dog keeps its id, and the next one is numbered past it
+    await scene.gm.command("set_hidden", combatant=hidden_id, hidden=False)
+    assert (await scene.gm.command("add_combatant", combatant={"name": "Diamond Dog"})
+            )["result"]["combatant"] == "diamond-dog-3"
+    # a dog hidden later and a dog removed leave the same gap: the table cannot tell them apart
+    await scene.gm.command("set_hidden", combatant="diamond-dog", hidden=True)
+    await scene.gm.command("remove_combatant", combatant="diamond-dog-2")
+    assert (await scene.gm.command("add_combatant", combatant={"name": "Diamond Dog"})
+            )["result"]["combatant"] == "diamond-dog-4"
+
+
 # --- the property: random scenes ----------------------------------------------------------------
 #
 # A scene is drawn (ruleset, options, a map, hidden NPCs with random names and ids) and played

@@ -131,6 +131,8 @@ BOSSES = [
     {"name": "Diamond Dog Brute", "kind": "npc", "initiative": 1},
     {"name": "Diamond Dog Boss", "id": "boss", "kind": "npc", "initiative": 0, "hidden": True},
     {"name": "Diamond Dog", "kind": "npc", "initiative": 0},
+    # hidden, with the server's id: the slug and four random characters (R116)
+    {"name": "Diamond Dog", "kind": "npc", "initiative": 0, "hidden": True},
     {"name": "Diamond Dog", "kind": "npc", "initiative": 0},
 ]
 
@@ -148,9 +150,13 @@ async def test_token_labels_are_the_same_for_the_gm_and_the_player_and_across_a_
     url = ws_url(server)
     table = await create_table(url, clients, BOSSES)
     gm_api = table.gm
+    await gm_api.command("get_snapshot")
+    assert gm_api.state is not None
+    (lurker,) = [c["id"] for c in gm_api.state["combatants"] if c["hidden"] and c["id"] != "boss"]
     await set_out(gm_api, {"width": 6, "height": 3},
                   {"twilight": [0, 0], "dash": [0, 1], "diamond-dog-brute": [4, 0],
-                   "boss": [5, 1], "diamond-dog": [4, 2], "diamond-dog-2": [5, 2]})
+                   "boss": [5, 1], "diamond-dog": [4, 2], "diamond-dog-2": [5, 2],
+                   lurker: [3, 1]})
     base = f"http://127.0.0.1:{server.settings.port}"
     gm = await pages.open(f"{base}/table/#token={table.gm_token}", size=LAPTOP)
     player = await pages.open(f"{base}/table/#token={table.tokens['twilight']}", size=LAPTOP)
@@ -161,16 +167,17 @@ async def test_token_labels_are_the_same_for_the_gm_and_the_player_and_across_a_
     on_gm = await gm.eval_on_selector_all(".map .token", LABELS)
     on_player = await player.eval_on_selector_all(".map .token", LABELS)
     assert on_gm == {"twilight": "TS", "dash": "RDa", "diamond-dog-brute": "DB", "boss": "DBo",
-                     "diamond-dog": "DD", "diamond-dog-2": "DD2"}, on_gm
-    assert on_player == {k: v for k, v in on_gm.items() if k != "boss"}, on_player
+                     "diamond-dog": "DD", "diamond-dog-2": "DD2",
+                     lurker: "DD" + lurker.removeprefix("diamond-dog-")[0]}, on_gm
+    assert on_player == {k: v for k, v in on_gm.items() if k not in ("boss", lurker)}, on_player
     assert len(set(on_gm.values())) == len(on_gm)  # told apart
     # the legend under each map says whose token is whose, with the same labels
     gm_legend = await gm.eval_on_selector_all(".map-panel ul.legend li", LEGEND)
     player_legend = await player.eval_on_selector_all(".map-panel ul.legend li", LEGEND)
     assert gm_legend["boss"] == "DBo Diamond Dog Boss"
-    assert player_legend == {k: v for k, v in gm_legend.items() if k != "boss"}
-    # the GM's map and legend mark the token the table does not see; the player's, nothing
-    assert await gm.locator(".map .token.hidden").count() == 1
+    assert player_legend == {k: v for k, v in gm_legend.items() if k not in ("boss", lurker)}
+    # the GM's map and legend mark the tokens the table does not see; the player's, nothing
+    assert await gm.locator(".map .token.hidden").count() == 2
     assert await gm.locator(".map .token.hidden[data-combatant=boss]").count() == 1
     assert await gm.locator(".map-panel ul.legend li[data-combatant=boss] .token.hidden"
                             ).count() == 1
@@ -182,10 +189,12 @@ async def test_token_labels_are_the_same_for_the_gm_and_the_player_and_across_a_
     await gm_api.command("set_hidden", combatant="boss", hidden=False)
     await player.wait_for_selector(".map .token[data-combatant=boss]")
     await gm.wait_for_selector(".map .token[data-combatant=boss]:not(.hidden)")
-    assert await player.eval_on_selector_all(".map .token", LABELS) == on_gm
+    assert await player.eval_on_selector_all(".map .token", LABELS) == \
+        {k: v for k, v in on_gm.items() if k != lurker}
     assert await gm.eval_on_selector_all(".map .token", LABELS) == on_gm
-    assert (await player.eval_on_selector_all(".map-panel ul.legend li", LEGEND)
-            == await gm.eval_on_selector_all(".map-panel ul.legend li", LEGEND) == gm_legend)
+    assert await gm.eval_on_selector_all(".map-panel ul.legend li", LEGEND) == gm_legend
+    assert await player.eval_on_selector_all(".map-panel ul.legend li", LEGEND) == \
+        {k: v for k, v in gm_legend.items() if k != lurker}
 
 
 # -- random maps: a square is shaded exactly when a move there is accepted --------------------

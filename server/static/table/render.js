@@ -550,8 +550,9 @@ const slug = (name) => (name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/
 /** A combatant's token label, from its own name and id alone (docs/clients.md, "Token
  * labels"): its initials ("Twilight Sparkle" TS, "Spike" Sp) for the server's id of its name
  * or an id that is the name's first word (`twilight`); with the number of the server's next
- * ids (`diamond-dog-2` DD2); for an id that is another word of the name, the first letter
- * and that word's first two (`dash` of "Rainbow Dash" RDa, `boss` of "Diamond Dog Boss"
+ * ids (`diamond-dog-2` DD2), or the first character after it of a hidden one's
+ * (`diamond-dog-k3x9` DDk, ruling R116); for an id that is another word of the name, the
+ * first letter and that word's first two (`dash` of "Rainbow Dash" RDa, `boss` of "Diamond Dog Boss"
  * DBo); else the initials and the id's first letter (`lurker` DDl). The same for every viewer
  * and across a reveal, it says nothing of any other combatant. */
 export function tokenLabel(c) {
@@ -564,6 +565,8 @@ export function tokenLabel(c) {
     const n = stem && id.startsWith(stem) ? id.slice(stem.length).match(/^-?(\d+)$/) : null;
     if (n) return `${base}${n[1]}`;
   }
+  const own = id.startsWith(whole) ? id.slice(whole.length).match(/^-([a-z][a-z0-9]{3})$/) : null;
+  if (own) return `${base}${own[1][0]}`;
   const word = words.slice(1).find((w) => w === id);
   if (word) return `${base[0].toUpperCase()}${word[0].toUpperCase()}${word.slice(1, 2)}`;
   return `${base}${id.replace(/[^A-Za-z0-9]/g, "").slice(0, 1).toLowerCase()}`;

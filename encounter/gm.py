@@ -73,10 +73,10 @@ def plain_stats(stats: dict[str, Any], name: str) -> dict[str, Any]:
 def combatant_id(block: StatBlock, s: EncounterState, new_id: Callable[[], str]) -> str:
     """The id of the combatant ``block`` makes in ``s`` (ruling R116): the stat block's own,
     or the server's. A visible combatant's default is the name's slug, numbered
-    (``diamond-dog-2``) past every id the encounter has given, a removed combatant's too; a
+    (``diamond-dog-2``) past every id the encounter has had, a removed combatant's too; a
     hidden one's is the slug and four characters of ``new_id``, the first a letter
-    (``diamond-dog-k3x9``), so that no default the table reads steps around a hidden combatant. With
-    anonymous hidden turns, no combatant takes the id ``screen`` (R99)."""
+    (``diamond-dog-k3x9``), so that no default the table reads steps around a hidden
+    combatant. With anonymous hidden turns, no combatant takes the id ``screen`` (R99)."""
     screen = s.options.anonymous_hidden_turns
     if block.id is not None:
         if screen and block.id == SCREEN:

@@ -550,11 +550,11 @@ const slug = (name) => (name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/
 /** A combatant's token label, from its own name and id alone (docs/clients.md, "Token
  * labels"): its initials ("Twilight Sparkle" TS, "Spike" Sp) for the server's id of its name
  * or an id that is the name's first word (`twilight`); with the number of the server's next
- * ids (`diamond-dog-2` DD2), or the first character after it of a hidden one's
+ * ids (`diamond-dog-2` DD2), or the letter after the slug in the server's id of a hidden one
  * (`diamond-dog-k3x9` DDk, ruling R116); for an id that is another word of the name, the
- * first letter and that word's first two (`dash` of "Rainbow Dash" RDa, `boss` of "Diamond Dog Boss"
- * DBo); else the initials and the id's first letter (`lurker` DDl). The same for every viewer
- * and across a reveal, it says nothing of any other combatant. */
+ * first letter and that word's first two (`dash` of "Rainbow Dash" RDa, `boss` of "Diamond
+ * Dog Boss" DBo); else the initials and the id's first letter (`lurker` DDl). The same for
+ * every viewer and across a reveal, it says nothing of any other combatant. */
 export function tokenLabel(c) {
   const base = initials(c.name);
   const id = String(c.id || "");

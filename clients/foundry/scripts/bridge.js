@@ -6,7 +6,7 @@
 // follow it. It touches Foundry only through a `Table` (glue.js makes one of Foundry's
 // documents; the tests one of plain objects).
 import { Client, CommandError } from "./vendor/stablemaster-client/index.js";
-import { combatOperations, desiredCombat, MODULE_ID, nothingToDo } from "./mirror.js";
+import { combatOperations, desiredCombat, MODULE_ID, nothingToDo, replayOperations } from "./mirror.js";
 import { commandFor } from "./intents.js";
 import { addressedToGM, chatMessageFor, diceCheckCommand, diceMessages, facesFromRoll, rollFormula, takenBack } from "./chat.js";
 import { statBlockFromToken } from "./actors.js";
@@ -22,6 +22,7 @@ import { timerFlags } from "./timer.js";
 /**
  * @typedef {object} Table  The Foundry side, as the bridge uses it.
  * @property {() => MirrorCombat | null} combat  the combat that mirrors the encounter, if any
+ *   (for a replay, the replay's own combat: `mirrors(flags, true)`)
  * @property {(flags: Record<string, unknown>) => Promise<MirrorCombat>} createCombat
  * @property {() => Promise<void>} deleteCombat  (marked as the module's own)
  * @property {(ops: Operations, flags: Record<string, unknown> | null) => Promise<void>} apply
@@ -52,8 +53,9 @@ import { timerFlags } from "./timer.js";
  * @property {boolean} [chat]  send the summaries to the chat (true)
  * @property {{speed?: number, from_round?: number, max_pause?: number} | null} [replay]  play
  *   the encounter back instead (`hello.replay` on the table's connection: from the start of
- *   round `from_round`, at `speed` times its pace): the combat and the chat follow the
- *   replay; no command is sent and no roll answered
+ *   round `from_round`, at `speed` times its pace): the chat and a combat of the replay's own
+ *   follow it (the table's `combat` is then that one: its flags carry `replay: true`), the
+ *   scene's tokens are left as they are; no command is sent and no roll answered
  */
 
 export class Bridge {
@@ -204,9 +206,10 @@ export class Bridge {
       if (combat) await this.table.deleteCombat();
       return;
     }
-    const shown = { encounter: state.id, turnId: this.replay ? null : this.client.turnId, current: desired.current, timer: this._timerFlags(/** @type {any} */ (state).timer) };
+    const shown = { encounter: state.id, turnId: this.replay ? null : this.client.turnId, current: desired.current, timer: this._timerFlags(/** @type {any} */ (state).timer), ...(this.replay ? { replay: true } : {}) };
     if (!combat) combat = await this.table.createCombat(shown);
-    const ops = combatOperations(combat, desired, this.table.tokens(), (id) => this.table.statusesOf(id));
+    const all = combatOperations(combat, desired, this.table.tokens(), (id) => this.table.statusesOf(id));
+    const ops = this.replay ? replayOperations(all) : all;
     const flags = combat.flags?.[MODULE_ID] || {};
     const flagsChanged = flags.turnId !== shown.turnId || flags.current !== shown.current || flags.encounter !== shown.encounter
       || JSON.stringify(flags.timer ?? null) !== JSON.stringify(shown.timer);

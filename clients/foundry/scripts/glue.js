@@ -2,7 +2,7 @@
 // it decides is in the pure modules (mirror.js, intents.js, actors.js, chat.js) and bridge.js;
 // this file only reads and writes Foundry's documents.
 import { Bridge } from "./bridge.js";
-import { MODULE_ID } from "./mirror.js";
+import { MODULE_ID, mirrors } from "./mirror.js";
 import { holdBack, MARKER, parseIntegrationLink, primaryGM } from "./intents.js";
 import { DEFAULT_MAPPING, parseMapping } from "./actors.js";
 import { struck } from "./chat.js";
@@ -16,16 +16,24 @@ let bridge = null;
 /** A replay the GM asked for (`api.replay`), or null: the live encounter. @type {{speed: number, from_round: number} | null} */
 let replaying = null;
 
-/** The combat that mirrors the encounter (it carries the module's `encounter` flag). */
-function mirrorCombat() {
-  return game.combats?.find((c) => !!c.getFlag(MODULE_ID, "encounter")) ?? null;
+/**
+ * The combat that mirrors the encounter (it carries the module's `encounter` flag), or with
+ * `replay` the scratch combat a replay plays in (its `replay` flag too).
+ * @param {boolean} [replay]
+ */
+function mirrorCombat(replay = false) {
+  return game.combats?.find((c) => mirrors(/** @type {any} */ (c.flags)?.[MODULE_ID], replay)) ?? null;
 }
 
-/** @returns {import("./bridge.js").Table} */
-function foundryTable() {
+/**
+ * The Foundry side of a bridge: the live encounter's combat, or (`replay`) the replay's own.
+ * @param {boolean} replay
+ * @returns {import("./bridge.js").Table}
+ */
+function foundryTable(replay) {
   return {
     combat() {
-      const c = mirrorCombat();
+      const c = mirrorCombat(replay);
       if (!c) return null;
       return {
         round: c.round, turn: c.turn ?? null, flags: /** @type {Record<string, any>} */ (c.flags),
@@ -43,10 +51,10 @@ function foundryTable() {
       return made;
     },
     async deleteCombat() {
-      await mirrorCombat()?.delete(/** @type {any} */ (MARK));
+      await mirrorCombat(replay)?.delete(/** @type {any} */ (MARK));
     },
     async apply(ops, flags) {
-      const combat = mirrorCombat();
+      const combat = mirrorCombat(replay);
       if (!combat) return;
       const opts = /** @type {any} */ (MARK);
       if (ops.deleteCombatants.length) await combat.deleteEmbeddedDocuments("Combatant", ops.deleteCombatants, opts);
@@ -118,6 +126,8 @@ async function elect() {
     return;
   }
   if (bridge) return;
+  // a replay's combat left from before a reload: the replay ended with it
+  if (!replaying) await mirrorCombat(true)?.delete(/** @type {any} */ (MARK));
   const link = /** @type {string} */ (game.settings.get(MODULE_ID, "link"));
   if (!link) {
     ui.notifications?.info("Stablemaster: paste the integration link in the module's settings to connect.");
@@ -127,7 +137,7 @@ async function elect() {
     const { url, token } = parseIntegrationLink(link);
     const publicToken = /** @type {string} */ (game.settings.get(MODULE_ID, "publicToken")) || null;
     bridge = new Bridge({
-      url, token, table: foundryTable(), publicToken,
+      url, token, table: foundryTable(replaying !== null), publicToken,
       answerRolls: /** @type {boolean} */ (game.settings.get(MODULE_ID, "answerRolls")),
       keepPublicToken: async (t) => { await game.settings.set(MODULE_ID, "publicToken", t); },
       replay: replaying,
@@ -143,23 +153,27 @@ async function elect() {
 /**
  * Play the encounter back in the combat tracker and the chat, from the start of round
  * `from_round` (0: the whole story) at `speed` times the pace it was played at (a replay of
- * the table's connection: it only watches); `live()` goes back to the live encounter.
+ * the table's connection: it only watches), in a combat of its own: the live encounter's
+ * combat and the scene's tokens stay as they are. `live()`, or deleting the replay's combat,
+ * goes back to the live encounter.
  * @param {{speed?: number, from_round?: number}} [options]
  */
 async function replay({ speed = 4, from_round = 0 } = {}) {
   bridge?.stop();
   bridge = null;
+  await mirrorCombat(true)?.delete(/** @type {any} */ (MARK));
   replaying = { speed, from_round };
   await elect();
   return bridge;
 }
 
-/** Back to the live encounter, after a replay. */
+/** Back to the live encounter, after a replay: the replay's combat goes. */
 async function live() {
   bridge?.stop();
   bridge = null;
   replaying = null;
-  await elect();
+  await elect();  // the replay's combat goes there
+  await mirrorCombat(false)?.activate();
   return bridge;
 }
 
@@ -240,8 +254,14 @@ Hooks.on("preUpdateCombat", (/** @type {Combat} */ combat, /** @type {Record<str
 
 Hooks.on("preDeleteCombat", (/** @type {Combat} */ combat, /** @type {Record<string, unknown>} */ options, /** @type {string} */ userId) => {
   if (!combat.getFlag(MODULE_ID, "encounter") || /** @type {any} */ (options)[MARKER]) return true;
+  if (combat.getFlag(MODULE_ID, "replay")) return true; // closing a replay: see deleteCombat
   forward("end", userId);
   return false;
+});
+
+// A replay's combat deleted by hand (not by the module): back to the live encounter.
+Hooks.on("deleteCombat", (/** @type {Combat} */ combat, /** @type {Record<string, unknown>} */ options) => {
+  if (!/** @type {any} */ (options)[MARKER] && combat.getFlag(MODULE_ID, "replay") && replaying) live();
 });
 
 // The module's own updates carry options.stablemaster and are never sent back; any other
@@ -273,7 +293,9 @@ Hooks.on("refreshToken", (/** @type {Token} */ token) => {
 // The turn timer (R102) in the combat tracker, for everyone: the countdown from the mirrored
 // combat's flags, on Foundry's clock, brought up to date every second.
 function showTimer() {
-  const shown = countdown(/** @type {any} */ (mirrorCombat()?.getFlag(MODULE_ID, "timer")) ?? null, game.time.serverTime);
+  // the timer of the combat the tracker shows: the live encounter's, or a replay's
+  const viewed = game.combat?.getFlag(MODULE_ID, "encounter") ? game.combat : mirrorCombat();
+  const shown = countdown(/** @type {any} */ (viewed?.getFlag(MODULE_ID, "timer")) ?? null, game.time.serverTime);
   const tracker = document.querySelector("#combat");
   if (!tracker) return;
   let el = /** @type {HTMLElement | null} */ (tracker.querySelector(".stablemaster-timer"));

@@ -297,6 +297,27 @@ export function combatOperations(combat, desired, tokens = [], statusesOf = () =
   return { deleteCombatants, createCombatants, updateCombatants, updateCombat, updateTokens, statuses };
 }
 
+/**
+ * Whether a combat (its `flags.stablemaster-bridge`) is the one a bridge writes: the live
+ * encounter's, or (`replay`) the scratch combat a replay plays in, so that a replay never
+ * writes over the live encounter's combat.
+ * @param {Record<string, any> | null | undefined} flags
+ * @param {boolean} replay
+ */
+export function mirrors(flags, replay) {
+  return !!flags?.encounter && !!flags.replay === replay;
+}
+
+/**
+ * The operations a replay applies: the combat's only. The scene's tokens (hidden, overlays)
+ * and their status effects are the live encounter's, and a replay leaves them as they are.
+ * @param {Operations} ops
+ * @returns {Operations}
+ */
+export function replayOperations(ops) {
+  return { ...ops, updateTokens: [], statuses: [] };
+}
+
 /** Whether there is nothing to apply. */
 export function nothingToDo(/** @type {Operations} */ ops) {
   return !ops.deleteCombatants.length && !ops.createCombatants.length && !ops.updateCombatants.length

@@ -262,7 +262,13 @@ test("a replay: the combat tracker and the chat play the encounter back, and its
   await chatted(foundry, (m) => /Round 2 begins/.test(m.content));
   const said = foundry.chats.filter((m) => m.flags[MODULE_ID].cursor !== null).map((m) => m.content);
 
-  const shown = new StandIn();
+  // the same scene: its tokens and their status effects are the live encounter's
+  const shown = new StandIn(foundry.sceneTokens);
+  shown.statuses = foundry.statuses;
+  const scene = JSON.stringify([foundry.sceneTokens, [...foundry.statuses].map(([k, v]) => [k, [...v]])]);
+  const applied = [];
+  const apply = shown.apply.bind(shown);
+  shown.apply = async (ops, flags) => { applied.push(ops); await apply(ops, flags); };
   const replay = new Bridge({ url: serverUrl(), token: integration, table: shown, WebSocket, publicToken: bridge.publicToken, replay: { speed: 1000 } });
   t.after(() => replay.stop());
   await replay.start();
@@ -281,6 +287,11 @@ test("a replay: the combat tracker and the chat play the encounter back, and its
   assert.ok(replayed.indexOf(said.find((c) => /Round 1 begins/.test(c))) < replayed.indexOf(said.find((c) => /Round 2 begins/.test(c))));
   assert.ok(shown.chats.some((m) => m.flags[MODULE_ID].kind === "dice_committed"));
   assert.equal(shown.notifications.at(-1).text, "Stablemaster: the replay is over");
+  // in a combat of its own, the scene's tokens left as the live encounter has them
+  assert.equal(shown.combat().flags[MODULE_ID].replay, true);
+  assert.equal(foundry.combat().flags[MODULE_ID].replay, undefined);
+  assert.ok(applied.length > 0 && applied.every((ops) => !ops.updateTokens.length && !ops.statuses.length));
+  assert.equal(JSON.stringify([foundry.sceneTokens, [...foundry.statuses].map(([k, v]) => [k, [...v]])]), scene);
   // a replay only watches
   const current = gm.state.current;
   const sent = replay.client.unanswered;

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { desiredCombat, foundryIds, foundryTurnOrder } from "../scripts/mirror.js";
+import { desiredCombat, foundryIds, foundryTurnOrder, mirrors, replayOperations } from "../scripts/mirror.js";
 import { commandFor, holdBack, intentOf, parseIntegrationLink, primaryGM } from "../scripts/intents.js";
 import { diceCheckCommand, diceMessages, facesFromRoll, rollFormula, chatMessageFor, struck, takenBack } from "../scripts/chat.js";
 import { parseMapping, statBlockFromToken } from "../scripts/actors.js";
@@ -133,4 +133,19 @@ test("the verifiable dice's chat lines: the commitment once, then the secret wit
   assert.ok(revealed.content.includes("<code>cd</code>") && revealed.content.includes(`<code>${check}</code>`));
   assert.deepEqual(diceMessages({ commitment: "ab<12", secret: "cd" }, said, check), []);
   assert.equal(diceCheckCommand("ws://sm.example/ws", "sm1.x"), check);
+});
+
+test("a replay writes a combat of its own, and the combat only", () => {
+  assert.equal(mirrors({ encounter: "e1", turnId: "t" }, false), true);
+  assert.equal(mirrors({ encounter: "e1", turnId: "t" }, true), false);
+  assert.equal(mirrors({ encounter: "e1", replay: true }, true), true);
+  assert.equal(mirrors({ encounter: "e1", replay: true }, false), false);
+  assert.equal(mirrors({}, false), false);
+  assert.equal(mirrors(undefined, true), false);
+  const ops = {
+    deleteCombatants: ["c1"], createCombatants: [], updateCombatants: [], updateCombat: { round: 2, turn: 0 },
+    updateTokens: [{ _id: "tDog", hidden: false }], statuses: [{ tokenId: "tTwi", status: "prone", active: true }],
+  };
+  assert.deepEqual(replayOperations(ops), { ...ops, updateTokens: [], statuses: [] });
+  assert.equal(ops.updateTokens.length, 1); // the live one's, untouched
 });

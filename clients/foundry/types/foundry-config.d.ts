@@ -16,7 +16,7 @@ declare global {
 
   interface FlagConfig {
     Combat: {
-      "stablemaster-bridge": { encounter?: string; turnId?: string | null; current?: string | null; timer?: import("../scripts/timer.js").TimerFlags | null };
+      "stablemaster-bridge": { encounter?: string; turnId?: string | null; current?: string | null; timer?: import("../scripts/timer.js").TimerFlags | null; replay?: boolean };
     };
     Combatant: {
       "stablemaster-bridge": { combatant?: string };

@@ -8,6 +8,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from encounter.gm import slug
 from encounter.harness import Table
 
 NAMES = ("Diamond Dog", "Diamond Dog Brute", "Screen")
@@ -79,7 +80,7 @@ def test_the_visible_ones_ids_are_those_they_would_have_without_the_hidden_ones(
         without_hidden(trace, len(first), anonymous)
     player = table.invite("twilight")
     shown = str(table.view(player)) + str(table.messages(player))
-    stems = {re.sub(r"[^a-z0-9]+", "-", n.lower()) for n in NAMES}
+    stems = {slug(n) for n in NAMES}
     for cid, hidden in added:
         if hidden:
             match = re.fullmatch(r"(.+)-[a-z][a-z0-9]{0,3}", cid)  # the harness's ids: id1...

@@ -5,16 +5,21 @@ Every request is authorised by a credential of the encounter (``Authorization: B
 over the websocket (the same room, the same messages, with the ``cursor`` and ``summaries``
 features):
 
-- ``GET /read/tickets`` (a credential): a read ticket, ``{"ticket", "expires_at",
-  "expires_in"}``. A ticket stands for the credential for ``read_ticket_seconds`` (60 by
-  default) without being it, so that it can ride in a URL (an ``EventSource`` cannot send
-  headers, and URLs reach proxy logs): it is sealed by the server secret, so every process
-  takes it, and it opens nothing once expired or once its credential is revoked.
+- ``GET /read/tickets`` (the credential itself, never a ticket): a read ticket, ``{"ticket",
+  "expires_at", "expires_in"}``. A ticket reads what its credential reads for
+  ``read_ticket_seconds`` (60 by default) without being it, so that it can ride in a URL (an
+  ``EventSource`` cannot send headers, and URLs reach proxy logs): it is sealed by the server
+  secret, so every process takes it, and it opens nothing once expired or once its credential
+  is revoked. Tickets read; credentials act: a ticket mints no ticket and lists no links, so
+  nothing that saw one can make it last or turn it into the credential. A stream opened with
+  a ticket that was good lives until its credential is revoked or expires (or the server
+  stops), and is closed then.
 - ``GET /read/view``: the ``snapshot`` message of the credential's view.
 - ``GET /read/history?before=<cursor>&limit=<n>``: the ``history`` message (``get_history``).
-- ``GET /read/links`` (a GM credential): the encounter's credentials that are not revoked, each
-  with its token and its links (``/table/#token=…``, ``/watch?spectate=…``). It is the one
-  place that lists them, so any GM tab can show them again.
+- ``GET /read/links`` (a GM credential itself, never a ticket): the encounter's credentials
+  that are not revoked, each with its token and its links (``/table/#token=…``,
+  ``/watch?spectate=…``). It is the one place that lists them, so any GM tab can show them
+  again.
 - ``GET /read/stream?ticket=<ticket>``: a Server-Sent Events stream of the messages a
   websocket with the ``cursor``, ``summaries`` and ``view`` features would get (``snapshot``,
   ``event``, ``view``, ``error``; the SSE ``event`` field is the message's ``type``, its
@@ -58,6 +63,10 @@ from server.cursor import CursorError
 from server.rooms import LegalFrame, Room
 
 log = logging.getLogger("stablemaster.read")
+
+#: The requests a read ticket does not open: what they answer is a credential, or a way to
+#: outlive the ticket (a ticket reads; the credential acts).
+CREDENTIAL_ONLY = frozenset({"/read/tickets", "/read/links"})
 
 #: How long a read ticket opens streams and reads, by default (``--read-ticket-seconds``).
 TICKET_SECONDS = 60
@@ -304,6 +313,11 @@ class ReadApi:
         header = request.headers.get("Authorization", "")
         if header.startswith("Bearer smc1.") or path == "/read/campaign":
             return await self._campaign(path, header[len("Bearer "):].strip(), respond)
+        if path in CREDENTIAL_ONLY and "ticket" in query:
+            return _problem(respond, HTTPStatus.UNAUTHORIZED, "unauthenticated",
+                            f"{path} is asked with the credential itself ('Authorization: "
+                            "Bearer <token>'): a read ticket reads, it mints no ticket and "
+                            "lists no links")
         authed = await self._authorise(request, query, ticket_only=path == "/read/stream")
         if isinstance(authed, tuple) and len(authed) == 2 and isinstance(authed[0], HTTPStatus):
             return _problem(respond, authed[0], "unauthenticated", authed[1])

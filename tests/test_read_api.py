@@ -158,6 +158,56 @@ async def test_an_expired_or_forged_ticket_opens_nothing(server: Server,
     assert (await get(server, f"/read/view?ticket={ticket['ticket']}"))[0] == 401
 
 
+async def test_a_ticket_reads_but_mints_no_ticket_and_lists_no_credentials(
+        server: Server, clients: list[Client]) -> None:
+    """Tickets read; credentials act: a GM's ticket (which rides in URLs) neither answers the
+    credentials of /read/links nor mints a ticket, however it is sent."""
+    table = await create_table(ws_url(server), clients)
+    status, ticket = await get(server, "/read/tickets", table.gm_token)
+    assert status == 200
+    gm_ticket = ticket["ticket"]
+    assert (await get(server, f"/read/view?ticket={gm_ticket}"))[0] == 200
+    for path in ("/read/links", "/read/tickets"):
+        status, body = await get(server, f"{path}?ticket={gm_ticket}")
+        assert status == 401 and body["code"] == "unauthenticated", (path, body)
+        assert "credential itself" in body["message"]
+        assert table.gm_token not in orjson.dumps(body).decode()
+        # nor with the credential beside it, nor as a bearer
+        status, body = await get(server, f"{path}?ticket={gm_ticket}", table.gm_token)
+        assert status == 401, (path, body)
+        status, body = await get(server, path, gm_ticket)
+        assert status == 401 and "ticket" not in body and "links" not in body, (path, body)
+    # the credential still does both
+    assert (await get(server, "/read/links", table.gm_token))[0] == 200
+    assert (await get(server, "/read/tickets", table.gm_token))[0] == 200
+
+
+async def test_a_stream_outlives_its_ticket_until_its_credential_ends(
+        server: Server, clients: list[Client]) -> None:
+    """The one rule for streams (read-api.md): a stream opened with a good ticket lives until
+    its credential is revoked or expires, however short the ticket."""
+    table = await create_table(ws_url(server), clients, dice_seed=7)
+    link = await table.gm.command("issue_spectator_link", expires_in=6, label="overlay")
+    token_id = link["result"]["token_id"]
+    seconds = server.read_api.tickets.seconds
+    # a ticket with two seconds left
+    short, expires = server.read_api.tickets.mint(
+        table.encounter, token_id, int(time.time() * 1000 - seconds * 1000 + 2000))
+    status, stream = await Stream.open(server, f"/read/stream?ticket={short}")
+    assert status == 200
+    await stream.until(lambda m: any(k == "snapshot" for k, _, _ in m))
+    while time.time() * 1000 <= expires:
+        await asyncio.sleep(0.05)
+    assert (await get(server, f"/read/view?ticket={short}"))[0] == 401  # the ticket is done
+    await table.gm.command("start_encounter")
+    await stream.until(lambda m: any(k == "event" for k, _, _ in m))  # the stream is not
+    await stream.until(lambda m: any(k == "closed" for k, _, _ in m), timeout=10.0)
+    (closed,) = [d for k, _, d in stream.messages if k == "closed"]
+    assert time.time() * 1000 >= link["result"]["expires_at"]
+    assert "expired" in closed["reason"]
+    stream.close()
+
+
 async def test_a_dropped_stream_resumes_from_its_last_event_id_without_gap_or_duplicate(
         server: Server, clients: list[Client]) -> None:
     url = ws_url(server)

@@ -242,11 +242,12 @@ async def test_a_failed_constitution_check_makes_a_condition_persistent(make: Ma
     assert scene.state.current == "ace"  # no further turns in this scene
 
 
-async def test_the_scene_ends_without_a_second_check_for_one_that_failed_it(
+async def test_the_scene_ends_with_the_next_check_for_one_that_failed_its_first(
         make: Make) -> None:
-    """R16: after a failed Constitution check, "no further check in this scene": the end of the
-    scene checks only the unconscious still awaiting theirs (before, it checked the dog again
-    and its condition chart refused, so the GM could not end the encounter)."""
+    """R16, R50: "If the check fails, you remain unconscious for 1 sceen, after which you can
+    attempt another Constitution check": no second check inside the scene, but when the GM
+    ends it the server rolls the next one (before, the end of the scene checked only the
+    unconscious still awaiting their first check, and the dog's next check never came)."""
     scene = await make([PONY, dog(con=0)], dice_seed=1)
     await knock_out(scene)
     for _ in range(10):
@@ -254,9 +255,16 @@ async def test_the_scene_ends_without_a_second_check_for_one_that_failed_it(
     await scene.act("ace", "end_turn")
     assert scene.state.vitals["dog"].condition == ("unconscious", "out_for_scene")
     checks = len(scene.events("check_made"))
+    assert await scene.turns_in_round() == ["ace"]  # no further check in the scene
+    assert len(scene.events("check_made")) == checks
     events = await scene.do("end_encounter")
-    assert events[-1] == "encounter_ended" and len(scene.events("check_made")) == checks
-    assert scene.state.vitals["dog"].condition == ("unconscious", "out_for_scene")
+    assert events[-1] == "encounter_ended"
+    (check,) = scene.events("check_made")[checks:]
+    assert (check["combatant"], check["check"], check["dc"]) == ("dog", "constitution", 10)
+    assert check["success"] is False  # seed 1 rolls low again: it stays unconscious, and
+    v = scene.state.vitals["dog"]  # "one condition becomes persistent" once more (R17)
+    assert (v.condition, v.physical.persistent) == (("unconscious", "out_for_scene"), 2)
+    assert "after the next scene" in scene.last("vitals_changed")["notes"][-1]
     assert await scene.replays()
 
 

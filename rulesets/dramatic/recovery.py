@@ -32,17 +32,21 @@ def rest(d: Decision) -> None:
 
 def after_the_scene(d: Decision) -> None:
     """R50 (Removing Conditions) and R16: the Constitution check of every unconscious creature
-    still awaiting its check first (one that failed it has no further check in this scene),
-    then every living, conscious creature +1 step on each track (never below its persistent
-    steps); ``end_of_scene_recovery: false`` leaves the tracks."""
+    first, one each: the check still due of one awaiting it, the next check ("after which you
+    can attempt another Constitution check") of one that failed its first in this scene; then
+    every living, conscious creature +1 step on each track (never below its persistent steps);
+    ``end_of_scene_recovery: false`` leaves the tracks."""
+    unconscious = [cid for cid, v in d.s.vitals.items() if v.condition[0] == "unconscious"]
+    checked: set[str] = set()
     for p in list(d.s.pending_rolls.values()):
         if p.purpose == resolution.CONSTITUTION and p.combatant is not None:
             # the encounter ends with this command: a check still waiting for its physical die
             # is the server's (R80)
             roll = d.server_roll(p.expr, p.purpose, p.combatant, p.request)
             resolution.constitution_check_rolled(d, p.combatant, roll)
-    for cid, v in list(d.s.vitals.items()):
-        if v.condition == ("unconscious", "awaiting_check"):
+            checked.add(p.combatant)
+    for cid in unconscious:
+        if cid not in checked:
             # the encounter ends with this command: nothing is left to wait for dice (R80)
             resolution.consciousness_check(d, cid, physical=False)
     for cid, v in list(d.s.vitals.items()):

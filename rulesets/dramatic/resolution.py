@@ -192,7 +192,8 @@ def consciousness_check(d: Decision, cid: str, *, physical: bool = True) -> None
     10 on the Constitution check", R81). With the combatant's dice physical the check waits
     for them (R80) — but for ``physical=False``: the checks of the scene's end, made as the
     encounter ends, are the server's. Success: one step up, conscious, prone, and the turn is
-    taken; failure: one condition becomes persistent and no further check in this scene."""
+    taken; failure: one condition becomes persistent and no further check in this scene
+    (but the one as it ends, ``recovery.after_the_scene``)."""
     if physical and d.is_manual(cid):
         d.request_roll("1d20", CONSTITUTION, cid,
                        context={"action": "constitution_check", "combatant": cid,
@@ -223,10 +224,14 @@ def constitution_check_rolled(d: Decision, cid: str, roll: Roll) -> None:
                   mental=result.mental if v.mental is not None else None,
                   prone=True, condition_events=("woke",))
     else:
+        # the first failure leaves it out for the scene; the next check, as the scene ends,
+        # finds it so already (R16)
+        first = v.condition == ("unconscious", "awaiting_check")
         vt.record(d, cid, "constitution_check",
                   [f"Constitution check {result.total} against DC {result.dc}: stays "
-                   "unconscious; one condition becomes persistent; no further check in this "
-                   "scene (R16, R17)"],
+                   "unconscious; one condition becomes persistent; "
+                   + ("no further check in this scene (R16, R17)" if first else
+                      "the next check comes after the next scene (R16, R17)")],
                   physical=result.physical,
                   mental=result.mental if v.mental is not None else None,
-                  condition_events=("check_failed",) if not result.success else ())
+                  condition_events=("check_failed",) if first and not result.success else ())

@@ -536,6 +536,13 @@ class Decision(EncounterChartModel):
         fell_at = s.order.index(s.current) if s.current in s.order else 0
         return s.round + 10 if s.order.index(cid) >= fell_at else s.round + 11
 
+    def round_waits_for_newcomers(self) -> bool:
+        """R32, R80: a round whose newcomers roll initiative as it starts (the ruleset's
+        ``joins_next_round``) waits for their physical dice before its first turn."""
+        joins = self.ruleset.joins_next_round
+        return joins is not None and joins(self.s) and any(
+            p.purpose == "join" for p in self.s.pending_rolls.values())
+
     def surprise_over_needs_dice(self) -> bool:
         return self.s.surprise and not self.round_goes_on() and self.initiative_needs_dice()
 
@@ -581,6 +588,8 @@ class Decision(EncounterChartModel):
 
     def on_enter_turn(self) -> None:
         s = self.s
+        if self._last_turn is None and self.round_waits_for_newcomers():
+            return  # its first turn starts once their dice are in (R32, R80; encounter.rolls)
         plan = self.plan(self._last_turn)
         for move in plan.moves:
             self.emit(ev.OrderChanged(

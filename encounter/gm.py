@@ -241,6 +241,7 @@ def remove_combatant(d: Decision, cmd: msg.RemoveCombatant) -> None:
             d.on_exit_turn()
     d.emit(ev.CombatantRemoved(combatant=cmd.combatant), d.combatant_vis(cmd.combatant))
     rolls.maybe_settle_initiative(d)
+    rolls.end_newcomers_wait(d)
 
 
 def set_hidden(d: Decision, cmd: msg.SetHidden) -> None:

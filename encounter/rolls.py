@@ -98,6 +98,16 @@ def _after_roll(d: Decision, purpose: str, cid: str | None, roll: Roll,
         maybe_settle_initiative(d)
     elif purpose == "join" and cid is not None:
         d.join_scene(cid, roll)
+        end_newcomers_wait(d)
+
+
+def end_newcomers_wait(d: Decision) -> None:
+    """R32, R80: a round that waited for its newcomers' initiative dice
+    (``Decision.round_waits_for_newcomers``) starts its first turn once the last of them is in,
+    or once the last newcomer still waiting is removed."""
+    if d.ruleset.joins_next_round is not None and d.s.current is None \
+            and "acting" in d.s.chart and not d.round_waits_for_newcomers() and d.round_goes_on():
+        d.send("next_turn", "the round cannot go on now")
 
 
 def maybe_settle_initiative(d: Decision, rolloffs: dict[str, list[int]] | None = None) -> None:

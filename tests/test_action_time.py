@@ -711,6 +711,38 @@ async def test_a_newcomer_rolls_at_the_start_of_the_next_round(make: Make) -> No
     assert await scene.replays()
 
 
+async def test_a_newcomer_with_physical_dice_acts_at_its_place_in_the_next_round(
+        make: Make) -> None:
+    """R32, R80: "they roll initiative at the start of the round they appear": the round waits
+    for the newcomer's die before its first turn, then the newcomer acts at its place in that
+    round (before, round 2's first turn started with the request, and a newcomer placed first
+    had its first turn in round 3)."""
+    scene = await make()
+    await scene.do("add_combatant", combatant={**BRUTE, "name": "Boss", "id": "boss"})
+    await scene.turns_in_round()
+    assert scene.state.round == 2
+    (pending,) = scene.state.pending_rolls.values()
+    assert (pending.combatant, pending.purpose) == ("boss", "join")
+    # the round waits: nobody's turn has started, and nobody may act
+    assert scene.state.current is None and scene.last("round_started")["round"] == 2
+    assert scene.events("turn_started")[-1]["round"] == 1
+    refused = await scene.send("act", combatant="ace", action="end_turn")
+    assert refused["type"] == "error"
+    assert await roll(scene, 10) == ["dice_rolled", "combatant_joined", "turn_started"]
+    assert scene.state.order[0] == "boss" and scene.state.current == "boss"
+    assert await scene.turns_in_round() == ["boss", "ace", "bloom", "brute", "digger1",
+                                            "digger2"]
+    # a newcomer removed while the round waits for its die: the round goes on without it
+    await scene.do("add_combatant", combatant={**BRUTE, "name": "Late", "id": "late"})
+    await scene.turns_in_round()
+    assert scene.state.current is None and "late" in {
+        p.combatant for p in scene.state.pending_rolls.values()}
+    events = await scene.do("remove_combatant", combatant="late")
+    assert events[-1] == "turn_started" and scene.state.current == "boss"
+    assert not scene.state.pending_rolls
+    assert await scene.replays()
+
+
 async def test_action_time_has_no_delay(make: Make) -> None:
     scene = await make()
     assert "delay" not in [a["action"] for a in scene.legal]

@@ -19,6 +19,7 @@ from protocol import messages as msg
 from protocol.errors import ErrorCode
 from protocol.events import Track
 from protocol.model import StatBlock
+from rules.condition_track import BOTTOM
 
 #: The clock moves on by at most this many hours in one command (a year and a day).
 MOST_HOURS = 24 * 366
@@ -76,7 +77,7 @@ def changed(ch: cp.Character, cause: str, notes: list[str],
     return cp.CharacterChanged(
         character=ch.id, cause=cause, reason=reason, notes=notes,  # type: ignore[arg-type]
         fatigue=ch.fatigue, physical=ch.physical, mental=ch.mental, life=ch.life,
-        lunches=ch.lunches, lunch_day=ch.lunch_day, healed_at=ch.healed_at,
+        conscious=ch.conscious, lunches=ch.lunches, lunch_day=ch.lunch_day, healed_at=ch.healed_at,
         status=list(ch.status), items=list(ch.items))
 
 
@@ -94,13 +95,18 @@ def adjust_character(s: cp.CampaignState, cmd: msg.AdjustCharacter) -> list[cp.C
     if not named:
         raise Rejected(ErrorCode.INVALID_PAYLOAD, "name at least one value to set")
     day = cp.day_of(s.hour)
+    physical = _track(ch.physical, cmd.physical_step, cmd.physical_persistent,
+                      cmd.physical_crippling, "physical") or Track()
+    mental = _track(ch.mental, cmd.mental_step, cmd.mental_persistent, cmd.mental_crippling,
+                    "mental")
+    conscious = ch.conscious
+    if cmd.physical_step is not None or cmd.mental_step is not None:
+        # a step at the bottom is unconscious (R15); a step set off it wakes it (R113)
+        conscious = all(t is None or t.step < BOTTOM for t in (physical, mental))
     new = msgspec.structs.replace(
         ch,
         fatigue=None if cmd.full else (ch.fatigue if cmd.fatigue is None else cmd.fatigue),
-        physical=_track(ch.physical, cmd.physical_step, cmd.physical_persistent,
-                        cmd.physical_crippling, "physical") or Track(),
-        mental=_track(ch.mental, cmd.mental_step, cmd.mental_persistent,
-                      cmd.mental_crippling, "mental"),
+        physical=physical, mental=mental, conscious=conscious,
         life=ch.life if cmd.life is None else cmd.life,
         lunches=ch.lunches if cmd.lunches_today is None else cmd.lunches_today,
         lunch_day=ch.lunch_day if cmd.lunches_today is None else day,
@@ -224,10 +230,13 @@ def _carried(ch: cp.Character, cid: str) -> msg.AdjustCombatant | None:
             fields[f"{name}_step"] = track.step
             fields[f"{name}_persistent"] = track.persistent
             fields[f"{name}_crippling"] = track.crippling
-    if not fields:
+    condition: dict[str, str] = {}
+    if not ch.conscious:  # kept unconscious: it starts so (R16, R113)
+        condition["condition"] = "unconscious"
+    if not fields and not condition:
         return None
     return msg.AdjustCombatant(id=cid, combatant=ch.id, reason="as the campaign left it "
-                               "(ruling R113)", **fields)  # type: ignore[arg-type]
+                               "(ruling R113)", **fields, **condition)  # type: ignore[arg-type]
 
 
 def write_back(s: cp.CampaignState, encounter: str,

@@ -102,7 +102,8 @@ def _(e: cp.CharacterAdded, s: cp.CampaignState) -> None:
 def _(e: cp.CharacterChanged, s: cp.CampaignState) -> None:
     s.characters[e.character] = msgspec.structs.replace(
         s.characters[e.character], fatigue=e.fatigue, physical=e.physical, mental=e.mental,
-        life=e.life, lunches=e.lunches, lunch_day=e.lunch_day, healed_at=e.healed_at,
+        life=e.life, conscious=e.conscious, lunches=e.lunches, lunch_day=e.lunch_day,
+        healed_at=e.healed_at,
         status=tuple(e.status), items=tuple(e.items))
 
 

@@ -1,7 +1,7 @@
 """What each credential of a campaign sees of it (R113), redacted as an encounter is: the GM
 all of it, its links included; a player its own characters in full and the others as the
-table would see them in an encounter (name, kind, life, how their fatigue points stand, R105;
-never their stat blocks, numbers, items or links)."""
+table would see them in an encounter (name, kind, life, consciousness, how their fatigue
+points stand, R105; never their stat blocks, numbers, items or links)."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ def character_view(ch: cp.Character, full: bool, links: dict[str, str] | None = 
                    day: int = 1) -> cp.CharacterView:
     most = ch.fatigue_max
     out = cp.CharacterView(id=ch.id, name=ch.block.name, kind=ch.block.kind, life=ch.life,
+                           conscious=ch.conscious,
                            band=fatigue_band(most if ch.fatigue is None else ch.fatigue, most),
                            encounter=ch.encounter)
     if full:

@@ -89,6 +89,16 @@ def adjust_combatant(d: Decision, cmd: msg.AdjustCombatant) -> None:
             if cmd.condition == "unconscious":
                 prone = True if prone is None else prone
                 check_round = d.check_round_for(c.id)
+    elif v.condition[0] == "active" and any(
+            t is not None and t.step == BOTTOM for t in (physical, mental)):
+        # a step that means unconscious (a creature's) or destroyed (an object's: no mental
+        # track) makes it so, as a loss down to it would (R15); a `condition` given wins
+        if v.mental is None:
+            events = ("wrecked",)
+        else:
+            events = ("knocked_out",)
+            prone = True if prone is None else prone
+            check_round = d.check_round_for(c.id)
     words = {"fatigue": d.ruleset.vitals_label, "fatigue_max": f"{d.ruleset.vitals_label} max"}
     set_ = ", ".join(words.get(ch["field"], ch["field"].replace("_", " ")) for ch in changes)
     d.emit(ev.GmRuling(combatant=c.id, ruling="override",

@@ -64,6 +64,8 @@ class Character(msgspec.Struct, kw_only=True, frozen=True):
     physical: Track = msgspec.field(default_factory=Track)
     mental: Track | None = msgspec.field(default_factory=Track)
     life: Life = "alive"
+    #: whether it is conscious: ``false`` for one an encounter left unconscious (R16, R113)
+    conscious: bool = True
     #: Second Lunches taken on ``lunch_day`` (R109)
     lunches: int = 0
     lunch_day: int = 1
@@ -168,6 +170,7 @@ class CharacterChanged(CampaignEvent, tag="character_changed", kw_only=True):
     physical: Track
     mental: Track | None = None
     life: Life = "alive"
+    conscious: bool = True
     lunches: int = 0
     lunch_day: int = 1
     healed_at: int | None = None
@@ -246,14 +249,18 @@ class Clock(msgspec.Struct, kw_only=True):
 
 
 class CharacterView(msgspec.Struct, kw_only=True):
-    """A character of the roster. Everyone sees who it is, whether it lives, how its fatigue
-    points stand (R105's bands) and the encounter it is in; the GM, and the player of the
-    character, see the rest."""
+    """A character of the roster. Everyone sees who it is, whether it lives and is conscious,
+    how its fatigue points stand (R105's bands) and the encounter it is in; the GM, and the
+    player of the character, see the rest."""
 
     id: Annotated[str, doc("Its id: its combatant id in every encounter of the campaign.")]
     name: str
     kind: Annotated[Literal["pc", "npc"], doc("`pc`, a player's; `npc`, the GM's.")]
     life: Annotated[Life, doc("`alive` or `dead`.")]
+    conscious: Annotated[bool, doc(
+        "`false` while it is unconscious: an encounter left it so (its Constitution check "
+        "failed, or the GM made it so), and it starts the next one unconscious (R16, R113); "
+        "absent from servers before protocol 1.13, which read as `true`.")] = True
     band: Annotated[FatigueBand | None, doc(
         "How its fatigue points (Health) stand: `full`, `above_half`, `half_or_less`, "
         "`none`; `null` without a maximum.")]

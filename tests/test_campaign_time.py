@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from campaign import decide
 from campaign.fold import apply, fold
 from campaign.views import campaign_view
+from encounter.harness import Table
 from encounter.state import EncounterState, Vitals
 from protocol import campaign as cp
 from protocol import messages as msg
@@ -171,7 +172,8 @@ def test_the_rules_of_time_hold_over_random_campaigns(
         view = msgspec.to_builtins(campaign_view(s, "player", frozenset({me})))
         by_id = {c["id"]: c for c in view["characters"]}
         assert "stats" in by_id[me] and "link" not in by_id[me]
-        assert set(by_id[other]) == {"id", "name", "kind", "life", "band", "encounter"}
+        assert set(by_id[other]) == {"id", "name", "kind", "life", "conscious", "band",
+                                     "encounter"}
         assert "gm_link" not in str(view) and "tace" not in str(view)
         for line in view["log"]:  # the campaign's lines and those about its own character
             assert not line["gm_only"] and (not line["characters"] or me in line["characters"])
@@ -198,3 +200,56 @@ def test_a_rest_heals_once_in_24_hours_and_not_with_a_persistent_step() -> None:
     events = decide.advance_clock(log.state, msg.AdvanceClock(id="r3", hours=16, rest=True))
     refused = {e.character: e.why for e in events if isinstance(e, cp.HealingRefused)}
     assert "persistent" in refused["ace"]
+
+
+def test_a_character_kept_unconscious_starts_the_next_scene_unconscious() -> None:
+    """R16, R113: the encounter leaves Ace unconscious (its checks failed); the campaign keeps
+    it so (``CharacterView.conscious``), and the next encounter starts it unconscious, prone
+    and with its checks to come ("You make a new Constitution check every sceen until you
+    regain consciousness"). Before, the campaign kept only the tracks, and the next scene
+    started it "active, defenseless": a free action was accepted and no check was rolled."""
+    log = new_campaign(0)
+    log.add(decide.adjust_character(log.state, msg.AdjustCharacter(
+        id="con", character="ace", reason="frail", fatigue=0)))
+
+    def scene(n: int) -> Table:
+        begun = decide.begin(log.state, msg.BeginEncounter(id=f"b{n}", name=f"Scene {n}",
+                                                           characters=["ace"]), f"enc{n}", "gm")
+        log.add([begun.event])
+        blocks = [msgspec.to_builtins(b) for b in begun.create.combatants]
+        # Con -5: 1d20 - 5 fails below 15 (dice_seed 1 rolls low)
+        blocks[0]["stats"] = {**blocks[0]["stats"], "con": 0}
+        table = Table([*blocks, {"name": "Dog", "id": "dog", "initiative": -50}],
+                      dice_seed=1)
+        for adjust in begun.carried:
+            table.command(adjust)
+        return table
+
+    first = scene(1)
+    first.do("start_encounter")
+    first.do("adjust_combatant", combatant="ace", physical_step=5, physical_persistent=1,
+             condition="unconscious", reason="a crushing blow")
+    assert first.state.vitals["ace"].condition == ("unconscious", "awaiting_check")
+    first.do("end_encounter")
+    assert not first.state.vitals["ace"].conscious  # the check as the scene ends failed
+    log.add(decide.write_back(log.state, "enc1", first.state))
+    ace = log.state.characters["ace"]
+    assert (ace.conscious, ace.physical.step) == (False, 5)
+    for role in ("gm", "player"):  # the table sees it, as it sees the condition
+        view = msgspec.to_builtins(campaign_view(log.state, role,  # type: ignore[arg-type]
+                                                 frozenset({"bee"})))
+        assert next(c for c in view["characters"] if c["id"] == "ace")["conscious"] is False
+    assert fold("camp1", log.envelopes) == log.state
+
+    second = scene(2)
+    v = second.state.vitals["ace"]
+    assert (v.condition, v.prone, v.helpless) == (("unconscious", "awaiting_check"), True, True)
+    second.do("start_encounter")
+    assert second.state.current == "dog"  # its turns pass without actions
+    second.act("dog", "end_turn")
+    assert second.state.current == "dog" and second.state.round == 2
+    assert second.refused_act("ace", "free").code in ("illegal_action", "not_your_turn")
+    checks = sum(m["event"]["kind"] == "check_made" for m in second.messages())
+    second.do("end_encounter")  # its next check comes as the scene ends (R16)
+    assert sum(m["event"]["kind"] == "check_made" for m in second.messages()) == checks + 1
+    assert second.replays()

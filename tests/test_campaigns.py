@@ -199,8 +199,8 @@ async def test_a_player_sees_their_own_character_in_full_and_no_other(
     view = (await player.wait_for(lambda m: m["type"] == "campaign"))["state"]
     mine, other = view["characters"]
     assert mine["id"] == "ace" and "stats" in mine and "link" not in mine
-    assert other["id"] == "bee" and set(other) == {"id", "name", "kind", "life", "band",
-                                                  "encounter"}
+    assert other["id"] == "bee" and set(other) == {"id", "name", "kind", "life", "conscious",
+                                                  "band", "encounter"}
     with pytest.raises(CommandError) as err:
         await player.command("advance_clock", hours=1)
     assert err.value.code == "forbidden"

@@ -268,6 +268,29 @@ async def test_the_scene_ends_with_the_next_check_for_one_that_failed_its_first(
     assert await scene.replays()
 
 
+async def test_a_step_at_the_bottom_set_by_the_gm_is_unconscious_unless_the_gm_says_not(
+        make: Make) -> None:
+    """R15, R17: step 5 is "unconscious and helpless" (an object's: destroyed). A GM's
+    ``adjust_combatant`` that sets it makes the combatant so, as a loss down to it would; a
+    ``condition`` the command gives wins (before, a bare ``physical_step: 5`` left it fit)."""
+    crate = {"name": "Crate", "id": "crate", "initiative": -50,
+             "stats": {"nature": "object", "fatigue_points": 5}}
+    scene = await make([PONY, dog(), crate])
+    await scene.do("adjust_combatant", combatant="dog", physical_step=5, reason="a rockfall")
+    v = scene.state.vitals["dog"]
+    assert (v.condition, v.prone, v.helpless) == (("unconscious", "awaiting_check"), True, True)
+    assert v.check_round == 11  # R16, as for a fall in ace's turn of round 1
+    assert (await scene.refused("dog", "end_turn"))["code"] in ("illegal_action",
+                                                                "not_your_turn")
+    await scene.do("adjust_combatant", combatant="dog", mental_step=5, condition="conscious",
+                   physical_step=0, reason="only dazed")
+    v = scene.state.vitals["dog"]
+    assert (v.condition[0], v.mental.step if v.mental else None) == ("active", 5)
+    await scene.do("adjust_combatant", combatant="crate", physical_step=5, reason="smashed")
+    assert scene.state.vitals["crate"].condition == ("destroyed",)
+    assert await scene.replays()
+
+
 async def test_healing_revives_an_unconscious_creature_prone(make: Make) -> None:
     scene = await make([PONY, dog()])
     await knock_out(scene)

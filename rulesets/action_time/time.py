@@ -21,7 +21,7 @@ def rest(ch: Character, hour: int) -> tuple[Character, list[str]] | str:
     """R110 (Action Time): eight hours of rest bring Health back to full."""
     if ch.life == "dead":
         return "the dead do not heal"
-    return msgspec.structs.replace(ch, fatigue=None, healed_at=hour), [
+    return msgspec.structs.replace(ch, fatigue=None, conscious=True, healed_at=hour), [
         "a night's rest: Health back to full (R110)"]
 
 
@@ -36,8 +36,8 @@ def carry_back(final: EncounterState, ch: Character, rested: bool,
     if v is None:
         return ch, ["not in the encounter at its end: unchanged"]
     fatigue = None if v.fatigue >= v.fatigue_max else v.fatigue
-    return msgspec.structs.replace(ch, fatigue=fatigue,
-                                   life="alive" if v.alive else "dead"), []
+    return msgspec.structs.replace(ch, fatigue=fatigue, life="alive" if v.alive else "dead",
+                                   conscious=v.condition[0] != "unconscious"), []
 
 
 TIME = TimeRules(carry_in=carry_in, rest=rest, passes=passes, carry_back=carry_back)

@@ -53,7 +53,7 @@ def rest(ch: Character, hour: int) -> tuple[Character, list[str]] | str:
         return f"{exc} (R110)"
     healed = msgspec.structs.replace(
         ch, fatigue=None, physical=Track(), mental=None if ch.mental is None else Track(),
-        healed_at=hour)
+        conscious=True, healed_at=hour)
     return healed, [f"{NATURAL_HEALING}: eight hours of rest: all fatigue points and the whole "
                     "condition track back (R110)"]
 
@@ -116,9 +116,14 @@ def carry_back(final: EncounterState, ch: Character, rested: bool,
         notes.append(f"{STATUS}: {bonus} in {circle or 'every circle'} from the event (R111)")
     fatigue = None if v.fatigue >= v.fatigue_max else v.fatigue
     dead = not v.alive
+    if v.condition[0] == "unconscious":
+        notes.append("unconscious: it starts the next scene so, and its Constitution checks "
+                     "come in that scene (Falling Unconscious: \"a new Constitution check "
+                     "every sceen\", R16, R113)")
     return msgspec.structs.replace(
         ch, fatigue=fatigue, physical=physical, mental=mental,
-        life="dead" if dead else "alive", lunches=lunches, lunch_day=lunch_day,
+        life="dead" if dead else "alive", conscious=v.condition[0] != "unconscious",
+        lunches=lunches, lunch_day=lunch_day,
         status=tuple(b for b in status.values() if b.bonus > 0)), notes
 
 

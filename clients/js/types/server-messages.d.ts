@@ -3970,15 +3970,19 @@ export interface CampaignView {
   ruleset: string;
 }
 /**
- * A character of the roster. Everyone sees who it is, whether it lives, how its fatigue
- * points stand (R105's bands) and the encounter it is in; the GM, and the player of the
- * character, see the rest.
+ * A character of the roster. Everyone sees who it is, whether it lives and is conscious,
+ * how its fatigue points stand (R105's bands) and the encounter it is in; the GM, and the
+ * player of the character, see the rest.
  */
 export interface CharacterView {
   /**
    * How its fatigue points (Health) stand: `full`, `above_half`, `half_or_less`, `none`; `null` without a maximum.
    */
   band: ("above_half" | "full" | "half_or_less" | "none") | null;
+  /**
+   * `false` while it is unconscious: an encounter left it so (its Constitution check failed, or the GM made it so), and it starts the next one unconscious (R16, R113); absent from servers before protocol 1.13, which read as `true`.
+   */
+  conscious?: boolean;
   /**
    * The running encounter it is in (R113), if any.
    */

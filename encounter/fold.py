@@ -466,6 +466,10 @@ def _(e: ev.OrderChanged, s: EncounterState) -> None:
         s.order.remove(e.combatant)
     s.order.insert(e.position, e.combatant)
     s.initiative[e.combatant] = msgspec.structs.replace(s.initiative[e.combatant], count=e.count)
+    if e.reason == "ready" and e.combatant in s.screened and not s.screen_turn:
+        # a hidden readier that acted in a visible turn stands on that count for the rest of
+        # the round, its turn behind the screen gone (R8.5, R99.4); behind it from the next
+        s.screened.remove(e.combatant)
     if e.reason in ("delay", "round_end"):
         s.delaying.pop(e.combatant, None)
         if e.combatant in s.delay_queue:

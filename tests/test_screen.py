@@ -947,6 +947,41 @@ def test_a_players_readied_action_interrupts_the_screens_turn_as_it_would_an_emp
     assert seen[0] == seen[1]
 
 
+def test_a_hidden_readier_that_acted_before_the_screens_turn_has_no_turn_in_it() -> None:
+    """R8.5, R99.4: the stalker readies during the screen's turn of round 1; in round 2 the GM
+    triggers it during Twilight's turn. "You do not get your regular action in that round":
+    the screen's turn of round 2 holds the lurker alone, as without the option the stalker's
+    turn is passed over (before, the screen's turn gave it a regular turn all the same). From
+    round 3 it acts behind the screen again."""
+    turns = []
+    for anonymous in (True, False):
+        t = Table(SCREENED, dice_seed=5, anonymous_hidden_turns=anonymous, screen_count=10)
+        t.do("start_encounter")
+        t.act("twilight", "end_turn")
+        t.act("stalker", "ready", action="other_standard", trigger="when Twilight moves")
+        t.act("stalker", "end_turn")
+        t.act("lurker", "end_turn")
+        t.act("dog", "end_turn")
+        assert t.state.round == 2 and t.state.current == "twilight"
+        t.act("stalker", "trigger_ready")
+        t.act("stalker", "other_standard", note="leaps from the dark")
+        assert t.state.current == "twilight" and t.state.turn is not None \
+            and t.state.turn.interrupted_by is None
+        seen = []
+        while t.state.round == 2:
+            seen.append(t.state.current)
+            t.act(t.state.current or "", "end_turn")
+        turns.append(seen)
+        assert t.replays()
+        if anonymous:  # round 3: Twilight, then the screen's turn, the stalker first in it
+            assert t.state.current == "twilight"
+            t.act("twilight", "end_turn")
+            assert t.state.current == "stalker" and t.state.screen_turn
+        else:  # round 3: the stalker on Twilight's count, just ahead of it (R8.4)
+            assert t.state.current == "stalker"
+    assert turns == [["twilight", "lurker", "dog"], ["twilight", "lurker", "dog"]]
+
+
 def test_without_the_option_nothing_names_the_screen() -> None:
     """Off by default: the hidden combatants act on their own counts and the table is held
     (R96); no view, event or option names a screen."""

@@ -547,9 +547,16 @@ class DamageDealt(Event, tag="damage_dealt", kw_only=True):
     faces of every die of ``dice`` added) + the ``bonuses`` (flat amounts), doubled on a
     ``critical`` hit, halved (rounded down) when ``halved``, at least 1 (but a fall, R22), is
     ``before_reduction``; less ``reduction``, the damage reduction that most benefits the
-    target, it is ``loss``, what the target loses. ``dice_parts`` says what made up ``dice``
-    (in ``dice`` and ``rolled`` already: not to be added again). A ``vitals_changed`` event
-    with the consequences follows."""
+    target, it is ``loss``, what the target loses. ``dice_parts`` ("Action Time") itemises
+    what changed the weapon's die and what was rolled beside it: the upgrades and downgrades
+    that made the damage die (the first term of ``dice``) and the extra dice of talents and
+    spells (in ``dice`` and ``rolled`` already: not to be added again). It does not list the
+    weapon's own die: that is the ``damage`` of the weapon ``attack_resolved.weapon`` names,
+    in the attacker's stat block (``stats.weapons`` of its entry in a snapshot's
+    ``combatants``: the GM's, and a player's for its own combatants); anyone else can take the
+    first term of ``dice`` back down the die ladder by the steps counted in ``dice_parts``,
+    unless an end of the ladder stopped them (R30). A ``vitals_changed`` event with the
+    consequences follows."""
 
     target: str
     source: str | None = None
@@ -568,9 +575,10 @@ class DamageDealt(Event, tag="damage_dealt", kw_only=True):
     reduction: int | None = 0
     reduction_label: str | None = None
     loss: int
-    #: "Action Time": what made up ``dice`` — each upgrade and downgrade of the damage die
-    #: (``value``: its steps, R30, R61) and each extra die of a talent or spell (``value``: its
-    #: face, R95); ``null`` where ``rolled`` is (behind the GM's screen)
+    #: "Action Time": the upgrades and downgrades of the weapon's die (``value``: its steps,
+    #: R30, R61) and each extra die of a talent or spell (``value``: its face, R95) — not the
+    #: weapon's own die (its stat block's ``weapons[].damage``); ``null`` where ``rolled`` is
+    #: (behind the GM's screen)
     dice_parts: list[Modifier] | None = []
     #: the dice were rolled behind the GM's screen: others see the loss, not the roll
     dice_secret: bool = False

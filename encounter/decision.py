@@ -538,10 +538,14 @@ class Decision(EncounterChartModel):
 
     def round_waits_for_newcomers(self) -> bool:
         """R32, R80: a round whose newcomers roll initiative as it starts (the ruleset's
-        ``joins_next_round``) waits for their physical dice before its first turn."""
+        ``joins_next_round``) waits for their physical dice before its first turn — but for
+        a hidden one's with anonymous hidden turns: it acts inside the screen's (R99.2)."""
         joins = self.ruleset.joins_next_round
-        return joins is not None and joins(self.s) and any(
-            p.purpose == "join" for p in self.s.pending_rolls.values())
+        s = self.s
+        return joins is not None and joins(s) and any(
+            p.purpose == "join" and not (anonymous(s) and p.combatant is not None
+                                         and s.combatants[p.combatant].hidden)
+            for p in s.pending_rolls.values())
 
     def surprise_over_needs_dice(self) -> bool:
         return self.s.surprise and not self.round_goes_on() and self.initiative_needs_dice()

@@ -743,6 +743,25 @@ async def test_a_newcomer_with_physical_dice_acts_at_its_place_in_the_next_round
     assert await scene.replays()
 
 
+async def test_a_hidden_newcomer_behind_the_screen_holds_no_round_up(make: Make) -> None:
+    """R32, R99.2: with anonymous hidden turns a hidden newcomer acts inside the screen's turn
+    wherever its roll places it, so the round does not wait for its die (a wait the table
+    would see only when someone hidden joins): the first turn starts, and the newcomer, its
+    roll in, acts behind the screen."""
+    scene = await make(anonymous_hidden_turns=True, screen_count=0)
+    await scene.do("add_combatant", combatant={**BRUTE, "name": "Boss", "id": "boss",
+                                               "hidden": True})
+    await scene.turns_in_round()
+    assert scene.state.round == 2 and scene.state.current == "ace"
+    (pending,) = scene.state.pending_rolls.values()
+    assert (pending.combatant, pending.purpose) == ("boss", "join")
+    await roll(scene, 10)
+    assert scene.state.screened == ["boss"]
+    assert await scene.turns_in_round() == ["ace", "bloom", "brute", "digger1", "digger2",
+                                            "boss"]
+    assert await scene.replays()
+
+
 async def test_action_time_has_no_delay(make: Make) -> None:
     scene = await make()
     assert "delay" not in [a["action"] for a in scene.legal]

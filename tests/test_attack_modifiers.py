@@ -48,7 +48,8 @@ CASES: list[tuple[str, list[dict[str, Any]], list[dict[str, Any]], dict[str, Any
     ("concealment -2 (CONCEALMENT)", [ACE, DOG], [],
      {"weapon": "bow", "range": "short", "concealment": "concealment"}, "concealment", -2),
     ("total concealment -5 (Total Concealment)", [ACE, DOG], [],
-     {"weapon": "bow", "range": "short", "concealment": "total"}, "total concealment", -5),
+     {"weapon": "bow", "range": "short", "concealment": "total", "at_square": True},
+     "total concealment", -5),
     ("short range -2", [ACE, DOG], [], {"weapon": "bow", "range": "short"}, "range (short)", -2),
     ("long range -10", [ACE, DOG], [], {"weapon": "bow", "range": "long"}, "range (long)", -10),
     ("a prone target, melee +2 (PRONE TARGETS, R10)", [ACE, DOG],
@@ -87,6 +88,36 @@ async def test_each_modifier_is_itemised(make: Make, blocks: list[dict[str, Any]
         parts = {m["name"]: m["value"] for m in attack["modifiers"]}
         assert parts.get(name) == value, parts
     assert attack["total"] == 10 + sum(m["value"] for m in attack["modifiers"])
+
+
+async def test_a_sight_based_attack_on_a_totally_concealed_target_aims_at_its_square(
+        make: Make) -> None:
+    """Total Concealment: "You are unable to use sight based skills checks or maneuver on an
+    opponent that has total concealment, though you can try to affect the square that you
+    think he occupies. If you do so, you take a -5 penalty" (R67.5): an attack or a grab at a
+    target in total concealment is refused with a sentence that says so, unless it is aimed at
+    the square (``at_square``), at -5; before, it was taken as aimed at the square unasked."""
+    scene = await make([ACE, DOG])
+    for action, args in (("attack", {"weapon": "bow", "range": "short"}), ("grab", {})):
+        refused = await scene.refused("ace", action, target="dog", concealment="total", **args)
+        assert refused["code"] == "illegal_action"
+        assert "total concealment" in refused["message"] and "sight-based" in refused["message"]
+        assert "at_square" in refused["message"]
+    await scene.act("ace", "attack", target="dog", weapon="bow", range="short",
+                    concealment="total", at_square=True)
+    await roll(scene, 10)
+    parts = {m["name"]: m["value"] for m in last(scene, "attack_resolved")["modifiers"]}
+    assert parts["total concealment"] == -5
+    # on a map, darkness between them is total concealment: the same refusal, the same -5
+    lit = await make([{**ACE, "position": [0, 0]}, {**DOG, "position": [3, 0]}],
+                     battle_map={"width": 6, "height": 2, "darkness": [[3, 0]]})
+    refused = await lit.refused("ace", "attack", target="dog", weapon="bow")
+    assert "sight-based" in refused["message"]
+    await lit.act("ace", "attack", target="dog", weapon="bow", at_square=True)
+    await roll(lit, 10)
+    attack = last(lit, "attack_resolved")
+    assert {m["name"]: m["value"] for m in attack["modifiers"]}["total concealment"] == -5
+    assert await lit.replays()
 
 
 @BOTH_TRANSPORTS

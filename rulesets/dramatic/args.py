@@ -40,10 +40,16 @@ class Circumstances(Aimed, frozen=True, kw_only=True):
         description="A ranged attack into a melee (RANGED MANEUVER INTO A MELEE).")] = False
     creatures_in_the_way: Annotated[Flag, msgspec.Meta(
         description="Creatures stand between attacker and target (R9).")] = False
+    at_square: Annotated[Flag, msgspec.Meta(
+        description="Sight-based (ruling R67.5): aim at the square the target is thought to "
+        "occupy, at -5 (Total Concealment). Against a target with total concealment (the "
+        "map's, or `concealment: total` stated) an attack, grab or ram without it is refused; "
+        "against any other it changes nothing.")] = False
 
 
 class AttackArgs(Circumstances, frozen=True, kw_only=True):
-    """An attack with a weapon, unarmed or natural (ATTACK ROLL)."""
+    """An attack with a weapon, unarmed or natural (ATTACK ROLL). Sight-based (R67.5): at a
+    target with total concealment only with ``at_square``, at -5."""
 
     weapon: Annotated[str, msgspec.Meta(
         min_length=1, max_length=80,
@@ -64,11 +70,13 @@ class AttackArgs(Circumstances, frozen=True, kw_only=True):
 
 
 class GrabArgs(Circumstances, frozen=True, kw_only=True):
-    """A grab attempt: an unarmed melee roll at -5 (STANDARD ACTIONS: Grab; R24)."""
+    """A grab attempt: an unarmed melee roll at -5 (STANDARD ACTIONS: Grab; R24). Sight-based
+    (R67.5): at a target with total concealment only with ``at_square``, at -5."""
 
 
 class RamArgs(Circumstances, frozen=True, kw_only=True):
-    """Ramming (Flying Basic Maneuver; R23): a melee attack against Reflex."""
+    """Ramming (Flying Basic Maneuver; R23): a melee attack against Reflex. Sight-based
+    (R67.5): at a target with total concealment only with ``at_square``, at -5."""
 
     flying: Annotated[Flag, msgspec.Meta(description="Ram with the fly speed.")] = False
     moving_away: Annotated[Flag, msgspec.Meta(

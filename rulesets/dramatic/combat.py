@@ -98,6 +98,14 @@ def declare(d: Decision, c: CombatantProfile, args: Circumstances, *, grab: bool
     except SheetError as exc:
         raise Rejected(ErrorCode.INVALID_PAYLOAD, str(exc)) from None
     ctx.update(battle.attack_situation(d, ctx, kind, sheet.reach_squares))  # the map decides
+    if ctx["concealment"] == Concealment.TOTAL.value and not args.at_square:
+        # Total Concealment: "You are unable to use sight based skills checks or maneuver on
+        # an opponent that has total concealment, though you can try to affect the square"
+        what = "a grab" if grab else "a ram" if isinstance(args, RamArgs) else "an attack"
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{d.s.combatants[target].name} has total "
+                       f"concealment from {c.name}: {what} is sight-based and cannot be aimed "
+                       "at it; aim at the square it is thought to occupy (at_square), at -5 "
+                       "(Total Concealment, R67.5)", field="at_square")
     check(d, ctx)  # refuses what the rules refuse (total cover, out of range) before acting
     return ctx
 

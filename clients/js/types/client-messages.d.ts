@@ -1150,7 +1150,8 @@ export interface SetAwareness {
  * (R80). With `dc`, each becomes aware when its check meets the DC (before the scene: of
  * its opponents, R42; during it: of the attacks it tries to notice), unaware when it does
  * not; without, the GM reads the results (`check_made`). `concealment`: what they try to
- * notice is concealed (-5) or totally concealed (-10) (CONCEALMENT).
+ * notice is concealed (-5) or totally concealed (-10) (CONCEALMENT). Noticing is a
+ * sight-based check (ruling R67.5): against total concealment it is made, at -10.
  */
 export interface CallPerception {
   /**

@@ -594,7 +594,8 @@ def _conversation_damage(d: Decision, ctx: dict[str, Any], side: str | None) -> 
         reason = "used in a Conversation (R27)"
         if result.loser is not None and arg == (ctx["argument"], ctx["against"])[result.loser] \
                 and result.loser_shrinks:
-            reason = f"lost the Conversation by {result.net} (R27)"
+            reason = (f"lost the Conversation by {result.net}: one size for the loss, one "
+                      "for the use (R27)")
         _resize(d, arg, after, reason)
 
 

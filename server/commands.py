@@ -340,16 +340,14 @@ class CommandService:
                     await store.put_token(room.id, token_id, auth.digest(token))
                 first_outcome = {"seq": out.state.version, "result": _secretless(result),
                                  "fingerprint": fingerprint}
-                room.appending_to = out.state.version
                 try:
                     appended = await store.append(room.id, state.version, out.envelopes,
-                                                  dedupe, first_outcome, head, encoded)
+                                                  dedupe, first_outcome, head, encoded,
+                                                  delivers=True)
                 except BaseException:
                     # perhaps appended after all: read back whatever Redis has
                     room.schedule_catchup()
                     raise
-                finally:
-                    room.appending_to = None
                 if appended.status == "ok":
                     room.offer(Batch(out.envelopes, appended.digests, head), out.state)
                     room.remember_outcome(dedupe, first_outcome)

@@ -40,7 +40,7 @@ from protocol.messages import EventMessage, LegalAction, ServerMessage, Snapshot
 from protocol.summary import Summary
 from server import metrics
 from server.cursor import Cursors
-from server.store import Batch, EventStore, Loaded, Screen
+from server.store import Batch, Channels, EventStore, Loaded, Screen, channel
 from server.timers import Fire, TimerWatch
 from server.wire import LegalFrame
 
@@ -77,6 +77,7 @@ class Member(Protocol):
         ...
 
     def close_soon(self, code: int, reason: str, flush: bool = True) -> None: ...
+
 
 log = logging.getLogger("stablemaster.rooms")
 
@@ -143,10 +144,6 @@ class Room:
         self._check_task: asyncio.Task[None] | None = None
         self._check_running: asyncio.Task[None] | None = None
         self._behind = False  # a gap was seen: read from Redis again before resting
-        #: While a command of this process is being appended: the version it will reach. The
-        #: activity follower leaves those events to the command, which offers them with the
-        #: state it has already computed.
-        self.appending_to: int | None = None
         #: times this room found the log in Redis not to be the one it held, and reloaded
         self.rewinds = 0
         #: The encounter is no longer in Redis (``lose``): its connections were told and are
@@ -850,6 +847,8 @@ class Rooms:
         self.store = store
         #: carries out a turn timer's command (R102); ``None``: this process fires none
         self.fire_timer = fire_timer
+        #: hears the encounters whose rooms are open here (``server.fanout``)
+        self.channels: Channels | None = None
         self._rooms: dict[str, Room] = {}
         self._loading: dict[str, asyncio.Future[Room | None]] = {}
 
@@ -888,6 +887,8 @@ class Rooms:
             if room is not None:
                 self._rooms[encounter] = room
                 room.holders += 1
+                if self.channels is not None:
+                    self.channels.watch(channel(encounter))
                 if self.fire_timer is not None:
                     room.timers = TimerWatch(room, self.fire_timer)
                     room.timers.follow(room.state)
@@ -915,4 +916,6 @@ class Rooms:
         if not room.sessions and not room.holders and self._rooms.get(room.id) is room:
             del self._rooms[room.id]
             room.drop()
+            if self.channels is not None:
+                self.channels.unwatch(channel(room.id))
             metrics.ROOMS.set(len(self._rooms))

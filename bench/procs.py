@@ -299,3 +299,15 @@ async def start_stack(target: str, core: int | None, server_args: list[str],
                 p.stop(signal.SIGTERM)
         shutil.rmtree(workdir, ignore_errors=True)
         raise
+
+
+def start_peer(stack: Stack, core: int | None, server_args: list[str],
+               name: str = "peer") -> tuple[Proc, str]:
+    """Another Stablemaster server on ``stack``'s Redis (its process and URL): the processes
+    of one deployment (``bench.spread``)."""
+    assert stack.redis_url is not None and stack.workdir is not None
+    port = free_port()
+    argv = [*pin_prefix(core), sys.executable, "-m", "server", "serve", "--host", "127.0.0.1",
+            "--port", str(port), "--redis-url", stack.redis_url, "--secret", "bench-secret",
+            "--log-level", "WARNING", *server_args]
+    return _spawn(name, argv, stack.workdir), f"ws://127.0.0.1:{port}/ws"

@@ -190,12 +190,12 @@ class ChannelFollower:
             self._listening.set()
         for i in range(0, len(drop), CHANNELS_AT_ONCE):
             part = drop[i:i + CHANNELS_AT_ONCE]
-            self.subscribed.difference_update(part)
             self._asked.difference_update(part)
             if self.sharded:
                 await self.pubsub.sunsubscribe(*part)
             else:
                 await self.pubsub.unsubscribe(*part)
+            self.subscribed.difference_update(part)  # (only once sent: a failure tries again)
 
     # -- hearing -----------------------------------------------------------------------------
 

@@ -297,7 +297,7 @@ class Server:
         if since is None:
             room.send_snapshot(session, "join")
             return
-        await room.check()  # the room against Redis: behind, ahead, or another log
+        await room.following.check()  # the room against Redis: behind, ahead, or another log
         # the table is replayed no further than it has been told (encounter.screen): what
         # follows reaches it with the room's next delivery that tells it
         waits = waits_for_screen(actor)
@@ -325,7 +325,7 @@ class Server:
                 doubt = _doubt(since, sent_to, sent_digest, batch.prev)
                 if doubt is not None:
                     if sent_to != since:  # Redis's log and the room's differ
-                        await room.check()
+                        await room.following.check()
                     self._resume_snapshot(session, room, doubt)
                     return
                 end = room.state.told if waits else room.version
@@ -367,7 +367,7 @@ class Server:
                 if checks > 3:
                     self._resume_snapshot(session, room, "rewound")
                     return
-                await room.check()
+                await room.following.check()
                 continue
             doubt = _doubt(since, sent_to, sent_digest, batch.prev)
             if doubt is not None:

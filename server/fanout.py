@@ -16,11 +16,11 @@ log stays the truth:
 
 - every subscription made or made again (redis-py subscribes again, silently, after it
   reconnects; a cluster's shard subscriptions move with their slot) is confirmed by Redis, and
-  the confirmation makes the room check itself against its log (``Room.check``): what was
+  the confirmation makes the room check itself against its log (``LogFollow.check``): what was
   published before the subscription took is read from the log. A confirmation this follower
   did not ask for (a reconnect, a moved slot) checks every room at once (``sweep_once``);
 - a notification that does not follow the room's version or head digest makes it read the gap
-  from the log, or reload (``Room.offer``);
+  from the log, or reload (``LogFollow.offer``);
 - when the pub/sub connection fails, every room is checked as soon as Redis answers again;
 - and a periodic sweep compares every room's version and head digest with Redis, a slice at a
   time, which also finds a log that went back and an encounter no longer in Redis
@@ -266,10 +266,10 @@ class ChannelFollower:
         if notice.origin and notice.origin == self.origin and room.command_lock.locked():
             return  # this process's command is delivering it
         try:
-            room.offer(notice.batch, remote=True)
+            room.following.offer(notice.batch, remote=True)
         except Exception:
             log.exception("could not deliver the notification of %s at %d", ident, notice.to)
-            room.schedule_catchup()
+            room.following.schedule_catchup()
 
     def _check(self, what: str, ident: str) -> None:
         """A subscription took: what was published before it is read from the log."""
@@ -279,7 +279,7 @@ class ChannelFollower:
             return
         room = self.rooms.peek(ident)
         if room is not None:
-            room.schedule_check()
+            room.following.schedule_check()
 
     # -- the sweep ---------------------------------------------------------------------------
 
@@ -342,15 +342,15 @@ class ChannelFollower:
         replies = await pipe.execute()
         for room, (version, head), (raw, raw_head) in zip(rooms, held, replies, strict=True):
             if raw is None:  # no meta: the encounter may be gone from Redis (restored to
-                room.schedule_check()  # before it existed); the room looks, and tells
+                room.following.schedule_check()  # before it existed); the room looks, and tells
                 continue
             if int(raw) > room.version:
-                room.schedule_catchup()
+                room.following.schedule_catchup()
             elif int(raw) < version:
-                room.schedule_check()  # Redis is behind what this room served
+                room.following.schedule_check()  # Redis is behind what this room served
             elif int(raw) == version and raw_head is not None:
                 at, _, digest = raw_head.decode().partition(":")
                 # (an older version's appends leave the head behind the version: not a sign)
                 if at == raw.decode() and digest != head:
-                    room.schedule_check()
+                    room.following.schedule_check()
 

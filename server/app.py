@@ -111,6 +111,8 @@ class Server:
             try:
                 await require_sharded_pubsub(self.redis)
             except ShardedPubSubMissing as exc:
+                await self.redis.aclose()
+                await follower_redis.aclose()
                 raise ConfigError(str(exc)) from None
         self.quotas = CreateQuotas(self.redis, s)
         secret = await self._secret()

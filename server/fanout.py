@@ -81,6 +81,7 @@ class ShardedPubSubMissing(RuntimeError):
 async def require_sharded_pubsub(redis: RedisCluster) -> None:
     """Refuse a Redis Cluster of a Redis older than 7: it has no ``SPUBLISH``, and a plain
     ``PUBLISH`` on a cluster goes to every node, which is the cost this fan-out removes."""
+    await redis.initialize()  # (the nodes are known once it is)
     for node in redis.get_primaries():
         info = await redis.execute_command("INFO", "server", target_nodes=node)
         version = str(info.get("redis_version", "0"))

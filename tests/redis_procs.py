@@ -124,11 +124,14 @@ class RedisProcess:
 class RedisCluster3:
     """Three masters, no replicas, slots split evenly, formed with ``redis-cli --cluster``."""
 
-    def __init__(self, workdir: Path) -> None:
+    def __init__(self, workdir: Path, binary: str | None = None) -> None:
+        """``binary``: the redis-server of the nodes (by default Redis 7 or later, for sharded
+        pub/sub)."""
+        binary = binary or redis7_server()
         self.nodes = [
             RedisProcess(workdir, free_cluster_port(), "--cluster-enabled", "yes",
                          "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "5000",
-                         binary=redis7_server())
+                         binary=binary)
             for _ in range(3)
         ]
 

@@ -5,17 +5,18 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 from redis.asyncio import Redis
 
 from clients.client import Client
-from server.app import Server
+from server.app import ConfigError, Server
 from server.store import channel, keys
 from tests.conftest import settings_for, ws_url
 from tests.helpers import create_table, event_log, join, play_turns
-from tests.redis_procs import RedisCluster3
+from tests.redis_procs import RedisCluster3, embedded_redis_server
 
 
 @pytest.fixture(scope="module")
@@ -109,3 +110,13 @@ async def until(count: Callable[[], Awaitable[int]], wanted: int, timeout: float
     while (now := await count()) != wanted:
         assert time.monotonic() < deadline, f"subscribers never reached {wanted} ({now})"
         await asyncio.sleep(0.05)
+
+
+async def test_a_cluster_without_sharded_pubsub_is_refused_at_start(workdir: Path) -> None:
+    old = RedisCluster3(workdir / "cluster-6.2", binary=embedded_redis_server()).start()
+    try:
+        srv = Server(settings_for(old.url, redis_cluster=True))
+        with pytest.raises(ConfigError, match=r"Redis 7 or later"):
+            await srv.start()
+    finally:
+        old.stop()

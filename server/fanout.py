@@ -116,6 +116,7 @@ class ChannelFollower:
         self._leaving: dict[str, asyncio.TimerHandle] = {}
         self._changed = asyncio.Event()
         self._listening = asyncio.Event()
+        self._subscribed = asyncio.Event()  # (set by each subscription made)
         self._sweeping: asyncio.Task[None] | None = None
         self._sweep_again = False
         self.tasks: list[asyncio.Task[None]] = []
@@ -189,6 +190,7 @@ class ChannelFollower:
                 await self.pubsub.subscribe(*part)
             self.subscribed.update(part)
             self._listening.set()
+            self._subscribed.set()
         for i in range(0, len(drop), CHANNELS_AT_ONCE):
             part = drop[i:i + CHANNELS_AT_ONCE]
             self._asked.difference_update(part)
@@ -215,8 +217,10 @@ class ChannelFollower:
                     await self.sweep_once()
                     unsure = False
                 if self.sharded:
-                    if not self.pubsub.node_pubsub_mapping:
-                        await asyncio.sleep(LISTEN)  # (nothing subscribed on any shard)
+                    if not self.pubsub.node_pubsub_mapping:  # (nothing heard on any shard)
+                        self._subscribed.clear()
+                        with contextlib.suppress(TimeoutError):
+                            await asyncio.wait_for(self._subscribed.wait(), LISTEN)
                         continue
                     message = await self.pubsub.get_sharded_message(timeout=LISTEN)
                 else:

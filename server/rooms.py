@@ -79,7 +79,6 @@ class Member(Protocol):
 
     def close_soon(self, code: int, reason: str, flush: bool = True) -> None: ...
 
-
 log = logging.getLogger("stablemaster.rooms")
 
 #: The close code of a connection whose encounter is no longer in Redis (``LogFollow.lose``).

@@ -123,8 +123,9 @@ class ChannelFollower:
 
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
-        self.tasks = [loop.create_task(self._listen()), loop.create_task(self._subscriptions()),
-                      loop.create_task(self._sweep())]
+        self.tasks = [loop.create_task(self._listen(), name="listen"),
+                      loop.create_task(self._subscriptions(), name="subscriptions"),
+                      loop.create_task(self._sweep(), name="sweep")]
 
     async def stop(self) -> None:
         for handle in self._leaving.values():

@@ -118,3 +118,43 @@ async def test_a_room_reopened_within_the_linger_keeps_its_subscription(
 
 async def _async(value: bool) -> bool:
     return value
+
+
+async def test_a_lost_notification_is_read_from_the_log_before_the_next_is_delivered(
+        server: Server, server_b: Server, clients: list[Client]) -> None:
+    table = await create_table(ws_url(server), clients)
+    gm_b = await join(ws_url(server_b), table.gm_token, clients)
+    # B hears the encounter, and has checked its room against the log since it subscribed
+    follower = server_b.follower
+    name = channel(table.encounter)
+    opened = server_b.rooms.peek(table.encounter)
+    assert opened is not None
+
+    async def settled() -> bool:
+        task = opened.following._check_task
+        return name in follower.subscribed and name not in follower._asked and (
+            task is None or task.done())
+
+    await until(settled, "B's subscription and its check")
+    # B's sweep out of the way: the gap alone brings the lost event
+    (sweep,) = [task for task in follower.tasks if task.get_name() == "sweep"]
+    sweep.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await sweep
+    try:
+        # the first append's notification goes nowhere (as if pub/sub dropped it)
+        server.store.publish = "EXISTS"
+        try:
+            await table.gm.command("start_encounter")
+        finally:
+            server.store.publish = "PUBLISH"
+        lost = table.gm.last_seq
+        room = server_b.rooms.peek(table.encounter)
+        assert room is not None and room.version < lost
+        await play_turns(table.gm, {}, 1)  # (the GM ends whichever turn runs)
+        await gm_b.wait_seq(table.gm.last_seq)
+        joined = gm_b.snapshot["seq"] if gm_b.snapshot else 0
+        assert event_log(gm_b) == [e for e in event_log(table.gm) if e[0] > joined]
+    finally:
+        follower.tasks[follower.tasks.index(sweep)] = asyncio.get_running_loop().create_task(
+            follower._sweep(), name="sweep")

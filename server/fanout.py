@@ -150,6 +150,12 @@ class ChannelFollower:
         if channel not in self.wanted:
             self.wanted.add(channel)
             self._changed.set()
+        elif channel in self.subscribed and channel not in self._asked:
+            # Heard all along (it lingered): a notification that came while the room was
+            # loading found no room; the room checks itself as a new subscription's would.
+            found = _CHANNEL.match(channel)
+            if found is not None and found.group(1) == "enc":
+                self._check("enc", found.group(2))
 
     def unwatch(self, channel: str) -> None:
         """Stop hearing ``channel`` in ``linger`` seconds, unless watched again meanwhile."""

@@ -2,6 +2,7 @@
 
     python -m bench.spread                        # 100 encounters, 3 windows of 20 s
     python -m bench.spread --encounters 100 --windows 3 --window 60
+    python -m bench.spread --cluster              # on a 3-node Redis Cluster (Redis 7+)
 
 Two Stablemaster processes share one Redis (``bench.procs``). The benchmark's tables
 (``bench.loadgen``: a GM, 4 players and 2 spectators each) are set up on the first, the
@@ -23,7 +24,9 @@ import argparse
 import asyncio
 import json
 import os
+import signal
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -45,16 +48,30 @@ def _cpu(pid: int) -> float:
 
 async def run(args: argparse.Namespace, core: int | None) -> dict[str, Any]:
     log = lambda s: print(s, file=sys.stderr, flush=True)  # noqa: E731
-    stack = await procs.start_stack("stablemaster", core, args.server_arg)
+    nodes: list[procs.Proc] = []
+    extra = [*args.server_arg, *(["--redis-cluster"] if args.cluster else [])]
+    if args.cluster:
+        workdir = Path(tempfile.mkdtemp(prefix="bench-spread-"))
+        stack = procs.Stack(url="", workdir=workdir)
+        nodes, stack.redis_url = await procs.start_cluster(workdir, core)
+        serving, stack.url = procs.start_peer(stack, core, extra, name="serving")
+        stack.server, stack.server_pid = serving, serving.pid
+        await procs.wait_port(_port(stack.url), serving.popen)
+        redis_pids = [node.pid for node in nodes]
+    else:
+        stack = await procs.start_stack("stablemaster", core, extra)
+        assert stack.redis_pid is not None
+        redis_pids = [stack.redis_pid]
     peer: procs.Proc | None = None
     gen: Generator | None = None
     try:
-        peer, peer_url = procs.start_peer(stack, core, args.server_arg)
-        await procs.wait_port(int(peer_url.rsplit(":", 1)[1].split("/")[0]), peer.popen)
-        assert stack.server_pid is not None and stack.redis_pid is not None
+        peer, peer_url = procs.start_peer(stack, core, extra)
+        await procs.wait_port(_port(peer_url), peer.popen)
+        assert stack.server_pid is not None
         gen = Generator(stack.url, "saturation", args.encounters, warmup=args.warmup,
                         duration=args.window, server_pid=stack.server_pid,
-                        redis_pid=stack.redis_pid, target="serving", log=log,
+                        redis_pid=redis_pids[0], target="serving", log=log,
+                        redis_url=None if args.cluster else stack.redis_url,
                         workload=args.workload, connect_concurrency=args.connect_concurrency)
         await gen.setup()
         await gen.start_tables()
@@ -69,19 +86,22 @@ async def run(args: argparse.Namespace, core: int | None) -> dict[str, Any]:
         windows = []
         for i in range(args.windows):
             t0, p0, s0 = time.monotonic(), _cpu(peer.pid), _cpu(stack.server_pid)
+            r0 = sum(_cpu(pid) for pid in redis_pids)
             r = await one_window(gen, live, args.warmup, args.window)
             wall = time.monotonic() - t0
             peer_rate = (_cpu(peer.pid) - p0) / wall
             serving_rate = (_cpu(stack.server_pid) - s0) / wall
+            redis_rate = (sum(_cpu(pid) for pid in redis_pids) - r0) / wall
             above = peer_rate - idle_rate
             share = 100 * above / serving_rate if serving_rate else None
             figures = {**window_figures(r), "peer_cpu_per_s": round(peer_rate, 5),
                        "peer_above_idle_per_s": round(above, 5),
                        "serving_cpu_per_s": round(serving_rate, 4),
                        "peer_share_pct": None if share is None else round(share, 3),
-                       "redis_cpu_ms_per_action": None if not r.actions or
-                       r.redis_cpu_pct is None else
-                       round(r.redis_cpu_pct / 100 * r.duration * 1000 / r.actions, 4),
+                       # (Redis's CPU over the window and its warm-up, every node's, by the
+                       # window's rate of actions)
+                       "redis_cpu_ms_per_action": round(1000 * redis_rate / r.actions_per_s, 4)
+                       if r.actions_per_s else None,
                        "redis_commands_per_action": r.redis_commands_per_action}
             windows.append(figures)
             log(f"  window {i + 1}/{args.windows}: peer {1000 * peer_rate:.2f} ms/s "
@@ -90,7 +110,7 @@ async def run(args: argparse.Namespace, core: int | None) -> dict[str, Any]:
                 f"{figures['redis_cpu_ms_per_action']} ms/action")
         shares = [w["peer_share_pct"] for w in windows if w["peer_share_pct"] is not None]
         return {"encounters": args.encounters, "workload": args.workload,
-                "window": args.window, "warmup": args.warmup,
+                "window": args.window, "warmup": args.warmup, "cluster": args.cluster,
                 "peer_idle_cpu_per_s": round(idle_rate, 5), "windows": windows,
                 "peer_share_pct": round(sum(shares) / len(shares), 3) if shares else None}
     finally:
@@ -99,14 +119,21 @@ async def run(args: argparse.Namespace, core: int | None) -> dict[str, Any]:
         if peer is not None:
             peer.stop()
         stack.stop()
+        for node in nodes:
+            node.stop(signal.SIGTERM)
         stack.cleanup()
+
+
+def _port(url: str) -> int:
+    return int(url.rsplit(":", 1)[1].split("/")[0])
 
 
 def markdown(data: dict[str, Any]) -> str:
     env, r = data["environment"], data["result"]
+    where = "a 3-node Redis Cluster" if r.get("cluster") else "one Redis"
     lines = [f"# A process's cost of another's tables ({data['started']})", "",
              f"Revision {env['revision']}, {env['cpu']} ({env['cores']} cores); two processes "
-             f"on one Redis, {r['encounters']} encounters ({r['workload']}) at saturation on "
+             f"on {where}, {r['encounters']} encounters ({r['workload']}) at saturation on "
              f"one, none on the other; windows of {r['window']:g} s after {r['warmup']:g} s.",
              "", f"The peer at rest: {1000 * r['peer_idle_cpu_per_s']:.2f} ms of CPU a second.",
              "", "| window | actions/s | serving CPU ms/action | bytes/action | peer above idle, "
@@ -137,6 +164,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-pin", action="store_true",
                    help="do not pin (default: the servers and Redis on core 0, the generator "
                    "on core 1)")
+    p.add_argument("--cluster", action="store_true",
+                   help="a 3-node Redis Cluster (Redis 7 or later on PATH) instead of one Redis")
     p.add_argument("--out", type=Path, help="JSON results file (the table goes beside it)")
     return p
 

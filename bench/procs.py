@@ -299,3 +299,69 @@ async def start_stack(target: str, core: int | None, server_args: list[str],
                 p.stop(signal.SIGTERM)
         shutil.rmtree(workdir, ignore_errors=True)
         raise
+
+
+def start_peer(stack: Stack, core: int | None, server_args: list[str],
+               name: str = "peer") -> tuple[Proc, str]:
+    """Another Stablemaster server on ``stack``'s Redis (its process and URL): the processes
+    of one deployment (``bench.spread``)."""
+    assert stack.redis_url is not None and stack.workdir is not None
+    port = free_port()
+    argv = [*pin_prefix(core), sys.executable, "-m", "server", "serve", "--host", "127.0.0.1",
+            "--port", str(port), "--redis-url", stack.redis_url, "--secret", "bench-secret",
+            "--log-level", "WARNING", *server_args]
+    return _spawn(name, argv, stack.workdir), f"ws://127.0.0.1:{port}/ws"
+
+
+def _cluster_port() -> int:
+    """A free port whose cluster bus port (port + 10000) is free too."""
+    for _ in range(200):
+        port = free_port()
+        if port + 10000 > 65535:
+            continue
+        try:
+            with socket.socket() as s:
+                s.bind(("127.0.0.1", port + 10000))
+        except OSError:
+            continue
+        return port
+    raise RuntimeError("no free port pair for a cluster node")
+
+
+async def start_cluster(workdir: Path, core: int | None, nodes: int = 3) -> tuple[list[Proc], str]:
+    """A Redis Cluster of ``nodes`` masters (no replicas) of the Redis 7 or later on PATH
+    (sharded pub/sub), formed with ``redis-cli --cluster create``; its processes and the URL
+    of its first node."""
+    binary, cli = shutil.which("redis-server"), shutil.which("redis-cli")
+    if binary is None or cli is None:
+        raise RuntimeError("a Redis Cluster needs redis-server and redis-cli 7 or later on PATH")
+    started: list[Proc] = []
+    ports = []
+    try:
+        for k in range(nodes):
+            port = _cluster_port()
+            data = workdir / f"node-{k}"
+            data.mkdir(exist_ok=True)
+            argv = [*pin_prefix(core), binary, "--port", str(port), "--bind", "127.0.0.1",
+                    "--dir", str(data), "--save", "", "--appendonly", "yes", "--daemonize", "no",
+                    "--maxclients", "10000", "--cluster-enabled", "yes",
+                    "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "5000"]
+            proc = _spawn(f"node-{k}", argv, workdir)
+            started.append(proc)
+            await wait_port(port, proc.popen)
+            ports.append(port)
+        subprocess.run([cli, "--cluster", "create", *(f"127.0.0.1:{p}" for p in ports),
+                        "--cluster-replicas", "0", "--cluster-yes"], check=True,
+                       capture_output=True, timeout=60)
+        deadline = time.monotonic() + 20
+        while "cluster_state:ok" not in subprocess.run(
+                [cli, "-p", str(ports[0]), "cluster", "info"], capture_output=True,
+                text=True).stdout:
+            if time.monotonic() > deadline:
+                raise RuntimeError("the cluster did not reach cluster_state:ok")
+            await asyncio.sleep(0.1)
+    except BaseException:
+        for proc in started:
+            proc.stop(signal.SIGTERM)
+        raise
+    return started, f"redis://127.0.0.1:{ports[0]}/0"

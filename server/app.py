@@ -36,7 +36,7 @@ from server.commands import CommandService
 from server.config import Settings
 from server.creation import CreatePolicy, PolicyError
 from server.embedded_redis import DataDirInUse, DataDirLock, EmbeddedRedis
-from server.fanout import ActivityFollower
+from server.fanout import ChannelFollower, ShardedPubSubMissing, require_sharded_pubsub
 from server.gc_pacer import GcPacer
 from server.origins import OriginPolicy
 from server.presence import PresenceWatch
@@ -75,7 +75,7 @@ class Server:
         self.campaigns: Campaigns
         self._dice_root = b""
         self.commands = CommandService(self)
-        self.follower: ActivityFollower
+        self.follower: ChannelFollower
         self.sessions: set[Session] = set()
         self.outbox = Outbox()
         self.gc_pacer = GcPacer()
@@ -107,17 +107,27 @@ class Server:
         if url is None:
             url = await self._start_embedded()
         self.redis, follower_redis = self._connect(url)
+        if isinstance(self.redis, RedisCluster):
+            try:
+                await require_sharded_pubsub(self.redis)
+            except ShardedPubSubMissing as exc:
+                await self.redis.aclose()
+                await follower_redis.aclose()
+                raise ConfigError(str(exc)) from None
         self.quotas = CreateQuotas(self.redis, s)
         secret = await self._secret()
         self._dice_root = secret
         self.tokens = auth.Tokens(secret)
         self.read_api = ReadApi(self, Tickets(secret, s.read_ticket_seconds))
         durability = await durability_for(self.redis, s, embedded=self.embedded is not None)
-        self.store = EventStore(self.redis, LogChain(secret), durability, s.max_event_bytes)
+        origin = auth.new_id(12)  # this process, in the notifications of its own appends
+        self.store = EventStore(self.redis, LogChain(secret), durability, s.max_event_bytes,
+                                origin=origin)
         self.rooms = Rooms(self.store, self.commands.fire_timer)
         self.campaigns = Campaigns(self, secret)
-        self.follower = ActivityFollower(self.redis, follower_redis, self.rooms, s.sweep_interval,
-                                         on_campaign=self.campaigns.offer)
+        self.follower = ChannelFollower(self.redis, follower_redis, self.rooms, s.sweep_interval,
+                                        on_campaign=self.campaigns.offer, origin=origin)
+        self.rooms.channels = self.campaigns.channels = self.follower
         await self.follower.start()
         self.ws = await serve(
             self._handle, s.host, s.port,
@@ -170,14 +180,15 @@ class Server:
         if self.settings.redis_cluster or url.startswith("redis+cluster://"):
             url = url.replace("redis+cluster://", "redis://", 1)
             cluster = RedisCluster.from_url(url, max_connections=self.settings.redis_connections)
+            # (the subscriptions' connections, per shard, wait for messages without a timeout)
             return cluster, RedisCluster.from_url(url, socket_timeout=None)
         # A blocking pool: under load a command waits for a free connection instead of failing.
         pool = BlockingConnectionPool.from_url(
             url, max_connections=self.settings.redis_connections, timeout=10,
             socket_timeout=10, health_check_interval=30)
         single = Redis.from_pool(pool)
-        # XREAD BLOCK gets its own connection, without a socket timeout shorter than the block
-        return single, Redis.from_url(url, socket_timeout=None, single_connection_client=True)
+        # the subscriptions get a connection of their own, without a socket timeout
+        return single, Redis.from_url(url, socket_timeout=None)
 
     def dice_secret(self, encounter: str) -> bytes:
         """The secret the encounter's server dice are drawn from (ruling R101): derived from
@@ -214,7 +225,6 @@ class Server:
         await self.gc_pacer.stop()
         await self.store.aclose()
         await self.redis.aclose()
-        await self.follower.blocking.aclose()
         if self.embedded is not None:
             self.embedded.stop()
             log.info("embedded Redis stopped")
@@ -289,7 +299,7 @@ class Server:
         if since is None:
             room.send_snapshot(session, "join")
             return
-        await room.check()  # the room against Redis: behind, ahead, or another log
+        await room.following.check()  # the room against Redis: behind, ahead, or another log
         # the table is replayed no further than it has been told (encounter.screen): what
         # follows reaches it with the room's next delivery that tells it
         waits = waits_for_screen(actor)
@@ -317,7 +327,7 @@ class Server:
                 doubt = _doubt(since, sent_to, sent_digest, batch.prev)
                 if doubt is not None:
                     if sent_to != since:  # Redis's log and the room's differ
-                        await room.check()
+                        await room.following.check()
                     self._resume_snapshot(session, room, doubt)
                     return
                 end = room.state.told if waits else room.version
@@ -359,7 +369,7 @@ class Server:
                 if checks > 3:
                     self._resume_snapshot(session, room, "rewound")
                     return
-                await room.check()
+                await room.following.check()
                 continue
             doubt = _doubt(since, sent_to, sent_digest, batch.prev)
             if doubt is not None:

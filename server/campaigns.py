@@ -12,8 +12,9 @@ Appends are a compare-and-set on the version, with the dedupe key in the same sc
 retried command, and the write-back of an encounter (keyed by the encounter and its final seq),
 lands once. An encounter begun from a campaign is appended to its own keys after the
 campaign's ``encounter_begun``, with ids derived from the command, so that a retry after a
-crash between the two creates the same encounter. Every append also lands in the activity
-stream as ``campaign:<id>``, so that every process tells its campaign connections.
+crash between the two creates the same encounter. Every append also publishes the campaign's
+new version on its channel ``{camp:<id>}:appended`` (``channel``), to which the processes that
+hold a connection of the campaign are subscribed, so that each tells its campaign connections.
 
 A link reads ``smc1.<campaign>.<token id>.<secret>``: the secret is an HMAC of both under the
 server secret, as an encounter token's is; Redis keeps its SHA-256.
@@ -50,7 +51,7 @@ from protocol.errors import ErrorCode
 from protocol.events import TokenIssued
 from server import auth
 from server.crash import crash_point
-from server.store import ACTIVITY_KEY, ACTIVITY_MAXLEN
+from server.store import APPENDED, PUBLISH, SPUBLISH, Channels
 
 log = logging.getLogger("stablemaster.campaigns")
 
@@ -62,8 +63,8 @@ CLOSE_MOVED = 4004
 #: Tries of a command whose append lost the compare-and-set to another process's.
 TRIES = 8
 
-# KEYS: events, meta, cmds[, activity]   ARGV: expected version, dedupe key, outcome, campaign
-# id, activity maxlen, n, envelope 1..n
+# KEYS: events, meta, cmds   ARGV: expected version, dedupe key, outcome, channel, publish
+# command, n, envelope 1..n
 _APPEND = """
 if ARGV[2] ~= '' then
   local dup = redis.call('HGET', KEYS[3], ARGV[2])
@@ -77,10 +78,7 @@ for i = 1, n do
 end
 redis.call('HSET', KEYS[2], 'version', v + n)
 if ARGV[2] ~= '' then redis.call('HSET', KEYS[3], ARGV[2], ARGV[3]) end
-if KEYS[4] then
-  redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[5], '*', 'enc', 'campaign:' .. ARGV[4],
-             'to', v + n, 'p', '[]')
-end
+redis.call(ARGV[5], ARGV[4], tostring(v + n))
 return {'ok', tostring(v + n)}
 """
 
@@ -88,6 +86,11 @@ return {'ok', tostring(v + n)}
 def keys(campaign: str) -> dict[str, str]:
     tag = f"{{camp:{campaign}}}"
     return {name: f"{tag}:{name}" for name in ("events", "meta", "cmds", "tokens")}
+
+
+def channel(campaign: str) -> str:
+    """The pub/sub channel of ``campaign``'s appends (in its keys' slot)."""
+    return f"{{camp:{campaign}}}{APPENDED}"
 
 
 def parse_link(token: str) -> tuple[str, str] | None:
@@ -120,19 +123,13 @@ class CampaignStore:
                                     cmd=dedupe or None) for i, e in enumerate(events)]
         k = keys(state.id)
         script_keys = [k["events"], k["meta"], k["cmds"]]
-        if not self.cluster:
-            script_keys.append(ACTIVITY_KEY)
         reply = await self._append(keys=script_keys, args=[
-            state.version, dedupe, orjson.dumps(outcome), state.id, ACTIVITY_MAXLEN,
-            len(envs), *[_encode.encode(e) for e in envs]])
+            state.version, dedupe, orjson.dumps(outcome), channel(state.id),
+            SPUBLISH if self.cluster else PUBLISH, len(envs), *[_encode.encode(e) for e in envs]])
         status = reply[0].decode() if isinstance(reply[0], bytes) else reply[0]
         value = reply[1]
         if status == "dup":
             return "dup", orjson.loads(value)
-        if status == "ok" and self.cluster:
-            await self.redis.xadd(ACTIVITY_KEY, {"enc": f"campaign:{state.id}",
-                                                 "to": int(value), "p": "[]"},
-                                  maxlen=ACTIVITY_MAXLEN, approximate=True)
         if status == "ok":
             for env in envs:
                 apply(state, env)
@@ -194,6 +191,8 @@ class Campaigns:
         self._key = hashlib.sha256(b"stablemaster campaign\0" + secret).digest()
         self.store = CampaignStore(server.redis, cluster=isinstance(server.redis, RedisCluster))
         self.followers: dict[str, set[Session]] = {}
+        #: hears the campaigns that have a connection here (``server.fanout``)
+        self.channels: Channels | None = None
         self._telling: set[asyncio.Task[None]] = set()
 
     # -- ids and links -------------------------------------------------------------------------
@@ -378,7 +377,10 @@ class Campaigns:
                      s: cp.CampaignState) -> cp.CampaignState:
         """Tell ``session`` of the campaign's changes from now on; the campaign as it is once
         it follows (a change between ``s`` and now would have been told to nobody)."""
-        self.followers.setdefault(seat.campaign, set()).add(session)
+        group = self.followers.setdefault(seat.campaign, set())
+        if not group and self.channels is not None:
+            self.channels.watch(channel(seat.campaign))
+        group.add(session)
         now = await self.server.redis.hget(keys(s.id)["meta"], "version")
         if now is not None and int(now) != s.version:
             s = await self.settle(await self._must_load(s.id))
@@ -393,6 +395,8 @@ class Campaigns:
             group.discard(session)
             if not group:
                 del self.followers[seat.campaign]
+                if self.channels is not None:
+                    self.channels.unwatch(channel(seat.campaign))
 
     # -- commands on a link --------------------------------------------------------------------
 

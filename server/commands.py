@@ -340,18 +340,16 @@ class CommandService:
                     await store.put_token(room.id, token_id, auth.digest(token))
                 first_outcome = {"seq": out.state.version, "result": _secretless(result),
                                  "fingerprint": fingerprint}
-                room.appending_to = out.state.version
                 try:
                     appended = await store.append(room.id, state.version, out.envelopes,
-                                                  dedupe, first_outcome, head, encoded)
+                                                  dedupe, first_outcome, head, encoded,
+                                                  delivers=True)
                 except BaseException:
                     # perhaps appended after all: read back whatever Redis has
-                    room.schedule_catchup()
+                    room.following.schedule_catchup()
                     raise
-                finally:
-                    room.appending_to = None
                 if appended.status == "ok":
-                    room.offer(Batch(out.envelopes, appended.digests, head), out.state)
+                    room.following.offer(Batch(out.envelopes, appended.digests, head), out.state)
                     room.remember_outcome(dedupe, first_outcome)
                     for token_id in _revoked(out):
                         await store.delete_token(room.id, token_id)
@@ -369,12 +367,13 @@ class CommandService:
                         appended.version == room.version and appended.head != room.head):
                     # Redis's log is behind what this room holds, or holds other events: the
                     # room reloads (and tells its connections) instead of losing every race
-                    await room.rewind(f"an append found Redis's log at seq {appended.version}"
-                                      f" (this room was at {room.version})", (session, cmd.id))
+                    await room.following.rewind(
+                        f"an append found Redis's log at seq {appended.version} (this room "
+                        f"was at {room.version})", (session, cmd.id))
                     if room.lost:  # (told to this command with the rest of the room)
                         return ErrorCode.ENCOUNTER_LOST.value
                 else:
-                    await room.catch_up()
+                    await room.following.catch_up()
         raise engine.Rejected(ErrorCode.CONFLICT, "the encounter kept changing; try again")
 
     async def _write_back(self, campaign: str, encounter: str, final: EncounterState) -> None:

@@ -1,16 +1,16 @@
 """Rooms: the encounters this process serves, each with its folded state and its connections.
 
-A room keeps its state current by folding every event it is offered, in seq order and exactly
-once, whether the event was appended by this process (the command path) or by another (the
-fan-out follower). Delivery to the room's connections happens in the same step, so every
-connection sees every event it may see exactly once and in order. A gap in the offered seqs is
-filled from Redis before anything after it is delivered.
+A room folds the events of its encounter and delivers them to its connections in the same
+step, so every connection sees every event it may see exactly once and in order. Which events
+it is given, in which order, and when it reads Redis (a gap, a log that went back, an encounter
+no longer there) is its ``LogFollow``'s (``server.follow``): the command path and the fan-out
+offer events through it.
 
-A room also keeps the digest of its last event (``head``; see ``server.store.LogChain``) and
-folds only events that chain from it. When the log in Redis turns out not to be the one the
-room holds (Redis came back without the end of the log, and perhaps grew again since), the room
-reloads from Redis and sends each of its connections a snapshot (reason ``rewound``) instead of
-answering ``conflict`` or delivering a rewritten seq as if nothing had happened.
+A room also keeps the digest of its last event (``head``; see ``server.store.LogChain``). When
+the log in Redis turns out not to be the one the room holds (Redis came back without the end of
+the log, and perhaps grew again since), the room reloads from Redis and sends each of its
+connections a snapshot (reason ``rewound``) instead of answering ``conflict`` or delivering a
+rewritten seq as if nothing had happened.
 """
 
 from __future__ import annotations
@@ -40,7 +40,8 @@ from protocol.messages import EventMessage, LegalAction, ServerMessage, Snapshot
 from protocol.summary import Summary
 from server import metrics
 from server.cursor import Cursors
-from server.store import Batch, EventStore, Loaded, Screen
+from server.follow import LogFollow
+from server.store import Batch, Channels, EventStore, Loaded, Screen, channel
 from server.timers import Fire, TimerWatch
 from server.wire import LegalFrame
 
@@ -80,7 +81,7 @@ class Member(Protocol):
 
 log = logging.getLogger("stablemaster.rooms")
 
-#: The close code of a connection whose encounter is no longer in Redis (``Room.lose``).
+#: The close code of a connection whose encounter is no longer in Redis (``LogFollow.lose``).
 CLOSE_LOST = 4003
 #: Recent events kept in memory per room, to resume a reconnecting client without Redis.
 RING_SIZE = 64
@@ -138,20 +139,9 @@ class Room:
         self.ring: deque[tuple[Envelope, str, str]] = deque(maxlen=RING_SIZE)
         self.recent: OrderedDict[str, dict[str, Any]] = OrderedDict()
         self.command_lock = asyncio.Lock()
-        self._catchup_lock = asyncio.Lock()
-        self._catchup_task: asyncio.Task[None] | None = None
-        self._check_task: asyncio.Task[None] | None = None
-        self._check_running: asyncio.Task[None] | None = None
-        self._behind = False  # a gap was seen: read from Redis again before resting
-        #: While a command of this process is being appended: the version it will reach. The
-        #: activity follower leaves those events to the command, which offers them with the
-        #: state it has already computed.
-        self.appending_to: int | None = None
-        #: times this room found the log in Redis not to be the one it held, and reloaded
-        self.rewinds = 0
-        #: The encounter is no longer in Redis (``lose``): its connections were told and are
-        #: closing, and no command is taken for it.
-        self.lost = False
+        #: what this room is given of its log, in which order, and when it reads Redis
+        #: (``server.follow``): the command path and the fan-out offer events through it
+        self.following = LogFollow(self, store)
         #: Closes the connections of the next credential to expire, and when (ms).
         self._expiry: asyncio.TimerHandle | None = None
         self._expiry_at: float | None = None
@@ -163,47 +153,32 @@ class Room:
     def version(self) -> int:
         return self.state.version
 
-    # -- offering events ---------------------------------------------------------------------
+    @property
+    def lost(self) -> bool:
+        """The encounter is no longer in Redis (``LogFollow.lose``): no command is taken."""
+        return self.following.lost
 
-    def offer(self, batch: Batch, state_after: EncounterState | None = None,
-              remote: bool = False) -> None:
-        """Fold and deliver the events of ``batch``; skip those already seen; fill a gap from
-        Redis; check against Redis when they do not chain from this room's head.
+    @property
+    def rewinds(self) -> int:
+        """Times this room found the log in Redis not to be the one it held, and reloaded."""
+        return self.following.rewinds
 
-        ``state_after`` is the state the decider computed for exactly these events (the command
-        path), which saves folding them again.
-        """
-        envelopes, digests = batch.envelopes, batch.digests
-        first = 0
-        while first < len(envelopes) and envelopes[first].seq <= self.version:
-            first += 1
-        if first == len(envelopes):
-            return
-        if envelopes[first].seq != self.version + 1:
-            self._behind = True
-            self.schedule_catchup()
-            return
-        prev = batch.prev if first == 0 else digests[first - 1]
-        if prev is not None and prev != self.head:
-            # these events continue another log than the one this room holds
-            self.schedule_check()
-            return
-        fresh = envelopes[first:] if first else envelopes
-        fresh_digests = digests[first:] if first else digests
-        if (state_after is None or state_after.version != fresh[-1].seq) and \
-                any(isinstance(e.event, CommandsUndone) for e in fresh):
-            # an undo is folded with the state it goes back to, read from the log (R108)
-            self._behind = True
-            self.schedule_catchup()
-            return
+    # -- folding what the log gives (``server.follow``) --------------------------------------
+
+    def take(self, fresh: Sequence[Envelope], digests: Sequence[str], prev: str,
+             state_after: EncounterState | None, remote: bool) -> None:
+        """Fold and deliver ``fresh``, the events right after this room's version, chained
+        from ``prev`` (its head), as ``LogFollow.offer`` found them. ``state_after`` is the
+        state the decider computed for exactly these events (the command path), which saves
+        folding them again."""
         if state_after is not None and state_after.version == fresh[-1].seq:
             candidate: EncounterState | None = self.state  # (the decider worked on a copy)
             self.state = state_after
         else:
             candidate = self._fold(fresh)
-        self._track_screen(candidate, fresh, fresh_digests)
-        chained = prev if prev is not None else self.head
-        for envelope, digest in zip(fresh, fresh_digests, strict=True):
+        self._track_screen(candidate, fresh, digests)
+        chained = prev
+        for envelope, digest in zip(fresh, digests, strict=True):
             self.ring.append((envelope, digest, chained))
             chained = digest
         self.head = chained
@@ -211,7 +186,7 @@ class Room:
             now = time.time() * 1000
             for envelope in fresh:
                 metrics.FANOUT_LAG.observe(max(0.0, now - envelope.ts) / 1000)
-        self._deliver(fresh, fresh_digests)
+        self._deliver(fresh, digests)
         if self.timers is not None:
             self.timers.follow(self.state)
 
@@ -387,102 +362,15 @@ class Room:
         if state is not None and self.state.told == told and behind(self.state):
             self.told_state = state
 
-    def schedule_catchup(self) -> None:
-        if self._catchup_task is None or self._catchup_task.done():
-            self._catchup_task = asyncio.get_running_loop().create_task(self._catch_up_later())
-
-    def schedule_check(self) -> None:
-        if self._check_task is None or self._check_task.done():
-            self._check_task = asyncio.get_running_loop().create_task(self._check_later())
-
-    async def _catch_up_later(self) -> None:
-        try:
-            await self.catch_up()
-        except (RedisError, OSError) as exc:  # the periodic sweep tries again
-            log.warning("room %s could not catch up: %s", self.id, exc)
-
-    async def _check_later(self) -> None:
-        try:
-            await self.check()
-        except (RedisError, OSError) as exc:  # the periodic sweep tries again
-            log.warning("room %s could not check its log: %s", self.id, exc)
-
-    async def catch_up(self) -> None:
-        """Read from Redis whatever this room has not seen yet, and offer it; again if more
-        arrived out of order meanwhile. Reload when the log does not continue this room's."""
-        async with self._catchup_lock:
-            while True:
-                self._behind = False
-                version, head = self.version, self.head
-                tail = await self.store.read_batch(self.id, version)
-                if (self.version, self.head) != (version, head):
-                    continue  # moved on meanwhile (by a checked append or a chained offer)
-                if not self.store.continues(tail, version, head):
-                    await self._rewind(f"the log in Redis does not continue seq {version}")
-                    return
-                if tail.envelopes:
-                    after = None
-                    if any(isinstance(e.event, CommandsUndone) for e in tail.envelopes):
-                        after = await self.store.load_at(self.id, tail.envelopes[-1].seq)
-                        if (self.version, self.head) != (version, head):
-                            continue
-                    self.offer(tail, after, remote=True)
-                if not self._behind:
-                    return
-
-    async def check(self) -> None:
-        """Compare this room with the end of the log in Redis: catch up when the log is ahead,
-        reload when it is behind or holds another event at this room's seq. Callers while a
-        check is under way share it (a reconnect storm brings a resume per connection, each
-        checking the room first: one round trip serves them all)."""
-        task = self._check_running
-        if task is None or task.done():
-            task = self._check_running = asyncio.get_running_loop().create_task(self._check())
-            metrics.ROOM_CHECKS.labels("made").inc()
-        else:
-            metrics.ROOM_CHECKS.labels("shared").inc()
-        await asyncio.shield(task)
-
-    async def _check(self) -> None:
-        version, head = self.version, self.head
-        last = await self.store.last(self.id)
-        if (self.version, self.head) != (version, head) or self.lost:
-            return  # moved on meanwhile through checked steps
-        if last is None:  # no log: the encounter is gone, unless it is there after all
-            await self.rewind("Redis holds no log for the encounter")
-            return
-        seq, digest = last
-        if seq > version:
-            await self.catch_up()
-        elif seq < version or digest != head:
-            await self.rewind(f"Redis's log ends at seq {seq} with another digest than this "
-                              f"room's seq {version}" if seq == version else
-                              f"Redis's log ends at seq {seq}, behind this room's {version}")
-
-    async def rewind(self, why: str, asked: tuple[Member, str] | None = None) -> None:
-        """``_rewind`` under the catch-up lock; ``asked``: the connection and command id of the
-        command that found the log not to be this room's (answered if the encounter is lost)."""
-        async with self._catchup_lock:
-            await self._rewind(why, asked)
-
-    async def _rewind(self, why: str, asked: tuple[Member, str] | None = None) -> None:
-        """Reload from Redis and send every connection a snapshot (``rewound``): the log is not
-        the one this room held, so nothing it delivered after the snapshot's seq holds."""
-        if self.lost:
-            return
-        loaded = await self.store.load_head(self.id)
-        if loaded is None:  # (Redis went back to before the encounter existed)
-            log.error("room %s: %s, and Redis has no log for it any more", self.id, why)
-            self.lose(asked)
-            return
-        screen = await self.store.load_screen(self.id, loaded)
+    def reload(self, loaded: Loaded, screen: Screen, why: str) -> None:
+        """Start again from ``loaded`` (the log in Redis is not the one this room held, so
+        nothing it delivered after the snapshot's seq holds): every connection is sent a
+        snapshot (``rewound``)."""
         before = self.version
         self.state, self.head = loaded.state, loaded.head
         self._set_screen(screen)
         self.ring.clear()
         self.recent.clear()  # outcomes of commands the log may no longer hold
-        self.rewinds += 1
-        metrics.REWINDS.inc()
         log.warning("room %s: %s; reloaded at seq %d (this process had served up to %d)",
                     self.id, why, self.version, before)
         for session in list(self.sessions):
@@ -490,12 +378,10 @@ class Room:
         if self.timers is not None:
             self.timers.follow(self.state)
 
-    def lose(self, asked: tuple[Member, str] | None = None) -> None:
+    def tell_lost(self, asked: tuple[object, str] | None = None) -> None:
         """The encounter is gone from Redis: tell every connection (``encounter_lost``; the
         command in ``asked`` gets it as its answer) and close them (4003). The acks held back
         for the table will never leave."""
-        self.lost = True
-        metrics.LOST.inc()
         self.held_acks.clear()
         for session in list(self.sessions):
             cid = asked[1] if asked is not None and asked[0] is session else None
@@ -850,6 +736,8 @@ class Rooms:
         self.store = store
         #: carries out a turn timer's command (R102); ``None``: this process fires none
         self.fire_timer = fire_timer
+        #: hears the encounters whose rooms are open here (``server.fanout``)
+        self.channels: Channels | None = None
         self._rooms: dict[str, Room] = {}
         self._loading: dict[str, asyncio.Future[Room | None]] = {}
 
@@ -888,6 +776,8 @@ class Rooms:
             if room is not None:
                 self._rooms[encounter] = room
                 room.holders += 1
+                if self.channels is not None:
+                    self.channels.watch(channel(encounter))
                 if self.fire_timer is not None:
                     room.timers = TimerWatch(room, self.fire_timer)
                     room.timers.follow(room.state)
@@ -915,4 +805,6 @@ class Rooms:
         if not room.sessions and not room.holders and self._rooms.get(room.id) is room:
             del self._rooms[room.id]
             room.drop()
+            if self.channels is not None:
+                self.channels.unwatch(channel(room.id))
             metrics.ROOMS.set(len(self._rooms))

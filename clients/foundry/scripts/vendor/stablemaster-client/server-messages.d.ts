@@ -1015,9 +1015,16 @@ export interface AttackResolved {
  * faces of every die of `dice` added) + the `bonuses` (flat amounts), doubled on a
  * `critical` hit, halved (rounded down) when `halved`, at least 1 (but a fall, R22), is
  * `before_reduction`; less `reduction`, the damage reduction that most benefits the
- * target, it is `loss`, what the target loses. `dice_parts` says what made up `dice`
- * (in `dice` and `rolled` already: not to be added again). A `vitals_changed` event
- * with the consequences follows.
+ * target, it is `loss`, what the target loses. `dice_parts` ("Action Time") itemises
+ * what changed the weapon's die and what was rolled beside it: the upgrades and downgrades
+ * that made the damage die (the first term of `dice`) and the extra dice of talents and
+ * spells (in `dice` and `rolled` already: not to be added again). It does not list the
+ * weapon's own die: that is the `damage` of the weapon `attack_resolved.weapon` names,
+ * in the attacker's stat block (`stats.weapons` of its entry in a snapshot's
+ * `combatants`: the GM's, and a player's for its own combatants); anyone else can take the
+ * first term of `dice` back down the die ladder by the steps counted in `dice_parts`,
+ * unless an end of the ladder stopped them (R30). A `vitals_changed` event with the
+ * consequences follows.
  */
 export interface DamageDealt {
   before_reduction: number | null;
@@ -3970,15 +3977,19 @@ export interface CampaignView {
   ruleset: string;
 }
 /**
- * A character of the roster. Everyone sees who it is, whether it lives, how its fatigue
- * points stand (R105's bands) and the encounter it is in; the GM, and the player of the
- * character, see the rest.
+ * A character of the roster. Everyone sees who it is, whether it lives and is conscious,
+ * how its fatigue points stand (R105's bands) and the encounter it is in; the GM, and the
+ * player of the character, see the rest.
  */
 export interface CharacterView {
   /**
    * How its fatigue points (Health) stand: `full`, `above_half`, `half_or_less`, `none`; `null` without a maximum.
    */
   band: ("above_half" | "full" | "half_or_less" | "none") | null;
+  /**
+   * `false` while it is unconscious: an encounter left it so (its Constitution check failed, or the GM made it so), and it starts the next one unconscious (R16, R113); absent from servers before protocol 1.13, which read as `true`.
+   */
+  conscious?: boolean;
   /**
    * The running encounter it is in (R113), if any.
    */

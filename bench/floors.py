@@ -34,7 +34,7 @@ import orjson
 from websockets.asyncio.server import ServerConnection, broadcast, serve
 from websockets.exceptions import ConnectionClosed
 
-from server.loop import LOOPS, run
+from server.loop import LOOPS, describe, run
 
 _ids = itertools.count(1)
 
@@ -158,6 +158,7 @@ async def main_async(kind: str, host: str, port: int, redis_url: str | None) -> 
         loop.add_signal_handler(sig, stop.set)
     async with serve(floor.handle, host, port, compression=None, max_size=1024 * 1024,
                      max_queue=16, write_limit=64 * 1024, ping_interval=20, ping_timeout=20):
+        print(f"{kind} floor listening on {host}:{port}, event loop {describe()}", flush=True)
         await stop.wait()
     if floor.redis is not None:
         await floor.redis.aclose()

@@ -24,6 +24,7 @@ from typing import Any
 
 from bench import compiled, procs, report
 from bench.loadgen import PLANS, Generator, RunResult
+from server.loop import LOOPS, factory
 
 RESULTS = Path(__file__).resolve().parent / "results"
 FULL = {"human": [100, 500, 1000], "saturation": [1, 100, 500]}
@@ -70,6 +71,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-pin", action="store_true",
                    help="do not pin (default: server and Redis on core 0, generator on core 1)")
     p.add_argument("--no-uvloop", action="store_true", help="generator on the asyncio loop")
+    p.add_argument("--server-loop", choices=LOOPS, default="auto",
+                   help="the event loop of the servers started here, Stablemaster's and the "
+                   "floors' alike (default auto: uvloop where it is installed, as `stablemaster "
+                   "serve` runs by default)")
     p.add_argument("--profile", action="store_true",
                    help="sample the Stablemaster server with py-spy during each measured window "
                    "and write the top functions next to the results")
@@ -123,7 +128,18 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def environment(server_core: int | None, gen_core: int | None, loop_name: str) -> dict[str, Any]:
+def loop_label(choice: str) -> str:
+    """The loop ``--server-loop`` (or ``--loop``) ``choice`` runs on here, with its version."""
+    name, _ = factory(choice)
+    if name == "uvloop":
+        import uvloop
+
+        return f"uvloop {uvloop.__version__}"
+    return name
+
+
+def environment(server_core: int | None, gen_core: int | None, loop_name: str,
+                server_loop: str = "auto") -> dict[str, Any]:
     cpu = platform.processor() or ""
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -148,6 +164,7 @@ def environment(server_core: int | None, gen_core: int | None, loop_name: str) -
     return {"revision": revision,"cpu": cpu or "unknown CPU", "cores": os.cpu_count(),
             "python": platform.python_version(),
             "websockets": websockets.__version__, "generator_loop": loop_name,
+            "server_loop": loop_label(server_loop),
             "server_core": server_core, "redis_core": server_core, "generator_core": gen_core,
             "platform": platform.platform()}
 
@@ -285,7 +302,7 @@ async def run_one(args: argparse.Namespace, stamp: str, mode: str, e: int, label
             stack = await procs.start_stack(target, server_core, args.server_arg if sm else [],
                                             gc_log=args.gc_log, durability=durability,
                                             root=args.compiled_root if variant == "mypyc"
-                                            else procs.ROOT)
+                                            else procs.ROOT, loop=args.server_loop)
             url, pid, rpid = stack.url, stack.server_pid, stack.redis_pid
             redis_url = stack.redis_url
         profiler = None
@@ -491,7 +508,7 @@ def main(argv: list[str] | None = None) -> int:
             loop_name = f"uvloop {uvloop.__version__}"
         except ImportError:
             uvloop = None  # type: ignore[assignment]
-    args.env = environment(server_core, gen_core, loop_name)
+    args.env = environment(server_core, gen_core, loop_name, args.server_loop)
     if server_core is None:
         args.no_pin = True
     stamp = time.strftime("%Y%m%d-%H%M%S")

@@ -11,9 +11,10 @@ the order the combatants were created, followed by an ``ack`` to the sender.
 - ``redis``: XADD the event to a per-room Stream, read it back with XRANGE, broadcast what was
   read. One Redis round trip to write and one to read, as a store-then-fan-out design needs.
 
-Both run on the default asyncio event loop with the same ``websockets`` server options as
-Stablemaster (no compression, same queue and write limits), so the difference to Stablemaster
-is what Stablemaster does beyond relaying.
+Both run on the event loop Stablemaster runs on (``--loop``, as ``stablemaster serve --loop``:
+uvloop where it is installed, else asyncio's; the benchmark gives both the same) with the same
+``websockets`` server options as Stablemaster (no compression, same queue and write limits), so
+the difference to Stablemaster is what Stablemaster does beyond relaying.
 
     python -m bench.floors --kind bare --port 9001
     python -m bench.floors --kind redis --port 9002 --redis-url redis://127.0.0.1:6390/0
@@ -32,6 +33,8 @@ from typing import Any
 import orjson
 from websockets.asyncio.server import ServerConnection, broadcast, serve
 from websockets.exceptions import ConnectionClosed
+
+from server.loop import LOOPS, describe, run
 
 _ids = itertools.count(1)
 
@@ -155,6 +158,7 @@ async def main_async(kind: str, host: str, port: int, redis_url: str | None) -> 
         loop.add_signal_handler(sig, stop.set)
     async with serve(floor.handle, host, port, compression=None, max_size=1024 * 1024,
                      max_queue=16, write_limit=64 * 1024, ping_interval=20, ping_timeout=20):
+        print(f"{kind} floor listening on {host}:{port}, event loop {describe()}", flush=True)
         await stop.wait()
     if floor.redis is not None:
         await floor.redis.aclose()
@@ -167,10 +171,12 @@ def main() -> None:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--redis-url")
+    parser.add_argument("--loop", choices=LOOPS, default="auto",
+                        help="the event loop, as the server's --loop (default auto)")
     args = parser.parse_args()
     _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-    asyncio.run(main_async(args.kind, args.host, args.port, args.redis_url))
+    run(main_async(args.kind, args.host, args.port, args.redis_url), args.loop)
 
 
 if __name__ == "__main__":

@@ -54,6 +54,7 @@ from typing import Any
 from bench import procs
 from bench.__main__ import Profiler, environment, folded_samples
 from bench.loadgen import PLANS, Generator, RunResult
+from server.loop import LOOPS
 
 PROFILE_RATE = 100
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -135,7 +136,8 @@ async def run_workload(args: argparse.Namespace, workload: str, core: int | None
         sides = [(False, procs.ROOT), (not args.same, procs.ROOT)] if args.compare is None \
             else [(True, procs.ROOT), (True, args.compare.resolve())]
         for k, (view, root) in enumerate(sides):
-            stack = await procs.start_stack("stablemaster", core, args.server_arg, root=root)
+            stack = await procs.start_stack("stablemaster", core, args.server_arg, root=root,
+                                            loop=args.server_loop)
             stacks.append(stack)
             label = "stablemaster+view" if view else "stablemaster"
             if args.compare is not None:
@@ -252,8 +254,9 @@ def markdown(data: dict[str, Any]) -> str:
     lines = [
         f"# The view's cost in alternating windows ({data['started']})", "",
         f"Revision {env['revision']}, {env['cpu']} ({env['cores']} cores), Python "
-        f"{env['python']}; {data['config']['encounters']} encounters of 7 connections on each "
-        f"server, {pace(data['config'].get('rate'))}, {data['config']['pairs']} pairs of "
+        f"{env['python']}; servers on {env.get('server_loop', 'asyncio')}; "
+        f"{data['config']['encounters']} encounters of 7 connections on each server, "
+        f"{pace(data['config'].get('rate'))}, {data['config']['pairs']} pairs of "
         f"windows of {data['config']['window']:g} s (after {data['config']['warmup']:g} s "
         "each).", "",
         f"| workload | server CPU ms/action {sides} | ratio | ratio of "
@@ -322,6 +325,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="both servers' clients ask for the view, and the second server runs "
                    "from TREE (another checkout, e.g. a git worktree): what a change to the "
                    "server saves or costs, the second against the first")
+    p.add_argument("--server-loop", choices=LOOPS, default="auto",
+                   help="both servers' event loop (STABLEMASTER_LOOP; default auto: uvloop where "
+                   "it is installed). A --compare tree from before --loop runs on asyncio's "
+                   "whatever this says")
     p.add_argument("--profile", action="store_true",
                    help="sample both servers with py-spy and write, function by function, what "
                    "the view adds per action")
@@ -366,10 +373,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         import uvloop
     except ImportError:
-        env = environment(core, gen_core, "asyncio")
+        env = environment(core, gen_core, "asyncio", args.server_loop)
         data = asyncio.run(run_all(args, core, env))
     else:
-        env = environment(core, gen_core, f"uvloop {uvloop.__version__}")
+        env = environment(core, gen_core, f"uvloop {uvloop.__version__}", args.server_loop)
         data = uvloop.run(run_all(args, core, env))
     RESULTS.mkdir(parents=True, exist_ok=True)
     out = args.out or RESULTS / f"paired-{data['started']}.json"

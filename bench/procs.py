@@ -164,12 +164,15 @@ class Proc:
         return ""
 
 
-def _spawn(name: str, argv: list[str], workdir: Path, root: Path = ROOT) -> Proc:
-    """Start ``argv`` in ``root`` (where ``python -m`` finds the packages first)."""
+def _spawn(name: str, argv: list[str], workdir: Path, root: Path = ROOT,
+           env: dict[str, str] | None = None) -> Proc:
+    """Start ``argv`` in ``root`` (where ``python -m`` finds the packages first), with ``env``
+    added to this process's environment."""
     log = workdir / f"{name}.log"
     out = open(log, "wb")  # noqa: SIM115 - owned by the child
     popen = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                             cwd=root, preexec_fn=_child_setup)
+                             cwd=root, preexec_fn=_child_setup,
+                             env={**os.environ, **env} if env else None)
     out.close()
     return Proc(name, popen, log)
 
@@ -243,11 +246,14 @@ async def wait_replica(url: str, timeout: float = 20) -> None:
 
 async def start_stack(target: str, core: int | None, server_args: list[str],
                       gc_log: bool = False, durability: str = "everysec",
-                      root: Path = ROOT) -> Stack:
+                      root: Path = ROOT, loop: str = "auto") -> Stack:
     """Start a fresh redis-server (if the target needs one) and the target's server.
     ``durability`` (Stablemaster only): ``always`` runs Redis with ``appendfsync always``,
     ``replicas`` adds a replica (on the same core) that each append waits for (``WAIT 1``).
-    ``root``: the tree Stablemaster's server runs from (``bench.compiled``)."""
+    ``root``: the tree Stablemaster's server runs from (``bench.compiled``). ``loop``: the event
+    loop of the server and of the floors alike (``server.loop``: ``auto``, ``uvloop`` or
+    ``asyncio``), so that a ratio to a floor measures the server, not the loop; Stablemaster is
+    told by ``STABLEMASTER_LOOP`` (a tree from before ``--loop`` runs on its own loop)."""
     workdir = Path(tempfile.mkdtemp(prefix=f"bench-{target}-"))
     redis: Proc | None = None
     replica: Proc | None = None
@@ -278,10 +284,11 @@ async def start_stack(target: str, core: int | None, server_args: list[str],
             kind = "redis" if target == "redis-relay" else "bare"
             watch = ["bench.gcwatch", "--module"] if gc_log else []
             argv = [*pin_prefix(core), sys.executable, "-m", *watch, "bench.floors", "--kind",
-                    kind, "--port", str(port)]
+                    kind, "--port", str(port), "--loop", loop]
             if redis_url:
                 argv += ["--redis-url", redis_url]
-        server = _spawn(target, argv, workdir, root if target == "stablemaster" else ROOT)
+        server = _spawn(target, argv, workdir, root if target == "stablemaster" else ROOT,
+                        env={"STABLEMASTER_LOOP": loop})
         stack = Stack(url=f"ws://127.0.0.1:{port}/ws", server=server, redis=redis,
                       replica=replica, server_pid=server.pid, redis_url=redis_url,
                       workdir=workdir)

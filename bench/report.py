@@ -154,7 +154,8 @@ def markdown(data: dict[str, Any]) -> str:
     out.append(
         f"Stablemaster at {env.get('revision', 'unknown')}. "
         f"{env['cpu']}, {env['cores']} cores; Python {env['python']}, websockets "
-        f"{env['websockets']}; generator on {env['generator_loop']}. Server under test"
+        f"{env['websockets']}; generator on {env['generator_loop']}; Stablemaster and the "
+        f"floors on {env.get('server_loop', 'asyncio')}. Server under test"
         f"{' and its redis-server' if env['redis_core'] == env['server_core'] else ''} pinned "
         f"to core {_f(env['server_core'])}, generator to core {_f(env['generator_core'])}. "
         f"Redis AOF `appendfsync everysec` (unless a row says otherwise: durability "

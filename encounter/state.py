@@ -13,6 +13,7 @@ from typing import Any
 
 import msgspec
 
+from encounter.copier import copier
 from protocol.events import (
     EffectStarted,
     InitiativeEntry,
@@ -368,32 +369,13 @@ def copy_state(state: EncounterState) -> EncounterState:
     deep, but for what is never changed in place and so is shared: the options, the
     combatants' profiles, the credentials' grants, their vitals and initiative entries (frozen
     structs, replaced on a change), the battle map (frozen, replaced only by ``set_map``:
-    validated once, when it came in, and never copied, whatever its size) and the strings,
-    numbers and pairs of the fields that hold nothing else (``_SHALLOW_DICTS`` and
-    ``_SHALLOW_LISTS``: their mappings and lists are copied, what they hold is the same
-    objects)."""
-    bare = msgspec.structs.replace(state, options=_NO_OPTIONS, battle_map=None,
-                                   **dict.fromkeys(_SHALLOW_DICTS, _EMPTY),
-                                   **dict.fromkeys(_SHALLOW_LISTS, _NONE))
-    copy = _decode.decode(_encode.encode(bare))
-    copy.battle_map = state.battle_map
-    copy.options = state.options
-    for name in _SHALLOW_DICTS:
-        setattr(copy, name, dict(getattr(state, name)))
-    for name in _SHALLOW_LISTS:
-        setattr(copy, name, list(getattr(state, name)))
-    return copy
+    validated once, when it came in, and never copied, whatever its size), the strings,
+    numbers and tuples. ``encounter.copier`` writes it from the fields' types: new lists,
+    mappings and unfrozen structs, each read and written once, with no encoding."""
+    return _copy_state(state)
 
 
-#: The fields ``copy_state`` copies one level deep: mappings and lists of frozen structs,
-#: strings, numbers and pairs of numbers.
-_SHALLOW_DICTS = ("combatants", "names", "effect_names", "tokens", "vitals", "initiative",
-                  "positions", "auras", "delaying", "distracted")
-_SHALLOW_LISTS = ("chart", "order", "flat_footed", "unaware", "flying", "delay_queue",
-                  "blocking", "screened")
-_EMPTY: dict[str, Any] = {}
-_NONE: list[str] = []
-_NO_OPTIONS = EncounterOptions()
+_copy_state = copier(EncounterState)
 
 
 def dump_state(state: EncounterState) -> bytes:

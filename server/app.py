@@ -38,6 +38,7 @@ from server.creation import CreatePolicy, PolicyError
 from server.embedded_redis import DataDirInUse, DataDirLock, EmbeddedRedis
 from server.fanout import ChannelFollower, ShardedPubSubMissing, require_sharded_pubsub
 from server.gc_pacer import GcPacer
+from server.loop import describe as describe_loop
 from server.origins import OriginPolicy
 from server.presence import PresenceWatch
 from server.quotas import CreateQuotas
@@ -143,8 +144,8 @@ class Server:
         sockets = self.ws.sockets
         if sockets:
             self.settings.port = sockets[0].getsockname()[1]
-        log.info("listening on ws://%s:%d/ws (protocol %d)", s.host, self.settings.port,
-                 PROTOCOL_VERSION)
+        log.info("listening on ws://%s:%d/ws (protocol %d, event loop %s)", s.host,
+                 self.settings.port, PROTOCOL_VERSION, describe_loop())
         log.info("%s", self.creation.describe())
         self.gc_pacer.start()
         self.presence = PresenceWatch(self.redis, self.rooms)

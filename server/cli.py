@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import contextlib
 import ipaddress
 import json
@@ -15,6 +14,8 @@ from pathlib import Path
 
 from server import __version__
 from server.config import Settings
+from server.loop import LOOPS, LoopUnavailable
+from server.loop import run as run_on
 from server.origins import origin_list
 
 ENV = {
@@ -44,6 +45,7 @@ ENV = {
     "creates_per_creator": "STABLEMASTER_CREATES_PER_CREATOR",
     "create_bytes_per_creator": "STABLEMASTER_CREATE_BYTES_PER_CREATOR",
     "create_window": "STABLEMASTER_CREATE_WINDOW",
+    "loop": "STABLEMASTER_LOOP",
 }
 
 
@@ -138,6 +140,10 @@ def build_parser() -> argparse.ArgumentParser:
                                    or d.command_burst),
                        help=f"commands a connection may send at once [{ENV['command_burst']}] "
                        f"(default {d.command_burst})")
+    serve.add_argument("--loop", choices=LOOPS, default=_env("loop", "auto"),
+                       help=f"the event loop [{ENV['loop']}]: uvloop where it is installed (a "
+                       "dependency on Linux and macOS), else asyncio's (auto); uvloop (or "
+                       "refuse to start); asyncio (default auto)")
     serve.add_argument("--durability", choices=["everysec", "always", "replicas"],
                        default=_env("durability", d.durability),
                        help=f"what a command's ack waits for [{ENV['durability']}]: everysec "
@@ -301,8 +307,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         try:
             with contextlib.suppress(KeyboardInterrupt):
-                asyncio.run(run(settings))
-        except ConfigError as exc:
+                run_on(run(settings), args.loop)
+        except (ConfigError, LoopUnavailable) as exc:
             logging.getLogger("stablemaster").error("%s", exc)
             return 2
         return 0

@@ -36,6 +36,17 @@ log = logging.getLogger("stablemaster.timers")
 #: changed nothing, say while Redis was away, is tried again after it).
 REFIRE_SECONDS = 0.5
 
+#: How long after its due time a stage is scheduled: uvloop's timers may fire up to a
+#: millisecond early (its clock counts whole milliseconds; its open PR 755), and the time a
+#: command is decided at is rounded down to the millisecond. A stage that comes due early all
+#: the same waits for the rest of its time (``TimerWatch._due``): it is never sent before its
+#: deadline, which the decider would refuse, and try again only ``REFIRE_SECONDS`` later.
+TIMER_PAD_SECONDS = 0.002
+
+
+def _now_ms() -> float:
+    return time.time() * 1000
+
 
 class TimerSeat:
     """The connection a timer's command comes on: the room's, with the timer's credential;
@@ -113,12 +124,17 @@ class TimerWatch:
         self._watched = key
         if due is None or timer is None:
             return
-        delay = max(0.0, (due[0] - time.time() * 1000) / 1000,
+        delay = max(0.0, (due[0] - _now_ms()) / 1000 + TIMER_PAD_SECONDS,
                     self._fired_at + REFIRE_SECONDS - time.monotonic())
         command = command_for(timer, due[1])
-        self._handle = asyncio.get_running_loop().call_later(delay, self._due, command)
+        self._handle = asyncio.get_running_loop().call_later(delay, self._due, command, due[0])
 
-    def _due(self, command: TimerDue) -> None:
+    def _due(self, command: TimerDue, due_ms: int) -> None:
+        early = due_ms - _now_ms()
+        if early > 0:  # (the loop's clock is ahead of the wall clock, or coarser than it)
+            self._handle = asyncio.get_running_loop().call_later(
+                early / 1000 + TIMER_PAD_SECONDS, self._due, command, due_ms)
+            return
         self._handle = None
         self._fired_at = time.monotonic()
         self._task = asyncio.get_running_loop().create_task(self._run(command))

@@ -103,7 +103,9 @@ class ServerProcess:
         return f"ws://127.0.0.1:{self.port}/ws"
 
     def start(self) -> ServerProcess:
-        env = {**os.environ, "STABLEMASTER_SECRET": TEST_SECRET, **self.env}
+        # (on the loop that ships, unless a test asks for another)
+        inherited = {k: v for k, v in os.environ.items() if k != "STABLEMASTER_LOOP"}
+        env = {**inherited, "STABLEMASTER_SECRET": TEST_SECRET, **self.env}
         redis = ["--redis-url", self.redis_url] if self.redis_url else []
         if not redis:
             env.pop("REDIS_URL", None)

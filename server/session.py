@@ -574,12 +574,20 @@ class Session:
             ))
             if hello.replay is not None:  # it watches the log, not the live encounter
                 self.replaying = True
+                room.holders += 1  # (followed while it plays: a revoke or expiry closes it)
                 self._replay = asyncio.get_running_loop().create_task(
-                    replay.play(self, room, actor, hello.replay))
+                    self._play(room, actor, hello.replay))
                 return
             await self.server.attach(self, room, since, digest)
         finally:
             # joined (or given up): the room goes with its last connection from now on
+            self.server.rooms.release(room)
+
+    async def _play(self, room: Room, actor: Actor, asked: msg.Replay) -> None:
+        """A replay (``server.replay``), the room held for it while it plays."""
+        try:
+            await replay.play(self, room, actor, asked)
+        finally:
             self.server.rooms.release(room)
 
 

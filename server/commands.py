@@ -30,6 +30,7 @@ from server.config import Settings
 from server.crash import crash_point
 from server.creation import CreatePolicy
 from server.cursor import CursorError
+from server.history import page as history_page
 from server.quotas import CreateQuotas
 from server.rooms import Member, Room
 from server.store import Batch, EventStore, EventTooLarge, NotDurable
@@ -159,9 +160,12 @@ class CommandService:
     # -- history -----------------------------------------------------------------------------
 
     async def history(self, session: Sender, cmd: msg.GetHistory) -> None:
-        """``get_history``: the log read back a chunk at a time, keeping the events this
-        viewer may see, as it would have received them, until ``limit`` of them, the log's
-        start, or ``max_replay`` events read (then ``before`` says where to go on)."""
+        """``get_history``: the last ``limit`` events before ``before`` this viewer may see,
+        as it would have received them, found in the room's index (``server.history``) and
+        read from the log, they and no others. When the log no longer holds them as indexed
+        (trimmed, or gone back meanwhile): the log read back a chunk at a time, keeping the
+        events the viewer may see, until ``limit`` of them, the log's start, or
+        ``max_replay`` events read (then ``before`` says where to go on)."""
         room, actor = session.room, session.actor
         assert room is not None and actor is not None
         end = room.position(actor)[0] + 1  # nothing after what it has been told
@@ -173,6 +177,15 @@ class CommandService:
         elif cmd.before is not None:
             end = min(end, cmd.before)
         shown: list[tuple[int, str, bytes]] = []
+        found = await history_page(room, actor, end, cmd.limit)
+        if found is not None:  # (the index: the page's events, read and nothing else)
+            envelopes, digests, older_seq = found
+            shown = room.seen_by(envelopes, digests, actor, session.cursor, session.summaries)
+            older_at: int | str | None = older_seq
+            if older_seq is not None and session.cursor:
+                older_at = room.seal(older_seq, shown[0][1])
+            session.enqueue(_history_frame(room.id, shown, older_at))
+            return
         budget, at, last_digest = self.server.settings.max_replay, end, ""
         while len(shown) < cmd.limit and at > 1 and budget > 0:
             envelopes, digests = await self.server.store.read_before(
@@ -193,10 +206,7 @@ class CommandService:
         before: int | str | None = older
         if older is not None and session.cursor:
             before = room.seal(older, last_digest)
-        frame = b"".join((b'{"type":"history","encounter":', _encode.encode(room.id),
-                          b',"events":[', b",".join(f for _, _, f in shown), b'],"before":',
-                          _encode.encode(before), b"}"))
-        session.enqueue(frame)
+        session.enqueue(_history_frame(room.id, shown, before))
 
     # -- create ------------------------------------------------------------------------------
 
@@ -461,3 +471,11 @@ def _revoked(out: engine.Outcome) -> list[str]:
 def _secretless(result: dict[str, Any]) -> dict[str, Any]:
     """The result as stored for retries: tokens are minted again, never stored."""
     return {k: v for k, v in result.items() if k not in ("token", "path", "gm_token")}
+
+
+def _history_frame(encounter: str, shown: list[tuple[int, str, bytes]],
+                   before: int | str | None) -> bytes:
+    """The ``history`` message of the events ``shown`` (as ``Room.seen_by`` gives them)."""
+    return b"".join((b'{"type":"history","encounter":', _encode.encode(encounter),
+                     b',"events":[', b",".join(f for _, _, f in shown), b'],"before":',
+                     _encode.encode(before), b"}"))

@@ -137,3 +137,44 @@ async def test_replays_of_one_kind_of_viewer_are_worked_out_once(
         together = time.process_time() - before
         assert all(messages(got) == messages(one) for got in ten)  # the same, to the byte
         assert together <= 4 * alone, (alone, together)
+
+
+async def redis_sent(srv: Server) -> int:
+    """The bytes Redis has sent its clients so far."""
+    return int((await srv.redis.info("stats"))["total_net_output_bytes"])
+
+
+async def test_a_history_page_reads_the_events_it_returns(
+        redis_server: RedisProcess, clients: list[Client]) -> None:
+    """A spectator's page of 100 events, with 3,000 events it may not see among them in the
+    log, has Redis send little more than the page (it used to read up to 5,000 events, those
+    it may not see among them, to find the 100 it may)."""
+    async with started(redis_server) as srv:
+        url = ws_url(srv)
+        table = await create_table(url, clients, dice_seed=5)
+        await table.gm.command("start_encounter")
+        await play_turns(table.gm, {}, 30)
+        sends = [table.gm.send_command("issue_spectator_link", label=f"overlay {i}")
+                 for i in range(3000)]  # (each event of it the GM's alone)
+        await asyncio.gather(*await asyncio.gather(*sends))
+        await play_turns(table.gm, {}, 30)
+        await caught_up(table.gm)
+        reader = await Client.open(url)
+        clients.append(reader)
+        await reader.hello(table.spectator_token, features=["cursor"])
+        await reader.command("get_history", limit=100)  # (the first indexes the log)
+        before = await redis_sent(srv)
+        mark = len(reader.messages)
+        await reader.command("get_history", limit=100)
+        sent = await redis_sent(srv) - before
+        (page,) = [m for m in reader.messages[mark:] if m["type"] == "history"]
+        assert len(page["events"]) == 100
+        assert len(orjson.dumps(page["events"])) * 3 + 20_000 > sent, sent
+        older = page["before"]
+        mark = len(reader.messages)
+        before = await redis_sent(srv)
+        await reader.command("get_history", limit=100, before=older)
+        sent = await redis_sent(srv) - before
+        (page,) = [m for m in reader.messages[mark:] if m["type"] == "history"]
+        assert 0 < len(page["events"]) <= 100
+        assert len(orjson.dumps(page["events"])) * 3 + 20_000 > sent, sent

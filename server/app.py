@@ -31,6 +31,7 @@ from protocol.version import PROTOCOL_VERSION
 from rules.verifiable_dice import encounter_secret
 from server import __version__, auth, metrics, web
 from server.addresses import ConnectionCounter, CountedConnection
+from server.budgets import ReadBudget
 from server.campaigns import Campaigns
 from server.commands import CommandService
 from server.config import Settings
@@ -94,6 +95,9 @@ class Server:
         self.origins = OriginPolicy(settings.allow_origins)
         self.addresses = ConnectionCounter(settings.max_connections_per_address,
                                            settings.trusted_proxies)
+        #: what replays and history pages may read, per credential and per address
+        self.read_budget = ReadBudget(settings.read_events_per_second,
+                                      settings.read_event_burst)
 
     # -- lifecycle ---------------------------------------------------------------------------
 

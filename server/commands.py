@@ -24,13 +24,13 @@ from encounter.undo import undo_target
 from protocol import messages as msg
 from protocol.errors import ErrorCode
 from protocol.events import Envelope, TokenIssued, TokenRevoked
-from server import auth, metrics
+from server import auth, history, metrics
+from server.budgets import ReadBudget, Refused
 from server.campaigns import Campaigns, Seat
 from server.config import Settings
 from server.crash import crash_point
 from server.creation import CreatePolicy
 from server.cursor import CursorError
-from server.history import page as history_page
 from server.quotas import CreateQuotas
 from server.rooms import Member, Room
 from server.store import Batch, EventStore, EventTooLarge, NotDurable
@@ -62,6 +62,7 @@ class Host(Protocol):
     creation: CreatePolicy
     quotas: CreateQuotas
     campaigns: Campaigns
+    read_budget: ReadBudget
 
     def dice_secret(self, encounter: str) -> bytes:
         """The secret the encounter's server dice are drawn from (ruling R101)."""
@@ -176,10 +177,17 @@ class CommandService:
                 raise engine.Rejected(ErrorCode.INVALID_PAYLOAD, f"before: {exc}") from None
         elif cmd.before is not None:
             end = min(end, cmd.before)
+        wanted, older_seq = await history.locate(room, actor, end, cmd.limit)
+        # (charged what it reads: the page's events; when they must be looked for in the
+        # log, as many as it may return)
+        refused = self.server.read_budget.charge(f"{room.id}:{actor.token_id}",
+                                                 session.address, max(1, len(wanted)))
+        if refused is not None:
+            raise budget_refusal(refused, "history pages")
         shown: list[tuple[int, str, bytes]] = []
-        found = await history_page(room, actor, end, cmd.limit)
+        found = await history.read(room, wanted)
         if found is not None:  # (the index: the page's events, read and nothing else)
-            envelopes, digests, older_seq = found
+            envelopes, digests = found
             shown = room.seen_by(envelopes, digests, actor, session.cursor, session.summaries)
             older_at: int | str | None = older_seq
             if older_seq is not None and session.cursor:
@@ -479,3 +487,13 @@ def _history_frame(encounter: str, shown: list[tuple[int, str, bytes]],
     return b"".join((b'{"type":"history","encounter":', _encode.encode(encounter),
                      b',"events":[', b",".join(f for _, _, f in shown), b'],"before":',
                      _encode.encode(before), b"}"))
+
+
+def budget_refusal(refused: Refused, what: str) -> engine.Rejected:
+    """``rate_limited``: a read past the budget of its credential or its address
+    (``server.budgets``)."""
+    who = "this credential" if refused.budget == "credential" else "this address"
+    return engine.Rejected(ErrorCode.RATE_LIMITED,
+                           f"{who} has read as many events by replays and {what} as the "
+                           f"server allows for now: retry in {refused.retry_after} s",
+                           budget=refused.budget, retry_after=refused.retry_after)

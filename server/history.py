@@ -94,17 +94,21 @@ async def index_of(room: Room) -> Index:
     return index
 
 
-async def page(room: Room, actor: Actor, end: int, limit: int
-               ) -> tuple[list[Envelope], list[str], int | None] | None:
-    """The last ``limit`` events before seq ``end`` that ``actor`` may see, with their digests,
-    and the seq the page after it (older) ends before (``None``: the page reaches the log's
-    start); ``None`` when the log no longer holds them as indexed (read as before)."""
+async def locate(room: Room, actor: Actor, end: int, limit: int
+                 ) -> tuple[list[int], int | None]:
+    """The seqs of the last ``limit`` events before seq ``end`` that ``actor`` may see, and
+    the seq the page after them (older) ends before (``None``: they reach the log's start)."""
     index = await index_of(room)
     seqs = index.seqs(kind_of(actor))
     hi = bisect_left(seqs, end)
     lo = max(0, hi - limit)
     wanted = seqs[lo:hi]
-    older = wanted[0] if lo > 0 and wanted else None
+    return wanted, wanted[0] if lo > 0 and wanted else None
+
+
+async def read(room: Room, wanted: list[int]) -> tuple[list[Envelope], list[str]] | None:
+    """The events ``wanted`` (seqs, in order) with their digests, in one round trip to Redis;
+    ``None`` when the log no longer holds them as indexed (trimmed, or gone back since)."""
     runs: list[tuple[int, int]] = []
     for seq in wanted:
         if runs and runs[-1][1] == seq - 1:
@@ -112,7 +116,7 @@ async def page(room: Room, actor: Actor, end: int, limit: int
         else:
             runs.append((seq, seq))
     if not runs:
-        return [], [], older
+        return [], []
     events_key = keys(room.id)["events"]
     pipe = room.store.redis.pipeline(transaction=False)
     for first, last in runs:
@@ -126,5 +130,5 @@ async def page(room: Room, actor: Actor, end: int, limit: int
             raw = fields.get(b"d")
             digests.append(raw.decode() if isinstance(raw, bytes) else str(raw or ""))
     if [e.seq for e in envelopes] != wanted:
-        return None  # (the log was trimmed, or went back, since it was indexed)
-    return envelopes, digests, older
+        return None
+    return envelopes, digests

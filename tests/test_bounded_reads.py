@@ -12,9 +12,10 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import orjson
+import pytest
 from websockets.asyncio.client import connect
 
-from clients.client import FEATURES, Client
+from clients.client import FEATURES, Client, CommandError
 from server import replay as server_replay
 from server.app import Server
 from tests.conftest import settings_for, ws_url
@@ -26,9 +27,10 @@ VIEW = [*FEATURES, "cursor", "view", "summaries"]
 
 @contextlib.asynccontextmanager
 async def started(redis_server: RedisProcess, **overrides: Any) -> AsyncIterator[Server]:
-    """A server of its own, which takes commands as fast as a test sends them."""
+    """A server of its own, which takes commands and reads as fast as a test sends them."""
     overrides.setdefault("commands_per_second", 100_000.0)
     overrides.setdefault("command_burst", 100_000)
+    overrides.setdefault("read_event_burst", 10**9)  # (the budgets have a test of their own)
     srv = Server(settings_for(redis_server.url, **overrides))
     await srv.start()
     try:
@@ -178,3 +180,180 @@ async def test_a_history_page_reads_the_events_it_returns(
         (page,) = [m for m in reader.messages[mark:] if m["type"] == "history"]
         assert 0 < len(page["events"]) <= 100
         assert len(orjson.dumps(page["events"])) * 3 + 20_000 > sent, sent
+
+
+# -- budgets -------------------------------------------------------------------------------
+
+
+async def http(srv: Server, path: str, token: str | None = None,
+               forwarded: str | None = None) -> tuple[int, dict[str, str], bytes]:
+    """One GET over a plain socket (from behind the trusted proxy when ``forwarded`` names
+    the client): its status, headers and body."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", srv.settings.port)
+    head = f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+    if token is not None:
+        head += f"Authorization: Bearer {token}\r\n"
+    if forwarded is not None:
+        head += f"X-Forwarded-For: {forwarded}\r\n"
+    writer.write((head + "\r\n").encode())
+    top = await reader.readuntil(b"\r\n\r\n")
+    lines = top.decode().split("\r\n")
+    headers = {k.lower(): v for k, _, v in (line.partition(": ") for line in lines[1:] if line)}
+    if int(lines[0].split()[1]) == 200 and "text/event-stream" in headers.get(
+            "content-type", ""):
+        writer.close()  # (a stream: its head is enough)
+        return 200, headers, b""
+    body = await reader.readexactly(int(headers.get("content-length", "0")))
+    writer.close()
+    return int(lines[0].split()[1]), headers, body
+
+
+async def hello_replay(url: str, token: str, **headers: str) -> dict[str, Any]:
+    """The answer to a replay's ``hello``: its ``welcome``, or the error refusing it."""
+    async with connect(url, additional_headers=headers or None) as ws:
+        await ws.send(orjson.dumps({"type": "hello", "versions": [1], "token": token,
+                                    "replay": {"speed": 1000, "max_pause": 0}}).decode())
+        while True:
+            message: dict[str, Any] = orjson.loads(await ws.recv())
+            if message["type"] in ("welcome", "error"):
+                return message
+
+
+async def test_replays_and_history_pages_count_against_a_budget(
+        redis_server: RedisProcess, clients: list[Client]) -> None:
+    """A credential may read 1,000 events at once (this server's budget), then 100 a second:
+    the fourth replay of a log of about 300 events is refused (``rate_limited``, with the
+    seconds to wait), a history page too, while another credential reads on; from one client
+    address (behind the proxy), four credentials' worth, whoever reads."""
+    async with started(redis_server, read_event_burst=1000, read_events_per_second=100,
+                       trusted_proxies=("127.0.0.1",), create="open") as srv:
+        url = ws_url(srv)
+        table = await grown(url, clients, 300, every=1000)
+        welcomes = [await hello_replay(url, table.spectator_token) for _ in range(3)]
+        assert [m["type"] for m in welcomes] == ["welcome"] * 3
+        refused = await hello_replay(url, table.spectator_token)
+        assert refused["code"] == "rate_limited", refused
+        assert refused["details"]["budget"] == "credential"
+        assert refused["details"]["retry_after"] >= 1
+        reader = await Client.open(url)
+        clients.append(reader)
+        await reader.hello(table.spectator_token)
+        with pytest.raises(CommandError) as page:
+            await reader.command("get_history", limit=500)
+        assert page.value.reply["code"] == "rate_limited"
+        assert page.value.reply["details"]["retry_after"] >= 1
+        status, headers, body = await http(srv, "/read/history?limit=500",
+                                           table.spectator_token)
+        assert status == 429 and int(headers["retry-after"]) >= 1
+        assert orjson.loads(body)["code"] == "rate_limited"
+        # another credential has a budget of its own
+        assert (await hello_replay(url, table.gm_token))["type"] == "welcome"
+        # the budget comes back: the refused replay goes through once the time it was
+        # told has passed
+        wait = refused["details"]["retry_after"]
+        started_at = time.monotonic()
+        while (await hello_replay(url, table.spectator_token))["type"] != "welcome":
+            assert time.monotonic() - started_at < wait + 2
+            await asyncio.sleep(0.2)
+        # one address: four credentials' worth in all (13 replays of 300 events fit in
+        # 4,000, the fourteenth does not), whichever credential reads
+        links = [(await table.gm.command("issue_spectator_link"))["result"]["token"]
+                 for _ in range(5)]
+        answers = [await hello_replay(url, links[i % 5], **{"X-Forwarded-For": "203.0.113.8"})
+                   for i in range(15)]
+        kinds = [m.get("code", m["type"]) for m in answers]
+        assert kinds[:13] == ["welcome"] * 13 and "rate_limited" in kinds[13:], kinds
+        assert next(m["details"]["budget"] for m in answers if m["type"] == "error") == "address"
+
+
+async def test_the_read_api_has_the_rate_limit_of_the_websocket(
+        redis_server: RedisProcess, server: Server, clients: list[Client]) -> None:
+    """``/read/*`` requests count as a websocket's messages do: past the burst, 429 with
+    ``Retry-After``, per credential and per address."""
+    table = await create_table(ws_url(server), clients)  # (another process's worth)
+    async with started(redis_server, commands_per_second=1, command_burst=5,
+                       trusted_proxies=("127.0.0.1",), create="open") as srv:
+        statuses = [(await http(srv, "/read/view", table.spectator_token))[0]
+                    for _ in range(6)]
+        assert statuses == [200] * 5 + [429]
+        status, headers, _ = await http(srv, "/read/view", table.spectator_token)
+        assert status == 429 and int(headers["retry-after"]) >= 1
+        assert (await http(srv, "/read/view", table.gm_token))[0] == 200  # its own
+        address = [(await http(srv, "/read/view", table.gm_token, "198.51.100.20"))[0]
+                   for _ in range(6)]
+        assert address.count(429) >= 1  # (the GM's credential, or the address, ran out)
+        assert (await http(srv, "/read/view", None, "198.51.100.21"))[0] == 401
+        statuses = [(await http(srv, "/read/view", None, "198.51.100.22"))[0]
+                    for _ in range(6)]
+        assert statuses == [401] * 5 + [429]  # (counted before anything is looked up)
+
+
+async def test_sse_streams_count_in_the_connection_limit_of_their_address(
+        redis_server: RedisProcess, clients: list[Client]) -> None:
+    """Streams from one address (behind the trusted proxy) stop at the address's limit,
+    with 429, websockets and streams together; one that ends gives its place back; local
+    clients are not counted."""
+    async with started(redis_server, max_connections_per_address=3,
+                       trusted_proxies=("127.0.0.1",), create="open") as srv:
+        url = ws_url(srv)
+        table = await create_table(url, clients)
+        _, _, body = await http(srv, "/read/tickets", table.spectator_token)
+        stream = orjson.loads(body)["stream"]
+        held = []
+        for _ in range(2):
+            reader, writer = await asyncio.open_connection("127.0.0.1", srv.settings.port)
+            writer.write(f"GET {stream} HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: "
+                         "198.51.100.30\r\n\r\n".encode())
+            assert b" 200 " in await reader.readuntil(b"\r\n\r\n")
+            held.append(writer)
+        ws = await connect(url, additional_headers={"X-Forwarded-For": "198.51.100.30"})
+        assert (await http(srv, stream, None, "198.51.100.30"))[0] == 429
+        await ws.close()
+        held.pop().close()
+
+        async def place() -> bool:
+            return (await http(srv, stream, None, "198.51.100.30"))[0] == 200
+
+        deadline = time.monotonic() + 5
+        while not await place():
+            assert time.monotonic() < deadline
+            await asyncio.sleep(0.05)
+        # local streams are not counted
+        assert [(await http(srv, stream))[0] for _ in range(5)] == [200] * 5
+        for writer in held:
+            writer.close()
+
+
+# -- a replay ends with its credential -------------------------------------------------------
+
+
+async def test_a_replay_ends_when_its_credential_is_revoked_or_expires(
+        server: Server, clients: list[Client]) -> None:
+    url = ws_url(server)
+    table = await create_table(url, clients, dice_seed=4)
+    await table.gm.command("start_encounter")
+    await play_turns(table.gm, {}, 6)
+    revoked = (await table.gm.command("issue_spectator_link"))["result"]
+    expiring = (await table.gm.command("issue_spectator_link", expires_in=2))["result"]
+    codes = {}
+    playing = asyncio.Event()
+
+    async def watch(token: str) -> int | None:
+        # a replay slowed down so far that it would go on for hours
+        async with connect(url) as ws:
+            await ws.send(orjson.dumps({"type": "hello", "versions": [1], "token": token,
+                                        "replay": {"speed": 0.001, "max_pause": 600}}
+                                       ).decode())
+            with contextlib.suppress(Exception):
+                async with asyncio.timeout(10):
+                    while True:
+                        if b'"type":"event"' in await ws.recv(decode=False):
+                            playing.set()  # (under way: it waits in its first pause)
+            return ws.close_code
+
+    watching = [asyncio.ensure_future(watch(revoked["token"])),
+                asyncio.ensure_future(watch(expiring["token"]))]
+    await playing.wait()
+    await table.gm.command("revoke_token", token_id=revoked["token_id"])
+    codes["revoked"], codes["expired"] = await asyncio.gather(*watching)
+    assert codes == {"revoked": 4001, "expired": 4001}

@@ -111,6 +111,7 @@ class Reel:
     """What a replay of one encounter sends to one kind of viewer, with one framing: built
     once, a chunk at a time as replays need it, and shared by every replay of that kind."""
 
+    #: (a weak proxy: the room's reels go with the room, ``_reels``; a replay holds its room)
     room: Room
     actor: Actor
     cursor: bool
@@ -292,7 +293,8 @@ def reel_for(room: Room, actor: Actor, watcher: Watcher) -> Reel:
            len(room.state.undone))
     reel = reels.get(key)
     if reel is None:
-        reel = reels[key] = Reel(room, actor, watcher.cursor, watcher.view, watcher.summaries)
+        reel = reels[key] = Reel(weakref.proxy(room), actor, watcher.cursor, watcher.view,
+                                 watcher.summaries)
         while len(reels) > REELS_PER_ROOM:
             reels.popitem(last=False)
     reels.move_to_end(key)

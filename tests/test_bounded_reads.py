@@ -357,3 +357,34 @@ async def test_a_replay_ends_when_its_credential_is_revoked_or_expires(
     await table.gm.command("revoke_token", token_id=revoked["token_id"])
     codes["revoked"], codes["expired"] = await asyncio.gather(*watching)
     assert codes == {"revoked": 4001, "expired": 4001}
+
+
+async def test_sixty_replays_of_one_link_do_not_hold_up_another_table(
+        spawn: Any, clients: list[Client]) -> None:
+    """A real server process, a log of 3,000 events, and 60 replays opened at once with its
+    spectator link (the overlay link a GM hands out): the replays its budget lets through are
+    worked out once and paced, the others are refused at once, and another table's commands
+    go on being answered in time (they used to wait up to 34 s)."""
+    proc = spawn(None, "--commands-per-second", "100000", "--command-burst", "100000")
+    table = await grown(proc.url, clients, 3000, every=1000)
+    other = await create_table(proc.url, clients, dice_seed=6)
+    await other.gm.command("start_encounter")
+    answers: list[dict[str, Any]] = []
+
+    async def watch() -> None:
+        got = await replay_raw(proc.url, table.spectator_token)
+        answers.append(orjson.loads(got[0]) if got else {"type": "none"})
+
+    watching = [asyncio.ensure_future(watch()) for _ in range(60)]
+    waits = []
+    while not all(w.done() for w in watching) or len(waits) < 50:
+        started_at = time.monotonic()
+        await other.gm.command("ping")
+        waits.append(time.monotonic() - started_at)
+    await asyncio.gather(*watching)
+    welcomed = [a for a in answers if a["type"] == "welcome"]
+    refused = [a for a in answers if a.get("code") == "rate_limited"]
+    assert len(welcomed) + len(refused) == 60 and 1 <= len(welcomed) <= 4, answers[:3]
+    waits.sort()
+    p99 = waits[int(len(waits) * 0.99) - 1]
+    assert p99 < 0.25, (p99, waits[-5:])

@@ -48,7 +48,10 @@ ERROR_DESCRIPTIONS: dict[ErrorCode, str] = {
     ErrorCode.CONFLICT: "The encounter changed under the command and retries did not settle it, "
     "or a command id was reused with a different payload.",
     ErrorCode.NOT_FOUND: "No such encounter, combatant, token or roll request.",
-    ErrorCode.RATE_LIMITED: "Too many messages; slow down. A sustained flood closes with 1008.",
+    ErrorCode.RATE_LIMITED: "Too many messages; slow down. A sustained flood closes with 1008. "
+    "Also a replay (`hello.replay`, refused before `welcome`) or a `get_history` page past "
+    "what its credential or its client address may read for now (`details.budget`: "
+    "`credential` or `address`; `details.retry_after`: the seconds until it would fit).",
     ErrorCode.TOO_LARGE: "The message is larger than the command limit (`welcome.limits`), or "
     "an event the command would store is larger than `max_event_bytes` (nothing is appended). "
     "Frames over the hard limit close the connection with 1009.",

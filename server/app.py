@@ -8,6 +8,7 @@ import functools
 import logging
 import signal
 import time
+from collections import deque
 from collections.abc import Awaitable
 from http import HTTPStatus
 from typing import Any
@@ -31,6 +32,7 @@ from protocol.version import PROTOCOL_VERSION
 from rules.verifiable_dice import encounter_secret
 from server import __version__, auth, metrics, web
 from server.addresses import ConnectionCounter, CountedConnection
+from server.budgets import ReadBudget
 from server.campaigns import Campaigns
 from server.commands import CommandService
 from server.config import Settings
@@ -55,6 +57,12 @@ REPLAY_CHUNK = 256
 #: The most seconds a step of a graceful shutdown waits (the demo's bots stopping, the
 #: goodbyes, the connections closing) before the shutdown goes on without it.
 SHUTDOWN_STEP_SECONDS = 15.0
+#: How often the server looks whether its embedded Redis is still running (s).
+EMBEDDED_CHECK_SECONDS = 0.5
+#: Deaths of the embedded Redis within ``EMBEDDED_DEATHS_WINDOW`` seconds after which the server
+#: stops restarting it and exits (a supervisor restarts the server, or a person looks).
+EMBEDDED_DEATHS = 3
+EMBEDDED_DEATHS_WINDOW = 60.0
 
 
 #: what follows a room: a websocket connection, or a read API stream
@@ -90,11 +98,19 @@ class Server:
             max_depth=settings.max_json_depth,
         )
         self._stopped = asyncio.Event()
+        #: set when the server must stop (a signal, or a failure it cannot serve through)
+        self._shutdown = asyncio.Event()
+        #: why the server stopped on its own (it exits non-zero), if it did
+        self.failure: str | None = None
+        self._embedded_watch: asyncio.Task[None] | None = None
         self.demo: Any = None
         self.presence: PresenceWatch | None = None
         self.origins = OriginPolicy(settings.allow_origins)
         self.addresses = ConnectionCounter(settings.max_connections_per_address,
                                            settings.trusted_proxies)
+        #: what replays and history pages may read, per credential and per address
+        self.read_budget = ReadBudget(settings.read_events_per_second,
+                                      settings.read_event_burst)
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -148,6 +164,9 @@ class Server:
                  self.settings.port, PROTOCOL_VERSION, describe_loop())
         log.info("%s", self.creation.describe())
         self.gc_pacer.start()
+        if self.embedded is not None:
+            self._embedded_watch = asyncio.get_running_loop().create_task(
+                self._watch_embedded())
         self.presence = PresenceWatch(self.redis, self.rooms)
         self.presence.start()
         if s.demo:
@@ -176,6 +195,54 @@ class Server:
         log.info("embedded Redis started: %s, pid %d (AOF in %s)", self.embedded.binary,
                  self.embedded.process.pid, self.embedded.data_dir)
         return self.embedded.url
+
+    async def _watch_embedded(self) -> None:
+        """The embedded Redis comes back, or the server goes: when the redis-server dies under
+        the server (the OOM killer, say), it is started again on the same files (its AOF);
+        when it keeps dying (``EMBEDDED_DEATHS`` times within ``EMBEDDED_DEATHS_WINDOW``
+        seconds) or cannot be started, the server stops and exits non-zero, saying why,
+        rather than answer ``/healthz`` 503 for good."""
+        embedded = self.embedded
+        assert embedded is not None
+        deaths: deque[float] = deque()
+        while True:
+            await asyncio.sleep(EMBEDDED_CHECK_SECONDS)
+            status = embedded.died()
+            if status is None:
+                continue
+            now = time.monotonic()
+            deaths.append(now)
+            while deaths and now - deaths[0] > EMBEDDED_DEATHS_WINDOW:
+                deaths.popleft()
+            where = embedded.data_dir
+            if len(deaths) > EMBEDDED_DEATHS:
+                self.fail(f"the embedded Redis died {len(deaths)} times within "
+                          f"{EMBEDDED_DEATHS_WINDOW:g} s (last exit status {status}); the "
+                          f"server stops rather than serve without its store (its data is "
+                          f"in {where}; its log: {where / 'redis.log'})")
+                return
+            log.error("the embedded Redis died (exit status %s): starting it again on the same "
+                      "data (%s)", status, where)
+            metrics.EMBEDDED_RESTARTS.inc()
+            try:
+                await embedded.restart()
+            except Exception as exc:
+                self.fail(f"the embedded Redis died (exit status {status}) and could not be "
+                          f"started again: {exc}; the server stops rather than serve without "
+                          f"its store (its data is in {where}; its log: "
+                          f"{where / 'redis.log'})")
+                return
+            with contextlib.suppress(Exception):  # (the connections to the dead one go)
+                await self.redis.connection_pool.disconnect()
+            assert embedded.process is not None
+            log.warning("embedded Redis started again: pid %d, on the same data; rooms check "
+                        "their logs against it", embedded.process.pid)
+
+    def fail(self, why: str) -> None:
+        """Stop the server for a failure it cannot serve through: it exits non-zero."""
+        log.critical("%s", why)
+        self.failure = why
+        self._shutdown.set()
 
     def _connect(self, url: str) -> tuple[Any, Any]:
         if self.settings.redis_cluster or url.startswith("redis+cluster://"):
@@ -208,6 +275,9 @@ class Server:
         """Graceful shutdown: tell every client to reconnect (elsewhere), then close. Each step
         has a deadline (``SHUTDOWN_STEP_SECONDS``): one that overruns is logged, and the
         connections still open then are cut, so that a stop always ends."""
+        if self._embedded_watch is not None and \
+                self._embedded_watch is not asyncio.current_task():
+            self._embedded_watch.cancel()
         if self.demo is not None:
             await self._within("the demo's bots stopping", self.demo.stop())
         if self.ws is not None:
@@ -246,10 +316,9 @@ class Server:
 
     async def serve_forever(self) -> None:
         loop = asyncio.get_running_loop()
-        stop = asyncio.Event()
         for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, stop.set)
-        await stop.wait()
+            loop.add_signal_handler(sig, self._shutdown.set)
+        await self._shutdown.wait()
         log.info("shutting down")
         await self.stop()
 
@@ -550,6 +619,8 @@ async def run(settings: Settings) -> None:
         await server.serve_forever()
     finally:
         log.info("stopped after %.0f s", time.time() - started)
+    if server.failure is not None:
+        raise SystemExit(1)  # (said why already; a supervisor restarts it)
 
 
 def _undid(envelopes: list[Envelope], actor: Actor) -> bool:

@@ -31,6 +31,8 @@ ENV = {
     "read_ticket_seconds": "STABLEMASTER_READ_TICKET_SECONDS",
     "commands_per_second": "STABLEMASTER_COMMANDS_PER_SECOND",
     "command_burst": "STABLEMASTER_COMMAND_BURST",
+    "read_events_per_second": "STABLEMASTER_READ_EVENTS_PER_SECOND",
+    "read_event_burst": "STABLEMASTER_READ_EVENT_BURST",
     "durability": "STABLEMASTER_DURABILITY",
     "wait_replicas": "STABLEMASTER_WAIT_REPLICAS",
     "wait_timeout": "STABLEMASTER_WAIT_TIMEOUT",
@@ -144,6 +146,19 @@ def build_parser() -> argparse.ArgumentParser:
                        help=f"the event loop [{ENV['loop']}]: uvloop where it is installed (a "
                        "dependency on Linux and macOS), else asyncio's (auto); uvloop (or "
                        "refuse to start); asyncio (default auto)")
+    serve.add_argument("--read-events-per-second", type=float, metavar="N",
+                       default=float(_env("read_events_per_second",
+                                          str(d.read_events_per_second))
+                                     or d.read_events_per_second),
+                       help="events a credential may read by replays and history pages, "
+                       "refilled each second (an address: four times as many) "
+                       f"[{ENV['read_events_per_second']}] (default "
+                       f"{d.read_events_per_second:g})")
+    serve.add_argument("--read-event-burst", type=int, metavar="N",
+                       default=_int_env("read_event_burst", d.read_event_burst),
+                       help="events a credential may read at once by replays and history "
+                       "pages (an address: four times as many) "
+                       f"[{ENV['read_event_burst']}] (default {d.read_event_burst})")
     serve.add_argument("--durability", choices=["everysec", "always", "replicas"],
                        default=_env("durability", d.durability),
                        help=f"what a command's ack waits for [{ENV['durability']}]: everysec "
@@ -172,7 +187,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--max-connections-per-address", type=int, metavar="N",
                        default=_int_env("max_connections_per_address",
                                         d.max_connections_per_address),
-                       help="websocket connections one client address may hold open on this "
+                       help="websocket connections and read API streams one client address "
+                       "may hold open on this "
                        "process; more are refused at the handshake (HTTP 429); local clients "
                        "(direct from a loopback address) are not counted "
                        f"[{ENV['max_connections_per_address']}] (default "
@@ -285,6 +301,8 @@ def settings_from(args: argparse.Namespace) -> Settings:
         demo_log=None if args.demo_log == "-" else
         Path(args.demo_log) if args.demo_log else args.data_dir / "demo.log",
         command_burst=args.command_burst, durability=args.durability,
+        read_events_per_second=args.read_events_per_second,
+        read_event_burst=args.read_event_burst,
         wait_replicas=args.wait_replicas, wait_timeout=args.wait_timeout,
         hello_timeout=args.hello_timeout,
         max_connections_per_address=args.max_connections_per_address,

@@ -24,7 +24,8 @@ from encounter.undo import undo_target
 from protocol import messages as msg
 from protocol.errors import ErrorCode
 from protocol.events import Envelope, TokenIssued, TokenRevoked
-from server import auth, metrics
+from server import auth, history, metrics
+from server.budgets import ReadBudget, Refused
 from server.campaigns import Campaigns, Seat
 from server.config import Settings
 from server.crash import crash_point
@@ -61,6 +62,7 @@ class Host(Protocol):
     creation: CreatePolicy
     quotas: CreateQuotas
     campaigns: Campaigns
+    read_budget: ReadBudget
 
     def dice_secret(self, encounter: str) -> bytes:
         """The secret the encounter's server dice are drawn from (ruling R101)."""
@@ -159,9 +161,12 @@ class CommandService:
     # -- history -----------------------------------------------------------------------------
 
     async def history(self, session: Sender, cmd: msg.GetHistory) -> None:
-        """``get_history``: the log read back a chunk at a time, keeping the events this
-        viewer may see, as it would have received them, until ``limit`` of them, the log's
-        start, or ``max_replay`` events read (then ``before`` says where to go on)."""
+        """``get_history``: the last ``limit`` events before ``before`` this viewer may see,
+        as it would have received them, found in the room's index (``server.history``) and
+        read from the log, they and no others. When the log no longer holds them as indexed
+        (trimmed, or gone back meanwhile): the log read back a chunk at a time, keeping the
+        events the viewer may see, until ``limit`` of them, the log's start, or
+        ``max_replay`` events read (then ``before`` says where to go on)."""
         room, actor = session.room, session.actor
         assert room is not None and actor is not None
         end = room.position(actor)[0] + 1  # nothing after what it has been told
@@ -172,7 +177,23 @@ class CommandService:
                 raise engine.Rejected(ErrorCode.INVALID_PAYLOAD, f"before: {exc}") from None
         elif cmd.before is not None:
             end = min(end, cmd.before)
+        wanted, older_seq = await history.locate(room, actor, end, cmd.limit)
+        # (charged what it reads: the page's events; when they must be looked for in the
+        # log, as many as it may return)
+        refused = self.server.read_budget.charge(f"{room.id}:{actor.token_id}",
+                                                 session.address, max(1, len(wanted)))
+        if refused is not None:
+            raise budget_refusal(refused, "history pages")
         shown: list[tuple[int, str, bytes]] = []
+        found = await history.read(room, wanted)
+        if found is not None:  # (the index: the page's events, read and nothing else)
+            envelopes, digests = found
+            shown = room.seen_by(envelopes, digests, actor, session.cursor, session.summaries)
+            older_at: int | str | None = older_seq
+            if older_seq is not None and session.cursor:
+                older_at = room.seal(older_seq, shown[0][1])
+            session.enqueue(_history_frame(room.id, shown, older_at))
+            return
         budget, at, last_digest = self.server.settings.max_replay, end, ""
         while len(shown) < cmd.limit and at > 1 and budget > 0:
             envelopes, digests = await self.server.store.read_before(
@@ -193,10 +214,7 @@ class CommandService:
         before: int | str | None = older
         if older is not None and session.cursor:
             before = room.seal(older, last_digest)
-        frame = b"".join((b'{"type":"history","encounter":', _encode.encode(room.id),
-                          b',"events":[', b",".join(f for _, _, f in shown), b'],"before":',
-                          _encode.encode(before), b"}"))
-        session.enqueue(frame)
+        session.enqueue(_history_frame(room.id, shown, before))
 
     # -- create ------------------------------------------------------------------------------
 
@@ -460,3 +478,21 @@ def _revoked(out: engine.Outcome) -> list[str]:
 def _secretless(result: dict[str, Any]) -> dict[str, Any]:
     """The result as stored for retries: tokens are minted again, never stored."""
     return {k: v for k, v in result.items() if k not in ("token", "path", "gm_token")}
+
+
+def _history_frame(encounter: str, shown: list[tuple[int, str, bytes]],
+                   before: int | str | None) -> bytes:
+    """The ``history`` message of the events ``shown`` (as ``Room.seen_by`` gives them)."""
+    return b"".join((b'{"type":"history","encounter":', _encode.encode(encounter),
+                     b',"events":[', b",".join(f for _, _, f in shown), b'],"before":',
+                     _encode.encode(before), b"}"))
+
+
+def budget_refusal(refused: Refused, what: str) -> engine.Rejected:
+    """``rate_limited``: a read past the budget of its credential or its address
+    (``server.budgets``)."""
+    who = "this credential" if refused.budget == "credential" else "this address"
+    return engine.Rejected(ErrorCode.RATE_LIMITED,
+                           f"{who} has read as many events by replays and {what} as the "
+                           f"server allows for now: retry in {refused.retry_after} s",
+                           budget=refused.budget, retry_after=refused.retry_after)

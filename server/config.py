@@ -50,6 +50,11 @@ class Settings:
     max_queued_bytes: int = 8 * 1024 * 1024
     commands_per_second: float = 20.0
     command_burst: int = 60
+    #: What reads may cost (``server.budgets``): the events a credential may read by replays
+    #: and history pages, refilled each second and at most at once; a client address, four
+    #: times that.
+    read_events_per_second: float = 1000.0
+    read_event_burst: int = 10_000
     #: Messages over the rate limit in a row tolerated before the connection is closed (1008).
     flood_close_after: int = 200
     #: Redis connections a process may use at once (commands wait for a free one).

@@ -343,6 +343,20 @@ class EmbeddedRedis:
         except OSError:
             return None
 
+    def died(self) -> int | None:
+        """The exit status of a redis-server that ended without being stopped, else ``None``."""
+        if self.process is None:
+            return None
+        return self.process.poll()
+
+    async def restart(self, timeout: float = 10.0) -> None:
+        """Start the redis-server again on the same files, the last one having died."""
+        if self.process is not None and self.process.stderr is not None:
+            self.process.stderr.close()
+        self.lifeline.release()  # (reaped: its pid can be another's from now on)
+        self.process = None
+        await self.start(timeout)
+
     def stop(self, timeout: float = 10.0) -> None:
         """Ask Redis to shut down (it flushes the AOF first) and wait for it."""
         if self.process is None:

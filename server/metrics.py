@@ -24,6 +24,9 @@ FANOUT_LAG = Histogram(
 )
 EVENTS_DELIVERED = Counter("stablemaster_events_delivered_total",
                            "Event messages queued to connections", registry=REGISTRY)
+EMBEDDED_RESTARTS = Counter("stablemaster_embedded_redis_restarts_total",
+                            "Times the embedded Redis died under the server and was started "
+                            "again", registry=REGISTRY)
 SLOW_CLIENTS = Counter("stablemaster_slow_clients_closed_total",
                        "Connections closed because their send queue overflowed",
                        registry=REGISTRY)

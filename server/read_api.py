@@ -42,9 +42,11 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import functools
 import hashlib
 import hmac
 import logging
+import math
 import time
 from collections.abc import Awaitable, Callable
 from http import HTTPStatus
@@ -57,8 +59,11 @@ from websockets.asyncio.server import ServerConnection
 from websockets.http11 import Request
 
 from encounter.actors import Actor
+from encounter.rejected import Rejected
 from protocol import messages as msg
 from protocol.errors import ErrorCode
+from server import metrics
+from server.budgets import Buckets
 from server.cursor import CursorError
 from server.rooms import LegalFrame, Room
 
@@ -226,6 +231,8 @@ class EventStream(Collector):
         self._on_end = on_end
         self.transport = take_over(connection, self._lost)
         self._keepalive: asyncio.Task[None] | None = None
+        #: gives its place in its address's connections back (``ReadApi._stream``)
+        self.release: Callable[[], None] | None = None
 
     def start(self, headers: list[tuple[str, str]]) -> None:
         head = ["HTTP/1.1 200 OK", "Content-Type: text/event-stream; charset=utf-8",
@@ -291,6 +298,9 @@ class ReadApi:
         self.hub = hub
         self.tickets = tickets
         self.streams: set[EventStream] = set()
+        s = hub.settings
+        #: the requests of each credential and address, counted as a websocket's messages
+        self.requests = Buckets(s.commands_per_second, s.command_burst)
 
     async def respond(self, connection: ServerConnection, request: Request,
                       respond: Responder, cors: list[tuple[str, str]]) -> Any:
@@ -310,6 +320,12 @@ class ReadApi:
         if getattr(request, "method", "GET") != "GET":
             return _problem(respond, HTTPStatus.METHOD_NOT_ALLOWED, "invalid_payload",
                             "the read API is asked with GET")
+        client = self.hub.addresses.client(connection.remote_address,
+                                           request.headers.get_all("X-Forwarded-For"))
+        address = None if client.local else client.address
+        if address is not None and not self._request_fits(f"address {address}"):
+            return _too_many(respond, "address", self.requests.wait(
+                f"address {address}", 1, time.monotonic()))
         header = request.headers.get("Authorization", "")
         if header.startswith("Bearer smc1.") or path == "/read/campaign":
             return await self._campaign(path, header[len("Bearer "):].strip(), respond)
@@ -323,10 +339,22 @@ class ReadApi:
             return _problem(respond, authed[0], "unauthenticated", authed[1])
         room, actor = authed
         try:
+            credential = f"credential {room.id}:{actor.token_id}"
+            if not self._request_fits(credential):
+                return _too_many(respond, "credential",
+                                 self.requests.wait(credential, 1, time.monotonic()))
             return await handler(room, actor, query, respond, connection=connection,
-                                 request=request, cors=cors)
+                                 request=request, cors=cors, client=client, address=address)
         finally:
             self.hub.rooms.release(room)
+
+    def _request_fits(self, key: str) -> bool:
+        """Count one request against ``key``'s bucket, unless it is empty."""
+        now = time.monotonic()
+        if self.requests.wait(key, 1, now) > 0:
+            return False
+        self.requests.take(key, 1, now)
+        return True
 
     async def _authorise(self, request: Request, query: dict[str, str], ticket_only: bool
                          ) -> tuple[Room, Actor] | tuple[HTTPStatus, str]:
@@ -402,7 +430,7 @@ class ReadApi:
         return respond(status, frame, "application/json")
 
     async def _history(self, room: Room, actor: Actor, query: dict[str, str],
-                       respond: Responder, **_: Any) -> Any:
+                       respond: Responder, *, address: str | None = None, **_: Any) -> Any:
         try:
             limit = int(query.get("limit", "100"))
         except ValueError:
@@ -411,12 +439,16 @@ class ReadApi:
             return _problem(respond, HTTPStatus.BAD_REQUEST, "invalid_payload",
                             "limit is a whole number from 1 to 500")
         reader = Collector(room, actor)
+        reader.address = address
         try:
             await self.hub.commands.history(reader, msg.GetHistory(
                 id="read", before=query.get("before"), limit=limit))
-        except Exception as exc:  # engine.Rejected: a bad cursor
-            return _problem(respond, HTTPStatus.BAD_REQUEST, "invalid_payload",
-                            getattr(exc, "message", str(exc)))
+        except Rejected as exc:  # a bad cursor, or past the budget of reads
+            if exc.code == ErrorCode.RATE_LIMITED:
+                details = exc.details or {}
+                return _too_many(respond, str(details.get("budget")),
+                                 float(details.get("retry_after", 1)), exc.message)
+            return _problem(respond, HTTPStatus.BAD_REQUEST, "invalid_payload", exc.message)
         return respond(HTTPStatus.OK, reader.frames[-1], "application/json")
 
     async def _links(self, room: Room, actor: Actor, query: dict[str, str],
@@ -443,7 +475,8 @@ class ReadApi:
 
     async def _stream(self, room: Room, actor: Actor, query: dict[str, str],
                       respond: Responder, *, connection: ServerConnection, request: Request,
-                      cors: list[tuple[str, str]]) -> Any:
+                      cors: list[tuple[str, str]], address: str | None = None,
+                      **_: Any) -> Any:
         cursor = request.headers.get("Last-Event-ID") or query.get("cursor")
         since: int | None = None
         digest: str | None = None
@@ -453,7 +486,16 @@ class ReadApi:
             except CursorError as exc:
                 return _problem(respond, HTTPStatus.BAD_REQUEST, "invalid_payload",
                                 f"Last-Event-ID / cursor: {exc}")
+        addresses = self.hub.addresses
+        counted = address is not None and bool(addresses.limit)
+        if counted and not addresses.acquire(address):
+            # (a stream is a connection: it counts in the address's, as a websocket does)
+            metrics.CONNECTIONS_REFUSED.labels("address_limit").inc()
+            return _problem(respond, HTTPStatus.TOO_MANY_REQUESTS, "rate_limited",
+                            "too many connections from this address")
         stream = EventStream(room, actor, connection, self._ended)
+        if counted:
+            stream.release = functools.partial(addresses.release, address)
         self.streams.add(stream)
         stream.start(cors)
         try:
@@ -468,12 +510,27 @@ class ReadApi:
 
     def _ended(self, stream: EventStream) -> None:
         self.streams.discard(stream)
+        release, stream.release = stream.release, None
+        if release is not None:
+            release()
         if stream.room is not None:
             self.hub.rooms.leave(stream.room, stream)
 
     def close_all(self, reason: str) -> None:
         for stream in list(self.streams):
             stream.close_soon(1001, reason)
+
+
+def _too_many(respond: Responder, budget: str, wait: float,
+              message: str | None = None) -> Any:
+    """429, with ``Retry-After`` and ``retry_after``: the seconds until it would fit."""
+    retry = max(1, math.ceil(wait))
+    text = message or f"too many requests of this {budget}: retry in {retry} s"
+    response = respond(HTTPStatus.TOO_MANY_REQUESTS, orjson.dumps(
+        {"code": "rate_limited", "message": text, "budget": budget, "retry_after": retry}),
+        "application/json")
+    response.headers["Retry-After"] = str(retry)
+    return response
 
 
 def _json(respond: Responder, body: Any) -> Any:

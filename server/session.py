@@ -37,8 +37,10 @@ from rules.choices import command_refusal
 from server import __version__, metrics, replay
 from server.addresses import CountedConnection
 from server.auth import new_id
+from server.budgets import ReadBudget
 from server.campaigns import Campaigns, Seat
 from server.campaigns import is_link as is_campaign_link
+from server.commands import budget_refusal
 from server.config import Settings
 from server.cursor import CURSOR_LENGTH, CursorError
 from server.rooms import Room, Rooms
@@ -104,6 +106,7 @@ class Hub(Protocol):
     rooms: Rooms
     limits: msg.Limits
     campaigns: Campaigns
+    read_budget: ReadBudget
 
     @property
     def commands(self) -> CommandHandler: ...
@@ -546,6 +549,13 @@ class Session:
             if spectator_url and actor.role != "spectator":
                 self.error(ErrorCode.FORBIDDEN, "only spectator tokens may ride in a URL")
                 return
+            if hello.replay is not None:  # (a replay reads the log: the budget of reads)
+                refused = self.server.read_budget.charge(f"{room.id}:{actor.token_id}",
+                                                         self.address, room.version)
+                if refused is not None:
+                    refusal = budget_refusal(refused, "history pages")
+                    self.error(refusal.code, refusal.message, details=refusal.details)
+                    return
             since, digest = hello.since, hello.digest
             if hello.cursor is not None:
                 try:
@@ -574,12 +584,20 @@ class Session:
             ))
             if hello.replay is not None:  # it watches the log, not the live encounter
                 self.replaying = True
+                room.holders += 1  # (followed while it plays: a revoke or expiry closes it)
                 self._replay = asyncio.get_running_loop().create_task(
-                    replay.play(self, room, actor, hello.replay))
+                    self._play(room, actor, hello.replay))
                 return
             await self.server.attach(self, room, since, digest)
         finally:
             # joined (or given up): the room goes with its last connection from now on
+            self.server.rooms.release(room)
+
+    async def _play(self, room: Room, actor: Actor, asked: msg.Replay) -> None:
+        """A replay (``server.replay``), the room held for it while it plays."""
+        try:
+            await replay.play(self, room, actor, asked)
+        finally:
             self.server.rooms.release(room)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import os
 import subprocess
 import sys
@@ -225,6 +226,73 @@ async def test_a_killed_server_takes_its_embedded_redis_with_it_and_the_next_has
     gm = await join(again.url, table.gm_token, clients, since=0)
     await gm.wait_seq(seen[-1][0])
     assert [e for e in event_log(gm) if e[0] >= seen[0][0]] == seen
+
+
+def healthz(proc: ServerProcess) -> int:
+    """The status of the server's ``/healthz``."""
+    import urllib.error
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{proc.port}/healthz", timeout=5) as r:
+            return int(r.status)
+    except urllib.error.HTTPError as exc:
+        return exc.code
+
+
+def until(check: Callable[[], bool], seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while not check():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def another_redis_answers(data: Path, dead: int) -> bool:
+    with contextlib.suppress(RedisError, OSError):
+        return redis_pid(data) != dead
+    return False
+
+
+async def test_an_embedded_redis_that_dies_comes_back_on_the_same_data(
+        embedded: Callable[[], ServerProcess], data: Path, clients: list[Client]) -> None:
+    """The OOM killer takes the embedded redis-server: the server starts it again on its
+    AOF, ``/healthz`` is 200 again, and the encounter goes on where it was."""
+    server = embedded()
+    table = await create_table(server.url, clients)
+    await table.gm.command("start_encounter")
+    await play_turns(table.gm, {}, 2)
+    seen = event_log(table.gm)
+    pid = redis_pid(data)
+    os.kill(pid, 9)
+    assert await asyncio.to_thread(until, lambda: another_redis_answers(data, pid), 15)
+    assert await asyncio.to_thread(until, lambda: healthz(server) == 200, 15)
+    assert "the embedded Redis died (exit status -9): starting it again" in server.output()
+    assert redis_servers_on(data) == [redis_pid(data)]
+    gm = await join(server.url, table.gm_token, clients, since=0)
+    await gm.wait_seq(seen[-1][0])
+    assert [e for e in event_log(gm) if e[0] >= seen[0][0]] == seen
+    await play_turns(gm, {}, 1)  # and it takes commands again
+
+
+async def test_an_embedded_redis_that_keeps_dying_stops_the_server_non_zero(
+        embedded: Callable[[], ServerProcess], data: Path) -> None:
+    """Killed again and again, the embedded Redis is not started a fourth time within the
+    minute: the server says why and exits 1 (its supervisor restarts it), never answering
+    ``/healthz`` 503 for good."""
+    server = embedded()
+    assert server.proc is not None
+    for death in range(4):
+        pid = redis_pid(data)
+        os.kill(pid, 9)
+        if death < 3:
+            assert await asyncio.to_thread(
+                until, functools.partial(another_redis_answers, data, pid), 15)
+    code = await asyncio.to_thread(server.proc.wait, 30)
+    assert code == 1
+    assert "the embedded Redis died 4 times within 60 s" in server.output()
+    assert redis_servers_on(data) == []
 
 
 async def test_a_second_server_on_a_data_directory_is_refused_while_the_first_runs(

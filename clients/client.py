@@ -52,6 +52,10 @@ Message = dict[str, Any]
 #: What ``hello`` asks for unless told otherwise: one websocket message per command, legal
 #: actions as deltas.
 FEATURES: tuple[str, ...] = ("batch", "legal_delta")
+#: What the reference clients ask for: the JavaScript package's ``DEFAULT_FEATURES``
+#: (``clients/js/src/client.js``, held equal by ``tests/test_features.py``), a seat of the
+#: terminal client and the bots (``clients.live``), and the benchmark's clients by default.
+REFERENCE_FEATURES: tuple[str, ...] = ("batch", "legal_delta", "cursor", "view", "summaries")
 
 
 class CommandError(Exception):

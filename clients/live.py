@@ -30,15 +30,15 @@ from urllib.parse import parse_qs, urlsplit, urlunsplit
 
 from websockets.exceptions import WebSocketException
 
-from clients.client import Client, CommandError
+from clients.client import REFERENCE_FEATURES, Client, CommandError
 from clients.view import LogLine, TableView, log_line
 
 log = logging.getLogger("stablemaster.seat")
 
 Message = dict[str, Any]
 
-#: What a seat asks for in ``hello``.
-SEAT_FEATURES: tuple[str, ...] = ("batch", "legal_delta", "cursor", "view", "summaries")
+#: What a seat asks for in ``hello``: the reference clients' features.
+SEAT_FEATURES: tuple[str, ...] = REFERENCE_FEATURES
 #: How many of the last events a seat reads back (``get_history``) when it joins or resumes.
 HISTORY = 200
 #: How many log lines a seat keeps.

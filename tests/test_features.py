@@ -287,3 +287,22 @@ async def test_the_seat_of_the_terminal_client_and_the_bots_asks_for_its_feature
         assert seat.cursor is not None and seat.log and all(line.text for line in seat.log)
     finally:
         await seat.stop()
+
+
+def test_the_python_seat_asks_for_what_the_javascript_package_asks_for() -> None:
+    """One list of the reference clients' features: the package's ``DEFAULT_FEATURES`` (read
+    from its source), the Python seat's and the benchmark's default are the same."""
+    import re
+    from pathlib import Path
+
+    from bench.__main__ import build_parser
+    from clients.client import REFERENCE_FEATURES
+    from clients.live import SEAT_FEATURES
+
+    source = (Path(__file__).resolve().parent.parent / "clients/js/src/client.js").read_text()
+    found = re.search(r"export const DEFAULT_FEATURES = \[([^\]]*)\];", source)
+    assert found is not None, "DEFAULT_FEATURES is no longer a literal list in client.js"
+    js = re.findall(r'"([^"]+)"', found.group(1))
+    assert tuple(js) == REFERENCE_FEATURES == SEAT_FEATURES
+    assert tuple(build_parser().parse_args([]).features) == REFERENCE_FEATURES
+

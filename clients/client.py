@@ -45,7 +45,7 @@ import jsonpatch
 import orjson
 from websockets.asyncio.client import ClientConnection, connect
 
-from clients.view import DeltaMismatch, apply_legal_delta
+from clients.view import DeltaMismatch, apply_legal_delta, recall_after
 
 Message = dict[str, Any]
 
@@ -55,7 +55,29 @@ FEATURES: tuple[str, ...] = ("batch", "legal_delta")
 #: What the reference clients ask for: the JavaScript package's ``DEFAULT_FEATURES``
 #: (``clients/js/src/client.js``, held equal by ``tests/test_features.py``), a seat of the
 #: terminal client and the bots (``clients.live``), and the benchmark's clients by default.
-REFERENCE_FEATURES: tuple[str, ...] = ("batch", "legal_delta", "cursor", "view", "summaries")
+REFERENCE_FEATURES: tuple[str, ...] = ("batch", "legal_delta", "cursor", "view", "summaries",
+                                       "legal_changed", "batch_head", "legal_recall")
+
+
+#: The messages whose ``encounter`` a batch may say for them (``batch_head``).
+_HEADED = frozenset({"event", "view", "legal_actions", "legal_actions_delta"})
+
+
+def unbatch(frame: Message) -> list[Message]:
+    """The messages of a ``batch``, each whole: what the batch says for them all (with
+    ``batch_head``: ``encounter``, and an event's ``ts``) put back in those that leave it out."""
+    messages: list[Message] = frame["messages"]
+    encounter, ts = frame.get("encounter"), frame.get("ts")
+    if encounter is None and ts is None:
+        return messages
+    whole = []
+    for m in messages:
+        if encounter is not None and "encounter" not in m and m.get("type") in _HEADED:
+            m = {**m, "encounter": encounter}
+        if ts is not None and m.get("type") == "event" and "ts" not in m:
+            m = {**m, "ts": ts}
+        whole.append(m)
+    return whole
 
 
 class CommandError(Exception):
@@ -86,6 +108,8 @@ class Client:
         self.last_cursor: str | None = None
         self.cursors: list[str] = []
         self.legal_cursor: str | None = None
+        #: with ``legal_recall``: what the connection recalls of each combatant's entries
+        self.recall: dict[str, list[Message]] = {}
         #: websocket messages received, their bytes, and (with ``keep_wire``) the messages
         self.frames = 0
         self.received_bytes = 0
@@ -125,7 +149,7 @@ class Client:
                 frame = orjson.loads(raw)
                 if self.keep_wire:
                     self.wire.append(frame)
-                inner = frame["messages"] if frame.get("type") == "batch" else [frame]
+                inner = unbatch(frame) if frame.get("type") == "batch" else [frame]
                 for message in inner:
                     self._take(message)
                 async with self._changed:
@@ -171,15 +195,19 @@ class Client:
             try:
                 actions = apply_legal_delta(
                     self.legal, message,
-                    self.legal_cursor if "base_cursor" in message else self.legal_seq)
+                    self.legal_cursor if "base_cursor" in message else self.legal_seq,
+                    self.recall)
             except DeltaMismatch:
                 self.delta_mismatches += 1
                 self._refetch = asyncio.get_running_loop().create_task(self._ask_full_list())
                 return
+            self.recall = recall_after(self.legal, actions, self.recall)
             position = {"cursor": cursor} if "cursor" in message else {"seq": message["seq"]}
             message = {"type": "legal_actions", "encounter": message["encounter"], **position,
                        "turn_id": message["turn_id"], "actions": actions}
             kind = "legal_actions"
+        elif kind == "legal_actions":
+            self.recall = {}  # (a full list recalls nothing)
         if kind == "legal_actions":
             self.legal = message["actions"]
             self.turn_id = message.get("turn_id")

@@ -56,7 +56,8 @@ Cursor = Annotated[str, msgspec.Meta(
 #: (``batch``), the legal actions as deltas (``legal_delta``), positions as opaque cursors
 #: instead of seqs (``cursor``), the state kept in step (``view``), every event in words
 #: (``summaries``), who is connected (``presence``).
-FEATURES: tuple[str, ...] = ("batch", "legal_delta", "cursor", "view", "summaries", "presence")
+FEATURES: tuple[str, ...] = ("batch", "legal_delta", "cursor", "view", "summaries", "presence",
+                             "legal_changed", "batch_head", "legal_recall")
 
 
 class Replay(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
@@ -92,7 +93,17 @@ class Hello(ClientMessage, tag="hello", kw_only=True):
     the events and the patch of one change arrive together); ``summaries``, every ``event``
     message (live, replayed on resuming, in a ``history``) with a ``summary``: the event in
     words for people, with its numbers itemised, made from the event as this viewer receives
-    it. Without them a connection gets one websocket message per server message, full lists
+    it; ``legal_changed`` (protocol 1.11), legal actions only when this connection's actions
+    change, not when only the turn does (always after a snapshot, on a resume and on
+    ``get_legal_actions``): its ``expect_turn`` is the ``turn_id`` of the last legal actions it
+    was sent, which the server holds for the current turn as long as it has sent it no other;
+    ``batch_head`` (protocol 1.11; brings ``batch``), what the messages of a ``batch`` would
+    each repeat said once, by the batch: ``encounter`` (a message of the batch without it is of
+    the batch's), and an event's ``ts`` (an ``event`` of the batch without it has the batch's);
+    ``legal_recall`` (protocol 1.11; brings ``legal_delta``), a delta may name entries by
+    reference to what the connection recalls of a combatant: ``[start, count, combatant]``
+    (see ``legal_actions_delta``).
+    Without them a connection gets one websocket message per server message, full lists
     and seqs, and events without words.
     ``cursor`` resumes from a cursor (the last one the connection was given, with or without
     the ``cursor`` feature on the new connection), in place of ``since`` and ``digest``.
@@ -893,11 +904,13 @@ class EventMessage(ServerMessage, tag="event", kw_only=True, omit_defaults=True)
     message carries ``cursor`` instead of ``seq`` and ``digest``. With the ``summaries``
     feature it carries ``summary``, the event in words (left out without it). ``taken_back:
     true`` marks an event the GM took back since (``commands_undone``, ruling R108): in
-    ``history`` and in the events replayed on a resume (added in protocol 1.7)."""
+    ``history`` and in the events replayed on a resume (added in protocol 1.7).
+    ``encounter`` and ``ts`` are left out in a ``batch`` that says them, with the
+    ``batch_head`` feature (protocol 1.11); every other event message has them."""
 
-    encounter: str
+    encounter: str | msgspec.UnsetType = msgspec.UNSET
     seq: int | msgspec.UnsetType = msgspec.UNSET
-    ts: int
+    ts: int | msgspec.UnsetType = msgspec.UNSET
     event: AnyEvent
     digest: str | None = None
     cursor: Cursor | msgspec.UnsetType = msgspec.UNSET
@@ -967,9 +980,11 @@ class LegalActions(ServerMessage, tag="legal_actions", kw_only=True):
     ``turn_id`` names the current turn (or interrupt): it changes exactly when a turn starts,
     is interrupted or resumes (at the table, a turn it sees: a hidden combatant's turn changes
     nothing). Send it as ``expect_turn`` with a command meant for this turn. ``seq`` (with the
-    ``cursor`` feature, ``cursor`` instead) is the position of the state they are of."""
+    ``cursor`` feature, ``cursor`` instead) is the position of the state they are of.
+    With the ``legal_changed`` feature (protocol 1.11) they come only when the actions change.
+    ``encounter`` is left out in a ``batch`` that says it (``batch_head``)."""
 
-    encounter: str
+    encounter: str | msgspec.UnsetType = msgspec.UNSET
     seq: int | msgspec.UnsetType = msgspec.UNSET
     cursor: Cursor | msgspec.UnsetType = msgspec.UNSET
     turn_id: str
@@ -986,9 +1001,18 @@ class Goodbye(ServerMessage, tag="goodbye", kw_only=True):
 
 #: A run of entries of the previous list, kept: ``[start, count]`` (its indices ``start`` to
 #: ``start + count - 1``).
-KeptRun = Annotated[tuple[int, int], msgspec.Meta(
+#: With ``legal_recall`` (protocol 1.11) also ``[start, count, combatant]``: a run of what the
+#: connection recalls of ``combatant``.
+KeptRun = Annotated[tuple[int | str, ...], msgspec.Meta(
     description="A run of entries of the previous list, kept: [start, count] (indices "
-                "start to start + count - 1 of that list).")]
+                "start to start + count - 1 of that list); with the legal_recall feature "
+                "also [start, count, combatant]: count entries from index start of what the "
+                "connection recalls of that combatant.",
+    extra_json_schema={"anyOf": [
+        {"prefixItems": [{"type": "integer"}, {"type": "integer"}], "items": False,
+         "minItems": 2, "maxItems": 2},
+        {"prefixItems": [{"type": "integer"}, {"type": "integer"}, {"type": "string"}],
+         "items": False, "minItems": 3, "maxItems": 3}]})]
 
 
 class LegalActionsDelta(ServerMessage, tag="legal_actions_delta", kw_only=True):
@@ -1002,9 +1026,15 @@ class LegalActionsDelta(ServerMessage, tag="legal_actions_delta", kw_only=True):
     Entries are compared whole (an entry of the previous list with any field changed is
     sent again), so a client applies a delta without knowing what the entries mean. A client
     whose list is not at ``base`` asks for the full list (``get_legal_actions``). With the
-    ``cursor`` feature ``cursor`` and ``base_cursor`` stand for ``seq`` and ``base``."""
+    ``cursor`` feature ``cursor`` and ``base_cursor`` stand for ``seq`` and ``base``.
+    ``encounter`` is left out in a ``batch`` that says it (``batch_head``).
+    With the ``legal_recall`` feature (protocol 1.11) an item may also be ``[start, count,
+    combatant]``: ``count`` entries, from index ``start`` on, of what the connection recalls
+    of ``combatant``. It recalls, for each combatant, its entries of the last list that a
+    delta replaced by one in which they were not the same (in order, as they were); a full
+    ``legal_actions`` empties what it recalls."""
 
-    encounter: str
+    encounter: str | msgspec.UnsetType = msgspec.UNSET
     seq: int | msgspec.UnsetType = msgspec.UNSET
     cursor: Cursor | msgspec.UnsetType = msgspec.UNSET
     turn_id: str
@@ -1042,9 +1072,10 @@ class View(ServerMessage, tag="view", kw_only=True):
     last event before it. Sent after the events of a change, in the same batch, only when the
     viewer's state changed; on a resume, after the events replayed (or a snapshot instead,
     when the patches since the position resumed from are no longer kept). A patch never
-    replaces the whole state, nor a whole combatant when one of its fields changed."""
+    replaces the whole state, nor a whole combatant when one of its fields changed.
+    ``encounter`` is left out in a ``batch`` that says it (``batch_head``)."""
 
-    encounter: str
+    encounter: str | msgspec.UnsetType = msgspec.UNSET
     seq: int | msgspec.UnsetType = msgspec.UNSET
     cursor: Cursor | msgspec.UnsetType = msgspec.UNSET
     patch: list[PatchOperation]
@@ -1075,8 +1106,14 @@ class Batch(ServerMessage, tag="batch", kw_only=True):
     """Several server messages in one websocket message (with the ``batch`` feature): what
     was ready for the connection at once, in the order it would have been sent one by one;
     after a command, the events it caused, the new legal actions and its ``ack``. A message
-    that leaves alone is sent unwrapped; a batch holds no batch."""
+    that leaves alone is sent unwrapped; a batch holds no batch.
+    With the ``batch_head`` feature (protocol 1.11) a batch may say ``encounter`` and ``ts``
+    once for its messages: a message of it without ``encounter`` is of the batch's encounter,
+    an ``event`` without ``ts`` has the batch's ``ts``; such a message comes in a batch even
+    when it is alone."""
 
+    encounter: str | msgspec.UnsetType = msgspec.UNSET
+    ts: int | msgspec.UnsetType = msgspec.UNSET
     messages: list[Welcome | Ack | Error | EventMessage | Snapshot | View | History
                    | LegalActions | LegalActionsDelta | Goodbye | CampaignMessage | Moved]
 

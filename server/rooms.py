@@ -42,7 +42,7 @@ from server import metrics
 from server.cursor import Cursors
 from server.store import Batch, EventStore, Loaded, Screen
 from server.timers import Fire, TimerWatch
-from server.wire import LegalFrame
+from server.wire import LEAN, LegalFrame
 
 
 class Member(Protocol):
@@ -54,10 +54,12 @@ class Member(Protocol):
     cursor: bool
     view: bool
     summaries: bool
+    #: ``batch_head``: what the messages of a batch repeat (``encounter``, ``ts``) left to it
+    batch_head: bool
 
     def send(self, message: ServerMessage) -> None: ...
 
-    def enqueue(self, frame: bytes) -> None: ...
+    def enqueue(self, frame: bytes, head: int | None = None) -> None: ...
 
     def error(self, code: ErrorCode, message: str, cid: str | None = None,
               details: dict[str, Any] | None = None) -> None: ...
@@ -567,13 +569,16 @@ class Room:
             follow(shown, state, actor, self.position(actor)[0])
         return shown.after(seq)
 
-    def view_frame(self, patch: bytes, seq: int, digest: str | None, cursor: bool) -> bytes:
-        """The ``view`` message of ``patch`` (a JSON Patch, as JSON), at ``seq``."""
+    def view_frame(self, patch: bytes, seq: int, digest: str | None, cursor: bool,
+                   lean: bool = False) -> bytes:
+        """The ``view`` message of ``patch`` (a JSON Patch, as JSON), at ``seq``; ``lean``:
+        without ``encounter``, which its batch says (``batch_head``)."""
         raw = msgspec.Raw(patch)
+        encounter = msgspec.UNSET if lean else self.id
         if cursor:
-            return _encode.encode(View(encounter=self.id, cursor=self.seal(seq, digest),
+            return _encode.encode(View(encounter=encounter, cursor=self.seal(seq, digest),
                                        patch=raw))  # type: ignore[arg-type]
-        return _encode.encode(View(encounter=self.id, seq=seq, patch=raw))  # type: ignore[arg-type]
+        return _encode.encode(View(encounter=encounter, seq=seq, patch=raw))  # type: ignore[arg-type]
 
     # -- connections -------------------------------------------------------------------------
 
@@ -663,15 +668,15 @@ class Room:
         allowed = allowed_chart_events(state) if not state.ended else set()
         shared: dict[object, list[LegalAction]] = {}
         turns: dict[bool, str] = {}
-        encoded: dict[tuple[int, bool, bool], bytes] = {}
+        encoded: dict[tuple[int, bool, bool, bool], bytes] = {}
         #: the view messages of this delivery by patch, position and framing: the viewers who
         #: share a patch (``encounter.patches.Common``) share its message
-        views_encoded: dict[tuple[int, int, bool], tuple[bytes, bytes]] = {}
+        views_encoded: dict[tuple[int, int, bool, bool], tuple[bytes, bytes]] = {}
         delivered = 0
         # Every kind of viewer's view first, one after the other: they share the step of the
         # parts and the values they hold, which stay in the caches from one to the next (the
         # legal actions worked out between them would push them out).
-        views_of: dict[Any, dict[bool, bytes]] = {}
+        views_of: dict[Any, dict[tuple[bool, bool], bytes]] = {}
         for key, members in groups.items():
             actor = members[0].actor
             assert actor is not None
@@ -691,19 +696,25 @@ class Room:
                 turn = turns[table] = turn_id(state, table)
             legal = self.legal_frame(actor, allowed, shared, turn,
                                      any(m.cursor for m in members))
-            frames: dict[tuple[bool, bool], list[bytes]] = {}
+            frames: dict[tuple[bool, bool, bool], list[tuple[bytes, int]]] = {}
             views = views_of[key]
             for session in members:
-                framing = (session.cursor, session.summaries)
+                lean = session.batch_head
+                framing = (session.cursor, session.summaries, lean)
                 mine = frames.get(framing)
                 if mine is None:
-                    mine = frames[framing] = self.frames_for(
-                        shown[0], shown[1], actor, encoded, session.cursor, session.summaries)
-                for frame in mine:
-                    session.enqueue(frame)
+                    mine = frames[framing] = self._frames(
+                        shown[0], shown[1], actor, encoded, session.cursor, session.summaries,
+                        lean)
+                if lean:
+                    for frame, ts in mine:
+                        session.enqueue(frame, ts)
+                else:
+                    for frame, _ts in mine:
+                        session.enqueue(frame)
                 delivered += len(mine)
                 if session.view and views:
-                    session.enqueue(views[session.cursor])
+                    session.enqueue(views[(session.cursor, lean)], LEAN if lean else None)
                 session.offer_legal(legal)
             if undos and any(may_see(e, actor) for e in undos):
                 # the encounter went back (R108): its state whole, for clients that fold
@@ -722,10 +733,11 @@ class Room:
             self.close_credentials(revoked, "credential revoked")
 
     def _view_frames(self, actor: Actor, key: Any, members: list[Member],
-                     encoded: dict[tuple[int, int, bool], tuple[bytes, bytes]]
-                     ) -> dict[bool, bytes]:
+                     encoded: dict[tuple[int, int, bool, bool], tuple[bytes, bytes]]
+                     ) -> dict[tuple[bool, bool], bytes]:
         """The ``view`` messages of a delivery to ``members`` (of ``actor``'s kind, ``key``),
-        by ``cursor`` (none: no member has the feature, or its view did not change);
+        by ``cursor`` and ``batch_head`` (none: no member has the feature, or its view did not
+        change);
         ``encoded``: those of the delivery's other viewers, by patch."""
         viewing = [m for m in members if m.view]
         if not viewing:
@@ -740,12 +752,12 @@ class Room:
             return {}
         patch = shown.latest()
         frames = {}
-        for cursor in {m.cursor for m in viewing}:
-            found = encoded.get((id(patch), seq, cursor))
+        for cursor, lean in {(m.cursor, m.batch_head) for m in viewing}:
+            found = encoded.get((id(patch), seq, cursor, lean))
             if found is None or found[0] is not patch:
-                found = encoded[(id(patch), seq, cursor)] = \
-                    (patch, self.view_frame(patch, seq, digest, cursor))
-            frames[cursor] = found[1]
+                found = encoded[(id(patch), seq, cursor, lean)] = \
+                    (patch, self.view_frame(patch, seq, digest, cursor, lean))
+            frames[(cursor, lean)] = found[1]
         return frames
 
     def seen_by(self, envelopes: Sequence[Envelope], digests: Sequence[str], actor: Actor,
@@ -761,13 +773,22 @@ class Room:
         return seen
 
     def frames_for(self, envelopes: Iterable[Envelope], digests: Iterable[str], actor: Actor,
-                   encoded: dict[tuple[int, bool, bool], bytes] | None = None,
+                   encoded: dict[tuple[int, bool, bool, bool], bytes] | None = None,
                    cursor: bool = False, summaries: bool = False) -> list[bytes]:
         """The ``event`` messages of ``envelopes`` that ``actor`` may see, as it may see them
         (``cursor``: with a cursor in place of the seq and digest; ``summaries``: with the
         words of the event as it sees it). ``encoded`` keeps the messages of events shown
         unchanged (the view is the event itself) across the viewers of one delivery, so each
         is encoded once, and worded once."""
+        return [frame for frame, _ts in self._frames(envelopes, digests, actor, encoded,
+                                                     cursor, summaries)]
+
+    def _frames(self, envelopes: Iterable[Envelope], digests: Iterable[str], actor: Actor,
+                encoded: dict[tuple[int, bool, bool, bool], bytes] | None = None,
+                cursor: bool = False, summaries: bool = False, lean: bool = False
+                ) -> list[tuple[bytes, int]]:
+        """``frames_for``, each message with its event's ``ts``; ``lean``: without
+        ``encounter`` and ``ts``, which the batch they go in says (``batch_head``)."""
         cache = encoded if encoded is not None else {}
         frames = []
         for envelope, digest in zip(envelopes, digests, strict=True):
@@ -775,25 +796,28 @@ class Room:
             if event is None:
                 continue
             if event is envelope.event:
-                key = (envelope.seq, cursor, summaries)
+                key = (envelope.seq, cursor, summaries, lean)
                 frame = cache.get(key)
                 if frame is None:
                     frame = cache[key] = self._event_frame(envelope, event, digest, cursor,
-                                                           summaries)
+                                                           summaries, lean)
             else:
-                frame = self._event_frame(envelope, event, digest, cursor, summaries)
-            frames.append(frame)
+                frame = self._event_frame(envelope, event, digest, cursor, summaries, lean)
+            frames.append((frame, envelope.ts))
         return frames
 
     def _event_frame(self, envelope: Envelope, event: Any, digest: str,
-                     cursor: bool = False, summaries: bool = False) -> bytes:
+                     cursor: bool = False, summaries: bool = False, lean: bool = False
+                     ) -> bytes:
         summary = self.summary_of(envelope, event) if summaries else None
         gone = self.state.taken_back(envelope.seq)
+        encounter = msgspec.UNSET if lean else self.id
+        ts = msgspec.UNSET if lean else envelope.ts
         if cursor:
-            return _encode.encode(EventMessage(encounter=self.id, ts=envelope.ts, event=event,
+            return _encode.encode(EventMessage(encounter=encounter, ts=ts, event=event,
                                                cursor=self.seal(envelope.seq, digest),
                                                summary=summary, taken_back=gone))
-        return _encode.encode(EventMessage(encounter=self.id, seq=envelope.seq, ts=envelope.ts,
+        return _encode.encode(EventMessage(encounter=encounter, seq=envelope.seq, ts=ts,
                                            event=event, digest=digest or None, summary=summary,
                                            taken_back=gone))
 

@@ -9,16 +9,18 @@
 
 import { Emitter } from "./emitter.js";
 import { applyPatch } from "./patch.js";
-import { applyLegalDelta } from "./legal.js";
+import { applyLegalDelta, recallAfter } from "./legal.js";
 import { idPrefix, uuid } from "./ids.js";
 
 /** The protocol versions this package speaks. */
 export const PROTOCOL_VERSIONS = [1];
 
 /** What hello asks for unless told otherwise: one websocket message per command, legal
- *  actions as deltas, positions as opaque cursors, the state kept by the server, and each
- *  event in the server's words. */
-export const DEFAULT_FEATURES = ["batch", "legal_delta", "cursor", "view", "summaries"];
+ *  actions as deltas, positions as opaque cursors, the state kept by the server, each
+ *  event in the server's words, legal actions only when they change (the turn_id held stays
+ *  good for expect_turn meanwhile), what a batch's messages repeat said once by the batch, and
+ *  entries of legal actions seen before named by reference. */
+export const DEFAULT_FEATURES = ["batch", "legal_delta", "cursor", "view", "summaries", "legal_changed", "batch_head", "legal_recall"];
 
 /** The close codes after which the client does not reconnect, and why. */
 export const FINAL_CLOSE_CODES = {
@@ -26,6 +28,28 @@ export const FINAL_CLOSE_CODES = {
   4001: "the credential was revoked or has expired",
   4003: "the encounter no longer exists on the server",
 };
+
+/**
+ * The messages of a batch, each whole: what the batch says for them all (batch_head:
+ * `encounter`, and an event's `ts`) put back in those that leave it out.
+ * @param {{messages: object[], encounter?: string, ts?: number}} frame
+ * @returns {object[]}
+ */
+export function unbatch(frame) {
+  if (frame.encounter === undefined && frame.ts === undefined) return frame.messages;
+  return frame.messages.map((m) => {
+    const encounter = frame.encounter !== undefined && m.encounter === undefined && HEADED.has(m.type);
+    const ts = frame.ts !== undefined && m.ts === undefined && m.type === "event";
+    if (!encounter && !ts) return m;
+    const whole = { ...m };
+    if (encounter) whole.encounter = frame.encounter;
+    if (ts) whole.ts = frame.ts;
+    return whole;
+  });
+}
+
+/** The messages whose `encounter` a batch may say for them (batch_head). */
+const HEADED = new Set(["event", "view", "legal_actions", "legal_actions_delta"]);
 
 /** The commands of a turn: they carry the turn_id last seen as expect_turn. */
 const TURN_COMMANDS = new Set(["act", "submit_roll", "server_roll"]);
@@ -133,6 +157,8 @@ export class Client extends Emitter {
     this.viewMismatches = 0;
     this.deltaMismatches = 0;
     this._legalAt = null;
+    /** legal_recall: what the connection recalls of each combatant's entries. */
+    this._recall = new Map();
     this._prefix = idPrefix();
     this._counter = 0;
     this._pending = new Map(); // id -> {message, resolve, reject, tries, settle?}
@@ -239,7 +265,7 @@ export class Client extends Emitter {
     ws.onmessage = (m) => {
       if (this.socket !== ws) return;
       const frame = JSON.parse(decode(m.data));
-      for (const msg of frame.type === "batch" ? frame.messages : [frame]) this._receive(msg);
+      for (const msg of frame.type === "batch" ? unbatch(frame) : [frame]) this._receive(msg);
       this.emit("frame", frame);
     };
     ws.onerror = () => {}; // a close follows
@@ -331,12 +357,14 @@ export class Client extends Emitter {
         if (msg.event && msg.event.kind === "roll_requested") this.emit("roll", msg.event, msg);
         break;
       case "legal_actions":
+        this._recall = new Map(); // (a full list recalls nothing)
         this._legal(msg.actions, msg);
         break;
       case "legal_actions_delta": {
         const base = "base_cursor" in msg ? msg.base_cursor : msg.base;
-        const actions = base === this._legalAt ? applyLegalDelta(this.legal, msg.actions) : null;
+        const actions = base === this._legalAt ? applyLegalDelta(this.legal, msg.actions, this._recall) : null;
         if (actions === null) { this.deltaMismatches += 1; this._askLegal(); break; }
+        this._recall = recallAfter(this.legal, actions, this._recall);
         this._legal(actions, msg);
         break;
       }

@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import WebSocket from "ws";
-import { Client, CommandError, DEFAULT_FEATURES } from "../src/index.js";
+import { Client, CommandError, DEFAULT_FEATURES, unbatch } from "../src/index.js";
 import { argsFor, newTable, recorder, serverUrl, strictAjv, untilTurnOf } from "../test-support/table.mjs";
 
 test("connects with a token, negotiates version and features, holds the state and the legal actions", async (t) => {
@@ -18,6 +18,26 @@ test("connects with a token, negotiates version and features, holds the state an
   assert.ok(gm.cursor && gm.cursor.length === 22, gm.cursor);
   assert.equal(gm.seq, null); // with cursors, no seqs
   assert.ok(gm.legal.some((a) => a.action === "start_encounter" && a.args_schema === "command.start_encounter"));
+});
+
+test("a batch's head (batch_head) is put back into the messages that leave it out", () => {
+  const frame = {
+    type: "batch", encounter: "e1", ts: 5,
+    messages: [
+      { type: "event", event: { kind: "turn_ended" }, cursor: "c" },
+      { type: "event", encounter: "e1", ts: 4, event: { kind: "x" }, cursor: "d" },
+      { type: "view", cursor: "c", patch: [] },
+      { type: "ack", id: "p", cursor: "c", result: {}, duplicate: false },
+    ],
+  };
+  assert.deepEqual(unbatch(frame), [
+    { type: "event", event: { kind: "turn_ended" }, cursor: "c", encounter: "e1", ts: 5 },
+    { type: "event", encounter: "e1", ts: 4, event: { kind: "x" }, cursor: "d" },
+    { type: "view", cursor: "c", patch: [], encounter: "e1" },
+    { type: "ack", id: "p", cursor: "c", result: {}, duplicate: false },
+  ]);
+  const plain = { type: "batch", messages: [{ type: "ack", id: "p" }] };
+  assert.equal(unbatch(plain), plain.messages);
 });
 
 test("a player plays a turn from its legal actions, each argument built from the entry's schema and valid", async (t) => {

@@ -134,6 +134,8 @@ export interface Error {
  * feature it carries `summary`, the event in words (left out without it). `taken_back:
  * true` marks an event the GM took back since (`commands_undone`, ruling R108): in
  * `history` and in the events replayed on a resume (added in protocol 1.7).
+ * `encounter` and `ts` are left out in a `batch` that says them, with the
+ * `batch_head` feature (protocol 1.11); every other event message has them.
  */
 export interface EventMessage {
   /**
@@ -141,7 +143,7 @@ export interface EventMessage {
    */
   cursor?: string;
   digest?: string | null;
-  encounter: string;
+  encounter?: string;
   event:
     | EncounterCreated
     | CombatantAdded
@@ -215,7 +217,7 @@ export interface EventMessage {
   seq?: number;
   summary?: Summary | null;
   taken_back?: boolean;
-  ts: number;
+  ts?: number;
   type: "event";
 }
 /**
@@ -3786,13 +3788,14 @@ export interface PublicOptions2 {
  * viewer's state changed; on a resume, after the events replayed (or a snapshot instead,
  * when the patches since the position resumed from are no longer kept). A patch never
  * replaces the whole state, nor a whole combatant when one of its fields changed.
+ * `encounter` is left out in a `batch` that says it (`batch_head`).
  */
 export interface View {
   /**
    * A place in the encounter's log as this connection was told it: opaque (compare it, do not parse it); send the last one held as `hello.cursor` to resume.
    */
   cursor?: string;
-  encounter: string;
+  encounter?: string;
   patch: PatchOperation[];
   seq?: number;
   type: "view";
@@ -3826,6 +3829,8 @@ export interface History {
  * is interrupted or resumes (at the table, a turn it sees: a hidden combatant's turn changes
  * nothing). Send it as `expect_turn` with a command meant for this turn. `seq` (with the
  * `cursor` feature, `cursor` instead) is the position of the state they are of.
+ * With the `legal_changed` feature (protocol 1.11) they come only when the actions change.
+ * `encounter` is left out in a `batch` that says it (`batch_head`).
  */
 export interface LegalActions {
   actions: LegalAction[];
@@ -3833,7 +3838,7 @@ export interface LegalActions {
    * A place in the encounter's log as this connection was told it: opaque (compare it, do not parse it); send the last one held as `hello.cursor` to resume.
    */
   cursor?: string;
-  encounter: string;
+  encounter?: string;
   seq?: number;
   turn_id: string;
   type: "legal_actions";
@@ -3887,9 +3892,15 @@ export interface LegalAction {
  * sent again), so a client applies a delta without knowing what the entries mean. A client
  * whose list is not at `base` asks for the full list (`get_legal_actions`). With the
  * `cursor` feature `cursor` and `base_cursor` stand for `seq` and `base`.
+ * `encounter` is left out in a `batch` that says it (`batch_head`).
+ * With the `legal_recall` feature (protocol 1.11) an item may also be `[start, count,
+ * combatant]`: `count` entries, from index `start` on, of what the connection recalls
+ * of `combatant`. It recalls, for each combatant, its entries of the last list that a
+ * delta replaced by one in which they were not the same (in order, as they were); a full
+ * `legal_actions` empties what it recalls.
  */
 export interface LegalActionsDelta {
-  actions: (never[] | LegalAction)[];
+  actions: ((never[] & (number | string)[]) | LegalAction)[];
   base?: number;
   /**
    * A place in the encounter's log as this connection was told it: opaque (compare it, do not parse it); send the last one held as `hello.cursor` to resume.
@@ -3899,7 +3910,7 @@ export interface LegalActionsDelta {
    * A place in the encounter's log as this connection was told it: opaque (compare it, do not parse it); send the last one held as `hello.cursor` to resume.
    */
   cursor?: string;
-  encounter: string;
+  encounter?: string;
   seq?: number;
   turn_id: string;
   type: "legal_actions_delta";
@@ -3909,8 +3920,13 @@ export interface LegalActionsDelta {
  * was ready for the connection at once, in the order it would have been sent one by one;
  * after a command, the events it caused, the new legal actions and its `ack`. A message
  * that leaves alone is sent unwrapped; a batch holds no batch.
+ * With the `batch_head` feature (protocol 1.11) a batch may say `encounter` and `ts`
+ * once for its messages: a message of it without `encounter` is of the batch's encounter,
+ * an `event` without `ts` has the batch's `ts`; such a message comes in a batch even
+ * when it is alone.
  */
 export interface Batch {
+  encounter?: string;
   messages: (
     | Welcome
     | Ack
@@ -3925,6 +3941,7 @@ export interface Batch {
     | CampaignMessage
     | Moved
   )[];
+  ts?: number;
   type: "batch";
 }
 /**

@@ -8,9 +8,10 @@ A server is started in this process (with its embedded Redis, in a fresh directo
 is seated as the benchmark seats it (``bench.loadgen``: the GM, 4 players of one pony each, 2
 spectators, 2 NPCs of the GM's, a fixed ``dice_seed``) and the current combatant's controller
 ends its turn, following the real turn order, ``--turns`` times after 7 turns of warm-up. Each
-websocket message every client receives is counted (its payload; frame headers are not), by
-the viewer it went to and by the server message it carries: a ``batch``'s messages each by
-their type (an ``event`` by ``event:<kind>``), what the batch adds around them as ``batch``.
+websocket message every client receives is counted, by the viewer it went to and by the
+server message it carries: a ``batch``'s messages each by their type (an ``event`` by
+``event:<kind>``), what the batch adds around them as ``batch``, the websocket frame's header
+as ``framing`` (as the benchmark counts the bytes received).
 
 Viewers: the GM; the *acting* player, whose combatant's turn the end of turn began; the
 *waiting* players, the others (all 4 when an NPC's turn began); the spectators. Figures are
@@ -59,6 +60,8 @@ class Counted:
                 data = raw.encode() if isinstance(raw, str) else raw
                 frame = orjson.loads(data)
                 inner = frame["messages"] if frame.get("type") == "batch" else [frame]
+                # the frame's header (RFC 6455, 5.2: unmasked from a server)
+                self.bytes["framing"] += 2 if len(data) < 126 else 4 if len(data) < 65536 else 10
                 if frame.get("type") == "batch":
                     self.bytes["batch"] += len(data) - sum(len(orjson.dumps(m)) for m in inner)
                 for m in inner:
@@ -155,6 +158,7 @@ async def measure(url: str, features: Sequence[str], turns: int = 28,
         c.reader.cancel()
     # (the GM's pings are not part of an end of turn)
     totals["gm"].pop("ack", None)
+    totals["gm"]["framing"] -= 2 * turns
     per_kind = {k: {t: round(b / count[k], 1) for t, b in sorted(v.items()) if b}
                 for k, v in totals.items() if count[k]}
     per_conn = {k: round(sum(v.values()), 1) for k, v in per_kind.items()}

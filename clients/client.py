@@ -56,28 +56,40 @@ FEATURES: tuple[str, ...] = ("batch", "legal_delta")
 #: (``clients/js/src/client.js``, held equal by ``tests/test_features.py``), a seat of the
 #: terminal client and the bots (``clients.live``), and the benchmark's clients by default.
 REFERENCE_FEATURES: tuple[str, ...] = ("batch", "legal_delta", "cursor", "view", "summaries",
-                                       "legal_changed", "batch_head", "legal_recall")
+                                       "legal_changed", "batch_head", "legal_recall",
+                                       "lean_events")
 
 
-#: The messages whose ``encounter`` a batch may say for them (``batch_head``).
+#: The messages that may leave out ``encounter`` (and a batch may say the ``cursor`` of).
 _HEADED = frozenset({"event", "view", "legal_actions", "legal_actions_delta"})
 
 
-def unbatch(frame: Message) -> list[Message]:
-    """The messages of a ``batch``, each whole: what the batch says for them all (with
-    ``batch_head``: ``encounter``, and an event's ``ts``) put back in those that leave it out."""
-    messages: list[Message] = frame["messages"]
-    encounter, ts = frame.get("encounter"), frame.get("ts")
-    if encounter is None and ts is None:
-        return messages
-    whole = []
-    for m in messages:
-        if encounter is not None and "encounter" not in m and m.get("type") in _HEADED:
-            m = {**m, "encounter": encounter}
-        if ts is not None and m.get("type") == "event" and "ts" not in m:
-            m = {**m, "ts": ts}
-        whole.append(m)
-    return whole
+def whole_message(m: Message, frame: Message, encounter: str | None) -> Message:
+    """``m`` whole (``batch_head``): what its batch (``frame``; ``m`` itself when it came
+    alone) says for it, an event's ``ts`` and the ``cursor`` of a message without a position
+    of its own, the connection's ``encounter`` (its welcome's), and an ack's defaults
+    (``result`` empty, ``duplicate`` false) put back where it leaves them out. The JavaScript
+    package's ``wholeMessage`` does the same."""
+    kind = m.get("type")
+    in_batch = frame is not m
+    out = m
+    if encounter is not None and kind in _HEADED and "encounter" not in m:
+        out = {**out, "encounter": encounter}
+    if in_batch and kind == "event" and "ts" not in m and frame.get("ts") is not None:
+        out = {**out, "ts": frame["ts"]}
+    if in_batch and frame.get("cursor") is not None and (kind in _HEADED or kind == "ack") \
+            and "cursor" not in m and "seq" not in m:
+        out = {**out, "cursor": frame["cursor"]}
+    if kind == "ack" and ("result" not in m or "duplicate" not in m):
+        out = {"result": {}, "duplicate": False, **out}  # (the defaults, left out)
+    return out
+
+
+def unbatch(frame: Message, encounter: str | None = None) -> list[Message]:
+    """The messages of a websocket message, each whole (:func:`whole_message`)."""
+    if frame.get("type") == "batch":
+        return [whole_message(m, frame, encounter) for m in frame["messages"]]
+    return [whole_message(frame, frame, encounter)]
 
 
 class CommandError(Exception):
@@ -149,9 +161,11 @@ class Client:
                 frame = orjson.loads(raw)
                 if self.keep_wire:
                     self.wire.append(frame)
-                inner = unbatch(frame) if frame.get("type") == "batch" else [frame]
+                inner = frame["messages"] if frame.get("type") == "batch" else [frame]
                 for message in inner:
-                    self._take(message)
+                    # (the welcome may come first in the batch)
+                    self._take(whole_message(message, frame,
+                                             (self.welcome or {}).get("encounter")))
                 async with self._changed:
                     self._changed.notify_all()
         except Exception as exc:  # connection closed: wake everyone waiting

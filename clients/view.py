@@ -222,7 +222,8 @@ def apply_legal_delta(previous: list[dict[str, Any]], delta: Message,
     :func:`recall_after`). The JavaScript package does the same (``applyLegalDelta``).
     Deltas are the wire's encoding of a list, not a fold of events."""
     named = delta.get("base_cursor") if isinstance(base, str) else delta.get("base")
-    if base is not None and named != base:
+    # (with legal_recall a delta names no base: it applies to the list last received)
+    if base is not None and named is not None and named != base:
         raise DeltaMismatch(f"delta from {named!r}, list held at {base!r}")
     out: list[dict[str, Any]] = []
     for item in delta["actions"]:

@@ -127,7 +127,7 @@ class Collector:
         self.address: str | None = None
         self.frames: list[bytes] = []
 
-    def enqueue(self, frame: bytes, head: int | None = None) -> None:
+    def enqueue(self, frame: bytes, head: Any = None) -> None:
         self.frames.append(frame)
 
     def send(self, message: msg.ServerMessage) -> None:
@@ -243,7 +243,7 @@ class EventStream(Collector):
             if not self.gone:
                 self.transport.write(b": keep-alive\n\n")
 
-    def enqueue(self, frame: bytes, head: int | None = None) -> None:
+    def enqueue(self, frame: bytes, head: Any = None) -> None:
         if self.gone:
             return
         if self.transport.get_write_buffer_size() > MAX_UNSENT:

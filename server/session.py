@@ -42,7 +42,7 @@ from server.campaigns import is_link as is_campaign_link
 from server.config import Settings
 from server.cursor import CURSOR_LENGTH, CursorError
 from server.rooms import Room, Rooms
-from server.wire import LEAN, LegalFrame, Recall, batched, batched_head
+from server.wire import Head, LegalFrame, Recall, batched, batched_head
 
 log = logging.getLogger("stablemaster.session")
 
@@ -129,9 +129,9 @@ class Session:
         self.campaign_seat: Seat | None = None
         self.protocol: int | None = None
         self._queue: deque[bytes] = deque()
-        #: with ``batch_head``: what each queued message leaves to its batch (``None``:
-        #: nothing; ``server.wire.LEAN``: ``encounter``; else also ``ts``, this one)
-        self._heads: deque[int | None] = deque()
+        #: with ``batch_head``: what each queued message leaves to its batch to say
+        #: (``server.wire.Head``; ``None``: nothing)
+        self._heads: deque[Head | None] = deque()
         self._queued_bytes = 0
         self._sent = asyncio.Event()  # set whenever the queue empties
         self._marked = False
@@ -163,7 +163,9 @@ class Session:
         #: the ``turn_id`` of the last legal actions sent: with ``legal_changed``, a command's
         #: ``expect_turn`` naming it stands for the current turn (``CommandService.execute``)
         self.legal_turn: str | None = None
-        self._encounter_json = b""
+        #: ``lean_events`` (with ``view`` and ``summaries``): events say only what the view
+        #: and the summary do not
+        self.lean_events = False
         self.cursor = False
         self.view = False
         self.summaries = False
@@ -187,7 +189,7 @@ class Session:
 
     # -- sending -----------------------------------------------------------------------------
 
-    def enqueue(self, frame: bytes, head: int | None = None) -> None:
+    def enqueue(self, frame: bytes, head: Head | None = None) -> None:
         """Queue ``frame``; ``head`` (with ``batch_head``): what it leaves to its batch to say
         (``server.wire.batched_head``), ``None`` for a whole message."""
         if self._closing:
@@ -250,7 +252,7 @@ class Session:
         self._last_legal = key
         self.legal_turn = legal.turn
         lean = self.batch_head
-        head = LEAN if lean else None
+        head = (None, legal.cursor if self.cursor else None) if lean else None
         full = legal.full(self.cursor, lean)
         if not self.legal_delta:
             self.enqueue(full, head)
@@ -280,6 +282,15 @@ class Session:
                     result: dict[str, Any], duplicate: bool, held: bool = False) -> None:
         """The ``ack`` of command ``cid``, naming ``seq`` (or, with the ``cursor`` feature,
         ``cursor``); ``held``: the ack the screen held back (``hold_reply``)."""
+        if self.cursor and self.batch_head and not held and not self._replies \
+                and cursor is not None and self._heads and self._heads[-1] is not None \
+                and self._heads[-1][1] == cursor:
+            # (the batch it goes in says the cursor; an empty result and duplicate false, the
+            # defaults, go without saying)
+            self.enqueue(b'{"type":"ack","id":%b%b%b}' % (
+                _encode.encode(cid), b',"result":%b' % _encode.encode(result) if result else b"",
+                b',"duplicate":true' if duplicate else b""), (None, cursor))
+            return
         if self.cursor:
             ack = msg.Ack(id=cid, seq=msgspec.UNSET, cursor=cursor, result=result,
                           duplicate=duplicate)
@@ -309,7 +320,7 @@ class Session:
             return
         protocol = ws.protocol
         queued: Sequence[bytes] = \
-            batched_head(self._queue, self._heads, self._encounter_json) if self.batch_head \
+            batched_head(self._queue, self._heads) if self.batch_head \
             else batched(self._queue) if self.batch else self._queue
         if protocol.extensions or not all(protocol.writes):
             # an extension would transform the frames, or websockets has an end-of-stream
@@ -522,12 +533,15 @@ class Session:
             asked.add("batch")  # the events and the patch of one change arrive together
         if "legal_recall" in asked:
             asked.add("legal_delta")  # (the references are items of a delta)
+        if not {"view", "summaries"} <= asked:
+            asked.discard("lean_events")  # (the view and the words say the rest)
         features = [f for f in msg.FEATURES if f in asked]
         self.batch, self.legal_delta = "batch" in features, "legal_delta" in features
         self.cursor, self.view = "cursor" in features, "view" in features
         self.summaries = "summaries" in features
         self.presence = "presence" in features
         self.legal_changed = "legal_changed" in features
+        self.lean_events = "lean_events" in features
         self.legal_recall = "legal_recall" in features
         self.batch_head = "batch_head" in features
         if hello.token is None:
@@ -600,7 +614,6 @@ class Session:
                 since = None  # (a seq of another encounter would be taken for this one's)
             self.actor = actor
             self.room = room
-            self._encounter_json = _encode.encode(room.id)
             self.welcomed = self.settled = True
             self.send(msg.Welcome(
                 protocol=self.protocol, server=__version__, session=self.id, role=actor.role,

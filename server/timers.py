@@ -60,7 +60,7 @@ class TimerSeat:
     def send(self, message: ServerMessage) -> None:
         pass
 
-    def enqueue(self, frame: bytes, head: int | None = None) -> None:
+    def enqueue(self, frame: bytes, head: Any = None) -> None:
         pass
 
     def error(self, code: ErrorCode, message: str, cid: str | None = None,

@@ -32,7 +32,7 @@ class LegalFrame:
     feature, at the ``cursor`` that names it)."""
 
     __slots__ = ("_chead", "_deltas", "_encounter", "_entries", "_frames", "_groups", "_head",
-                 "_listed", "_recalls", "actions", "cursor", "key", "seq", "turn")
+                 "_listed", "_recalls", "_turn", "actions", "cursor", "key", "seq", "turn")
 
     def __init__(self, encounter: str, seq: int, turn: str, actions: list[LegalAction],
                  entries: list[bytes] | None = None, cursor: str | None = None) -> None:
@@ -53,6 +53,7 @@ class LegalFrame:
         self._head = b'"seq":%d,"turn_id":"%b"' % (seq, turn_b)
         self._chead = None if cursor is None else b'"cursor":"%b","turn_id":"%b"' \
             % (cursor.encode(), turn_b)
+        self._turn = b'"turn_id":"%b"' % turn_b
         self._frames: dict[tuple[bool, bool], bytes] = {}
         self._deltas: dict[tuple[int, bool, bool, int], bytes] = {}
         self._groups: Recall | None = None
@@ -92,11 +93,13 @@ class LegalFrame:
     def full(self, cursor: bool = False, lean: bool = False) -> bytes:
         """The full ``legal_actions`` message (around the encoded list, without encoding the
         list twice); ``cursor``: with ``cursor`` in place of ``seq``; ``lean``: without
-        ``encounter``, which the batch it goes in says (``batch_head``)."""
+        ``encounter`` (and ``cursor``), which the batch it goes in says (``batch_head``)."""
         found = self._frames.get((cursor, lean))
         if found is None:
             head = self._chead if cursor else self._head
             assert head is not None, "a LegalFrame made without its cursor"
+            if lean and cursor:
+                head = self._turn  # (the batch says the cursor)
             found = self._frames[(cursor, lean)] = b'{"type":"legal_actions",%b%b,"actions":%b}' \
                 % (b"" if lean else self._encounter, head, self._listed)
         return found
@@ -141,13 +144,14 @@ class LegalFrame:
         encounter = b"" if lean else self._encounter
         if base_cursor is None:
             head, full = self._head, self.full(False, lean)
-            frame = b'{"type":"legal_actions_delta",%b%b,"base":%d,"actions":[%b]}' % (
-                encounter, head, base, b",".join(items))
+            # (with legal_recall a delta always applies to the list last sent: no base)
+            based = b"" if recall is not None else b',"base":%d' % base
         else:
             assert self._chead is not None, "a LegalFrame made without its cursor"
-            head, full = self._chead, self.full(True, lean)
-            frame = b'{"type":"legal_actions_delta",%b%b,"base_cursor":"%b","actions":[%b]}' \
-                % (encounter, head, base_cursor.encode(), b",".join(items))
+            head, full = self._turn if lean else self._chead, self.full(True, lean)
+            based = b"" if recall is not None else b',"base_cursor":"%b"' % base_cursor.encode()
+        frame = b'{"type":"legal_actions_delta",%b%b%b,"actions":[%b]}' % (
+            encounter, head, based, b",".join(items))
         if len(frame) >= len(full):
             frame = full
         # (the previous lists a delivery sees are alive until it ends, so ids stay theirs)
@@ -265,44 +269,49 @@ def batched(payloads: Sequence[bytes]) -> list[bytes]:
     return out
 
 
-#: A message of a connection's queue said without what its batch says (``batch_head``), with no
-#: ``ts`` of its own to say (legal actions, a view patch); an event's is its ``ts``.
-LEAN = -1
+#: What a message of a connection's queue leaves its batch to say (``batch_head``): its
+#: ``ts`` (an event's, or ``None``) and its ``cursor`` (or ``None``). (Its ``encounter`` it
+#: leaves out too: the connection's, which its ``welcome`` names.)
+Head = tuple[int | None, str | None]
+#: The head of a message that leaves only ``encounter`` out.
+LEAN: Head = (None, None)
 
 
-def batched_head(payloads: Sequence[bytes], heads: Sequence[int | None],
-                 encounter: bytes) -> list[bytes]:
+def batched_head(payloads: Sequence[bytes], heads: Sequence[Head | None]) -> list[bytes]:
     """``payloads`` as ``batch`` messages (``batch_head``) that say once what their messages
-    leave out: the messages whose ``heads`` is not ``None`` are said without ``encounter``
-    (``encounter``, its JSON, is the batch's), an event's head is its ``ts`` (left out too,
-    the batch's), :data:`LEAN` that of a message without one. A batch holds the events of
-    one ``ts``; a whole message (head ``None``) goes unwrapped when alone, as in
-    :func:`batched`."""
+    leave out: a message whose head is not ``None`` is said without the ``ts`` and the
+    ``cursor`` its head holds, which the batch says. A batch holds messages of one ``ts`` and
+    one ``cursor``; a message alone goes unwrapped, as in :func:`batched`, unless it leaves
+    its batch something to say."""
     out: list[bytes] = []
     run: list[bytes] = []
     size = 0
     ts: int | None = None
+    cursor: str | None = None
     lean = False
 
     def close() -> None:
         if len(run) == 1 and not lean:
             out.append(run[0])
         elif run:
-            head = b'{"type":"batch",' + (b'"encounter":%b,' % encounter if lean else b"") + \
-                (b'"ts":%d,' % ts if ts is not None else b"") + b'"messages":['
+            head = b'{"type":"batch",' + (b'"ts":%d,' % ts if ts is not None else b"") + \
+                (b'"cursor":"%b",' % cursor.encode() if cursor is not None else b"") + \
+                b'"messages":['
             out.append(head + b",".join(run) + _BATCH_TAIL)
 
     for payload, said in zip(payloads, heads, strict=True):
-        if run and (size + len(payload) > BATCH_BYTES or (
-                said is not None and said != LEAN and ts is not None and said != ts)):
+        if run and (size + len(payload) > BATCH_BYTES or (said is not None and (
+                (said[0] is not None and ts is not None and said[0] != ts) or
+                (said[1] is not None and cursor is not None and said[1] != cursor)))):
             close()
-            run, size, ts, lean = [], 0, None, False
+            run, size, ts, cursor, lean = [], 0, None, None, False
         run.append(payload)
         size += len(payload) + 1
         if said is not None:
-            lean = True
-            if said != LEAN:
-                ts = said
+            if said[0] is not None:
+                ts, lean = said[0], True
+            if said[1] is not None:
+                cursor, lean = said[1], True
     close()
     return out
 

@@ -356,11 +356,12 @@ async def test_legal_changed_sends_legal_actions_only_when_they_change_and_holds
     assert stale.value.code == "stale"
 
 
-async def test_batch_head_says_encounter_and_ts_once_per_batch(
+async def test_batch_head_says_ts_and_cursor_once_per_batch(
         server: Server, clients: list[Client]) -> None:
     """With ``batch_head`` the events, patches and legal actions of a change leave out
-    ``encounter`` (and the events ``ts``), which their batch says; unwrapped, they are the
-    messages a connection without the feature gets."""
+    ``encounter`` (the connection's), the events their ``ts`` and the messages at the
+    viewer's position their ``cursor``, which their batch says; made whole again, they are
+    the messages a connection without the feature gets."""
     from tests.helpers import PARTY
 
     url = ws_url(server)
@@ -377,13 +378,15 @@ async def test_batch_head_says_encounter_and_ts_once_per_batch(
         await table.gm.command("act", combatant=actor, action="end_turn")
     await lean.command("ping")
     await whole.command("ping")
-    headed = [f for f in lean.wire if f["type"] == "batch" and "encounter" in f]
-    assert headed and all(f["encounter"] == table.encounter for f in headed)
+    headed = [f for f in lean.wire if f["type"] == "batch" and "ts" in f]
+    assert headed and all("encounter" not in f for f in headed)
     inner = [m for f in headed for m in f["messages"]]
     assert all("encounter" not in m for m in inner if m["type"] in ("event", "view"))
     assert all("ts" not in m for m in inner if m["type"] == "event")
-    assert all(f["ts"] > 0 for f in headed if any(m["type"] == "event" for m in f["messages"]))
-    # unwrapped, the same messages as without the feature
+    assert all("cursor" not in m for m in inner if m["type"] == "view")
+    assert all(f["ts"] > 0 and len(f["cursor"]) == 22 for f in headed)
+
+    # made whole, the same messages as without the feature
     def changes(client: Client) -> list[Message]:
         return [m for m in client.messages if m["type"] in ("event", "view", "legal_actions")]
 
@@ -391,21 +394,23 @@ async def test_batch_head_says_encounter_and_ts_once_per_batch(
     assert lean.received_bytes < whole.received_bytes
 
 
-def test_batched_head_splits_on_ts_and_wraps_a_lone_lean_message() -> None:
+def test_batched_head_splits_on_ts_and_cursor_and_leaves_alone_what_says_it_all() -> None:
+    from clients.client import unbatch
     from server.wire import LEAN, batched_head
 
-    enc = b'"e1"'
     out = batched_head([b'{"type":"event","a":1}', b'{"type":"view"}',
                         b'{"type":"event","a":2}', b'{"type":"ack"}'],
-                       [5, LEAN, 6, None], enc)
+                       [(5, None), (None, "c1"), (6, "c2"), None])
     assert [orjson.loads(f) for f in out] == [
-        {"type": "batch", "encounter": "e1", "ts": 5,
+        {"type": "batch", "ts": 5, "cursor": "c1",
          "messages": [{"type": "event", "a": 1}, {"type": "view"}]},
-        {"type": "batch", "encounter": "e1", "ts": 6,
+        {"type": "batch", "ts": 6, "cursor": "c2",
          "messages": [{"type": "event", "a": 2}, {"type": "ack"}]}]
-    assert [orjson.loads(f) for f in batched_head([b'{"type":"view"}'], [LEAN], enc)] == [
-        {"type": "batch", "encounter": "e1", "messages": [{"type": "view"}]}]
-    assert batched_head([b'{"type":"ack"}'], [None], enc) == [b'{"type":"ack"}']
+    assert batched_head([b'{"type":"view"}'], [LEAN]) == [b'{"type":"view"}']
+    assert batched_head([b'{"type":"ack"}'], [None]) == [b'{"type":"ack"}']
+    assert unbatch(orjson.loads(out[0]), "e1") == [
+        {"type": "event", "a": 1, "encounter": "e1", "ts": 5, "cursor": "c1"},
+        {"type": "view", "encounter": "e1", "cursor": "c1"}]
 
 
 async def test_legal_recall_names_a_turn_that_comes_back_and_folds_to_the_full_list(

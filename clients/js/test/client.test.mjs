@@ -22,7 +22,7 @@ test("connects with a token, negotiates version and features, holds the state an
 
 test("a batch's head (batch_head) is put back into the messages that leave it out", () => {
   const frame = {
-    type: "batch", encounter: "e1", ts: 5,
+    type: "batch", ts: 5,
     messages: [
       { type: "event", event: { kind: "turn_ended" }, cursor: "c" },
       { type: "event", encounter: "e1", ts: 4, event: { kind: "x" }, cursor: "d" },
@@ -30,14 +30,21 @@ test("a batch's head (batch_head) is put back into the messages that leave it ou
       { type: "ack", id: "p", cursor: "c", result: {}, duplicate: false },
     ],
   };
-  assert.deepEqual(unbatch(frame), [
+  assert.deepEqual(unbatch(frame, "e1"), [
     { type: "event", event: { kind: "turn_ended" }, cursor: "c", encounter: "e1", ts: 5 },
     { type: "event", encounter: "e1", ts: 4, event: { kind: "x" }, cursor: "d" },
     { type: "view", cursor: "c", patch: [], encounter: "e1" },
     { type: "ack", id: "p", cursor: "c", result: {}, duplicate: false },
   ]);
-  const plain = { type: "batch", messages: [{ type: "ack", id: "p" }] };
-  assert.equal(unbatch(plain), plain.messages);
+  // an ack's defaults, left out
+  assert.deepEqual(unbatch({ type: "batch", messages: [{ type: "ack", id: "p" }] }, "e1"),
+    [{ type: "ack", id: "p", result: {}, duplicate: false }]);
+  // a message that leaves out only the encounter comes alone
+  assert.deepEqual(unbatch({ type: "view", cursor: "c", patch: [] }, "e1"),
+    [{ type: "view", cursor: "c", patch: [], encounter: "e1" }]);
+  // the batch's cursor for the messages without a position of their own
+  assert.deepEqual(unbatch({ type: "batch", cursor: "z", messages: [{ type: "view", patch: [] }, { type: "ack", id: "q", result: {} }] }, "e1"),
+    [{ type: "view", patch: [], encounter: "e1", cursor: "z" }, { type: "ack", id: "q", result: {}, duplicate: false, cursor: "z" }]);
 });
 
 test("a player plays a turn from its legal actions, each argument built from the entry's schema and valid", async (t) => {

@@ -81,12 +81,15 @@ export type StablemasterClientMessagesProtocol1 =
  * change, not when only the turn does (always after a snapshot, on a resume and on
  * `get_legal_actions`): its `expect_turn` is the `turn_id` of the last legal actions it
  * was sent, which the server holds for the current turn as long as it has sent it no other;
- * `batch_head` (protocol 1.11; brings `batch`), what the messages of a `batch` would
- * each repeat said once, by the batch: `encounter` (a message of the batch without it is of
- * the batch's), and an event's `ts` (an `event` of the batch without it has the batch's);
- * `legal_recall` (protocol 1.11; brings `legal_delta`), a delta may name entries by
- * reference to what the connection recalls of a combatant: `[start, count, combatant]`
- * (see `legal_actions_delta`).
+ * `batch_head` (protocol 1.11; brings `batch`), what the messages of a change would each
+ * repeat said once: `encounter` left out (the connection's, as its `welcome` says), the
+ * events' `ts` and the position the change brings the connection to said by their
+ * `batch` (see `batch`); `legal_recall` (protocol 1.11; brings `legal_delta`), a
+ * delta may name entries by reference to what the connection recalls of a combatant:
+ * `[start, count, combatant]`, and names no base (see `legal_actions_delta`);
+ * `lean_events` (protocol 1.11; only with `view` and `summaries`), events that say only
+ * what the view and their summary do not: their kind, required fields and the ids of the
+ * combatants they are about (the dice, roll requests and undo go whole).
  * Without them a connection gets one websocket message per server message, full lists
  * and seqs, and events without words.
  * `cursor` resumes from a cursor (the last one the connection was given, with or without

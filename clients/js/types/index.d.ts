@@ -37,11 +37,15 @@ export type EventMessageWithSummary = EventMessage & { summary?: unknown };
 
 /** The protocol versions this package speaks. */
 export const PROTOCOL_VERSIONS: number[];
-/** `batch`, `legal_delta`, `cursor`, `view`, `summaries`, `legal_changed`, `batch_head`, `legal_recall`. */
+/** `batch`, `legal_delta`, `cursor`, `view`, `summaries`, `legal_changed`, `batch_head`, `legal_recall`, `lean_events`. */
 export const DEFAULT_FEATURES: string[];
-/** The messages of a batch, each whole: the batch's `encounter` (and, for an event, its `ts`)
- *  put back in those that leave them out (`batch_head`). */
-export function unbatch(frame: { messages: object[]; encounter?: string; ts?: number }): object[];
+/** The messages of a websocket message, each whole: an event's `ts` and the `cursor` of the
+ *  messages without a position that a batch says, and the connection's `encounter`, put
+ *  back in those that leave them out (`batch_head`). */
+export function unbatch(frame: { type: string; messages?: object[]; ts?: number; cursor?: string }, encounter?: string | null): object[];
+/** A message whole: what its batch (`frame`) says for it and the connection's `encounter`
+ *  put back where it leaves them out. */
+export function wholeMessage(m: object, frame: { ts?: number; cursor?: string }, encounter?: string | null): object;
 /** The close codes after which the client does not reconnect (1002, 4001, 4003), and why. */
 export const FINAL_CLOSE_CODES: Record<number, string>;
 
@@ -66,7 +70,7 @@ export interface ClientOptions {
   spectate?: string;
   /** Default: the global WebSocket. */
   WebSocket?: WebSocketClass;
-  /** Asked for in hello (default DEFAULT_FEATURES: batch, legal_delta, cursor, view, summaries, legal_changed, batch_head, legal_recall). */
+  /** Asked for in hello (default DEFAULT_FEATURES: batch, legal_delta, cursor, view, summaries, legal_changed, batch_head, legal_recall, lean_events). */
   features?: string[];
   /** The client software's name, said in hello. */
   client?: string;

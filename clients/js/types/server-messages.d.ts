@@ -102,6 +102,8 @@ export interface Limits {
  * screen). The events themselves arrive before the `ack`. With the `cursor` feature
  * `cursor` stands in its place (`seq` is left out). `result` holds what the command
  * returns (see each command). `duplicate` is true when this answers a retried id.
+ * With `batch_head` (protocol 1.11), in a `batch` that says its `cursor`, it leaves
+ * out its `cursor`, `result` when empty and `duplicate` when false.
  */
 export interface Ack {
   cursor?: string | null;
@@ -134,8 +136,9 @@ export interface Error {
  * feature it carries `summary`, the event in words (left out without it). `taken_back:
  * true` marks an event the GM took back since (`commands_undone`, ruling R108): in
  * `history` and in the events replayed on a resume (added in protocol 1.7).
- * `encounter` and `ts` are left out in a `batch` that says them, with the
- * `batch_head` feature (protocol 1.11); every other event message has them.
+ * With the `batch_head` feature (protocol 1.11) `encounter` is left out (the
+ * connection's), and `ts` and `cursor` when the `batch` it comes in says them; with
+ * `lean_events` the event says only what the view and the summary do not.
  */
 export interface EventMessage {
   /**
@@ -3788,7 +3791,8 @@ export interface PublicOptions2 {
  * viewer's state changed; on a resume, after the events replayed (or a snapshot instead,
  * when the patches since the position resumed from are no longer kept). A patch never
  * replaces the whole state, nor a whole combatant when one of its fields changed.
- * `encounter` is left out in a `batch` that says it (`batch_head`).
+ * With `batch_head` `encounter` is left out (the connection's), and `cursor` when the
+ * `batch` it comes in says it.
  */
 export interface View {
   /**
@@ -3830,7 +3834,8 @@ export interface History {
  * nothing). Send it as `expect_turn` with a command meant for this turn. `seq` (with the
  * `cursor` feature, `cursor` instead) is the position of the state they are of.
  * With the `legal_changed` feature (protocol 1.11) they come only when the actions change.
- * `encounter` is left out in a `batch` that says it (`batch_head`).
+ * With `batch_head` `encounter` is left out (the connection's), and `cursor` when the
+ * `batch` it comes in says it.
  */
 export interface LegalActions {
   actions: LegalAction[];
@@ -3892,12 +3897,14 @@ export interface LegalAction {
  * sent again), so a client applies a delta without knowing what the entries mean. A client
  * whose list is not at `base` asks for the full list (`get_legal_actions`). With the
  * `cursor` feature `cursor` and `base_cursor` stand for `seq` and `base`.
- * `encounter` is left out in a `batch` that says it (`batch_head`).
+ * With `batch_head` `encounter` is left out (the connection's), and `cursor` when the
+ * `batch` it comes in says it.
  * With the `legal_recall` feature (protocol 1.11) an item may also be `[start, count,
  * combatant]`: `count` entries, from index `start` on, of what the connection recalls
  * of `combatant`. It recalls, for each combatant, its entries of the last list that a
  * delta replaced by one in which they were not the same (in order, as they were); a full
- * `legal_actions` empties what it recalls.
+ * `legal_actions` empties what it recalls. Such a delta names no `base`: it applies to
+ * the list the connection last received.
  */
 export interface LegalActionsDelta {
   actions: ((never[] & (number | string)[]) | LegalAction)[];
@@ -3920,13 +3927,17 @@ export interface LegalActionsDelta {
  * was ready for the connection at once, in the order it would have been sent one by one;
  * after a command, the events it caused, the new legal actions and its `ack`. A message
  * that leaves alone is sent unwrapped; a batch holds no batch.
- * With the `batch_head` feature (protocol 1.11) a batch may say `encounter` and `ts`
- * once for its messages: a message of it without `encounter` is of the batch's encounter,
- * an `event` without `ts` has the batch's `ts`; such a message comes in a batch even
- * when it is alone.
+ * With the `batch_head` feature (protocol 1.11) a batch may say `ts` and `cursor` once
+ * for its messages: an `event` of it without `ts` has the batch's `ts`; an `event`,
+ * `view`, `legal_actions`, `legal_actions_delta` or `ack` of it without a `cursor`
+ * (or `seq`) is at the batch's `cursor`; such a message comes in a batch even when it is
+ * alone. (`encounter` is not said: it is the connection's.)
  */
 export interface Batch {
-  encounter?: string;
+  /**
+   * A place in the encounter's log as this connection was told it: opaque (compare it, do not parse it); send the last one held as `hello.cursor` to resume.
+   */
+  cursor?: string;
   messages: (
     | Welcome
     | Ack

@@ -127,8 +127,12 @@ class Conn(WsClient):
         """The map workloads: every event's seq counts (an action is over when every client
         has the seq of its ack), ``turn_started`` says whose turn it is."""
         m = orjson.loads(payload)
+        # (with batch_head a message at the position its batch says has no cursor of its own)
+        said = m.get("cursor") if m.get("type") == "batch" else None
         for x in (m["messages"] if m.get("type") == "batch" else (m,)):
             t = x.get("type")
+            if said is not None and "cursor" not in x and t in ("event", "ack"):
+                x["cursor"] = said
             if t == "event":
                 table = self.table
                 if table is not None:

@@ -27,7 +27,8 @@ The clients ask in ``hello`` for the features the reference clients ask for
 (``clients.client.REFERENCE_FEATURES``, the JavaScript package's ``DEFAULT_FEATURES``) unless
 given ``features``: what integrators run is what is measured. Without ``framing`` they ask for
 none; ``view`` adds (``True``) or takes out (``False``) the ``view`` feature (the patches are
-received and counted, not applied). With ``cursor`` there are no seqs on the wire: a client
+received and counted, not applied), and ``lean_events`` then goes, so that both sides of such a
+comparison get the same events. With ``cursor`` there are no seqs on the wire: a client
 counts the ``turn_started`` events it receives (every client of a table sees every turn begin,
 as nothing is hidden), and on the map an action is over when every client has the event whose
 cursor its ``ack`` names. The bytes each client receives are counted by
@@ -430,6 +431,10 @@ class Generator:
             features = REFERENCE_FEATURES if framing else ()
         features = [f for f in features if f != "view"] if view is False else \
             [*features, *(["view"] if view and "view" not in features else [])]
+        if view is not None:
+            # what the view costs is measured on the same events (``lean_events`` would say
+            # less in them with the view than without)
+            features = [f for f in features if f != "lean_events"]
         #: what the clients ask for in ``hello``
         self.features: tuple[str, ...] = tuple(features)
         self.framing = "batch" in self.features or "view" in self.features

@@ -80,6 +80,8 @@ def whole_message(m: Message, frame: Message, encounter: str | None) -> Message:
     if in_batch and frame.get("cursor") is not None and (kind in _HEADED or kind == "ack") \
             and "cursor" not in m and "seq" not in m:
         out = {**out, "cursor": frame["cursor"]}
+    if kind == "event" and isinstance(m.get("summary"), str):
+        out = {**out, "summary": {"text": m["summary"]}}  # (lean_events: its text alone)
     if kind == "ack" and ("result" not in m or "duplicate" not in m):
         out = {"result": {}, "duplicate": False, **out}  # (the defaults, left out)
     return out

@@ -912,7 +912,8 @@ class EventMessage(ServerMessage, tag="event", kw_only=True, omit_defaults=True)
     ``history`` and in the events replayed on a resume (added in protocol 1.7).
     With the ``batch_head`` feature (protocol 1.11) ``encounter`` is left out (the
     connection's), and ``ts`` and ``cursor`` when the ``batch`` it comes in says them; with
-    ``lean_events`` the event says only what the view and the summary do not."""
+    ``lean_events`` the event says only what the view and the summary do not, and a summary
+    without ``parts`` is said by its text alone (``"summary": "Rainbow Dash's turn."``)."""
 
     encounter: str | msgspec.UnsetType = msgspec.UNSET
     seq: int | msgspec.UnsetType = msgspec.UNSET
@@ -920,7 +921,8 @@ class EventMessage(ServerMessage, tag="event", kw_only=True, omit_defaults=True)
     event: AnyEvent
     digest: str | None = None
     cursor: Cursor | msgspec.UnsetType = msgspec.UNSET
-    summary: Summary | None = None
+    #: with ``lean_events`` (protocol 1.11) a summary without ``parts`` is its ``text`` alone
+    summary: Summary | str | None = None
     taken_back: bool = False
 
 

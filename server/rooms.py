@@ -827,8 +827,11 @@ class Room:
         gone = self.state.taken_back(envelope.seq)
         encounter = msgspec.UNSET if lean else self.id
         ts = msgspec.UNSET if lean else envelope.ts
-        # (a brief event is the event's own JSON, less what the view and the words say)
+        # (a brief event is the event's own JSON, less what the view and the words say; words
+        # without numbers itemised, their text alone)
         said: Any = msgspec.Raw(brief_event(event)) if brief else event
+        if brief and summary is not None and not summary.parts:
+            summary = summary.text  # type: ignore[assignment]
         if cursor:
             return _encode.encode(EventMessage(
                 encounter=encounter, ts=ts, event=said, summary=summary, taken_back=gone,

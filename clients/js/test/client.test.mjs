@@ -36,6 +36,9 @@ test("a batch's head (batch_head) is put back into the messages that leave it ou
     { type: "view", cursor: "c", patch: [], encounter: "e1" },
     { type: "ack", id: "p", cursor: "c", result: {}, duplicate: false },
   ]);
+  // a summary said by its text alone (lean_events)
+  assert.deepEqual(unbatch({ type: "event", event: { kind: "x" }, summary: "Words.", cursor: "c" }, "e1"),
+    [{ type: "event", event: { kind: "x" }, summary: { text: "Words." }, cursor: "c", encounter: "e1" }]);
   // an ack's defaults, left out
   assert.deepEqual(unbatch({ type: "batch", messages: [{ type: "ack", id: "p" }] }, "e1"),
     [{ type: "ack", id: "p", result: {}, duplicate: false }]);

@@ -32,8 +32,9 @@ export const FINAL_CLOSE_CODES = {
 
 /**
  * A message whole: what its batch says for it (batch_head: an event's `ts`, the `cursor` of a
- * message without a position of its own), the connection's `encounter`, and an ack's
- * defaults (`result` {}, `duplicate` false) put back where it leaves them out.
+ * message without a position of its own), the connection's `encounter`, an ack's defaults
+ * (`result` {}, `duplicate` false) put back where it leaves them out, and a summary said by its
+ * text alone (lean_events) as the object `{text}`.
  * @param {object} m a message, of a batch or alone
  * @param {{ts?: number, cursor?: string}} frame its batch (or the message itself)
  * @param {string | null | undefined} encounter the connection's (its welcome's)
@@ -46,8 +47,10 @@ export function wholeMessage(m, frame, encounter) {
   const cursor = inBatch && frame.cursor !== undefined && m.cursor === undefined && m.seq === undefined &&
     (HEADED.has(m.type) || m.type === "ack");
   const defaults = m.type === "ack" && (m.result === undefined || m.duplicate === undefined);
-  if (!enc && !ts && !cursor && !defaults) return m;
+  const text = m.type === "event" && typeof m.summary === "string"; // lean_events: its text alone
+  if (!enc && !ts && !cursor && !defaults && !text) return m;
   const whole = defaults ? { result: {}, duplicate: false, ...m } : { ...m };
+  if (text) whole.summary = { text: m.summary };
   if (enc) whole.encounter = encounter;
   if (ts) whole.ts = frame.ts;
   if (cursor) whole.cursor = frame.cursor;

@@ -138,7 +138,8 @@ export interface Error {
  * `history` and in the events replayed on a resume (added in protocol 1.7).
  * With the `batch_head` feature (protocol 1.11) `encounter` is left out (the
  * connection's), and `ts` and `cursor` when the `batch` it comes in says them; with
- * `lean_events` the event says only what the view and the summary do not.
+ * `lean_events` the event says only what the view and the summary do not, and a summary
+ * without `parts` is said by its text alone (`"summary": "Rainbow Dash's turn."`).
  */
 export interface EventMessage {
   /**
@@ -218,7 +219,7 @@ export interface EventMessage {
     | AtMoved
     | ItemsReadied;
   seq?: number;
-  summary?: Summary | null;
+  summary?: string | Summary | null;
   taken_back?: boolean;
   ts?: number;
   type: "event";

@@ -24,6 +24,7 @@ from typing import Any
 
 from bench import compiled, procs, report
 from bench.loadgen import PLANS, Generator, RunResult
+from clients.client import REFERENCE_FEATURES
 from server.loop import LOOPS, factory
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -34,6 +35,10 @@ TARGETS = ["stablemaster", "redis-relay", "bare-relay"]
 
 def _sizes(text: str) -> list[int]:
     return [int(x) for x in text.replace(" ", "").split(",") if x]
+
+
+def _names(text: str) -> list[str]:
+    return [x.strip() for x in text.split(",") if x.strip()]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -108,8 +113,12 @@ def build_parser() -> argparse.ArgumentParser:
                    "(target stablemaster+view: a patch of its state after each change); with "
                    "--server-url, that server's clients ask for it")
     p.add_argument("--no-framing", action="store_true",
-                   help="clients do not ask for the batch and legal_delta features (one "
-                   "websocket message per server message, full legal action lists)")
+                   help="clients ask for no feature (one websocket message per server "
+                   "message, full legal action lists, no view, no words)")
+    p.add_argument("--features", type=_names, default=list(REFERENCE_FEATURES),
+                   help="comma-separated features the clients ask for in hello (default: "
+                   "the reference clients', " + ",".join(REFERENCE_FEATURES) + "), e.g. "
+                   "batch,legal_delta to measure an older mix")
     p.add_argument("--workloads", default="end_turn,mix,attack,move,map_end_turn",
                    help="comma-separated: end_turn (today's table, no map, with the floors), "
                    "and on a battle map (Stablemaster only): mix (move, attack, end of turn), "
@@ -316,7 +325,8 @@ async def run_one(args: argparse.Namespace, stamp: str, mode: str, e: int, label
                         log=lambda s: print(s, file=sys.stderr, flush=True),
                         on_window=profiler.start if profiler else None, redis_url=redis_url,
                         workload=workload, side=side, framing=not args.no_framing,
-                        view=variant == "view")
+                        view=True if variant == "view" else None,
+                        features=[] if args.no_framing else args.features)
         result = await gen.run()
         result.target = label
         if stack is None:
@@ -446,7 +456,8 @@ async def run_all(args: argparse.Namespace, stamp: str) -> dict[str, Any]:
                 plan += [("human", e, sm, w, side) for e in map_human]
     data["config"].update(workloads=workloads, map_sides=args.map_sides,
                           map_saturation_sizes=map_sat, map_human_sizes=map_human,
-                          map_human_sides=args.map_human_sides, framing=not args.no_framing)
+                          map_human_sides=args.map_human_sides, framing=not args.no_framing,
+                          features=[] if args.no_framing else args.features)
     begun = time.monotonic()
     for mode, e, run_targets, workload, side in plan:
         for target in run_targets:

@@ -23,10 +23,16 @@ the server's CPU per command of each kind can be read from a window of its own. 
 one command; its latency runs until the last of the room's 7 clients has the command's last
 event (the ``seq`` of its ``ack``).
 
-With ``framing`` (default) the clients ask for the ``batch`` and ``legal_delta`` features in
-``hello``: one websocket message per command per client, legal actions as deltas. With
-``view`` they ask for the ``view`` feature too (a patch of each client's state after each
-change, which the generator receives and counts but does not apply).
+The clients ask in ``hello`` for the features the reference clients ask for
+(``clients.client.REFERENCE_FEATURES``, the JavaScript package's ``DEFAULT_FEATURES``) unless
+given ``features``: what integrators run is what is measured. Without ``framing`` they ask for
+none; ``view`` adds (``True``) or takes out (``False``) the ``view`` feature (the patches are
+received and counted, not applied), and ``lean_events`` then goes, so that both sides of such a
+comparison get the same events. With ``cursor`` there are no seqs on the wire: a client
+counts the ``turn_started`` events it receives (every client of a table sees every turn begin,
+as nothing is hidden), and on the map an action is over when every client has the event whose
+cursor its ``ack`` names. The bytes each client receives are counted by
+viewer (``bytes_per_action_by_viewer``: the GM, the 4 players, the 2 spectators).
 
 The generator honours the rate limit a server announces in ``welcome.limits`` (a token bucket
 per connection, as the server keeps one): an action that would exceed it waits, and is counted
@@ -41,6 +47,7 @@ import math
 import os
 import time
 import uuid
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -51,6 +58,7 @@ from bench import procs
 from bench.decide import battle_map
 from bench.decide import combatants as map_combatants
 from bench.wsclient import HandshakeError, WsClient, open_ws
+from clients.client import REFERENCE_FEATURES
 
 PCS = [("twilight", "Twilight Sparkle", 3), ("dash", "Rainbow Dash", 5),
        ("applejack", "Applejack", 2), ("fluttershy", "Fluttershy", 1)]
@@ -87,6 +95,10 @@ class Conn(WsClient):
         self.tokens = 0.0
         self.refill_at = 0.0
         self._ids = 0
+        #: with the ``cursor`` feature: the turns seen begin, standing for the seq; the cursors
+        #: of the last events received
+        self.turns = 0
+        self.cursors: deque[str] = deque(maxlen=64)
 
     # -- receiving: parse every frame, look at type / seq / kind only ------------------------
 
@@ -95,12 +107,14 @@ class Conn(WsClient):
             self._on_map_message(payload)
             return
         if payload.startswith(b'{"type":"batch"'):
-            if b'"turn_started"' not in payload and b'"type":"ack"' not in payload \
-                    and b'"type":"error"' not in payload and b'"type":"welcome"' not in payload:
+            if b'"turn_started"' not in payload \
+                    and b'"type":"ack"' not in payload and b'"type":"error"' not in payload \
+                    and b'"type":"welcome"' not in payload:
                 return
             for m in orjson.loads(payload)["messages"]:
                 self._on_parsed(m)
             return
+
         # Fast paths for the frames that make up the bulk of the traffic, when the server
         # puts ``type`` first (Stablemaster and the floors do); anything else is parsed whole.
         if payload.startswith(b'{"type":"event"'):
@@ -114,15 +128,25 @@ class Conn(WsClient):
         """The map workloads: every event's seq counts (an action is over when every client
         has the seq of its ack), ``turn_started`` says whose turn it is."""
         m = orjson.loads(payload)
+        # (with batch_head a message at the position its batch says has no cursor of its own)
+        said = m.get("cursor") if m.get("type") == "batch" else None
         for x in (m["messages"] if m.get("type") == "batch" else (m,)):
             t = x.get("type")
+            if said is not None and "cursor" not in x and t in ("event", "ack"):
+                x["cursor"] = said
             if t == "event":
                 table = self.table
                 if table is not None:
                     ev = x["event"]
                     if ev.get("kind") == "turn_started":
-                        table.on_turn_map(x["seq"], ev["combatant"])
-                    table.on_seq(self.slot, x["seq"])
+                        self.turns += 1
+                        table.on_turn_map(self.turns if self.gen.cursor else x["seq"],
+                                          ev["combatant"])
+                    if self.gen.cursor:
+                        self.cursors.append(x["cursor"])
+                        table.on_cursor(x["cursor"])
+                    else:
+                        table.on_seq(self.slot, x["seq"])
             elif t in ("legal_actions", "legal_actions_delta"):
                 continue
             else:
@@ -133,7 +157,8 @@ class Conn(WsClient):
         if t == "event":
             ev = m.get("event")
             if ev is not None and ev.get("kind") == "turn_started" and self.table is not None:
-                self.table.on_turn(m["seq"], ev["combatant"])
+                self.turns += 1
+                self.table.on_turn(self.turns if self.gen.cursor else m["seq"], ev["combatant"])
             return
         if t == "ack" or t == "error":
             cid = m.get("id")
@@ -143,6 +168,8 @@ class Conn(WsClient):
                     fut.set_result(m)
             elif t == "error":
                 self.gen.on_error(self, m)
+            elif self.table is not None and self.gen.by_seq and self.gen.cursor:
+                self.table.on_ack_cursor(m.get("cursor"))
             elif self.table is not None and self.gen.by_seq and m.get("seq") is not None:
                 self.table.on_ack(m["seq"])
             return
@@ -188,10 +215,8 @@ class Conn(WsClient):
 
     async def hello(self, token: str | None) -> dict[str, Any]:
         message: dict[str, Any] = {"type": "hello", "versions": [1], "client": "bench"}
-        if self.gen.framing:
-            message["features"] = ["batch", "legal_delta", *(["view"] if self.gen.view else [])]
-        elif self.gen.view:
-            message["features"] = ["view"]
+        if self.gen.features:
+            message["features"] = list(self.gen.features)
         if token is not None:
             message["token"] = token
         self.send(orjson.dumps(message))
@@ -210,7 +235,8 @@ async def ok(fut: asyncio.Future[dict[str, Any]]) -> dict[str, Any]:
 
 
 class Table:
-    __slots__ = ("ack_seq", "conn_seq", "conns", "controller", "dead", "encounter", "gen",
+    __slots__ = ("ack_cursor", "ack_seq", "conn_seq", "conns", "controller", "dead", "encounter",
+                 "gen",
                  "gm_token", "idx", "inflight", "moved", "n", "next_tick", "reached", "seen",
                  "sent_at", "spectator_token", "started", "step", "tokens", "turn_comb",
                  "turn_seq", "waiting_rate", "wanted")
@@ -240,6 +266,7 @@ class Table:
         self.step = 0
         self.moved: set[str] = set()
         self.ack_seq: int | None = None
+        self.ack_cursor: str | None = None
         self.conn_seq = [0] * ROOM
         self.reached = 0
 
@@ -260,6 +287,22 @@ class Table:
             if self.reached == ROOM:
                 self.ack_seq = None
                 self.gen.action_complete(self)
+
+    def on_cursor(self, cursor: str) -> None:
+        if self.ack_cursor is not None and cursor == self.ack_cursor:
+            self.reached += 1
+            if self.reached == ROOM:
+                self.ack_cursor = None
+                self.gen.action_complete(self)
+
+    def on_ack_cursor(self, cursor: str | None) -> None:
+        if not self.inflight or cursor is None:
+            return
+        self.ack_cursor = cursor
+        self.reached = sum(1 for c in self.conns if cursor in c.cursors)
+        if self.reached == ROOM:
+            self.ack_cursor = None
+            self.gen.action_complete(self)
 
     def on_ack(self, seq: int) -> None:
         if not self.inflight:
@@ -289,6 +332,9 @@ class Sample:
     gen_cpu: float
     frames: int
     bytes: int
+    #: bytes received by the clients of each slot of a table (0: the GM, 1-4: the players,
+    #: 5-6: the spectators)
+    by_slot: list[int]
     machine_cpu: float
     steal: float
 
@@ -309,6 +355,10 @@ class RunResult:
     frames_per_action: float | None = None
     #: bytes the room's clients received per action (websocket frame headers included)
     bytes_per_action: float | None = None
+    #: the same by viewer: the GM, the 4 players together, the 2 spectators together
+    bytes_per_action_by_viewer: dict[str, float] = field(default_factory=dict)
+    #: the features the clients asked for in ``hello``
+    features: list[str] = field(default_factory=list)
     #: the server's CPU (user + system) per action, ms
     server_cpu_ms_per_action: float | None = None
     workload: str = "end_turn"
@@ -354,7 +404,7 @@ class Generator:
                  target: str = "stablemaster", log: Any = print,
                  on_window: Any = None, redis_url: str | None = None,
                  workload: str = "end_turn", side: int = 40, framing: bool = True,
-                 view: bool = False) -> None:
+                 view: bool | None = None, features: Any = None) -> None:
         parts = urlsplit(url)
         self.host = parts.hostname or "127.0.0.1"
         self.port = parts.port or 80
@@ -377,11 +427,22 @@ class Generator:
         self.plan = PLANS[workload]
         self.by_seq = workload != "end_turn"
         self.side = side
-        self.framing = framing
-        self.view = view  # the clients ask for the view feature too
+        if features is None:
+            features = REFERENCE_FEATURES if framing else ()
+        features = [f for f in features if f != "view"] if view is False else \
+            [*features, *(["view"] if view and "view" not in features else [])]
+        if view is not None:
+            # what the view costs is measured on the same events (``lean_events`` would say
+            # less in them with the view than without)
+            features = [f for f in features if f != "lean_events"]
+        #: what the clients ask for in ``hello``
+        self.features: tuple[str, ...] = tuple(features)
+        self.framing = "batch" in self.features or "view" in self.features
+        self.view = "view" in self.features
+        self.cursor = "cursor" in self.features
         self.result = RunResult(target=target, mode=mode, encounters=encounters,
                                 workload=workload, map_side=side if self.by_seq else None,
-                                framing=framing)
+                                framing=self.framing, features=list(self.features))
         if self.by_seq:
             ponies = [f"c{i}" for i in range(0, 16, 2)]
             self.seats = [ponies[k::4] for k in range(4)]  # 2 ponies per player
@@ -412,7 +473,7 @@ class Generator:
         cid = m.get("id") or ""
         if table is not None and cid.startswith("a") and table.inflight:
             table.inflight = False  # the action did not happen: the turn is unchanged
-            table.ack_seq = None
+            table.ack_seq = table.ack_cursor = None
             if self.by_seq and self.plan[table.step] != "end_turn":
                 table.step = len(self.plan) - 1  # skip to the end of the turn
             if self.mode == "saturation" and self.sending:
@@ -657,6 +718,7 @@ class Generator:
             gen_cpu=sum(os.times()[:2]),
             frames=sum(c.frames_in for c in self.conns),
             bytes=sum(c.bytes_in for c in self.conns),
+            by_slot=[sum(c.bytes_in for c in self.conns if c.slot == k) for k in range(ROOM)],
             machine_cpu=procs.machine_cpu()[0],
             steal=procs.machine_cpu()[1],
         )
@@ -751,6 +813,10 @@ class Generator:
         if lat:
             r.frames_per_action = round((b.frames - a.frames) / len(lat), 2)
             r.bytes_per_action = round((b.bytes - a.bytes) / len(lat), 1)
+            slots = [(y - x) / len(lat) for x, y in zip(a.by_slot, b.by_slot, strict=True)]
+            r.bytes_per_action_by_viewer = {"gm": round(slots[0], 1),
+                                            "players": round(sum(slots[1:5]), 1),
+                                            "spectators": round(sum(slots[5:]), 1)}
         if calls_a is not None and calls_b is not None and lat:
             # Commands sent in the window (INFO itself excluded) per action measured.
             per = {k: round((v - calls_a.get(k, 0)) / len(lat), 2) for k, v in calls_b.items()

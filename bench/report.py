@@ -173,11 +173,31 @@ def markdown(data: dict[str, Any]) -> str:
                    "runs them as Python otherwise.")
     out.append("")
     framing = cfg.get("framing", False)
-    out.append("Clients " + ("ask for the `batch` and `legal_delta` features (one websocket "
-                             "message per command per client, legal actions as deltas)."
-                             if framing else "ask for no feature (one websocket message per "
-                             "server message, full legal action lists)."))
+    asked = cfg.get("features")
+    if asked is not None:
+        out.append("Clients ask for " + (", ".join(f"`{f}`" for f in asked) if asked else
+                                         "no feature") + " in `hello`.")
+    else:
+        out.append("Clients " + ("ask for the `batch` and `legal_delta` features (one websocket "
+                                 "message per command per client, legal actions as deltas)."
+                                 if framing else "ask for no feature (one websocket message "
+                                 "per server message, full legal action lists)."))
     out.append("")
+    by_viewer = [r for r in results if r.get("bytes_per_action_by_viewer")
+                 and r.get("workload", "end_turn") == "end_turn"]
+    if by_viewer:
+        out.append("Bytes per action by viewer (end_turn; the 4 players and the 2 spectators "
+                   "together; `python -m bench.wirebytes` splits them by message type and "
+                   "into the acting and the waiting players):")
+        out.append("")
+        out.append("| target | mode | E | GM | players | spectators | all |")
+        out.append("| --- | --- | --: | --: | --: | --: | --: |")
+        for r in by_viewer:
+            v = r["bytes_per_action_by_viewer"]
+            out.append(f"| {r['target']} | {r['mode']} | {r['encounters']} | {_f(v['gm'], 0)} "
+                       f"| {_f(v['players'], 0)} | {_f(v['spectators'], 0)} | "
+                       f"{_f(r.get('bytes_per_action'), 0)} |")
+        out.append("")
     for mode, title in (("human", "Human pace (open loop)"),
                         ("saturation", "Saturation (closed loop)")):
         rows = [r for r in results if r["mode"] == mode

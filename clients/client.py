@@ -45,13 +45,53 @@ import jsonpatch
 import orjson
 from websockets.asyncio.client import ClientConnection, connect
 
-from clients.view import DeltaMismatch, apply_legal_delta
+from clients.view import DeltaMismatch, apply_legal_delta, recall_after
 
 Message = dict[str, Any]
 
 #: What ``hello`` asks for unless told otherwise: one websocket message per command, legal
 #: actions as deltas.
 FEATURES: tuple[str, ...] = ("batch", "legal_delta")
+#: What the reference clients ask for: the JavaScript package's ``DEFAULT_FEATURES``
+#: (``clients/js/src/client.js``, held equal by ``tests/test_features.py``), a seat of the
+#: terminal client and the bots (``clients.live``), and the benchmark's clients by default.
+REFERENCE_FEATURES: tuple[str, ...] = ("batch", "legal_delta", "cursor", "view", "summaries",
+                                       "legal_changed", "batch_head", "legal_recall",
+                                       "lean_events")
+
+
+#: The messages that may leave out ``encounter`` (and a batch may say the ``cursor`` of).
+_HEADED = frozenset({"event", "view", "legal_actions", "legal_actions_delta"})
+
+
+def whole_message(m: Message, frame: Message, encounter: str | None) -> Message:
+    """``m`` whole (``batch_head``): what its batch (``frame``; ``m`` itself when it came
+    alone) says for it, an event's ``ts`` and the ``cursor`` of a message without a position
+    of its own, the connection's ``encounter`` (its welcome's), and an ack's defaults
+    (``result`` empty, ``duplicate`` false) put back where it leaves them out. The JavaScript
+    package's ``wholeMessage`` does the same."""
+    kind = m.get("type")
+    in_batch = frame is not m
+    out = m
+    if encounter is not None and kind in _HEADED and "encounter" not in m:
+        out = {**out, "encounter": encounter}
+    if in_batch and kind == "event" and "ts" not in m and frame.get("ts") is not None:
+        out = {**out, "ts": frame["ts"]}
+    if in_batch and frame.get("cursor") is not None and (kind in _HEADED or kind == "ack") \
+            and "cursor" not in m and "seq" not in m:
+        out = {**out, "cursor": frame["cursor"]}
+    if kind == "event" and isinstance(m.get("summary"), str):
+        out = {**out, "summary": {"text": m["summary"]}}  # (lean_events: its text alone)
+    if kind == "ack" and ("result" not in m or "duplicate" not in m):
+        out = {"result": {}, "duplicate": False, **out}  # (the defaults, left out)
+    return out
+
+
+def unbatch(frame: Message, encounter: str | None = None) -> list[Message]:
+    """The messages of a websocket message, each whole (:func:`whole_message`)."""
+    if frame.get("type") == "batch":
+        return [whole_message(m, frame, encounter) for m in frame["messages"]]
+    return [whole_message(frame, frame, encounter)]
 
 
 class CommandError(Exception):
@@ -82,6 +122,8 @@ class Client:
         self.last_cursor: str | None = None
         self.cursors: list[str] = []
         self.legal_cursor: str | None = None
+        #: with ``legal_recall``: what the connection recalls of each combatant's entries
+        self.recall: dict[str, list[Message]] = {}
         #: websocket messages received, their bytes, and (with ``keep_wire``) the messages
         self.frames = 0
         self.received_bytes = 0
@@ -123,7 +165,9 @@ class Client:
                     self.wire.append(frame)
                 inner = frame["messages"] if frame.get("type") == "batch" else [frame]
                 for message in inner:
-                    self._take(message)
+                    # (the welcome may come first in the batch)
+                    self._take(whole_message(message, frame,
+                                             (self.welcome or {}).get("encounter")))
                 async with self._changed:
                     self._changed.notify_all()
         except Exception as exc:  # connection closed: wake everyone waiting
@@ -167,15 +211,19 @@ class Client:
             try:
                 actions = apply_legal_delta(
                     self.legal, message,
-                    self.legal_cursor if "base_cursor" in message else self.legal_seq)
+                    self.legal_cursor if "base_cursor" in message else self.legal_seq,
+                    self.recall)
             except DeltaMismatch:
                 self.delta_mismatches += 1
                 self._refetch = asyncio.get_running_loop().create_task(self._ask_full_list())
                 return
+            self.recall = recall_after(self.legal, actions, self.recall)
             position = {"cursor": cursor} if "cursor" in message else {"seq": message["seq"]}
             message = {"type": "legal_actions", "encounter": message["encounter"], **position,
                        "turn_id": message["turn_id"], "actions": actions}
             kind = "legal_actions"
+        elif kind == "legal_actions":
+            self.recall = {}  # (a full list recalls nothing)
         if kind == "legal_actions":
             self.legal = message["actions"]
             self.turn_id = message.get("turn_id")

@@ -30,15 +30,19 @@ from urllib.parse import parse_qs, urlsplit, urlunsplit
 
 from websockets.exceptions import WebSocketException
 
-from clients.client import Client, CommandError
+from clients.client import REFERENCE_FEATURES, Client, CommandError
 from clients.view import LogLine, TableView, log_line
 
 log = logging.getLogger("stablemaster.seat")
 
 Message = dict[str, Any]
 
-#: What a seat asks for in ``hello``.
-SEAT_FEATURES: tuple[str, ...] = ("batch", "legal_delta", "cursor", "view", "summaries")
+#: What a seat asks for in ``hello``: the reference clients' features.
+SEAT_FEATURES: tuple[str, ...] = REFERENCE_FEATURES
+#: The events after which the ``turn_id`` changes (``legal_changed``: no legal actions say so
+#: unless they change too).
+TURN_EVENTS = frozenset({"turn_started", "readied_action_triggered", "interrupt_ended",
+                         "round_started"})
 #: How many of the last events a seat reads back (``get_history``) when it joins or resumes.
 HISTORY = 200
 #: How many log lines a seat keeps.
@@ -101,7 +105,9 @@ class Seat:
         #: actions, so that one meant for a turn that has passed is refused (``stale``).
         self.turn_id: str | None = None
         self.welcome: Message | None = None
-        self.generation = 0  # counts legal_actions frames
+        #: counts legal_actions frames (and, with ``legal_changed``, the turns that begin,
+        #: are interrupted or resume: when ``turn_id`` would change)
+        self.generation = 0
         self.fatal: str | None = None  # why the seat stopped for good
         self.client: Client | None = None
         #: the position held, to resume from: the last cursor (with the ``cursor`` feature),
@@ -280,6 +286,11 @@ class Seat:
                     and client is not None:
                 await self._ask_history(client)
         elif kind == "event":
+            if message["event"].get("kind") in TURN_EVENTS and \
+                    "legal_changed" in (self.welcome or {}).get("features", ()):
+                # (legal actions come only when they change: a new turn is a change all the
+                # same for whoever waits for one, as a bot does after a refused move)
+                self.generation += 1
             if isinstance(message.get("ts"), int):
                 offset = message["ts"] - time.time() * 1000
                 self._offset = offset if self._offset is None else max(self._offset, offset)
@@ -334,9 +345,9 @@ class Seat:
     # -- waiting and commands ----------------------------------------------------------------
 
     async def wait_change(self, generation: int, timeout: float | None = None) -> None:
-        """Until a ``legal_actions`` frame newer than ``generation`` arrives, the encounter
-        ends (a seat whose legal actions stay empty gets no new frame for it), or the seat
-        stops."""
+        """Until a ``legal_actions`` frame newer than ``generation`` arrives (or, with
+        ``legal_changed``, a turn begins, is interrupted or resumes), the encounter ends (a seat
+        whose legal actions stay empty gets no new frame for it), or the seat stops."""
         async with self._changed:
             await asyncio.wait_for(self._changed.wait_for(
                 lambda: self.generation != generation or self.fatal is not None

@@ -211,25 +211,54 @@ class DeltaMismatch(ValueError):
 
 
 def apply_legal_delta(previous: list[dict[str, Any]], delta: Message,
-                      base: int | str | None = None) -> list[dict[str, Any]]:
+                      base: int | str | None = None,
+                      recall: dict[str, list[dict[str, Any]]] | None = None
+                      ) -> list[dict[str, Any]]:
     """The list of legal actions a ``legal_actions_delta`` makes of ``previous`` (the list
     held, got at ``seq`` ``base``, or with the ``cursor`` feature at cursor ``base``): its
     items in order, an entry as itself and ``[start, count]`` as that many entries of
-    ``previous`` from ``start`` on. The JavaScript package does the same
-    (``applyLegalDelta``). Deltas are the wire's encoding of a list, not a fold of events."""
+    ``previous`` from ``start`` on; with ``legal_recall``, ``[start, count, combatant]`` as
+    that many entries of what is recalled of ``combatant`` (``recall``, kept by
+    :func:`recall_after`). The JavaScript package does the same (``applyLegalDelta``).
+    Deltas are the wire's encoding of a list, not a fold of events."""
     named = delta.get("base_cursor") if isinstance(base, str) else delta.get("base")
-    if base is not None and named != base:
+    # (with legal_recall a delta names no base: it applies to the list last received)
+    if base is not None and named is not None and named != base:
         raise DeltaMismatch(f"delta from {named!r}, list held at {base!r}")
     out: list[dict[str, Any]] = []
     for item in delta["actions"]:
         if isinstance(item, dict):
             out.append(item)
             continue
+        if len(item) == 3:
+            start, count, combatant = item
+            held = (recall or {}).get(combatant, [])
+            if start < 0 or count < 1 or start + count > len(held):
+                raise DeltaMismatch(f"run {item} outside what is recalled of {combatant!r}")
+            out += held[start:start + count]
+            continue
         start, count = item
         if start < 0 or count < 1 or start + count > len(previous):
             raise DeltaMismatch(f"run {item} outside a list of {len(previous)}")
         out += previous[start:start + count]
     return out
+
+
+def recall_after(previous: list[dict[str, Any]], current: list[dict[str, Any]],
+                 recall: dict[str, list[dict[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
+    """What a connection with ``legal_recall`` recalls once a delta made ``current`` of
+    ``previous``: for each combatant whose entries are not the same in both, its entries of
+    ``previous`` (a full ``legal_actions`` recalls nothing)."""
+    def groups(entries: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+        out: dict[str, list[dict[str, Any]]] = {}
+        for entry in entries:
+            if entry.get("combatant") is not None:
+                out.setdefault(entry["combatant"], []).append(entry)
+        return out
+
+    before, after = groups(previous), groups(current)
+    changed = {c: entries for c, entries in before.items() if after.get(c) != entries}
+    return {**recall, **changed} if changed else recall
 
 
 #: Statement sizes, smallest first (SIZES.index: how big).

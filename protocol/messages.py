@@ -56,7 +56,8 @@ Cursor = Annotated[str, msgspec.Meta(
 #: (``batch``), the legal actions as deltas (``legal_delta``), positions as opaque cursors
 #: instead of seqs (``cursor``), the state kept in step (``view``), every event in words
 #: (``summaries``), who is connected (``presence``).
-FEATURES: tuple[str, ...] = ("batch", "legal_delta", "cursor", "view", "summaries", "presence")
+FEATURES: tuple[str, ...] = ("batch", "legal_delta", "cursor", "view", "summaries", "presence",
+                             "legal_changed", "batch_head", "legal_recall", "lean_events")
 
 
 class Replay(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
@@ -92,7 +93,20 @@ class Hello(ClientMessage, tag="hello", kw_only=True):
     the events and the patch of one change arrive together); ``summaries``, every ``event``
     message (live, replayed on resuming, in a ``history``) with a ``summary``: the event in
     words for people, with its numbers itemised, made from the event as this viewer receives
-    it. Without them a connection gets one websocket message per server message, full lists
+    it; ``legal_changed`` (protocol 1.11), legal actions only when this connection's actions
+    change, not when only the turn does (always after a snapshot, on a resume and on
+    ``get_legal_actions``): its ``expect_turn`` is the ``turn_id`` of the last legal actions it
+    was sent, which the server holds for the current turn as long as it has sent it no other;
+    ``batch_head`` (protocol 1.11; brings ``batch``), what the messages of a change would each
+    repeat said once: ``encounter`` left out (the connection's, as its ``welcome`` says), the
+    events' ``ts`` and the position the change brings the connection to said by their
+    ``batch`` (see ``batch``); ``legal_recall`` (protocol 1.11; brings ``legal_delta``), a
+    delta may name entries by reference to what the connection recalls of a combatant:
+    ``[start, count, combatant]``, and names no base (see ``legal_actions_delta``);
+    ``lean_events`` (protocol 1.11; only with ``view`` and ``summaries``), events that say only
+    what the view and their summary do not: their kind, required fields and the ids of the
+    combatants they are about (the dice, roll requests and undo go whole).
+    Without them a connection gets one websocket message per server message, full lists
     and seqs, and events without words.
     ``cursor`` resumes from a cursor (the last one the connection was given, with or without
     the ``cursor`` feature on the new connection), in place of ``since`` and ``digest``.
@@ -866,7 +880,9 @@ class Ack(ServerMessage, tag="ack", kw_only=True):
     GM, the command's last event; for the table, the last it may see (never one behind the GM's
     screen). The events themselves arrive before the ``ack``. With the ``cursor`` feature
     ``cursor`` stands in its place (``seq`` is left out). ``result`` holds what the command
-    returns (see each command). ``duplicate`` is true when this answers a retried id."""
+    returns (see each command). ``duplicate`` is true when this answers a retried id.
+    With ``batch_head`` (protocol 1.11), in a ``batch`` that says its ``cursor``, it leaves
+    out its ``cursor``, ``result`` when empty and ``duplicate`` when false."""
 
     id: str
     seq: int | msgspec.UnsetType | None = None
@@ -896,15 +912,20 @@ class EventMessage(ServerMessage, tag="event", kw_only=True, omit_defaults=True)
     message carries ``cursor`` instead of ``seq`` and ``digest``. With the ``summaries``
     feature it carries ``summary``, the event in words (left out without it). ``taken_back:
     true`` marks an event the GM took back since (``commands_undone``, ruling R108): in
-    ``history`` and in the events replayed on a resume (added in protocol 1.7)."""
+    ``history`` and in the events replayed on a resume (added in protocol 1.7).
+    With the ``batch_head`` feature (protocol 1.11) ``encounter`` is left out (the
+    connection's), and ``ts`` and ``cursor`` when the ``batch`` it comes in says them; with
+    ``lean_events`` the event says only what the view and the summary do not, and a summary
+    without ``parts`` is said by its text alone (``"summary": "Rainbow Dash's turn."``)."""
 
-    encounter: str
+    encounter: str | msgspec.UnsetType = msgspec.UNSET
     seq: int | msgspec.UnsetType = msgspec.UNSET
-    ts: int
+    ts: int | msgspec.UnsetType = msgspec.UNSET
     event: AnyEvent
     digest: str | None = None
     cursor: Cursor | msgspec.UnsetType = msgspec.UNSET
-    summary: Summary | None = None
+    #: with ``lean_events`` (protocol 1.11) a summary without ``parts`` is its ``text`` alone
+    summary: Summary | str | None = None
     taken_back: bool = False
 
 
@@ -970,9 +991,12 @@ class LegalActions(ServerMessage, tag="legal_actions", kw_only=True):
     ``turn_id`` names the current turn (or interrupt): it changes exactly when a turn starts,
     is interrupted or resumes (at the table, a turn it sees: a hidden combatant's turn changes
     nothing). Send it as ``expect_turn`` with a command meant for this turn. ``seq`` (with the
-    ``cursor`` feature, ``cursor`` instead) is the position of the state they are of."""
+    ``cursor`` feature, ``cursor`` instead) is the position of the state they are of.
+    With the ``legal_changed`` feature (protocol 1.11) they come only when the actions change.
+    With ``batch_head`` ``encounter`` is left out (the connection's), and ``cursor`` when the
+    ``batch`` it comes in says it."""
 
-    encounter: str
+    encounter: str | msgspec.UnsetType = msgspec.UNSET
     seq: int | msgspec.UnsetType = msgspec.UNSET
     cursor: Cursor | msgspec.UnsetType = msgspec.UNSET
     turn_id: str
@@ -989,9 +1013,18 @@ class Goodbye(ServerMessage, tag="goodbye", kw_only=True):
 
 #: A run of entries of the previous list, kept: ``[start, count]`` (its indices ``start`` to
 #: ``start + count - 1``).
-KeptRun = Annotated[tuple[int, int], msgspec.Meta(
+#: With ``legal_recall`` (protocol 1.11) also ``[start, count, combatant]``: a run of what the
+#: connection recalls of ``combatant``.
+KeptRun = Annotated[tuple[int | str, ...], msgspec.Meta(
     description="A run of entries of the previous list, kept: [start, count] (indices "
-                "start to start + count - 1 of that list).")]
+                "start to start + count - 1 of that list); with the legal_recall feature "
+                "also [start, count, combatant]: count entries from index start of what the "
+                "connection recalls of that combatant.",
+    extra_json_schema={"anyOf": [
+        {"prefixItems": [{"type": "integer"}, {"type": "integer"}], "items": False,
+         "minItems": 2, "maxItems": 2},
+        {"prefixItems": [{"type": "integer"}, {"type": "integer"}, {"type": "string"}],
+         "items": False, "minItems": 3, "maxItems": 3}]})]
 
 
 class LegalActionsDelta(ServerMessage, tag="legal_actions_delta", kw_only=True):
@@ -1005,9 +1038,17 @@ class LegalActionsDelta(ServerMessage, tag="legal_actions_delta", kw_only=True):
     Entries are compared whole (an entry of the previous list with any field changed is
     sent again), so a client applies a delta without knowing what the entries mean. A client
     whose list is not at ``base`` asks for the full list (``get_legal_actions``). With the
-    ``cursor`` feature ``cursor`` and ``base_cursor`` stand for ``seq`` and ``base``."""
+    ``cursor`` feature ``cursor`` and ``base_cursor`` stand for ``seq`` and ``base``.
+    With ``batch_head`` ``encounter`` is left out (the connection's), and ``cursor`` when the
+    ``batch`` it comes in says it.
+    With the ``legal_recall`` feature (protocol 1.11) an item may also be ``[start, count,
+    combatant]``: ``count`` entries, from index ``start`` on, of what the connection recalls
+    of ``combatant``. It recalls, for each combatant, its entries of the last list that a
+    delta replaced by one in which they were not the same (in order, as they were); a full
+    ``legal_actions`` empties what it recalls. Such a delta names no ``base``: it applies to
+    the list the connection last received."""
 
-    encounter: str
+    encounter: str | msgspec.UnsetType = msgspec.UNSET
     seq: int | msgspec.UnsetType = msgspec.UNSET
     cursor: Cursor | msgspec.UnsetType = msgspec.UNSET
     turn_id: str
@@ -1045,9 +1086,11 @@ class View(ServerMessage, tag="view", kw_only=True):
     last event before it. Sent after the events of a change, in the same batch, only when the
     viewer's state changed; on a resume, after the events replayed (or a snapshot instead,
     when the patches since the position resumed from are no longer kept). A patch never
-    replaces the whole state, nor a whole combatant when one of its fields changed."""
+    replaces the whole state, nor a whole combatant when one of its fields changed.
+    With ``batch_head`` ``encounter`` is left out (the connection's), and ``cursor`` when the
+    ``batch`` it comes in says it."""
 
-    encounter: str
+    encounter: str | msgspec.UnsetType = msgspec.UNSET
     seq: int | msgspec.UnsetType = msgspec.UNSET
     cursor: Cursor | msgspec.UnsetType = msgspec.UNSET
     patch: list[PatchOperation]
@@ -1078,8 +1121,15 @@ class Batch(ServerMessage, tag="batch", kw_only=True):
     """Several server messages in one websocket message (with the ``batch`` feature): what
     was ready for the connection at once, in the order it would have been sent one by one;
     after a command, the events it caused, the new legal actions and its ``ack``. A message
-    that leaves alone is sent unwrapped; a batch holds no batch."""
+    that leaves alone is sent unwrapped; a batch holds no batch.
+    With the ``batch_head`` feature (protocol 1.11) a batch may say ``ts`` and ``cursor`` once
+    for its messages: an ``event`` of it without ``ts`` has the batch's ``ts``; an ``event``,
+    ``view``, ``legal_actions``, ``legal_actions_delta`` or ``ack`` of it without a ``cursor``
+    (or ``seq``) is at the batch's ``cursor``; such a message comes in a batch even when it is
+    alone. (``encounter`` is not said: it is the connection's.)"""
 
+    ts: int | msgspec.UnsetType = msgspec.UNSET
+    cursor: Cursor | msgspec.UnsetType = msgspec.UNSET
     messages: list[Welcome | Ack | Error | EventMessage | Snapshot | View | History
                    | LegalActions | LegalActionsDelta | Goodbye | CampaignMessage | Moved]
 

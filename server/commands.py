@@ -83,6 +83,18 @@ class Sender(Member, Protocol):
         ...
 
 
+def _turn_held(session: Sender, cmd: msg.Command) -> msg.Command:
+    """``cmd`` as decided: with ``legal_changed`` the connection is sent no legal actions
+    while its own stay the same, turn after turn, so the turn of the last ones it was sent
+    (``Session.legal_turn``) stands for the current turn as long as they do (had they changed,
+    the new ones would have been sent before this command was decided, under the room's
+    lock): an ``expect_turn`` naming it is not stale."""
+    if cmd.expect_turn is not None and getattr(session, "legal_changed", False) and \
+            cmd.expect_turn == getattr(session, "legal_turn", None):
+        return msgspec.structs.replace(cmd, expect_turn=None)
+    return cmd
+
+
 class CommandService:
     def __init__(self, server: Host) -> None:
         self.server = server
@@ -340,7 +352,7 @@ class CommandService:
                     if room.state is not state or room.head != head:
                         continue  # moved on while the log was read: decide again
                 try:
-                    out = engine.decide(state, actor, cmd, ctx)
+                    out = engine.decide(state, actor, _turn_held(session, cmd), ctx)
                 except engine.Rejected:
                     # A retry of a command that went through (perhaps on another process)
                     # is no longer legal: answer with its first outcome.

@@ -121,6 +121,7 @@ class Collector:
     """A room member that keeps the frames it is given (one answer to one HTTP request)."""
 
     cursor = True
+    batch_head = False
     summaries = True
     view = True
     gone = False
@@ -131,7 +132,7 @@ class Collector:
         self.address: str | None = None
         self.frames: list[bytes] = []
 
-    def enqueue(self, frame: bytes) -> None:
+    def enqueue(self, frame: bytes, head: Any = None) -> None:
         self.frames.append(frame)
 
     def send(self, message: msg.ServerMessage) -> None:
@@ -249,7 +250,7 @@ class EventStream(Collector):
             if not self.gone:
                 self.transport.write(b": keep-alive\n\n")
 
-    def enqueue(self, frame: bytes) -> None:
+    def enqueue(self, frame: bytes, head: Any = None) -> None:
         if self.gone:
             return
         if self.transport.get_write_buffer_size() > MAX_UNSENT:

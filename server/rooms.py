@@ -34,6 +34,7 @@ from encounter.screen import at_table, behind, table_sees, waits_for_screen
 from encounter.state import EncounterState, copy_state, turn_id
 from encounter.views import may_see, view_event, view_state
 from encounter.words import summarize
+from protocol.brief import brief_event
 from protocol.errors import ErrorCode
 from protocol.events import CommandsUndone, Envelope, TokenRevoked
 from protocol.messages import EventMessage, LegalAction, ServerMessage, Snapshot, View
@@ -43,7 +44,7 @@ from server.cursor import Cursors
 from server.follow import LogFollow
 from server.store import Batch, Channels, EventStore, Loaded, Screen, channel
 from server.timers import Fire, TimerWatch
-from server.wire import LegalFrame
+from server.wire import Head, LegalFrame
 
 
 class Member(Protocol):
@@ -55,10 +56,12 @@ class Member(Protocol):
     cursor: bool
     view: bool
     summaries: bool
+    #: ``batch_head``: what the messages of a batch repeat (``encounter``, ``ts``) left to it
+    batch_head: bool
 
     def send(self, message: ServerMessage) -> None: ...
 
-    def enqueue(self, frame: bytes) -> None: ...
+    def enqueue(self, frame: bytes, head: Head | None = None) -> None: ...
 
     def error(self, code: ErrorCode, message: str, cid: str | None = None,
               details: dict[str, Any] | None = None) -> None: ...
@@ -453,13 +456,16 @@ class Room:
             follow(shown, state, actor, self.position(actor)[0])
         return shown.after(seq)
 
-    def view_frame(self, patch: bytes, seq: int, digest: str | None, cursor: bool) -> bytes:
-        """The ``view`` message of ``patch`` (a JSON Patch, as JSON), at ``seq``."""
+    def view_frame(self, patch: bytes, seq: int, digest: str | None, cursor: bool,
+                   lean: bool = False) -> bytes:
+        """The ``view`` message of ``patch`` (a JSON Patch, as JSON), at ``seq``; ``lean``:
+        without ``encounter``, which its batch says (``batch_head``)."""
         raw = msgspec.Raw(patch)
-        if cursor:
-            return _encode.encode(View(encounter=self.id, cursor=self.seal(seq, digest),
-                                       patch=raw))  # type: ignore[arg-type]
-        return _encode.encode(View(encounter=self.id, seq=seq, patch=raw))  # type: ignore[arg-type]
+        encounter = msgspec.UNSET if lean else self.id
+        if cursor:  # (with batch_head its batch says the cursor)
+            return _encode.encode(View(encounter=encounter, patch=raw,  # type: ignore[arg-type]
+                                       cursor=msgspec.UNSET if lean else self.seal(seq, digest)))
+        return _encode.encode(View(encounter=encounter, seq=seq, patch=raw))  # type: ignore[arg-type]
 
     # -- connections -------------------------------------------------------------------------
 
@@ -549,15 +555,15 @@ class Room:
         allowed = allowed_chart_events(state) if not state.ended else set()
         shared: dict[object, list[LegalAction]] = {}
         turns: dict[bool, str] = {}
-        encoded: dict[tuple[int, bool, bool], bytes] = {}
+        encoded: dict[tuple[int, bool, bool, bool, bool, bool], bytes] = {}
         #: the view messages of this delivery by patch, position and framing: the viewers who
         #: share a patch (``encounter.patches.Common``) share its message
-        views_encoded: dict[tuple[int, int, bool], tuple[bytes, bytes]] = {}
+        views_encoded: dict[tuple[int, int, bool, bool], tuple[bytes, bytes]] = {}
         delivered = 0
         # Every kind of viewer's view first, one after the other: they share the step of the
         # parts and the values they hold, which stay in the caches from one to the next (the
         # legal actions worked out between them would push them out).
-        views_of: dict[Any, dict[bool, bytes]] = {}
+        views_of: dict[Any, dict[tuple[bool, bool], bytes]] = {}
         for key, members in groups.items():
             actor = members[0].actor
             assert actor is not None
@@ -577,19 +583,33 @@ class Room:
                 turn = turns[table] = turn_id(state, table)
             legal = self.legal_frame(actor, allowed, shared, turn,
                                      any(m.cursor for m in members))
-            frames: dict[tuple[bool, bool], list[bytes]] = {}
+            frames: dict[tuple[bool, bool, bool, bool], list[tuple[bytes, int, bool]]] = {}
             views = views_of[key]
+            at: tuple[int, str | None] | None = None  # the position of this kind of viewer
             for session in members:
-                framing = (session.cursor, session.summaries)
+                lean = session.batch_head
+                brief = getattr(session, "lean_events", False)
+                framing = (session.cursor, session.summaries, lean, brief)
+                if lean and session.cursor and at is None:
+                    seq_at, digest_at = self.position(actor)
+                    at = (seq_at, self.seal(seq_at, digest_at))
                 mine = frames.get(framing)
                 if mine is None:
-                    mine = frames[framing] = self.frames_for(
-                        shown[0], shown[1], actor, encoded, session.cursor, session.summaries)
-                for frame in mine:
-                    session.enqueue(frame)
+                    mine = frames[framing] = self._frames(
+                        shown[0], shown[1], actor, encoded, session.cursor, session.summaries,
+                        lean, brief, at[0] if lean and session.cursor and at else None)
+                if lean:
+                    # what the batch says: the ts, and the cursor of the viewer's position
+                    said = at[1] if session.cursor and at else None
+                    for frame, ts, bare in mine:
+                        session.enqueue(frame, (ts, said if bare else None))
+                else:
+                    for frame, _ts, _bare in mine:
+                        session.enqueue(frame)
                 delivered += len(mine)
                 if session.view and views:
-                    session.enqueue(views[session.cursor])
+                    session.enqueue(views[(session.cursor, lean)], None if not lean else
+                                    (None, at[1] if session.cursor and at else None))
                 session.offer_legal(legal)
             if undos and any(may_see(e, actor) for e in undos):
                 # the encounter went back (R108): its state whole, for clients that fold
@@ -608,10 +628,11 @@ class Room:
             self.close_credentials(revoked, "credential revoked")
 
     def _view_frames(self, actor: Actor, key: Any, members: list[Member],
-                     encoded: dict[tuple[int, int, bool], tuple[bytes, bytes]]
-                     ) -> dict[bool, bytes]:
+                     encoded: dict[tuple[int, int, bool, bool], tuple[bytes, bytes]]
+                     ) -> dict[tuple[bool, bool], bytes]:
         """The ``view`` messages of a delivery to ``members`` (of ``actor``'s kind, ``key``),
-        by ``cursor`` (none: no member has the feature, or its view did not change);
+        by ``cursor`` and ``batch_head`` (none: no member has the feature, or its view did not
+        change);
         ``encoded``: those of the delivery's other viewers, by patch."""
         viewing = [m for m in members if m.view]
         if not viewing:
@@ -626,12 +647,12 @@ class Room:
             return {}
         patch = shown.latest()
         frames = {}
-        for cursor in {m.cursor for m in viewing}:
-            found = encoded.get((id(patch), seq, cursor))
+        for cursor, lean in {(m.cursor, m.batch_head) for m in viewing}:
+            found = encoded.get((id(patch), seq, cursor, lean))
             if found is None or found[0] is not patch:
-                found = encoded[(id(patch), seq, cursor)] = \
-                    (patch, self.view_frame(patch, seq, digest, cursor))
-            frames[cursor] = found[1]
+                found = encoded[(id(patch), seq, cursor, lean)] = \
+                    (patch, self.view_frame(patch, seq, digest, cursor, lean))
+            frames[(cursor, lean)] = found[1]
         return frames
 
     def seen_by(self, envelopes: Sequence[Envelope], digests: Sequence[str], actor: Actor,
@@ -647,40 +668,62 @@ class Room:
         return seen
 
     def frames_for(self, envelopes: Iterable[Envelope], digests: Iterable[str], actor: Actor,
-                   encoded: dict[tuple[int, bool, bool], bytes] | None = None,
+                   encoded: dict[tuple[int, bool, bool, bool, bool, bool], bytes] | None = None,
                    cursor: bool = False, summaries: bool = False) -> list[bytes]:
         """The ``event`` messages of ``envelopes`` that ``actor`` may see, as it may see them
         (``cursor``: with a cursor in place of the seq and digest; ``summaries``: with the
         words of the event as it sees it). ``encoded`` keeps the messages of events shown
         unchanged (the view is the event itself) across the viewers of one delivery, so each
         is encoded once, and worded once."""
+        return [frame for frame, _ts, _bare in self._frames(envelopes, digests, actor, encoded,
+                                                             cursor, summaries)]
+
+    def _frames(self, envelopes: Iterable[Envelope], digests: Iterable[str], actor: Actor,
+                encoded: dict[tuple[int, bool, bool, bool, bool, bool], bytes] | None = None,
+                cursor: bool = False, summaries: bool = False, lean: bool = False,
+                brief: bool = False, at: int | None = None) -> list[tuple[bytes, int, bool]]:
+        """``frames_for``, each message with its event's ``ts`` and whether it leaves out its
+        cursor; ``lean``: without ``encounter`` and ``ts``, which the batch they go in says
+        (``batch_head``), nor, for the event at seq ``at`` (the viewer's position), its
+        cursor; ``brief`` (``lean_events``): each event said only as far as the view and its
+        summary do not say it (``protocol.brief``)."""
         cache = encoded if encoded is not None else {}
         frames = []
         for envelope, digest in zip(envelopes, digests, strict=True):
             event = view_event(envelope, actor)
             if event is None:
                 continue
+            bare = envelope.seq == at
             if event is envelope.event:
-                key = (envelope.seq, cursor, summaries)
+                key = (envelope.seq, cursor, summaries, lean, brief, bare)
                 frame = cache.get(key)
                 if frame is None:
                     frame = cache[key] = self._event_frame(envelope, event, digest, cursor,
-                                                           summaries)
+                                                           summaries, lean, brief, bare)
             else:
-                frame = self._event_frame(envelope, event, digest, cursor, summaries)
-            frames.append(frame)
+                frame = self._event_frame(envelope, event, digest, cursor, summaries, lean,
+                                          brief, bare)
+            frames.append((frame, envelope.ts, bare))
         return frames
 
     def _event_frame(self, envelope: Envelope, event: Any, digest: str,
-                     cursor: bool = False, summaries: bool = False) -> bytes:
+                     cursor: bool = False, summaries: bool = False, lean: bool = False,
+                     brief: bool = False, bare: bool = False) -> bytes:
         summary = self.summary_of(envelope, event) if summaries else None
         gone = self.state.taken_back(envelope.seq)
+        encounter = msgspec.UNSET if lean else self.id
+        ts = msgspec.UNSET if lean else envelope.ts
+        # (a brief event is the event's own JSON, less what the view and the words say; words
+        # without numbers itemised, their text alone)
+        said: Any = msgspec.Raw(brief_event(event)) if brief else event
+        if brief and summary is not None and not summary.parts:
+            summary = summary.text  # type: ignore[assignment]
         if cursor:
-            return _encode.encode(EventMessage(encounter=self.id, ts=envelope.ts, event=event,
-                                               cursor=self.seal(envelope.seq, digest),
-                                               summary=summary, taken_back=gone))
-        return _encode.encode(EventMessage(encounter=self.id, seq=envelope.seq, ts=envelope.ts,
-                                           event=event, digest=digest or None, summary=summary,
+            return _encode.encode(EventMessage(
+                encounter=encounter, ts=ts, event=said, summary=summary, taken_back=gone,
+                cursor=msgspec.UNSET if bare else self.seal(envelope.seq, digest)))
+        return _encode.encode(EventMessage(encounter=encounter, seq=envelope.seq, ts=ts,
+                                           event=said, digest=digest or None, summary=summary,
                                            taken_back=gone))
 
     def summary_of(self, envelope: Envelope, event: Any) -> Summary:

@@ -44,12 +44,14 @@ from server.commands import budget_refusal
 from server.config import Settings
 from server.cursor import CURSOR_LENGTH, CursorError
 from server.rooms import Room, Rooms
-from server.wire import LegalFrame, batched
+from server.wire import Head, LegalFrame, Recall, batched, batched_head
 
 log = logging.getLogger("stablemaster.session")
 
 _decode = msgspec.json.Decoder(msg.AnyClientMessage)
 _encode = msgspec.json.Encoder()
+#: An empty recall (``legal_recall``), shared.
+_NOTHING: Recall = {}
 
 # Close codes (RFC 6455 and the application range).
 CLOSE_PROTOCOL_ERROR = 1002
@@ -130,6 +132,9 @@ class Session:
         self.campaign_seat: Seat | None = None
         self.protocol: int | None = None
         self._queue: deque[bytes] = deque()
+        #: with ``batch_head``: what each queued message leaves to its batch to say
+        #: (``server.wire.Head``; ``None``: nothing)
+        self._heads: deque[Head | None] = deque()
         self._queued_bytes = 0
         self._sent = asyncio.Event()  # set whenever the queue empties
         self._marked = False
@@ -144,12 +149,26 @@ class Session:
         self._last_entries: list[bytes] | None = None
         self._legal_seq = 0
         self._legal_cursor: str | None = None
+        #: with ``legal_recall``: the groups of the last list sent, and what it recalls
+        self.legal_recall = False
+        self._last_groups: Recall = _NOTHING
+        self._recall: Recall = _NOTHING
         #: negotiated in ``hello``: one websocket message for everything queued at once
         #: (``batch``), legal actions as deltas (``legal_delta``), positions as cursors
         #: (``cursor``), the state kept in step by patches (``view``), events with their
         #: words (``summaries``)
         self.batch = False
         self.legal_delta = False
+        #: ``legal_changed``: legal actions only when they change; ``batch_head``: what the
+        #: messages of a batch repeat said once by the batch
+        self.legal_changed = False
+        self.batch_head = False
+        #: the ``turn_id`` of the last legal actions sent: with ``legal_changed``, a command's
+        #: ``expect_turn`` naming it stands for the current turn (``CommandService.execute``)
+        self.legal_turn: str | None = None
+        #: ``lean_events`` (with ``view`` and ``summaries``): events say only what the view
+        #: and the summary do not
+        self.lean_events = False
         self.cursor = False
         self.view = False
         self.summaries = False
@@ -173,7 +192,9 @@ class Session:
 
     # -- sending -----------------------------------------------------------------------------
 
-    def enqueue(self, frame: bytes) -> None:
+    def enqueue(self, frame: bytes, head: Head | None = None) -> None:
+        """Queue ``frame``; ``head`` (with ``batch_head``): what it leaves to its batch to say
+        (``server.wire.batched_head``), ``None`` for a whole message."""
         if self._closing:
             return  # nothing new after the decision to close (queued frames still go out)
         s = self.server.settings
@@ -186,6 +207,7 @@ class Session:
                             flush=False)
             return
         self._queue.append(frame)
+        self._heads.append(head if self.batch_head else None)
         self._queued_bytes += len(frame)
         self._sent.clear()
         if not self._marked:
@@ -227,23 +249,33 @@ class Session:
         """Send the legal actions when they differ from what this connection last got: in
         full, or (with ``legal_delta``) as a delta against what it last got; in full when
         ``force`` is set (after a snapshot, a resume, ``get_legal_actions``)."""
-        if not force and legal.key == self._last_legal:
+        key = legal.listed if self.legal_changed else legal.key
+        if not force and key == self._last_legal:
             return
-        self._last_legal = legal.key
-        full = legal.cursor_frame if self.cursor else legal.frame
+        self._last_legal = key
+        self.legal_turn = legal.turn
+        lean = self.batch_head
+        head = (None, legal.cursor if self.cursor else None) if lean else None
+        full = legal.full(self.cursor, lean)
         if not self.legal_delta:
-            self.enqueue(full)
+            self.enqueue(full, head)
             return
         previous = self._last_entries
+        recall = self._recall if self.legal_recall else None
         if force or previous is None:
             frame = full
         elif self.cursor:
-            frame = legal.delta(previous, 0, self._legal_cursor or "")
+            frame = legal.delta(previous, 0, self._legal_cursor or "", lean, recall)
         else:
-            frame = legal.delta(previous, self._legal_seq)
+            frame = legal.delta(previous, self._legal_seq, lean=lean, recall=recall)
+        if self.legal_recall:
+            # a full list starts the recall afresh; a delta recalls what it replaced
+            self._recall = _NOTHING if frame is full else \
+                legal.recall_after(self._last_groups, self._recall)
+            self._last_groups = legal.groups
         self._last_entries, self._legal_seq = legal.entries, legal.seq
         self._legal_cursor = legal.cursor
-        self.enqueue(frame)
+        self.enqueue(frame, head)
 
     @property
     def gone(self) -> bool:
@@ -253,6 +285,15 @@ class Session:
                     result: dict[str, Any], duplicate: bool, held: bool = False) -> None:
         """The ``ack`` of command ``cid``, naming ``seq`` (or, with the ``cursor`` feature,
         ``cursor``); ``held``: the ack the screen held back (``hold_reply``)."""
+        if self.cursor and self.batch_head and not held and not self._replies \
+                and cursor is not None and self._heads and self._heads[-1] is not None \
+                and self._heads[-1][1] == cursor:
+            # (the batch it goes in says the cursor; an empty result and duplicate false, the
+            # defaults, go without saying)
+            self.enqueue(b'{"type":"ack","id":%b%b%b}' % (
+                _encode.encode(cid), b',"result":%b' % _encode.encode(result) if result else b"",
+                b',"duplicate":true' if duplicate else b""), (None, cursor))
+            return
         if self.cursor:
             ack = msg.Ack(id=cid, seq=msgspec.UNSET, cursor=cursor, result=result,
                           duplicate=duplicate)
@@ -281,7 +322,9 @@ class Session:
             self._draining = asyncio.get_running_loop().create_task(self._drain())
             return
         protocol = ws.protocol
-        queued: Sequence[bytes] = batched(self._queue) if self.batch else self._queue
+        queued: Sequence[bytes] = \
+            batched_head(self._queue, self._heads) if self.batch_head \
+            else batched(self._queue) if self.batch else self._queue
         if protocol.extensions or not all(protocol.writes):
             # an extension would transform the frames, or websockets has an end-of-stream
             # marker waiting: let it frame and write (rare; not with this server's settings)
@@ -303,6 +346,7 @@ class Session:
 
     def _clear(self) -> None:
         self._queue.clear()
+        self._heads.clear()
         self._queued_bytes = 0
         self._sent.set()
 
@@ -488,13 +532,21 @@ class Session:
                        "from since or a cursor, and needs a token")
             return
         asked = set(hello.features)
-        if "view" in asked:
+        if "view" in asked or "batch_head" in asked:
             asked.add("batch")  # the events and the patch of one change arrive together
+        if "legal_recall" in asked:
+            asked.add("legal_delta")  # (the references are items of a delta)
+        if not {"view", "summaries"} <= asked:
+            asked.discard("lean_events")  # (the view and the words say the rest)
         features = [f for f in msg.FEATURES if f in asked]
         self.batch, self.legal_delta = "batch" in features, "legal_delta" in features
         self.cursor, self.view = "cursor" in features, "view" in features
         self.summaries = "summaries" in features
         self.presence = "presence" in features
+        self.legal_changed = "legal_changed" in features
+        self.lean_events = "lean_events" in features
+        self.legal_recall = "legal_recall" in features
+        self.batch_head = "batch_head" in features
         if hello.token is None:
             self.welcomed = True
             self.send(msg.Welcome(protocol=self.protocol, server=__version__, session=self.id,

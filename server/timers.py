@@ -54,6 +54,7 @@ class TimerSeat:
 
     cursor = False
     view = False
+    batch_head = False
     summaries = False
     address: str | None = None
     campaign_seat: Any = None
@@ -72,7 +73,7 @@ class TimerSeat:
     def send(self, message: ServerMessage) -> None:
         pass
 
-    def enqueue(self, frame: bytes) -> None:
+    def enqueue(self, frame: bytes, head: Any = None) -> None:
         pass
 
     def error(self, code: ErrorCode, message: str, cid: str | None = None,

@@ -31,8 +31,8 @@ class LegalFrame:
     """The legal actions of one viewer at one ``seq`` (and, for connections with the ``cursor``
     feature, at the ``cursor`` that names it)."""
 
-    __slots__ = ("_cframe", "_chead", "_deltas", "_entries", "_frame", "_head", "_listed",
-                 "actions", "cursor", "key", "seq")
+    __slots__ = ("_chead", "_deltas", "_encounter", "_entries", "_frames", "_groups", "_head",
+                 "_listed", "_recalls", "_turn", "actions", "cursor", "key", "seq", "turn")
 
     def __init__(self, encounter: str, seq: int, turn: str, actions: list[LegalAction],
                  entries: list[bytes] | None = None, cursor: str | None = None) -> None:
@@ -43,35 +43,76 @@ class LegalFrame:
         self._entries = entries = [_encode.encode(a) for a in actions] if entries is None \
             else entries
         listed = b"[" + b",".join(entries) + b"]"
+        #: the list alone: with ``legal_changed`` it is worth sending when this changes
         self._listed = listed
+        self.turn = turn
         turn_b = turn.encode()
         # worth sending when the actions change, or the turn while there are any
         self.key = listed if listed == b"[]" else turn_b + listed
-        self._head = b'"encounter":%b,"seq":%d,"turn_id":"%b"' % (
-            _encode.encode(encounter), seq, turn_b)
-        self._chead = None if cursor is None else b'"encounter":%b,"cursor":"%b","turn_id":"%b"' \
-            % (_encode.encode(encounter), cursor.encode(), turn_b)
-        self._frame: bytes | None = None
-        self._cframe: bytes | None = None
-        self._deltas: dict[tuple[int, bool], bytes] = {}
+        self._encounter = b'"encounter":%b,' % _encode.encode(encounter)
+        self._head = b'"seq":%d,"turn_id":"%b"' % (seq, turn_b)
+        self._chead = None if cursor is None else b'"cursor":"%b","turn_id":"%b"' \
+            % (cursor.encode(), turn_b)
+        self._turn = b'"turn_id":"%b"' % turn_b
+        self._frames: dict[tuple[bool, bool], bytes] = {}
+        self._deltas: dict[tuple[int, bool, bool, int], bytes] = {}
+        self._groups: Recall | None = None
+        self._recalls: dict[tuple[int, int], Recall] = {}
+
+    @property
+    def groups(self) -> Recall:
+        """The entries of each combatant (``combatant`` not null), in order."""
+        if self._groups is None:
+            groups: Recall = {}
+            for action, entry in zip(self.actions, self._entries, strict=True):
+                if action.combatant is not None:
+                    groups.setdefault(action.combatant, []).append(entry)
+            self._groups = groups
+        return self._groups
+
+    def recall_after(self, previous: Recall, recall: Recall) -> Recall:
+        """``legal_recall``: what a connection recalls once this list replaced by a delta
+        the one whose ``groups`` are ``previous``, having recalled ``recall``: for each
+        combatant whose entries changed, its entries of the list replaced (``recall_after``
+        of the delta's rule, ``docs/protocol.md``). The connections that held the same lists
+        share the result."""
+        key = (id(previous), id(recall))
+        found = self._recalls.get(key)
+        if found is None:
+            groups = self.groups
+            changed = {c: entries for c, entries in previous.items()
+                       if groups.get(c) != entries}
+            found = self._recalls[key] = {**recall, **changed} if changed else recall
+        return found
+
+    @property
+    def listed(self) -> bytes:
+        """The list's JSON: equal lists have equal bytes."""
+        return self._listed
+
+    def full(self, cursor: bool = False, lean: bool = False) -> bytes:
+        """The full ``legal_actions`` message (around the encoded list, without encoding the
+        list twice); ``cursor``: with ``cursor`` in place of ``seq``; ``lean``: without
+        ``encounter`` (and ``cursor``), which the batch it goes in says (``batch_head``)."""
+        found = self._frames.get((cursor, lean))
+        if found is None:
+            head = self._chead if cursor else self._head
+            assert head is not None, "a LegalFrame made without its cursor"
+            if lean and cursor:
+                head = self._turn  # (the batch says the cursor)
+            found = self._frames[(cursor, lean)] = b'{"type":"legal_actions",%b%b,"actions":%b}' \
+                % (b"" if lean else self._encounter, head, self._listed)
+        return found
 
     @property
     def frame(self) -> bytes:
-        """The full ``legal_actions`` message (around the encoded list, without encoding the
-        list twice)."""
-        if self._frame is None:
-            self._frame = b'{"type":"legal_actions",%b,"actions":%b}' % (self._head,
-                                                                         self._listed)
-        return self._frame
+        """The full ``legal_actions`` message."""
+        return self.full()
 
     @property
     def cursor_frame(self) -> bytes:
         """The full ``legal_actions`` message with ``cursor`` in place of ``seq``."""
-        if self._cframe is None:
-            assert self._chead is not None, "a LegalFrame made without its cursor"
-            self._cframe = b'{"type":"legal_actions",%b,"actions":%b}' % (self._chead,
-                                                                          self._listed)
-        return self._cframe
+        return self.full(cursor=True)
 
     @classmethod
     def failed(cls, encounter: str, seq: int, turn: str,
@@ -83,11 +124,14 @@ class LegalFrame:
         """Each entry's JSON, in order (entries that are equal have equal bytes)."""
         return self._entries
 
-    def delta(self, previous: list[bytes], base: int, base_cursor: str | None = None) -> bytes:
+    def delta(self, previous: list[bytes], base: int, base_cursor: str | None = None,
+              lean: bool = False, recall: Recall | None = None) -> bytes:
         """The ``legal_actions_delta`` from ``previous`` (a list of entries this viewer's
         connection holds, at ``seq`` ``base``; with the ``cursor`` feature at ``base_cursor``),
-        or the full message when that is no longer."""
-        key = (id(previous), base_cursor is not None)
+        or the full message when that is no longer; ``lean``: without ``encounter``;
+        ``recall`` (``legal_recall``): the entries the connection recalls, by combatant, which
+        the delta may name by ``[start, count, combatant]``."""
+        key = (id(previous), base_cursor is not None, lean, id(recall))
         cached = self._deltas.get(key)
         if cached is not None:
             return cached
@@ -95,20 +139,61 @@ class LegalFrame:
         # the same list again (a new turn's id, the same actions): one run keeps it all
         items = delta_items(previous, entries) if previous != entries else \
             [b"[0,%d]" % len(entries)] if entries else []
+        if recall:
+            items = recalled(items, recall)
+        encounter = b"" if lean else self._encounter
         if base_cursor is None:
-            head, full = self._head, self.frame
-            frame = b'{"type":"legal_actions_delta",%b,"base":%d,"actions":[%b]}' % (
-                head, base, b",".join(items))
+            head, full = self._head, self.full(False, lean)
+            # (with legal_recall a delta always applies to the list last sent: no base)
+            based = b"" if recall is not None else b',"base":%d' % base
         else:
             assert self._chead is not None, "a LegalFrame made without its cursor"
-            head, full = self._chead, self.cursor_frame
-            frame = b'{"type":"legal_actions_delta",%b,"base_cursor":"%b","actions":[%b]}' % (
-                head, base_cursor.encode(), b",".join(items))
-        if len(frame) >= len(self._listed) + len(head) + 36:  # the full message's size
+            head, full = self._turn if lean else self._chead, self.full(True, lean)
+            based = b"" if recall is not None else b',"base_cursor":"%b"' % base_cursor.encode()
+        frame = b'{"type":"legal_actions_delta",%b%b%b,"actions":[%b]}' % (
+            encounter, head, based, b",".join(items))
+        if len(frame) >= len(full):
             frame = full
         # (the previous lists a delivery sees are alive until it ends, so ids stay theirs)
         self._deltas[key] = frame
         return frame
+
+
+#: What a connection with ``legal_recall`` recalls: by combatant, its entries of the last list
+#: replaced (by a delta) by one in which they were not the same.
+Recall = dict[str, list[bytes]]
+
+
+def recalled(items: list[bytes], recall: Recall) -> list[bytes]:
+    """The items of a delta with each run of entries found in ``recall`` named by reference:
+    ``[start, count, combatant]``, ``count`` entries of what is recalled of ``combatant`` from
+    ``start`` on."""
+    where: dict[bytes, tuple[str, int]] = {}
+    for combatant, entries in recall.items():
+        for i, entry in enumerate(entries):
+            where.setdefault(entry, (combatant, i))
+    if not where:
+        return items
+    out: list[bytes] = []
+    run: tuple[str, int, int] | None = None  # combatant, start, count
+
+    def close() -> None:
+        if run is not None:
+            out.append(b"[%d,%d,%b]" % (run[1], run[2], _encode.encode(run[0])))
+
+    for item in items:
+        found = where.get(item) if item[:1] == b"{" else None
+        if found is None:
+            close()
+            run = None
+            out.append(item)
+        elif run is not None and run[0] == found[0] and run[1] + run[2] == found[1]:
+            run = (run[0], run[1], run[2] + 1)
+        else:
+            close()
+            run = (found[0], found[1], 1)
+    close()
+    return out
 
 
 def delta_items(previous: Sequence[bytes], current: Sequence[bytes]) -> list[bytes]:
@@ -181,6 +266,53 @@ def batched(payloads: Sequence[bytes]) -> list[bytes]:
         run.append(payload)
         size += len(payload) + 1
     _close_run(out, run)
+    return out
+
+
+#: What a message of a connection's queue leaves its batch to say (``batch_head``): its
+#: ``ts`` (an event's, or ``None``) and its ``cursor`` (or ``None``). (Its ``encounter`` it
+#: leaves out too: the connection's, which its ``welcome`` names.)
+Head = tuple[int | None, str | None]
+#: The head of a message that leaves only ``encounter`` out.
+LEAN: Head = (None, None)
+
+
+def batched_head(payloads: Sequence[bytes], heads: Sequence[Head | None]) -> list[bytes]:
+    """``payloads`` as ``batch`` messages (``batch_head``) that say once what their messages
+    leave out: a message whose head is not ``None`` is said without the ``ts`` and the
+    ``cursor`` its head holds, which the batch says. A batch holds messages of one ``ts`` and
+    one ``cursor``; a message alone goes unwrapped, as in :func:`batched`, unless it leaves
+    its batch something to say."""
+    out: list[bytes] = []
+    run: list[bytes] = []
+    size = 0
+    ts: int | None = None
+    cursor: str | None = None
+    lean = False
+
+    def close() -> None:
+        if len(run) == 1 and not lean:
+            out.append(run[0])
+        elif run:
+            head = b'{"type":"batch",' + (b'"ts":%d,' % ts if ts is not None else b"") + \
+                (b'"cursor":"%b",' % cursor.encode() if cursor is not None else b"") + \
+                b'"messages":['
+            out.append(head + b",".join(run) + _BATCH_TAIL)
+
+    for payload, said in zip(payloads, heads, strict=True):
+        if run and (size + len(payload) > BATCH_BYTES or (said is not None and (
+                (said[0] is not None and ts is not None and said[0] != ts) or
+                (said[1] is not None and cursor is not None and said[1] != cursor)))):
+            close()
+            run, size, ts, cursor, lean = [], 0, None, None, False
+        run.append(payload)
+        size += len(payload) + 1
+        if said is not None:
+            if said[0] is not None:
+                ts, lean = said[0], True
+            if said[1] is not None:
+                cursor, lean = said[1], True
+    close()
     return out
 
 

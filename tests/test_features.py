@@ -287,3 +287,187 @@ async def test_the_seat_of_the_terminal_client_and_the_bots_asks_for_its_feature
         assert seat.cursor is not None and seat.log and all(line.text for line in seat.log)
     finally:
         await seat.stop()
+
+
+def test_the_python_seat_asks_for_what_the_javascript_package_asks_for() -> None:
+    """One list of the reference clients' features: the package's ``DEFAULT_FEATURES`` (read
+    from its source), the Python seat's and the benchmark's default are the same."""
+    import re
+    from pathlib import Path
+
+    from bench.__main__ import build_parser
+    from clients.client import REFERENCE_FEATURES
+    from clients.live import SEAT_FEATURES
+
+    source = (Path(__file__).resolve().parent.parent / "clients/js/src/client.js").read_text()
+    found = re.search(r"export const DEFAULT_FEATURES = \[([^\]]*)\];", source)
+    assert found is not None, "DEFAULT_FEATURES is no longer a literal list in client.js"
+    js = re.findall(r'"([^"]+)"', found.group(1))
+    assert tuple(js) == REFERENCE_FEATURES == SEAT_FEATURES
+    assert tuple(build_parser().parse_args([]).features) == REFERENCE_FEATURES
+
+
+LEAN = ["batch", "legal_delta", "cursor", "view", "summaries", "legal_changed", "batch_head",
+        "legal_recall"]
+WHOLE = ["batch", "legal_delta", "cursor", "view", "summaries"]
+
+
+async def test_legal_changed_sends_legal_actions_only_when_they_change_and_holds_the_turn(
+        server: Server, clients: list[Client]) -> None:
+    """With ``legal_changed`` a waiting player is sent nothing while its options stay the same
+    turn after turn; it folds to the list a connection without the feature holds, and the
+    ``turn_id`` it holds stays good for ``expect_turn`` (without the feature it is stale)."""
+    from clients.client import CommandError
+    from tests.helpers import PARTY
+
+    url = ws_url(server)
+    party = [c for c in PARTY if not c.get("hidden")]  # (a table's ack waits for the screen)
+    table = await create_table(url, clients, party, dice_seed=7)
+    lean, whole = await open_client(url, clients), await open_client(url, clients)
+    for client, features in ((lean, LEAN), (whole, WHOLE)):
+        client.keep_wire = True
+        await client.hello(table.tokens["fluttershy"], features=features)
+    await table.gm.command("start_encounter")
+
+    def legal_messages(client: Client) -> int:
+        return sum(1 for f in client.wire for m in (f["messages"] if f["type"] == "batch"
+                                                    else [f])
+                   if m["type"].startswith("legal_actions"))
+
+    turns: list[str | None] = []
+    for _ in range(5):
+        actor = await wait_current(table.gm)
+        sender = whole if actor == "fluttershy" else table.gm
+        await sender.command("act", combatant=actor, action="end_turn")
+        await lean.command("ping")
+        await whole.command("ping")
+        assert lean.legal == whole.legal  # the same list, sent less often
+        turns.append(whole.turn_id)
+    assert legal_messages(lean) < legal_messages(whole)
+    assert any(a["action"] == "free" for a in lean.legal)
+    # the turn_id the lean connection holds is good; an old one of the other is stale
+    ack = await lean.command("act", combatant="fluttershy", action="free",
+                             args={"note": "Oh my"}, expect_turn=lean.turn_id)
+    assert ack["type"] == "ack"
+    old = next(t for t in turns if t != whole.turn_id)
+    with pytest.raises(CommandError) as stale:
+        await whole.command("act", combatant="fluttershy", action="free",
+                            args={"note": "Oh my"}, expect_turn=old)
+    assert stale.value.code == "stale"
+
+
+async def test_batch_head_says_ts_and_cursor_once_per_batch(
+        server: Server, clients: list[Client]) -> None:
+    """With ``batch_head`` the events, patches and legal actions of a change leave out
+    ``encounter`` (the connection's), the events their ``ts`` and the messages at the
+    viewer's position their ``cursor``, which their batch says; made whole again, they are
+    the messages a connection without the feature gets."""
+    from tests.helpers import PARTY
+
+    url = ws_url(server)
+    table = await create_table(url, clients, PARTY)
+    lean, whole = await open_client(url, clients), await open_client(url, clients)
+    for client, features in ((lean, ["batch", "cursor", "view", "batch_head"]),
+                             (whole, ["batch", "cursor", "view"])):
+        client.keep_wire = True
+        await client.hello(table.gm_token, features=features)
+    assert "batch_head" in (lean.welcome or {}).get("features", [])
+    await table.gm.command("start_encounter")
+    for _ in range(3):
+        actor = await wait_current(table.gm)
+        await table.gm.command("act", combatant=actor, action="end_turn")
+    await lean.command("ping")
+    await whole.command("ping")
+    headed = [f for f in lean.wire if f["type"] == "batch" and "ts" in f]
+    assert headed and all("encounter" not in f for f in headed)
+    inner = [m for f in headed for m in f["messages"]]
+    assert all("encounter" not in m for m in inner if m["type"] in ("event", "view"))
+    assert all("ts" not in m for m in inner if m["type"] == "event")
+    assert all("cursor" not in m for m in inner if m["type"] == "view")
+    assert all(f["ts"] > 0 and len(f["cursor"]) == 22 for f in headed)
+
+    # made whole, the same messages as without the feature
+    def changes(client: Client) -> list[Message]:
+        return [m for m in client.messages if m["type"] in ("event", "view", "legal_actions")]
+
+    assert changes(lean) == changes(whole)
+    assert lean.received_bytes < whole.received_bytes
+
+
+def test_batched_head_splits_on_ts_and_cursor_and_leaves_alone_what_says_it_all() -> None:
+    from clients.client import unbatch
+    from server.wire import LEAN, batched_head
+
+    out = batched_head([b'{"type":"event","a":1}', b'{"type":"view"}',
+                        b'{"type":"event","a":2}', b'{"type":"ack"}'],
+                       [(5, None), (None, "c1"), (6, "c2"), None])
+    assert [orjson.loads(f) for f in out] == [
+        {"type": "batch", "ts": 5, "cursor": "c1",
+         "messages": [{"type": "event", "a": 1}, {"type": "view"}]},
+        {"type": "batch", "ts": 6, "cursor": "c2",
+         "messages": [{"type": "event", "a": 2}, {"type": "ack"}]}]
+    assert batched_head([b'{"type":"view"}'], [LEAN]) == [b'{"type":"view"}']
+    assert batched_head([b'{"type":"ack"}'], [None]) == [b'{"type":"ack"}']
+    assert unbatch(orjson.loads(out[0]), "e1") == [
+        {"type": "event", "a": 1, "encounter": "e1", "ts": 5, "cursor": "c1"},
+        {"type": "view", "encounter": "e1", "cursor": "c1"}]
+
+
+async def test_legal_recall_names_a_turn_that_comes_back_and_folds_to_the_full_list(
+        server: Server, clients: list[Client]) -> None:
+    """With ``legal_recall`` the actions of a turn that comes back are named by reference to
+    what the connection recalls of the combatant; the GM and a player fold, after every
+    command of moves, attacks and ends of turn, to the lists of connections given them in
+    full, and are sent fewer bytes of them (on this map the targets move every turn: an end
+    of turn without a map is ``bench.wirebytes``'s, 4.2 KB to 0.2 KB for the GM)."""
+    url = ws_url(server)
+    _encounter, gm_token, player_token = await skirmish(server, clients)
+    gm = await join(url, gm_token, clients)
+    player = await join(url, player_token, clients)
+    lean_gm, lean_player = await open_client(url, clients), await open_client(url, clients)
+    whole_gm, whole_player = await open_client(url, clients), await open_client(url, clients)
+    for c, token, features in ((lean_gm, gm_token, LEAN), (lean_player, player_token, LEAN),
+                               (whole_gm, gm_token, WHOLE), (whole_player, player_token, WHOLE)):
+        c.keep_wire = True
+        await c.hello(token, features=features)
+    pairs = ((lean_gm, whole_gm), (lean_player, whole_player))
+    await gm.command("start_encounter")
+
+    async def same() -> None:
+        for lean, whole in pairs:
+            await lean.command("ping")
+            await whole.command("ping")
+            assert lean.legal == whole.legal
+            assert lean.delta_mismatches == 0
+
+    await play(gm, player, 16, same)
+
+    def legal_bytes(c: Client) -> int:
+        return sum(len(orjson.dumps(m)) for f in c.wire
+                   for m in (f["messages"] if f["type"] == "batch" else [f])
+                   if m["type"].startswith("legal_actions"))
+
+    referenced = [item for f in lean_gm.wire if f["type"] == "batch"
+                  for m in f["messages"] if m["type"] == "legal_actions_delta"
+                  for item in m["actions"] if isinstance(item, list) and len(item) == 3]
+    assert referenced
+    for lean, whole in pairs:
+        assert legal_bytes(lean) < legal_bytes(whole)
+
+
+def test_a_delta_names_recalled_entries_by_reference() -> None:
+    from clients.view import recall_after
+    from server.wire import recalled
+
+    a, b, c, d = (orjson.dumps({"action": x, "combatant": "dash"}) for x in "abcd")
+    items = delta_items([d], [a, b, d, c])
+    out = recalled(items, {"dash": [a, b, c]})
+    assert out == [b'[0,2,"dash"]', b"[0,1]", b'[2,1,"dash"]']
+    turn = [orjson.loads(x) for x in (a, b, c)]
+    delta = {"actions": [orjson.loads(x) for x in out]}
+    assert apply_legal_delta([orjson.loads(d)], delta, None, {"dash": turn}) == \
+        [orjson.loads(x) for x in (a, b, d, c)]
+    with pytest.raises(DeltaMismatch):
+        apply_legal_delta([], {"actions": [[2, 2, "dash"]]}, None, {"dash": turn})
+    assert recall_after(turn, [orjson.loads(d)], {}) == {"dash": turn}
+    assert recall_after(turn, turn, {}) == {}

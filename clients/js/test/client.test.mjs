@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import WebSocket from "ws";
-import { Client, CommandError, DEFAULT_FEATURES } from "../src/index.js";
+import { Client, CommandError, DEFAULT_FEATURES, unbatch } from "../src/index.js";
 import { argsFor, newTable, recorder, serverUrl, strictAjv, untilTurnOf } from "../test-support/table.mjs";
 
 test("connects with a token, negotiates version and features, holds the state and the legal actions", async (t) => {
@@ -18,6 +18,36 @@ test("connects with a token, negotiates version and features, holds the state an
   assert.ok(gm.cursor && gm.cursor.length === 22, gm.cursor);
   assert.equal(gm.seq, null); // with cursors, no seqs
   assert.ok(gm.legal.some((a) => a.action === "start_encounter" && a.args_schema === "command.start_encounter"));
+});
+
+test("a batch's head (batch_head) is put back into the messages that leave it out", () => {
+  const frame = {
+    type: "batch", ts: 5,
+    messages: [
+      { type: "event", event: { kind: "turn_ended" }, cursor: "c" },
+      { type: "event", encounter: "e1", ts: 4, event: { kind: "x" }, cursor: "d" },
+      { type: "view", cursor: "c", patch: [] },
+      { type: "ack", id: "p", cursor: "c", result: {}, duplicate: false },
+    ],
+  };
+  assert.deepEqual(unbatch(frame, "e1"), [
+    { type: "event", event: { kind: "turn_ended" }, cursor: "c", encounter: "e1", ts: 5 },
+    { type: "event", encounter: "e1", ts: 4, event: { kind: "x" }, cursor: "d" },
+    { type: "view", cursor: "c", patch: [], encounter: "e1" },
+    { type: "ack", id: "p", cursor: "c", result: {}, duplicate: false },
+  ]);
+  // a summary said by its text alone (lean_events)
+  assert.deepEqual(unbatch({ type: "event", event: { kind: "x" }, summary: "Words.", cursor: "c" }, "e1"),
+    [{ type: "event", event: { kind: "x" }, summary: { text: "Words." }, cursor: "c", encounter: "e1" }]);
+  // an ack's defaults, left out
+  assert.deepEqual(unbatch({ type: "batch", messages: [{ type: "ack", id: "p" }] }, "e1"),
+    [{ type: "ack", id: "p", result: {}, duplicate: false }]);
+  // a message that leaves out only the encounter comes alone
+  assert.deepEqual(unbatch({ type: "view", cursor: "c", patch: [] }, "e1"),
+    [{ type: "view", cursor: "c", patch: [], encounter: "e1" }]);
+  // the batch's cursor for the messages without a position of their own
+  assert.deepEqual(unbatch({ type: "batch", cursor: "z", messages: [{ type: "view", patch: [] }, { type: "ack", id: "q", result: {} }] }, "e1"),
+    [{ type: "view", patch: [], encounter: "e1", cursor: "z" }, { type: "ack", id: "q", result: {}, duplicate: false, cursor: "z" }]);
 });
 
 test("a player plays a turn from its legal actions, each argument built from the entry's schema and valid", async (t) => {

@@ -1,7 +1,7 @@
 // The package's JSON Patch (RFC 6902), legal-delta fold and ids, on their own.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { applyLegalDelta, applyPatch, parsePointer, PatchError, uuid } from "../src/index.js";
+import { applyLegalDelta, applyPatch, parsePointer, PatchError, recallAfter, uuid } from "../src/index.js";
 
 test("add, remove and replace on objects and arrays, escaped keys, the end of an array", () => {
   const doc = { a: { "x/y": 1, "t~": 2 }, list: [1, 2, 3], order: ["dash"] };
@@ -57,6 +57,16 @@ test("a legal delta keeps runs of the list held and takes new entries as they ar
   assert.equal(applyLegalDelta(held, [[2, 2]]), null);
   assert.equal(applyLegalDelta(held, [[-1, 1]]), null);
   assert.deepEqual(applyLegalDelta(held, []), []);
+  // legal_recall: a run of what is recalled of a combatant; what a delta replaced is recalled
+  const turn = [{ action: "attack", combatant: "dash" }, { action: "end_turn", combatant: "dash" }];
+  const waiting = [{ action: "free", combatant: "dash" }];
+  let recall = recallAfter(turn, waiting, new Map());
+  assert.deepEqual(recall.get("dash"), turn);
+  assert.deepEqual(applyLegalDelta(waiting, [[0, 2, "dash"]], recall), turn);
+  assert.equal(applyLegalDelta(waiting, [[1, 2, "dash"]], recall), null);
+  assert.equal(applyLegalDelta(waiting, [[0, 1, "dog"]], recall), null);
+  recall = recallAfter(waiting, waiting, recall);
+  assert.deepEqual(recall.get("dash"), turn); // unchanged entries recall nothing new
 });
 
 test("ids are UUIDs (v4), with or without a global crypto (Node 18 has none)", () => {

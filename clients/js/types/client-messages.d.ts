@@ -77,7 +77,20 @@ export type StablemasterClientMessagesProtocol1 =
  * the events and the patch of one change arrive together); `summaries`, every `event`
  * message (live, replayed on resuming, in a `history`) with a `summary`: the event in
  * words for people, with its numbers itemised, made from the event as this viewer receives
- * it. Without them a connection gets one websocket message per server message, full lists
+ * it; `legal_changed` (protocol 1.11), legal actions only when this connection's actions
+ * change, not when only the turn does (always after a snapshot, on a resume and on
+ * `get_legal_actions`): its `expect_turn` is the `turn_id` of the last legal actions it
+ * was sent, which the server holds for the current turn as long as it has sent it no other;
+ * `batch_head` (protocol 1.11; brings `batch`), what the messages of a change would each
+ * repeat said once: `encounter` left out (the connection's, as its `welcome` says), the
+ * events' `ts` and the position the change brings the connection to said by their
+ * `batch` (see `batch`); `legal_recall` (protocol 1.11; brings `legal_delta`), a
+ * delta may name entries by reference to what the connection recalls of a combatant:
+ * `[start, count, combatant]`, and names no base (see `legal_actions_delta`);
+ * `lean_events` (protocol 1.11; only with `view` and `summaries`), events that say only
+ * what the view and their summary do not: their kind, required fields and the ids of the
+ * combatants they are about (the dice, roll requests and undo go whole).
+ * Without them a connection gets one websocket message per server message, full lists
  * and seqs, and events without words.
  * `cursor` resumes from a cursor (the last one the connection was given, with or without
  * the `cursor` feature on the new connection), in place of `since` and `digest`.

@@ -37,8 +37,15 @@ export type EventMessageWithSummary = EventMessage & { summary?: unknown };
 
 /** The protocol versions this package speaks. */
 export const PROTOCOL_VERSIONS: number[];
-/** `batch`, `legal_delta`, `cursor`, `view`. */
+/** `batch`, `legal_delta`, `cursor`, `view`, `summaries`, `legal_changed`, `batch_head`, `legal_recall`, `lean_events`. */
 export const DEFAULT_FEATURES: string[];
+/** The messages of a websocket message, each whole: an event's `ts` and the `cursor` of the
+ *  messages without a position that a batch says, and the connection's `encounter`, put
+ *  back in those that leave them out (`batch_head`). */
+export function unbatch(frame: { type: string; messages?: object[]; ts?: number; cursor?: string }, encounter?: string | null): object[];
+/** A message whole: what its batch (`frame`) says for it and the connection's `encounter`
+ *  put back where it leaves them out. */
+export function wholeMessage(m: object, frame: { ts?: number; cursor?: string }, encounter?: string | null): object;
 /** The close codes after which the client does not reconnect (1002, 4001, 4003), and why. */
 export const FINAL_CLOSE_CODES: Record<number, string>;
 
@@ -63,7 +70,7 @@ export interface ClientOptions {
   spectate?: string;
   /** Default: the global WebSocket. */
   WebSocket?: WebSocketClass;
-  /** Asked for in hello (default DEFAULT_FEATURES: batch, legal_delta, cursor, view, summaries). */
+  /** Asked for in hello (default DEFAULT_FEATURES: batch, legal_delta, cursor, view, summaries, legal_changed, batch_head, legal_recall, lean_events). */
   features?: string[];
   /** The client software's name, said in hello. */
   client?: string;
@@ -234,7 +241,12 @@ export class PatchError extends Error {
 /** Apply a JSON Patch (RFC 6902) in place; returns the document. */
 export function applyPatch<T extends object>(doc: T, patch: PatchOperation[]): T;
 export function parsePointer(pointer: string): string[];
-/** The list a legal_actions_delta makes of the list held, or null when it does not apply. */
-export function applyLegalDelta(previous: LegalAction[], items: Array<LegalAction | [number, number]>): LegalAction[] | null;
+/** The list a legal_actions_delta makes of the list held (and, with legal_recall, of what is
+ *  recalled of each combatant), or null when it does not apply. */
+export function applyLegalDelta(previous: LegalAction[], items: Array<LegalAction | [number, number] | [number, number, string]>,
+  recall?: Map<string, LegalAction[]>): LegalAction[] | null;
+/** What a connection with legal_recall recalls once a delta made `current` of `previous`. */
+export function recallAfter(previous: LegalAction[], current: LegalAction[],
+  recall: Map<string, LegalAction[]>): Map<string, LegalAction[]>;
 /** A random UUID (v4). */
 export function uuid(): string;

@@ -9,16 +9,19 @@
 
 import { Emitter } from "./emitter.js";
 import { applyPatch } from "./patch.js";
-import { applyLegalDelta } from "./legal.js";
+import { applyLegalDelta, recallAfter } from "./legal.js";
 import { idPrefix, uuid } from "./ids.js";
 
 /** The protocol versions this package speaks. */
 export const PROTOCOL_VERSIONS = [1];
 
 /** What hello asks for unless told otherwise: one websocket message per command, legal
- *  actions as deltas, positions as opaque cursors, the state kept by the server, and each
- *  event in the server's words. */
-export const DEFAULT_FEATURES = ["batch", "legal_delta", "cursor", "view", "summaries"];
+ *  actions as deltas, positions as opaque cursors, the state kept by the server, each
+ *  event in the server's words, legal actions only when they change (the turn_id held stays
+ *  good for expect_turn meanwhile), what a batch's messages repeat said once by the batch,
+ *  entries of legal actions seen before named by reference, and events said only as far as
+ *  the view and the words do not say them. */
+export const DEFAULT_FEATURES = ["batch", "legal_delta", "cursor", "view", "summaries", "legal_changed", "batch_head", "legal_recall", "lean_events"];
 
 /** The close codes after which the client does not reconnect, and why. */
 export const FINAL_CLOSE_CODES = {
@@ -26,6 +29,47 @@ export const FINAL_CLOSE_CODES = {
   4001: "the credential was revoked or has expired",
   4003: "the encounter no longer exists on the server",
 };
+
+/**
+ * A message whole: what its batch says for it (batch_head: an event's `ts`, the `cursor` of a
+ * message without a position of its own), the connection's `encounter`, an ack's defaults
+ * (`result` {}, `duplicate` false) put back where it leaves them out, and a summary said by its
+ * text alone (lean_events) as the object `{text}`.
+ * @param {object} m a message, of a batch or alone
+ * @param {{ts?: number, cursor?: string}} frame its batch (or the message itself)
+ * @param {string | null | undefined} encounter the connection's (its welcome's)
+ * @returns {object}
+ */
+export function wholeMessage(m, frame, encounter) {
+  const inBatch = frame !== m;
+  const enc = encounter != null && m.encounter === undefined && HEADED.has(m.type);
+  const ts = inBatch && frame.ts !== undefined && m.ts === undefined && m.type === "event";
+  const cursor = inBatch && frame.cursor !== undefined && m.cursor === undefined && m.seq === undefined &&
+    (HEADED.has(m.type) || m.type === "ack");
+  const defaults = m.type === "ack" && (m.result === undefined || m.duplicate === undefined);
+  const text = m.type === "event" && typeof m.summary === "string"; // lean_events: its text alone
+  if (!enc && !ts && !cursor && !defaults && !text) return m;
+  const whole = defaults ? { result: {}, duplicate: false, ...m } : { ...m };
+  if (text) whole.summary = { text: m.summary };
+  if (enc) whole.encounter = encounter;
+  if (ts) whole.ts = frame.ts;
+  if (cursor) whole.cursor = frame.cursor;
+  return whole;
+}
+
+/**
+ * The messages of a websocket message, each whole (`wholeMessage`).
+ * @param {{type: string, messages?: object[], ts?: number, cursor?: string}} frame
+ * @param {string | null} [encounter] the connection's (its welcome's)
+ * @returns {object[]}
+ */
+export function unbatch(frame, encounter = null) {
+  return frame.type === "batch" ? frame.messages.map((m) => wholeMessage(m, frame, encounter))
+    : [wholeMessage(frame, frame, encounter)];
+}
+
+/** The messages whose `encounter` (and `cursor`) a batch may say for them (batch_head). */
+const HEADED = new Set(["event", "view", "legal_actions", "legal_actions_delta"]);
 
 /** The commands of a turn: they carry the turn_id last seen as expect_turn. */
 const TURN_COMMANDS = new Set(["act", "submit_roll", "server_roll"]);
@@ -133,6 +177,8 @@ export class Client extends Emitter {
     this.viewMismatches = 0;
     this.deltaMismatches = 0;
     this._legalAt = null;
+    /** legal_recall: what the connection recalls of each combatant's entries. */
+    this._recall = new Map();
     this._prefix = idPrefix();
     this._counter = 0;
     this._pending = new Map(); // id -> {message, resolve, reject, tries, settle?}
@@ -239,7 +285,9 @@ export class Client extends Emitter {
     ws.onmessage = (m) => {
       if (this.socket !== ws) return;
       const frame = JSON.parse(decode(m.data));
-      for (const msg of frame.type === "batch" ? frame.messages : [frame]) this._receive(msg);
+      for (const m of frame.type === "batch" ? frame.messages : [frame]) {
+        this._receive(wholeMessage(m, frame, this.welcome?.encounter)); // (the welcome may come first in it)
+      }
       this.emit("frame", frame);
     };
     ws.onerror = () => {}; // a close follows
@@ -331,12 +379,15 @@ export class Client extends Emitter {
         if (msg.event && msg.event.kind === "roll_requested") this.emit("roll", msg.event, msg);
         break;
       case "legal_actions":
+        this._recall = new Map(); // (a full list recalls nothing)
         this._legal(msg.actions, msg);
         break;
       case "legal_actions_delta": {
-        const base = "base_cursor" in msg ? msg.base_cursor : msg.base;
-        const actions = base === this._legalAt ? applyLegalDelta(this.legal, msg.actions) : null;
+        // (with legal_recall a delta names no base: it applies to the list last received)
+        const base = "base_cursor" in msg ? msg.base_cursor : "base" in msg ? msg.base : this._legalAt;
+        const actions = base === this._legalAt ? applyLegalDelta(this.legal, msg.actions, this._recall) : null;
         if (actions === null) { this.deltaMismatches += 1; this._askLegal(); break; }
+        this._recall = recallAfter(this.legal, actions, this._recall);
         this._legal(actions, msg);
         break;
       }

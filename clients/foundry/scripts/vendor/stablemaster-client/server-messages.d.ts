@@ -102,6 +102,8 @@ export interface Limits {
  * screen). The events themselves arrive before the `ack`. With the `cursor` feature
  * `cursor` stands in its place (`seq` is left out). `result` holds what the command
  * returns (see each command). `duplicate` is true when this answers a retried id.
+ * With `batch_head` (protocol 1.11), in a `batch` that says its `cursor`, it leaves
+ * out its `cursor`, `result` when empty and `duplicate` when false.
  */
 export interface Ack {
   cursor?: string | null;
@@ -134,6 +136,10 @@ export interface Error {
  * feature it carries `summary`, the event in words (left out without it). `taken_back:
  * true` marks an event the GM took back since (`commands_undone`, ruling R108): in
  * `history` and in the events replayed on a resume (added in protocol 1.7).
+ * With the `batch_head` feature (protocol 1.11) `encounter` is left out (the
+ * connection's), and `ts` and `cursor` when the `batch` it comes in says them; with
+ * `lean_events` the event says only what the view and the summary do not, and a summary
+ * without `parts` is said by its text alone (`"summary": "Rainbow Dash's turn."`).
  */
 export interface EventMessage {
   /**
@@ -141,7 +147,7 @@ export interface EventMessage {
    */
   cursor?: string;
   digest?: string | null;
-  encounter: string;
+  encounter?: string;
   event:
     | EncounterCreated
     | CombatantAdded
@@ -213,9 +219,9 @@ export interface EventMessage {
     | AtMoved
     | ItemsReadied;
   seq?: number;
-  summary?: Summary | null;
+  summary?: string | Summary | null;
   taken_back?: boolean;
-  ts: number;
+  ts?: number;
   type: "event";
 }
 /**
@@ -3793,13 +3799,15 @@ export interface PublicOptions2 {
  * viewer's state changed; on a resume, after the events replayed (or a snapshot instead,
  * when the patches since the position resumed from are no longer kept). A patch never
  * replaces the whole state, nor a whole combatant when one of its fields changed.
+ * With `batch_head` `encounter` is left out (the connection's), and `cursor` when the
+ * `batch` it comes in says it.
  */
 export interface View {
   /**
    * A place in the encounter's log as this connection was told it: opaque (compare it, do not parse it); send the last one held as `hello.cursor` to resume.
    */
   cursor?: string;
-  encounter: string;
+  encounter?: string;
   patch: PatchOperation[];
   seq?: number;
   type: "view";
@@ -3833,6 +3841,9 @@ export interface History {
  * is interrupted or resumes (at the table, a turn it sees: a hidden combatant's turn changes
  * nothing). Send it as `expect_turn` with a command meant for this turn. `seq` (with the
  * `cursor` feature, `cursor` instead) is the position of the state they are of.
+ * With the `legal_changed` feature (protocol 1.11) they come only when the actions change.
+ * With `batch_head` `encounter` is left out (the connection's), and `cursor` when the
+ * `batch` it comes in says it.
  */
 export interface LegalActions {
   actions: LegalAction[];
@@ -3840,7 +3851,7 @@ export interface LegalActions {
    * A place in the encounter's log as this connection was told it: opaque (compare it, do not parse it); send the last one held as `hello.cursor` to resume.
    */
   cursor?: string;
-  encounter: string;
+  encounter?: string;
   seq?: number;
   turn_id: string;
   type: "legal_actions";
@@ -3894,9 +3905,17 @@ export interface LegalAction {
  * sent again), so a client applies a delta without knowing what the entries mean. A client
  * whose list is not at `base` asks for the full list (`get_legal_actions`). With the
  * `cursor` feature `cursor` and `base_cursor` stand for `seq` and `base`.
+ * With `batch_head` `encounter` is left out (the connection's), and `cursor` when the
+ * `batch` it comes in says it.
+ * With the `legal_recall` feature (protocol 1.11) an item may also be `[start, count,
+ * combatant]`: `count` entries, from index `start` on, of what the connection recalls
+ * of `combatant`. It recalls, for each combatant, its entries of the last list that a
+ * delta replaced by one in which they were not the same (in order, as they were); a full
+ * `legal_actions` empties what it recalls. Such a delta names no `base`: it applies to
+ * the list the connection last received.
  */
 export interface LegalActionsDelta {
-  actions: (never[] | LegalAction)[];
+  actions: ((never[] & (number | string)[]) | LegalAction)[];
   base?: number;
   /**
    * A place in the encounter's log as this connection was told it: opaque (compare it, do not parse it); send the last one held as `hello.cursor` to resume.
@@ -3906,7 +3925,7 @@ export interface LegalActionsDelta {
    * A place in the encounter's log as this connection was told it: opaque (compare it, do not parse it); send the last one held as `hello.cursor` to resume.
    */
   cursor?: string;
-  encounter: string;
+  encounter?: string;
   seq?: number;
   turn_id: string;
   type: "legal_actions_delta";
@@ -3916,8 +3935,17 @@ export interface LegalActionsDelta {
  * was ready for the connection at once, in the order it would have been sent one by one;
  * after a command, the events it caused, the new legal actions and its `ack`. A message
  * that leaves alone is sent unwrapped; a batch holds no batch.
+ * With the `batch_head` feature (protocol 1.11) a batch may say `ts` and `cursor` once
+ * for its messages: an `event` of it without `ts` has the batch's `ts`; an `event`,
+ * `view`, `legal_actions`, `legal_actions_delta` or `ack` of it without a `cursor`
+ * (or `seq`) is at the batch's `cursor`; such a message comes in a batch even when it is
+ * alone. (`encounter` is not said: it is the connection's.)
  */
 export interface Batch {
+  /**
+   * A place in the encounter's log as this connection was told it: opaque (compare it, do not parse it); send the last one held as `hello.cursor` to resume.
+   */
+  cursor?: string;
   messages: (
     | Welcome
     | Ack
@@ -3932,6 +3960,7 @@ export interface Batch {
     | CampaignMessage
     | Moved
   )[];
+  ts?: number;
   type: "batch";
 }
 /**

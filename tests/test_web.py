@@ -1121,7 +1121,8 @@ async def test_a_reloaded_page_and_a_late_spectator_show_the_log_as_it_was(
     while rounds() < 3:
         await play_turns(table.gm, {}, 1)
     watch = await pages.open(f"{base}/watch?spectate={table.spectator_token}")
-    await watch.wait_for_function("window.stablemaster.table.log.some(l => l.text === "
+    # (the overlay's script may not have run yet when the page has loaded)
+    await watch.wait_for_function("window.stablemaster?.table?.log.some(l => l.text === "
                                   "'Round 3 begins.')")
     # (the overlay shows the last lines; its log holds them all)
     lines = await watch.evaluate("window.stablemaster.table.log.map(l => l.text)")

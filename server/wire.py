@@ -11,6 +11,7 @@ list (the connections of one viewer that got the same lists before share it).
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Sequence
 
 import msgspec
@@ -82,7 +83,7 @@ class LegalFrame:
             groups = self.groups
             changed = {c: entries for c, entries in previous.items()
                        if groups.get(c) != entries}
-            found = self._recalls[key] = {**recall, **changed} if changed else recall
+            found = self._recalls[key] = _recall_with(recall, changed) if changed else recall
         return found
 
     @property
@@ -164,14 +165,54 @@ class LegalFrame:
 Recall = dict[str, list[bytes]]
 
 
-def recalled(items: list[bytes], recall: Recall) -> list[bytes]:
-    """The items of a delta with each run of entries found in ``recall`` named by reference:
-    ``[start, count, combatant]``, ``count`` entries of what is recalled of ``combatant`` from
-    ``start`` on."""
+#: The index of each recall worked out lately (by id, with the recall itself, so that the id
+#: is not another's while it is here): a recall outlives many deliveries, each of which would
+#: otherwise index it again (``recall_after`` keeps the same one while nothing changed).
+_INDEXES: OrderedDict[int, tuple[Recall, dict[bytes, tuple[str, int]]]] = OrderedDict()
+_INDEXES_KEPT = 4096
+
+
+def _index_of(recall: Recall) -> dict[bytes, tuple[str, int]]:
+    """Where each entry of ``recall`` is: its combatant and its place (the first, when it
+    is there more than once)."""
+    found = _INDEXES.get(id(recall))
+    if found is not None and found[0] is recall:
+        return found[1]
     where: dict[bytes, tuple[str, int]] = {}
     for combatant, entries in recall.items():
         for i, entry in enumerate(entries):
             where.setdefault(entry, (combatant, i))
+    _keep_index(recall, where)
+    return where
+
+
+def _recall_with(recall: Recall, changed: Recall) -> Recall:
+    """``recall`` with the entries of ``changed`` in place of those of its combatants, and its
+    index worked out from ``recall``'s (the pointers to those combatants replaced), not again
+    from every entry."""
+    after = {**recall, **changed}
+    where = dict(_index_of(recall))
+    for combatant, entries in changed.items():
+        for entry in recall.get(combatant, ()):
+            if where.get(entry, ("",))[0] == combatant:
+                del where[entry]
+        for i, entry in enumerate(entries):
+            where.setdefault(entry, (combatant, i))
+    _keep_index(after, where)
+    return after
+
+
+def _keep_index(recall: Recall, where: dict[bytes, tuple[str, int]]) -> None:
+    if len(_INDEXES) >= _INDEXES_KEPT:  # the oldest goes (first in, first out)
+        _INDEXES.popitem(last=False)
+    _INDEXES[id(recall)] = (recall, where)
+
+
+def recalled(items: list[bytes], recall: Recall) -> list[bytes]:
+    """The items of a delta with each run of entries found in ``recall`` named by reference:
+    ``[start, count, combatant]``, ``count`` entries of what is recalled of ``combatant`` from
+    ``start`` on."""
+    where = _index_of(recall)
     if not where:
         return items
     out: list[bytes] = []

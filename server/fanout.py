@@ -47,7 +47,7 @@ from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import RedisError
 
 from server.rooms import Room, Rooms
-from server.store import keys, parse_notice
+from server.store import keys, notice_head, parse_notice
 
 log = logging.getLogger("stablemaster.fanout")
 
@@ -272,11 +272,13 @@ class ChannelFollower:
         room = self.rooms.peek(ident)
         if room is None:
             return
-        notice = parse_notice(message["data"])
-        if notice.to <= room.version:
+        data = message["data"]
+        origin, to = notice_head(data)  # (what is skipped is not read further)
+        if to <= room.version:
             return  # seen
-        if notice.origin and notice.origin == self.origin and room.command_lock.locked():
+        if origin and origin == self.origin and room.command_lock.locked():
             return  # this process's command is delivering it
+        notice = parse_notice(data)
         try:
             room.following.offer(notice.batch, remote=True)
         except Exception:

@@ -160,6 +160,13 @@ class Notice:
     batch: Batch
 
 
+def notice_head(data: bytes) -> tuple[str, int]:
+    """The origin and the version of a notification, without reading its events (a process
+    hears its own appends too, and most are skipped)."""
+    origin, to, _ = data.split(b"\n", 2)
+    return origin.decode(), int(to)
+
+
 def parse_notice(data: bytes) -> Notice:
     """The ``Notice`` of a notification as the append script publishes it."""
     origin, to, prev, joined, payload = data.split(b"\n", 4)

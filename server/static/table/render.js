@@ -258,6 +258,11 @@ function extraInputs(a, table) {
     }
     out.push(h("label", { class: "flag" }, h("input", { type: "checkbox", name: "into_melee" }), " into melee"));
   }
+  // sight-based (ruling R67.5): a target the attacker cannot see is attacked at its square, at -5
+  if (STATED_CIRCUMSTANCES.has(a.action)) {
+    out.push(h("label", { class: "flag", title: "a target you cannot see (total concealment): aim at the square it is thought to occupy, at -5" },
+      h("input", { type: "checkbox", name: "at_square" }), " at its square (unseen, -5)"));
+  }
   return out;
 }
 

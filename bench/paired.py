@@ -43,7 +43,6 @@ import argparse
 import asyncio
 import gc
 import json
-import os
 import statistics
 import sys
 import time
@@ -363,13 +362,7 @@ async def run_all(args: argparse.Namespace, core: int | None, env: dict[str, Any
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     procs.raise_nofile()
-    core: int | None = None
-    gen_core: int | None = None
-    if not args.no_pin and hasattr(os, "sched_setaffinity"):
-        cores = sorted(os.sched_getaffinity(0))
-        if len(cores) >= 2 and 0 in cores:
-            core, gen_core = 0, (1 if 1 in cores else cores[-1])
-            os.sched_setaffinity(0, {gen_core})
+    core, gen_core = procs.pin_generator(args.no_pin)
     try:
         import uvloop
     except ImportError:

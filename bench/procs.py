@@ -121,6 +121,20 @@ def pid_listening_on(port: int) -> int | None:
     return None
 
 
+def pin_generator(no_pin: bool) -> tuple[int | None, int | None]:
+    """Pin this process (the load generator) to core 1 (or the last one) and leave core 0 to
+    the servers and Redis: ``(server core, generator core)``, both ``None`` when not pinned
+    (``no_pin``, fewer than two cores, or no affinity on this platform)."""
+    if no_pin or not hasattr(os, "sched_setaffinity"):
+        return None, None
+    cores = sorted(os.sched_getaffinity(0))
+    if len(cores) < 2 or 0 not in cores:
+        return None, None
+    gen_core = 1 if 1 in cores else cores[-1]
+    os.sched_setaffinity(0, {gen_core})
+    return 0, gen_core
+
+
 def pin_prefix(core: int | None) -> list[str]:
     if core is None or shutil.which("taskset") is None:
         return []

@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import signal
 import sys
 import tempfile
@@ -173,13 +172,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     procs.raise_nofile()
-    core: int | None = None
-    gen_core: int | None = None
-    if not args.no_pin and hasattr(os, "sched_setaffinity"):
-        cores = sorted(os.sched_getaffinity(0))
-        if len(cores) >= 2 and 0 in cores:
-            core, gen_core = 0, (1 if 1 in cores else cores[-1])
-            os.sched_setaffinity(0, {gen_core})
+    core, gen_core = procs.pin_generator(args.no_pin)
     stamp = time.strftime("%Y%m%d-%H%M%S")
     result = asyncio.run(run(args, core))
     data = {"started": stamp, "environment": environment(core, gen_core, "asyncio"),

@@ -95,6 +95,10 @@ RECENT_OUTCOMES = 256
 _encode = msgspec.json.Encoder()
 
 
+#: How many cursors a room keeps sealed (``Room.seal``).
+_SEALED_KEPT = 64
+
+
 def _now_ms() -> int:
     return int(time.time() * 1000)
 
@@ -131,6 +135,9 @@ class Room:
         self._table_digest_seq = 0
         #: the words of recent events shown unchanged, by seq (``summary_of``)
         self._said: dict[int, tuple[Envelope, Summary]] = {}
+        #: the cursors sealed lately, by seq and digest: a delivery names the same few
+        #: positions in every viewer's events, legal actions and view
+        self._sealed: dict[tuple[int, str | None], str] = {}
         self._screen_task: asyncio.Task[None] | None = None
         #: resolved (and replaced) whenever ``told`` moves, for the commands that wait for it
         self._told_moved: asyncio.Future[None] | None = None
@@ -280,7 +287,13 @@ class Room:
         return self.version, self.head
 
     def seal(self, seq: int, digest: str | None) -> str:
-        return self.cursors.seal(seq, digest)
+        key = (seq, digest)
+        found = self._sealed.get(key)
+        if found is None:
+            if len(self._sealed) >= _SEALED_KEPT:
+                self._sealed.clear()
+            found = self._sealed[key] = self.cursors.seal(seq, digest)
+        return found
 
     def state_for(self, actor: Actor) -> EncounterState:
         """The state ``actor`` is shown: the one at ``told`` for the table while the GM's

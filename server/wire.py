@@ -28,12 +28,31 @@ _BATCH_HEAD = b'{"type":"batch","messages":['
 _BATCH_TAIL = b"]}"
 
 
+#: The JSON of entries encoded lately, by the entry's id (with the entry, so that the id is not
+#: another's while it is here): most entries are made once and offered again and again
+#: (``encounter.legal`` keeps them), and each is then encoded once.
+_ENTRY_BYTES: dict[int, tuple[LegalAction, bytes]] = {}
+_ENTRY_BYTES_KEPT = 8192
+
+
+def _entry_bytes(action: LegalAction) -> bytes:
+    found = _ENTRY_BYTES.get(id(action))
+    if found is not None and found[0] is action:
+        return found[1]
+    encoded = _encode.encode(action)
+    if len(_ENTRY_BYTES) >= _ENTRY_BYTES_KEPT:
+        _ENTRY_BYTES.clear()
+    _ENTRY_BYTES[id(action)] = (action, encoded)
+    return encoded
+
+
 class LegalFrame:
     """The legal actions of one viewer at one ``seq`` (and, for connections with the ``cursor``
     feature, at the ``cursor`` that names it)."""
 
     __slots__ = ("_chead", "_deltas", "_encounter", "_entries", "_frames", "_groups", "_head",
-                 "_listed", "_recalls", "_turn", "actions", "cursor", "key", "seq", "turn")
+                 "_listed", "_owners", "_recalls", "_turn", "actions", "cursor", "key", "seq",
+                 "turn")
 
     def __init__(self, encounter: str, seq: int, turn: str, actions: list[LegalAction],
                  entries: list[bytes] | None = None, cursor: str | None = None) -> None:
@@ -41,7 +60,7 @@ class LegalFrame:
         self.cursor = cursor
         self.actions = actions
         # each entry encoded once: the full list is made of them, and deltas compare them
-        self._entries = entries = [_encode.encode(a) for a in actions] if entries is None \
+        self._entries = entries = [_entry_bytes(a) for a in actions] if entries is None \
             else entries
         listed = b"[" + b",".join(entries) + b"]"
         #: the list alone: with ``legal_changed`` it is worth sending when this changes
@@ -58,6 +77,7 @@ class LegalFrame:
         self._frames: dict[tuple[bool, bool], bytes] = {}
         self._deltas: dict[tuple[int, bool, bool, int], bytes] = {}
         self._groups: Recall | None = None
+        self._owners: dict[bytes, str] = {}
         self._recalls: dict[tuple[int, int], Recall] = {}
 
     @property
@@ -65,11 +85,20 @@ class LegalFrame:
         """The entries of each combatant (``combatant`` not null), in order."""
         if self._groups is None:
             groups: Recall = {}
+            owners: dict[bytes, str] = {}
             for action, entry in zip(self.actions, self._entries, strict=True):
                 if action.combatant is not None:
                     groups.setdefault(action.combatant, []).append(entry)
-            self._groups = groups
+                    owners[entry] = action.combatant
+            self._groups, self._owners = groups, owners
         return self._groups
+
+    @property
+    def owners(self) -> dict[bytes, str]:
+        """The combatant of each entry that has one."""
+        if self._groups is None:
+            self.groups  # noqa: B018 - works out both
+        return self._owners
 
     def recall_after(self, previous: Recall, recall: Recall) -> Recall:
         """``legal_recall``: what a connection recalls once this list replaced by a delta
@@ -141,7 +170,7 @@ class LegalFrame:
         items = delta_items(previous, entries) if previous != entries else \
             [b"[0,%d]" % len(entries)] if entries else []
         if recall:
-            items = recalled(items, recall)
+            items = recalled(items, recall, self.owners)
         encounter = b"" if lean else self._encounter
         if base_cursor is None:
             head, full = self._head, self.full(False, lean)
@@ -165,55 +194,51 @@ class LegalFrame:
 Recall = dict[str, list[bytes]]
 
 
-#: The index of each recall worked out lately (by id, with the recall itself, so that the id
-#: is not another's while it is here): a recall outlives many deliveries, each of which would
-#: otherwise index it again (``recall_after`` keeps the same one while nothing changed).
-_INDEXES: OrderedDict[int, tuple[Recall, dict[bytes, tuple[str, int]]]] = OrderedDict()
+#: Where each entry is in a list of one combatant's entries that a recall holds (by the list's
+#: id, with the list itself, so that the id is not another's while it is here). The lists a
+#: recall holds are the ``groups`` of the frames they came from, shared by every connection
+#: that recalls them, so each is indexed once, not once per connection and delivery.
+_INDEXES: OrderedDict[int, tuple[list[bytes], dict[bytes, int]]] = OrderedDict()
 _INDEXES_KEPT = 4096
 
 
-def _index_of(recall: Recall) -> dict[bytes, tuple[str, int]]:
-    """Where each entry of ``recall`` is: its combatant and its place (the first, when it
-    is there more than once)."""
-    found = _INDEXES.get(id(recall))
-    if found is not None and found[0] is recall:
+def _index_of(entries: list[bytes]) -> dict[bytes, int]:
+    """Where each of ``entries`` is (the first place, when it is there more than once)."""
+    found = _INDEXES.get(id(entries))
+    if found is not None and found[0] is entries:
+        _INDEXES.move_to_end(id(entries))
         return found[1]
-    where: dict[bytes, tuple[str, int]] = {}
-    for combatant, entries in recall.items():
-        for i, entry in enumerate(entries):
-            where.setdefault(entry, (combatant, i))
-    _keep_index(recall, where)
+    where: dict[bytes, int] = {}
+    for i, entry in enumerate(entries):
+        where.setdefault(entry, i)
+    if len(_INDEXES) >= _INDEXES_KEPT:  # the least lately used goes
+        _INDEXES.popitem(last=False)
+    _INDEXES[id(entries)] = (entries, where)
     return where
 
 
 def _recall_with(recall: Recall, changed: Recall) -> Recall:
-    """``recall`` with the entries of ``changed`` in place of those of its combatants, and its
-    index worked out from ``recall``'s (the pointers to those combatants replaced), not again
-    from every entry."""
-    after = {**recall, **changed}
-    where = dict(_index_of(recall))
-    for combatant, entries in changed.items():
-        for entry in recall.get(combatant, ()):
-            if where.get(entry, ("",))[0] == combatant:
-                del where[entry]
-        for i, entry in enumerate(entries):
-            where.setdefault(entry, (combatant, i))
-    _keep_index(after, where)
-    return after
+    """``recall`` with the entries of ``changed`` in place of those of its combatants."""
+    return {**recall, **changed}
 
 
-def _keep_index(recall: Recall, where: dict[bytes, tuple[str, int]]) -> None:
-    if len(_INDEXES) >= _INDEXES_KEPT:  # the oldest goes (first in, first out)
-        _INDEXES.popitem(last=False)
-    _INDEXES[id(recall)] = (recall, where)
+def _owner(entry: bytes, recall: Recall) -> str | None:
+    """The combatant of the recall ``entry`` may be one of (an entry names its combatant, so
+    it can be among that combatant's entries only), without an owner map: the first combatant
+    whose entries hold it."""
+    for combatant, entries in recall.items():
+        if entry in _index_of(entries):
+            return combatant
+    return None
 
 
-def recalled(items: list[bytes], recall: Recall) -> list[bytes]:
+def recalled(items: list[bytes], recall: Recall,
+             owners: dict[bytes, str] | None = None) -> list[bytes]:
     """The items of a delta with each run of entries found in ``recall`` named by reference:
     ``[start, count, combatant]``, ``count`` entries of what is recalled of ``combatant`` from
-    ``start`` on."""
-    where = _index_of(recall)
-    if not where:
+    ``start`` on. ``owners``: the combatant of each entry of the new list (an entry names its
+    combatant, so it is looked for among that combatant's recalled entries alone)."""
+    if not recall:
         return items
     out: list[bytes] = []
     run: tuple[str, int, int] | None = None  # combatant, start, count
@@ -223,7 +248,14 @@ def recalled(items: list[bytes], recall: Recall) -> list[bytes]:
             out.append(b"[%d,%d,%b]" % (run[1], run[2], _encode.encode(run[0])))
 
     for item in items:
-        found = where.get(item) if item[:1] == b"{" else None
+        found: tuple[str, int] | None = None
+        if item[:1] == b"{":
+            combatant = owners.get(item) if owners is not None else _owner(item, recall)
+            entries = recall.get(combatant) if combatant is not None else None
+            if entries is not None:
+                i = _index_of(entries).get(item)
+                if i is not None:
+                    found = (combatant, i)  # type: ignore[assignment]
         if found is None:
             close()
             run = None

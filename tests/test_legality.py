@@ -347,6 +347,35 @@ def test_a_command_is_accepted_exactly_when_legal_actions_lists_it(
     check(scene, GM)
 
 
+def viewers_of(state: EncounterState) -> list[Actor]:
+    """The GM, a dice tower, a spectator and a player for each combatant (hidden ones too)."""
+    out = [GM, *(a for a in ROLES.values() if a is not None)]
+    out += [Actor(role="player", token_id=f"p-{cid}", combatants=frozenset({cid}))
+            for cid in state.combatants]
+    return out
+
+
+@settings(max_examples=80, deadline=None)
+@given(scenes(), st.lists(st.integers(0, 10_000), min_size=6, max_size=30))
+def test_the_lists_worked_out_together_are_each_the_list_worked_out_alone(
+        scene_of: tuple[str, list[dict[str, Any]], dict[str, Any], bool],
+        moves: list[int]) -> None:
+    """A delivery works out every viewer's legal actions in one state, sharing the parts that
+    do not depend on the viewer (``legal_actions``' ``shared``): each list is the one worked
+    out for that viewer alone, at every step of a scene, hidden combatants, interrupts and the
+    unconscious included."""
+    scene = Scene(*scene_of)
+    for choice in [*moves, 0]:
+        state = scene.state
+        shared: dict[object, list[LegalAction]] = {}
+        viewers = viewers_of(state)
+        together = [legal_actions(state, v, None, shared) for v in viewers]
+        assert together == [legal_actions(state, v) for v in viewers]
+        if state.ended:
+            break
+        play(scene, choice)
+
+
 def test_the_gm_may_trigger_an_npcs_readied_action_from_its_legal_actions() -> None:
     """The drift this test guards against: the GM's list never offered ``trigger_ready`` (nor
     free actions or reactions) for an NPC whose turn it was not, while ``act`` accepted them;

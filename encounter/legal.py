@@ -148,7 +148,10 @@ def _fitting(cat: Catalog, economy: Economy, cid: str, free: tuple[str, ...],
     return tuple(runs)
 
 
+@lru_cache(maxsize=8192)
 def _entry(action: Action, cid: str, cat: Catalog) -> LegalAction:
+    """The entry of an action without precondition, targets or options: made once (an entry
+    is never changed once made), so that each is also encoded once (``server.wire``)."""
     return LegalAction(action=action.name, combatant=cid, label=action.label,
                        args_schema=action_schema_id(cat.ruleset, action.name),
                        cost=cat.cost_of(action), group=cat.group_of(action))

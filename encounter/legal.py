@@ -271,7 +271,6 @@ def _scene_actions(state: EncounterState, viewer: Actor,
     # yet: the unaware in the surprise round, a newcomer before its initiative roll)
     first = (current,) if current is not None and current in combatants else ()
     seen = False
-    hidden = shared is not None and any(c.hidden for c in combatants.values())
     for cid in chain(first, in_scene(state)):
         if cid == current:
             if seen:
@@ -284,22 +283,14 @@ def _scene_actions(state: EncounterState, viewer: Actor,
             continue  # the unconscious take no actions (Falling Unconscious)
         if ruleset_refusal is not None and ruleset_refusal(state, cid) is not None:
             continue
-        if cid != interrupter and cid == current and turn is not None \
-                and turn_refusal(state, cid, viewer) is None:
-            _turn_actions(state, cat, cid, viewer, shared, out, offer)
-        # the rest is the same for every viewer who sees what this one sees: shared
-        key = ("out", cid, sees_all if hidden else None)
-        known = shared.get(key) if shared is not None else None
-        if known is not None:
-            out += known
-            continue
-        start = len(out)
         if cid == interrupter:
             readied = state.readied.get(cid)
             taken = cat.get(readied.action) if readied is not None else None
             if taken is not None and interrupter_refusal(state, cid, taken) is None:
                 offer(taken, cid)
         else:
+            if cid == current and turn is not None and turn_refusal(state, cid, viewer) is None:
+                _turn_actions(state, cat, cid, viewer, shared, out, offer)
             plain, others = _out_of_turn(cat, cid, cid in flat_footed,
                                          v is not None and v.fatigue == 0, rwff)
             out += plain
@@ -309,8 +300,6 @@ def _scene_actions(state: EncounterState, viewer: Actor,
                         offer(action, cid)
         for action in any_time:
             offer(action, cid)
-        if shared is not None:
-            shared[key] = out[start:]
     return out
 
 

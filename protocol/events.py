@@ -1002,3 +1002,8 @@ class Envelope(msgspec.Struct, kw_only=True, gc=False):
     vis: Visibility = None
     chart: list[str] | None = None  # statechart configuration after the event, when it changed
     history: dict[str, list[str]] | None = None  # the chart's history states, when they changed
+    #: The time the table's record gives the event, when not ``ts``: an event of a command
+    #: decided while the GM's screen held the table (``encounter.screen``) carries the ``ts``
+    #: of the command that began the hold, which the table is shown for every event it was
+    #: held from (ruling R96.6).
+    told_ts: int | None = None

@@ -414,6 +414,24 @@ async def resumes_exactly(world: World, fresh: Server, rng: random.Random,
     return problems
 
 
+async def replays_as_live(world: World, opened: list[Client]) -> list[str]:
+    """A replay gives each seat the events it got live, as it got them: the same redaction,
+    cursors and times (R115, R96.6)."""
+    problems = []
+    for seat, token in world.tokens.items():
+        live = [m for m in received(world, seat) if m["type"] == "event"]
+        watcher = await Client.open(world.url)
+        watcher.keep_wire = True
+        opened.append(watcher)
+        await watcher.hello(token, features=CURSOR_FEATURES, replay={"speed": 1000})
+        await watcher.wait_for(lambda m: m["type"] == "replay_ended", timeout=60)
+        replayed = [m for m in received_by(watcher) if m["type"] == "event"][-len(live):]
+        if replayed != live:
+            problems.append(f"{seat}'s replay: {first_difference(replayed, live)}")
+        await watcher.close()
+    return problems
+
+
 def received_by(client: Client) -> list[dict[str, Any]]:
     """Every message ``client`` got, batches unwrapped (it keeps its wire)."""
     return [m for frame in client.wire
@@ -484,6 +502,8 @@ async def test_a_hidden_combatant_changes_nothing_the_table_receives(
             mine, theirs = normalized(a), normalized(b)
             assert mine == theirs, f"{seat}: {first_difference(mine, theirs)}"
         problems = await resumes_exactly(hidden, fresh, random.Random(scene.seed), opened)
+        assert not problems, "\n".join(problems[:5])
+        problems = await replays_as_live(hidden, opened)
         assert not problems, "\n".join(problems[:5])
     finally:
         await asyncio.gather(*(c.close() for c in opened), return_exceptions=True)

@@ -84,9 +84,10 @@ class Scene:
                 self.pings.add((await client.command("ping"))["id"])
 
 
-async def open_seat(url: str, token: str, opened: list[Client]) -> Client:
+async def open_seat(url: str, token: str, opened: list[Client],
+                    features: list[str] = VIEW) -> Client:
     client = await open_client(url, opened)
-    await client.hello(token, features=VIEW)
+    await client.hello(token, features=features)
     await client.wait_for(lambda m: m["type"] == "legal_actions")
     return client
 
@@ -106,8 +107,12 @@ async def play(server: Server, clients: list[Client], clock: Clock, hidden: bool
     if anonymous:
         options.update(anonymous_hidden_turns=True, screen_count=30)
     table = await create_table(url, clients, roster, **options)
-    tokens = {"ace": table.tokens["ace"], "spectator": table.spectator_token}
-    seats = {name: await open_seat(url, token, clients) for name, token in tokens.items()}
+    # (the spectator twice: once with batch_head, whose batches say the events' ts)
+    tokens = {"ace": table.tokens["ace"], "spectator": table.spectator_token,
+              "lean": table.spectator_token}
+    seats = {name: await open_seat(url, token, clients,
+                                   [*VIEW, "batch_head"] if name == "lean" else VIEW)
+             for name, token in tokens.items()}
     scene = Scene(table.gm, table.encounter, tokens, seats)
     streams = {}
     for name, token in tokens.items():
@@ -217,7 +222,10 @@ async def test_a_hidden_turn_shows_in_no_time_the_table_is_told(
     the SSE stream; the end of Ace's turn and the start of the next share a time."""
     with_lurker = await play(server, clients, clock, hidden=True, anonymous=anonymous)
     without = await play(server, clients, clock, hidden=False, anonymous=anonymous)
-    for seat in ("ace", "spectator"):
+    lean, spectator = with_lurker["lean"].live, with_lurker["spectator"].live
+    assert [m["ts"] for m in lean if m["type"] == "event"] == \
+        [m["ts"] for m in spectator if m["type"] == "event"]
+    for seat in ("ace", "spectator", "lean"):
         a, b = with_lurker[seat], without[seat]
         for way in ("live", "history", "replay", "read_history", "stream"):
             mine, theirs = normalized(getattr(a, way)), normalized(getattr(b, way))

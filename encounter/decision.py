@@ -15,6 +15,7 @@ from encounter.actors import Actor
 from encounter.fold import apply_event, end_command
 from encounter.rejected import Rejected
 from encounter.ruleset import Declaration, declaration
+from encounter.screen import behind as held_back
 from encounter.screen import behind_screen, fold_screen, screened_roll
 from encounter.screen_turn import acts_behind, anonymous
 from encounter.screen_turn import plan as plan_with_screen
@@ -135,6 +136,11 @@ class Decision(EncounterChartModel):
         #: The roll-off dice already thrown for a tie of initiative, by combatant, in the
         #: order they were thrown (R80); the settling of the order uses them first.
         self.rolloffs: dict[str, list[int]] = {}
+        #: The ts of the command that began the hold the table is in as this command starts
+        #: (``None``: the table has been told everything): the table's record gives this
+        #: command's events that time (``Envelope.told_ts``, R96.6).
+        self.held_since: int | None = state.held_ts if held_back(state) and state.held_ts \
+            else None
         #: For each event emitted: whether the screen was up before it, whether it turned the
         #: turn (``encounter.screen.fold_screen`` folds them into the outcome's state).
         self._screen: list[tuple[bool, bool]] = []
@@ -208,7 +214,8 @@ class Decision(EncounterChartModel):
             raise Rejected(ErrorCode.ILLEGAL_ACTION, "nothing to do")
         cmd_chart = self.s.chart
         envelopes = [
-            Envelope(seq=base_version + i + 1, ts=self.ctx.now_ms, event=e, vis=v)
+            Envelope(seq=base_version + i + 1, ts=self.ctx.now_ms, event=e, vis=v,
+                     told_ts=self.held_since)
             for i, (e, v) in enumerate(self.events)
         ]
         envelopes[-1].chart = list(cmd_chart)

@@ -23,8 +23,14 @@ the next visible turn in its details, as it would be without the hidden combatan
 With anonymous hidden turns (R99, ``encounter.screen_turn``) the hidden act inside the
 screen's turn, which the table sees as any turn: ``told`` is not held while it runs.
 
+The time the table waits is the GM's, but what the table is *told* of the time is not (R96.6):
+the events it was held from carry, for it, the ``ts`` of the command that began the hold
+(``Envelope.told_ts``; ``held_ts`` in the state while it lasts), so that the end of a visible
+turn and the start of the next one share a time as they do without the hidden turn between
+them, live, in its history and in its replays alike (:func:`ts_for`).
+
 Everything here is a function of the log: every server process (and a fold of the log long
-after) finds the same ``told`` at every seq.
+after) finds the same ``told`` at every seq, and the same times.
 """
 
 from __future__ import annotations
@@ -89,7 +95,22 @@ def fold_screen(state: EncounterState, envelope: Envelope, was_behind: bool,
         if state.touched or not behind_screen(state):
             state.told = envelope.seq
             state.table_seq = state.table_last
+            state.held_ts = 0
+        elif not state.held_ts:  # the hold begins with this command
+            state.held_ts = table_ts(envelope)
         state.touched = False
+
+
+def table_ts(envelope: Envelope) -> int:
+    """The time the table's record gives ``envelope`` (R96.6): the ``ts`` of the command that
+    began the hold it waited in, or its own."""
+    return envelope.ts if envelope.told_ts is None else envelope.told_ts
+
+
+def ts_for(envelope: Envelope, actor: Actor) -> int:
+    """The ``ts`` ``actor`` is shown for ``envelope``: the table's (:func:`table_ts`) for those
+    who wait for the screen, the log's for the others (the GM, a dice tower)."""
+    return table_ts(envelope) if waits_for_screen(actor) else envelope.ts
 
 
 def screened_roll(state: EncounterState, cid: str | None, behind: bool = False) -> bool:

@@ -272,6 +272,10 @@ class EncounterState(msgspec.Struct, kw_only=True, gc=False):
     table_last: int = 0
     table_turns: int = 0
     touched: bool = False
+    #: While the table is held (``told`` < ``version``): the ``ts`` of the first command after
+    #: ``told``, which the table's record gives every event it was held from (R96.6); 0 when
+    #: it has been told everything.
+    held_ts: int = 0
     #: The server rolls made behind the screen (for a hidden combatant, or during a hidden
     #: turn for nobody's): with a dice seed they draw from a stream of their own, so that they
     #: do not shift the dice of what the table sees (``server_rolls`` counts the others).
@@ -350,7 +354,7 @@ def turn_id(state: EncounterState, table: bool = False) -> str:
 #: The layout of ``EncounterState`` as cached snapshots hold it. Raise it whenever the fold
 #: gains or changes a field: a cached snapshot of another format is rebuilt from the log,
 #: never read as this one.
-STATE_FORMAT = 14  # 2: turn_serial; 3: Vitals.bound_or_asleep; 4: TurnState.gone_at;
+STATE_FORMAT = 15  # 2: turn_serial; 3: Vitals.bound_or_asleep; 4: TurnState.gone_at;
 # 5: TurnState.budget names its ruleset's slots (Action Time's own major and minor);
 # 6: unaware and flying (R82, R83); 7: an effect_started carries its duration, modifiers,
 # source and origin (R90); 8: the GM's screen (told, table_seq, table_last, table_turns,
@@ -358,7 +362,7 @@ STATE_FORMAT = 14  # 2: turn_serial; 3: Vitals.bound_or_asleep; 4: TurnState.gon
 # effect_names;
 # 11: the GM's screen as a turn (screened, screen_turn, screen_count, R99); 12: turn timers
 # (R102); 13: undo (commands, last_acted, acting, undone, undo_requests, R108); 14: campaign and
-# status_boosts (R111, R113)
+# status_boosts (R111, R113); 15: held_ts (R96.6)
 
 _encode = msgspec.msgpack.Encoder()
 _decode = msgspec.msgpack.Decoder(EncounterState)

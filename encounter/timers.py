@@ -73,7 +73,12 @@ def start_for_new_turn(d: Decision, first: int) -> None:
         return
     now = d.ctx.now_ms
     warning = s.options.turn_warning_seconds
-    deadline = now + seconds * 1000
+    # A turn the table is told of after a hold counts from the time the table's record gives
+    # its start, the time of the command that began the hold (R96.6, R102): its deadline
+    # says nothing of the hold. A hold that took more than half the turn's time leaves it
+    # half its time all the same (then the deadline shows the hold).
+    start = now if d.held_since is None else min(now, d.held_since)
+    deadline = max(start + seconds * 1000, now + seconds * 500)
     warn_at = deadline - warning * 1000 if 0 < warning < seconds else None
     d.emit(ev.TurnTimerStarted(number=s.timers + 1, combatant=current, seconds=seconds,
                                deadline=deadline, warn_at=warn_at))

@@ -256,10 +256,11 @@ class TurnEnded(Event, tag="turn_ended", kw_only=True):
 
 class TurnTimerStarted(Event, tag="turn_timer_started", kw_only=True):
     """A turn timer runs for ``combatant``'s turn (the ``turn_seconds`` option, ruling R102):
-    it runs out at ``deadline`` (milliseconds since the Unix epoch, on the server's clock: count
-    down from it with the ``ts`` of this event's message, which is the same clock), with a
-    warning at ``warn_at`` (``null``: none). ``number`` counts the timers of the encounter.
-    Shown to those who see the turn."""
+    it runs out at ``deadline`` (milliseconds since the Unix epoch, on the server's clock, the
+    clock of the events' ``ts``: count down from it against the freshest of them, since an event
+    the GM's screen held arrives later than its ``ts``, R96.6), with a warning at ``warn_at``
+    (``null``: none). ``number`` counts the timers of the encounter. Shown to those who see
+    the turn."""
 
     number: int
     combatant: str
@@ -1002,3 +1003,8 @@ class Envelope(msgspec.Struct, kw_only=True, gc=False):
     vis: Visibility = None
     chart: list[str] | None = None  # statechart configuration after the event, when it changed
     history: dict[str, list[str]] | None = None  # the chart's history states, when they changed
+    #: The time the table's record gives the event, when not ``ts``: an event of a command
+    #: decided while the GM's screen held the table (``encounter.screen``) carries the ``ts``
+    #: of the command that began the hold, which the table is shown for every event it was
+    #: held from (ruling R96.6).
+    told_ts: int | None = None

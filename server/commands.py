@@ -9,6 +9,7 @@ import dataclasses
 import hashlib
 import logging
 import time
+from collections.abc import Callable
 from typing import Any, Protocol
 
 import msgspec
@@ -98,9 +99,11 @@ def _turn_held(session: Sender, cmd: msg.Command) -> msg.Command:
 class CommandService:
     def __init__(self, server: Host) -> None:
         self.server = server
+        #: the clock commands are decided by (seconds since the epoch): the events' ``ts``
+        self.clock: Callable[[], float] = time.time
 
     def context(self) -> engine.Context:
-        return engine.Context(now_ms=int(time.time() * 1000), new_id=auth.new_id,
+        return engine.Context(now_ms=int(self.clock() * 1000), new_id=auth.new_id,
                               dice_secret=self.server.dice_secret)
 
     async def handle(self, session: Sender, cmd: msg.Command) -> None:

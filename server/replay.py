@@ -37,7 +37,7 @@ import orjson
 from encounter.actors import Actor
 from encounter.fold import apply
 from encounter.patches import Memo, Op, Shown, diff, follow, show
-from encounter.screen import waits_for_screen
+from encounter.screen import table_sees, ts_for, waits_for_screen
 from encounter.state import EncounterState, copy_state
 from encounter.views import may_see, view_state
 from protocol import events as ev
@@ -127,7 +127,12 @@ class Reel:
     state: EncounterState = field(init=False)
     told: EncounterState = field(init=False)
     digest: str = ""
+    #: the table's position (its last event seen at or before ``told``, and that event's
+    #: digest), as the live room gives it (``Room.position``), and the last event the table
+    #: sees, by seq, with their digests
+    told_at: int = 0
     told_digest: str = ""
+    _public: dict[int, str] = field(default_factory=dict)
     pending: list[tuple[Envelope, str]] = field(default_factory=list)
     shown: Shown | None = None
     memo: Memo = field(default_factory=Memo)
@@ -149,7 +154,7 @@ class Reel:
 
     def _position(self) -> tuple[int, str]:
         if self.table:
-            return self.told.version, self.told_digest
+            return self.told_at, self.told_digest
         return self.state.version, self.digest
 
     async def grow(self, seen: int) -> bool:
@@ -199,8 +204,14 @@ class Reel:
         else:
             apply(state, envelope)
         self.after, self.digest = envelope.seq, envelope_digest
+        if self.table and table_sees(envelope):
+            self._public[envelope.seq] = envelope_digest
         if self.table and state.told == state.version:
-            self.told, self.told_digest = copy_state(state), envelope_digest
+            # (the position told is the table's last event, not the command's last, which may
+            # be one behind the screen: a hidden act inside the screen's turn, R99)
+            self.told = copy_state(state)
+            self.told_at = state.table_seq
+            self.told_digest = self._public.get(state.table_seq, "")
         if self.shown is None and self.view:
             at, _ = self._position()
             self.shown = show(self._target, self.actor, at, self.memo)
@@ -236,10 +247,12 @@ class Reel:
         elif self.view and self.shown is not None:
             ops = follow(self.shown, target, actor, at)
             if ops:
-                after = room.view_frame(self.shown.latest(), end, digest, self.cursor)
+                after = room.view_frame(self.shown.latest(), at, digest, self.cursor)
         self.memo.settle()
         index = len(self.steps)
-        self.steps.append(Step(envelope.ts, frames, after, rewound))
+        # (the table's time of the command: one it was held from carries the time of the
+        # command that began the hold, as it did live, R96.6)
+        self.steps.append(Step(ts_for(envelope, actor), frames, after, rewound))
         if self._open:
             still = []
             for start in self._open:
@@ -251,7 +264,7 @@ class Reel:
                     patch: list[Op] = []
                     diff("", orjson.loads(_encode.encode(start.view)),
                          orjson.loads(_encode.encode(self.shown.view)), patch)
-                    first = room.view_frame(orjson.dumps(patch), end, digest, self.cursor) \
+                    first = room.view_frame(orjson.dumps(patch), at, digest, self.cursor) \
                         if patch else None
                 start.first = (index, first)
             self._open = still

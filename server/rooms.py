@@ -30,7 +30,7 @@ from encounter.actors import Actor
 from encounter.fold import apply
 from encounter.legal import allowed_chart_events, legal_actions
 from encounter.patches import Memo, Shown, follow, show
-from encounter.screen import at_table, behind, table_sees, waits_for_screen
+from encounter.screen import at_table, behind, table_sees, ts_for, waits_for_screen
 from encounter.state import EncounterState, copy_state, turn_id
 from encounter.views import may_see, view_event, view_state
 from encounter.words import summarize
@@ -86,6 +86,10 @@ log = logging.getLogger("stablemaster.rooms")
 
 #: The close code of a connection whose encounter is no longer in Redis (``LogFollow.lose``).
 CLOSE_LOST = 4003
+#: The ``event`` messages of one delivery shown unchanged, by seq, framing and time shown
+#: (``Room.frames_for``).
+Encoded = dict[tuple[int, bool, bool, bool, bool, bool, int], bytes]
+
 #: Recent events kept in memory per room, to resume a reconnecting client without Redis.
 RING_SIZE = 64
 #: Outcomes of commands carried out by this process, to answer a retried id without Redis
@@ -568,7 +572,7 @@ class Room:
         allowed = allowed_chart_events(state) if not state.ended else set()
         shared: dict[object, list[LegalAction]] = {}
         turns: dict[bool, str] = {}
-        encoded: dict[tuple[int, bool, bool, bool, bool, bool], bytes] = {}
+        encoded: Encoded = {}
         #: the view messages of this delivery by patch, position and framing: the viewers who
         #: share a patch (``encounter.patches.Common``) share its message
         views_encoded: dict[tuple[int, int, bool, bool], tuple[bytes, bytes]] = {}
@@ -677,11 +681,12 @@ class Room:
             event = view_event(envelope, actor)
             if event is not None:
                 seen.append((envelope.seq, digest,
-                             self._event_frame(envelope, event, digest, cursor, summaries)))
+                             self._event_frame(envelope, event, digest, cursor, summaries,
+                                               ts=ts_for(envelope, actor))))
         return seen
 
     def frames_for(self, envelopes: Iterable[Envelope], digests: Iterable[str], actor: Actor,
-                   encoded: dict[tuple[int, bool, bool, bool, bool, bool], bytes] | None = None,
+                   encoded: Encoded | None = None,
                    cursor: bool = False, summaries: bool = False) -> list[bytes]:
         """The ``event`` messages of ``envelopes`` that ``actor`` may see, as it may see them
         (``cursor``: with a cursor in place of the seq and digest; ``summaries``: with the
@@ -692,7 +697,7 @@ class Room:
                                                              cursor, summaries)]
 
     def _frames(self, envelopes: Iterable[Envelope], digests: Iterable[str], actor: Actor,
-                encoded: dict[tuple[int, bool, bool, bool, bool, bool], bytes] | None = None,
+                encoded: Encoded | None = None,
                 cursor: bool = False, summaries: bool = False, lean: bool = False,
                 brief: bool = False, at: int | None = None) -> list[tuple[bytes, int, bool]]:
         """``frames_for``, each message with its event's ``ts`` and whether it leaves out its
@@ -707,25 +712,28 @@ class Room:
             if event is None:
                 continue
             bare = envelope.seq == at
+            ts = ts_for(envelope, actor)  # (the table's time of an event it was held from)
             if event is envelope.event:
-                key = (envelope.seq, cursor, summaries, lean, brief, bare)
+                key = (envelope.seq, cursor, summaries, lean, brief, bare, ts)
                 frame = cache.get(key)
                 if frame is None:
                     frame = cache[key] = self._event_frame(envelope, event, digest, cursor,
-                                                           summaries, lean, brief, bare)
+                                                           summaries, lean, brief, bare, ts)
             else:
                 frame = self._event_frame(envelope, event, digest, cursor, summaries, lean,
-                                          brief, bare)
-            frames.append((frame, envelope.ts, bare))
+                                          brief, bare, ts)
+            frames.append((frame, ts, bare))
         return frames
 
     def _event_frame(self, envelope: Envelope, event: Any, digest: str,
                      cursor: bool = False, summaries: bool = False, lean: bool = False,
-                     brief: bool = False, bare: bool = False) -> bytes:
+                     brief: bool = False, bare: bool = False, ts: int | None = None) -> bytes:
+        """``ts``: the time the viewer is shown (``encounter.screen.ts_for``; ``None``: the
+        event's own)."""
         summary = self.summary_of(envelope, event) if summaries else None
         gone = self.state.taken_back(envelope.seq)
         encounter = msgspec.UNSET if lean else self.id
-        ts = msgspec.UNSET if lean else envelope.ts
+        shown_ts = msgspec.UNSET if lean else envelope.ts if ts is None else ts
         # (a brief event is the event's own JSON, less what the view and the words say; words
         # without numbers itemised, their text alone)
         said: Any = msgspec.Raw(brief_event(event)) if brief else event
@@ -733,9 +741,9 @@ class Room:
             summary = summary.text  # type: ignore[assignment]
         if cursor:
             return _encode.encode(EventMessage(
-                encounter=encounter, ts=ts, event=said, summary=summary, taken_back=gone,
+                encounter=encounter, ts=shown_ts, event=said, summary=summary, taken_back=gone,
                 cursor=msgspec.UNSET if bare else self.seal(envelope.seq, digest)))
-        return _encode.encode(EventMessage(encounter=encounter, seq=envelope.seq, ts=ts,
+        return _encode.encode(EventMessage(encounter=encounter, seq=envelope.seq, ts=shown_ts,
                                            event=said, digest=digest or None, summary=summary,
                                            taken_back=gone))
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -154,3 +155,20 @@ async def wait_current(gm: Client, timeout: float = 5) -> str:
             return str(acting[0])
         await asyncio.sleep(0.005)
     raise TimeoutError(f"no turn in {gm.legal}")
+
+
+class Clock:
+    """A server's clock for tests that compare times (``CommandService.clock``): the wall
+    clock, moved on by ``skip`` (the GM's time behind the screen, say), never giving one
+    millisecond twice, so that which events share a time is the same on every run."""
+
+    def __init__(self) -> None:
+        self.ahead = 0.0
+        self.last = 0.0
+
+    def __call__(self) -> float:
+        self.last = max(time.time() + self.ahead, self.last + 0.002)
+        return self.last
+
+    def skip(self, seconds: float) -> None:
+        self.ahead += seconds

@@ -7,11 +7,14 @@ action the GM adjudicates, roll behind the screen, with the server's dice or phy
 once without them, the visible combatants doing the same things in both. Every player and the
 spectator ask for the ``cursor`` feature; what each receives, message by message (acks,
 legal actions, snapshots and their positions included), must be the same in both scenes once
-the opaque strings (ids, turn ids, cursors) are named by their first appearance and the
-timestamps are left out. Then every cursor a reader was given is resumed from, on a server
-that has never seen the encounter, and must give exactly what followed it. Drawn with each
-scene: anonymous hidden turns (R99), the hidden NPCs acting inside the turn of the GM's screen
-on a count of the scene's, which the table sees in both scenes.
+the opaque strings (ids, turn ids, cursors) are named by their first appearance and each
+event's time by the first appearance of that time: the absolute times differ between the
+scenes, but which events share a time must not (R96.6; the server decides commands by a clock
+that never gives two of them one millisecond, ``tests.helpers.Clock``). Then every cursor a
+reader was given is resumed from, on a server that has never seen the encounter, and must
+give exactly what followed it. Drawn with each scene: anonymous hidden turns (R99), the hidden
+NPCs acting inside the turn of the GM's screen on a count of the scene's, which the table sees
+in both scenes.
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ from encounter.state import SCREEN, EncounterState
 from server.app import Server
 from server.cursor import CursorError, Cursors
 from tests.conftest import settings_for, ws_url
-from tests.helpers import open_client, send_seen
+from tests.helpers import Clock, open_client, send_seen
 from tests.redis_procs import RedisProcess
 
 CURSOR_FEATURES = [*FEATURES, "cursor"]
@@ -90,7 +93,8 @@ VISIBLE_ACTIONS = {"end_turn", "attack", "melee_attack", "other_standard", "othe
 HIDDEN_ACTIONS = ["end_turn", "end_turn", "other_standard", "other_major", "other_move",
                   "delay", "adjudicate", "move"]
 #: The keys whose values are opaque strings (named by first appearance when comparing), and
-#: those left out (the time of day).
+#: the times of day left out (but an event's ``ts``, compared as the pattern of which events
+#: share a time; a snapshot's is when it was sent).
 OPAQUE_KEYS = {"encounter", "cursor", "base_cursor", "turn_id", "request", "effect",
                "session", "token_id", "id"}
 TIME_KEYS = {"ts", "created_ts", "expires_at"}
@@ -326,9 +330,11 @@ def received(world: World, seat: str) -> list[dict[str, Any]]:
 
 
 def normalized(messages: list[dict[str, Any]]) -> list[Any]:
-    """The messages with the timestamps left out and each opaque string named by its first
-    appearance (``$0``, ``$1``...), wherever it appears."""
+    """The messages with each opaque string named by its first appearance (``$0``, ``$1``...),
+    wherever it appears, each event's time by the first appearance of that time (``@0``...),
+    and the other times of day left out."""
     names: dict[str, str] = {}
+    times: dict[int, str] = {}
 
     def collect(value: Any, key: str | None = None) -> None:
         if isinstance(value, dict):
@@ -342,7 +348,10 @@ def normalized(messages: list[dict[str, Any]]) -> list[Any]:
 
     def rename(value: Any) -> Any:
         if isinstance(value, dict):
-            return {k: rename(v) for k, v in value.items() if k not in TIME_KEYS}
+            timed = value.get("type") == "event" and isinstance(value.get("ts"), int)
+            return {k: times.setdefault(v, f"@{len(times)}") if timed and k == "ts"
+                    else rename(v) for k, v in value.items()
+                    if k not in TIME_KEYS or (timed and k == "ts")}
         if isinstance(value, list):
             return [rename(v) for v in value]
         if isinstance(value, str):
@@ -405,6 +414,24 @@ async def resumes_exactly(world: World, fresh: Server, rng: random.Random,
     return problems
 
 
+async def replays_as_live(world: World, opened: list[Client]) -> list[str]:
+    """A replay gives each seat the events it got live, as it got them: the same redaction,
+    cursors and times (R115, R96.6)."""
+    problems = []
+    for seat, token in world.tokens.items():
+        live = [m for m in received(world, seat) if m["type"] == "event"]
+        watcher = await Client.open(world.url)
+        watcher.keep_wire = True
+        opened.append(watcher)
+        await watcher.hello(token, features=CURSOR_FEATURES, replay={"speed": 1000})
+        await watcher.wait_for(lambda m: m["type"] == "replay_ended", timeout=60)
+        replayed = [m for m in received_by(watcher) if m["type"] == "event"][-len(live):]
+        if replayed != live:
+            problems.append(f"{seat}'s replay: {first_difference(replayed, live)}")
+        await watcher.close()
+    return problems
+
+
 def received_by(client: Client) -> list[dict[str, Any]]:
     """Every message ``client`` got, batches unwrapped (it keeps its wire)."""
     return [m for frame in client.wire
@@ -422,6 +449,7 @@ async def screen_servers(redis_server: RedisProcess) -> AsyncIterator[tuple[Serv
     for _ in range(2):
         srv = Server(settings_for(redis_server.url, commands_per_second=10_000.0,
                                   command_burst=10_000))
+        srv.commands.clock = Clock()  # (one command, one time: which events share one)
         await srv.start()
         made.append(srv)
     yield made[0], made[1]
@@ -474,6 +502,8 @@ async def test_a_hidden_combatant_changes_nothing_the_table_receives(
             mine, theirs = normalized(a), normalized(b)
             assert mine == theirs, f"{seat}: {first_difference(mine, theirs)}"
         problems = await resumes_exactly(hidden, fresh, random.Random(scene.seed), opened)
+        assert not problems, "\n".join(problems[:5])
+        problems = await replays_as_live(hidden, opened)
         assert not problems, "\n".join(problems[:5])
     finally:
         await asyncio.gather(*(c.close() for c in opened), return_exceptions=True)

@@ -761,10 +761,11 @@ export interface UndoRefused {
 }
 /**
  * A turn timer runs for `combatant`'s turn (the `turn_seconds` option, ruling R102):
- * it runs out at `deadline` (milliseconds since the Unix epoch, on the server's clock: count
- * down from it with the `ts` of this event's message, which is the same clock), with a
- * warning at `warn_at` (`null`: none). `number` counts the timers of the encounter.
- * Shown to those who see the turn.
+ * it runs out at `deadline` (milliseconds since the Unix epoch, on the server's clock, the
+ * clock of the events' `ts`: count down from it against the freshest of them, since an event
+ * the GM's screen held arrives later than its `ts`, R96.6), with a warning at `warn_at`
+ * (`null`: none). `number` counts the timers of the encounter. Shown to those who see
+ * the turn.
  */
 export interface TurnTimerStarted {
   combatant: string;

@@ -41,6 +41,8 @@ class DiceReport:
 
     commitment: str | None = None
     revealed: bool = False
+    #: renewals of the dice (``dice_renewed``): each closes a segment of the rolls
+    renewals: int = 0
     verified: int = 0
     manual: int = 0
     unverifiable: int = 0
@@ -54,6 +56,8 @@ class DiceReport:
 
     def text(self) -> str:
         lines = [f"commitment: {self.commitment or 'none'}",
+                 *([f"dice renewed: {self.renewals} time(s), each segment checked on its own"]
+                   if self.renewals else []),
                  f"secret revealed: {'yes' if self.revealed else 'not yet'}",
                  f"entropy taken in: {self.entropy}",
                  f"server rolls verified: {self.verified}",
@@ -77,6 +81,8 @@ def check_dice(messages: Iterable[Message]) -> DiceReport:
     chain: str | None = None
     secret: bytes | None = None
     rolls: list[tuple[str, dict[str, Any], str]] = []
+    #: the segments closed by renewals: the secret shown again, and the rolls drawn under it
+    closed: list[tuple[bytes, list[tuple[str, dict[str, Any], str]]]] = []
     places: set[str] = set()
     for index, message in enumerate(messages):
         event = message.get("event", message)
@@ -108,6 +114,15 @@ def check_dice(messages: Iterable[Message]) -> DiceReport:
                     report.problems.append(f"{where}: the place {roll['place']} is used twice")
                 places.add(roll["place"])
                 rolls.append((chain, roll, where))
+        elif kind == "dice_renewed":
+            report.renewals += 1
+            shown = bytes.fromhex(event["revealed"])
+            if report.commitment is None or commitment_of(shown) != report.commitment:
+                report.problems.append(f"{where}: the secret the renewal shows is not the one "
+                                       "committed to")
+            closed.append((shown, rolls))
+            rolls = []
+            report.commitment = chain = event["commitment"]
         elif kind == "dice_revealed":
             secret = bytes.fromhex(event["secret"])
     if secret is None:
@@ -116,6 +131,16 @@ def check_dice(messages: Iterable[Message]) -> DiceReport:
     if report.commitment is None or commitment_of(secret) != report.commitment:
         report.problems.append("the revealed secret is not the one committed to")
         return report
+    for shown, segment in closed:
+        _check_rolls(report, shown, segment)
+    _check_rolls(report, secret, rolls)
+    return report
+
+
+def _check_rolls(report: DiceReport, secret: bytes,
+                 rolls: list[tuple[str, dict[str, Any], str]]) -> None:
+    """Draw each of ``rolls`` (the chain it was drawn at, the roll, where it is) again from
+    ``secret``, and compare."""
     for chain_then, roll, where in rolls:
         try:
             again = roll_keyed(roll["expr"], roll_key(secret, chain_then), roll["place"])
@@ -130,7 +155,6 @@ def check_dice(messages: Iterable[Message]) -> DiceReport:
                 f"secret gives {again.text!r}")
         else:
             report.verified += 1
-    return report
 
 
 async def read_history(url: str, token: str) -> list[Message]:

@@ -427,6 +427,10 @@ def limits_table() -> str:
         f"{s.create_bytes_per_address} bytes per {s.create_window:g} s | What one client "
         "address may create (its events' bytes as stored), coming back a little at a time; "
         "past it `create_encounter` gets `quota_exceeded`. Local clients are not counted. |",
+        f"| events per encounter | {s.max_encounter_events} events, "
+        f"{s.max_encounter_bytes} bytes | What one encounter holds (its events' bytes as "
+        "stored): a command that would store more gets `encounter_full` and changes nothing; "
+        "the GM may still `end_encounter` and `revoke_token`, and reads go on. |",
         f"| creates per creator | {s.creates_per_creator} encounters, "
         f"{s.create_bytes_per_creator} bytes per {s.create_window:g} s | The same, for each "
         "creator secret, from any address (where the server asks for one). |",

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from statemachine.exceptions import TransitionNotAllowed
 
@@ -47,16 +47,22 @@ from rules.verifiable_dice import SCREEN_STREAM, TABLE_STREAM, commitment, place
 from statemachines.encounter_chart import Chart, EncounterChartModel, restore
 
 
+class DiceSecret(Protocol):
+    """The dice secret of ``encounter``; with ``nonce``, the one a renewal gave (R117)."""
+
+    def __call__(self, encounter: str, nonce: str | None = None, /) -> bytes: ...
+
+
 @dataclass
 class Context:
     """What the decider may not make up itself: the time and fresh ids."""
 
     now_ms: int
     new_id: Callable[[], str]
-    #: The dice secret of an encounter, by its id (ruling R101): the server derives it from
-    #: its own secret; ``None``: no verifiable dice (each roll's seed fresh from the
-    #: operating system, as before them).
-    dice_secret: Callable[[str], bytes] | None = None
+    #: The dice secret of an encounter, by its id and the nonce of its last renewal, if any
+    #: (rulings R101, R117): the server derives it from its own secret; ``None``: no
+    #: verifiable dice (each roll's seed fresh from the operating system, as before them).
+    dice_secret: DiceSecret | None = None
     #: The log for an undo (ruling R108): the state at a seq and the envelopes after it, by
     #: the seq (``None``: the log does not reach it here, and nothing is taken back).
     rewind: Callable[[int], Rewound | None] | None = None
@@ -303,7 +309,7 @@ class Decision(EncounterChartModel):
         given another secret since rolls fresh dice, ``seed`` set and no ``place``, R101)."""
         if self.s.dice_commitment is None or self.ctx.dice_secret is None:
             return None
-        secret = self.ctx.dice_secret(self.s.id)
+        secret = self.ctx.dice_secret(self.s.id, self.s.dice_nonce)
         return secret if commitment(secret) == self.s.dice_commitment else None
 
     def is_manual(self, cid: str) -> bool:

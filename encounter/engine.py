@@ -141,6 +141,7 @@ _HANDLERS: dict[type, Callable[[Decision, Any], None]] = {
     msg.SubmitRoll: rolls.submit_roll,
     msg.ServerRoll: rolls.server_roll,
     msg.AddDiceEntropy: rolls.add_dice_entropy,
+    rolls.RenewDice: rolls.renew_dice,
     msg.PauseTurnTimer: timers.pause,
     msg.ResumeTurnTimer: timers.resume,
     timers.TimerDue: timers.timer_due,

@@ -80,10 +80,11 @@ COMMANDS_KEPT = 200
 #: where they were: a result shown is never drawn again), the names of everyone who was in
 #: the encounter (the log's words use them), the count of turn timers, the ranges taken back.
 CARRIED = ("tokens", "server_rolls", "screened_rolls", "dice_commitment", "dice_chain",
-           "dice_entropy", "dice_secret", "timers", "names", "effect_names", "created_ts",
-           "undone", "table_turns")
+           "dice_entropy", "dice_secret", "dice_nonce", "dice_renewed", "timers", "names",
+           "effect_names", "created_ts", "undone", "table_turns")
 #: The events of commands that are not counted as commands an undo takes back one by one.
-_NOT_COMMANDS = (ev.CommandsUndone, ev.UndoRequested, ev.UndoRefused)
+#: (A renewal of the dice, R117, is the server's, not a command of the table's.)
+_NOT_COMMANDS = (ev.CommandsUndone, ev.UndoRequested, ev.UndoRefused, ev.DiceRenewed)
 
 
 def end_command(state: EncounterState, envelope: Envelope) -> None:
@@ -299,6 +300,13 @@ def _(e: ev.DiceEntropyAdded, s: EncounterState) -> None:
 @_apply.register
 def _(e: ev.DiceRevealed, s: EncounterState) -> None:
     s.dice_secret = e.secret
+
+
+@_apply.register
+def _(e: ev.DiceRenewed, s: EncounterState) -> None:
+    s.dice_renewed.append(e.revealed)
+    s.dice_commitment = s.dice_chain = e.commitment
+    s.dice_nonce = e.nonce
 
 
 @_apply.register

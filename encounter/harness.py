@@ -188,7 +188,7 @@ class Table:
     def context(self) -> engine.Context:
         secret = self.dice_secret
         return engine.Context(now_ms=self.now_ms, new_id=lambda: next(self._ids),
-                              dice_secret=None if secret is None else lambda _: secret,
+                              dice_secret=None if secret is None else lambda *_: secret,
                               rewind=self._rewind)
 
     def _rewind(self, seq: int) -> Rewound | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from encounter.actors import Actor
 from encounter.decision import ROLLOFF, Decision
 from encounter.rejected import Rejected
 from encounter.turns import end_interrupt_when_resolved
@@ -12,7 +13,7 @@ from protocol import events as ev
 from protocol import messages as msg
 from protocol.errors import ErrorCode
 from rules.dice import DiceError, Roll, roll_faces
-from rules.verifiable_dice import next_entropy
+from rules.verifiable_dice import commitment, next_entropy
 
 #: The most pieces of entropy an encounter's dice take in (``add_dice_entropy``, R101).
 MAX_ENTROPY_PIECES = 64
@@ -83,6 +84,43 @@ def add_dice_entropy(d: Decision, cmd: msg.AddDiceEntropy) -> None:
                        f"{MAX_ENTROPY_PIECES} times, the most an encounter takes")
     d.emit(ev.DiceEntropyAdded(entropy=cmd.entropy, by="gm" if d.actor.is_gm else "player",
                                chain=next_entropy(d.s.dice_chain, cmd.entropy)))
+
+
+#: The credential the server's own renewal of the dice is decided as (R117): its own token id
+#: (its command ids never meet a client's).
+DICE_RENEWAL = Actor(role="gm", token_id="dice-renewal")
+
+
+class RenewDice(msg.Command, tag="renew_dice", kw_only=True):
+    """The server's own command, never a client's (it is not in the protocol's messages): the
+    encounter's dice secret ``revealed`` (hex) was shown while the encounter still runs, so its
+    dice are drawn from a new secret, derived with ``nonce`` (R117)."""
+
+    revealed: str
+    nonce: str
+
+
+def renewal(revealed: str, nonce: str) -> RenewDice:
+    """The renewal of the dice whose secret ``revealed`` was shown: its id names the secret
+    renewed, so that of two processes renewing it one goes through."""
+    return RenewDice(id=f"dice-renewal-{commitment(bytes.fromhex(revealed))[:32]}",
+                     revealed=revealed, nonce=nonce)
+
+
+def renew_dice(d: Decision, cmd: RenewDice) -> None:
+    """R117: the dice of a running encounter whose secret was shown are drawn from a new one,
+    committed to here; the secret shown is shown again, for the rolls it drew."""
+    s = d.s
+    if s.dice_commitment is None or s.dice_secret is not None or d.ctx.dice_secret is None:
+        raise Rejected(ErrorCode.ILLEGAL_ACTION, "this encounter has no verifiable dice to renew")
+    try:
+        shown = bytes.fromhex(cmd.revealed)
+    except ValueError:
+        raise Rejected(ErrorCode.INVALID_PAYLOAD, "revealed: a secret in hex") from None
+    if commitment(shown) != s.dice_commitment:
+        raise Rejected(ErrorCode.STALE, "the dice are no longer drawn from that secret")
+    d.emit(ev.DiceRenewed(revealed=cmd.revealed, nonce=cmd.nonce,
+                          commitment=commitment(d.ctx.dice_secret(s.id, cmd.nonce))))
 
 
 def _after_roll(d: Decision, purpose: str, cid: str | None, roll: Roll,

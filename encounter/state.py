@@ -296,6 +296,10 @@ class EncounterState(msgspec.Struct, kw_only=True, gc=False):
     dice_entropy: int = 0
     #: the secret, once shown at the end (hex)
     dice_secret: str | None = None
+    #: Renewed dice (ruling R117): the nonce the current secret was derived with (``None``:
+    #: the encounter's first secret) and the secrets shown by the renewals, oldest first.
+    dice_nonce: str | None = None
+    dice_renewed: list[str] = []
     #: The turn timer of the turn being taken, and how many were started (R102).
     timer: TurnTimer | None = None
     timers: int = 0
@@ -354,7 +358,7 @@ def turn_id(state: EncounterState, table: bool = False) -> str:
 #: The layout of ``EncounterState`` as cached snapshots hold it. Raise it whenever the fold
 #: gains or changes a field: a cached snapshot of another format is rebuilt from the log,
 #: never read as this one.
-STATE_FORMAT = 15  # 2: turn_serial; 3: Vitals.bound_or_asleep; 4: TurnState.gone_at;
+STATE_FORMAT = 16  # 2: turn_serial; 3: Vitals.bound_or_asleep; 4: TurnState.gone_at;
 # 5: TurnState.budget names its ruleset's slots (Action Time's own major and minor);
 # 6: unaware and flying (R82, R83); 7: an effect_started carries its duration, modifiers,
 # source and origin (R90); 8: the GM's screen (told, table_seq, table_last, table_turns,
@@ -362,7 +366,8 @@ STATE_FORMAT = 15  # 2: turn_serial; 3: Vitals.bound_or_asleep; 4: TurnState.gon
 # effect_names;
 # 11: the GM's screen as a turn (screened, screen_turn, screen_count, R99); 12: turn timers
 # (R102); 13: undo (commands, last_acted, acting, undone, undo_requests, R108); 14: campaign and
-# status_boosts (R111, R113); 15: held_ts (R96.6)
+# status_boosts (R111, R113); 15: held_ts (R96.6); 16: renewed dice (dice_nonce,
+# dice_renewed, R117)
 
 _encode = msgspec.msgpack.Encoder()
 _decode = msgspec.msgpack.Decoder(EncounterState)

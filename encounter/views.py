@@ -288,8 +288,11 @@ def _dice(state: EncounterState) -> dict[str, Any] | None:
     """The verifiable dice (R101): the same for every viewer."""
     if state.dice_commitment is None:
         return None
-    return {"commitment": state.dice_commitment, "chain": state.dice_chain,
-            "entropy": state.dice_entropy, "secret": state.dice_secret}
+    dice: dict[str, Any] = {"commitment": state.dice_commitment, "chain": state.dice_chain,
+                            "entropy": state.dice_entropy, "secret": state.dice_secret}
+    if state.dice_renewed:  # (R117; absent, as before it, for dice never renewed)
+        dice["renewed"] = list(state.dice_renewed)
+    return dice
 
 
 def _timer(s: Sight) -> dict[str, Any] | None:
@@ -354,7 +357,7 @@ ENGINE_PARTS: tuple[tuple[str, tuple[str, ...], ViewPartOf, bool | None], ...] =
     ("turn", ("turn", "screen_turn", "surprise"),
      lambda s: _turn_view(s.state, s.visible, s.full), None),
     ("timer", ("timer",), lambda s: _timer(s), None),
-    ("dice", ("dice_commitment", "dice_chain", "dice_entropy", "dice_secret"),
+    ("dice", ("dice_commitment", "dice_chain", "dice_entropy", "dice_secret", "dice_renewed"),
      lambda s: _dice(s.state), None),
     ("delaying", ("delaying",),
      lambda s: [cid for cid in s.state.delaying if cid in s.visible], None),

@@ -609,6 +609,12 @@ def _dice_revealed(e: ev.DiceRevealed, n: Names) -> Summary:
     return said(f"The server reveals the secret of its dice: {e.secret}")
 
 
+def _dice_renewed(e: ev.DiceRenewed, n: Names) -> Summary:
+    return said(f"The server's store went back to before its dice were revealed: it shows that "
+                f"secret again ({e.revealed}) and commits to a new one, SHA-256 {e.commitment} "
+                "(revealed when the encounter ends)")
+
+
 def _ruleset_event(e: ev.RulesetEvent, n: Names) -> Summary:
     about = f" ({n(e.combatant)})" if e.combatant else ""
     return said(f"{human(e.name).capitalize()}{about}")
@@ -666,6 +672,7 @@ ENGINE_WORDS: dict[type, Wording] = {
     ev.DiceCommitted: _dice_committed,
     ev.DiceEntropyAdded: _dice_entropy,
     ev.DiceRevealed: _dice_revealed,
+    ev.DiceRenewed: _dice_renewed,
 }
 
 

@@ -18,8 +18,8 @@ import msgspec
 
 #: The kinds that go whole: read field by field by the dice check, the roll requests, undo.
 WHOLE = frozenset({"encounter_created", "dice_committed", "dice_entropy_added", "dice_rolled",
-                   "dice_revealed", "roll_requested", "commands_undone", "undo_requested",
-                   "undo_refused", "token_issued", "token_revoked"})
+                   "dice_revealed", "dice_renewed", "roll_requested", "commands_undone",
+                   "undo_requested", "undo_refused", "token_issued", "token_revoked"})
 #: The optional fields kept: the ids of the combatants an event is about, and a move's path.
 IDS = frozenset({"combatant", "combatants", "target", "targets", "source", "origin",
                  "organizer", "by", "path"})

@@ -27,6 +27,7 @@ class ErrorCode(StrEnum):
     SNAPSHOT_UNAVAILABLE = "snapshot_unavailable"
     ENCOUNTER_LOST = "encounter_lost"
     QUOTA_EXCEEDED = "quota_exceeded"
+    ENCOUNTER_FULL = "encounter_full"
 
 
 ERROR_DESCRIPTIONS: dict[ErrorCode, str] = {
@@ -80,4 +81,11 @@ ERROR_DESCRIPTIONS: dict[ErrorCode, str] = {
     "Nothing was created. The allowance comes back a little at a time: `details.retry_after` "
     "is the seconds until this create would fit (`null`: it never will, being larger than "
     "the whole allowance). Retry then with the same id.",
+    ErrorCode.ENCOUNTER_FULL: "The encounter holds as many events, or as many bytes of them "
+    "(as stored), as the server keeps for one encounter (`details.measure`: `events` or "
+    "`bytes`; `limit`; `held`, what it holds now): the command would store more, and nothing "
+    "was changed. The GM may still end the encounter (`end_encounter`) and revoke "
+    "credentials, and everyone may still read it (snapshots, history, replays); start a new "
+    "encounter to play on. The bounds are the operator's (`--max-encounter-events`, "
+    "`--max-encounter-bytes`).",
 }

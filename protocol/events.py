@@ -172,6 +172,20 @@ class DiceRevealed(Event, tag="dice_revealed", kw_only=True):
     secret: Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{64}$")]
 
 
+class DiceRenewed(Event, tag="dice_renewed", kw_only=True):
+    """The server's dice are drawn from a new secret from here on (ruling R117): Redis went
+    back to before the encounter's `dice_revealed` while the encounter ran on, so the secret
+    shown there would go on drawing its dice. ``revealed`` is that secret (hex), shown again so
+    that the rolls before this event can still be checked against the ``commitment`` they were
+    drawn under; ``commitment`` is the SHA-256 (hex) of the new secret, which the server derives
+    from its own secret, the encounter's id and ``nonce``, and reveals when the encounter ends.
+    The entropy chain starts again at the new ``commitment``; roll places count on."""
+
+    revealed: Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{64}$")]
+    nonce: Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{32}$")]
+    commitment: Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{64}$")]
+
+
 class InitiativeEntry(msgspec.Struct, kw_only=True, gc=False, frozen=True):
     """One place in the initiative order: the check's ``total``, the Initiative ``modifier``,
     the faces of any ``rolloff`` that broke a tie, and whether the combatant is ``hidden``.
@@ -930,6 +944,7 @@ AnyEvent = (
     | DiceCommitted
     | DiceEntropyAdded
     | DiceRevealed
+    | DiceRenewed
     | InitiativeSet
     | CombatantJoined
     | AwarenessSet

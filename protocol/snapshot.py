@@ -152,6 +152,11 @@ class DiceView(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     entropy: Annotated[int, doc("How many pieces of entropy the dice have taken in.")]
     secret: Annotated[str | None, doc(
         "The secret (hex), once shown at the end (`dice_revealed`); `null` before.")]
+    renewed: Annotated[list[str], doc(
+        "The secrets (hex) of earlier commitments, oldest first, each shown again when the "
+        "dice were renewed (`dice_renewed`, R117: Redis went back to before their "
+        "`dice_revealed`); absent when the dice were never renewed.")] \
+        | msgspec.UnsetType = msgspec.UNSET
 
 
 class ReadiedView(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):

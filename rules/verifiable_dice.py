@@ -12,6 +12,11 @@ every roll it was shown and check the commitment.
   (or the GM) sends (:func:`next_entropy`): a roll's key is HMAC-SHA256 of the chain as it
   stood when the roll was made, keyed by the secret (:func:`roll_key`). Entropy sent after the
   commitment changes every later roll, so the server could not have chosen its secret for them.
+- A **renewal** (ruling R117) replaces a secret that was shown while the encounter still runs
+  (Redis went back to before its ``dice_revealed``): the new secret is derived from the
+  server's secret, the encounter's id and a public **nonce** the log keeps
+  (:func:`renewed_secret`), so every process draws the same dice from it, and nobody who knows
+  only the log can.
 - A roll's **place** is its dice stream and its number in it (``table:17``, ``screen:3``):
   rolls behind the GM's screen are numbered in a stream of their own, so that the numbers of
   the rolls the table sees count none of them.
@@ -33,6 +38,14 @@ def encounter_secret(server_secret: bytes, encounter: str) -> bytes:
     """The dice secret of ``encounter`` on a server whose secret is ``server_secret``."""
     key = hashlib.sha256(b"stablemaster dice\0" + server_secret).digest()
     return hmac.new(key, encounter.encode(), hashlib.sha256).digest()
+
+
+def renewed_secret(server_secret: bytes, encounter: str, nonce: str) -> bytes:
+    """The dice secret of ``encounter`` renewed with ``nonce`` (R117), on a server whose secret
+    is ``server_secret``: another key than :func:`encounter_secret`'s, so that no encounter id
+    and no nonce give one secret for the other."""
+    key = hashlib.sha256(b"stablemaster dice renewed\0" + server_secret).digest()
+    return hmac.new(key, f"{encounter}\n{nonce}".encode(), hashlib.sha256).digest()
 
 
 def commitment(secret: bytes) -> str:

@@ -29,7 +29,7 @@ from encounter.views import may_see
 from protocol.events import CommandsUndone, Envelope
 from protocol.messages import Limits
 from protocol.version import PROTOCOL_VERSION
-from rules.verifiable_dice import encounter_secret
+from rules.verifiable_dice import encounter_secret, renewed_secret
 from server import __version__, auth, metrics, web
 from server.addresses import ConnectionCounter, CountedConnection
 from server.budgets import ReadBudget
@@ -139,8 +139,9 @@ class Server:
         durability = await durability_for(self.redis, s, embedded=self.embedded is not None)
         origin = auth.new_id(12)  # this process, in the notifications of its own appends
         self.store = EventStore(self.redis, LogChain(secret), durability, s.max_event_bytes,
-                                origin=origin)
-        self.rooms = Rooms(self.store, self.commands.fire_timer)
+                                origin=origin, max_events=s.max_encounter_events,
+                                max_bytes=s.max_encounter_bytes)
+        self.rooms = Rooms(self.store, self.commands.fire_timer, self.commands.renew_dice)
         self.campaigns = Campaigns(self, secret)
         self.follower = ChannelFollower(self.redis, follower_redis, self.rooms, s.sweep_interval,
                                         on_campaign=self.campaigns.offer, origin=origin)
@@ -258,9 +259,12 @@ class Server:
         # the subscriptions get a connection of their own, without a socket timeout
         return single, Redis.from_url(url, socket_timeout=None)
 
-    def dice_secret(self, encounter: str) -> bytes:
-        """The secret the encounter's server dice are drawn from (ruling R101): derived from
-        the server's secret, so every process of a deployment draws the same dice."""
+    def dice_secret(self, encounter: str, nonce: str | None = None) -> bytes:
+        """The secret the encounter's server dice are drawn from (ruling R101), or after a
+        renewal with ``nonce`` (R117): derived from the server's secret, so every process of a
+        deployment draws the same dice."""
+        if nonce is not None:
+            return renewed_secret(self._dice_root, encounter, nonce)
         return encounter_secret(self._dice_root, encounter)
 
     async def _secret(self) -> bytes:

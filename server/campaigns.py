@@ -182,7 +182,7 @@ class Host(Protocol):
     quotas: Any
     rooms: Any
 
-    def dice_secret(self, encounter: str) -> bytes: ...
+    def dice_secret(self, encounter: str, nonce: str | None = None) -> bytes: ...
 
 
 class Campaigns:
@@ -582,8 +582,9 @@ class Campaigns:
             await store.put_token(record.id, token_id,
                                   auth.digest(self.server.tokens.mint(record.id, token_id)))
         encoded = store.encode(out.envelopes)
+        # (unbounded: the campaign holds the encounter begun already, R113)
         await store.append(record.id, 0, out.envelopes, f"campaign:{s.id}:{record.id}",
-                           {"seq": out.state.version}, "", encoded)
+                           {"seq": out.state.version}, "", encoded, bounded=False)
         log.info("campaign encounter created", extra={"campaign": s.id,
                                                       "encounter": record.id})
 

@@ -47,6 +47,8 @@ ENV = {
     "creates_per_creator": "STABLEMASTER_CREATES_PER_CREATOR",
     "create_bytes_per_creator": "STABLEMASTER_CREATE_BYTES_PER_CREATOR",
     "create_window": "STABLEMASTER_CREATE_WINDOW",
+    "max_encounter_events": "STABLEMASTER_MAX_ENCOUNTER_EVENTS",
+    "max_encounter_bytes": "STABLEMASTER_MAX_ENCOUNTER_BYTES",
     "loop": "STABLEMASTER_LOOP",
 }
 
@@ -245,6 +247,17 @@ def build_parser() -> argparse.ArgumentParser:
                        help="the create quotas' window: a used-up quota comes back, a little "
                        f"at a time, over this many seconds [{ENV['create_window']}] (default "
                        f"{d.create_window:g})")
+    serve.add_argument("--max-encounter-events", type=int, metavar="N",
+                       default=_int_env("max_encounter_events", d.max_encounter_events),
+                       help="the most events one encounter holds: past it a command gets "
+                       "encounter_full, but for the GM ending the encounter or revoking a "
+                       f"credential [{ENV['max_encounter_events']}] (default "
+                       f"{d.max_encounter_events}; 0: no bound)")
+    serve.add_argument("--max-encounter-bytes", type=int, metavar="BYTES",
+                       default=_int_env("max_encounter_bytes", d.max_encounter_bytes),
+                       help="the most bytes of events (as stored) one encounter holds, the same "
+                       f"way [{ENV['max_encounter_bytes']}] (default {d.max_encounter_bytes}; "
+                       "0: no bound)")
     serve.add_argument("--demo", action="store_true",
                        help="create demo encounters at start and print their links")
     serve.add_argument("--demo-ruleset", choices=["dramatic", "action_time", "social", "both",
@@ -313,6 +326,8 @@ def settings_from(args: argparse.Namespace) -> Settings:
         creates_per_creator=args.creates_per_creator,
         create_bytes_per_creator=args.create_bytes_per_creator,
         create_window=args.create_window,
+        max_encounter_events=args.max_encounter_events,
+        max_encounter_bytes=args.max_encounter_bytes,
     )
 
 

@@ -8,6 +8,7 @@ import asyncio
 import dataclasses
 import hashlib
 import logging
+import secrets
 import time
 from collections.abc import Callable
 from typing import Any, Protocol
@@ -17,7 +18,9 @@ import orjson
 from redis import exceptions as redis_exceptions
 
 from encounter import engine
+from encounter.actors import Actor
 from encounter.decision import Rewound
+from encounter.rolls import DICE_RENEWAL, renewal
 from encounter.screen import behind, waits_for_screen
 from encounter.state import EncounterState
 from encounter.timers import TimerDue
@@ -34,7 +37,7 @@ from server.creation import CreatePolicy
 from server.cursor import CursorError
 from server.quotas import CreateQuotas
 from server.rooms import Member, Room
-from server.store import Batch, EventStore, EventTooLarge, NotDurable
+from server.store import Appended, Batch, EventStore, EventTooLarge, Loaded, NotDurable
 from server.timers import TimerSeat
 
 log = logging.getLogger("stablemaster.commands")
@@ -65,7 +68,7 @@ class Host(Protocol):
     campaigns: Campaigns
     read_budget: ReadBudget
 
-    def dice_secret(self, encounter: str) -> bytes:
+    def dice_secret(self, encounter: str, nonce: str | None = None) -> bytes:
         """The secret the encounter's server dice are drawn from (ruling R101)."""
         ...
 
@@ -172,6 +175,31 @@ class CommandService:
     async def fire_timer(self, room: Room, cmd: TimerDue) -> None:
         """A turn timer's warning or end (R102), sent by this process for ``room``."""
         await self.handle(TimerSeat(room), cmd)
+
+    async def renew_dice(self, encounter: str, loaded: Loaded, revealed: str) -> Loaded | None:
+        """R117: append the renewal of the dice of ``encounter``, as Redis holds it
+        (``loaded``), whose secret ``revealed`` was shown; the encounter with it, or ``None``
+        when the log moved meanwhile (another process renewed them, or a command went in).
+        The nonce is fresh; the one in the log is the one every process derives the secret
+        with. Called by the room's ``LogFollow`` as it reloads, before it tells anyone."""
+        cmd = renewal(revealed, secrets.token_hex(16))
+        dedupe = f"{DICE_RENEWAL.token_id}:{cmd.id}"
+        try:
+            out = engine.decide(loaded.state, DICE_RENEWAL, cmd, self.context())
+        except engine.Rejected as r:
+            log.error("encounter %s: its dice cannot be renewed: %s", encounter, r.message)
+            return loaded
+        for e in out.envelopes:
+            e.cmd = dedupe
+        store = self.server.store
+        appended = await store.append(encounter, loaded.state.version, out.envelopes, dedupe,
+                                      {"seq": out.state.version}, loaded.head,
+                                      store.encode(out.envelopes), delivers=True, bounded=False)
+        if appended.status != "ok":
+            return None
+        log.warning("encounter %s: dice renewed at seq %d (R117): commitment %s", encounter,
+                    out.state.version, out.state.dice_commitment)
+        return Loaded(out.state, appended.head)
 
     # -- history -----------------------------------------------------------------------------
 
@@ -291,6 +319,9 @@ class CommandService:
         await self.server.store.put_token(encounter, gm_token_id, auth.digest(token))
         appended = await self.server.store.append(encounter, 0, out.envelopes, dedupe,
                                                   {"seq": out.state.version}, "", encoded)
+        if appended.status == "full":  # (a create larger than an encounter may be)
+            await redis.delete(key)
+            raise encounter_full(appended)
         if appended.status != "ok":  # the other attempt created it meanwhile
             seq = appended.outcome.get("seq") if appended.outcome else None
             await self._ack_created(session, cmd, encounter, gm_token_id, seq)
@@ -376,7 +407,7 @@ class CommandService:
                 try:
                     appended = await store.append(room.id, state.version, out.envelopes,
                                                   dedupe, first_outcome, head, encoded,
-                                                  delivers=True)
+                                                  delivers=True, bounded=_bounded(cmd, actor))
                 except BaseException:
                     # perhaps appended after all: read back whatever Redis has
                     room.following.schedule_catchup()
@@ -395,6 +426,8 @@ class CommandService:
                     assert appended.outcome is not None
                     self._ack_duplicate(session, cmd, room, appended.outcome, fingerprint)
                     return "duplicate"
+                if appended.status == "full":
+                    raise encounter_full(appended)
                 metrics.CONFLICTS.inc()
                 if appended.version < room.version or (
                         appended.version == room.version and appended.head != room.head):
@@ -463,6 +496,24 @@ def _encoded(store: EventStore, out: engine.Outcome) -> list[bytes]:
     except EventTooLarge as exc:
         raise engine.Rejected(ErrorCode.TOO_LARGE, str(exc), event=exc.kind, bytes=exc.size,
                               limit=exc.limit) from None
+
+
+def _bounded(cmd: msg.Command, actor: Actor) -> bool:
+    """Whether the encounter's bounds (``--max-encounter-events``, ``--max-encounter-bytes``)
+    refuse ``cmd``: every command but the GM's ending of the encounter and revoking of a
+    credential, which a full encounter must still take."""
+    return not (actor.is_gm and isinstance(cmd, msg.EndEncounter | msg.RevokeToken))
+
+
+def encounter_full(appended: Appended) -> engine.Rejected:
+    """``encounter_full``: an append past the encounter's bounds (nothing was appended)."""
+    what = "events" if appended.measure == "events" else "bytes of events"
+    return engine.Rejected(
+        ErrorCode.ENCOUNTER_FULL,
+        f"this encounter holds {appended.held} {what}, and the server keeps at most "
+        f"{appended.limit} for one encounter: nothing was changed. The GM may still end it; "
+        "start a new encounter to play on", measure=appended.measure, limit=appended.limit,
+        held=appended.held)
 
 
 def _who(address: str | None, creator: str | None) -> str:

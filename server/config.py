@@ -41,6 +41,14 @@ class Settings:
     #: Largest event the server stores (bytes, as JSON); a command that would store a larger
     #: one gets ``too_large`` and changes nothing.
     max_event_bytes: int = 256 * 1024
+    #: The most events one encounter holds (``--max-encounter-events``); a command that would
+    #: store more gets ``encounter_full`` and changes nothing, but for the GM's
+    #: ``end_encounter`` and ``revoke_token``. 0: no bound. A long fight is a few thousand
+    #: events (docs/protocol.md "Limits"): a real campaign never meets this.
+    max_encounter_events: int = 100_000
+    #: The most bytes of events (as stored) one encounter holds (``--max-encounter-bytes``),
+    #: the same way. 0: no bound.
+    max_encounter_bytes: int = 64 * 1024 * 1024
     #: Deepest nesting of JSON objects and arrays in a message; deeper gets ``invalid_payload``.
     max_json_depth: int = 32
     #: Messages a connection may queue before it counts as stalled and is closed (1013).

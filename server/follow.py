@@ -11,7 +11,10 @@ fan-out (``server.fanout``); both offer them here, and here alone:
   the room checks itself against Redis (``check``) and, if the log went back, reloads from it
   and sends each connection a snapshot (``rewind``, reason ``rewound``);
 - an encounter that is no longer in Redis at all is lost (``lose``): its connections are told
-  and closed.
+  and closed;
+- a log that went back to before the encounter's ``dice_revealed``, which the room folded, while
+  the encounter runs on there: before the room reloads, its dice are renewed (ruling R117), so
+  that nothing more is drawn from a secret that was shown (``renew``).
 
 The sweep that checks every room against Redis is the fan-out's; it schedules the checks here.
 """
@@ -20,17 +23,26 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Protocol
 
 from redis.exceptions import RedisError
 
 from encounter.state import EncounterState
 from protocol.events import CommandsUndone, Envelope
+from rules.verifiable_dice import commitment
 from server import metrics
 from server.store import Batch, EventStore, Loaded, Screen
 
 log = logging.getLogger("stablemaster.follow")
+
+#: Appends the renewal of the dice of ``encounter`` as ``loaded`` has it, whose secret
+#: ``revealed`` (hex) was shown (R117): the encounter with it, or ``None`` when the log moved
+#: meanwhile (read it again). ``CommandService.renew_dice`` is one.
+Renew = Callable[[str, Loaded, str], Awaitable[Loaded | None]]
+#: Reads of the log a renewal of the dice tries before giving up (another process renewing
+#: them at the same time makes one of them read the log again, once).
+RENEW_TRIES = 4
 
 
 class Folding(Protocol):
@@ -38,6 +50,7 @@ class Folding(Protocol):
 
     id: str
     head: str
+    state: EncounterState
 
     @property
     def version(self) -> int: ...
@@ -73,6 +86,11 @@ class LogFollow:
         #: The encounter is no longer in Redis (``lose``): its connections were told and are
         #: closing, and no command is taken for it.
         self.lost = False
+        #: the dice secrets the room was shown (hex), by their commitments: a log that went
+        #: back to one of them unrevealed has its dice renewed (R117)
+        self.shown: dict[str, str] = {}
+        #: appends a renewal of the dice (``None``: this room renews none)
+        self.renew: Renew | None = None
 
     def offer(self, batch: Batch, state_after: EncounterState | None = None,
               remote: bool = False) -> None:
@@ -201,10 +219,45 @@ class LogFollow:
             log.error("room %s: %s, and Redis has no log for it any more", room.id, why)
             self.lose(asked)
             return
+        loaded = await self._renewed(loaded)
         screen = await self.store.load_screen(room.id, loaded)
         self.rewinds += 1
         metrics.REWINDS.inc()
         room.reload(loaded, screen, why)
+
+    def _remember_shown(self, state: EncounterState) -> None:
+        """Keep the dice secrets ``state`` shows: the one revealed at the end, and those shown
+        by renewals."""
+        for secret in (state.dice_secret, *state.dice_renewed):
+            if secret:
+                self.shown[commitment(bytes.fromhex(secret))] = secret
+
+    async def _renewed(self, loaded: Loaded) -> Loaded:
+        """``loaded``, with its dice renewed (R117) when they are still drawn from a secret
+        this room was shown: Redis went back to before the ``dice_revealed`` (or the
+        ``dice_renewed``) the room folded, and the encounter runs on there. The renewal is
+        appended before the room reloads, so that its connections' ``rewound`` snapshot holds
+        the new commitment; should another process append first (its own renewal, or a
+        command), the log is read again."""
+        self._remember_shown(self.room.state)
+        for _ in range(RENEW_TRIES):
+            state = loaded.state
+            revealed = self.shown.get(state.dice_commitment or "")
+            if revealed is None or state.dice_secret is not None or state.ended \
+                    or self.renew is None:
+                return loaded
+            log.warning("room %s: the log went back to before its dice secret was shown, with "
+                        "the encounter running on: renewing its dice (R117)", self.room.id)
+            renewed = await self.renew(self.room.id, loaded, revealed)
+            if renewed is not None:
+                metrics.DICE_RENEWALS.inc()
+                return renewed
+            again = await self.store.load_head(self.room.id)
+            if again is None:
+                return loaded  # (gone: the caller finds out on its next read)
+            loaded = again
+        log.error("room %s: its dice could not be renewed: the log kept moving", self.room.id)
+        return loaded
 
     def lose(self, asked: tuple[object, str] | None = None) -> None:
         """The encounter is gone from Redis: the room tells every connection

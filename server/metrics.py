@@ -55,6 +55,9 @@ REWINDS = Counter("stablemaster_log_rewinds_total",
 LOST = Counter("stablemaster_encounters_lost_total",
                "Rooms whose encounter was no longer in Redis (restored to before it existed): "
                "their connections were told and closed (4003)", registry=REGISTRY)
+DICE_RENEWALS = Counter("stablemaster_dice_renewals_total",
+                        "Encounters whose dice were renewed because the log went back to "
+                        "before their secret was shown (R117)", registry=REGISTRY)
 RESUME_SNAPSHOTS = Counter("stablemaster_resume_snapshots_total",
                            "Resumes answered with a snapshot instead of the missed events, by "
                            "reason", ["reason"], registry=REGISTRY)

@@ -41,7 +41,7 @@ from protocol.messages import EventMessage, LegalAction, ServerMessage, Snapshot
 from protocol.summary import Summary
 from server import metrics
 from server.cursor import Cursors
-from server.follow import LogFollow
+from server.follow import LogFollow, Renew
 from server.store import Batch, Channels, EventStore, Loaded, Screen, channel
 from server.timers import Fire, TimerWatch
 from server.wire import Head, LegalFrame
@@ -796,10 +796,13 @@ class Rooms:
     """The rooms of this process, loaded on first use and dropped once no connection is in it
     or about to join it."""
 
-    def __init__(self, store: EventStore, fire_timer: Fire | None = None) -> None:
+    def __init__(self, store: EventStore, fire_timer: Fire | None = None,
+                 renew_dice: Renew | None = None) -> None:
         self.store = store
         #: carries out a turn timer's command (R102); ``None``: this process fires none
         self.fire_timer = fire_timer
+        #: appends a renewal of an encounter's dice (R117); ``None``: this process renews none
+        self.renew_dice = renew_dice
         #: hears the encounters whose rooms are open here (``server.fanout``)
         self.channels: Channels | None = None
         self._rooms: dict[str, Room] = {}
@@ -842,6 +845,7 @@ class Rooms:
                 room.holders += 1
                 if self.channels is not None:
                     self.channels.watch(channel(encounter))
+                room.following.renew = self.renew_dice
                 if self.fire_timer is not None:
                     room.timers = TimerWatch(room, self.fire_timer)
                     room.timers.follow(room.state)

@@ -5,8 +5,9 @@ slot and one Lua script may touch them all:
 
 - ``{enc:<id>}:events`` — the Stream; entry ids are ``<seq>-0``, so a reader resumes from a seq.
   Each entry holds the envelope (``e``) and its digest (``d``).
-- ``{enc:<id>}:meta`` — hash: ``version`` (the last seq) and ``head`` (``<seq>:<digest>`` of
-  the last event, for the append's compare-and-set and the sweep).
+- ``{enc:<id>}:meta`` — hash: ``version`` (the last seq), ``head`` (``<seq>:<digest>`` of
+  the last event, for the append's compare-and-set and the sweep) and ``bytes`` (the bytes of
+  the events appended, as stored: counted from the first append of a version that keeps it).
 - ``{enc:<id>}:cmds`` — hash: command dedupe key -> the first outcome (JSON).
 - ``{enc:<id>}:tokens`` — hash: token id -> SHA-256 of the token secret.
 - ``{enc:<id>}:snap`` — a cached snapshot of the folded state (msgpack), with its version and
@@ -25,6 +26,12 @@ Appends to a single Redis are group-committed: those asked for during one turn o
 (and while the previous group is in flight) go in one pipeline, one round trip for all, each
 still its own atomic script with its own compare-and-set. Each command is acknowledged only
 once Redis has answered for its events.
+
+**Bounds.** An encounter holds at most ``max_events`` events and ``max_bytes`` bytes of them
+(``--max-encounter-events``, ``--max-encounter-bytes``): an append past either is refused
+(``full``) inside the script, so that every process counts the same. An append asked for
+``bounded=False`` (the GM ending the encounter, a credential revoked, the server's renewal of
+its dice) is counted but never refused.
 
 Every append also publishes its events on the encounter's channel ``{enc:<id>}:appended``
 (``channel``), inside the append script: the processes that serve the encounter are subscribed
@@ -67,7 +74,8 @@ _decode_envs = msgspec.json.Decoder(list[Envelope])
 
 # KEYS: events, meta, cmds   ARGV: expected version, expected head digest, dedupe key, outcome,
 # channel, envelopes (a JSON list), new head digest, digests joined by ",", publish command,
-# n, origin, envelope 1..n, digest 1..n
+# most events, most bytes (0: no bound), n, origin, bytes of the envelopes, envelope 1..n,
+# digest 1..n
 # The head is the digest of the stream's last entry: meta's ``head`` (``<seq>:<digest>``) when it
 # is for meta's version, else (an older version appended after it, or wrote the whole log)
 # read from the entry itself, so that it is whatever the log holds, whoever wrote it.
@@ -76,7 +84,7 @@ if ARGV[3] ~= '' then
   local dup = redis.call('HGET', KEYS[3], ARGV[3])
   if dup then return {'dup', dup} end
 end
-local meta = redis.call('HMGET', KEYS[2], 'version', 'head')
+local meta = redis.call('HMGET', KEYS[2], 'version', 'head', 'bytes')
 local v = tonumber(meta[1] or '0')
 local h = nil
 if meta[2] then
@@ -96,13 +104,22 @@ if h == nil then
   end
 end
 if v ~= tonumber(ARGV[1]) or h ~= ARGV[2] then return {'conflict', tostring(v), h} end
-local n = tonumber(ARGV[10])
-for i = 1, n do
-  redis.call('XADD', KEYS[1], (v + i) .. '-0', 'e', ARGV[11 + i], 'd', ARGV[11 + n + i])
+local n = tonumber(ARGV[12])
+local b = tonumber(meta[3] or '0')
+local size = tonumber(ARGV[14])
+local most_events, most_bytes = tonumber(ARGV[10]), tonumber(ARGV[11])
+if most_events > 0 and v + n > most_events then
+  return {'full', 'events', tostring(v), tostring(most_events)}
 end
-redis.call('HSET', KEYS[2], 'version', v + n, 'head', (v + n) .. ':' .. ARGV[7])
+if most_bytes > 0 and b + size > most_bytes then
+  return {'full', 'bytes', tostring(b), tostring(most_bytes)}
+end
+for i = 1, n do
+  redis.call('XADD', KEYS[1], (v + i) .. '-0', 'e', ARGV[14 + i], 'd', ARGV[14 + n + i])
+end
+redis.call('HSET', KEYS[2], 'version', v + n, 'head', (v + n) .. ':' .. ARGV[7], 'bytes', b + size)
 if ARGV[3] ~= '' then redis.call('HSET', KEYS[3], ARGV[3], ARGV[4]) end
-redis.call(ARGV[9], ARGV[5], ARGV[11] .. '\\n' .. (v + n) .. '\\n' .. h .. '\\n' .. ARGV[8] ..
+redis.call(ARGV[9], ARGV[5], ARGV[13] .. '\\n' .. (v + n) .. '\\n' .. h .. '\\n' .. ARGV[8] ..
            '\\n' .. ARGV[6])
 return {'ok', tostring(v + n)}
 """
@@ -237,13 +254,18 @@ class Screen:
 
 @dataclass
 class Appended:
-    status: Literal["ok", "conflict", "duplicate"]
+    status: Literal["ok", "conflict", "duplicate", "full"]
     version: int = 0
     outcome: dict[str, Any] | None = None
     #: the log's head digest: after the append (``ok``), or the one that refused it
     head: str = ""
     #: the digests of the appended events (``ok``)
     digests: list[str] = field(default_factory=list)
+    #: ``full``: the bound the append would have gone past (``events`` or ``bytes``), that
+    #: bound, and how many of it the encounter holds
+    measure: str = ""
+    limit: int = 0
+    held: int = 0
 
 
 class NotDurable(Exception):
@@ -407,12 +429,17 @@ class EventStore:
 
     def __init__(self, redis: Redis | RedisCluster, chain: LogChain | None = None,
                  durability: Durability | None = None,
-                 max_event_bytes: int | None = None, origin: str = "") -> None:
+                 max_event_bytes: int | None = None, origin: str = "",
+                 max_events: int = 0, max_bytes: int = 0) -> None:
         self.redis: Any = redis  # redis-py's return types are too loose to be useful here
         #: this process, in the notifications of the appends it makes (``Notice.origin``)
         self.origin = origin
         #: No event larger than this (encoded) is appended (``EventTooLarge``).
         self.max_event_bytes = max_event_bytes
+        #: The most events and bytes of events an encounter holds (0: no bound): a bounded
+        #: append past them is refused (``full``).
+        self.max_events = max_events
+        self.max_bytes = max_bytes
         self.cluster = isinstance(redis, RedisCluster)
         #: how the append script publishes (sharded pub/sub on a Redis Cluster)
         self.publish = SPUBLISH if self.cluster else PUBLISH
@@ -442,6 +469,7 @@ class EventStore:
         head: str = "",
         encoded: list[bytes] | None = None,
         delivers: bool = False,
+        bounded: bool = True,
     ) -> Appended:
         """Append ``envelopes`` if the log is at version ``expected`` with the head digest
         ``head``; atomically record the command's ``outcome`` under ``dedupe``. A dedupe key
@@ -450,7 +478,8 @@ class EventStore:
         :class:`EventTooLarge` and appends nothing. ``delivers``: the caller offers the events
         to this process's room itself (or catches the room up when it cannot tell whether
         they were appended), so the notification names this process as their origin and its
-        follower leaves them be."""
+        follower leaves them be. ``bounded``: refused (``full``) when the encounter would hold
+        more than ``max_events`` events or ``max_bytes`` bytes; unbounded, only counted."""
         k = keys(encounter)
         raw = encoded if encoded is not None else self.encode(envelopes)
         digests = self.chain.digests(head, raw)
@@ -460,13 +489,18 @@ class EventStore:
         new_head = digests[-1] if digests else head
         args: list[Any] = [expected, head, dedupe, orjson.dumps(outcome or {}),
                            channel(encounter), payload, new_head, joined, self.publish,
-                           len(raw), self.origin if delivers else "", *raw, *digests]
+                           self.max_events if bounded else 0, self.max_bytes if bounded else 0,
+                           len(raw), self.origin if delivers else "", sum(map(len, raw)),
+                           *raw, *digests]
         reply = await self._append(keys=keys_, args=args)
         status = reply[0].decode() if isinstance(reply[0], bytes) else reply[0]
         if status == "dup":
             return Appended("duplicate", outcome=orjson.loads(reply[1]))
         if status == "conflict":
             return Appended("conflict", version=int(reply[1]), head=_text(reply[2]))
+        if status == "full":
+            return Appended("full", version=expected, measure=_text(reply[1]),
+                            held=int(reply[2]), limit=int(reply[3]))
         version = int(reply[1])
         return Appended("ok", version=version, head=new_head, digests=digests)
 

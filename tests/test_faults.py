@@ -8,6 +8,8 @@ the log Redis ends with.
   host crash under ``appendfsync everysec``, a promoted lagging replica or a restored backup
   leave it), while the processes that served the lost events keep running, then growing past
   the old end;
+- Redis coming back from before an encounter's end, whose dice secret the processes saw
+  revealed: the dice renewed (R117);
 - resumes 1,030, 4,999 and 5,001 events behind;
 - a ``create_encounter`` whose process dies between claiming the id and appending (the
   test-only ``STABLEMASTER_TEST_CRASH`` hook of ``server.commands``), retried elsewhere.
@@ -32,6 +34,7 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from redis.asyncio import Redis
 
@@ -548,6 +551,68 @@ async def test_an_encounter_lost_with_a_rollback_is_told_on_every_process(
         with pytest.raises(CommandError) as unknown:
             await again.hello(table.gm_token)
         assert unknown.value.code == "unauthenticated"
+
+
+async def test_a_restore_to_before_the_dice_were_revealed_renews_them(
+        redis_own: RedisProcess, procs: list[ServerProcess], clients: list[Client],
+        tmp_path: Path) -> None:
+    """Redis restarts from a copy of its AOF taken before the encounter ended: its two
+    processes, which both saw the dice secret revealed, renew the dice (R117) before they tell
+    their connections the log went back; the encounter's later rolls come from the new secret
+    (the one the server's secret and the nonce in the log give), not from the secret shown,
+    and the dice check verifies both segments once the encounter ends again."""
+    from clients.dice_check import check_dice
+    from rules.dice import roll_keyed
+    from rules.verifiable_dice import commitment, renewed_secret, roll_key
+
+    a = start_server(procs, redis_own.url)
+    b = start_server(procs, redis_own.url)
+    table = await create_table(a.url, clients)
+    player = await join(b.url, table.tokens["twilight"], clients)
+    await table.gm.command("start_encounter")
+    await table.gm.command("add_combatant", combatant={"name": "Early Dog"})
+    await asyncio.gather(table.gm.command("ping"), player.command("ping"))
+    copy_aof(redis_own, tmp_path / "aof-copy")  # before the end
+    await table.gm.command("end_encounter")
+    revealed = await player.wait_for(lambda m: m["type"] == "event"
+                                     and m["event"]["kind"] == "dice_revealed")
+    shown = bytes.fromhex(revealed["event"]["secret"])
+    marks = (len(table.gm.messages), len(player.messages))
+
+    restart_from(redis_own, tmp_path / "aof-copy")
+    for client, mark in zip((table.gm, player), marks, strict=True):
+        snap = await client.wait_for(lambda m: m["type"] == "snapshot"
+                                     and m["reason"] == "rewound", start=mark, timeout=15)
+        dice = snap["state"]["dice"]
+        assert dice["commitment"] != commitment(shown) and dice["renewed"] == [shown.hex()]
+        assert snap["state"]["phase"] != "ended"
+    envelopes, _ = await redis_log(redis_own.url, table.encounter)
+    renewals = [e for e in envelopes if e.event.__struct_config__.tag == "dice_renewed"]
+    assert len(renewals) == 1, renewals  # (two processes noticed: one renewal went in)
+    renewed = renewals[0].event
+    fresh = renewed_secret(TEST_SECRET.encode(), table.encounter, renewed.nonce)
+    assert renewed.commitment == commitment(fresh)
+
+    for n in range(5):  # newcomers roll their initiative: the server's dice
+        await table.gm.command("add_combatant", combatant={"name": f"Late Dog {n}"})
+    envelopes, _ = await redis_log(redis_own.url, table.encounter)
+    rolls = [e.event.roll for e in envelopes if e.seq > renewals[0].seq
+             and e.event.__struct_config__.tag == "dice_rolled" and e.event.roll.place]
+    assert len(rolls) == 5
+    faces = [[d.face for d in r.dice] for r in rolls]
+    assert faces == [[d.face for d in roll_keyed(r.expr, roll_key(fresh, commitment(fresh)),
+                                                 r.place or "").dice] for r in rolls]
+    assert faces != [[d.face for d in roll_keyed(r.expr, roll_key(shown, commitment(shown)),
+                                                 r.place or "").dice] for r in rolls]
+
+    await table.gm.command("end_encounter")
+    for client in (table.gm, player):
+        await client.wait_for(lambda m: m["type"] == "event" and m["event"]["kind"]
+                              == "encounter_ended" and m["seq"] > renewals[0].seq)
+    events = [{"event": msgspec.to_builtins(e.event)} for e in
+              (await redis_log(redis_own.url, table.encounter))[0]]
+    report = check_dice(events)
+    assert report.honest and report.renewals == 1 and report.verified >= 6, report.text()
 
 
 def metrics_of(port: int) -> dict[str, float]:

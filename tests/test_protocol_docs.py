@@ -34,6 +34,7 @@ from protocol.version import PROTOCOL_VERSION
 from server import session as server_session
 from server.app import Server
 from server.config import Settings
+from server.store import keys as store_keys
 from tests.conftest import settings_for, ws_url
 from tests.helpers import create_table, join, open_client
 from tests.redis_procs import RedisProcess
@@ -638,6 +639,8 @@ async def test_real_messages_validate_against_the_schemas(
     await rec.ok(timed_gm, "resume_turn_timer")
     await timed_gm.wait_for(lambda m: m["type"] == "event" and m["event"]["kind"] ==
                             "turn_timer_expired", start=mark, timeout=10)
+    before_end = {key: await server.redis.dump(key)
+                  for key in store_keys(timed["result"]["encounter"]).values()}
     await rec.ok(timed_gm, "end_encounter")
     from_the_start = await open_client(url, clients)  # the commitment came before any hello
     await from_the_start.hello(timed["result"]["gm_token"], since=0)
@@ -647,6 +650,20 @@ async def test_real_messages_validate_against_the_schemas(
     await played_back.hello(timed["result"]["gm_token"], features=["batch", "view"],
                             replay={"speed": 1000})
     await played_back.wait_for(lambda m: m["type"] == "replay_ended")
+    # the store back to before the reveal (a restored backup): the dice renewed (R117)
+    mark = len(timed_gm.messages)
+    pipe = server.redis.pipeline(transaction=True)
+    for key, dumped in before_end.items():
+        pipe.delete(key)
+        if dumped is not None:
+            pipe.restore(key, 0, dumped)
+    await pipe.execute()
+    await timed_gm.wait_for(lambda m: m["type"] == "snapshot" and m["reason"] == "rewound",
+                            start=mark, timeout=10)
+    renewed = await open_client(url, clients)
+    await renewed.hello(timed["result"]["gm_token"], since=0)
+    await renewed.wait_for(lambda m: m["type"] == "event" and m["event"]["kind"] ==
+                           "dice_renewed")
 
     # setup: options, credentials, hiding, adding and removing
     await rec.ok(gm, "set_options", options={"players_roll": True, "dice_seed": 5,

@@ -238,3 +238,102 @@ async def test_the_check_script_reads_a_saved_log_and_exits_1_when_it_is_tampere
     roll["dice"][0]["face"] = roll["dice"][0]["face"] % roll["dice"][0]["sides"] + 1
     code, out = await script(changed)
     assert code == 1 and "PROBLEM:" in out and "do NOT check out" in out, out
+
+
+# -- a rewind past the reveal (R117) ------------------------------------------------------------
+
+
+async def _restore(srv: Server, encounter: str, saved: dict[bytes, bytes]) -> None:
+    """Put the encounter's keys back as they were saved (``DUMP``): what a Redis restored from
+    an older copy holds of it."""
+    from server.store import keys
+
+    pipe = srv.redis.pipeline(transaction=True)
+    pipe.delete(*keys(encounter).values())
+    for key, dumped in saved.items():
+        pipe.restore(key, 0, dumped, replace=True)
+    await pipe.execute()
+
+
+async def _rolled(client: Client, after: int) -> list[dict[str, Any]]:
+    return [m for m in await _history(client) if m["seq"] > after]
+
+
+async def test_a_rewind_past_the_reveal_renews_the_dice(
+        server: Server, server_b: Server, clients: list[Client]) -> None:
+    """The encounter ends (its secret revealed, seen by rooms on two processes), then Redis goes
+    back to before the end: the rooms renew the dice before they tell anyone (one renewal in
+    the log, whichever process got there first), the ``rewound`` snapshots carry the new
+    commitment and the secret shown, every later roll is drawn from the new secret and none
+    from the one shown, and the dice check verifies both segments once the encounter ends."""
+    from server.store import keys
+
+    a, b = ws_url(server), ws_url(server_b)
+    table = await create_table(a, clients)
+    player = await open_client(b, clients)
+    await player.hello(table.tokens["twilight"], features=["batch", "cursor"])
+    await table.gm.command("start_encounter")
+    await play_turns(table.gm, {}, 2)
+    await caught_up(player)
+    saved = {}
+    for key in keys(table.encounter).values():
+        dumped = await server.redis.dump(key)
+        if dumped is not None:
+            saved[key.encode()] = dumped
+    kept = table.gm.last_seq
+    await table.gm.command("end_encounter")
+    revealed = await player.wait_for(lambda m: m["type"] == "event"
+                                     and m["event"]["kind"] == "dice_revealed")
+    shown = bytes.fromhex(revealed["event"]["secret"])
+    assert commitment(shown) == commitment(server.dice_secret(table.encounter))
+    mark_gm, mark_player = len(table.gm.messages), len(player.messages)
+
+    await _restore(server, table.encounter, saved)  # back to before the reveal
+    for client, mark in ((table.gm, mark_gm), (player, mark_player)):
+        snap = await client.wait_for(lambda m: m["type"] == "snapshot"
+                                     and m["reason"] == "rewound", start=mark, timeout=10)
+        dice = snap["state"]["dice"]
+        assert dice["commitment"] != commitment(shown) and dice["secret"] is None
+        assert dice["renewed"] == [shown.hex()] and dice["chain"] == dice["commitment"]
+    renewals = [m for m in await _rolled(table.gm, kept) if m["event"]["kind"] == "dice_renewed"]
+    assert len(renewals) == 1  # (both rooms renewed: one went in, the other read it)
+    renewed = renewals[0]["event"]
+    assert renewed["revealed"] == shown.hex()
+    fresh = server.dice_secret(table.encounter, renewed["nonce"])
+    assert renewed["commitment"] == commitment(fresh)
+    assert fresh == server_b.dice_secret(table.encounter, renewed["nonce"])
+    for srv in (server, server_b):
+        room = srv.rooms.peek(table.encounter)
+        assert room is not None and room.state.dice_commitment == commitment(fresh)
+
+    # play on: a piece of entropy, newcomers rolling initiative, and the end again
+    await player.command("add_dice_entropy", entropy="after the restore")
+    for n in range(5):
+        await table.gm.command("add_combatant", combatant={"name": f"Late Dog {n}"})
+    after = renewals[0]["seq"]
+    rolls = [m["event"]["roll"] for m in await _rolled(table.gm, after)
+             if m["event"]["kind"] == "dice_rolled" and m["event"]["roll"].get("place")]
+    assert len(rolls) >= 5
+    chain = next_entropy(commitment(fresh), "after the restore")
+    old_chain = next_entropy(commitment(shown), "after the restore")
+    for roll in rolls:
+        drawn = roll_keyed(roll["expr"], roll_key(fresh, chain), roll["place"])
+        assert [d["face"] for d in roll["dice"]] == [d.face for d in drawn.dice], roll
+    # what the secret shown would have given (with the entropy chain before the renewal or
+    # after it): not these rolls
+    for key in (roll_key(shown, old_chain), roll_key(shown, chain)):
+        known = [[d.face for d in roll_keyed(r["expr"], key, r["place"]).dice] for r in rolls]
+        assert known != [[d["face"] for d in r["dice"]] for r in rolls]
+
+    await table.gm.command("end_encounter")
+    for client in (table.gm, player):
+        await caught_up(client)
+        report = check_dice(await _history(client))
+        assert report.honest and report.renewals == 1, report.text()
+        assert report.commitment == commitment(fresh)
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "clients.dice_check", a, table.tokens["twilight"],
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+    out, _ = await asyncio.wait_for(proc.communicate(), 60)
+    assert proc.returncode == 0, out.decode()
+    assert "dice renewed: 1" in out.decode(), out.decode()

@@ -22,6 +22,7 @@ export type ErrorCode =
   | "bad_dice"
   | "bad_json"
   | "conflict"
+  | "encounter_full"
   | "encounter_lost"
   | "forbidden"
   | "illegal_action"
@@ -163,6 +164,7 @@ export interface EventMessage {
     | DiceCommitted
     | DiceEntropyAdded
     | DiceRevealed
+    | DiceRenewed
     | InitiativeSet
     | CombatantJoined
     | AwarenessSet
@@ -617,6 +619,21 @@ export interface DiceEntropyAdded {
 export interface DiceRevealed {
   kind: "dice_revealed";
   secret: string;
+}
+/**
+ * The server's dice are drawn from a new secret from here on (ruling R117): Redis went
+ * back to before the encounter's `dice_revealed` while the encounter ran on, so the secret
+ * shown there would go on drawing its dice. `revealed` is that secret (hex), shown again so
+ * that the rolls before this event can still be checked against the `commitment` they were
+ * drawn under; `commitment` is the SHA-256 (hex) of the new secret, which the server derives
+ * from its own secret, the encounter's id and `nonce`, and reveals when the encounter ends.
+ * The entropy chain starts again at the new `commitment`; roll places count on.
+ */
+export interface DiceRenewed {
+  commitment: string;
+  kind: "dice_renewed";
+  nonce: string;
+  revealed: string;
 }
 /**
  * The initiative order, highest first (ties: higher modifier, then roll-off). Viewers
@@ -1867,6 +1884,10 @@ export interface DiceView {
    * How many pieces of entropy the dice have taken in.
    */
   entropy: number;
+  /**
+   * The secrets (hex) of earlier commitments, oldest first, each shown again when the dice were renewed (`dice_renewed`, R117: Redis went back to before their `dice_revealed`); absent when the dice were never renewed.
+   */
+  renewed?: string[];
   /**
    * The secret (hex), once shown at the end (`dice_revealed`); `null` before.
    */

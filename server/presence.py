@@ -6,11 +6,14 @@ Each process writes its own connections to the encounter's sorted set in Redis,
 score the time (ms) until which it counts. A process adds and removes its connections as they
 join and leave (looked at every ``PresenceWatch.interval`` seconds) and renews them every
 ``RENEW_SECONDS``; a process that dies stops renewing, and its connections stop counting
-``LAPSE_SECONDS`` later. Every room with a connection that asked for the feature reads the set
-as often, and sends those connections a ``presence`` message whenever what it says changed:
-to a GM credential every credential with its connections (token id, role, label, combatants);
-to anyone else the player credentials connected, by the combatants they play that it sees
-(no token id, no label).
+``LAPSE_SECONDS`` later. The renewals are spread over the ticks, each encounter's on its own
+schedule and at most a tick's share of the encounters in each tick, so that a process serving
+many tables never writes all of them at once (a write of every encounter's members in one
+pipeline held up the commands of every table while it was encoded). Every room with a
+connection that asked for the feature reads the set as often, and sends those connections a
+``presence`` message whenever what it says changed: to a GM credential every credential with
+its connections (token id, role, label, combatants); to anyone else the player credentials
+connected, by the combatants they play that it sees (no token id, no label).
 """
 
 from __future__ import annotations
@@ -68,7 +71,9 @@ class PresenceWatch:
         self.written: dict[str, set[str]] = {}
         #: per connection (by id): the last presence it was sent
         self.told: dict[str, bytes] = {}
-        self.renewed = 0.0
+        #: per encounter: when this process last renewed its members there
+        self.renewed: dict[str, float] = {}
+        self.clock = time.time
         self.task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
@@ -112,15 +117,32 @@ class PresenceWatch:
         for gone in set(self.told) - alive:
             del self.told[gone]
 
+    def _renewing(self, local: dict[str, set[str]], now: float) -> set[str]:
+        """The encounters whose members are renewed this tick: those due (renewed
+        ``RENEW_SECONDS`` ago or more), the longest due first, at most a tick's share of them
+        all (the lapse leaves room for a late renewal)."""
+        due = [(at, eid) for eid in local
+               if now - (at := self.renewed.get(eid, now)) >= RENEW_SECONDS]
+        if not due:
+            return set()
+        ticks = max(1, round(RENEW_SECONDS / self.interval))
+        share = -(-len(local) // ticks)  # (rounded up)
+        due.sort()
+        return {eid for _at, eid in due[:share]}
+
     async def _write(self, local: dict[str, set[str]]) -> None:
-        now = time.time()
-        renew = now - self.renewed >= RENEW_SECONDS
+        now = self.clock()
+        renewing = self._renewing(local, now)
         until = int((now + LAPSE_SECONDS) * 1000)
         pipe = self.redis.pipeline(transaction=False)
         writes = 0
         for eid in set(self.written) | set(local):
             before, after = self.written.get(eid, set()), local.get(eid, set())
-            added = after if renew else after - before
+            if not after:
+                self.renewed.pop(eid, None)
+            elif eid in renewing or not before:
+                self.renewed[eid] = now  # (all its members written now)
+            added = after if eid in renewing else after - before
             if added:
                 pipe.zadd(presence_key(eid), {m: until for m in added})
                 pipe.expire(presence_key(eid), int(LAPSE_SECONDS * 2))
@@ -130,8 +152,6 @@ class PresenceWatch:
                 writes += 1
         if writes:
             await pipe.execute()
-        if renew:
-            self.renewed = now
         self.written = local
 
     def _tell(self, room: Room, watchers: list[Any], members: list[Any]) -> None:

@@ -148,7 +148,8 @@ def figures(waits: list[float]) -> dict[str, Any]:
 
 
 class Pacer:
-    """The other table's GM ending a turn every ``pace`` seconds while ``running``."""
+    """The other table's GM, ending a turn every ``pace`` seconds (no sooner than the last
+    one is answered); ``errors``: the codes of its commands refused, by count."""
 
     def __init__(self, gm: Client, pace: float) -> None:
         self.gm, self.pace = gm, pace
@@ -470,17 +471,18 @@ def build_parser() -> argparse.ArgumentParser:
                    help="do not pin (default: the server and Redis on core 0, the clients on "
                    "core 1)")
     p.add_argument("--quick", action="store_true",
-                   help="smoke run: " + ", ".join(f"--{k.replace('_', '-')} {v:g}"
-                                                  for k, v in QUICK.items()))
+                   help="smoke run, unless said otherwise: "
+                   + ", ".join(f"--{k.replace('_', '-')} {v:g}" for k, v in QUICK.items()))
     p.add_argument("--out", type=Path, help="JSON results file (the table goes beside it)")
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    if args.quick:
-        for key, value in QUICK.items():
-            setattr(args, key, type(getattr(args, key))(value))
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.quick:  # (its sizes, but for those given)
+        parser.set_defaults(**QUICK)
+        args = parser.parse_args(argv)
     procs.raise_nofile()
     core, gen_core = procs.pin_generator(args.no_pin)
     stamp = time.strftime("%Y%m%d-%H%M%S")

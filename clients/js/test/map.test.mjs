@@ -7,7 +7,11 @@ import { CommandError, aimTargets, pathTo, reachOf } from "../src/index.js";
 import { newTable } from "../test-support/table.mjs";
 
 test("a path for a square from get_reach, and the targets with their reasons from get_aim", async (t) => {
-  const table = await newTable(t);
+  const table = await newTable(t, { combatants: [
+    { name: "Rainbow Dash", id: "dash", kind: "pc", initiative: 50 },
+    { name: "Twilight Sparkle", id: "twilight", kind: "pc", initiative: 0 },
+    { name: "Diamond Dog", id: "dog", kind: "npc", initiative: -50 },
+  ] });
   const gm = table.gm;
   await gm.command("set_map", { map: { width: 10, height: 4, blocked: [[5, 0], [5, 1], [5, 2], [5, 3]] } });
   for (const [combatant, at] of [["dash", [0, 0]], ["twilight", [1, 0]], ["dog", [9, 3]]]) {

@@ -122,9 +122,9 @@ test("the README's example plays a turn on the real server", async (t) => {
 
 test("the README's example ends its turn before a hidden combatant's and does not wait for the held ack", async (t) => {
   const table = await newTable(t, { combatants: [
-    { name: "Rainbow Dash", id: "dash", kind: "pc", initiative: 5 },
-    { name: "Diamond Dog", id: "dog", kind: "npc", initiative: 4 },
-    { name: "Twilight Sparkle", id: "twilight", kind: "pc", initiative: 1 },
+    { name: "Rainbow Dash", id: "dash", kind: "pc", initiative: 50 },
+    { name: "Diamond Dog", id: "dog", kind: "npc", initiative: 0 },
+    { name: "Twilight Sparkle", id: "twilight", kind: "pc", initiative: -50 },
   ] });
   const gm = table.gm;
   await gm.command("set_hidden", { combatant: "dog", hidden: true });

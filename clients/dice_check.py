@@ -147,7 +147,7 @@ def check_dice(messages: Iterable[Message]) -> DiceReport:
     rolls: list[tuple[str, dict[str, Any], str]] = []
     early: list[tuple[str, str]] = []  # before any commitment: (where, "a keyed roll"...)
     begins = False  # the log holds the encounter's first event: nothing came before it
-    told: set[Any] = set()  # the positions of the events taken (history read after live)
+    told: dict[Any, Any] = {}  # each position's event taken (history read after live)
     for index, message in enumerate(_messages(messages)):
         where = _where(message, index)
         if message.get("type") == "snapshot":
@@ -168,12 +168,12 @@ def check_dice(messages: Iterable[Message]) -> DiceReport:
             continue
         if message.get("type", "event") != "event":
             continue
+        event = message.get("event", message)
         position = message.get("cursor", message.get("seq"))
         if position is not None:
-            if position in told:
+            if told.get(position) == event:
                 continue  # the same event again (a history page of events received live)
-            told.add(position)
-        event = message.get("event", message)
+            told[position] = event
         kind = event.get("kind")
         if kind == "encounter_created":
             begins = True

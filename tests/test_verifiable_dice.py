@@ -316,3 +316,9 @@ async def test_a_late_joiners_log_checks_out_by_its_snapshots_commitment(
     assert report.verified > check_dice(received).verified, report.text()
     assert set(report.unseen["table"]) < set(check_dice(received).unseen["table"])
     assert check_dice([*received, *whole]).honest  # a log and the history read after it
+    mixed = copy.deepcopy([*received, *whole])  # the history's copy of a live roll changed
+    live = {m.get("cursor") for m in received if m["type"] == "event"}
+    roll = next(m for m in mixed[len(received):] if m["event"]["kind"] == "dice_rolled"
+                and m["event"]["roll"].get("place") and m["cursor"] in live)["event"]["roll"]
+    roll["dice"][0]["face"] = roll["dice"][0]["face"] % roll["dice"][0]["sides"] + 1
+    assert not check_dice(mixed).honest

@@ -5,8 +5,14 @@
         ack = await c.command("act", combatant="twilight", action="end_turn")
 
 ``command`` waits for the ``ack`` or ``error`` naming its id; ``error`` raises
-:class:`CommandError`. Every other message (events, snapshots, legal actions) is kept in
-``messages`` and can be awaited with :meth:`wait_for`.
+:class:`CommandError`. Its ``timeout`` (10 s; ``None``: as long as it takes) bounds the wait
+only: a command that timed out may have gone through (the ack of a command that hands the turn
+to a combatant behind the GM's screen waits for the GM), and sent again with the same ``id`` it
+answers with its outcome (``duplicate``), so it never happens twice; :meth:`send_command`
+does not wait at all. Every other message (events, snapshots, legal actions) is kept in
+``messages`` and can be awaited: :meth:`wait_for` looks at every message kept from ``start``
+(0: the first), :meth:`wait_next` at those that arrive after the call only (the next
+``legal_actions``, not one of a turn already over).
 
 ``hello`` asks for the ``batch`` and ``legal_delta`` features (``FEATURES``; pass
 ``features=[]`` for one websocket message per server message and full lists): a ``batch`` is
@@ -189,8 +195,10 @@ class Client:
             self.last_cursor = cursor
             self.cursors.append(cursor)
         if kind in ("ack", "error") and message.get("id") in self._waiting:
-            self._waiting.pop(message["id"]).set_result(message)
-            return
+            waiting = self._waiting.pop(message["id"])
+            if not waiting.done():  # (one given up on, by a timeout, is kept as it came)
+                waiting.set_result(message)
+                return
         if kind == "event":
             if message.get("seq", 0) > self.last_seq:
                 self.last_seq, self.last_digest = message["seq"], message.get("digest")
@@ -252,11 +260,18 @@ class Client:
     async def send_raw(self, data: str | bytes) -> None:
         await self.ws.send(data)
 
-    async def request(self, message: Message, timeout: float = 10) -> Message:
-        """Send a message with an ``id`` and return the ``ack`` or ``error`` naming it."""
+    async def request(self, message: Message, timeout: float | None = 10) -> Message:
+        """Send a message with an ``id`` and return the ``ack`` or ``error`` naming it, within
+        ``timeout`` seconds (``None``: however long it takes); ``TimeoutError`` says only that
+        the answer has not come (a late one is kept in ``messages``)."""
         fields = {k: v for k, v in message.items() if k not in ("type", "id")}
         future = await self.send_command(message["type"], id=message["id"], **fields)
-        reply = await asyncio.wait_for(future, timeout)
+        try:
+            reply = await asyncio.wait_for(future, timeout)
+        except TimeoutError:
+            if self._waiting.get(message["id"]) is future:
+                del self._waiting[message["id"]]
+            raise
         for observe in self.observers:
             observe(self, message, reply)
         return reply
@@ -274,10 +289,14 @@ class Client:
         await self.ws.send(orjson.dumps({"type": type_, "id": cid, **fields}).decode())
         return future
 
-    async def command(self, type_: str, *, id: str | None = None, **fields: Any) -> Message:
+    async def command(self, type_: str, *, id: str | None = None, timeout: float | None = 10,
+                      **fields: Any) -> Message:
+        """Send a command and return its ``ack`` (``error``: :class:`CommandError`), waiting at
+        most ``timeout`` seconds (``None``: however long it takes). Send a command that
+        timed out again with the same ``id`` to learn its outcome."""
         cid = id or (str(uuid.uuid4()) if type_ in ("create_encounter", "create_campaign")
                      else f"{self._prefix}-{next(self._ids)}")
-        reply = await self.request({"type": type_, "id": cid, **fields})
+        reply = await self.request({"type": type_, "id": cid, **fields}, timeout)
         if reply["type"] == "error":
             raise CommandError(reply)
         return reply
@@ -329,6 +348,12 @@ class Client:
                         raise ConnectionError("connection closed")
                     await self._changed.wait()
         return await asyncio.wait_for(scan(), timeout)
+
+    async def wait_next(self, predicate: Callable[[Message], bool],
+                        timeout: float | None = 10) -> Message:
+        """The first message arriving after this call that matches ``predicate``: none of
+        those already kept (``wait_for(predicate, start=len(messages))``)."""
+        return await self.wait_for(predicate, timeout, start=len(self.messages))
 
     async def wait_until(self, predicate: Callable[[], bool], timeout: float = 10) -> None:
         """Wait until ``predicate()`` holds, checked whenever a message arrives."""

@@ -88,8 +88,15 @@ def _compose(ruleset: str, viewer: str, defs: dict[str, Any]) -> dict[str, Any]:
     if not described:
         composed["additionalProperties"] = True  # (stays open when the schema is closed)
     if viewer != "gm":  # the GM's own fields tell its state from the others'
-        composed["not"] = {"anyOf": [{"required": [f]} for f in _gm_only()]}
+        composed["not"] = _gm_fields()
     return composed
+
+
+def _gm_fields() -> dict[str, Any]:
+    """A schema any state with one of the GM's own fields matches: what the others' state is
+    not. Each field required is named among the properties beside it (an empty schema), as a
+    strict validator asks of ``required`` (ajv's ``strictRequired``)."""
+    return {"anyOf": [{"properties": {f: {}}, "required": [f]} for f in _gm_only()]}
 
 
 def _gm_only() -> list[str]:
@@ -121,7 +128,7 @@ def _other(viewer: str, defs: dict[str, Any]) -> dict[str, Any]:
         "additionalProperties": True,
     }
     if viewer != "gm":
-        other["not"] = {"anyOf": [{"required": [f]} for f in _gm_only()]}
+        other["not"] = _gm_fields()
     return other
 
 

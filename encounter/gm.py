@@ -26,6 +26,7 @@ from protocol import events as ev
 from protocol import messages as msg
 from protocol.errors import ErrorCode
 from protocol.model import CombatantProfile, EncounterOptions, StatBlock
+from rules.battle_map import BattleMap, MapError
 from rules.choices import with_allowed
 from rules.rulesets import Ruleset, RulesetError
 from rules.verifiable_dice import commitment
@@ -117,6 +118,13 @@ def profile_from(block: StatBlock, rules: Ruleset, cid: str) -> CombatantProfile
 def parse_statblocks_yaml(text: str) -> list[StatBlock]:
     """Stat blocks written in YAML: a list of blocks, or ``{combatants: [...]}``; aliases
     and nesting within the bounds of :mod:`encounter.bounded_yaml`."""
+    return _yaml_document(text)[0]
+
+
+def _yaml_document(text: str) -> tuple[list[StatBlock], BattleMap | None]:
+    """The stat blocks of ``combatants_yaml`` and, for an encounter file (a mapping), the
+    battle map it draws (its ``map``: a ``BattleMap``, or ``{drawing, walls}`` as the shipped
+    examples write it), or None."""
     try:
         data = bounded_yaml.load(text)
     except bounded_yaml.YamlBoundError as exc:
@@ -124,15 +132,34 @@ def parse_statblocks_yaml(text: str) -> list[StatBlock]:
     except yaml.YAMLError as exc:
         raise Rejected(ErrorCode.INVALID_PAYLOAD,
                        f"combatants_yaml is not valid YAML: {exc}") from None
+    drawn = None
     if isinstance(data, dict):
+        drawn = _drawn_map(data.get("map"))
         data = data.get("combatants")
     if not isinstance(data, list):
         raise Rejected(ErrorCode.INVALID_PAYLOAD, "combatants_yaml must be a list of stat blocks")
     try:
-        return msgspec.convert(data, list[StatBlock])
+        return msgspec.convert(data, list[StatBlock]), drawn
     except msgspec.ValidationError as exc:
         raise Rejected(ErrorCode.INVALID_PAYLOAD,
                        f"combatants_yaml: {with_allowed(str(exc), list[StatBlock])}") from None
+
+
+def _drawn_map(raw: Any) -> BattleMap | None:
+    """An encounter file's ``map`` as ``create_encounter.map`` takes it, checked as that is;
+    None without one."""
+    if raw is None:
+        return None
+    try:
+        if isinstance(raw, dict) and "drawing" in raw:
+            walls = [(tuple(a), tuple(b)) for a, b in raw.get("walls") or []]
+            raw = msgspec.to_builtins(BattleMap.from_ascii(str(raw["drawing"]), walls=walls))
+        if not isinstance(raw, dict):
+            raise MapError("a battle map is a mapping (width, height, ...), or {drawing, walls}")
+        return BattleMap.from_dict(raw)
+    except (MapError, TypeError, ValueError) as exc:
+        raise Rejected(ErrorCode.INVALID_PAYLOAD, f"combatants_yaml: map: {exc}",
+                       field="combatants_yaml") from None
 
 
 #: The ruling that a ruleset without ``set_map`` among its commands keeps no battle map.
@@ -150,8 +177,12 @@ def create(cmd: msg.CreateEncounter, encounter_id: str, gm_token_id: str, ctx: C
     """The events that found an encounter: its rules, its combatants, the GM's credential;
     ``campaign``: the campaign it is begun from (R113)."""
     blocks = list(cmd.combatants)
+    battle_map = cmd.map
     if cmd.combatants_yaml:
-        blocks += parse_statblocks_yaml(cmd.combatants_yaml)
+        from_yaml, drawn = _yaml_document(cmd.combatants_yaml)
+        blocks += from_yaml
+        if battle_map is None and drawn is not None and keeps_map(cmd.ruleset):
+            battle_map = drawn  # an encounter file's own map; a `map` given wins
     if len(blocks) > 200:
         raise Rejected(ErrorCode.INVALID_PAYLOAD, "at most 200 combatants")
     known = names()
@@ -174,8 +205,8 @@ def create(cmd: msg.CreateEncounter, encounter_id: str, gm_token_id: str, ctx: C
     d.rules = d.ruleset.rules
     if cmd.options.dice_seed is None and ctx.dice_secret is not None:  # R101
         d.emit(ev.DiceCommitted(commitment=commitment(ctx.dice_secret(encounter_id))))
-    if cmd.map is not None:
-        d.emit(ev.MapSet(map=cmd.map))
+    if battle_map is not None:
+        d.emit(ev.MapSet(map=battle_map))
     for block in blocks:
         profile = profile_from(block, d.rules, combatant_id(block, d.s, ctx.new_id))
         d.emit(ev.CombatantAdded(combatant=profile), ["gm"] if profile.hidden else None)

@@ -189,7 +189,7 @@ class Demo:
         example = next(e for e in web.examples() if e["file"] == EXAMPLES[ruleset])
         # (with the operator's first creator secret, when creating needs one)
         secrets = self.settings.creator_secrets
-        secret = {"creator_secret": secrets[0]} if secrets else {}
+        secret: dict[str, Any] = {"creator_secret": secrets[0]} if secrets else {}
         async with Client.connect(self.url) as anon:
             await anon.hello()
             ack = await anon.command("create_encounter", name=example["name"],

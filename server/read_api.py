@@ -368,7 +368,7 @@ class ReadApi:
             encounter, token_id = opened
             return await self._grant(encounter, token_id)
         if ticket_only:
-            return HTTPStatus.UNAUTHORIZED, ("a stream is opened with ?ticket= (POST "
+            return HTTPStatus.UNAUTHORIZED, ("a stream is opened with ?ticket= (GET "
                                              "/read/tickets with the credential first)")
         if not header.startswith("Bearer "):
             return HTTPStatus.UNAUTHORIZED, ("send the credential as 'Authorization: Bearer "

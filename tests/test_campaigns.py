@@ -358,3 +358,31 @@ async def test_the_read_api_reads_a_campaign_link(server: Server, clients: list[
     assert status == 401 and body["code"] == "unauthenticated"
     status, body = await get(server, "/read/history", camp.created["gm_token"])
     assert status == 404 and "/read/campaign" in body["message"]
+
+
+async def test_a_players_connection_stays_on_its_ended_encounter_until_it_connects_again(
+        server: Server, clients: list[Client]) -> None:
+    """As docs/campaigns.md says: once the encounter ends, a player's connection is not moved
+    (no ``moved``, no close) and still reads it; the same link, connected again, reaches the
+    campaign's view with the results written back."""
+    url = ws_url(server)
+    camp = await found(url, clients)
+    link = await camp.add(ACE)
+    first, gm1 = await camp.begin("The ambush", ["ace"])
+    player = await open_client(url, clients)
+    assert (await player.hello(link))["encounter"] == first
+    await gm1.command("end_encounter")
+    await player.wait_for(lambda m: m["type"] == "event"
+                          and m["event"]["kind"] == "encounter_ended")
+    assert (await camp.character("ace"))["encounter"] is None  # written back
+    mark = len(player.messages)
+    await player.command("get_snapshot")  # still answered, on the ended encounter
+    snapshot = next(m for m in player.messages[mark:] if m["type"] == "snapshot")
+    assert snapshot["encounter"] == first and snapshot["state"]["ended"]
+    assert not [m for m in player.messages if m["type"] in ("moved", "campaign")]
+    assert not player.closed.done()
+    again = await open_client(url, clients)
+    welcome = await again.hello(link)
+    assert welcome.get("encounter") is None and welcome["campaign"] == camp.created["campaign"]
+    view = await again.wait_for(lambda m: m["type"] == "campaign")
+    assert view["state"]["characters"][0]["encounter"] is None

@@ -443,3 +443,42 @@ async def test_a_player_follows_a_campaign_from_the_terminal(
     await term.expect(r"Ace .*\[fatigue 7/12")
     term.send("q")
     assert await term.close() == 0
+
+
+async def test_a_commands_wait_is_a_parameter_and_a_late_answer_is_kept(
+        server: Server, clients: list[Client]) -> None:
+    """``command(timeout=)``: a player's end of turn before a hidden combatant's is held until
+    the GM ends that turn; given up on after its timeout, it went through all the same: its
+    late ack is kept in ``messages`` (the client reads on), and sent again with the same id it
+    answers ``duplicate``. ``wait_next`` takes the next ``legal_actions``, not one held."""
+    url = ws_url(server)
+    table = await create_table(url, clients, combatants=[
+        {"name": "Rainbow Dash", "id": "dash", "kind": "pc", "initiative": 50},
+        {"name": "Lurking Dog", "id": "lurker", "kind": "npc", "initiative": 0, "hidden": True},
+        {"name": "Twilight Sparkle", "id": "twilight", "kind": "pc", "initiative": -50}])
+    gm = table.gm
+    await gm.command("start_encounter")
+    player = await join(url, table.tokens["dash"], clients)
+    await player.wait_until(lambda: any(a["action"] == "end_turn" and a["combatant"] == "dash"
+                                        for a in player.legal))
+    held = [m for m in player.messages if m["type"] == "legal_actions"]
+    assert held and await player.wait_for(lambda m: m["type"] == "legal_actions") is held[0]
+    upcoming = asyncio.create_task(
+        player.wait_next(lambda m: m["type"] == "legal_actions", timeout=60))
+    with pytest.raises(TimeoutError):
+        await player.command("act", id="dash-ends-its-turn", combatant="dash",
+                             action="end_turn", timeout=0.5)
+    assert player.unanswered == 0 and not upcoming.done()
+    await gm.wait_until(lambda: any(a["action"] == "end_turn" and a["combatant"] == "lurker"
+                                    for a in gm.legal))
+    await gm.command("act", combatant="lurker", action="end_turn")
+    late = await player.wait_for(lambda m: m["type"] == "ack"
+                                 and m.get("id") == "dash-ends-its-turn", timeout=30)
+    assert late["duplicate"] is False
+    fresh = await upcoming
+    assert all(fresh is not m for m in held)
+    again = await player.command("act", id="dash-ends-its-turn", combatant="dash",
+                                 action="end_turn", timeout=None)
+    assert again["duplicate"] is True
+    await player.command("ping")  # it reads on
+    assert not player.closed.done()

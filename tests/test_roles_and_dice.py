@@ -187,3 +187,34 @@ async def test_a_joiner_s_position_counts_only_combatants_the_viewer_sees(
                                       and m["event"]["kind"] == "combatant_joined")
     assert gm_seen["event"]["position"] == 6  # last, after six combatants
     assert seen["event"]["position"] == 5  # last of the five the spectator sees
+
+
+async def test_a_spectator_reads_and_does_nothing_else(
+        server: Server, clients: list[Client]) -> None:
+    """What protocol.md's table of roles says a spectator may: ``ping`` and the reads
+    (``get_snapshot``, ``get_history``, ``get_legal_actions``, an empty list); ``get_reach``
+    and ``get_aim`` refused as an action it may not take; any other command ``forbidden``."""
+    url = ws_url(server)
+    table = await create_table(url, clients, dice_seed=3)
+    await table.gm.command("start_encounter")
+    spectator = await join(url, table.spectator_token, clients)
+    await spectator.command("ping")
+    mark = len(spectator.messages)
+    await spectator.command("get_snapshot")
+    await spectator.command("get_history", limit=10)
+    await spectator.command("get_legal_actions")
+    told = {m["type"]: m for m in spectator.messages[mark:]}
+    assert {"snapshot", "history", "legal_actions"} <= set(told), list(told)
+    assert told["history"]["events"] and told["legal_actions"]["actions"] == []
+    current = await wait_current(table.gm)
+    for command, fields in (("get_reach", {"combatant": current}),
+                            ("get_aim", {"combatant": current, "action": "attack"})):
+        with pytest.raises(CommandError) as refused:
+            await spectator.command(command, **fields)
+        assert refused.value.code == "illegal_action", (command, refused.value.reply)
+    for command, fields in (("set_hidden", {"combatant": "dog", "hidden": True}),
+                            ("act", {"combatant": current, "action": "end_turn"}),
+                            ("issue_invite", {"combatants": ["dash"]})):
+        with pytest.raises(CommandError) as refused:
+            await spectator.command(command, **fields)
+        assert refused.value.code == "forbidden", (command, refused.value.reply)

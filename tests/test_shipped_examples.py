@@ -5,7 +5,9 @@ protocol (ruling R103: the server keeps no map in Action Time)."""
 
 from __future__ import annotations
 
+import orjson
 import pytest
+import yaml
 
 from clients.client import Client, CommandError
 from encounter.harness import Table
@@ -81,3 +83,48 @@ def test_set_map_is_not_a_command_of_action_time() -> None:
     error = table.refused("set_map", map=MAP)
     assert error.code == "illegal_action", error
     assert "set_map" in error.message and "Action Time" in error.message
+
+
+@pytest.mark.parametrize("name", example_names())
+async def test_a_shipped_example_sent_alone_as_combatants_yaml_is_created_with_its_own_map(
+        server: Server, clients: list[Client], name: str) -> None:
+    """The file's text as ``combatants_yaml``, with only the name and ruleset it says: the
+    encounter has the map the file draws (the one ``/table/examples.json`` hands out) and
+    each combatant where the file places it; a ``map`` given beside it wins."""
+    text = (EXAMPLES / name).read_text(encoding="utf-8")
+    example = next(e for e in examples() if e["file"] == name)
+    anon = await open_client(ws_url(server), clients)
+    await anon.hello()
+    ack = await anon.command("create_encounter", name=example["name"],
+                             ruleset=example["ruleset"], combatants_yaml=text)
+    gm = await open_client(ws_url(server), clients)
+    await gm.hello(ack["result"]["gm_token"])
+    assert gm.snapshot is not None
+    state = gm.snapshot["state"]
+    data = yaml.safe_load(text)
+    if example["map"] is None:
+        assert state.get("map") is None
+        return
+    assert state["map"] == orjson.loads(orjson.dumps(example["map"]))
+    placed = {c["id"]: c["position"] for c in data["combatants"] if c.get("position")}
+    assert placed and state["positions"] == placed
+    other = {"width": 30, "height": 30}
+    ack = await anon.command("create_encounter", name=example["name"],
+                             ruleset=example["ruleset"], combatants_yaml=text, map=other)
+    gm = await open_client(ws_url(server), clients)
+    await gm.hello(ack["result"]["gm_token"])
+    assert gm.snapshot is not None
+    assert (gm.snapshot["state"]["map"]["width"], gm.snapshot["state"]["map"]["height"]) \
+        == (30, 30)
+
+
+async def test_a_bad_map_in_combatants_yaml_is_refused_naming_it(
+        server: Server, clients: list[Client]) -> None:
+    anon = await open_client(ws_url(server), clients)
+    await anon.hello()
+    text = "map:\n  drawing: |\n    ..?..\ncombatants:\n  - {name: Ace, kind: pc}\n"
+    with pytest.raises(CommandError) as refused:
+        await anon.command("create_encounter", name="Bad", combatants_yaml=text)
+    reply = refused.value.reply
+    assert reply["code"] == "invalid_payload" and reply["details"]["field"] == "combatants_yaml"
+    assert reply["message"].startswith("combatants_yaml: map:") and "'?'" in reply["message"]

@@ -22,7 +22,7 @@ from rules.dice import roll_keyed
 from rules.verifiable_dice import commitment, encounter_secret, next_entropy, roll_key
 from server.app import Server
 from tests.conftest import ws_url
-from tests.helpers import caught_up, create_table, open_client, play_turns
+from tests.helpers import caught_up, create_table, open_client, play_turns, wait_current
 
 SECRET = bytes(range(32))
 
@@ -337,3 +337,87 @@ async def test_a_rewind_past_the_reveal_renews_the_dice(
     out, _ = await asyncio.wait_for(proc.communicate(), 60)
     assert proc.returncode == 0, out.decode()
     assert "dice renewed: 1" in out.decode(), out.decode()
+
+
+async def test_a_late_joiners_log_checks_out_by_its_snapshots_commitment(
+        server: Server, clients: list[Client], tmp_path: Path) -> None:
+    """A spectator that joins after the first rolls, and after entropy was taken in, never
+    receives ``dice_committed``: the commitment, and the chain as it stood, are in the snapshot
+    it joined with. Its log (every message it received, in order: the snapshot, then the
+    events) checks out, exit 0, saying which rolls it never saw; its events alone cannot tell,
+    exit 2 (not a false alarm); one face changed, exit 1."""
+    url = ws_url(server)
+    table = await create_table(url, clients)
+    gm = table.gm
+    await gm.command("add_dice_entropy", entropy="the table's")
+    await gm.command("start_encounter")
+    await play_turns(gm, {}, 4)
+    before = [m for m in await _history(gm) if m["event"]["kind"] == "dice_rolled"
+              and m["event"]["roll"].get("place", "").startswith("table:")]
+    assert before, "no server roll before the late joiner"
+    late = await open_client(url, clients)
+    await late.hello(table.spectator_token, features=["batch", "cursor"])
+    await gm.command("add_dice_entropy", entropy="more, after the join")
+    for _ in range(4):  # each combatant attacks, then ends its turn: server rolls it sees
+        actor = await wait_current(gm)
+        attack = next((e for e in gm.legal if e["action"] == "attack"
+                       and e["combatant"] == actor and e.get("targets")), None)
+        if attack is not None:
+            await gm.command("act", combatant=actor, action="attack",
+                             args={"target": attack["targets"][0]})
+        await play_turns(gm, {}, 1)
+    await gm.command("end_encounter")
+    await late.wait_for(lambda m: m["type"] == "event" and m["event"]["kind"] == "dice_revealed")
+    received = list(late.messages)
+    events = [m for m in received if m["type"] == "event"]
+    assert not any(m["event"]["kind"] == "dice_committed" for m in events)
+    assert any(m["event"]["kind"] == "dice_entropy_added" for m in events)
+    assert sum(1 for m in events if m["event"]["kind"] == "dice_rolled") > 0
+
+    async def script(log: list[dict[str, Any]]) -> tuple[int, str]:
+        path = tmp_path / "messages.json"
+        path.write_bytes(orjson.dumps(log))
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "clients.dice_check", "--log", str(path),
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+        out, _ = await asyncio.wait_for(proc.communicate(), 60)
+        return proc.returncode or 0, out.decode()
+
+    code, out = await script(received)
+    assert code == 0, out
+    assert "every server roll is the one the committed secret gives" in out, out
+    assert "(from a snapshot" in out and "server rolls verified: 0" not in out, out
+    report = check_dice(received)
+    assert report.verified == sum(1 for m in events if m["event"]["kind"] == "dice_rolled"
+                                  and m["event"]["roll"].get("place")), report.text()
+    # the rolls before the join: counted as never shown, not held against the dice
+    assert report.unseen["table"][:len(before)] == list(range(len(before))), report.text()
+    assert f"server rolls this log was never shown (not checked): {len(report.unseen['table'])}" \
+        " of the stream table (table:0 to " in out, out
+
+    code, out = await script(events)  # the events alone hold no commitment
+    assert code == 2 and "holds no commitment" in out and "PROBLEM" not in out, out
+
+    changed = copy.deepcopy(received)
+    roll = next(m for m in changed if m["type"] == "event"
+                and m["event"]["kind"] == "dice_rolled"
+                and m["event"]["roll"].get("place"))["event"]["roll"]
+    roll["dice"][0]["face"] = roll["dice"][0]["face"] % roll["dice"][0]["sides"] + 1
+    code, out = await script(changed)
+    assert code == 1 and "PROBLEM:" in out and "do NOT check out" in out, out
+
+    # the same viewer's history (read with its token) from the start: the commitment there
+    whole = await _history(late)
+    report = check_dice(whole)
+    assert report.honest and report.source == "the dice_committed event", report.text()
+    # more than the live log: the rolls before the join too (an NPC's the table is not shown
+    # stay unseen: the spectator's history skips them as its live log did)
+    assert report.verified > check_dice(received).verified, report.text()
+    assert set(report.unseen["table"]) < set(check_dice(received).unseen["table"])
+    assert check_dice([*received, *whole]).honest  # a log and the history read after it
+    mixed = copy.deepcopy([*received, *whole])  # the history's copy of a live roll changed
+    live = {m.get("cursor") for m in received if m["type"] == "event"}
+    roll = next(m for m in mixed[len(received):] if m["event"]["kind"] == "dice_rolled"
+                and m["event"]["roll"].get("place") and m["cursor"] in live)["event"]["roll"]
+    roll["dice"][0]["face"] = roll["dice"][0]["face"] % roll["dice"][0]["sides"] + 1
+    assert not check_dice(mixed).honest

@@ -542,6 +542,24 @@ export class Client extends Emitter {
   }
 
   /**
+   * `get_reach` (ruling R106): where `combatant` can go now with `action` (`move` or `run`;
+   * `fly`: a flying move). Resolves with the ack's result: `from`, `budget` and `squares`,
+   * each `{at, cost, path}` (`pathTo(reach, [x, y])` is the path `act` takes to a square).
+   */
+  getReach(combatant, { action = "move", fly = false } = {}) {
+    return this._command("get_reach", { combatant, action, fly }, {}, (ack) => ack.result);
+  }
+
+  /**
+   * `get_aim` (ruling R107): what the map says of each target of `action` by `combatant` now,
+   * with `args` its other arguments (a weapon...). Resolves with the ack's result: `targets`,
+   * each `{target, ok, ...}` (`aimTargets(aim)` splits them, with why each refused one is).
+   */
+  getAim(combatant, action, args = {}) {
+    return this._command("get_aim", { combatant, action, args }, {}, (ack) => ack.result);
+  }
+
+  /**
    * A page of history: the events this viewer may see before `before` (a cursor or seq; none:
    * up to now), at most `limit`, oldest first. Resolves with `{events, before}`: ask again
    * with that `before` for the page before it (`null`: nothing older).

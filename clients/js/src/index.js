@@ -4,3 +4,4 @@ export { applyPatch, parsePointer, PatchError } from "./patch.js";
 export { applyLegalDelta, recallAfter } from "./legal.js";
 export { uuid } from "./ids.js";
 export { Emitter } from "./emitter.js";
+export { aimTargets, pathTo, reachOf } from "./map.js";

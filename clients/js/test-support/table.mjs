@@ -58,7 +58,7 @@ const vocabulary = JSON.parse(fs.readFileSync(path.join(PUBLISHED, "vocabulary.j
 
 /** ajv as an integrator's strict validator takes the published schemas. */
 export function strictAjv() {
-  const ajv = new Ajv2020({ logger: { log() {}, warn(m) { throw new Error(m); }, error(m) { throw new Error(m); } } });
+  const ajv = new Ajv2020({ strict: true, logger: { log() {}, warn(m) { throw new Error(m); }, error(m) { throw new Error(m); } } });
   ajv.addVocabulary(Object.keys(vocabulary.properties));
   return ajv;
 }

@@ -43,12 +43,30 @@ test("the message types shipped are what the published schemas make now", async 
   }
 });
 
-test("the declarations and a TypeScript example type-check (tsc --noEmit)", async () => {
-  const tsc = path.join(root, "node_modules", ".bin", "tsc");
-  const { stdout } = await run(tsc, ["-p", "test-support/tsconfig.json"], { cwd: root }).catch((err) => {
-    throw new Error(`tsc: ${err.stdout}${err.stderr}`);
+const tsc = path.join(root, "node_modules", ".bin", "tsc");
+
+/** tsc's output (empty: it type-checks), with `args`. */
+async function typeCheck(args) {
+  const { stdout } = await run(tsc, args, { cwd: root }).catch((err) => {
+    throw new Error(`tsc ${args.join(" ")}: ${err.stdout}${err.stderr}`);
   });
-  assert.equal(stdout, "");
+  return stdout;
+}
+
+test("the declarations and a TypeScript example type-check (tsc --noEmit)", async () => {
+  assert.equal(await typeCheck(["-p", "test-support/tsconfig.json"]), "");
+});
+
+test("tsc --strict takes ws's WebSocket (@types/ws) and the browser's (lib DOM) with no cast", async () => {
+  for (const [config, file] of [["tsconfig.ws.json", "ws-socket.ts"], ["tsconfig.dom.json", "dom-socket.ts"]]) {
+    const options = JSON.parse(fs.readFileSync(path.join(root, "test-support", config), "utf8"));
+    assert.equal(options.compilerOptions.strict, true, config);
+    assert.deepEqual(options.files, [file]);
+    const source = fs.readFileSync(path.join(root, "test-support", file), "utf8");
+    assert.doesNotMatch(source, /\bas (any|unknown|WebSocketClass)\b|<any>|@ts-/, `${file} casts`);
+    assert.match(source, /new Client\(\{ url, token, WebSocket \}\)/, file);
+    assert.equal(await typeCheck(["-p", `test-support/${config}`]), "", config);
+  }
 });
 
 /** The README's example of a turn, as written. */
@@ -59,12 +77,20 @@ function readmeExample() {
   return match[1];
 }
 
-test("the README's example plays a turn on the real server", async (t) => {
-  const table = await newTable(t);
-  await table.gm.perform(table.gm.legal.find((a) => a.action === "start_encounter"));
-  await table.gm.waitFor((c) => c.legal.some((a) => a.action === "end_turn"));
-  const acting = table.gm.legal.find((a) => a.action === "end_turn").combatant;
-  const token = await table.invite(acting);
+test("the README's example type-checks as written (tsc --strict, @types/ws)", async () => {
+  const file = path.join(root, "test-support", `.readme-example-${process.pid}.ts`);
+  fs.writeFileSync(file, readmeExample());
+  try {
+    assert.equal(await typeCheck(["--strict", "--noEmit", "--target", "es2022", "--module", "nodenext",
+      "--moduleResolution", "nodenext", "--lib", "es2022", "--types", "node", "--skipLibCheck", "false",
+      path.relative(root, file)]), "");
+  } finally {
+    fs.rmSync(file, { force: true });
+  }
+});
+
+/** Runs the README's example with `token` on `table`'s server; its output. */
+async function runReadmeExample(t, table, token) {
   const code = readmeExample();
   const lines = code.split("\n").filter((l) => l.trim() && !l.trim().startsWith("//"));
   t.diagnostic(`the README's example: ${lines.length} lines`);
@@ -72,15 +98,50 @@ test("the README's example plays a turn on the real server", async (t) => {
   fs.writeFileSync(file, code);
   try {
     const { stdout } = await run("node", [file], { cwd: root, timeout: 60000, env: { ...process.env, STABLEMASTER_URL: table.url, STABLEMASTER_TOKEN: token } });
-    // its log lines are the server's words (the summaries feature, asked for by default)
-    assert.match(stdout, / attacks /);
-    assert.match(stdout, / ends the turn\./);
+    return stdout;
   } finally {
     fs.rmSync(file, { force: true });
   }
+}
+
+test("the README's example plays a turn on the real server", async (t) => {
+  const table = await newTable(t);
+  await table.gm.perform(table.gm.legal.find((a) => a.action === "start_encounter"));
+  await table.gm.waitFor((c) => c.legal.some((a) => a.action === "end_turn"));
+  const acting = table.gm.legal.find((a) => a.action === "end_turn").combatant;
+  const token = await table.invite(acting);
+  const stdout = await runReadmeExample(t, table, token);
+  // its log lines are the server's words (the summaries feature, asked for by default)
+  assert.match(stdout, / attacks /);
+  assert.match(stdout, / ends the turn\./);
+  assert.match(stdout, /the next turn has begun/);
   const log = (await table.gm.history({ limit: 500 })).events.map((m) => m.event);
   assert.ok(log.some((e) => e.kind === "attack_resolved" && e.attacker === acting));
   assert.ok(log.some((e) => e.kind === "turn_ended" && e.combatant === acting));
+});
+
+test("the README's example ends its turn before a hidden combatant's and does not wait for the held ack", async (t) => {
+  const table = await newTable(t, { combatants: [
+    { name: "Rainbow Dash", id: "dash", kind: "pc", initiative: 50 },
+    { name: "Diamond Dog", id: "dog", kind: "npc", initiative: 0 },
+    { name: "Twilight Sparkle", id: "twilight", kind: "pc", initiative: -50 },
+  ] });
+  const gm = table.gm;
+  await gm.command("set_hidden", { combatant: "dog", hidden: true });
+  await gm.perform(gm.legal.find((a) => a.action === "start_encounter"));
+  await gm.waitFor((c) => c.legal.some((a) => a.action === "end_turn"));
+  assert.equal(gm.legal.find((a) => a.action === "end_turn").combatant, "dash");
+  const stdout = await runReadmeExample(t, table, await table.invite("dash"));
+  // the turn ended (the GM sees it), the hidden turn runs, and the example went on without the ack
+  assert.match(stdout, /a hidden combatant's/);
+  assert.match(stdout, /end_turn: closed/);
+  assert.doesNotMatch(stdout, /the next turn has begun|ends the turn/);
+  let log = (await gm.history({ limit: 500 })).events.map((m) => m.event);
+  assert.ok(log.some((e) => e.kind === "turn_ended" && e.combatant === "dash"));
+  await gm.waitFor((c) => c.legal.some((a) => a.action === "end_turn" && a.combatant === "dog"));
+  await gm.perform(gm.legal.find((a) => a.action === "end_turn"));
+  log = (await gm.history({ limit: 500 })).events.map((m) => m.event);
+  assert.ok(log.some((e) => e.kind === "turn_started" && e.combatant === "twilight"));
 });
 
 test("a client takes the WebSocket it is given, else the global one, and says so when there is none", () => {

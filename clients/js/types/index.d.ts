@@ -16,6 +16,7 @@ import type {
   Snapshot,
   SnapshotState,
   StablemasterServerMessagesProtocol1,
+  Summary,
   View,
   Welcome,
 } from "./server-messages.js";
@@ -23,7 +24,7 @@ import type { StablemasterClientMessagesProtocol1 } from "./client-messages.js";
 
 export type * as ClientMessages from "./client-messages.js";
 export type * as ServerMessages from "./server-messages.js";
-export type { Ack, EventMessage, History, LegalAction, LegalActions, LegalActionsDelta, Snapshot, SnapshotState, View, Welcome };
+export type { Ack, EventMessage, History, LegalAction, LegalActions, LegalActionsDelta, Snapshot, SnapshotState, Summary, View, Welcome };
 
 /** Any message a client sends. */
 export type ClientMessage = StablemasterClientMessagesProtocol1;
@@ -32,8 +33,67 @@ export type ServerMessage = StablemasterServerMessagesProtocol1;
 /** An `error` message. */
 export type { ErrorMessage };
 
-/** An event message as it comes: with the server's `summary` of it when the server sends one. */
-export type EventMessageWithSummary = EventMessage & { summary?: unknown };
+/** An event message as it comes: with the server's `summary` of it when the server sends one
+ *  (a summary said by its text alone, with `lean_events`, is made the object `{text}`). */
+export type EventMessageWithSummary = Omit<EventMessage, "summary"> & { summary?: Summary | null };
+
+/** A square of the battle map, `[x, y]`. */
+export type Square = [number, number];
+/** A square a move can end on (`get_reach`): what it costs, and the cheapest path to it, which
+ *  `act` takes as `args.path`. */
+export interface ReachSquare {
+  at: Square;
+  /** The squares the move spends to get there. */
+  cost: number;
+  path: Square[];
+}
+/** The result of `get_reach` (ruling R106). */
+export interface Reach {
+  combatant: string;
+  action: "move" | "run";
+  fly: boolean;
+  /** The square it stands on. */
+  from: Square;
+  /** The squares the move may spend. */
+  budget: number;
+  squares: ReachSquare[];
+}
+/** A target `act` would take the action at (`get_aim`): the map's facts, left out while
+ *  either of them stands on no map. */
+export interface AimOk {
+  target: string;
+  ok: true;
+  /** In squares; null for a melee attack. */
+  distance?: number | null;
+  /** As the ruleset names it (Dramatic: `none`, `cover`, `improved`). */
+  cover?: string;
+  /** As the ruleset names it (Dramatic: `none`, `concealment`, `total`). */
+  concealment?: string;
+  into_melee?: boolean;
+}
+/** A target `act` would refuse the action at, for where they stand: `why` is the sentence it
+ *  would answer (out of reach, no line of effect, beyond the weapon's range). */
+export interface AimRefused {
+  target: string;
+  ok: false;
+  why: string;
+}
+export type AimTarget = AimOk | AimRefused;
+/** The result of `get_aim` (ruling R107): one entry per target the legal-action entry lists,
+ *  in its order. */
+export interface Aim {
+  combatant: string;
+  action: string;
+  targets: AimTarget[];
+}
+/** The entry of a square in a `get_reach` result, or null when the move cannot end there. */
+export function reachOf(reach: Reach, square: Square | readonly number[]): ReachSquare | null;
+/** The cheapest path to a square, as `act` takes it (`args.path`), or null when the move
+ *  cannot end there. */
+export function pathTo(reach: Reach, square: Square | readonly number[]): Square[] | null;
+/** The targets of a `get_aim` result split: those the action may be taken at, and the others
+ *  with why; `why(target)` is the sentence of one refused (null otherwise). */
+export function aimTargets(aim: Aim): { ok: AimOk[]; refused: AimRefused[]; why(target: string): string | null };
 
 /** The protocol versions this package speaks. */
 export const PROTOCOL_VERSIONS: number[];
@@ -49,16 +109,21 @@ export function wholeMessage(m: object, frame: { ts?: number; cursor?: string },
 /** The close codes after which the client does not reconnect (1002, 4001, 4003), and why. */
 export const FINAL_CLOSE_CODES: Record<number, string>;
 
-/** What the client needs of a WebSocket: the browser's, `ws`'s and Node's global one fit. */
+/** What the client needs of a WebSocket: the browser's (lib DOM), `ws`'s (`@types/ws`) and
+ *  Node's global one fit as they are, under `--strict`, with no cast. The client sets the four
+ *  handlers itself; their events are typed `any` here because each implementation declares its
+ *  own event types (the client reads `data` of a message, `code` and `reason` of a close),
+ *  and a handler property of a narrower event would not take theirs. */
 export interface WebSocketLike {
   readonly readyState: number;
   send(data: string): void;
   close(code?: number, reason?: string): void;
   onopen: ((ev: any) => any) | null;
-  onmessage: ((ev: { data: any }) => any) | null;
+  onmessage: ((ev: any) => any) | null;
   onerror: ((ev: any) => any) | null;
-  onclose: ((ev: { code: number; reason: string }) => any) | null;
+  onclose: ((ev: any) => any) | null;
 }
+/** A WebSocket class: `ws`'s `WebSocket`, the browser's, Node 22's global one. */
 export type WebSocketClass = new (url: string) => WebSocketLike;
 
 export interface ClientOptions {
@@ -204,6 +269,10 @@ export class Client extends Emitter<ClientEvents> {
   submitRoll(request: string, faces: number[], options?: CommandOptions): Promise<Ack>;
   serverRoll(request: string, options?: CommandOptions): Promise<Ack>;
   getSnapshot(): Promise<Snapshot>;
+  /** `get_reach`: where `combatant` can go now (the ack's result). */
+  getReach(combatant: string, options?: { action?: "move" | "run"; fly?: boolean }): Promise<Reach>;
+  /** `get_aim`: what the map says of each target of `action` by `combatant` now (the ack's result). */
+  getAim(combatant: string, action: string, args?: Record<string, unknown>): Promise<Aim>;
   history(options?: { before?: number | string | null; limit?: number }): Promise<HistoryPage>;
   historyPages(options?: { before?: number | string | null; limit?: number }): AsyncGenerator<HistoryPage, void, void>;
 

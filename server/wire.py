@@ -206,12 +206,11 @@ def _index_of(entries: list[bytes]) -> dict[bytes, int]:
     """Where each of ``entries`` is (the first place, when it is there more than once)."""
     found = _INDEXES.get(id(entries))
     if found is not None and found[0] is entries:
-        _INDEXES.move_to_end(id(entries))
         return found[1]
     where: dict[bytes, int] = {}
     for i, entry in enumerate(entries):
         where.setdefault(entry, i)
-    if len(_INDEXES) >= _INDEXES_KEPT:  # the least lately used goes
+    if len(_INDEXES) >= _INDEXES_KEPT:  # the oldest goes (first in, first out)
         _INDEXES.popitem(last=False)
     _INDEXES[id(entries)] = (entries, where)
     return where
@@ -242,6 +241,7 @@ def recalled(items: list[bytes], recall: Recall,
         return items
     out: list[bytes] = []
     run: tuple[str, int, int] | None = None  # combatant, start, count
+    indexes: dict[str, dict[bytes, int]] = {}  # (each combatant's, looked up once)
 
     def close() -> None:
         if run is not None:
@@ -251,11 +251,14 @@ def recalled(items: list[bytes], recall: Recall,
         found: tuple[str, int] | None = None
         if item[:1] == b"{":
             combatant = owners.get(item) if owners is not None else _owner(item, recall)
-            entries = recall.get(combatant) if combatant is not None else None
-            if entries is not None:
-                i = _index_of(entries).get(item)
+            if combatant is not None:
+                where = indexes.get(combatant)
+                if where is None:
+                    entries = recall.get(combatant)
+                    where = indexes[combatant] = _index_of(entries) if entries else {}
+                i = where.get(item)
                 if i is not None:
-                    found = (combatant, i)  # type: ignore[assignment]
+                    found = (combatant, i)
         if found is None:
             close()
             run = None

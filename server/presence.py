@@ -97,23 +97,32 @@ class PresenceWatch:
     async def once(self) -> None:
         """Write what changed of this process's connections, then tell who asked."""
         local: dict[str, set[str]] = {}
-        rooms = {room.id: room for room in list(self.rooms)}
-        for eid, room in rooms.items():
-            members = {f"{s.actor.token_id}|{s.id}" for s in room.sessions
-                       if s.actor is not None and hasattr(s, "presence")}
+        watched: list[tuple[Room, list[Any]]] = []
+        alive: set[str] = set()
+        for room in list(self.rooms):  # (one pass over every connection: this runs each tick)
+            members: set[str] = set()
+            watchers: list[Any] = []
+            for s in room.sessions:
+                sid = getattr(s, "id", None)
+                if sid is None:
+                    continue
+                alive.add(sid)
+                if s.actor is not None and hasattr(s, "presence"):
+                    members.add(f"{s.actor.token_id}|{sid}")
+                    if s.presence:
+                        watchers.append(s)
             if members:
-                local[eid] = members
+                local[room.id] = members
+            if watchers:
+                watched.append((room, watchers))
         await self._write(local)
-        watched = [(room, watchers) for room in rooms.values()
-                   if (watchers := [s for s in room.sessions if getattr(s, "presence", False)])]
         if watched:  # one round trip for all of them
             now = int(time.time() * 1000)
             pipe = self.redis.pipeline(transaction=False)
             for room, _ in watched:
                 pipe.zrangebyscore(presence_key(room.id), now, "+inf")
-            for (room, watchers), members in zip(watched, await pipe.execute(), strict=True):
-                self._tell(room, watchers, members)
-        alive = {s.id for room in rooms.values() for s in room.sessions if hasattr(s, "id")}
+            for (room, watchers), found in zip(watched, await pipe.execute(), strict=True):
+                self._tell(room, watchers, found)
         for gone in set(self.told) - alive:
             del self.told[gone]
 

@@ -24,7 +24,7 @@ import pytest
 
 from clients.client import FEATURES, Client
 from docgen import docs
-from encounter import ruleset as registry
+from encounter import registry
 from encounter.words import summarize, unworded
 from protocol import events as ev
 from rules.action_time.effects import Effect

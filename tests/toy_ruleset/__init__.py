@@ -1,4 +1,4 @@
-""""Kindling", a toy ruleset that the tests register (``encounter.ruleset.register``) to show
+""""Kindling", a toy ruleset that the tests register (``encounter.registry.register``) to show
 what a ruleset beyond the two shipped ones declares, and that the engine needs nothing else:
 
 - a stat block of its own: ``spark`` (1 to 6), nothing else;
@@ -21,9 +21,10 @@ from typing import Annotated, Any
 
 import msgspec
 
-from encounter.decision import Decision
+from encounter.boundary import Engine
 from encounter.declare import Action, Aimed, Catalog, Targets, in_scene
-from encounter.ruleset import Declaration, ruleset_options
+from encounter.registry import ruleset_options
+from encounter.ruleset import Declaration
 from encounter.state import EncounterState, Vitals
 from encounter.turns import END_TURN
 from encounter.words import Names, said
@@ -71,7 +72,7 @@ class Rules:
         return BEATS.fresh(single_action)
 
 
-def _kindle(d: Decision, c: CombatantProfile, args: Aimed) -> Callable[[], None]:
+def _kindle(d: Engine, c: CombatantProfile, args: Aimed) -> Callable[[], None]:
     glow = ruleset_options(d.s).glow
 
     def kindled() -> None:

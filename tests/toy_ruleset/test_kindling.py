@@ -13,9 +13,9 @@ import jsonschema
 import pytest
 
 from clients.client import Client, CommandError
-from encounter import ruleset as registry
+from encounter import registry
 from encounter.harness import Refused, Table
-from encounter.ruleset import names
+from encounter.registry import names
 from encounter.schemas import args_schemas
 from server.app import Server
 from tests.conftest import ROOT, ws_url

@@ -138,7 +138,9 @@ def ensure_test_tools() -> None:
 #: What is generated, in the order it is written (a later one reads what an earlier one
 #: writes): what it writes, and how. The JavaScript package's message types are made from the
 #: published schemas; the Foundry module's vendored copy of the package from its modules and
-#: types.
+#: types. Not here, as they run a server (and a browser) and are not the same twice: the
+#: docs' pictures (``python -m docgen.pictures``) and the example session of docs/protocol.md
+#: (``python -m tests.regen_example``, which tests/test_protocol_docs.py replays).
 GENERATORS = (
     ("docs/protocol/, docs/protocol.md and the references for people "
      "(docs/actions.md, docs/stat-blocks.md, docs/summaries.md ...)", "python -m docgen"),

@@ -5,7 +5,9 @@
     python3 dev.py bench   # install into .venv, run the benchmark (bench/README.md)
     python3 dev.py test    # install into .venv (and nginx and Chromium, for the deployment and
                            # browser tests), run the linters (ruff, the import layers), type
-                           # checks, the docs checks and all tests
+                           # checks, the check of the generated files and all tests
+    python3 dev.py regen   # write every generated file again (see GENERATORS)
+    python3 dev.py regen --check   # write nothing; exit 1, naming each stale generated file
 
 Each creates ``.venv`` beside this file on first use and installs the project into it (again
 whenever pyproject.toml changes), saying what it does in a line or two: pip's own output goes
@@ -133,8 +135,98 @@ def ensure_test_tools() -> None:
              "  brew install nginx                 # macOS")
 
 
+#: What is generated, in the order it is written (a later one reads what an earlier one
+#: writes): what it writes, and how. The JavaScript package's message types are made from the
+#: published schemas; the Foundry module's vendored copy of the package from its modules and
+#: types. Not here, as they run a server (and a browser) and are not the same twice: the
+#: docs' pictures (``python -m docgen.pictures``) and the example session of docs/protocol.md
+#: (``python -m tests.regen_example``, which tests/test_protocol_docs.py replays).
+GENERATORS = (
+    ("docs/protocol/, docs/protocol.md and the references for people "
+     "(docs/actions.md, docs/stat-blocks.md, docs/summaries.md ...)", "python -m docgen"),
+    ("docs/statecharts.md", "python -m statemachines.diagrams"),
+    ("clients/js/types/client-messages.d.ts, server-messages.d.ts", "npm run types (clients/js)"),
+    ("clients/foundry/scripts/vendor/stablemaster-client/", "node clients/foundry/dev/vendor.mjs"),
+)
+JS = ROOT / "clients" / "js"
+VENDORED = ROOT / "clients" / "foundry" / "scripts" / "vendor" / "stablemaster-client"
+#: Prints the name of each file of clients/js/types that differs from what `npm run types`
+#: makes of the schemas now.
+TYPES_CHECK = """
+import fs from "node:fs";
+import path from "node:path";
+import { generate, TYPES } from "./scripts/generate-types.mjs";
+for (const [file, text] of Object.entries(await generate())) {
+  const at = path.join(TYPES, file);
+  if (!fs.existsSync(at) || fs.readFileSync(at, "utf8") !== text) console.log(file);
+}
+"""
+
+
+def js_installed() -> None:
+    """``npm ci`` in clients/js unless its node_modules holds what its lock file names (the
+    stamp the package's test leaves)."""
+    if not (shutil.which("node") and shutil.which("npm")):
+        sys.exit("dev.py: the JavaScript package's types are generated with Node.js and npm: "
+                 "install them (sudo apt-get install -y nodejs npm)")
+    stamp = JS / "node_modules" / ".stablemaster-lock"
+    want = hashlib.sha256((JS / "package-lock.json").read_bytes()).hexdigest()
+    if stamp.exists() and stamp.read_text() == want:
+        return
+    say("installing the JavaScript package's dependencies (npm ci in clients/js)")
+    log = VENV / "npm.log"
+    log.write_text("")
+    quietly("npm ci", ["npm", "ci", "--no-audit", "--no-fund", "--prefix", JS], log)
+    stamp.write_text(want)
+
+
+def vendored_stale() -> list[str]:
+    """The files of the Foundry module's copy of the package that differ from the package's
+    modules and types, are missing, or are no longer in it."""
+    want = {p.name: p.read_bytes() for d, ext in (("src", ".js"), ("types", ".d.ts"))
+            for p in sorted((JS / d).iterdir()) if p.name.endswith(ext)}
+    have = {p.name: p.read_bytes() for p in VENDORED.iterdir()} if VENDORED.is_dir() else {}
+    return sorted(str((VENDORED / n).relative_to(ROOT)) for n in want.keys() | have.keys()
+                  if want.get(n) != have.get(n))
+
+
+def regen(check: bool) -> int:
+    """Write every generated file (``GENERATORS``), or with ``check`` write nothing and say
+    which are stale (exit 1)."""
+    flag = ["--check"] if check else []
+    failed = []
+    for module in ("docgen", "statemachines.diagrams"):
+        print("+", PY.name, "-m", module, *flag, flush=True)
+        if subprocess.run([str(PY), "-m", module, *flag], cwd=ROOT).returncode != 0:
+            failed.append(f"python -m {module}")
+    js_installed()
+    if check:
+        print("+ the types of clients/js against npm run types", flush=True)
+        found = subprocess.run(["node", "--input-type=module", "-e", TYPES_CHECK], cwd=JS,
+                               capture_output=True, text=True)
+        if found.returncode != 0:
+            print(found.stderr, flush=True)
+            failed.append("npm run types")
+        for name in found.stdout.split():
+            print(f"stale: clients/js/types/{name}", flush=True)
+            failed.append("npm run types")
+        print("+ the Foundry module's copy of clients/js", flush=True)
+        for path in vendored_stale():
+            print(f"stale: {path}", flush=True)
+            failed.append("node clients/foundry/dev/vendor.mjs")
+        if failed:
+            say("stale generated files: run `python3 dev.py regen` and commit the result "
+                f"({', '.join(dict.fromkeys(failed))})")
+            return 1
+        say("every generated file is current")
+        return 0
+    run("npm", "run", "--silent", "--prefix", JS, "types")
+    run("node", ROOT / "clients" / "foundry" / "dev" / "vendor.mjs")
+    return 1 if failed else 0
+
+
 def main(argv: list[str]) -> int:
-    if not argv or argv[0] not in ("serve", "test", "bench"):
+    if not argv or argv[0] not in ("serve", "test", "bench", "regen"):
         print(__doc__)
         return 2
     command, rest = argv[0], argv[1:]
@@ -144,13 +236,17 @@ def main(argv: list[str]) -> int:
         os.execv(PY, [str(PY), "-m", "server", "serve", "--demo", *rest])
     if command == "bench":
         os.execv(PY, [str(PY), "-m", "bench", *rest])
+    if command == "regen":
+        if rest not in ([], ["--check"]):
+            print(__doc__)
+            return 2
+        return regen(check=rest == ["--check"])
     ensure_test_tools()
     run(PY, "-m", "ruff", "check", ".")
     run(PY, "-m", "mypy")
     run(BIN / "lint-imports")
-    run(BIN / "lint-imports", ROOT / "importlinter-runtime.ini")
-    run(PY, "-m", "docgen", "--check")
-    run(PY, "-m", "statemachines.diagrams", "--check")
+    if regen(check=True) != 0:  # every generated file is current
+        return 1
     # The order in which Python visits a set of strings changes with its hash seed, and with
     # it the paths some tests take through the server: the seed is printed, so that a failure
     # can be run again as it happened (PYTHONHASHSEED=<seed> python3 dev.py test ...).

@@ -10,8 +10,9 @@ import msgspec
 
 from encounter.adjust import overridden_track
 from encounter.gm import profile_from
+from encounter.registry import declaration
 from encounter.rejected import Rejected
-from encounter.ruleset import TimeRules, declaration
+from encounter.ruleset import TimeRules
 from encounter.state import EncounterState
 from encounter.vitals import to_event
 from protocol import campaign as cp

@@ -55,8 +55,8 @@ import yaml
 from docgen import reference as ref
 from docgen import snapshot as snap
 from docgen.words import summaries_markdown
-from encounter.declare import GROUPS, catalog, effect_targets, field_names
-from encounter.ruleset import declaration, names
+from encounter.declare import GROUPS, field_names
+from encounter.registry import catalog, declaration, effect_targets, names
 from encounter.schemas import action_args_schema, action_schema_id, args_schemas
 from protocol.errors import ERROR_DESCRIPTIONS, ErrorCode
 from protocol.events import AnyEvent
@@ -74,7 +74,7 @@ GUIDE = DOCS / "protocol.md"
 
 
 def rulesets() -> list[str]:
-    """The rulesets documented: every registered one (``encounter.ruleset.names``)."""
+    """The rulesets documented: every registered one (``encounter.registry.names``)."""
     return names()
 
 

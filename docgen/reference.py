@@ -18,7 +18,8 @@ import msgspec
 import yaml
 
 from encounter.gm import NO_MAP_RULING
-from encounter.ruleset import Declaration, declaration, names
+from encounter.registry import declaration, names
+from encounter.ruleset import Declaration
 from protocol import messages as msg
 from protocol.model import BattleMap, EncounterOptions, StatBlock
 from protocol.reference import (

@@ -24,7 +24,7 @@ from typing import Any
 
 import msgspec
 
-from encounter.ruleset import declaration, names
+from encounter.registry import declaration, names
 from protocol.reference import cell, description_of, sorted_keys, tidy, type_text
 from protocol.snapshot import RULESET_PARTS, GmStateView, StateView
 from protocol.version import PROTOCOL_VERSION

@@ -15,7 +15,7 @@ import msgspec
 import msgspec.inspect as mi
 
 from docgen.reference import anchor
-from encounter.ruleset import declaration
+from encounter.registry import declaration
 from encounter.words import ENGINE_WORDS, Names, engine_kinds, kind_tag, summarize
 from protocol import events as ev
 

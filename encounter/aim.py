@@ -13,8 +13,9 @@ from typing import Any
 
 from encounter.actors import Actor
 from encounter.decision import Context, Decision
-from encounter.declare import catalog, convert_args
+from encounter.declare import convert_args
 from encounter.legal import legal_actions
+from encounter.registry import catalog
 from encounter.rejected import Rejected
 from encounter.state import EncounterState, copy_state
 from protocol import messages as msg

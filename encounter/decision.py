@@ -12,9 +12,11 @@ from typing import Any, Protocol
 from statemachine.exceptions import TransitionNotAllowed
 
 from encounter.actors import Actor
+from encounter.boundary import Engine
 from encounter.fold import apply_event, end_command
+from encounter.registry import declaration
 from encounter.rejected import Rejected
-from encounter.ruleset import Declaration, declaration
+from encounter.ruleset import Declaration
 from encounter.screen import behind as held_back
 from encounter.screen import behind_screen, fold_screen, screened_roll
 from encounter.screen_turn import acts_behind, anonymous
@@ -648,6 +650,12 @@ class Decision(EncounterChartModel):
         if self.ruleset.turn_started is not None:
             self.ruleset.turn_started(self, cid)
 
+    def interrupt(self, cid: str) -> None:
+        """A readied action of ``cid`` interrupts the current turn now (R8.2-3; a ruleset's own
+        readied actions, as Action Time's pursuit, come this way too)."""
+        self._interrupter = cid
+        self.send("interrupt", "the turn cannot be interrupted now")
+
     def begin_interrupt(self) -> None:
         cid = self._interrupter
         assert cid is not None
@@ -706,7 +714,7 @@ class _DecisionRoller:
         return self.decision.server_roll(expr, self.purpose, None)
 
 
-def find_combatant(d: Decision, cid: str) -> CombatantProfile:
+def find_combatant(d: Engine, cid: str) -> CombatantProfile:
     """The combatant a command names; a hidden one exists only for those who see everything
     (a ``command:gm`` credential without ``view:gm`` is answered as for an unknown id)."""
     c = d.s.combatants.get(cid)

@@ -23,8 +23,8 @@ An :class:`Action` holds:
   is taken (``get_aim``, ruling R107), by the same checks as ``resolve``.
 
 A ruleset's actions form a :class:`Catalog`, part of the ruleset's declaration
-(``encounter.ruleset``); :func:`catalog` finds it by the ruleset's name. Pure data and
-functions; no I/O.
+(``encounter.ruleset``); ``encounter.registry.catalog`` finds it by the ruleset's name. Pure
+data and functions; no I/O.
 """
 
 from __future__ import annotations
@@ -40,13 +40,12 @@ from typing import TYPE_CHECKING, Annotated, Any, NamedTuple
 import msgspec
 
 from encounter.rejected import Rejected
-from encounter.ruleset import declaration
 from protocol.errors import ErrorCode
 from rules.actions import Kind
 from rules.choices import in_words
 
 if TYPE_CHECKING:
-    from encounter.decision import Decision
+    from encounter.boundary import Engine
     from encounter.state import EncounterState
     from protocol.model import CombatantProfile
     from rules.actions import Budget
@@ -67,10 +66,10 @@ class Refusal(NamedTuple):
 #: A precondition: ``None`` when the state allows the action for the combatant, else why not.
 Precondition = Callable[["EncounterState", str], "str | Refusal | None"]
 #: Checks what depends on the arguments, then returns what to do once the action is taken.
-Resolver = Callable[["Decision", "CombatantProfile", Any], "Thunk | None"]
+Resolver = Callable[["Engine", "CombatantProfile", Any], "Thunk | None"]
 #: What the battle map says of one target before the action is taken (``get_aim``): the
 #: facts of the map, or ``Rejected`` as ``act`` would refuse it.
-Aimer = Callable[["Decision", "CombatantProfile", Any], dict[str, Any]]
+Aimer = Callable[["Engine", "CombatantProfile", Any], dict[str, Any]]
 
 
 class When(StrEnum):
@@ -417,16 +416,6 @@ class Catalog:
         return (a for a in self.actions if a.readyable)
 
 
-def catalog(ruleset: str) -> Catalog:
-    """The actions of ``ruleset`` (a name of ``encounter.ruleset.REGISTRY``)."""
-    return declaration(ruleset).catalog
-
-
-def effect_targets(ruleset: str) -> Mapping[str, str]:
-    """What an effect may change in ``ruleset`` (``add_effect``'s targets, R90)."""
-    return declaration(ruleset).effect_targets
-
-
 __all__ = [
     "Action",
     "Aimed",
@@ -444,9 +433,7 @@ __all__ = [
     "Targets",
     "Thunk",
     "When",
-    "catalog",
     "convert_args",
-    "effect_targets",
     "everyone",
     "field_names",
 ]

@@ -21,8 +21,8 @@ from encounter.aim import aim
 from encounter.decision import GM_COMMANDS, Context, Decision, Outcome
 from encounter.gm import create, parse_statblocks_yaml, profile_from
 from encounter.legal import legal_actions
+from encounter.registry import declaration
 from encounter.rejected import Rejected
-from encounter.ruleset import declaration
 from encounter.screen import at_table
 from encounter.state import SCREEN, EncounterState, copy_state, turn_id
 from protocol import messages as msg

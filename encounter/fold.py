@@ -8,7 +8,7 @@ from typing import Any
 
 import msgspec
 
-from encounter.ruleset import declaration, names
+from encounter.registry import declaration, names
 from encounter.screen import behind_screen, fold_screen, screened_roll
 from encounter.state import (
     SCREEN,

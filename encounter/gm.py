@@ -17,10 +17,9 @@ import yaml
 
 from encounter import bounded_yaml, rolls
 from encounter.decision import Context, Decision, Outcome, find_combatant
-from encounter.declare import catalog
 from encounter.placing import place
+from encounter.registry import catalog, check_options, declaration, names
 from encounter.rejected import Rejected
-from encounter.ruleset import check_options, declaration, names
 from encounter.state import SCREEN, EncounterState
 from protocol import events as ev
 from protocol import messages as msg

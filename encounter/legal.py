@@ -16,8 +16,8 @@ from functools import lru_cache
 from itertools import chain
 
 from encounter.actors import Actor
-from encounter.declare import Action, Catalog, Precondition, catalog, in_scene
-from encounter.ruleset import declaration
+from encounter.declare import Action, Catalog, Precondition, in_scene
+from encounter.registry import catalog, declaration
 from encounter.schemas import action_schema_id, command_schema_id
 from encounter.state import CONSCIOUS, SCREEN, EncounterState
 from encounter.turns import budget_reason as _budget_reason

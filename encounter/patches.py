@@ -28,7 +28,8 @@ from typing import Any
 import msgspec
 
 from encounter.actors import Actor
-from encounter.ruleset import ViewPart, declaration
+from encounter.registry import declaration
+from encounter.ruleset import ViewPart
 from encounter.state import EncounterState, Vitals
 from encounter.views import (
     BY_ENTRY,

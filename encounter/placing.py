@@ -14,28 +14,27 @@ from protocol.errors import ErrorCode
 from rules.battle_map import MapError, Placement, Size, check_placement, occupied
 
 if TYPE_CHECKING:
-    from encounter.decision import Decision
-    from encounter.ruleset import Declaration
+    from encounter.boundary import Declared, Engine
     from encounter.state import EncounterState
     from protocol.model import CombatantProfile
 
 
-def size_of(d: Decision, c: CombatantProfile) -> str:
+def size_of(d: Engine, c: CombatantProfile) -> str:
     """The size of ``c``'s space."""
     return _size(d.ruleset, c)
 
 
-def _size(rules: Declaration, c: CombatantProfile) -> str:
+def _size(rules: Declared, c: CombatantProfile) -> str:
     sized = rules.size_of
     return (sized(c) if sized is not None else None) or Size.MEDIUM.value
 
 
-def placement(d: Decision, cid: str) -> Placement | None:
+def placement(d: Engine, cid: str) -> Placement | None:
     """Where ``cid`` stands on the map (``None``: no map, or not on it)."""
     return placement_in(d.s, d.ruleset, cid)
 
 
-def placement_in(state: EncounterState, rules: Declaration, cid: str) -> Placement | None:
+def placement_in(state: EncounterState, rules: Declared, cid: str) -> Placement | None:
     """Where ``cid`` stands on ``state``'s map, its space as large as ``rules`` (the
     encounter's ruleset) make it (``None``: no map, or not on it)."""
     at = state.positions.get(cid)
@@ -44,7 +43,7 @@ def placement_in(state: EncounterState, rules: Declaration, cid: str) -> Placeme
     return Placement(x=at[0], y=at[1], size=Size(_size(rules, state.combatants[cid])))
 
 
-def others(d: Decision, *exclude: str) -> list[tuple[str, Placement]]:
+def others(d: Engine, *exclude: str) -> list[tuple[str, Placement]]:
     found = []
     for cid in d.s.positions:
         if cid in exclude or not d.s.vitals.get(cid) or not d.s.vitals[cid].alive:
@@ -55,7 +54,7 @@ def others(d: Decision, *exclude: str) -> list[tuple[str, Placement]]:
     return found
 
 
-def place(d: Decision, c: CombatantProfile, at: tuple[int, int] | None) -> None:
+def place(d: Engine, c: CombatantProfile, at: tuple[int, int] | None) -> None:
     """Put ``c`` on the map at ``at`` (its space must fit on open squares, and not on another
     creature's unless one of them is Tiny or smaller, R20)."""
     if at is not None:

@@ -1,4 +1,4 @@
-"""What a ruleset declares, and the registry the engine finds rulesets in.
+"""What a ruleset declares.
 
 The engine is neutral: it runs the chart, the turns, the budget, interrupts, dice, views and
 legal actions, and never imports a ruleset. A ruleset is one :class:`Declaration` (in
@@ -9,16 +9,15 @@ edges, the GM commands that belong to it, and the parts of the view that are its
 Every field but the first four has a neutral default: a ruleset that leaves it out has no such
 rule.
 
-:data:`REGISTRY` names the module of each ruleset; adding a ruleset is one line there (or one
-call of :func:`register`, as the tests do for a toy ruleset).
+:data:`encounter.registry.REGISTRY` names the module of each ruleset; adding a ruleset is one
+line there (or one call of ``register``, as the tests do for a toy ruleset). The steps are typed
+against ``encounter.boundary.Engine``: the members of the decision a ruleset may use.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from functools import cache
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -26,7 +25,7 @@ import msgspec
 from protocol.model import COMMON_OPTIONS
 
 if TYPE_CHECKING:
-    from encounter.decision import Decision
+    from encounter.boundary import Engine
     from encounter.declare import Catalog
     from encounter.state import EncounterState, Vitals
     from protocol.campaign import Character
@@ -38,7 +37,7 @@ if TYPE_CHECKING:
     from rules.rulesets import Ruleset
 
 #: A step of the turn flow that a ruleset adds, given the decision and the combatant.
-TurnStep = Callable[["Decision", str], None]
+TurnStep = Callable[["Engine", str], None]
 #: The part of a view a ruleset adds: (state, the combatants the viewer sees, whether the
 #: viewer controls a combatant, whether it sees everything) to a key and its value, or ``None``.
 #: A ruleset's part of a view: (state, the combatants the viewer sees, whether it controls one,
@@ -54,7 +53,7 @@ CombatantViewPart = tuple[str, Callable[["EncounterState", str], Any]]
 EventWords = Callable[[Any, Any], "Summary"]
 
 
-def _no_after_roll(d: Decision, stage: str, ctx: dict[str, Any], roll: Roll) -> None:
+def _no_after_roll(d: Engine, stage: str, ctx: dict[str, Any], roll: Roll) -> None:
     raise RuntimeError(f"{d.s.ruleset}: a roll for {stage!r} has no step to resolve it")
 
 
@@ -97,38 +96,38 @@ class Declaration:
     turn_starting: TurnStep | None = None
     turn_started: TurnStep | None = None
     #: A step as a round ends, before the next one's ``round_started``.
-    round_ending: Callable[[Decision], None] | None = None
+    round_ending: Callable[[Engine], None] | None = None
     #: A step once ``round_started`` is recorded.
-    round_started: Callable[[Decision], None] | None = None
+    round_started: Callable[[Engine], None] | None = None
     #: Whether the turn of a combatant who is conscious passes by itself.
     turn_passes: Callable[[EncounterState, str], bool] | None = None
     #: What follows each of the ruleset's dice (the stage named when they were asked for).
-    after_roll: Callable[[Decision, str, dict[str, Any], Roll], None] = _no_after_roll
+    after_roll: Callable[[Engine, str, dict[str, Any], Roll], None] = _no_after_roll
     #: Whether a readied action moves its taker in the order ("MLP Dramatic Systems", R8.4).
     readied_moves_order: bool = False
     #: What follows the end of an interrupt.
-    interrupt_ended: Callable[[Decision], None] | None = None
+    interrupt_ended: Callable[[Engine], None] | None = None
     #: Whether a combatant added while the rounds run waits for the next round to roll its
     #: initiative (instead of rolling at once).
     joins_next_round: Callable[[EncounterState], bool] | None = None
     #: A step once ``scene_started`` is recorded (given whether a surprise round follows).
-    scene_started: Callable[[Decision, bool], None] | None = None
+    scene_started: Callable[[Engine, bool], None] | None = None
     #: A step when the scene ends, after the neutral ones.
-    after_scene: Callable[[Decision], None] | None = None
+    after_scene: Callable[[Engine], None] | None = None
     #: What resting after the scene does (``end_encounter.rest``); ``None``: it has no rule
     #: for it, and ``rest`` is refused.
-    rest: Callable[[Decision], None] | None = None
+    rest: Callable[[Engine], None] | None = None
     #: A combatant's vitals as it joins.
     initial_vitals: Callable[[CombatantProfile], Vitals] | None = None
     #: The size of a combatant's space on the map, if the ruleset has sizes.
     size_of: Callable[[CombatantProfile], str | None] | None = None
     #: The GM commands that belong to this ruleset (another ruleset's are refused), with the
     #: step deciding each.
-    commands: Mapping[type[Command], Callable[[Decision, Any], None]] = field(
+    commands: Mapping[type[Command], Callable[[Engine, Any], None]] = field(
         default_factory=dict)
     #: ``get_reach``: where a combatant can move now, by the rules that check the move (R106);
     #: ``None`` in a ruleset that keeps no map.
-    reach: Callable[[Decision, CombatantProfile, GetReach], dict[str, Any]] | None = None
+    reach: Callable[[Engine, CombatantProfile, GetReach], dict[str, Any]] | None = None
     #: The GM's tools ``legal_actions`` offers while combatants are in the encounter.
     gm_tools: tuple[LegalAction, ...] = ()
     #: The parts of a view that are the ruleset's own, and those of one value per combatant
@@ -206,64 +205,3 @@ class Declaration:
     #: Its rules of time between the scenes of a campaign (``None``: its characters keep what
     #: the encounters leave them, and a rest changes nothing).
     time: TimeRules | None = None
-
-
-#: The module that exports each ruleset's ``RULESET``.
-REGISTRY: dict[str, str] = {
-    "dramatic": "rulesets.dramatic",
-    "action_time": "rulesets.action_time",
-}
-
-
-def register(name: str, module: str) -> None:
-    """Add a ruleset (its module exports ``RULESET``); the tests' toy ruleset comes this way."""
-    REGISTRY[name] = module
-    declaration.cache_clear()
-
-
-def unregister(name: str) -> None:
-    REGISTRY.pop(name, None)
-    declaration.cache_clear()
-
-
-def names() -> list[str]:
-    return list(REGISTRY)
-
-
-@cache
-def declaration(name: str) -> Declaration:
-    """The declaration of the ruleset ``name`` (a key of :data:`REGISTRY`)."""
-    found = importlib.import_module(REGISTRY[name]).RULESET
-    assert isinstance(found, Declaration) and found.name == name, name
-    return found
-
-
-_OPTIONS: dict[int, tuple[dict[str, Any], Any]] = {}
-
-
-def ruleset_options(state: EncounterState) -> Any:
-    """The encounter's ``options.ruleset_options`` as its ruleset's ``options`` struct
-    (checked when they were set: see :func:`check_options`)."""
-    raw = state.options.ruleset_options
-    known = _OPTIONS.get(id(raw))
-    if known is not None and known[0] is raw:
-        return known[1]
-    kind = declaration(state.ruleset).options
-    value = msgspec.convert(raw, kind) if kind is not None else None
-    if len(_OPTIONS) > 1024:
-        _OPTIONS.clear()
-    _OPTIONS[id(raw)] = (raw, value)
-    return value
-
-
-def check_options(name: str, raw: dict[str, Any]) -> str | None:
-    """Why ``raw`` is not a valid ``ruleset_options`` for the ruleset ``name``, or ``None``."""
-    kind = declaration(name).options
-    if kind is None:
-        return None if not raw else (f"{declaration(name).title} has no ruleset options: "
-                                     "its options are the fields of `options`")
-    try:
-        msgspec.convert(raw, kind)
-    except msgspec.ValidationError as exc:
-        return str(exc).replace("$.", "").replace("$", "the options")
-    return None

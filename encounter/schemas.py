@@ -17,8 +17,8 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from encounter.declare import Action, catalog
-from encounter.ruleset import names
+from encounter.declare import Action
+from encounter.registry import catalog, names
 from protocol.reference import command_args_schema, struct_schema
 from protocol.strict import strict
 

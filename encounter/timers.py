@@ -12,7 +12,7 @@ from typing import Literal
 
 from encounter.actors import Actor
 from encounter.decision import Decision
-from encounter.declare import catalog
+from encounter.registry import catalog
 from encounter.rejected import Rejected
 from encounter.state import SCREEN, EncounterState, TurnTimer
 from encounter.turns import act_command, refusal

@@ -22,17 +22,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 import msgspec
 
 from encounter.decision import find_combatant
-from encounter.declare import (
-    Action,
-    Args,
-    Catalog,
-    Refusal,
-    When,
-    catalog,
-    convert_args,
-)
+from encounter.declare import Action, Args, Catalog, Refusal, When, convert_args
+from encounter.registry import catalog, declaration
 from encounter.rejected import Rejected
-from encounter.ruleset import declaration
 from encounter.state import SCREEN, PendingRoll
 from protocol import events as ev
 from protocol import messages as msg
@@ -42,6 +34,7 @@ from rules.actions import Budget, Economy, IllegalAction, Kind
 
 if TYPE_CHECKING:
     from encounter.actors import Actor
+    from encounter.boundary import Engine
     from encounter.decision import Decision
     from encounter.state import EncounterState
 
@@ -424,7 +417,7 @@ def end_interrupt_when_resolved(d: Decision) -> None:
 # --- the turn's own moves -----------------------------------------------------------------------
 
 
-def _end_turn(d: Decision, c: CombatantProfile, args: Args) -> None:
+def _end_turn(d: Engine, c: CombatantProfile, args: Args) -> None:
     d.send("next_turn", "the turn cannot end now")
 
 
@@ -443,7 +436,7 @@ def _may_delay(state: EncounterState, cid: str) -> str | None:
     return None
 
 
-def _delay(d: Decision, c: CombatantProfile, args: DelayArgs) -> None:
+def _delay(d: Engine, c: CombatantProfile, args: DelayArgs) -> None:
     """Delay (R7.1): at the start of the turn, before any action; optionally naming a lower
     count to act on."""
     turn = d.s.turn
@@ -471,7 +464,7 @@ def _may_take_delayed_turn(state: EncounterState, cid: str) -> str | None:
     return None
 
 
-def _take_delayed_turn(d: Decision, c: CombatantProfile, args: Args) -> None:
+def _take_delayed_turn(d: Engine, c: CombatantProfile, args: Args) -> None:
     """A delaying combatant acts "now": right after the current turn (R7.2)."""
     # during the screen's turn a combatant outside it acts after the screen's turn (R99)
     screen = d.s.screen_turn and c.id not in d.s.screened
@@ -519,7 +512,7 @@ def _ready_options(state: EncounterState, cid: str) -> dict[str, list[str]]:
     return {"action": list(_readyable_now(state))}
 
 
-def _ready(d: Decision, c: CombatantProfile, args: ReadyArgs) -> None:
+def _ready(d: Engine, c: CombatantProfile, args: ReadyArgs) -> None:
     """Ready (R8): a single standard or move action against a declared trigger; it costs the
     action readied (and the standard action too with ``ready_costs_standard_action``)."""
     turn = d.s.turn
@@ -563,10 +556,9 @@ def _may_trigger(state: EncounterState, cid: str) -> str | None:
     return None
 
 
-def _trigger_ready(d: Decision, c: CombatantProfile, args: Args) -> None:
+def _trigger_ready(d: Engine, c: CombatantProfile, args: Args) -> None:
     """The trigger occurred: the readied action interrupts the current turn (R8.2-3)."""
-    d._interrupter = c.id
-    d.send("interrupt", "the turn cannot be interrupted now")
+    d.interrupt(c.id)
 
 
 END_TURN = Action("end_turn", "End the turn", "THE COMBAT ROUND", None, args=Args,

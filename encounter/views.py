@@ -14,7 +14,8 @@ from typing import Any, NamedTuple
 import msgspec
 
 from encounter.actors import Actor
-from encounter.ruleset import ViewPart, declaration
+from encounter.registry import declaration
+from encounter.ruleset import ViewPart
 from encounter.screen import screened_event
 from encounter.screen_turn import anonymous, order_with_screen
 from encounter.state import SCREEN, EncounterState, PendingRoll, Vitals

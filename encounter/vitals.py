@@ -26,7 +26,7 @@ from rules.defenses import Status
 from statemachines.condition_chart import TransitionNotAllowed, condition_after
 
 if TYPE_CHECKING:
-    from encounter.decision import Decision
+    from encounter.boundary import Engine
 
 
 def to_rules(track: Track | None) -> RulesTrack:
@@ -52,7 +52,7 @@ def rules_status(v: Vitals, *, flat_footed: bool = False, grabbed: bool = False,
                   helpless=v.bound_or_asleep, grabbed=grabbed, distracted=distracted)
 
 
-def record(d: Decision, cid: str, cause: str, notes: list[str], *, fatigue: int | None = None,
+def record(d: Engine, cid: str, cause: str, notes: list[str], *, fatigue: int | None = None,
            physical: RulesTrack | None = None, mental: RulesTrack | None = None,
            prone: bool | None = None, condition_events: tuple[str, ...] = (),
            check_round: int | bool | None = False, fatigue_max: int | None = None,

@@ -22,7 +22,8 @@ from typing import Any, cast
 
 import msgspec
 
-from encounter.ruleset import REGISTRY, EventWords, declaration, names
+from encounter.registry import REGISTRY, declaration, names
+from encounter.ruleset import EventWords
 from protocol import events as ev
 from protocol.summary import Summary, SummaryPart
 from rules.modifiers import Modifier

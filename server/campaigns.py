@@ -43,8 +43,8 @@ from campaign.views import campaign_view
 from encounter import engine
 from encounter.actors import Actor
 from encounter.decision import Context
+from encounter.registry import names as ruleset_names
 from encounter.rejected import Rejected
-from encounter.ruleset import names as ruleset_names
 from protocol import campaign as cp
 from protocol import messages as msg
 from protocol.errors import ErrorCode

@@ -34,7 +34,7 @@ import orjson
 import yaml
 
 from encounter.gm import keeps_map
-from encounter.ruleset import declaration, names
+from encounter.registry import declaration, names
 from encounter.schemas import args_schemas
 from rules.battle_map import BattleMap
 

@@ -23,7 +23,7 @@ from clients import cli
 from clients.client import Client, CommandError
 from clients.view import TableView, drawing_to_map, map_lines, social_lines
 from encounter.gm import parse_statblocks_yaml
-from encounter.ruleset import declaration
+from encounter.registry import declaration
 from server import web
 from server.app import Server
 from tests.conftest import ROOT, settings_for, ws_url

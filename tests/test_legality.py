@@ -15,9 +15,10 @@ from hypothesis import strategies as st
 
 from encounter import engine
 from encounter.actors import Actor
-from encounter.declare import GROUPS, Action, catalog
+from encounter.declare import GROUPS, Action
 from encounter.harness import Table
 from encounter.legal import legal_actions
+from encounter.registry import catalog
 from encounter.state import EncounterState
 from protocol import messages as msg
 from protocol.messages import LegalAction

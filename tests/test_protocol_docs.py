@@ -167,7 +167,7 @@ def test_the_action_schemas_describe_what_act_accepts(ruleset: str) -> None:
     """Each ruleset's actions schema has every declared action with its arguments, and accepts
     an ``act``'s ``action`` and ``args`` exactly when the action's struct does: the examples
     of the declarations, and a sample of wrong arguments."""
-    from encounter.declare import catalog
+    from encounter.registry import catalog
 
     schema = load_json(docs.actions_schema_name(ruleset))
     jsonschema.Draft202012Validator.check_schema(schema)

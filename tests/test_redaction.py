@@ -25,7 +25,8 @@ from websockets.asyncio.client import connect
 from clients.client import FEATURES, Client, CommandError
 from clients.view import TableView
 from encounter.actors import Actor
-from encounter.declare import catalog, field_names
+from encounter.declare import field_names
+from encounter.registry import catalog
 from encounter.views import view_state
 from server.app import Server
 from tests.conftest import settings_for, ws_url

@@ -23,9 +23,8 @@ import yaml
 from clients.client import Client, CommandError
 from docgen import docs
 from docgen import reference as ref
-from encounter.declare import catalog
 from encounter.harness import Refused, Table
-from encounter.ruleset import declaration, names
+from encounter.registry import catalog, declaration, names
 from encounter.schemas import args_schemas
 from protocol.reference import inner
 from rules.action_time.sheet import SheetError as AtSheetError
@@ -386,7 +385,7 @@ def test_every_encounter_option_is_read_by_a_ruleset() -> None:
     """Each ruleset's declaration names the ``create_encounter.options`` it reads (the option
     reference of each ruleset lists those); every option is some ruleset's, and a declaration
     names only options that exist."""
-    from encounter.ruleset import declaration, names
+    from encounter.registry import declaration, names
     from protocol.model import EncounterOptions
 
     fields = set(EncounterOptions.__struct_fields__) - {"ruleset_options"}

@@ -32,7 +32,7 @@ from encounter.actors import Actor
 from encounter.fold import fold
 from encounter.harness import GM, Refused, Table, wire
 from encounter.legal import legal_actions
-from encounter.ruleset import declaration, names
+from encounter.registry import declaration, names
 from encounter.state import EncounterState
 from encounter.views import view_state
 from protocol import messages as msg

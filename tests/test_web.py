@@ -699,7 +699,7 @@ async def test_the_new_encounter_form_offers_the_rulesets_the_server_plays(
     """The form's choice of ruleset is the server's list (``/table/rulesets.json``, from the
     registry), so a ruleset registered on the server is offered with its title, and the page
     names no ruleset of its own."""
-    from encounter import ruleset as registry
+    from encounter import registry
 
     base = f"http://127.0.0.1:{server.settings.port}"
     registry.register("kindling", "tests.toy_ruleset")

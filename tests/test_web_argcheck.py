@@ -20,7 +20,8 @@ from typing import Any
 import msgspec
 import pytest
 
-from encounter.declare import catalog, convert_args
+from encounter.declare import convert_args
+from encounter.registry import catalog
 from encounter.rejected import Rejected
 from encounter.schemas import args_schemas
 from protocol import messages as msg

@@ -93,7 +93,7 @@ from rulesets.action_time.args import (
 from statemachines.condition_chart import condition_after
 
 if TYPE_CHECKING:
-    from encounter.decision import Decision
+    from encounter.boundary import Engine
 
 Thunk = Callable[[], None]
 
@@ -239,7 +239,7 @@ def in_hoof(s: EncounterState, cid: str) -> frozenset[str]:
     return at.in_hoof_at_start(sheet_of(s, cid))
 
 
-def _budget(d: Decision) -> TurnBudget:
+def _budget(d: Engine) -> TurnBudget:
     """The turn so far as Action Time counts it. A minor action takes the minor slot first, so
     a free minor slot with the major slot gone means a major action was taken (R51)."""
     turn = d.s.turn
@@ -272,31 +272,31 @@ def _major_taken(s: EncounterState) -> bool:
 # --------------------------------------------------------------------------- recording
 
 
-def _vis(d: Decision, cid: str) -> ev.Visibility:
+def _vis(d: Engine, cid: str) -> ev.Visibility:
     return d.combatant_vis(cid)
 
 
-def start_effect(d: Decision, effect: Effect) -> None:
+def start_effect(d: Engine, effect: Effect) -> None:
     hidden = d.hidden(effect.holder)
     d.emit(ev.AtEffectStarted(effect=effect, hidden=hidden,
                               origin_hidden=not hidden and d.hidden(effect.origin)),
            _vis(d, effect.holder))
 
 
-def end_effect(d: Decision, effect: Effect, reason: Any) -> None:
+def end_effect(d: Engine, effect: Effect, reason: Any) -> None:
     hidden = d.hidden(effect.holder)
     d.emit(ev.AtEffectEnded(effect=effect, reason=reason, hidden=hidden,
                             origin_hidden=not hidden and d.hidden(effect.origin)),
            _vis(d, effect.holder))
 
 
-def _used_by_action(d: Decision, cid: str, action: str) -> None:
+def _used_by_action(d: Engine, cid: str, action: str) -> None:
     """R35: a major or minor action uses up Aim (whatever it is); free actions use nothing."""
     for e in at.after_action(effects(d.s), cid, rules_name(action)).ended:
         end_effect(d, e, "used")
 
 
-def set_health(d: Decision, cid: str, health: int, cause: str, notes: list[str],
+def set_health(d: Engine, cid: str, health: int, cause: str, notes: list[str],
                prone: bool | None = None) -> None:
     """Record the combatant's Health (R29: not below 0, out of the fight at 0) or stance."""
     v = d.s.vitals[cid]
@@ -315,7 +315,7 @@ def set_health(d: Decision, cid: str, health: int, cause: str, notes: list[str],
         fatigue_secret=c.kind == "npc", hidden=c.hidden), _vis(d, cid))
 
 
-def _moved(d: Decision, cid: str, action: str, yards: int, movement: at.Movement,
+def _moved(d: Engine, cid: str, action: str, yards: int, movement: at.Movement,
            away_from: list[str]) -> None:
     c = d.s.combatants[cid]
     d.emit(ev.AtMoved(combatant=cid, action=action, yards=yards, max_yards=movement.yards,
@@ -326,13 +326,13 @@ def _moved(d: Decision, cid: str, action: str, yards: int, movement: at.Movement
 # --------------------------------------------------------------------------- arguments
 
 
-def _target(d: Decision, c: CombatantProfile, target: str, what: str = "target") -> str:
+def _target(d: Engine, c: CombatantProfile, target: str, what: str = "target") -> str:
     if target not in d.s.combatants or not d.may_aim(c.id, target):
         raise Rejected(ErrorCode.INVALID_PAYLOAD, f"args.target names the {what}")
     return target
 
 
-def _away_from(d: Decision, c: CombatantProfile, away: list[str]) -> list[str]:
+def _away_from(d: Engine, c: CombatantProfile, away: list[str]) -> list[str]:
     if not all(a in d.s.combatants and d.may_aim(c.id, a) for a in away):
         raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.away_from lists the combatants the "
                        "movement takes it farther from")
@@ -357,7 +357,7 @@ def _rules(call: Callable[[], Any]) -> Any:
 # --------------------------------------------------------------------------- dice
 
 
-def _roll(d: Decision, ctx: dict[str, Any], stage: str, expr: str, cid: str) -> None:
+def _roll(d: Engine, ctx: dict[str, Any], stage: str, expr: str, cid: str) -> None:
     if d.is_manual(cid):
         d.request_roll(expr, stage, cid, context=ctx)
     else:
@@ -373,7 +373,7 @@ def _face(roll: Roll) -> int:
     return roll.dice[0].face if roll.dice else roll.total
 
 
-def after_roll(d: Decision, stage: str, ctx: dict[str, Any], roll: Roll) -> None:
+def after_roll(d: Engine, stage: str, ctx: dict[str, Any], roll: Roll) -> None:
     """The dice of a stage are in: resolve it (and roll the next)."""
     handler = _STAGES.get(stage)
     if handler is None:  # pragma: no cover - a context this module did not write
@@ -429,8 +429,8 @@ def _plan(s: EncounterState, action: str, attacker: str, weapon: str, target: st
         in_hoof=in_hoof(s, attacker), options=options(s)))
 
 
-def _attack(action: str) -> Callable[[Decision, CombatantProfile, Any], Thunk]:
-    def resolve(d: Decision, c: CombatantProfile,
+def _attack(action: str) -> Callable[[Engine, CombatantProfile, Any], Thunk]:
+    def resolve(d: Engine, c: CombatantProfile,
                 args: AttackArgs | RangedAttackArgs | ChargeArgs) -> Thunk:
         """Melee Attack, Ranged Attack, All-Out Attack, Charge: a test of the weapon's ability
         die against the target's Defense; a hit deals the damage die in Health (R29)."""
@@ -467,7 +467,7 @@ def _attack(action: str) -> Callable[[Decision, CombatantProfile, Any], Thunk]:
     return resolve
 
 
-def _resolve_attack(d: Decision, ctx: dict[str, Any], face: int) -> None:
+def _resolve_attack(d: Engine, ctx: dict[str, Any], face: int) -> None:
     attacker, target, action = ctx["attacker"], ctx["target"], ctx["action"]
     # the attack die as declared (Aim, Charge and Guard Up counted then); Defense as it is now
     fresh = _plan(d.s, action, attacker, ctx["weapon"], target, ctx["distance"])
@@ -507,7 +507,7 @@ def _resolve_attack(d: Decision, ctx: dict[str, Any], face: int) -> None:
           "damage", expr, attacker)
 
 
-def _resolve_damage(d: Decision, ctx: dict[str, Any], face: int,
+def _resolve_damage(d: Engine, ctx: dict[str, Any], face: int,
                     more: tuple[int, ...] = ()) -> None:
     """R29: the damage die's face in Health, not below 0, plus the faces of the extra dice of
     talents and spells (Stacking Effects, R95); losing Health clears the healed mark (R33); at
@@ -537,7 +537,7 @@ def _resolve_damage(d: Decision, ctx: dict[str, Any], face: int,
     lose_health(d, target, amount, [f"hit by {by}"])
 
 
-def lose_health(d: Decision, cid: str, amount: int, notes: list[str]) -> None:
+def lose_health(d: Engine, cid: str, amount: int, notes: list[str]) -> None:
     vitals = health_of(d.s, cid)
     if vitals is None:  # pragma: no cover - attacks need Health (R29)
         return
@@ -557,7 +557,7 @@ def lose_health(d: Decision, cid: str, amount: int, notes: list[str]) -> None:
         _out_of_fight(d, cid)
 
 
-def _out_of_fight(d: Decision, cid: str) -> None:
+def _out_of_fight(d: Engine, cid: str) -> None:
     """R29: out of the fight, its prepared action and its pursuit are lost; if it is its own
     turn, the turn passes (``Decision.pass_turns``, after the command)."""
     c = d.s.combatants[cid]
@@ -570,7 +570,7 @@ def _out_of_fight(d: Decision, cid: str) -> None:
 # --------------------------------------------------------------------------- stances
 
 
-def defend(d: Decision, c: CombatantProfile, args: Noted) -> Thunk:
+def defend(d: Engine, c: CombatantProfile, args: Noted) -> Thunk:
     """DEFEND: +2 Defense until the beginning of your next turn."""
 
     def run() -> None:
@@ -580,7 +580,7 @@ def defend(d: Decision, c: CombatantProfile, args: Noted) -> Thunk:
     return run
 
 
-def guard_up(d: Decision, c: CombatantProfile, args: GuardUpArgs) -> Thunk:
+def guard_up(d: Engine, c: CombatantProfile, args: GuardUpArgs) -> Thunk:
     """GUARD UP: +1 or +2 Defense (``args.amount``) until the end of the round, with as many
     downgrades on all tests; only before any major action of the turn; a second replaces the
     first (R51)."""
@@ -594,7 +594,7 @@ def guard_up(d: Decision, c: CombatantProfile, args: GuardUpArgs) -> Thunk:
     return run
 
 
-def aim(d: Decision, c: CombatantProfile, args: Noted) -> Thunk:
+def aim(d: Engine, c: CombatantProfile, args: Noted) -> Thunk:
     """AIM: an upgrade on the attack die of the next action if it is an attack (R35)."""
 
     def run() -> None:
@@ -604,7 +604,7 @@ def aim(d: Decision, c: CombatantProfile, args: Noted) -> Thunk:
     return run
 
 
-def stand_firm(d: Decision, c: CombatantProfile, args: Noted) -> Thunk:
+def stand_firm(d: Engine, c: CombatantProfile, args: Noted) -> Thunk:
     """STAND FIRM: until the beginning of your next turn, Skirmish and Knock Prone stunts
     against you need an opposed Body test (``stunt``)."""
 
@@ -615,10 +615,10 @@ def stand_firm(d: Decision, c: CombatantProfile, args: Noted) -> Thunk:
     return run
 
 
-def plain(action: str) -> Callable[[Decision, CombatantProfile, Noted], Thunk]:
+def plain(action: str) -> Callable[[Engine, CombatantProfile, Noted], Thunk]:
     """Activate, and another major or minor action the GM adjudicates (Taking Actions): the
     action is recorded (with ``args.note``) and uses up Aim (R35)."""
-    def resolve(d: Decision, c: CombatantProfile, args: Noted) -> Thunk:
+    def resolve(d: Engine, c: CombatantProfile, args: Noted) -> Thunk:
         return lambda: _used_by_action(d, c.id, action)
     return resolve
 
@@ -626,9 +626,9 @@ def plain(action: str) -> Callable[[Decision, CombatantProfile, Noted], Thunk]:
 # --------------------------------------------------------------------------- cast and reload
 
 
-def cast(cost: str) -> Callable[[Decision, CombatantProfile, CastArgs], Thunk]:
+def cast(cost: str) -> Callable[[Engine, CombatantProfile, CastArgs], Thunk]:
     """Cast (Taking Actions): ``args.spell``, at the cost the stat block gives it (R60)."""
-    def resolve(d: Decision, c: CombatantProfile, args: CastArgs) -> Thunk:
+    def resolve(d: Engine, c: CombatantProfile, args: CastArgs) -> Thunk:
         taken = _at_stat_block_cost(d, c, args.spell, f"cast_{cost}", at.cast_kind,
                                     "is cast as")
         spell = sheet_of(d.s, c.id).spell(args.spell)
@@ -647,15 +647,15 @@ def cast(cost: str) -> Callable[[Decision, CombatantProfile, CastArgs], Thunk]:
     return resolve
 
 
-def reload(cost: str) -> Callable[[Decision, CombatantProfile, ReloadArgs], Thunk]:
+def reload(cost: str) -> Callable[[Engine, CombatantProfile, ReloadArgs], Thunk]:
     """Reload (Taking Actions): ``args.weapon``, at the cost the stat block gives it (R60)."""
-    def resolve(d: Decision, c: CombatantProfile, args: ReloadArgs) -> Thunk:
+    def resolve(d: Engine, c: CombatantProfile, args: ReloadArgs) -> Thunk:
         return _at_stat_block_cost(d, c, args.weapon, f"reload_{cost}", at.reload_kind,
                                    "reloads as")
     return resolve
 
 
-def _at_stat_block_cost(d: Decision, c: CombatantProfile, name: str, action: str,
+def _at_stat_block_cost(d: Engine, c: CombatantProfile, name: str, action: str,
                         kind_of: Callable[[Sheet, str], ActionKind | None],
                         verb: str) -> Thunk:
     """Cast and Reload take the action (major, minor, free) that the stat block gives the spell
@@ -678,7 +678,7 @@ def _items(s: EncounterState, cid: str) -> set[str]:
                                               else set())
 
 
-def ready_item(d: Decision, c: CombatantProfile, args: ReadyItemArgs) -> Thunk:
+def ready_item(d: Engine, c: CombatantProfile, args: ReadyItemArgs) -> Thunk:
     """READY: draw a stowed item (``args.draw``: a weapon's name or ``bandages``) and/or put
     one away (``args.stow``)."""
     draw, stow = args.draw, args.stow
@@ -701,7 +701,7 @@ def ready_item(d: Decision, c: CombatantProfile, args: ReadyItemArgs) -> Thunk:
 # --------------------------------------------------------------------------- movement
 
 
-def _movement(d: Decision, c: CombatantProfile, args: MoveArgs | RunArgs, action: str,
+def _movement(d: Engine, c: CombatantProfile, args: MoveArgs | RunArgs, action: str,
               movement: at.Movement) -> Thunk:
     yards = movement.yards if args.yards is None else args.yards
     if yards > movement.yards:
@@ -721,7 +721,7 @@ def _movement(d: Decision, c: CombatantProfile, args: MoveArgs | RunArgs, action
     return run
 
 
-def move(d: Decision, c: CombatantProfile, args: MoveArgs) -> Thunk:
+def move(d: Engine, c: CombatantProfile, args: MoveArgs) -> Thunk:
     """MOVE: up to Speed in yards; going prone, standing up or mounting (``args.posture``)
     at half Speed; prone at the time of the Move, half Speed (R34)."""
     speed, prone = speed_of(d.s, c.id), d.s.vitals[c.id].prone
@@ -729,7 +729,7 @@ def move(d: Decision, c: CombatantProfile, args: MoveArgs) -> Thunk:
     return _movement(d, c, args, "move", movement)
 
 
-def run_action(d: Decision, c: CombatantProfile, args: RunArgs) -> Thunk:
+def run_action(d: Engine, c: CombatantProfile, args: RunArgs) -> Thunk:
     """RUN: up to double Speed; not while prone."""
     speed, prone = speed_of(d.s, c.id), d.s.vitals[c.id].prone
     movement = _rules(lambda: at.run(speed, prone=prone))
@@ -739,7 +739,7 @@ def run_action(d: Decision, c: CombatantProfile, args: RunArgs) -> Thunk:
 # --------------------------------------------------------------------------- Heal
 
 
-def heal(d: Decision, c: CombatantProfile, args: HealArgs) -> Thunk:
+def heal(d: Engine, c: CombatantProfile, args: HealArgs) -> Thunk:
     """HEAL (R33): an adjacent injured ally, bandages in hoof, a Difficulty 4 Mind test; the
     ally regains the face rolled; no second heal until it takes damage again."""
     target = _target(d, c, args.target, "ally healed")
@@ -759,7 +759,7 @@ def heal(d: Decision, c: CombatantProfile, args: HealArgs) -> Thunk:
     return run
 
 
-def _resolve_heal(d: Decision, ctx: dict[str, Any], face: int) -> None:
+def _resolve_heal(d: Engine, ctx: dict[str, Any], face: int) -> None:
     healer, target = ctx["healer"], ctx["target"]
     planned = msgspec.convert(ctx["check"], Planned)
     vitals = health_of(d.s, target)
@@ -781,14 +781,14 @@ def _resolve_heal(d: Decision, ctx: dict[str, Any], face: int) -> None:
         _healed(d, healer, target, vitals, result.vitals)
 
 
-def _resolve_heal_amount(d: Decision, ctx: dict[str, Any], face: int) -> None:
+def _resolve_heal_amount(d: Engine, ctx: dict[str, Any], face: int) -> None:
     vitals = health_of(d.s, ctx["target"])
     assert vitals is not None
     after = restore(vitals, face_total(face, msgspec.convert(ctx["die"], Laddered)))
     _healed(d, ctx["healer"], ctx["target"], vitals, after)
 
 
-def _healed(d: Decision, healer: str, target: str, before: AtVitals, after: AtVitals) -> None:
+def _healed(d: Engine, healer: str, target: str, before: AtVitals, after: AtVitals) -> None:
     health = (f"regains {after.health - before.health} Health"
               if d.s.combatants[target].kind == "npc"  # behind the GM's screen
               else f"Health {before.health} -> {after.health}")
@@ -802,7 +802,7 @@ def _healed(d: Decision, healer: str, target: str, before: AtVitals, after: AtVi
 # --------------------------------------------------------------------------- Prepare
 
 
-def prepare(d: Decision, c: CombatantProfile, args: PrepareArgs) -> Thunk:
+def prepare(d: Engine, c: CombatantProfile, args: PrepareArgs) -> Thunk:
     """PREPARE (R36): name one major action (``args.action``) and end the turn; refused after
     a major action this turn. Until its next turn starts the combatant may interrupt anyone
     with ``trigger_ready`` and take that action — the Dramatic readied action's mechanism —
@@ -826,7 +826,7 @@ def prepare(d: Decision, c: CombatantProfile, args: PrepareArgs) -> Thunk:
 # --------------------------------------------------------------------------- Press the Attack
 
 
-def press_the_attack(d: Decision, c: CombatantProfile, args: PressArgs) -> Thunk:
+def press_the_attack(d: Engine, c: CombatantProfile, args: PressArgs) -> Thunk:
     """PRESS THE ATTACK (R37): on an adjacent enemy struck in melee this turn; if it moves
     away by its own action before the presser's next turn, the presser may pursue at once."""
     target = _target(d, c, args.target, "enemy pressed")
@@ -844,7 +844,7 @@ def press_the_attack(d: Decision, c: CombatantProfile, args: PressArgs) -> Thunk
     return run
 
 
-def pursuits(d: Decision, mover: str, away_from: Iterable[str]) -> None:
+def pursuits(d: Engine, mover: str, away_from: Iterable[str]) -> None:
     """R37: the enemy's own movement took it farther from those who Press the Attack on it:
     each may pursue, once, before the enemy does anything else. The pursuit is readied
     (``action_readied`` with the free ``pursue`` action) and interrupts the current turn."""
@@ -862,15 +862,14 @@ def pursuits(d: Decision, mover: str, away_from: Iterable[str]) -> None:
     next_pursuit(d)
 
 
-def next_pursuit(d: Decision) -> None:
+def next_pursuit(d: Engine) -> None:
     """Interrupt the current turn for the first pursuit waiting, if no interrupt is running."""
     turn = d.s.turn
     if turn is None or turn.interrupted_by is not None:
         return
     for cid, readied in d.s.readied.items():
         if readied.action == "pursue" and cid != d.s.current:
-            d._interrupter = cid
-            d.send("interrupt", "the turn cannot be interrupted now")
+            d.interrupt(cid)
             return
 
 
@@ -884,7 +883,7 @@ def _may_pursue(s: EncounterState, cid: str) -> str | None:
     return None
 
 
-def pursue(d: Decision, c: CombatantProfile, args: PursueArgs) -> Thunk:
+def pursue(d: Engine, c: CombatantProfile, args: PursueArgs) -> Thunk:
     """The pursuit of Press the Attack: up to Speed in yards (``args.yards``; fewer, or 0, as
     the presser wishes), at no cost in actions (R37)."""
     speed = speed_of(d.s, c.id)
@@ -902,7 +901,7 @@ def pursue(d: Decision, c: CombatantProfile, args: PursueArgs) -> Thunk:
 # --------------------------------------------------------------------------- stunts
 
 
-def stunt(d: Decision, c: CombatantProfile, args: StuntArgs) -> Thunk:
+def stunt(d: Engine, c: CombatantProfile, args: StuntArgs) -> Thunk:
     """A Skirmish (``args.yards``, default 2) or Knock Prone stunt (``args.stunt``) whose
     points the user has spent (R39: the server does not track stunt points). Against one who
     Stands Firm, an opposed Body test first, one per attack (R38: a tie goes to the larger die,
@@ -926,19 +925,19 @@ def stunt(d: Decision, c: CombatantProfile, args: StuntArgs) -> Thunk:
     return run
 
 
-def _stand_firm_plans(d: Decision, user: str, target: str) -> tuple[Planned, Planned]:
+def _stand_firm_plans(d: Engine, user: str, target: str) -> tuple[Planned, Planned]:
     s = d.s
     return at.plan_stand_firm(user=user, user_sheet=sheet_of(s, user), target=target,
                               target_sheet=sheet_of(s, target), effects=numbers(s),
                               options=options(s))
 
 
-def _stand_firm_user(d: Decision, ctx: dict[str, Any], face: int) -> None:
+def _stand_firm_user(d: Engine, ctx: dict[str, Any], face: int) -> None:
     _user_plan, target_plan = _stand_firm_plans(d, ctx["user"], ctx["target"])
     _roll(d, {**ctx, "user_face": face}, "stand firm", target_plan.die.expr, ctx["target"])
 
 
-def _stand_firm_target(d: Decision, ctx: dict[str, Any], face: int) -> None:
+def _stand_firm_target(d: Engine, ctx: dict[str, Any], face: int) -> None:
     user, target = ctx["user"], ctx["target"]
     user_plan, target_plan = _stand_firm_plans(d, user, target)
     s = d.s
@@ -957,7 +956,7 @@ def _stand_firm_target(d: Decision, ctx: dict[str, Any], face: int) -> None:
         _roll(d, ctx, "stand firm (stunt)", user_plan.die.expr, user)
 
 
-def _stunt_works(d: Decision, ctx: dict[str, Any]) -> None:
+def _stunt_works(d: Engine, ctx: dict[str, Any]) -> None:
     target, user = ctx["target"], d.public_name(ctx["user"], ctx["target"])
     if ctx["stunt"] == "knock_prone":
         set_health(d, target, d.s.vitals[target].fatigue, "stunt",
@@ -968,7 +967,7 @@ def _stunt_works(d: Decision, ctx: dict[str, Any]) -> None:
         _moved(d, target, "skirmish", ctx["yards"], movement, [])
 
 
-_STAGES: dict[str, Callable[[Decision, dict[str, Any], int], None]] = {
+_STAGES: dict[str, Callable[[Engine, dict[str, Any], int], None]] = {
     "attack": _resolve_attack,
     "damage": _resolve_damage,
     "heal": _resolve_heal,
@@ -981,7 +980,7 @@ _STAGES: dict[str, Callable[[Decision, dict[str, Any], int], None]] = {
 # --------------------------------------------------------------------------- turn flow hooks
 
 
-def turn_started(d: Decision, cid: str) -> None:
+def turn_started(d: Engine, cid: str) -> None:
     """A turn starts: the effects lasting "until the beginning of your next turn" end (Defend,
     All-Out Attack, Press the Attack, Stand Firm, the struck marks; R36's Prepare is a readied
     action, which the engine drops)."""
@@ -989,7 +988,7 @@ def turn_started(d: Decision, cid: str) -> None:
         end_effect(d, e, "turn_start")
 
 
-def newcomers_join(d: Decision) -> None:
+def newcomers_join(d: Engine) -> None:
     """R32: "If new ponies join the encounter, they roll initiative at the start of the round
     they appear and are added to the initiative list" (from the second round on: the first
     round's order has everyone)."""
@@ -1007,7 +1006,7 @@ def newcomers_join(d: Decision) -> None:
             d.join_scene(cid, d.server_roll(expr, "join", cid))
 
 
-def round_ending(d: Decision) -> None:
+def round_ending(d: Engine) -> None:
     """GUARD UP: its bonus and its downgrades last "for the remainder of the current round"."""
     for e in at_round_end(effects(d.s)).ended:
         end_effect(d, e, "round_end")

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 
 from encounter.declare import Action, Aimed, Catalog, Noted, Targets, When, everyone, in_scene
 from encounter.placing import placement_in
+from encounter.registry import declaration
 from encounter.rejected import Rejected
-from encounter.ruleset import declaration
 from encounter.state import CONSCIOUS, LIVING, EncounterState
 from encounter.turns import DELAY, END_TURN, READY, TAKE_DELAYED_TURN, TRIGGER_READY
 from protocol import events as ev
@@ -48,7 +48,7 @@ from rulesets.dramatic.args import (
 )
 
 if TYPE_CHECKING:
-    from encounter.decision import Decision
+    from encounter.boundary import Engine
 
 
 def _name(state: EncounterState, cid: str) -> str:
@@ -58,13 +58,13 @@ def _name(state: EncounterState, cid: str) -> str:
 # --- resolvers ------------------------------------------------------------------------------------
 
 
-def fall_prone(d: Decision, c: CombatantProfile, args: Noted) -> Callable[[], None]:
+def fall_prone(d: Engine, c: CombatantProfile, args: Noted) -> Callable[[], None]:
     """SWIFT ACTIONS: Fall Prone."""
     return lambda: vt.record(d, c.id, "fall_prone", ["falls prone (SWIFT ACTIONS: Fall Prone)"],
                              prone=True)
 
 
-def stand_up(d: Decision, c: CombatantProfile, args: Noted) -> Callable[[], None]:
+def stand_up(d: Engine, c: CombatantProfile, args: Noted) -> Callable[[], None]:
     """MOVE ACTIONS: Stand Up: "Standing up from a prone position requires a move action"."""
     return lambda: vt.record(d, c.id, "stand_up", ["stands up (MOVE ACTIONS: Stand Up)"],
                              prone=False)
@@ -80,7 +80,7 @@ def _lunch(state: EncounterState, cid: str, food_bonus: int) -> ct.SecondLunch:
                            used_this_encounter=v.second_lunch, food_bonus=food_bonus)
 
 
-def _second_lunch(d: Decision, c: CombatantProfile, food_bonus: int) -> Callable[[], None]:
+def _second_lunch(d: Engine, c: CombatantProfile, food_bonus: int) -> Callable[[], None]:
     lunch = _lunch(d.s, c.id, food_bonus)  # the precondition allows it
     note = (f"catches a Second Lunch: +{lunch.regained}"
             + (f" and +{lunch.food_bonus} from food" if lunch.food_bonus else "")
@@ -89,18 +89,18 @@ def _second_lunch(d: Decision, c: CombatantProfile, food_bonus: int) -> Callable
     return lambda: vt.record(d, c.id, "second_lunch", [note], fatigue=lunch.fatigue_after)
 
 
-def second_lunch(d: Decision, c: CombatantProfile, args: Noted) -> Callable[[], None]:
+def second_lunch(d: Engine, c: CombatantProfile, args: Noted) -> Callable[[], None]:
     return _second_lunch(d, c, 0)
 
 
-def second_lunch_with_food(d: Decision, c: CombatantProfile,
+def second_lunch_with_food(d: Engine, c: CombatantProfile,
                            args: FoodArgs) -> Callable[[], None]:
     """FULL-ROUND ACTIONS: Catch a Second Lunch with Food: ``args.food_bonus`` is the extra
     fatigue the food gives (Goods & Services)."""
     return _second_lunch(d, c, args.food_bonus)
 
 
-def break_grab(d: Decision, c: CombatantProfile, args: BreakGrabArgs) -> Callable[[], None]:
+def break_grab(d: Engine, c: CombatantProfile, args: BreakGrabArgs) -> Callable[[], None]:
     """Standard action: breaking the grab clears one grabber per character level, at least one;
     ``args.grabbers`` may say which first (STANDARD ACTIONS: Grab; R55)."""
     grabbers = d.s.grabs.get(c.id, [])
@@ -117,7 +117,7 @@ def break_grab(d: Decision, c: CombatantProfile, args: BreakGrabArgs) -> Callabl
     return effect
 
 
-def recover(d: Decision, c: CombatantProfile, args: Noted) -> Callable[[], None] | None:
+def recover(d: Engine, c: CombatantProfile, args: Noted) -> Callable[[], None] | None:
     """Recover (R18, with ``recover_in_scene``): three swift actions in the same or
     consecutive rounds regain 1 fatigue point; refused with a persistent condition (R17)."""
     v = d.s.vitals[c.id]

@@ -33,7 +33,7 @@ from rulesets.dramatic import vitals as vt
 from rulesets.dramatic.args import PathArgs
 
 if TYPE_CHECKING:
-    from encounter.decision import Decision
+    from encounter.boundary import Engine
     from encounter.state import EncounterState
     from rules.defenses import Status
     from rules.sheet import Sheet
@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 # --- the GM's map -----------------------------------------------------------------------------
 
 
-def set_map(d: Decision, cmd: msg.SetMap) -> None:
+def set_map(d: Engine, cmd: msg.SetMap) -> None:
     d.emit(ev.MapSet(map=cmd.map))
     if cmd.map is None:
         return
@@ -57,7 +57,7 @@ def set_map(d: Decision, cmd: msg.SetMap) -> None:
                    d.combatant_vis(cid))
 
 
-def place_combatant(d: Decision, cmd: msg.PlaceCombatant) -> None:
+def place_combatant(d: Engine, cmd: msg.PlaceCombatant) -> None:
     place(d, find_combatant(d, cmd.combatant), cmd.at)
 
 
@@ -72,7 +72,7 @@ def may_move(state: EncounterState, cid: str) -> str | None:
     return None
 
 
-def _move(d: Decision, c: CombatantProfile, args: PathArgs,
+def _move(d: Engine, c: CombatantProfile, args: PathArgs,
           run: bool) -> Callable[[], None] | None:
     me = placement(d, c.id)
     sheet = vt.sheet_of(c)
@@ -108,7 +108,7 @@ def _move(d: Decision, c: CombatantProfile, args: PathArgs,
         d.combatant_vis(c.id))
 
 
-def _walking(d: Decision, c: CombatantProfile, *, run: bool,
+def _walking(d: Engine, c: CombatantProfile, *, run: bool,
              fly: bool) -> tuple[dict[str, Any], list[Modifier]]:
     """What a move (``run``: a run) of ``c`` counts, as ``rules.movement`` takes it (the
     same for the move and for where it can go, R106), and the effects on its speed."""
@@ -134,7 +134,7 @@ def _walking(d: Decision, c: CombatantProfile, *, run: bool,
     return terms, speed_parts
 
 
-def reach(d: Decision, c: CombatantProfile, cmd: msg.GetReach) -> dict[str, Any]:
+def reach(d: Engine, c: CombatantProfile, cmd: msg.GetReach) -> dict[str, Any]:
     """``get_reach``: every square ``c`` can end its move (run) on now, the cheapest path to
     each and its cost, as ``act`` would accept them (ruling R106)."""
     me = placement(d, c.id)
@@ -172,7 +172,7 @@ def speed_from(sheet: Sheet, status: Status, *, condition_half_speed: bool,
                             condition_half_speed=condition_half_speed), parts)
 
 
-def _may_fly(d: Decision, c: CombatantProfile) -> None:
+def _may_fly(d: Engine, c: CombatantProfile) -> None:
     """SPEED: "A creature with a fly speed is capable of flight, but not if it is carrying a
     heavy load" (ENCUMBRANCE AND SPEED; R83); nor while prone (it stands up first)."""
     sheet = vt.sheet_of(c)
@@ -186,12 +186,12 @@ def _may_fly(d: Decision, c: CombatantProfile) -> None:
                        "flies (ruling R83)")
 
 
-def move(d: Decision, c: CombatantProfile, args: PathArgs) -> Callable[[], None] | None:
+def move(d: Engine, c: CombatantProfile, args: PathArgs) -> Callable[[], None] | None:
     """Move action: up to the combatant's speed (``args.path``: the squares entered)."""
     return _move(d, c, args, run=False)
 
 
-def run(d: Decision, c: CombatantProfile, args: PathArgs) -> Callable[[], None] | None:
+def run(d: Engine, c: CombatantProfile, args: PathArgs) -> Callable[[], None] | None:
     """Full-round action: Run, 4 times the speed (3 times in heavy armor) in a straight line
     (R21, R68)."""
     return _move(d, c, args, run=True)
@@ -200,13 +200,13 @@ def run(d: Decision, c: CombatantProfile, args: PathArgs) -> Callable[[], None] 
 # --- what the map says about an attack ---------------------------------------------------------
 
 
-def on_the_map(d: Decision, attacker: str, target: str) -> bool:
+def on_the_map(d: Engine, attacker: str, target: str) -> bool:
     """Whether the map decides an attack of ``attacker`` on ``target``: both stand on it."""
     return (d.s.battle_map is not None and placement(d, attacker) is not None
             and placement(d, target) is not None)
 
 
-def attack_situation(d: Decision, ctx: dict[str, Any], weapon_kind: WeaponKind,
+def attack_situation(d: Engine, ctx: dict[str, Any], weapon_kind: WeaponKind,
                      reach: int) -> dict[str, Any]:
     """The map's answers for an attack between two placed combatants: distance, cover,
     concealment, into melee; refused when a melee target is out of reach or nothing reaches

@@ -58,10 +58,10 @@ from rulesets.dramatic.args import (
 )
 
 if TYPE_CHECKING:
-    from encounter.decision import Decision
+    from encounter.boundary import Engine
 
 
-def declare(d: Decision, c: CombatantProfile, args: Circumstances, *, grab: bool = False
+def declare(d: Engine, c: CombatantProfile, args: Circumstances, *, grab: bool = False
             ) -> dict[str, Any]:
     """The attack as plain data, checked: the target, the weapon, and the circumstances the GM
     or the player states (range or distance, cover, concealment, into melee)."""
@@ -110,14 +110,14 @@ def declare(d: Decision, c: CombatantProfile, args: Circumstances, *, grab: bool
     return ctx
 
 
-def _held_by(d: Decision, c: CombatantProfile, holder: str | None) -> str | None:
+def _held_by(d: Engine, c: CombatantProfile, holder: str | None) -> str | None:
     if holder is not None and (holder not in d.s.combatants or not d.may_aim(c.id, holder)):
         raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.held_by names the combatant holding the "
                        "object")
     return holder
 
 
-def check(d: Decision, ctx: dict[str, Any]) -> AttackCheck:
+def check(d: Engine, ctx: dict[str, Any]) -> AttackCheck:
     attacker, target = ctx["attacker"], ctx["target"]
     a_sheet = vt.sheet_of(d.s.combatants[attacker])
     t_sheet = vt.sheet_of(d.s.combatants[target])
@@ -160,31 +160,31 @@ def check(d: Decision, ctx: dict[str, Any]) -> AttackCheck:
         raise Rejected(ErrorCode.INVALID_PAYLOAD, str(exc)) from None
 
 
-def attack(d: Decision, c: CombatantProfile, args: AttackArgs) -> Callable[[], None]:
+def attack(d: Engine, c: CombatantProfile, args: AttackArgs) -> Callable[[], None]:
     """Standard action: an attack with a weapon, unarmed or natural attack (ATTACK ROLL)."""
     ctx = declare(d, c, args)
     return lambda: _roll(d, ctx, "attack", "1d20")
 
 
-def grab(d: Decision, c: CombatantProfile, args: GrabArgs) -> Callable[[], None]:
+def grab(d: Engine, c: CombatantProfile, args: GrabArgs) -> Callable[[], None]:
     """Standard action: a grab attempt, an unarmed melee roll at -5 that deals no fatigue loss
     (STANDARD ACTIONS: Grab; R24)."""
     ctx = declare(d, c, args, grab=True)
     return lambda: _roll(d, ctx, "attack", "1d20")
 
 
-def aim_attack(d: Decision, c: CombatantProfile, args: AttackArgs) -> dict[str, Any]:
+def aim_attack(d: Engine, c: CombatantProfile, args: AttackArgs) -> dict[str, Any]:
     """``get_aim`` of an attack (ruling R107): what the map decides of it, by ``declare``'s
     checks (reach, line of effect, the weapon's range), nothing rolled."""
     return _aimed(d, declare(d, c, args))
 
 
-def aim_grab(d: Decision, c: CombatantProfile, args: GrabArgs) -> dict[str, Any]:
+def aim_grab(d: Engine, c: CombatantProfile, args: GrabArgs) -> dict[str, Any]:
     """``get_aim`` of a grab (ruling R107), by the same checks as the grab itself."""
     return _aimed(d, declare(d, c, args, grab=True))
 
 
-def _aimed(d: Decision, ctx: dict[str, Any]) -> dict[str, Any]:
+def _aimed(d: Engine, ctx: dict[str, Any]) -> dict[str, Any]:
     """The map's facts of an attack declared: none while either stands on no map (the stated
     circumstances count then)."""
     if not battle.on_the_map(d, ctx["attacker"], ctx["target"]):
@@ -192,7 +192,7 @@ def _aimed(d: Decision, ctx: dict[str, Any]) -> dict[str, Any]:
     return {k: ctx[k] for k in ("distance", "cover", "concealment", "into_melee")}
 
 
-def _roll(d: Decision, ctx: dict[str, Any], stage: str, expr: str) -> None:
+def _roll(d: Engine, ctx: dict[str, Any], stage: str, expr: str) -> None:
     roll_stage(d, ctx, stage, expr)
 
 
@@ -200,7 +200,7 @@ def _roll(d: Decision, ctx: dict[str, Any], stage: str, expr: str) -> None:
 TAKE_10 = roll_faces("1d20", [10])
 
 
-def _check(d: Decision, ctx: dict[str, Any], stage: str) -> None:
+def _check(d: Engine, ctx: dict[str, Any], stage: str) -> None:
     """The d20 of a check: 10 when it takes 10 (``ctx["take_10"]``, R81), else rolled."""
     if ctx.get("take_10"):
         d.ruleset.after_roll(d, stage, ctx, TAKE_10)
@@ -208,7 +208,7 @@ def _check(d: Decision, ctx: dict[str, Any], stage: str) -> None:
         _roll(d, ctx, stage, "1d20")
 
 
-def roll_stage(d: Decision, ctx: dict[str, Any], stage: str, expr: str,
+def roll_stage(d: Engine, ctx: dict[str, Any], stage: str, expr: str,
                roller: str | None = None) -> None:
     """Roll the dice of a stage of an action — the server's, or physical dice of whoever rolls
     for ``roller`` (default: the acting combatant) — and resolve the stage once they are in."""
@@ -219,7 +219,7 @@ def roll_stage(d: Decision, ctx: dict[str, Any], stage: str, expr: str,
         d.ruleset.after_roll(d, stage, ctx, d.server_roll(expr, stage, cid))
 
 
-def after_roll(d: Decision, stage: str, ctx: dict[str, Any], roll: Roll) -> bool:
+def after_roll(d: Engine, stage: str, ctx: dict[str, Any], roll: Roll) -> bool:
     """The dice of a stage are in: resolve it (and roll the next). ``False``: not a stage of
     combat (the social stages are ``rulesets.dramatic.social``'s)."""
     if stage == "attack":
@@ -241,7 +241,7 @@ def after_roll(d: Decision, stage: str, ctx: dict[str, Any], roll: Roll) -> bool
     return True
 
 
-def harvest(d: Decision, c: CombatantProfile, args: HarvestArgs) -> Callable[[], None]:
+def harvest(d: Engine, c: CombatantProfile, args: HarvestArgs) -> Callable[[], None]:
     """Standard action: Harvest — a Profession check (``args.skill``, e.g. ``profession_miner``)
     against 10, or the target's Reflex Defense when there is a ``args.target``; on a success the
     harvest roll (``args.weapon``'s damage, or the unarmed die) + 1 per 5 points over the DC,
@@ -261,7 +261,7 @@ def harvest(d: Decision, c: CombatantProfile, args: HarvestArgs) -> Callable[[],
     return lambda: _check(d, ctx, "harvest")
 
 
-def _resolve_harvest_check(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
+def _resolve_harvest_check(d: Engine, ctx: dict[str, Any], roll: Roll) -> None:
     cid, target = ctx["attacker"], ctx["target"]
     sheet = vt.sheet_of(d.s.combatants[cid])
     modifier = sheet.skill(ctx["skill"])
@@ -283,7 +283,7 @@ def _resolve_harvest_check(d: Decision, ctx: dict[str, Any], roll: Roll) -> None
         _roll(d, ctx, "harvest_roll", formula.dice)
 
 
-def _resolve_harvest_roll(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
+def _resolve_harvest_roll(d: Engine, ctx: dict[str, Any], roll: Roll) -> None:
     cid, target = ctx["attacker"], ctx["target"]
     check = harvest_check(ctx["natural"], ctx["modifier"], dc=ctx["dc"])
     reductions: tuple[Any, ...] = ()
@@ -310,7 +310,7 @@ def _resolve_harvest_roll(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
                                 "harvest")
 
 
-def ram(d: Decision, c: CombatantProfile, args: RamArgs) -> Callable[[], None]:
+def ram(d: Engine, c: CombatantProfile, args: RamArgs) -> Callable[[], None]:
     """Standard action: Ramming (Flying Basic Maneuver; R23) — a melee attack against Reflex;
     on a hit both take the attacker's speed (less the target's when ``args.moving_away``) +
     Strength modifier + the attacker's size damage. ``args.flying``: with the fly speed; with
@@ -329,7 +329,7 @@ def ram(d: Decision, c: CombatantProfile, args: RamArgs) -> Callable[[], None]:
     return lambda: _roll(d, ctx, "attack", "1d20")
 
 
-def _ram_formula(d: Decision, ctx: dict[str, Any]) -> DamageFormula:
+def _ram_formula(d: Engine, ctx: dict[str, Any]) -> DamageFormula:
     a = vt.sheet_of(d.s.combatants[ctx["attacker"]])
     t = vt.sheet_of(d.s.combatants[ctx["target"]])
     try:
@@ -342,7 +342,7 @@ def _ram_formula(d: Decision, ctx: dict[str, Any]) -> DamageFormula:
         raise Rejected(ErrorCode.ILLEGAL_ACTION, str(exc)) from None
 
 
-def _resolve_ram(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
+def _resolve_ram(d: Engine, ctx: dict[str, Any], roll: Roll) -> None:
     attacker, target = ctx["attacker"], ctx["target"]
     formula = _ram_formula(d, ctx)
     a_sheet = vt.sheet_of(d.s.combatants[attacker])
@@ -359,7 +359,7 @@ def _resolve_ram(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
         resolution.lose_fatigue(d, who, dmg.dealt, formula.source, "ram", [note])
 
 
-def record_damage(d: Decision, target: str, source: str | None, formula: DamageFormula,
+def record_damage(d: Engine, target: str, source: str | None, formula: DamageFormula,
                    roll: Roll, dmg: Any) -> None:
     hidden = d.s.combatants[target].hidden or (source is not None
                                                 and d.s.combatants[source].hidden)
@@ -375,7 +375,7 @@ def record_damage(d: Decision, target: str, source: str | None, formula: DamageF
         hidden=hidden), ["gm"] if hidden else None)
 
 
-def break_object(d: Decision, c: CombatantProfile, args: BreakArgs) -> Callable[[], None]:
+def break_object(d: Engine, c: CombatantProfile, args: BreakArgs) -> Callable[[], None]:
     """Standard action: Breaking an Object — a Strength check (1d20 + Strength modifier + the
     stat block's ``physical_base_bonus`` skill) against DC 15 + the object's Strength modifier
     (with its condition penalty); success breaks it (destroyed, R15)."""
@@ -393,7 +393,7 @@ def break_object(d: Decision, c: CombatantProfile, args: BreakArgs) -> Callable[
     return lambda: _check(d, ctx, "break_object")
 
 
-def _resolve_break(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
+def _resolve_break(d: Engine, ctx: dict[str, Any], roll: Roll) -> None:
     cid, target = ctx["attacker"], ctx["target"]
     sheet = vt.sheet_of(d.s.combatants[cid])
     obj = vt.sheet_of(d.s.combatants[target])
@@ -415,7 +415,7 @@ def _resolve_break(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
                   physical=Track(step=BOTTOM), condition_events=("wrecked",))
 
 
-def _helper_ctx(d: Decision, c: CombatantProfile, args: HelpArgs,
+def _helper_ctx(d: Engine, c: CombatantProfile, args: HelpArgs,
                 action: str) -> dict[str, Any]:
     target = args.target
     if target not in d.s.combatants or target == c.id or not d.may_aim(c.id, target):
@@ -424,7 +424,7 @@ def _helper_ctx(d: Decision, c: CombatantProfile, args: HelpArgs,
             "take_10": args.take_10}
 
 
-def aid_another(d: Decision, c: CombatantProfile, args: HelpArgs) -> Callable[[], None]:
+def aid_another(d: Engine, c: CombatantProfile, args: HelpArgs) -> Callable[[], None]:
     """Standard action: aid an ally's next check — a check of the same kind against 10; on a
     success the ally gets +2 (STANDARD ACTIONS: Aid Another; R11). ``args.skill`` names the
     skill (default ``melee``: aiding an attack)."""
@@ -438,14 +438,14 @@ _NO_TAKE_10_TO_AID = ("Aiding a Skill Check or Ability Check: \"You can't take 1
                       "check or ability check to aid another\" (ruling R81)")
 
 
-def distraction(d: Decision, c: CombatantProfile, args: HelpArgs) -> Callable[[], None]:
+def distraction(d: Engine, c: CombatantProfile, args: HelpArgs) -> Callable[[], None]:
     """Standard action: a check against 10; on a success the target takes -2 on its next skill
     roll (STANDARD ACTIONS: Distraction; R11)."""
     ctx = _helper_ctx(d, c, args, "distraction")
     return lambda: _check(d, ctx, "distraction")
 
 
-def _resolve_help(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
+def _resolve_help(d: Engine, ctx: dict[str, Any], roll: Roll) -> None:
     cid, target, skill = ctx["attacker"], ctx["target"], ctx["skill"]
     c = d.s.combatants[cid]
     sheet = vt.sheet_of(c)
@@ -461,7 +461,7 @@ def _resolve_help(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
            ["gm"] if hidden else None)
 
 
-def _resolve_attack(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
+def _resolve_attack(d: Engine, ctx: dict[str, Any], roll: Roll) -> None:
     attacker, target = ctx["attacker"], ctx["target"]
     chk = check(d, ctx)
     natural = roll.natural if roll.natural is not None else roll.total
@@ -490,7 +490,7 @@ def _resolve_attack(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
         _roll(d, ctx, "damage", formula.dice)
 
 
-def _damage_formula(d: Decision, ctx: dict[str, Any]) -> DamageFormula:
+def _damage_formula(d: Engine, ctx: dict[str, Any]) -> DamageFormula:
     """DAMAGE (R12); ``args.engage``: a flying Engage, the same damage unless the option
     ``engage_adds_half_level`` is off (Flying Basic Maneuver: Engage)."""
     sheet = vt.sheet_of(d.s.combatants[ctx["attacker"]])
@@ -504,7 +504,7 @@ def _damage_formula(d: Decision, ctx: dict[str, Any]) -> DamageFormula:
     return msgspec.structs.replace(formula, parts=parts, bonus=sum(p.value for p in parts))
 
 
-def _reductions(d: Decision, target: str, source: DamageSource) -> tuple[DamageReduction, ...]:
+def _reductions(d: Engine, target: str, source: DamageSource) -> tuple[DamageReduction, ...]:
     """The target's damage reductions, each changed by its effects on ``damage_reduction``;
     with none that applies, the effects' own (R90)."""
     sheet = vt.sheet_of(d.s.combatants[target])
@@ -517,7 +517,7 @@ def _reductions(d: Decision, target: str, source: DamageSource) -> tuple[DamageR
             DamageReduction(value=max(0, change), source=source))
 
 
-def _resolve_damage(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
+def _resolve_damage(d: Engine, ctx: dict[str, Any], roll: Roll) -> None:
     attacker, target = ctx["attacker"], ctx["target"]
     t_sheet = vt.sheet_of(d.s.combatants[target])
     formula = _damage_formula(d, ctx)
@@ -532,7 +532,7 @@ def _resolve_damage(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
     resolution.lose_fatigue(d, target, dmg.dealt, formula.source, "attack", [f"hit by {by}"])
 
 
-def _structure_loss(d: Decision, target: str, loss: int, fierce: bool, attacker: str) -> None:
+def _structure_loss(d: Engine, target: str, loss: int, fierce: bool, attacker: str) -> None:
     """Destructive Harvest (R46): a fierce hit's loss adds up on the object; every damage
     threshold of it moves the object a step down; at the bottom it is destroyed."""
     v = d.s.vitals[target]
@@ -555,7 +555,7 @@ def _structure_loss(d: Decision, target: str, loss: int, fierce: bool, attacker:
               condition_events=("wrecked",) if result.destroyed else ())
 
 
-def is_ranged(d: Decision, cid: str, weapon: str) -> bool:
+def is_ranged(d: Engine, cid: str, weapon: str) -> bool:
     try:
         w = vt.sheet_of(d.s.combatants[cid]).weapon(weapon)
     except SheetError:

@@ -12,13 +12,13 @@ from rulesets.dramatic import combat, perception, recovery, resolution, rulings,
 from rulesets.dramatic import vitals as vt
 
 if TYPE_CHECKING:
-    from encounter.decision import Decision
+    from encounter.boundary import Engine
     from encounter.state import Vitals
     from protocol.model import CombatantProfile
     from rules.dice import Roll
 
 
-def after_roll(d: Decision, stage: str, ctx: dict[str, Any], roll: Roll) -> None:
+def after_roll(d: Engine, stage: str, ctx: dict[str, Any], roll: Roll) -> None:
     """The dice of a stage are in: combat's stages (``rulesets.dramatic.combat``), the GM's hazards
     and checks and the Constitution check (``rulesets.dramatic.rulings``), Perception
     (``rulesets.dramatic.perception``), else the social ones (``rulesets.dramatic.social``)."""
@@ -30,7 +30,7 @@ def after_roll(d: Decision, stage: str, ctx: dict[str, Any], roll: Roll) -> None
         social.after_roll(d, stage, ctx, roll)
 
 
-def turn_starting(d: Decision, cid: str) -> None:
+def turn_starting(d: Engine, cid: str) -> None:
     """Before ``turn_started``: a held load strains again on its count (Strength: "another -1
     step each round on the same initiative count"); a statement aimed at the combatant and
     still unanswered is refused (R48: no answer before its turn refuses)."""
@@ -44,7 +44,7 @@ def turn_starting(d: Decision, cid: str) -> None:
         social.unanswered_at_turn(d, cid)
 
 
-def turn_started(d: Decision, cid: str) -> None:
+def turn_started(d: Engine, cid: str) -> None:
     """After ``turn_started``: an unconscious combatant's Constitution check, rolled at the
     start of its turn (R16); the end of being flat-footed (R2: "until their first turn"; with
     ``flat_footed_until_regular_turn``, not in the surprise round)."""
@@ -56,7 +56,7 @@ def turn_started(d: Decision, cid: str) -> None:
                d.combatant_vis(cid))
 
 
-def scene_started(d: Decision, surprise: bool) -> None:
+def scene_started(d: Engine, surprise: bool) -> None:
     """COMBAT SEQUENCE, step 1: the auras that give a point at the start (R73); with a
     surprise round everyone starts flat-footed (R2)."""
     social.aura_moment(d, Moment.START)
@@ -66,7 +66,7 @@ def scene_started(d: Decision, surprise: bool) -> None:
                    d.combatant_vis(cid))
 
 
-def after_scene(d: Decision) -> None:
+def after_scene(d: Engine) -> None:
     """The scene ends: Constitution checks and the recovery after the scene (R16, R50), the
     auras' points at the end (R73), Social Status boosts (R25)."""
     recovery.after_the_scene(d)
@@ -74,7 +74,7 @@ def after_scene(d: Decision) -> None:
     social.status_boosts(d)
 
 
-def rest(d: Decision) -> None:
+def rest(d: Engine) -> None:
     """Natural Healing (R17): eight hours of rest after the scene."""
     recovery.rest(d)
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from encounter.decision import Decision, find_combatant
+from encounter.boundary import Engine
+from encounter.decision import find_combatant
 from encounter.rejected import Rejected
 from protocol import events as ev
 from protocol import messages as msg
@@ -15,7 +16,7 @@ from rules.dice import Roll, roll_faces
 from rules.modifiers import Modifier
 
 
-def call_perception(d: Decision, cmd: msg.CallPerception) -> None:
+def call_perception(d: Engine, cmd: msg.CallPerception) -> None:
     """Determining Awareness: "She may call for Perception checks" — before the scene, or
     during it (R82). Each check is 1d20 + the stat block's ``perception`` modifier, -5 against
     concealment and -10 against total concealment (CONCEALMENT), or 10 + the modifier with
@@ -46,7 +47,7 @@ def call_perception(d: Decision, cmd: msg.CallPerception) -> None:
             perception_rolled(d, ctx, d.server_roll(expr, "perception", cid))
 
 
-def perception_rolled(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
+def perception_rolled(d: Engine, ctx: dict[str, Any], roll: Roll) -> None:
     """A Perception check's die is in: the check (to the GM), and awareness with a DC."""
     cid = ctx["combatant"]
     section = "AWARENESS AND SURPRISE: Determining Awareness; CONCEALMENT (R82)"

@@ -4,14 +4,14 @@ POINTS AND DAMAGE THRESHOLD, CONDITION TRACK)."""
 
 from __future__ import annotations
 
-from encounter.decision import Decision
+from encounter.boundary import Engine
 from rules.condition_track import end_of_scene, natural_healing
 from rules.modifiers import RuleRefusal
 from rulesets.dramatic import resolution
 from rulesets.dramatic import vitals as vt
 
 
-def rest(d: Decision) -> None:
+def rest(d: Engine) -> None:
     """Natural Healing: eight uninterrupted hours of rest bring back all fatigue points and the
     whole condition track — not for objects, nor with a persistent condition (R17), nor for the
     unconscious or dead."""
@@ -30,7 +30,7 @@ def rest(d: Decision) -> None:
                   mental=healed.mental if v.mental is not None else None)
 
 
-def after_the_scene(d: Decision) -> None:
+def after_the_scene(d: Engine) -> None:
     """R50 (Removing Conditions) and R16: the Constitution check of every unconscious creature
     first, one each: the check still due of one awaiting it, the next check ("after which you
     can attempt another Constitution check") of one that failed its first in this scene; then

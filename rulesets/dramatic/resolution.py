@@ -21,7 +21,7 @@ from rules.sheet import DamageSource, Nature, Sheet
 from rulesets.dramatic import vitals as vt
 
 if TYPE_CHECKING:
-    from encounter.decision import Decision
+    from encounter.boundary import Engine
     from encounter.state import EncounterState
     from rules.dice import Roll
 
@@ -44,7 +44,7 @@ EFFECT_TARGETS: dict[str, str] = {
 }
 
 
-def status_of(d: Decision, cid: str) -> Status:
+def status_of(d: Engine, cid: str) -> Status:
     """What the rules read of a combatant's state now, the modifiers of its effects included
     (R90)."""
     return state_status(d.s, cid)
@@ -66,7 +66,7 @@ def unaware_of_attacks(s: EncounterState, cid: str) -> bool:
     return (not s.combatants[cid].aware and s.surprise) or cid in s.unaware
 
 
-def defenses_of(d: Decision, cid: str, *, unaware: bool = False) -> tuple[Sheet, Defenses]:
+def defenses_of(d: Engine, cid: str, *, unaware: bool = False) -> tuple[Sheet, Defenses]:
     return state_defenses(d.s, cid, unaware=unaware)
 
 
@@ -77,13 +77,13 @@ def state_defenses(s: EncounterState, cid: str, *,
     return sheet, defenses(sheet, state_status(s, cid), unaware=unaware)
 
 
-def _secret(d: Decision, cid: str) -> bool:
+def _secret(d: Engine, cid: str) -> bool:
     """An NPC's fatigue points are behind the GM's screen: notes that everyone reads do not
     name them (the GM sees the numbers in the event's fields)."""
     return d.s.combatants[cid].kind == "npc"
 
 
-def lose_fatigue(d: Decision, cid: str, loss: int, source: DamageSource, cause: str,
+def lose_fatigue(d: Engine, cid: str, loss: int, source: DamageSource, cause: str,
                  notes: list[str] | None = None) -> ct.FatigueLoss:
     """Apply one fatigue loss (after damage reduction) to ``cid`` (R14, R45): fatigue points,
     the track of the loss's source, and what that does to consciousness."""
@@ -120,7 +120,7 @@ def lose_fatigue(d: Decision, cid: str, loss: int, source: DamageSource, cause: 
     return result
 
 
-def move_down(d: Decision, cid: str, steps: int, source: DamageSource, persistent: bool,
+def move_down(d: Engine, cid: str, steps: int, source: DamageSource, persistent: bool,
               note: str) -> None:
     """Steps down a condition track from a debilitating effect (Condition: "Each effect to which
     it succumbs moves it one or more steps along the condition track")."""
@@ -135,7 +135,7 @@ def move_down(d: Decision, cid: str, steps: int, source: DamageSource, persisten
     record_track(d, cid, sheet, physical, track, notes, "condition")
 
 
-def record_track(d: Decision, cid: str, sheet: Sheet, physical: bool, track: ct.Track,
+def record_track(d: Engine, cid: str, sheet: Sheet, physical: bool, track: ct.Track,
                   notes: list[str], cause: str, fatigue: int | None = None) -> None:
     v = d.s.vitals[cid]
     events: tuple[str, ...] = ()
@@ -163,7 +163,7 @@ _TIER_WORDS = {
 }
 
 
-def heal(d: Decision, cid: str, amount: int, cause: str, note: str) -> None:
+def heal(d: Engine, cid: str, amount: int, cause: str, note: str) -> None:
     """Healing: fatigue points up to the maximum; an unconscious creature revives at once,
     prone, with fatigue points equal to the healing and one step up (Falling Unconscious,
     R16)."""
@@ -187,7 +187,7 @@ def heal(d: Decision, cid: str, amount: int, cause: str, note: str) -> None:
 CONSTITUTION = "constitution check"
 
 
-def consciousness_check(d: Decision, cid: str, *, physical: bool = True) -> None:
+def consciousness_check(d: Engine, cid: str, *, physical: bool = True) -> None:
     """Falling Unconscious (R16): 1d20 + Constitution modifier against DC 10 ("You can't take
     10 on the Constitution check", R81). With the combatant's dice physical the check waits
     for them (R80) — but for ``physical=False``: the checks of the scene's end, made as the
@@ -203,7 +203,7 @@ def consciousness_check(d: Decision, cid: str, *, physical: bool = True) -> None
     constitution_check_rolled(d, cid, d.server_roll("1d20", CONSTITUTION, cid))
 
 
-def constitution_check_rolled(d: Decision, cid: str, roll: Roll) -> None:
+def constitution_check_rolled(d: Engine, cid: str, roll: Roll) -> None:
     """The Constitution check's die is in (R16)."""
     v = d.s.vitals[cid]
     c = d.s.combatants[cid]

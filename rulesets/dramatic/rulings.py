@@ -11,7 +11,8 @@ from typing import Any
 
 import msgspec
 
-from encounter.decision import Decision, find_combatant
+from encounter.boundary import Engine
+from encounter.decision import find_combatant
 from encounter.rejected import Rejected
 from protocol import events as ev
 from protocol import messages as msg
@@ -27,7 +28,7 @@ from rulesets.dramatic import vitals as vt
 from rulesets.dramatic.combat import TAKE_10, record_damage, roll_stage
 
 
-def adjudicate(d: Decision, cmd: msg.Adjudicate) -> None:
+def adjudicate(d: Engine, cmd: msg.Adjudicate) -> None:
     if d.s.chart[0] not in ("scene", "setup", "rolling_initiative"):
         raise Rejected(ErrorCode.ILLEGAL_ACTION, "the encounter has ended")
     actor = find_combatant(d, cmd.combatant) if cmd.combatant else None
@@ -69,7 +70,7 @@ def adjudicate(d: Decision, cmd: msg.Adjudicate) -> None:
         _adjudicated_check(d, ctx, d.server_roll("1d20", "adjudicated check", cid))
 
 
-def _adjudicated_check(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
+def _adjudicated_check(d: Engine, ctx: dict[str, Any], roll: Roll) -> None:
     """The die of an adjudicated check is in: the check, then what its outcome does."""
     cid, hidden = ctx["combatant"], ctx["hidden"]
     total = roll.total + ctx["modifier"]
@@ -86,13 +87,13 @@ def _adjudicated_check(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
     d.result = {"success": success}
 
 
-def _adjudicated(d: Decision, target: str | None, outcome: msg.AdjudicatedOutcome,
+def _adjudicated(d: Engine, target: str | None, outcome: msg.AdjudicatedOutcome,
                  description: str) -> None:
     if target is not None and _does_something(outcome):
         _apply_outcome(d, target, outcome, description)
 
 
-def after_roll(d: Decision, stage: str, ctx: dict[str, Any], roll: Roll) -> bool:
+def after_roll(d: Engine, stage: str, ctx: dict[str, Any], roll: Roll) -> bool:
     """The dice of the GM's hazards and checks are in (R80): ``False`` for another stage."""
     action = ctx.get("action")
     if action == "adjudicate":
@@ -112,7 +113,7 @@ def _does_something(o: msg.AdjudicatedOutcome) -> bool:
     return bool(o.fatigue_loss or o.steps or o.heal or o.prone is not None)
 
 
-def _apply_outcome(d: Decision, cid: str, o: msg.AdjudicatedOutcome, why: str) -> None:
+def _apply_outcome(d: Engine, cid: str, o: msg.AdjudicatedOutcome, why: str) -> None:
     v = d.s.vitals[cid]
     if not v.alive:
         raise Rejected(ErrorCode.ILLEGAL_ACTION, f"{d.s.combatants[cid].name} is "
@@ -129,7 +130,7 @@ def _apply_outcome(d: Decision, cid: str, o: msg.AdjudicatedOutcome, why: str) -
         vt.record(d, cid, "adjudicated", [note], prone=o.prone)
 
 
-def fall(d: Decision, cmd: msg.Fall) -> None:
+def fall(d: Engine, cmd: msg.Fall) -> None:
     """Flying: Falling Damage (R22): a trained faller's Acrobatics check (DC
     ``falling_acrobatics_dc``; success: the fall counts shorter) — an untrained one makes none
     (R84) — then 1d20+20 against Fortitude Defense — full damage (1d6 per whole 3 m, at most
@@ -155,7 +156,7 @@ def fall(d: Decision, cmd: msg.Fall) -> None:
         _falling_roll(d, ctx)
 
 
-def _falling_roll(d: Decision, ctx: dict[str, Any]) -> None:
+def _falling_roll(d: Engine, ctx: dict[str, Any]) -> None:
     """The falling roll, when there is damage for it to decide (R22); a fall that counts
     under 3 m lands at once, without damage (R98)."""
     plan = _fall_plan(d, ctx)
@@ -169,7 +170,7 @@ def _falling_roll(d: Decision, ctx: dict[str, Any]) -> None:
     d.result = {"loss": 0}
 
 
-def _fall_plan(d: Decision, ctx: dict[str, Any]) -> FallPlan:
+def _fall_plan(d: Engine, ctx: dict[str, Any]) -> FallPlan:
     o = d.s.options
     sheet = vt.sheet_of(d.s.combatants[ctx["attacker"]])
     return fall_plan(ctx["meters"], trained_acrobatics="acrobatics" in sheet.trained,
@@ -178,7 +179,7 @@ def _fall_plan(d: Decision, ctx: dict[str, Any]) -> FallPlan:
                      falling_acrobatics_reduction_m=o.falling_acrobatics_reduction_m)
 
 
-def _fall_rolled(d: Decision, stage: str, ctx: dict[str, Any], roll: Roll) -> None:
+def _fall_rolled(d: Engine, stage: str, ctx: dict[str, Any], roll: Roll) -> None:
     """A stage of a fall: the Acrobatics check, the falling roll, the falling damage."""
     cid = ctx["attacker"]
     c = d.s.combatants[cid]
@@ -222,7 +223,7 @@ def _fall_rolled(d: Decision, stage: str, ctx: dict[str, Any], roll: Roll) -> No
     d.result = {"loss": result.dealt}
 
 
-def collide(d: Decision, cmd: msg.Collide) -> None:
+def collide(d: Engine, cmd: msg.Collide) -> None:
     """Flying Basic Maneuver: Collision (R23): each side takes both speeds + the other's
     Strength modifier + the other's size damage, each less its own DR; a flying side's speed is
     its fly speed (R83). The size damage is the other side's dice: physical ones are asked for,
@@ -243,7 +244,7 @@ def collide(d: Decision, cmd: msg.Collide) -> None:
     roll_stage(d, ctx, "collision damage", formulas[0].dice, roller=b.id)
 
 
-def _collision(d: Decision, ctx: dict[str, Any]) -> tuple[DamageFormula, DamageFormula]:
+def _collision(d: Engine, ctx: dict[str, Any]) -> tuple[DamageFormula, DamageFormula]:
     a_sheet = vt.sheet_of(d.s.combatants[ctx["first"]])
     b_sheet = vt.sheet_of(d.s.combatants[ctx["second"]])
     try:
@@ -253,7 +254,7 @@ def _collision(d: Decision, ctx: dict[str, Any]) -> tuple[DamageFormula, DamageF
         raise Rejected(ErrorCode.ILLEGAL_ACTION, str(exc)) from None
 
 
-def _collision_rolled(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
+def _collision_rolled(d: Engine, ctx: dict[str, Any], roll: Roll) -> None:
     """One side's collision damage is in: it takes it; then the other side's dice."""
     side = ctx["side"]
     victim, other = (ctx["first"], ctx["second"]) if side == 0 else (ctx["second"], ctx["first"])
@@ -270,7 +271,7 @@ def _collision_rolled(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
                    roller=ctx["first"])
 
 
-def load_object(d: Decision, cmd: msg.LoadObject) -> None:
+def load_object(d: Engine, cmd: msg.LoadObject) -> None:
     """Breaking an Object → Strength: an object beyond its heavy load moves -1 step at once and
     each round on the same initiative count; beyond twice its heavy load it is disabled, which
     for an object is destroyed (R15)."""
@@ -287,7 +288,7 @@ def load_object(d: Decision, cmd: msg.LoadObject) -> None:
         strain(d, c.id)
 
 
-def strain(d: Decision, cid: str) -> None:
+def strain(d: Engine, cid: str) -> None:
     """One application of an object's load (Breaking an Object → Strength)."""
     load = d.s.loads.get(cid)
     v = d.s.vitals[cid]

@@ -70,7 +70,7 @@ from rulesets.dramatic.args import AnswerArgs, ConversationArgs, DisputeArgs, Li
 from rulesets.dramatic.combat import record_damage, roll_stage
 
 if TYPE_CHECKING:
-    from encounter.decision import Decision
+    from encounter.boundary import Engine
 
 
 log = logging.getLogger("stablemaster.social")
@@ -88,15 +88,15 @@ def social_sheet_of(profile: CombatantProfile) -> SocialSheet:
         return SocialSheet()
 
 
-def _vis(d: Decision, *cids: str) -> ev.Visibility:
+def _vis(d: Engine, *cids: str) -> ev.Visibility:
     return ["gm"] if any(d.s.combatants[c].hidden for c in cids) else None
 
 
-def attitude_of(d: Decision, holder: str, toward: str) -> Attitude:
+def attitude_of(d: Engine, holder: str, toward: str) -> Attitude:
     return Attitude(d.s.attitudes.get(holder, {}).get(toward, DEFAULT_ATTITUDE.value))
 
 
-def social_status_of(d: Decision, cid: str) -> int:
+def social_status_of(d: Engine, cid: str) -> int:
     return social_standing(d.s, cid).status.total
 
 
@@ -133,7 +133,7 @@ def social_standing(state: EncounterState, cid: str) -> Standing:
                               aura_gap_band=state.options.aura_gap_band))
 
 
-def set_social_event(d: Decision, cmd: msg.SetSocialEvent) -> None:
+def set_social_event(d: Engine, cmd: msg.SetSocialEvent) -> None:
     """SOCIAL EVENTS: the organiser's rating, capped by its status and raised by VIPs (R25,
     R71); at the start of a running scene, the auras give their first points (R73)."""
     for name, value in (("topic", cmd.topic), ("circle", cmd.circle)):
@@ -169,7 +169,7 @@ def set_social_event(d: Decision, cmd: msg.SetSocialEvent) -> None:
         aura_moment(d, Moment.START)
 
 
-def status_boosts(d: Decision) -> None:
+def status_boosts(d: Engine) -> None:
     """SOCIAL EVENTS (R25, R70): when a qualifying event ends, each character attending gains a
     point of temporary status in the event's circle, up to half its unmodified status."""
     event = d.s.social_event
@@ -189,7 +189,7 @@ def status_boosts(d: Decision) -> None:
                                         hidden=c.hidden), d.combatant_vis(cid))
 
 
-def low_access(d: Decision, c: CombatantProfile, args: Aimed) -> Callable[[], None]:
+def low_access(d: Engine, c: CombatantProfile, args: Aimed) -> Callable[[], None]:
     """Free action: point out that the target does not belong here — a Social Access Rating
     below the Event Rating is an argument against its owner, usable by one whose own rating
     reaches the Event Rating, of the size of its Discord row (SOCIAL ACCESS RATING; R72)."""
@@ -212,7 +212,7 @@ def low_access(d: Decision, c: CombatantProfile, args: Aimed) -> Callable[[], No
         hidden=c.hidden), _vis(d, c.id, target))
 
 
-def set_social_situation(d: Decision, cmd: msg.SetSocialSituation) -> None:
+def set_social_situation(d: Engine, cmd: msg.SetSocialSituation) -> None:
     c = find_combatant(d, cmd.combatant)
     old = d.s.social_situations.get(c.id) or ev.SocialSituationSet(combatant=c.id)
     changes = {f: getattr(cmd, f) for f in ("familiarity", "race", "subject_rank", "invitation",
@@ -221,7 +221,7 @@ def set_social_situation(d: Decision, cmd: msg.SetSocialSituation) -> None:
     d.emit(msgspec.structs.replace(old, hidden=c.hidden, **changes), d.combatant_vis(c.id))
 
 
-def aura_moment(d: Decision, moment: Moment) -> None:
+def aura_moment(d: Engine, moment: Moment) -> None:
     """R73: the points each aura gives at this moment of the event; a point of one kind first
     removes one of the other; Discord stops at one point once Harmony is gone."""
     event = d.s.social_event
@@ -255,7 +255,7 @@ def aura_moment(d: Decision, moment: Moment) -> None:
 # --- the GM's part ----------------------------------------------------------------------------
 
 
-def size_argument(d: Decision, cmd: msg.SizeArgument) -> None:
+def size_argument(d: Engine, cmd: msg.SizeArgument) -> None:
     """STATEMENTS: "The scale of a statement is determined by the stable master": the GM gives
     a combatant a statement of a size (or resizes one, ``argument``)."""
     c = find_combatant(d, cmd.combatant)
@@ -268,7 +268,7 @@ def size_argument(d: Decision, cmd: msg.SizeArgument) -> None:
     d.result = {"argument": argument}
 
 
-def set_attitude(d: Decision, cmd: msg.SetAttitude) -> None:
+def set_attitude(d: Engine, cmd: msg.SetAttitude) -> None:
     holder, toward = find_combatant(d, cmd.holder), find_combatant(d, cmd.toward)
     if holder.id == toward.id:
         raise Rejected(ErrorCode.INVALID_PAYLOAD, "an attitude is held toward another character")
@@ -281,7 +281,7 @@ def set_attitude(d: Decision, cmd: msg.SetAttitude) -> None:
 # --- maneuvers --------------------------------------------------------------------------------
 
 
-def _argument(d: Decision, c: CombatantProfile, name: str) -> str:
+def _argument(d: Engine, c: CombatantProfile, name: str) -> str:
     if name not in d.s.arguments \
             or d.s.arguments[name].owner != c.id:
         mine = sorted(a for a, arg in d.s.arguments.items() if arg.owner == c.id and arg.size)
@@ -293,14 +293,14 @@ def _argument(d: Decision, c: CombatantProfile, name: str) -> str:
     return name
 
 
-def _target(d: Decision, c: CombatantProfile, raw: str) -> str:
+def _target(d: Engine, c: CombatantProfile, raw: str) -> str:
     if raw not in d.s.combatants or raw == c.id or (
             d.s.combatants[raw].hidden and not c.hidden):
         raise Rejected(ErrorCode.INVALID_PAYLOAD, "args.target names another combatant")
     return raw
 
 
-def _check(d: Decision, speaker: str, target: str, argument: str, maneuver: str) -> Any:
+def _check(d: Engine, speaker: str, target: str, argument: str, maneuver: str) -> Any:
     s_sheet = vt.sheet_of(d.s.combatants[speaker])
     t_sheet = vt.sheet_of(d.s.combatants[target])
     size = d.s.arguments[argument].size
@@ -320,7 +320,7 @@ def _check(d: Decision, speaker: str, target: str, argument: str, maneuver: str)
         raise Rejected(ErrorCode.ILLEGAL_ACTION, str(exc)) from None
 
 
-def dispute(d: Decision, c: CombatantProfile, args: DisputeArgs) -> Callable[[], None]:
+def dispute(d: Engine, c: CombatantProfile, args: DisputeArgs) -> Callable[[], None]:
     """Standard action: Dispute (R26) — a social attack with a statement (``args.argument``)
     against the target's Wits Defense; a hit rolls the statement's damage + Charisma modifier,
     which the target answers (R48)."""
@@ -331,7 +331,7 @@ def dispute(d: Decision, c: CombatantProfile, args: DisputeArgs) -> Callable[[],
     return lambda: roll_stage(d, ctx, "dispute", "1d20")
 
 
-def after_roll(d: Decision, stage: str, ctx: dict[str, Any], roll: Roll) -> None:
+def after_roll(d: Engine, stage: str, ctx: dict[str, Any], roll: Roll) -> None:
     if stage == "dispute":
         _dispute_attack(d, ctx, roll)
     elif stage == "dispute_damage":
@@ -342,13 +342,13 @@ def after_roll(d: Decision, stage: str, ctx: dict[str, Any], roll: Roll) -> None
         _lie_step(d, stage, ctx, roll)
 
 
-def _use(d: Decision, argument: str, reason: str, steps: int = 1) -> None:
+def _use(d: Engine, argument: str, reason: str, steps: int = 1) -> None:
     """STATEMENTS: "A statement loses one size step every time it is used" (R27)."""
     size = d.s.arguments[argument].size
     _resize(d, argument, shrink(Size(size) if size else None, steps), reason)
 
 
-def _resize(d: Decision, argument: str, size: Size | None, reason: str) -> None:
+def _resize(d: Engine, argument: str, size: Size | None, reason: str) -> None:
     """Record a statement's new size (``None``: spent), keeping its owner and text."""
     arg = d.s.arguments[argument]
     d.emit(ev.ArgumentChanged(argument=argument, combatant=arg.owner,
@@ -358,7 +358,7 @@ def _resize(d: Decision, argument: str, size: Size | None, reason: str) -> None:
            d.combatant_vis(arg.owner))
 
 
-def _emit_social_attack(d: Decision, chk: Any, out: Any,
+def _emit_social_attack(d: Engine, chk: Any, out: Any,
                         speaker: str, target: str, maneuver: str) -> None:
     outcome: Literal["hit", "critical", "miss", "automatic_miss"] = (
         "critical" if out.critical else "hit" if out.hit
@@ -372,7 +372,7 @@ def _emit_social_attack(d: Decision, chk: Any, out: Any,
         defense_secret=d.s.combatants[target].kind == "npc"), _vis(d, speaker, target))
 
 
-def _dispute_attack(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
+def _dispute_attack(d: Engine, ctx: dict[str, Any], roll: Roll) -> None:
     speaker, target, argument = ctx["attacker"], ctx["target"], ctx["argument"]
     chk = _check(d, speaker, target, argument, "Dispute")
     out = social_outcome(chk, roll.total)
@@ -386,7 +386,7 @@ def _dispute_attack(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
         _use(d, argument, "used in a Dispute")
 
 
-def _dispute_damage(d: Decision, ctx: dict[str, Any], roll: Roll) -> None:
+def _dispute_damage(d: Engine, ctx: dict[str, Any], roll: Roll) -> None:
     speaker, target, argument = ctx["attacker"], ctx["target"], ctx["argument"]
     formula = argument_formula(vt.sheet_of(d.s.combatants[speaker]),
                                Size(ctx["size"]))
@@ -411,7 +411,7 @@ def may_answer(state: EncounterState, cid: str) -> str | None:
     return None
 
 
-def answer(d: Decision, c: CombatantProfile, args: AnswerArgs) -> Callable[[], None]:
+def answer(d: Engine, c: CombatantProfile, args: AnswerArgs) -> Callable[[], None]:
     """The target answers a statement that hit it (R48): ``args.answer`` is ``accept``,
     ``accept_with_reservation`` or ``refuse``; ``args.statement`` which (default: the only
     one waiting)."""
@@ -424,7 +424,7 @@ def answer(d: Decision, c: CombatantProfile, args: AnswerArgs) -> Callable[[], N
     return lambda: settle(d, statement, Answer(args.answer))
 
 
-def settle(d: Decision, statement: str, given: Answer | None) -> None:
+def settle(d: Engine, statement: str, given: Answer | None) -> None:
     """Apply an answer (``None``: no answer before the target's turn, which refuses): the
     loss, the mental track and the attitude toward the speaker (R26 step 4, R48, R77), then
     whether the debate ends (R26 step 5)."""
@@ -453,7 +453,7 @@ def settle(d: Decision, statement: str, given: Answer | None) -> None:
     _maybe_end_debate(d)
 
 
-def rule_doubt(d: Decision, cmd: msg.RuleDoubt) -> None:
+def rule_doubt(d: Engine, cmd: msg.RuleDoubt) -> None:
     """STATEMENTS: "An argument can be accepted with reservation; then half the fatigue loss
     is still caused should the doubt turn out to have been unfounded" (R48): the GM's ruling
     on the doubt; an unfounded one costs the target half the recorded loss, rounded down, as
@@ -478,7 +478,7 @@ def rule_doubt(d: Decision, cmd: msg.RuleDoubt) -> None:
     d.result = {"loss": loss}
 
 
-def _maybe_end_debate(d: Decision) -> None:
+def _maybe_end_debate(d: Engine) -> None:
     if d.s.debate_over or d.s.answers:
         return
     attitudes = [Attitude(a) for row in d.s.attitudes.values() for a in row.values()]
@@ -486,14 +486,14 @@ def _maybe_end_debate(d: Decision) -> None:
         d.emit(ev.DebateEnded(reason="an attitude reached Unfriendly (R26)"))
 
 
-def unanswered_at_turn(d: Decision, cid: str) -> None:
+def unanswered_at_turn(d: Engine, cid: str) -> None:
     """R48: "A target that does not answer before its next turn starts refuses"."""
     for statement, pending in list(d.s.answers.items()):
         if pending.target == cid:
             settle(d, statement, None)
 
 
-def block(d: Decision, c: CombatantProfile, args: Noted) -> Callable[[], None]:
+def block(d: Engine, c: CombatantProfile, args: Noted) -> Callable[[], None]:
     """Standard action: Blocking (R49) — +5 Wits Defense against every social maneuver until it
     stops, and no arguments of its own (while Blocking already: refused, ``may_block``)."""
     return lambda: d.emit(ev.BlockingChanged(combatant=c.id, blocking=True, hidden=c.hidden),
@@ -514,7 +514,7 @@ def may_stop_blocking(state: EncounterState, cid: str) -> str | Refusal | None:
     return None
 
 
-def stop_blocking(d: Decision, c: CombatantProfile, args: Noted) -> Callable[[], None]:
+def stop_blocking(d: Engine, c: CombatantProfile, args: Noted) -> Callable[[], None]:
     """Free action on its own turn: back into the discussion (R49; ``may_stop_blocking``)."""
     return lambda: d.emit(ev.BlockingChanged(combatant=c.id, blocking=False, hidden=c.hidden),
                           d.combatant_vis(c.id))
@@ -523,7 +523,7 @@ def stop_blocking(d: Decision, c: CombatantProfile, args: Noted) -> Callable[[],
 # --- Conversation (R27) -----------------------------------------------------------------------
 
 
-def converse(d: Decision, c: CombatantProfile, args: ConversationArgs) -> Callable[[], None]:
+def converse(d: Engine, c: CombatantProfile, args: ConversationArgs) -> Callable[[], None]:
     """Standard action: Conversation (R27) — both sides roll a social attack with their
     arguments (``args.argument``, and the target's ``args.against``) against the other's Wits;
     the net damage may shrink the loser's argument; nobody loses fatigue points."""
@@ -537,7 +537,7 @@ def converse(d: Decision, c: CombatantProfile, args: ConversationArgs) -> Callab
     return lambda: roll_stage(d, ctx, "conversation_a", "1d20")
 
 
-def _conversation_step(d: Decision, stage: str, ctx: dict[str, Any], roll: Roll) -> None:
+def _conversation_step(d: Engine, stage: str, ctx: dict[str, Any], roll: Roll) -> None:
     a, b = ctx["attacker"], ctx["target"]
     if stage in ("conversation_a", "conversation_b"):
         speaker, other, arg = (a, b, ctx["argument"]) if stage == "conversation_a" \
@@ -556,7 +556,7 @@ def _conversation_step(d: Decision, stage: str, ctx: dict[str, Any], roll: Roll)
     _conversation_damage(d, ctx, "b" if side == "a" else None)
 
 
-def _argument_damage(d: Decision, ctx: dict[str, Any], side: str, roll: Roll) -> int:
+def _argument_damage(d: Engine, ctx: dict[str, Any], side: str, roll: Roll) -> int:
     speaker, other, arg = (ctx["attacker"], ctx["target"], ctx["argument"]) if side == "a" \
         else (ctx["target"], ctx["attacker"], ctx["against"])
     size = Size(d.s.arguments[arg].size or "fine")
@@ -566,7 +566,7 @@ def _argument_damage(d: Decision, ctx: dict[str, Any], side: str, roll: Roll) ->
                         reductions=t_sheet.damage_reduction).dealt
 
 
-def _conversation_damage(d: Decision, ctx: dict[str, Any], side: str | None) -> None:
+def _conversation_damage(d: Engine, ctx: dict[str, Any], side: str | None) -> None:
     """Roll the damage of each side that hit, in turn; then settle the exchange."""
     while side is not None:
         if ctx.get(f"hit_{side}") and f"damage_{side}" not in ctx:
@@ -602,7 +602,7 @@ def _conversation_damage(d: Decision, ctx: dict[str, Any], side: str | None) -> 
 # --- lies (R28) -------------------------------------------------------------------------------
 
 
-def lie(d: Decision, c: CombatantProfile, args: LieArgs) -> Callable[[], None]:
+def lie(d: Engine, c: CombatantProfile, args: LieArgs) -> Callable[[], None]:
     """Standard action: a lie (Creating a Lie; R28) — Deception against the best Empathy of the
     targets (``args.targets``, or ``args.target``), the lie's ``args.size`` (default
     ``medium``) making it harder;
@@ -619,7 +619,7 @@ def lie(d: Decision, c: CombatantProfile, args: LieArgs) -> Callable[[], None]:
     return lambda: roll_stage(d, ctx, "lie_deception", "1d20")
 
 
-def _lie_check(d: Decision, liar: str, targets: list[str], size: Size) -> Any:
+def _lie_check(d: Engine, liar: str, targets: list[str], size: Size) -> Any:
     try:
         return lie_check(vt.sheet_of(d.s.combatants[liar]),
                          [vt.sheet_of(d.s.combatants[t]) for t in targets], size,
@@ -630,7 +630,7 @@ def _lie_check(d: Decision, liar: str, targets: list[str], size: Size) -> Any:
         raise Rejected(ErrorCode.ILLEGAL_ACTION, str(exc)) from None
 
 
-def _lie_step(d: Decision, stage: str, ctx: dict[str, Any], roll: Roll) -> None:
+def _lie_step(d: Engine, stage: str, ctx: dict[str, Any], roll: Roll) -> None:
     targets = ctx["targets"]
     chk = _lie_check(d, ctx["attacker"], targets, Size(ctx["size"]))
     judge = targets[chk.judge]

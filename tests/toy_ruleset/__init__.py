@@ -1,10 +1,11 @@
-""""Kindling", a toy ruleset that the tests register (``encounter.ruleset.register``) to show
+""""Kindling", a toy ruleset that the tests register (``encounter.registry.register``) to show
 what a ruleset beyond the two shipped ones declares, and that the engine needs nothing else:
 
 - a stat block of its own: ``spark`` (1 to 6), nothing else;
 - an option of its own (``options.ruleset_options.glow``: how many embers a kindling gives);
 - a part of the state of its own (``ruleset_state["embers"]``: each combatant's embers);
-- an event of its own (``ruleset_event`` ``kindled``), its fold and its words;
+- events of its own (``ruleset_event`` ``kindled``, and ``flared`` when a combatant's embers
+  first reach :data:`FLARE_AT`), their folds and their words, and a part of the view;
 - a turn budget of its own: two beats, each action taking one;
 - an action of its own (``kindle``: give a combatant embers), beside the engine's ``end_turn``;
 - no surprise round (the declaration's default);
@@ -21,9 +22,10 @@ from typing import Annotated, Any
 
 import msgspec
 
-from encounter.decision import Decision
+from encounter.boundary import Engine
 from encounter.declare import Action, Aimed, Catalog, Targets, in_scene
-from encounter.ruleset import Declaration, ruleset_options
+from encounter.registry import ruleset_options
+from encounter.ruleset import Declaration
 from encounter.state import EncounterState, Vitals
 from encounter.turns import END_TURN
 from encounter.words import Names, said
@@ -34,6 +36,8 @@ from rules.actions import Economy, Kind
 from rules.rulesets import CombatantLike, RulesetError
 
 NAME = "kindling"
+#: The embers at which a combatant's flare up (``flared``, once).
+FLARE_AT = 6
 
 #: Two beats a turn; an action takes either.
 BEATS = Economy(slots=("first_beat", "second_beat"),
@@ -71,12 +75,16 @@ class Rules:
         return BEATS.fresh(single_action)
 
 
-def _kindle(d: Decision, c: CombatantProfile, args: Aimed) -> Callable[[], None]:
+def _kindle(d: Engine, c: CombatantProfile, args: Aimed) -> Callable[[], None]:
     glow = ruleset_options(d.s).glow
 
     def kindled() -> None:
         d.emit(ev.RulesetEvent(ruleset=NAME, name="kindled", combatant=args.target,
                                data={"embers": glow, "by": c.id}))
+        embers = d.s.ruleset_state["embers"][args.target]
+        if embers >= FLARE_AT and args.target not in d.s.ruleset_state.get("flared", []):
+            d.emit(ev.RulesetEvent(ruleset=NAME, name="flared", combatant=args.target,
+                                   data={"embers": embers}), d.combatant_vis(args.target))
     return kindled
 
 
@@ -84,6 +92,17 @@ def _fold_kindled(e: ev.RulesetEvent, s: EncounterState) -> None:
     embers = s.ruleset_state.setdefault("embers", {})
     assert e.combatant is not None
     embers[e.combatant] = embers.get(e.combatant, 0) + int(e.data["embers"])
+
+
+def _fold_flared(e: ev.RulesetEvent, s: EncounterState) -> None:
+    assert e.combatant is not None
+    s.ruleset_state.setdefault("flared", []).append(e.combatant)
+
+
+def _flared_words(e: ev.RulesetEvent, n: Names) -> Summary:
+    """The words of a ``flared`` event: whose embers flared up, at how many."""
+    embers = int(e.data["embers"])
+    return said(f"{n(e.combatant)}'s embers flare up", [SummaryPart(label="embers", value=embers)])
 
 
 def _kindled_words(e: ev.RulesetEvent, n: Names) -> Summary:
@@ -100,7 +119,11 @@ def _others(s: EncounterState, cid: str, sees_all: bool) -> list[str]:
 def _view(s: EncounterState, visible: set[str], controls: Callable[[str], bool],
           full: bool, stats: set[str]) -> tuple[str, Any]:
     embers = s.ruleset_state.get("embers", {})
-    return "kindling", {"embers": {c: n for c, n in embers.items() if c in visible}}
+    part: dict[str, Any] = {"embers": {c: n for c, n in embers.items() if c in visible}}
+    flared = [c for c in s.ruleset_state.get("flared", []) if c in visible]
+    if flared:
+        part["flared"] = flared
+    return "kindling", part
 
 
 def _vitals(profile: CombatantProfile) -> Vitals:
@@ -118,9 +141,10 @@ RULESET = Declaration(
     options=Options,
     stats=Sheet,  # for the documents: the schema of its stat block (``python -m docgen``)
     initial_state=lambda: {"embers": {}},
-    events={"kindled": _fold_kindled},
-    words={"kindled": _kindled_words},
-    example_events={"kindled": {"combatant": "dog", "data": {"embers": 1, "by": "twilight"}}},
+    events={"kindled": _fold_kindled, "flared": _fold_flared},
+    words={"kindled": _kindled_words, "flared": _flared_words},
+    example_events={"kindled": {"combatant": "dog", "data": {"embers": 1, "by": "twilight"}},
+                    "flared": {"combatant": "dog", "data": {"embers": 6}}},
     views=(_view,),
     initial_vitals=_vitals,
 )

@@ -13,10 +13,11 @@ import jsonschema
 import pytest
 
 from clients.client import Client, CommandError
-from encounter import ruleset as registry
+from encounter import registry
 from encounter.harness import Refused, Table
-from encounter.ruleset import names
+from encounter.registry import names
 from encounter.schemas import args_schemas
+from encounter.words import summarize
 from server.app import Server
 from tests.conftest import ROOT, ws_url
 from tests.helpers import open_client
@@ -77,6 +78,39 @@ def test_its_budget_is_two_beats_and_its_action_kindles_embers() -> None:
     assert table.replays()
     table.act(cid, "end_turn")
     assert table.state.current != cid
+
+
+def test_its_embers_flare_once_with_a_fold_words_and_a_view_of_their_own() -> None:
+    """``flared``: an event added by docs/howto/add-an-event.md alone (a ruleset's own)."""
+    table = started(ruleset_options={"glow": 3})
+    cid = table.state.current
+    assert cid is not None
+    target = next(a for a in table.legal() if a.action == "kindle"
+                  and a.combatant == cid).targets[0]
+    assert table.act(cid, "kindle", target=target) == ["action_taken", "ruleset_event"]
+    assert "kindling" in table.view() and "flared" not in table.view()["kindling"]
+    assert table.act(cid, "kindle", target=target) == \
+        ["action_taken", "ruleset_event", "ruleset_event"]
+    flared = table.state.ruleset_state["flared"]
+    assert flared == [target]
+    assert table.view()["kindling"] == {"embers": {target: 6}, "flared": [target]}
+    event = table.seen()[-1]
+    assert (event.name, event.combatant, event.data) == ("flared", target, {"embers": 6})
+    names = {c.id: c.name for c in table.state.combatants.values()}
+    said = summarize(event, "kindling", names)
+    assert said.text == f"{names[target]}'s embers flare up."
+    assert [(p.label, p.value) for p in said.parts] == [("embers", 6)]
+    assert table.replays()
+    # kindled again by the next who may (not the target itself): no second flare
+    while True:
+        table.act(cid, "end_turn")
+        cid = table.state.current
+        assert cid is not None
+        if cid != target:
+            break
+    assert table.act(cid, "kindle", target=target) == ["action_taken", "ruleset_event"]
+    assert table.state.ruleset_state["embers"][target] == 9
+    assert table.state.ruleset_state["flared"] == [target]
 
 
 def test_its_option_is_checked_and_unknown_arguments_refused() -> None:

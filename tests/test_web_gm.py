@@ -52,6 +52,12 @@ async def live(page: Any) -> None:
     await page.wait_for_selector('#status[data-state="live"]', timeout=10_000)
 
 
+# axe-core on the attention strip: each violation's rule, impact and elements.
+AXE_STRIP = """async () => (await axe.run(document.querySelector('.attention'),
+    { resultTypes: ["violations"] })).violations.map((v) => [v.id, v.impact,
+    v.nodes.map((n) => n.target.join(' '))])"""
+
+
 async def answered(asked: list[str], timeout: float = 10) -> None:
     """Until a dialog was answered (its message in ``asked``)."""
     async def wait() -> None:
@@ -104,9 +110,7 @@ async def test_an_undo_request_waits_in_the_strip_on_the_first_screen_and_in_the
     await gm.add_script_tag(content=axe)
     for scheme in ("light", "dark"):
         await gm.emulate_media(color_scheme=scheme)
-        found = await gm.evaluate("""async () => (await axe.run(document.querySelector('.attention'),
-            { resultTypes: ["violations"] })).violations.map((v) => [v.id, v.impact,
-            v.nodes.map((n) => n.target.join(' '))])""")
+        found = await gm.evaluate(AXE_STRIP)
         assert not [v for v in found if v[1] in FAILING], (scheme, found)
     await gm.emulate_media(color_scheme="light")
     await gm.click(f"{item} button.grant")
@@ -296,3 +300,45 @@ async def test_a_second_invite_shows_the_link_and_a_map_that_drops_combatants_na
     assert "Diamond Dog" in asked[0] and "Twilight" not in asked[0], asked
     await caught_up(table.gm)
     assert await gm.evaluate("window.stablemaster.table.map.width") == 10
+
+
+WIDE = (1920, 1080)
+# Where the GM console's panels are: each one's box by its class.
+PANELS = """() => Object.fromEntries([...document.querySelectorAll('main > section')].map((s) => {
+    const r = s.getBoundingClientRect();
+    return [s.className.split(' ').filter((c) => c !== 'wide')[0] || 'log',
+            [Math.round(r.left), Math.round(r.top), Math.round(r.right), Math.round(r.bottom)]];
+}))"""
+
+
+async def test_at_1920_the_console_uses_the_width_the_map_large_with_the_log_beside_it(
+        server: Server, pages: Pages, artifacts: Path, clients: list[Client]) -> None:
+    """At 1920 x 1080, once the scene runs: the panels reach across the screen, the map is
+    drawn larger than at 1366 and whole (nothing of it clipped in its panel), and the log is
+    beside the map on the first screen."""
+    url = ws_url(server)
+    table = await create_table(url, clients)
+    await table.gm.command("set_map", map={"width": 16, "height": 10})
+    await table.gm.command("place_combatant", combatant="dog", at=[12, 7])
+    await table.gm.command("start_encounter")
+    base = f"http://127.0.0.1:{server.settings.port}"
+    gm = await pages.open(f"{base}/table/#token={table.gm_token}", size=WIDE)
+    await live(gm)
+    await gm.wait_for_selector(".map-panel .map .sq")
+    await gm.wait_for_selector(".log .line")
+    await gm.screenshot(path=artifacts / "gm-1920.png")
+    panels = await gm.evaluate(PANELS)
+    print(panels)
+    assert max(right for _, _, right, _ in panels.values()) >= WIDE[0] - 40, panels
+    sizes = await gm.evaluate("""() => { const b = document.querySelector('.map-panel .mapbox');
+        const m = b.querySelector('.map');
+        return [b.scrollWidth, b.clientWidth, b.scrollHeight, b.clientHeight,
+                m.getBoundingClientRect().width]; }""")
+    assert sizes[0] <= sizes[1] and sizes[2] <= sizes[3], sizes  # not clipped
+    drawn = sizes[4]
+    await within_first_screen(gm, ".log-panel .log", WIDE[1])
+    log, mapped = panels["log-panel"], panels["map-panel"]
+    assert log[0] >= mapped[2] or log[2] <= mapped[0], (log, mapped)  # beside it
+    await gm.set_viewport_size({"width": LAPTOP[0], "height": LAPTOP[1]})
+    await gm.wait_for_function(f"document.querySelector('.map-panel .map')"
+                               f".getBoundingClientRect().width < {drawn}")

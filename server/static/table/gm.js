@@ -232,7 +232,7 @@ export function gmView(root, table, conn, dicePanel, token) {
     toolsPanel,
     social,
     h("section", { class: "wide sheets-panel" }, h("h2", {}, "Stat blocks and vitals"), sheets),
-    h("section", { class: "wide" }, h("h2", {}, "Log"), dicePanel.el, log));
+    h("section", { class: "wide log-panel" }, h("h2", {}, "Log"), dicePanel.el, log));
 
   const names = (ids) => ids.map((id) => table.nameOf(id)).join(", ");
   /** The placed combatants a new map would take off (the server takes off those that no longer
@@ -484,6 +484,8 @@ export function gmView(root, table, conn, dicePanel, token) {
         social.hidden = !renderSocial(socialBox, table);
         renderClickMode();
         // the acting combatant's token may be dragged while a click picks its move's squares
+        // (the map's width for the stylesheet's squares, which fill the panel)
+        if (table.map) mapBox.style.setProperty("--w", String(table.map.width)); else mapBox.style.removeProperty("--w");
         renderMap(mapBox, table, onMapClick, { canDrag: () => clickMode.value === "path" });
         renderTokenLegend(legend, table);
         sheets.replaceChildren(...[...table.combatants.keys()].map((id) => renderSheet(table, id)));

@@ -20,8 +20,10 @@ import pytest
 from clients.client import Client
 from server.app import Server
 from tests.browser import CHROMIUM, Pages
-from tests.conftest import ROOT, ws_url
+from tests.conftest import ROOT, settings_for, ws_url
 from tests.helpers import caught_up, create_table, join, until_turn_of, wait_current
+from tests.redis_procs import RedisProcess
+from tests.test_demo import fresh_demo, state_of, until
 from tests.test_js_package import _installed
 from tests.test_web_a11y import AXE, FAILING
 
@@ -91,7 +93,7 @@ async def test_an_undo_request_waits_in_the_strip_on_the_first_screen_and_in_the
     base = f"http://127.0.0.1:{server.settings.port}"
     gm = await pages.open(f"{base}/table/#token={table.gm_token}", size=LAPTOP)
     await live(gm)
-    await gm.wait_for_selector(".attention .attention-empty")
+    await gm.wait_for_selector(".attention .attention-empty:visible")
     assert not re.match(r"^\(\d+\) ", await gm.title())
     player = await join(url, table.tokens["twilight"], clients)
     await table.gm.command("start_encounter")
@@ -342,3 +344,42 @@ async def test_at_1920_the_console_uses_the_width_the_map_large_with_the_log_bes
     await gm.set_viewport_size({"width": LAPTOP[0], "height": LAPTOP[1]})
     await gm.wait_for_function(f"document.querySelector('.map-panel .map')"
                                f".getBoundingClientRect().width < {drawn}")
+
+
+async def test_the_demos_takeover_is_shown_and_the_npcs_can_be_handed_back(
+        redis_server: RedisProcess, pages: Pages, artifacts: Path) -> None:
+    """In the demo, while the GM only watches, the strip says nothing of the NPCs (the bots
+    play them); the GM's first move (an effect) hands them to the GM, and the strip says so;
+    "Hand them back" disconnects the console, and the bots play them again."""
+    await fresh_demo(redis_server.url, "dramatic")
+    srv = Server(settings_for(redis_server.url, demo=True, demo_rulesets=("dramatic",),
+                              demo_wait=0.0, demo_pace=0.5))
+    await srv.start()
+    try:
+        await asyncio.wait_for(srv.demo.ready.wait(), 20)
+        enc = srv.demo.encounters[0]
+        base = f"http://127.0.0.1:{srv.settings.port}"
+        gm = await pages.open(f"{base}/table/#token={enc.gm_token}", size=LAPTOP)
+        try:
+            await live(gm)
+            await gm.wait_for_function("window.stablemaster.table.started")
+        finally:
+            await gm.screenshot(path=artifacts / "gm-demo.png")
+        npc = next(cid for cid, c in state_of(srv, enc.encounter).combatants.items()
+                   if c.kind == "npc")
+        assert not srv.demo.taken(enc, npc)
+        assert await gm.locator(".attention li.takeover").count() == 0
+        tool = 'form.tool[data-command="add_effect"]'
+        await gm.fill(f"{tool} input[name=name]", "The GM steps in")
+        await gm.select_option(f"{tool} select[name=until]", "scene")
+        await gm.click(f"{tool} button[type=submit]")
+        item = gm.locator(".attention li.takeover")
+        await item.locator("text=The demo's bots stopped playing the NPCs").wait_for()
+        await until(lambda: srv.demo.taken(enc, npc), 5, "GM take-over")
+        await within_first_screen(gm, ".attention li.takeover button.hand-back", LAPTOP[1])
+        await gm.screenshot(path=artifacts / "gm-takeover.png")
+        await gm.click(".attention li.takeover button.hand-back")
+        await gm.locator(".attention li.takeover >> text=You handed the NPCs back").wait_for()
+        await until(lambda: not srv.demo.taken(enc, npc), 40, "the bots playing again")
+    finally:
+        await srv.stop()

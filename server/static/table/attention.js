@@ -3,9 +3,9 @@
 // undo requests (the state's `undo_requests`, R108), the dice the GM's legal actions ask for
 // (`submit_roll`, `server_roll`), a turn timer running out (the state's `timer`, R102), a
 // player who joined or left (the `presence` messages), a readied action an NPC holds (the
-// state's `readied`), an NPC's turn waiting for the GM, and the demo's bots handing the NPCs
-// to the GM. The tab title counts the items; a sound (off unless the GM turns it on) says a
-// new one came.
+// state's `readied`), and the demo's bots handing the NPCs to the GM (and an NPC's turn
+// waiting for the GM then). The tab title counts the items; a sound (off unless the GM turns
+// it on) says a new one came.
 
 import { h, errorWords } from "/table/render.js";
 import { timerNow, clockText, WARN_SECONDS } from "/table/clock.js";
@@ -65,11 +65,11 @@ export function attentionStrip(table, conn) {
   const error = h("p", { class: "error", role: "alert" });
   const sound = h("input", { type: "checkbox", class: "attention-sound", checked: localStorage.getItem(SOUND_KEY) === "1" || null,
     onchange: () => { localStorage.setItem(SOUND_KEY, sound.checked ? "1" : "0"); if (sound.checked) beep(); } });
-  const empty = h("p", { class: "attention-empty muted" }, "Nothing waits for you.");
+  const empty = h("span", { class: "attention-empty" }, "nothing now.");
   const el = h("section", { class: "wide attention", "aria-label": "Waiting for you" },
-    h("div", { class: "attention-head" }, h("h2", {}, "Waiting for you"),
+    h("div", { class: "attention-head" }, h("h2", {}, "Waiting for you:"), empty,
       h("label", { class: "attention-toggle" }, sound, " sound for a new item")),
-    empty, list, error);
+    list, error);
   const setCount = titleCounter();
   let send = null; // the console's command sender (wrap)
   const answer = async (type, fields) => {
@@ -102,8 +102,6 @@ export function attentionStrip(table, conn) {
   let movedHere = false;
   const bots = () => seats.find((s) => s.role === "integration" && s.label === DEMO_BOTS && s.connections > 0);
   const takenOver = () => !!bots() && (movedHere || moved());
-  /** Whether bots play the NPCs now: the demo's, connected, the GM not having made a move. */
-  const botsPlay = () => !!bots() && !takenOver() && !handedBack;
 
   const dismissed = new Set();
 
@@ -160,7 +158,9 @@ export function attentionStrip(table, conn) {
         text: `${c.name} holds a readied action: ${String(ready.action || "").replaceAll("_", " ")}${ready.trigger ? `, when ${ready.trigger}` : ""}.`, answers });
     }
     const current = table.current && table.combatants.get(table.current);
-    if (current && current.kind === "npc" && !botsPlay() && gmLegal.some((a) => a.combatant === current.id)) {
+    // (said when the demo's bots left the NPCs to the GM: a scene does not sit on an NPC's
+    // turn unnoticed; elsewhere the GM plays every NPC, and the actions panel shows its turn)
+    if (current && current.kind === "npc" && takenOver() && !handedBack && gmLegal.some((a) => a.combatant === current.id)) {
       out.push({ key: `turn:${current.id}:${table.turnId}`, kind: "npc-turn", data: { combatant: current.id },
         text: `${current.name}'s turn: the NPC waits for you.`,
         answers: [["Go to its actions", "go", () => focusTurn(current.id)]] });

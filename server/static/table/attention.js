@@ -131,6 +131,8 @@ export function attentionStrip(table, conn) {
     for (const [request, r] of rolls) {
       const pending = table.pendingRolls.get(request) || {};
       const who = pending.combatant ?? r.combatant;
+      // a player character's dice wait for its player while one is connected
+      if (who && table.combatants.get(who)?.kind === "pc" && seen && seen.get(who)) continue;
       const what = pending.dice && pending.dice.length ? pending.dice.map((d) => `d${d}`).join(" + ") : "dice";
       const answers = [];
       if (r.entries.has("server_roll")) answers.push(["Roll", "roll", () => answer("server_roll", { request })]);

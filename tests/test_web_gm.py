@@ -383,3 +383,27 @@ async def test_the_demos_takeover_is_shown_and_the_npcs_can_be_handed_back(
         await until(lambda: not srv.demo.taken(enc, npc), 40, "the bots playing again")
     finally:
         await srv.stop()
+
+
+async def test_a_player_who_joins_or_leaves_is_said_in_the_strip_until_dismissed(
+        server: Server, pages: Pages, clients: list[Client]) -> None:
+    """From the presence messages: a player's page opening is "joined" in the strip (counted
+    in the title), OK dismisses it; the page closing is "left"."""
+    url = ws_url(server)
+    table = await create_table(url, clients)
+    base = f"http://127.0.0.1:{server.settings.port}"
+    gm = await pages.open(f"{base}/table/#token={table.gm_token}", size=LAPTOP)
+    await live(gm)
+    await gm.locator('.roster-panel .badge.presence[data-combatant="twilight"]'
+                     ' >> text=not connected').wait_for()
+    player = await pages.open(f"{base}/table/#token={table.tokens['twilight']}")
+    await live(player)
+    joined = gm.locator(".attention li.presence >> text=Twilight Sparkle's player joined.")
+    await joined.wait_for(timeout=10_000)
+    await gm.wait_for_function("document.title.startsWith('(1) ')")
+    await gm.click(".attention li.presence button.dismiss")
+    await joined.wait_for(state="detached")
+    await gm.wait_for_function("!document.title.startsWith('(')")
+    await player.context.close()
+    await gm.locator(".attention li.presence >> text=Twilight Sparkle's player left."
+                     ).wait_for(timeout=10_000)

@@ -112,6 +112,13 @@ export function attentionStrip(table, conn) {
       out.push({ key: "handed-back", kind: "takeover", text: "You handed the NPCs back: this console is disconnected and the demo's bots play them again. Reconnecting takes them back.",
         answers: [["Reconnect (takes the NPCs back)", "reconnect", () => location.reload()]] });
     }
+    // who joined or left since the GM last said OK: one item, a sentence each
+    if (arrivals.size) {
+      const latest = Math.max(...[...arrivals.values()].map((a) => a.at));
+      out.push({ key: `presence:${latest}`, kind: "presence",
+        text: [...arrivals].map(([cid, a]) => `${table.nameOf(cid)}'s player ${a.joined ? "joined" : "left"}.`).join(" "),
+        answers: [["OK", "dismiss", () => { arrivals.clear(); render(); }]] });
+    }
     if (!table.started || table.ended) return out;
     const gmLegal = table.legal || [];
     for (const r of (table.state && table.state.undo_requests) || []) {
@@ -177,13 +184,6 @@ export function attentionStrip(table, conn) {
           conn.stop();
           render();
         }]] });
-    }
-    for (const [cid, a] of arrivals) {
-      const key = `presence:${cid}:${a.at}`;
-      if (dismissed.has(key)) continue;
-      out.push({ key, kind: "presence", data: { combatant: cid },
-        text: `${table.nameOf(cid)}'s player ${a.joined ? "joined" : "left"}.`,
-        answers: [["OK", "dismiss", () => { dismissed.add(key); arrivals.delete(cid); render(); }]] });
     }
     return out;
   }

@@ -189,13 +189,13 @@ new MutationObserver(() => {
 
 async def test_no_timer_names_another_turn_than_the_one_shown_across_a_hidden_turn(
         server: Server, pages: Pages, artifacts: Path, clients: list[Client]) -> None:
-    """With a turn timer of 3 s: Rainbow Dash's time runs out, the GM ends her turn, the
+    """With a turn timer of 6 s: Rainbow Dash's time runs out, the GM ends her turn, the
     hidden Lurking Dog acts, then Twilight's turn comes. On the player's page no timer ever
     names a turn other than the one its order and banner show running (none while the hidden
-    dog acts); on the GM's console the timer line is not shown during the hidden turn, and the
-    warning colour shows before the time is up."""
+    dog acts); on the GM's console the strip holds the turn running out, the timer line is not
+    shown during the hidden turn, and the warning colour shows before the time is up."""
     url = ws_url(server)
-    table = await create_table(url, clients, ORDERED, turn_seconds=3)
+    table = await create_table(url, clients, ORDERED, turn_seconds=6)
     base = f"http://127.0.0.1:{server.settings.port}"
     gm = await pages.open(f"{base}/table/#token={table.gm_token}", size=LAPTOP)
     player = await pages.open(f"{base}/table/#token={table.tokens['twilight']}",
@@ -210,6 +210,9 @@ async def test_no_timer_names_another_turn_than_the_one_shown_across_a_hidden_tu
     await player.wait_for_selector('.turn-timer[data-state="warned"]')
     warned = await player.inner_text(".turn-timer .clock")
     assert warned.startswith("Rainbow Dash's turn: 0:0"), warned
+    # the GM's strip has it too, with Pause (a turn's last 10 s wait for the GM)
+    await gm.wait_for_selector('.attention li.timer:has-text("Rainbow Dash\'s turn")'
+                               ' button.pause')
     await table.gm.wait_until(lambda: any(m["event"]["kind"] == "turn_timer_expired"
                                           for m in table.gm.events()))
     await table.gm.command("act", combatant="dash", action="end_turn")

@@ -149,10 +149,10 @@ export function attentionStrip(table, conn) {
     }
     const t = timerNow(table);
     if (t && t.combatant === table.current && (t.state === "warned" || t.state === "out" || (t.state === "running" && t.left <= WARN_SECONDS * 1000))) {
-      const listed = new Set(gmLegal.filter((a) => a.combatant === null || a.combatant === undefined).map((a) => a.action));
+      // (Pause as the timer line offers it: while the timer runs, pause_turn_timer is the GM's)
       out.push({ key: `timer:${table.timer.number}`, kind: "timer", live: true,
         text: () => { const n = timerNow(table); return !n ? "" : n.state === "out" ? `${table.nameOf(n.combatant)}'s turn: time is up.` : `${table.nameOf(n.combatant)}'s turn: ${clockText(n.left)} left.`; },
-        answers: listed.has("pause_turn_timer") ? [["Pause the timer", "pause", () => answer("pause_turn_timer", {})]] : [] });
+        answers: t.state !== "out" ? [["Pause the timer", "pause", () => answer("pause_turn_timer", {})]] : [] });
     }
     for (const [cid, ready] of Object.entries(table.readied || {})) {
       const c = table.combatants.get(cid);

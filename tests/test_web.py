@@ -175,6 +175,7 @@ async def test_a_gm_and_two_players_play_a_round_watched_by_a_spectator(
     await twilight.screenshot(path=artifacts / "player-twilight.png", full_page=True)
     # the GM reveals nothing, ends the scene; everyone sees it end
     await gm.fill("input.reason", "the dogs fled")
+    gm.once("dialog", lambda dialog: asyncio.ensure_future(dialog.accept()))  # (asked again)
     await gm.click('button[data-action="end_encounter"]')
     for page in (twilight, dash, watch):
         await page.wait_for_selector(".log >> text=The scene ends: the dogs fled")

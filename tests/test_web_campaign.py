@@ -21,7 +21,7 @@ import pytest
 from clients.client import Client
 from server.app import Server
 from tests.conftest import ROOT, ws_url
-from tests.helpers import open_client
+from tests.helpers import join, open_client
 from tests.test_web import CHROMIUM, PHONE, Pages
 from tests.test_web_a11y import WIDE, Audit, axe_source  # noqa: F401 (axe_source: a fixture)
 
@@ -315,9 +315,14 @@ async def test_the_campaign_page_and_the_waiting_screen_pass_axe(
                      items=[{"name": "rope", "count": 3}], physical_step=1)
     await gm.command("add_character", character=DOG)
     await gm.command("begin_encounter", name="The ambush", characters=["bee"])
+    # another encounter, played and written back (its badge says so)
+    begun = await gm.command("begin_encounter", name="The skirmish", characters=["ace"])
+    first = await join(url, begun["result"]["gm_token"], clients)
+    await first.command("end_encounter")
     gm_page = await pages.open(f"{base}/campaign/#token={created['gm_token']}", size=WIDE)
     await live(gm_page)
     await gm_page.wait_for_selector("ul.encounters li.running")
+    await gm_page.wait_for_selector("ul.encounters li.written-back .badge.done", timeout=20_000)
     await gm_page.wait_for_selector('article.character[data-character="dog"]')
     # a refusal shown under its form, as the GM would see it
     await gm_page.fill(f"{CLOCK} input[name=hours]", "2")

@@ -13,6 +13,7 @@ controls and never say "fatigue" (Health, R29). Screenshots go to test-artifacts
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shutil
@@ -348,6 +349,7 @@ async def test_a_shipped_example_plays_to_its_end_at_the_web_table(
     assert not state["ended"]  # the rules end nothing by themselves (R104)
     reason = "the debate is over" if social else f"the {beaten} side is out of the fight"
     await gm.fill("input.reason", reason)
+    gm.once("dialog", lambda dialog: asyncio.ensure_future(dialog.accept()))  # (asked again)
     await gm.click('button[data-action="end_encounter"]')
     for page in (gm, *players.values(), watch):
         await page.wait_for_selector(f".log >> text=The scene ends: {reason}", timeout=10_000)

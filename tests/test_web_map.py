@@ -289,8 +289,15 @@ async def test_on_random_maps_a_square_is_shaded_exactly_when_the_move_there_is_
             await player.context.close()
         player = await pages.open(link, size=LAPTOP)
         await live(player)
-        await player.wait_for_function(
-            f"async () => ({RENDER}).reach.combatant === 'twilight'")
+        # the server's reach came, and the page has drawn it: the shaded squares are its squares
+        await player.wait_for_function(f"""async () => {{
+            const m = {RENDER};
+            if (m.reach.combatant !== 'twilight') return false;
+            const keys = new Set(m.reach.squares.keys());
+            const shaded = [...document.querySelectorAll('.map .sq.reach')];
+            return !!document.querySelector('.map .sq') && shaded.length === keys.size
+                && shaded.every((e) => keys.has(`${{e.dataset.x}},${{e.dataset.y}}`));
+        }}""")
         shaded = {tuple(s) for s in await player.eval_on_selector_all(".map .sq.reach", SHADED)}
         # the page's path for each shaded square: what a click (or Enter) on it picks
         picked = await player.evaluate(f"""async (squares) => {{

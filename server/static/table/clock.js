@@ -5,6 +5,12 @@
 
 import { h } from "/table/render.js";
 
+/** The countdown shows the warning colour from this many seconds before the end on. */
+export const WARN_SECONDS = 10;
+
+/** How long "time is up" shows before the server's word that the time ran out (ms). */
+const OUT_SHOWN_MS = 3000;
+
 /** The commands that stop and start the timer again: the GM's, with controls of their own. */
 export const TIMER_COMMANDS = ["pause_turn_timer", "resume_turn_timer"];
 
@@ -45,10 +51,18 @@ export function turnTimer(table, run = null) {
   const resume = run ? button("resume_turn_timer", "Resume the timer") : null;
   const el = h("p", { class: "turn-timer", hidden: true, "aria-live": "off" }, text, pause ? " " : "", pause, resume, error);
   const update = () => {
+    // a timer counts the turn of the combatant acting now, as this viewer sees it: while
+    // another one acts (a hidden one the table does not see, the GM's screen) it is not shown
+    // and a timer past its end that the server has not ended (it ends it at once:
+    // `turn_timer_expired` takes it off the state) is one whose end this viewer is not told
+    // yet (the table's view held behind the GM's screen): "time is up" is not said for long
     const now = timerNow(table);
-    el.hidden = !now;
-    if (!now) { delete el.dataset.state; return; }
-    el.dataset.state = now.state;
+    const stale = !!now && (now.combatant !== table.current
+      || (now.state === "out" && table.serverNow() - table.timer.deadline > OUT_SHOWN_MS));
+    el.hidden = !now || stale;
+    if (!now || stale) { delete el.dataset.state; return; }
+    // the warning colour from the last WARN_SECONDS on, whatever the options' warning
+    el.dataset.state = now.state === "running" && now.left <= WARN_SECONDS * 1000 ? "warned" : now.state;
     el.dataset.left = String(Math.ceil(now.left / 1000));
     const who = table.nameOf(now.combatant);
     text.textContent = now.state === "paused" ? `${who}'s turn: ${clockText(now.left)} left (paused)`

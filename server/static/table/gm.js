@@ -5,6 +5,7 @@
 import { h, renderOrder, renderLog, renderActions, renderMap, renderTokenLegend, renderSheet, renderSocial, socialShown, pickSquare, refreshReach, refreshAim, errorWords, subtitle, tableLink, watchLink, replayLink, SIZES } from "/table/render.js";
 import { drawingToMap, keepsMap, rulesets, vitalsLabel } from "/table/model.js";
 import { turnTimer, TIMER_COMMANDS } from "/table/clock.js";
+import { attentionStrip } from "/table/attention.js";
 
 // GM rulings: overriding a value and adjudicating an action the rules do not list (each
 // audited by the server as a gm_ruling, with its reason), a fall, the battle map, and the
@@ -118,7 +119,14 @@ export function toolFields(form) {
 }
 
 export function gmView(root, table, conn, dicePanel, token) {
-  const run = (type, fields) => conn.command(type, fields);
+  // what waits for the GM, at the top (attention.js); its sender notes the console's first move
+  const strip = attentionStrip(table, conn);
+  const run = strip.wrap((type, fields) => conn.command(type, fields));
+  // the actions' sender: ending the scene is asked again first (nothing is sent on a no)
+  const actionRun = async (type, fields) => {
+    if (type === "end_encounter" && !window.confirm(`End the scene${table.name ? ` "${table.name}"` : ""} for everyone? Nobody can act in it after that.`)) return null;
+    return run(type, fields);
+  };
   const timer = turnTimer(table, run);
   const roster = h("tbody", {});
   const rosterError = h("p", { class: "error", role: "alert" });
@@ -132,11 +140,13 @@ export function gmView(root, table, conn, dicePanel, token) {
   const legend = h("ul", { class: "legend", "aria-label": "tokens" });
   const mapError = h("p", { class: "error", role: "alert" });
   const clickMode = h("select", { class: "click-mode", "aria-label": "a click on the map" });
+  const modeLabel = h("p", { class: "map-mode", role: "status" });
   const mapText = h("textarea", { class: "map-json", placeholder: "JSON ({\"width\": 8, \"height\": 6, \"blocked\": [[3, 1]], \"walls\": [[[5, 0], [5, 3]]]…}) or a drawing: . floor # blocked ~ difficult = low : fog % darkness ^ pit ! improved cover", spellcheck: "false" });
   const sheets = h("div", { class: "sheets" });
   const socialBox = h("div", {});
   const social = h("section", { hidden: true, class: "wide social-panel", tabindex: 0, "aria-label": "Social scene" }, h("h2", {}, "Social scene"), socialBox);
   const linkError = h("p", { class: "error", role: "alert" });
+  const linkNote = h("p", { class: "link-note", role: "status" });
   // the links come from the server's listing (the read API's /read/links), so that every GM
   // tab shows the same ones; a credential that may not list them (a player with view:gm) shows
   // none
@@ -192,29 +202,46 @@ export function gmView(root, table, conn, dicePanel, token) {
       h("span", { class: "muted" }, "again to go further back")),
       undoError);
   }
+  root.dataset.view = "gm";
   root.replaceChildren(
+    strip.el,
     h("section", { class: "wide roster-panel" }, h("h2", {}, "Combatants"),
       h("table", { class: "roster" }, h("thead", {}, h("tr", {}, ...[h("span", { class: "sr-only" }, "Turn"), "Name", "Kind", "Side", "Init.", "Vitals", "Aware", "Visibility", "Player"].map((t) => h("th", {}, t)))), roster),
       rosterError),
     // the map next, the whole width: where everyone stands, before the long lists
     h("section", { class: "wide map-panel" }, h("h2", {}, "Battle map"),
-      h("p", {}, h("label", {}, "A click on the map: ", clickMode)), mapBox, legend, mapError,
+      h("p", {}, h("label", {}, "A click on the map: ", clickMode)), modeLabel, mapBox, legend, mapError,
       h("details", { class: "set-map" }, h("summary", {}, "Set or replace the map"), mapText,
         h("p", {}, h("button", { type: "button", class: "set-map", onclick: async () => {
           const text = mapText.value.trim();
           let map;
           try { map = text.startsWith("{") ? JSON.parse(text) : drawingToMap(text); } catch (err) { mapError.textContent = `not JSON: ${err.message}`; return; }
+          const dropped = offTheMap(map);
+          if (dropped.length && !window.confirm(`This map takes ${names(dropped)} off the map (${dropped.length > 1 ? "their squares are" : "its square is"} outside it or blocked). Set it all the same?`)) return;
           if (await mapRun("set_map", { map })) mapText.value = "";
-        } }, "Set the map"), " ", h("button", { type: "button", class: "remove-map", onclick: () => mapRun("set_map", { map: null }) }, "Remove the map")))),
+        } }, "Set the map"), " ", h("button", { type: "button", class: "remove-map", onclick: () => {
+          const placed = [...table.positions.keys()];
+          if (placed.length && !window.confirm(`Removing the map takes ${names(placed)} off it. Remove it all the same?`)) return;
+          mapRun("set_map", { map: null });
+        } }, "Remove the map")))),
     h("section", { class: "order-panel" }, h("h2", {}, "Initiative"), timer.el, order),
     h("section", { class: "actions-panel" }, h("h2", {}, "Actions"), actions, undoBox),
     h("section", { class: "links-panel" }, h("h2", {}, "Links"),
-      h("p", {}, spectatorButton, " ", h("span", { class: "muted" }, "invite players from the roster")), links, linkError,
+      h("p", {}, spectatorButton, " ", h("span", { class: "muted" }, "invite players from the roster")), linkNote, links, linkError,
       h("h3", {}, "Credentials"), tokens),
     toolsPanel,
     social,
     h("section", { class: "wide sheets-panel" }, h("h2", {}, "Stat blocks and vitals"), sheets),
-    h("section", { class: "wide" }, h("h2", {}, "Log"), dicePanel.el, log));
+    h("section", { class: "wide log-panel" }, h("h2", {}, "Log"), dicePanel.el, log));
+
+  const names = (ids) => ids.map((id) => table.nameOf(id)).join(", ");
+  /** The placed combatants a new map would take off (the server takes off those that no longer
+   * fit: this warns of those whose square is outside the map or blocked, before it is sent). */
+  function offTheMap(map) {
+    const blocked = new Set((map.blocked || []).map(([x, y]) => `${x},${y}`));
+    const width = Number(map.width) || 0, height = Number(map.height) || 0;
+    return [...table.positions].filter(([, [x, y]]) => x < 0 || y < 0 || x >= width || y >= height || blocked.has(`${x},${y}`)).map(([id]) => id);
+  }
 
   /** Quick changes of the GM's, each an audited `adjust_combatant` (its reason says it was
    * the GM's quick change): fatigue points (Health) one down or up, and an NPC out of the
@@ -256,7 +283,10 @@ export function gmView(root, table, conn, dicePanel, token) {
     const setup = !table.started;
     roster.replaceChildren(...[...table.combatants.values()].map((c) => {
       const init = table.initiative.get(c.id);
+      // a second Invite shows the link the character has (no second credential for it)
       const invite = c.kind === "pc" ? h("button", { type: "button", class: "invite", dataset: { combatant: c.id }, onclick: async () => {
+        const had = existingInvite(c.id);
+        if (had) { showLink(had, `${c.name} already has a link: here it is (revoke it under Credentials for a new one).`); return; }
         await rosterRun("issue_invite", { combatants: [c.id], label: c.name });
       } }, "Invite") : "";
       // who plays it now, on any process of the server (the presence feature; markPresence)
@@ -276,18 +306,38 @@ export function gmView(root, table, conn, dicePanel, token) {
     }));
   }
 
+  /** The player link listed for this one character alone, not revoked (from /read/links). */
+  function existingInvite(cid) {
+    return listed.find((l) => l.role === "player" && (l.combatants || []).length === 1 && l.combatants[0] === cid
+      && !(table.tokens.get(l.token_id) || {}).revoked);
+  }
+  /** Bring a listed link into view, selected, with a word on why. */
+  function showLink(l, words) {
+    linkNote.textContent = words;
+    const li = links.querySelector(`li[data-token="${CSS.escape(l.token_id)}"]`);
+    for (const old of links.querySelectorAll("li.shown")) old.classList.remove("shown");
+    if (!li) return;
+    li.classList.add("shown");
+    li.scrollIntoView({ block: "center" });
+    const input = li.querySelector("input");
+    input.focus();
+    input.select();
+  }
+
   function renderLinks() {
     const copy = (value, label) => h("button", { type: "button", class: "copy", "aria-label": `copy ${label}`,
       onclick: (ev) => navigator.clipboard?.writeText(value).then(() => { ev.target.textContent = "Copied"; }, () => {}) }, "Copy");
+    const named = (what, parts) => h("div", { class: "link-kind" }, h("span", { class: "kind" }, what), h("span", { class: "copy-field" }, ...parts));
     const field = (value, cls, label, title) => [h("input", { type: "text", readonly: true, value, onclick: (ev) => ev.target.select(), class: cls, "aria-label": label, title }), copy(value, label)];
     links.replaceChildren(...listed.filter((l) => l.role !== "gm").map((l) => {
       const label = l.label || (l.combatants.length ? l.combatants.map((c) => table.nameOf(c)).join(", ") : l.role);
       return h("li", { dataset: { token: l.token_id } },
         h("strong", {}, label), " ",
         ...(l.role === "spectator"
-          ? [...field(watchLink(l.token), "link", `${label}: link`),
-            ...field(watchLink(l.token, true), "overlay", `${label}: overlay link for streaming software (transparent background)`, "for streaming software: transparent background"),
-            ...field(replayLink(l.token), "replay", `${label}: replay link (the encounter played back at 4 times its pace)`, "the encounter played back, 4 times as fast")]
+          // the three links of a spectator credential, each named by what it opens
+          ? [named("Spectator page (live)", field(watchLink(l.token), "link", `${label}: link`)),
+            named("Overlay for streaming (transparent background)", field(watchLink(l.token, true), "overlay", `${label}: overlay link for streaming software (transparent background)`, "for streaming software: transparent background")),
+            named("Replay (played back 4× as fast)", field(replayLink(l.token), "replay", `${label}: replay link (the encounter played back at 4 times its pace)`, "the encounter played back, 4 times as fast"))]
           : field(tableLink(l.token), "link", `${label}: link`)));
     }));
     tokens.replaceChildren(...[...table.tokens.values()].map((t) => h("li", {},
@@ -359,19 +409,39 @@ export function gmView(root, table, conn, dicePanel, token) {
     tools.replaceChildren(...others, folded);
   }
 
+  /** Whether the scene had started when the modes were last drawn: a placing mode ends with
+   * the setup. */
+  let wasStarted = null;
   function renderClickMode() {
-    const was = clickMode.value;
+    const was = wasStarted === false && table.started ? "path" : clickMode.value;
+    wasStarted = table.started;
     clickMode.replaceChildren(h("option", { value: "path" }, "picks a square of the acting combatant's move"),
-      ...[...table.combatants.values()].map((c) => h("option", { value: `place:${c.id}` }, `places ${c.name}`)),
-      ...[...table.positions.keys()].map((id) => h("option", { value: `off:${id}` }, `takes ${table.nameOf(id)} off the map (any square)`)));
+      ...[...table.combatants.values()].map((c) => h("option", { value: `place:${c.id}` }, `places ${c.name} (once)`)),
+      ...[...table.positions.keys()].map((id) => h("option", { value: `off:${id}` }, `takes ${table.nameOf(id)} off the map (once, any square)`)));
     clickMode.value = [...clickMode.options].some((o) => o.value === was) ? was : "path";
+    showMode();
   }
 
+  /** The map's mode, always said beside it (and on the map's box, `data-mode`). */
+  function showMode() {
+    const [mode, id] = clickMode.value.split(":");
+    mapBox.dataset.mode = mode || "path";
+    modeLabel.hidden = !table.map;
+    modeLabel.dataset.mode = mode || "path";
+    modeLabel.textContent = mode === "place" ? `Map mode: placing ${table.nameOf(id)} — the next click puts it there, then the map picks moves again.`
+      : mode === "off" ? `Map mode: taking ${table.nameOf(id)} off the map — the next click does it.`
+        : "Map mode: moves — a click picks a square of the acting combatant's move.";
+  }
+  clickMode.addEventListener("change", showMode);
+
+  // a placing mode is one click: after it the map picks moves again
   const onMapClick = async (x, y) => {
     const [mode, id] = clickMode.value.split(":");
-    if (mode === "place") await mapRun("place_combatant", { combatant: id, at: [x, y] });
-    else if (mode === "off") { if (await mapRun("place_combatant", { combatant: id, at: null })) clickMode.value = "path"; }
-    else if (!pickSquare(table, x, y)) mapError.textContent = "nobody may move now: choose whom a click places";
+    if (mode === "place" || mode === "off") {
+      clickMode.value = "path";
+      showMode();
+      await mapRun("place_combatant", { combatant: id, at: mode === "place" ? [x, y] : null });
+    } else if (!pickSquare(table, x, y)) mapError.textContent = "nobody may move now: choose whom a click places";
   };
 
   let rosterKey = "";
@@ -405,7 +475,7 @@ export function gmView(root, table, conn, dicePanel, token) {
       renderOrder(order, table);
       timer.update();
       if (msg.type === "legal_actions" || msg.type === "legal_actions_delta") {
-        renderActions(actions, table, run, OWN_CONTROLS);
+        renderActions(actions, table, actionRun, OWN_CONTROLS);
         refreshReach(table, run); // where the acting NPC's move can go, from the server (R106)
         refreshAim(table, run); // whom its attack can reach, from the server (R107)
       }
@@ -414,6 +484,8 @@ export function gmView(root, table, conn, dicePanel, token) {
         social.hidden = !renderSocial(socialBox, table);
         renderClickMode();
         // the acting combatant's token may be dragged while a click picks its move's squares
+        // (the map's width for the stylesheet's squares, which fill the panel)
+        if (table.map) mapBox.style.setProperty("--w", String(table.map.width)); else mapBox.style.removeProperty("--w");
         renderMap(mapBox, table, onMapClick, { canDrag: () => clickMode.value === "path" });
         renderTokenLegend(legend, table);
         sheets.replaceChildren(...[...table.combatants.keys()].map((id) => renderSheet(table, id)));
@@ -422,6 +494,7 @@ export function gmView(root, table, conn, dicePanel, token) {
       if (credentials !== linksKey || msg.type === "welcome") { linksKey = credentials; fetchLinks(); }
       dicePanel.update();
       renderLog(log, table);
+      strip.update(msg);
     },
   };
 }

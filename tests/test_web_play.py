@@ -249,14 +249,18 @@ async def test_a_readied_action_is_offered_when_another_combatants_command_ends(
     await player.wait_for_function("!!window.stablemaster.table.readied.twilight")
     if await player.evaluate("window.stablemaster.table.current") == "twilight":
         await table.gm.command("act", combatant="twilight", action="end_turn")
-    await player.wait_for_function("window.stablemaster.table.current === 'dash' && "
+    # (Dash rolled higher, or lower: whoever acts now is another than her)
+    await player.wait_for_function("window.stablemaster.table.current !== 'twilight' && "
                                    "window.stablemaster.table.legal.some(a => "
                                    "a.action === 'trigger_ready')")
+    await caught_up(table.gm)
     if await player.locator(".readied-prompt").is_visible():  # (the GM's end of her turn)
         await player.click(".readied-prompt button.dismiss-readied")
     assert await player.locator(".readied-prompt").is_hidden()
-    # Dash moves (the GM's command for her): asked
-    await table.gm.command("act", combatant="dash", action="move", args={"path": [[2, 4]]})
+    # the one acting moves (the GM's command for it): asked
+    other = await player.evaluate("window.stablemaster.table.current")
+    x, y = AT[other]
+    await table.gm.command("act", combatant=other, action="move", args={"path": [[x + 1, y]]})
     await player.wait_for_selector(".readied-prompt:not([hidden])")
     text = await player.inner_text(".readied-prompt")
     assert "Take the readied action now?" in text and "when the brute moves" in text, text
@@ -264,7 +268,7 @@ async def test_a_readied_action_is_offered_when_another_combatants_command_ends(
     await player.click(".readied-prompt button.dismiss-readied")
     assert await player.locator(".readied-prompt").is_hidden()
     # the next command of another ends: asked again; taken, the readied action interrupts
-    await table.gm.command("act", combatant="dash", action="end_turn")
+    await table.gm.command("act", combatant=other, action="end_turn")
     await player.wait_for_selector(".readied-prompt:not([hidden])")
     await player.click(".readied-prompt button.take-readied")
     await table.gm.wait_for(lambda m: m["type"] == "event"

@@ -12,6 +12,7 @@ import { gmView } from "/table/gm.js";
 import { turnTimer } from "/table/clock.js";
 import { diceLine, addEntropy } from "/table/dice.js";
 import { characterCard, clockText, hourText, logList } from "/table/roster.js";
+import { optionControls } from "/table/setup.js";
 import { lastOutcome, focusKeeper, turnCall, readiedPrompt, skipLinks, firstControl } from "/table/play.js";
 
 const $ = (id) => document.getElementById(id);
@@ -266,7 +267,13 @@ async function landing() {
   };
   ruleset.addEventListener("change", syncMap);
   syncMap();
-  const optionsText = h("textarea", { name: "options", class: "map-json", placeholder: 'encounter options (optional), JSON: {"players_roll": true}', spellcheck: "false" });
+  const optionsText = h("textarea", { name: "options", class: "map-json", placeholder: 'more encounter options (optional), JSON: {"players_roll": true}', spellcheck: "false" });
+  // the usual options as controls (merged over the JSON's, which stays for the rest)
+  const optionForm = optionControls();
+  const fillOptions = (o) => {
+    optionForm.fill(o);
+    optionsText.value = Object.keys(o || {}).length ? JSON.stringify(o) : "";
+  };
   const fileNotes = h("p", { class: "file-notes muted", role: "status" });
   // Asked for only when the server says it creates encounters for holders of its creator
   // secret (an error for the first create without it).
@@ -283,7 +290,7 @@ async function landing() {
     const battleMap = map !== undefined ? map : file.map;
     syncMap();
     if (battleMap && !mapField.hidden) { mapText.value = JSON.stringify(battleMap); took.push("map"); }
-    if (file.options) { optionsText.value = JSON.stringify(file.options); took.push("options"); }
+    if (file.options) { fillOptions(file.options); took.push("options"); }
     const notes = [];
     if (took.length) notes.push(`From the file: ${took.join(", ")} (below), and the combatants.`);
     const ignored = [...file.ignored];
@@ -303,7 +310,8 @@ async function landing() {
     text,
     fileNotes,
     mapField,
-    h("p", {}, h("label", {}, "Encounter options (JSON; optional)")),
+    optionForm.el,
+    h("p", {}, h("label", {}, "More options (JSON; optional: the controls above win over it)")),
     optionsText,
     secretBox,
     h("p", {}, h("button", { type: "submit", class: "primary" }, "Create the encounter")),
@@ -327,7 +335,8 @@ async function landing() {
       const drawn = mapField.hidden ? "" : mapText.value.trim();
       if (drawn) fields.map = drawn.startsWith("{") ? JSON.parse(drawn) : drawingToMap(drawn);
       const options = optionsText.value.trim();
-      if (options) fields.options = JSON.parse(options);
+      const chosen = { ...(options ? JSON.parse(options) : {}), ...optionForm.read() };
+      if (Object.keys(chosen).length) fields.options = chosen;
       if (!secretBox.hidden && secret.value.trim()) fields.creator_secret = secret.value.trim();
       anon = await anonymous();
       const ack = await anon.command("create_encounter", fields);
@@ -358,7 +367,7 @@ async function landing() {
         ruleset.value = ex.ruleset;
         text.value = await (await fetch(`/table/examples/${ex.file}`)).text();
         mapText.value = "";
-        optionsText.value = ex.options ? JSON.stringify(ex.options) : "";
+        fillOptions(ex.options || {});
         readFile(ex.map);
         syncMap();
       } }), ` ${ex.name} `, h("span", { class: "muted" }, `(${rulesetTitle(ex.ruleset)}; ${ex.combatants.length} combatants) ${ex.description}`))));

@@ -117,16 +117,17 @@ async def test_the_last_outcome_shows_the_attack_and_the_turn_cannot_be_missed(
         ".outcome-panel li", "els => els.map(e => [e.dataset.kind, e.textContent, e.title])")
     assert [k for k, _, _ in shown] == [k for k, _ in caused], (shown, caused)
     assert any(k == "attack_resolved" for k, _ in caused[: attack_at - moved_at])
-    for (kind, text, title), (_, server_text) in zip(shown, caused, strict=True):
+    for (_kind, text, title), (_, server_text) in zip(shown, caused, strict=True):
         # the server's words, its rule numbers in the tooltip
         assert not re.search(r"\(R\d", text), text
         assert re.sub(r"\s*\([^()]*R\d+[^()]*\)", "", server_text) == text, (server_text, text)
         for rule in re.findall(r"R\d+", server_text):
             assert rule in title, (server_text, title)
-    hit = [t for k, t, _ in shown if k == "attack_resolved"][0]
+    hit = next(t for k, t, _ in shown if k == "attack_resolved")
     assert "Twilight Sparkle" in hit and ("hit" in hit or "miss" in hit), hit
     # the log keeps the detail, without rule numbers either
-    for text in await player.eval_on_selector_all(".log .line", "els => els.map(e => e.textContent)"):
+    lines = await player.eval_on_selector_all(".log .line", "els => els.map(e => e.textContent)")
+    for text in lines:
         assert not re.search(r"\(R\d", text), text
     await player.screenshot(path=artifacts / "player-outcome-1366.png")
     await audit(player, "player, after her attack")
@@ -194,7 +195,8 @@ async def test_a_move_and_an_attack_by_keyboard_take_at_most_15_keys_with_the_fo
         keys.append(key)
         await player.keyboard.press(key)
 
-    focused = "() => { const e = document.activeElement; return e ? [e.tagName, e.className, e.id, e.textContent.slice(0, 40)] : null; }"
+    focused = ("() => { const e = document.activeElement;"
+               " return e ? [e.tagName, e.className, e.id] : null; }")
     await press("Tab")
     assert "to-map" in (await player.evaluate(focused))[1]
     await press("Enter")
@@ -202,7 +204,8 @@ async def test_a_move_and_an_attack_by_keyboard_take_at_most_15_keys_with_the_fo
     await press("ArrowRight")
     await press("ArrowRight")
     await press("Enter")  # the server's path to (3, 1)
-    await player.wait_for_function("(document.querySelector('.path-text')?.textContent || '').includes('(3,1)')")
+    await player.wait_for_function(
+        "(document.querySelector('.path-text')?.textContent || '').includes('(3,1)')")
     await press("Tab")
     assert (await player.evaluate(focused))[2] == "map-move"
     await press("Enter")
@@ -210,13 +213,15 @@ async def test_a_move_and_an_attack_by_keyboard_take_at_most_15_keys_with_the_fo
         "JSON.stringify(window.stablemaster.table.positions.get('twilight')) === '[3,1]'")
     await player.wait_for_selector(".outcome-panel li.combatant_moved")
     # the focus stays on the control that acted, once the actions are drawn anew
-    await player.wait_for_function("document.activeElement && document.activeElement.id === 'map-move'")
+    await player.wait_for_function(
+        "document.activeElement && document.activeElement.id === 'map-move'")
     await press("Tab")
     assert "to-actions" in (await player.evaluate(focused))[1]
     await press("Enter")
-    await player.wait_for_function("document.activeElement.matches('form.act[data-action=attack] select.target')")
+    target = "form.act[data-action=attack] select.target"
+    await player.wait_for_function(f"document.activeElement.matches({target!r})")
     await press("ArrowDown")
-    assert await player.eval_on_selector("form.act[data-action=attack] select.target", "s => s.value") == "brute"
+    assert await player.eval_on_selector(target, "s => s.value") == "brute"
     await press("Enter")
     await player.wait_for_selector(".outcome-panel li.attack_resolved")
     await table.gm.wait_for(lambda m: m["type"] == "event"
@@ -224,7 +229,8 @@ async def test_a_move_and_an_attack_by_keyboard_take_at_most_15_keys_with_the_fo
     assert len(keys) <= 15, keys
     # the attack is spent (its form gone): the focus on the turn's first control, not on the page
     await player.wait_for_function(
-        "!window.stablemaster.table.legal.some(a => a.action === 'attack' && a.combatant === 'twilight')")
+        "!window.stablemaster.table.legal.some(a => a.action === 'attack'"
+        " && a.combatant === 'twilight')")
     await player.wait_for_function(
         "document.activeElement !== document.body && !document.activeElement.disabled && "
         "document.activeElement.matches('fieldset.turn[data-combatant=twilight] .buttons.first *')")

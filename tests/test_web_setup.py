@@ -1,16 +1,22 @@
-"""The create page's options as controls, in a real browser (Debian's Chromium driven by
-Playwright) against a real server and Redis: the turn timer, who rolls and anonymous hidden
-turns set with the controls reach the encounter the server creates, merged over the options'
-JSON; axe-core finds nothing serious or critical on the page."""
+"""The create page in a real browser (Debian's Chromium driven by Playwright) against a real
+server and Redis: the stat-block editor, drawn from the ruleset's published schema, shows every
+problem of the stat blocks at once, each at its field and in words, and creates the encounter
+once they are fixed (a weapon and a skill among the stats); the options set with controls (the
+turn timer, who rolls, anonymous hidden turns) reach the encounter the server creates, merged
+over the options' JSON; the schema the page draws from is the published one; axe-core finds
+nothing serious or critical on the page."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
 import pytest
 
+from docgen import reference
 from server.app import Server
+from server.web import lookup
 from tests.browser import CHROMIUM, Pages
 from tests.conftest import ROOT
 from tests.test_web import live
@@ -41,6 +47,7 @@ async def test_the_options_set_with_controls_reach_the_encounter(
     gm = await pages.open(f"{base}/table/", size=(1366, 768))
     await gm.wait_for_selector(".examples input[type=radio]")
     await gm.fill("input[name=name]", "Timed ambush")
+    await gm.click("button.yaml-tab")
     await gm.fill("textarea[name=statblocks]", YAML)
     await gm.fill("fieldset.options-controls input[name=turn_seconds]", "90")
     await gm.select_option("fieldset.options-controls select[name=turn_expiry]", "end_turn")
@@ -66,6 +73,7 @@ async def test_an_encounter_files_options_fill_the_controls(server: Server, page
     base = f"http://127.0.0.1:{server.settings.port}"
     gm = await pages.open(f"{base}/table/")
     await gm.wait_for_selector(".examples input[type=radio]")
+    await gm.click("button.yaml-tab")
     await gm.fill("textarea[name=statblocks]",
                   "options: {turn_seconds: 45, players_roll: true}\n" + YAML)
     await gm.dispatch_event("textarea[name=statblocks]", "change")
@@ -81,3 +89,55 @@ async def test_an_encounter_files_options_fill_the_controls(server: Server, page
     await live(gm)
     await gm.wait_for_function("window.stablemaster.table.options.turn_seconds === 45")
     assert (await gm.evaluate("window.stablemaster.table.options")).get("players_roll") is not True
+
+
+def test_the_editors_schema_is_the_published_one() -> None:
+    for ruleset in ("dramatic", "action_time"):
+        found = lookup(f"/schemas/stat-block.{ruleset}.json")
+        assert found is not None
+        assert json.loads(found[0]) == json.loads(json.dumps(reference.stat_block_schema(ruleset)))
+
+
+async def test_a_stat_block_with_three_errors_shows_all_three_at_their_fields(
+        server: Server, pages: Pages, artifacts: Path, axe_source: str) -> None:  # noqa: F811
+    audit = Audit(axe_source, artifacts, "stat-block editor")
+    base = f"http://127.0.0.1:{server.settings.port}"
+    gm = await pages.open(f"{base}/table/", size=(1366, 768))
+    await gm.wait_for_selector(".examples input[type=radio]")
+    await gm.select_option("select[name=ruleset]", "dramatic")
+    card = ".sb-card[data-n='1']"
+    await gm.wait_for_selector(f"{card} input[name=name]")
+    await gm.fill("input[name=name]", "By form")
+    # three mistakes: no name, an initiative modifier past 50, a weapon without a name
+    await gm.fill(f"{card} input[name=initiative]", "99")
+    await gm.click(f"{card} details.sb-stats > summary")
+    await gm.click(f"{card} button.sb-add[data-list=weapons]")
+    await gm.fill(f"{card} input[name='stats.weapons[0].damage']", "1d6")
+    await gm.click("button.primary")
+    await gm.wait_for_selector(f"{card} .sb-error")
+    errors = await gm.eval_on_selector_all(
+        f"{card} .sb-error", "els => els.map(e => [e.dataset.field, e.textContent, "
+        "e.closest('label, fieldset').querySelector('input, select')?.name])")
+    fields = sorted(f for f, _, _ in errors)
+    assert fields == ["initiative", "name", "stats.weapons[0].name"], errors
+    for field, text, control in errors:
+        assert control == field, errors  # next to its own field
+        assert "$" not in text and "[0]" not in text and "stats." not in text, text  # in words
+    assert "3 problems" in await gm.inner_text(".sb-summary")
+    await gm.screenshot(path=artifacts / "stat-block-errors.png", full_page=True)
+    await audit(gm, "stat-block editor, three errors")
+    # nothing was sent: still the create page; fixed, the encounter is created
+    await gm.fill(f"{card} input[name=name]", "Twilight Sparkle")
+    await gm.fill(f"{card} input[name=initiative]", "3")
+    await gm.fill(f"{card} input[name='stats.weapons[0].name']", "Hoof")
+    await gm.fill(f"{card} input[name='stats.skills']", "perception 4")
+    await gm.select_option(f"{card} select[name=kind]", "pc")
+    await gm.click("button.primary")
+    await live(gm)
+    await gm.wait_for_function("window.stablemaster.table.combatants.size === 1")
+    made = await gm.evaluate("[...window.stablemaster.table.combatants.values()][0]")
+    assert made["name"] == "Twilight Sparkle" and made["kind"] == "pc", made
+    assert made["initiative_mod"] == 3, made
+    assert [w["name"] for w in made["stats"]["weapons"]] == ["Hoof"], made
+    assert made["stats"]["skills"] == {"perception": 4}, made
+    audit.check()

@@ -12,7 +12,7 @@ import { gmView } from "/table/gm.js";
 import { turnTimer } from "/table/clock.js";
 import { diceLine, addEntropy } from "/table/dice.js";
 import { characterCard, clockText, hourText, logList } from "/table/roster.js";
-import { optionControls } from "/table/setup.js";
+import { optionControls, statBlockEditor } from "/table/setup.js";
 import { lastOutcome, focusKeeper, turnCall, readiedPrompt, skipLinks, firstControl } from "/table/play.js";
 
 const $ = (id) => document.getElementById(id);
@@ -301,13 +301,29 @@ async function landing() {
     fileNotes.dataset.ignored = ignored.map((x) => x.split(" ")[0]).join(",");
     fileNotes.dataset.took = took.join(",");
   };
-  upload.addEventListener("change", async () => { if (upload.files[0]) { text.value = await upload.files[0].text(); readFile(); } });
+  // the stat blocks by form (drawn from the ruleset's published schema), or as YAML or JSON
+  const editor = statBlockEditor();
+  const formPanel = h("div", { class: "sb-panel", id: "sb-form-panel" }, editor.el);
+  const yamlPanel = h("div", { class: "sb-panel", id: "sb-yaml-panel", hidden: true },
+    h("p", { class: "muted" }, "A whole encounter file (the shipped examples' format), or a list of stat blocks, in YAML or JSON."), text);
+  const tab = (label, panel, cls) => h("button", { type: "button", class: `sb-tab ${cls}`, "aria-controls": panel.id, onclick: () => showTab(panel) }, label);
+  const tabs = [tab("Form", formPanel, "form-tab"), tab("YAML or JSON (advanced)", yamlPanel, "yaml-tab")];
+  const showTab = (panel) => {
+    for (const p of [formPanel, yamlPanel]) p.hidden = p !== panel;
+    for (const t of tabs) t.setAttribute("aria-pressed", String(t.getAttribute("aria-controls") === panel.id));
+  };
+  showTab(formPanel);
+  const byForm = () => !formPanel.hidden;
+  editor.load(ruleset.value);
+  ruleset.addEventListener("change", () => { if (byForm()) editor.load(ruleset.value); });
+  upload.addEventListener("change", async () => { if (upload.files[0]) { text.value = await upload.files[0].text(); showTab(yamlPanel); readFile(); } });
   text.addEventListener("change", () => readFile());
   const examples = h("div", { class: "examples" }, h("p", { class: "muted" }, "Loading the examples…"));
   const form = h("form", {},
     h("p", {}, h("label", {}, "Name ", name), " ", h("label", {}, "Ruleset ", ruleset)),
-    h("p", {}, h("label", {}, "Stat blocks (YAML or JSON) — or upload a file: ", upload)),
-    text,
+    h("p", {}, h("label", {}, "Upload an encounter file or stat blocks (YAML or JSON): ", upload)),
+    h("div", { class: "sb-tabs", role: "group", "aria-label": "Stat blocks" }, h("span", {}, "Stat blocks: "), ...tabs),
+    formPanel, yamlPanel,
     fileNotes,
     mapField,
     optionForm.el,
@@ -331,7 +347,12 @@ async function landing() {
     delete error.dataset.code;
     let anon = null;
     try {
-      const fields = { name: name.value.trim(), ruleset: ruleset.value, combatants_yaml: text.value };
+      const fields = { name: name.value.trim(), ruleset: ruleset.value };
+      if (byForm()) {
+        const blocks = editor.check(); // every problem at its field, nothing sent
+        if (!blocks) return;
+        fields.combatants = blocks;
+      } else fields.combatants_yaml = text.value;
       const drawn = mapField.hidden ? "" : mapText.value.trim();
       if (drawn) fields.map = drawn.startsWith("{") ? JSON.parse(drawn) : drawingToMap(drawn);
       const options = optionsText.value.trim();
@@ -366,6 +387,7 @@ async function landing() {
         name.value = ex.name;
         ruleset.value = ex.ruleset;
         text.value = await (await fetch(`/table/examples/${ex.file}`)).text();
+        showTab(yamlPanel);
         mapText.value = "";
         fillOptions(ex.options || {});
         readFile(ex.map);

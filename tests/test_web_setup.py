@@ -3,8 +3,9 @@ server and Redis: the stat-block editor, drawn from the ruleset's published sche
 problem of the stat blocks at once, each at its field and in words, and creates the encounter
 once they are fixed (a weapon and a skill among the stats); the options set with controls (the
 turn timer, who rolls, anonymous hidden turns) reach the encounter the server creates, merged
-over the options' JSON; the schema the page draws from is the published one; axe-core finds
-nothing serious or critical on the page."""
+over the options' JSON; the schema the page draws from is the published one; a campaign's
+encounter begins on the map drawn in its field; axe-core finds nothing serious or critical on
+the page."""
 
 from __future__ import annotations
 
@@ -14,13 +15,15 @@ from pathlib import Path
 
 import pytest
 
+from clients.client import Client
 from docgen import reference
 from server.app import Server
 from server.web import lookup
 from tests.browser import CHROMIUM, Pages
-from tests.conftest import ROOT
+from tests.conftest import ROOT, ws_url
 from tests.test_web import live
 from tests.test_web_a11y import Audit, axe_source  # noqa: F401  (axe_source: a fixture)
+from tests.test_web_campaign import found
 
 playwright_api = pytest.importorskip("playwright.async_api")
 pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM),
@@ -141,3 +144,28 @@ async def test_a_stat_block_with_three_errors_shows_all_three_at_their_fields(
     assert [w["name"] for w in made["stats"]["weapons"]] == ["Hoof"], made
     assert made["stats"]["skills"] == {"perception": 4}, made
     audit.check()
+
+
+async def test_a_campaign_encounter_begins_on_the_map_drawn_in_its_field(
+        server: Server, pages: Pages, clients: list[Client]) -> None:
+    """The campaign page's "Begin the encounter" has a battle map field (a drawing, or JSON):
+    the encounter begins on that map."""
+    _gm, created, _links = await found(ws_url(server), clients)
+    base = f"http://127.0.0.1:{server.settings.port}"
+    page = await pages.open(f"{base}/campaign/#token={created['gm_token']}", size=(1366, 768))
+    begin = "form[data-command=begin_encounter]"
+    await page.wait_for_selector(f'{begin} input[name=take][value="ace"]')
+    assert await page.is_visible(f"{begin} textarea[name=map]")
+    await page.fill(f"{begin} input[name=name]", "The ambush")
+    await page.check(f'{begin} input[name=take][value="ace"]')
+    await page.fill(f"{begin} textarea[name=map]", "....#\n.....\n..~..")
+    await page.click(f"{begin} button[type=submit]")
+    await page.wait_for_selector("a.open-encounter")
+    href = await page.get_attribute("a.open-encounter", "href")
+    assert href is not None
+    table = await pages.open(f"{base}{href}", size=(1366, 768))
+    await live(table)
+    await table.wait_for_function("window.stablemaster.table.map !== null")
+    battle = await table.evaluate("window.stablemaster.table.map")
+    assert (battle["width"], battle["height"]) == (5, 3), battle
+    assert battle["blocked"] == [[4, 0]] and battle["difficult"] == [[2, 2]], battle

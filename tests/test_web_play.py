@@ -240,7 +240,8 @@ async def test_a_move_and_an_attack_by_keyboard_take_at_most_15_keys_with_the_fo
 
 
 async def test_a_readied_action_is_offered_when_another_combatants_command_ends(
-        server: Server, pages: Pages, artifacts: Path, clients: list[Client]) -> None:
+        server: Server, pages: Pages, artifacts: Path, clients: list[Client],
+        axe_source: str) -> None:  # noqa: F811
     """Twilight readies an attack; each time another combatant's command ends, her page asks
     "Take the readied action now?"; dismissed, it comes back at the next one; taken, the
     readied action interrupts the turn."""
@@ -271,6 +272,9 @@ async def test_a_readied_action_is_offered_when_another_combatants_command_ends(
     text = await player.inner_text(".readied-prompt")
     assert "Take the readied action now?" in text and "when the brute moves" in text, text
     await player.screenshot(path=artifacts / "player-readied.png")
+    audit = Audit(axe_source, artifacts, "readied")
+    await audit(player, "player, the readied action's prompt")
+    audit.check()
     await player.click(".readied-prompt button.dismiss-readied")
     assert await player.locator(".readied-prompt").is_hidden()
     # the next command of another ends: asked again; taken, the readied action interrupts

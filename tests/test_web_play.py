@@ -93,6 +93,7 @@ async def test_the_last_outcome_shows_the_attack_and_the_turn_cannot_be_missed(
                     await other.eval_on_selector(".banner", colour))
     assert mine != theirs, (mine, theirs)
     assert "What your actions do" in await player.inner_text(".outcome-panel")
+    assert not await player.is_checked("input.turn-call")  # the call is opt-in
     await audit(player, "player, her turn")
     await audit(other, "player, another's turn")
 

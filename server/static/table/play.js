@@ -60,6 +60,8 @@ function describe(el) {
   if (!el || el === document.body) return null;
   if (el.id) return { id: el.id };
   const holder = el.closest("[data-action]");
+  const group = el.closest("fieldset[data-combatant]");
+  if (!holder && group && el.className) return { group: group.dataset.combatant, tag: el.tagName, cls: el.className.split(" ")[0] };
   return {
     action: holder ? holder.dataset.action : null,
     combatant: holder ? holder.dataset.combatant ?? "" : null,
@@ -71,6 +73,7 @@ function describe(el) {
 function find(key, root) {
   if (key.id) return document.getElementById(key.id);
   if (key.square) return document.querySelector(`.map .sq[data-x="${key.square[0]}"][data-y="${key.square[1]}"]`);
+  if (key.group !== undefined) return root.querySelector(`fieldset[data-combatant="${CSS.escape(key.group)}"] ${key.tag.toLowerCase()}.${CSS.escape(key.cls)}`);
   if (!key.action) return null;
   const holders = [...root.querySelectorAll(`[data-action="${CSS.escape(key.action)}"]`)]
     .filter((el) => (el.dataset.combatant ?? "") === key.combatant && !el.parentElement.closest(`[data-action="${CSS.escape(key.action)}"]`));
@@ -93,7 +96,10 @@ const usable = (el) => el && el.isConnected && !el.disabled && !el.closest("[hid
  */
 export function focusKeeper(root, fallback) {
   let key = null;
-  document.addEventListener("pointerdown", () => { key = null; }, true);
+  // the control among the actions that has the focus (typing a note, choosing a target) is
+  // the one given it back when the actions are drawn anew; a click elsewhere forgets it
+  root.addEventListener("focusin", (ev) => { key = describe(ev.target); });
+  document.addEventListener("pointerdown", (ev) => { if (!root.contains(ev.target)) key = null; }, true);
   return {
     remember(el = document.activeElement) { key = describe(el); },
     /** The focus back on the control that acted (or, gone, the first of the turn), when it

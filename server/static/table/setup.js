@@ -214,7 +214,7 @@ export function pathWords(path) {
  */
 export function statBlockEditor() {
   const list = h("div", { class: "sb-cards" });
-  const status = h("p", { class: "sb-summary error", role: "alert" });
+  const status = h("p", { class: "sb-summary", role: "alert" });
   let schema = null;
   const cards = [];
   const addButton = h("button", { type: "button", class: "sb-add-combatant" }, "Add a combatant");

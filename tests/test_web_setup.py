@@ -169,3 +169,29 @@ async def test_a_campaign_encounter_begins_on_the_map_drawn_in_its_field(
     battle = await table.evaluate("window.stablemaster.table.map")
     assert (battle["width"], battle["height"]) == (5, 3), battle
     assert battle["blocked"] == [[4, 0]] and battle["difficult"] == [[2, 2]], battle
+
+
+async def test_the_form_follows_the_ruleset_an_action_time_stat_block(
+        server: Server, pages: Pages) -> None:
+    """Another ruleset, another form: "Action Time"'s stats (its Body die, Health, Defense) from
+    its own schema; without the Body die the form says so at its field."""
+    base = f"http://127.0.0.1:{server.settings.port}"
+    gm = await pages.open(f"{base}/table/", size=(1366, 768))
+    await gm.wait_for_selector(".examples input[type=radio]")
+    await gm.select_option("select[name=ruleset]", "action_time")
+    card = ".sb-card[data-n='1']"
+    await gm.wait_for_selector(f"{card} input[name='stats.body']", state="attached")
+    await gm.fill(f"{card} input[name=name]", "Applejack")
+    await gm.click(f"{card} details.sb-stats > summary")
+    await gm.fill(f"{card} input[name='stats.health']", "12")
+    await gm.click("button.primary")
+    await gm.wait_for_selector(f"{card} .sb-error[data-field='stats.body']")
+    assert "body" in (await gm.inner_text(f"{card} .sb-error")).lower()
+    await gm.fill(f"{card} input[name='stats.body']", "d8")
+    await gm.fill(f"{card} input[name='stats.defense']", "9")
+    await gm.click("button.primary")
+    await live(gm)
+    await gm.wait_for_function("window.stablemaster.table.combatants.size === 1")
+    made = await gm.evaluate("[...window.stablemaster.table.combatants.values()][0]")
+    assert made["name"] == "Applejack", made
+    assert await gm.evaluate("window.stablemaster.table.ruleset") == "action_time"

@@ -315,7 +315,7 @@ async function landing() {
   showTab(formPanel);
   const byForm = () => !formPanel.hidden;
   editor.load(ruleset.value);
-  ruleset.addEventListener("change", () => { if (byForm()) editor.load(ruleset.value); });
+  ruleset.addEventListener("change", () => editor.load(ruleset.value)); // (another ruleset's fields)
   upload.addEventListener("change", async () => { if (upload.files[0]) { text.value = await upload.files[0].text(); showTab(yamlPanel); readFile(); } });
   text.addEventListener("change", () => readFile());
   const examples = h("div", { class: "examples" }, h("p", { class: "muted" }, "Loading the examples…"));

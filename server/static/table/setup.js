@@ -79,7 +79,9 @@ function resolve(schema, root) {
   // a value or nothing: the value's own schema
   if (s.anyOf) {
     const some = s.anyOf.map((a) => resolve(a, root)).filter((a) => a.type !== "null");
-    if (some.length === 1) return { ...some[0], description: s.description || some[0].description, default: s.default ?? some[0].default };
+    // (of several, written as text: a die as "d8" where a number would do too)
+    const one = some.length === 1 ? some[0] : some.find((a) => a.type === "string");
+    if (one) return { ...one, description: s.description || one.description, default: s.default ?? one.default };
   }
   return s;
 }

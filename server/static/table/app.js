@@ -210,6 +210,7 @@ function playerView(root, table, conn, dicePanel) {
       banner.className = `banner${acting ? " mine" : " quiet"}`;
       banner.dataset.current = table.current || "";
       banner.dataset.mine = acting ? "1" : "";
+      mapMove.hidden = !acting; // (the move under the map: on the player's turn)
       // the tab's title and the call, when the player's turn comes
       const turn = acting ? `${table.current}|${table.round}|${table.state?.turn?.number ?? ""}` : null;
       if (turn && turnSeen !== undefined && turn !== turnSeen) call.ring(table.nameOf(table.current));

@@ -144,7 +144,7 @@ function playerView(root, table, conn, dicePanel) {
   const actions = h("div", { class: "action-list" });
   const actionsTitle = h("h2", { tabindex: -1 }, "Actions");
   // the focus stays on the control that acted (the first of the turn when that one is gone)
-  const focus = focusKeeper(actions, () => firstControl(actions) || actionsTitle);
+  const focus = focusKeeper(actions, () => firstControl(actions) || actionsTitle, actionsTitle);
   // what the player's last command did, in the server's words (its summaries)
   const outcome = lastOutcome(table, conn, focus);
   const call = turnCall();

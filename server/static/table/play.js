@@ -94,11 +94,12 @@ const usable = (el) => el && el.isConnected && !el.disabled && !el.closest("[hid
  * its answer is in and the controls are drawn anew (to the same control, else the first control
  * of the turn, else the actions' heading). A click elsewhere forgets it.
  */
-export function focusKeeper(root, fallback) {
+export function focusKeeper(root, fallback, home = null) {
   let key = null;
+  let moving = false; // (the focus put somewhere by this keeper: not the user's choice)
   // the control among the actions that has the focus (typing a note, choosing a target) is
   // the one given it back when the actions are drawn anew; a click elsewhere forgets it
-  root.addEventListener("focusin", (ev) => { key = describe(ev.target); });
+  root.addEventListener("focusin", (ev) => { if (!moving) key = describe(ev.target); });
   document.addEventListener("pointerdown", (ev) => { if (!root.contains(ev.target)) key = null; }, true);
   return {
     remember(el = document.activeElement) { key = describe(el); },
@@ -107,11 +108,14 @@ export function focusKeeper(root, fallback) {
     restore() {
       if (!key) return;
       const now = document.activeElement;
-      const fell = !now || now === document.body || !now.isConnected || now.disabled;
+      // (on the actions' heading: put there while the controls were busy, to be moved on)
+      const fell = !now || now === document.body || !now.isConnected || now.disabled || now === home;
       const el = find(key, document);
       if (!fell && (now === el || !root.contains(now))) return; // there, or the user is elsewhere
       const target = usable(el) ? el : fallback();
-      if (target && target !== now) target.focus();
+      if (!target || target === now) return;
+      moving = true;
+      try { target.focus(); } finally { moving = false; }
     },
   };
 }

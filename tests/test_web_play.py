@@ -33,9 +33,9 @@ LAPTOP = (1366, 768)
 LONG = "Diamond Dog Brute, the Terror of the Old Mill Quarry"
 FIGHT = [
     {"name": "Twilight Sparkle", "id": "twilight", "kind": "pc", "initiative": 30},
-    {"name": "Rainbow Dash", "id": "dash", "kind": "pc", "initiative": 20},
-    {"name": LONG, "id": "brute", "kind": "npc", "initiative": 1},
-]
+    {"name": "Rainbow Dash", "id": "dash", "kind": "pc", "initiative": 10},
+    {"name": LONG, "id": "brute", "kind": "npc", "initiative": -30},
+]  # (modifiers 20 apart: Twilight, Dash and the brute act in that order, whatever the d20s)
 MAP = {"width": 10, "height": 6, "blocked": [[6, 4]]}
 AT = {"twilight": [1, 1], "dash": [1, 4], "brute": [4, 1]}
 
@@ -257,7 +257,6 @@ async def test_a_readied_action_is_offered_when_another_combatants_command_ends(
     await player.wait_for_function("!!window.stablemaster.table.readied.twilight")
     if await player.evaluate("window.stablemaster.table.current") == "twilight":
         await table.gm.command("act", combatant="twilight", action="end_turn")
-    # (Dash rolled higher, or lower: whoever acts now is another than her)
     await player.wait_for_function("window.stablemaster.table.current !== 'twilight' && "
                                    "window.stablemaster.table.legal.some(a => "
                                    "a.action === 'trigger_ready')")

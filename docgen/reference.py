@@ -17,6 +17,7 @@ from typing import Any
 import msgspec
 import yaml
 
+from encounter import schemas
 from encounter.gm import NO_MAP_RULING
 from encounter.registry import declaration, names
 from encounter.ruleset import Declaration
@@ -59,30 +60,14 @@ def has_social_scenes(rules: Declaration) -> bool:
 
 
 def stats_schema(ruleset: str) -> dict[str, Any]:
-    """The ``stats`` of a stat block of ``ruleset``: its declaration's ``stats_schema``, else the
-    schema of its ``stats`` struct, else any object."""
-    rules = declaration(ruleset)
-    if rules.stats_schema is not None:
-        return rules.stats_schema()
-    about = f'The statistics of a "{rules.title}" combatant (a stat block\'s `stats`).'
-    if rules.stats is None:
-        return {"type": "object", "description": about}
-    schema = struct_schema(rules.stats)
-    schema.setdefault("description", about)
-    return schema
+    """The ``stats`` of a stat block of ``ruleset`` (``encounter.schemas``)."""
+    return schemas.stats_schema(ruleset)
 
 
 def stat_block_schema(ruleset: str) -> dict[str, Any]:
-    """A combatant of ``ruleset`` as the GM writes it: a ``StatBlock`` whose ``stats`` are the
-    ruleset's."""
-    schema = struct_schema(StatBlock)
-    defs = schema.pop("$defs", {})
-    stats = merge_defs(defs, stats_schema(ruleset))
-    schema["properties"]["stats"] = {**stats, "default": {}}
-    schema["title"] = f"A stat block of {title_of(ruleset)}"
-    if defs:
-        schema["$defs"] = defs
-    return schema
+    """A combatant of ``ruleset`` as the GM writes it (``encounter.schemas``, which the server
+    serves as ``/schemas/stat-block.<ruleset>.json``)."""
+    return schemas.stat_block_schema(ruleset)
 
 
 def battle_map_schema() -> dict[str, Any]:

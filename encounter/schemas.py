@@ -8,8 +8,12 @@ but ``type``, ``id`` and ``expect_turn``. A client draws a form for any entry fr
 alone, without knowing the ruleset. The server serves them over HTTP (``server.web``); ``python
 -m protocol.docs`` publishes the same as ``docs/protocol/args-schemas.json``.
 
+A stat block's schema for a ruleset (:func:`stat_block_schema`: ``docs/protocol/stat-block.<ruleset>
+.schema.json`` publishes it with its title) is served too: the web table's stat-block editor is
+drawn from it.
+
 Public API: :func:`action_schema_id`, :func:`command_schema_id`, :func:`action_args_schema`,
-:func:`args_schemas`, :data:`COMMANDS`.
+:func:`args_schemas`, :func:`stats_schema`, :func:`stat_block_schema`, :data:`COMMANDS`.
 """
 
 from __future__ import annotations
@@ -18,8 +22,9 @@ from functools import cache
 from typing import Any
 
 from encounter.declare import Action
-from encounter.registry import catalog, names
-from protocol.reference import command_args_schema, struct_schema
+from encounter.registry import catalog, declaration, names
+from protocol.model import StatBlock
+from protocol.reference import command_args_schema, merge_defs, struct_schema
 from protocol.strict import strict
 
 #: The commands other than ``act`` that ``legal_actions`` may list.
@@ -73,3 +78,30 @@ def args_schemas() -> dict[str, dict[str, Any]]:
 
 __all__ = ["COMMANDS", "action_args_schema", "action_schema_id", "args_schemas",
            "command_schema_id"]
+
+
+def stats_schema(ruleset: str) -> dict[str, Any]:
+    """The ``stats`` of a stat block of ``ruleset``: its declaration's ``stats_schema``, else the
+    schema of its ``stats`` struct, else any object."""
+    rules = declaration(ruleset)
+    if rules.stats_schema is not None:
+        return rules.stats_schema()
+    about = f'The statistics of a "{rules.title}" combatant (a stat block\'s `stats`).'
+    if rules.stats is None:
+        return {"type": "object", "description": about}
+    schema = struct_schema(rules.stats)
+    schema.setdefault("description", about)
+    return schema
+
+
+def stat_block_schema(ruleset: str) -> dict[str, Any]:
+    """A combatant of ``ruleset`` as the GM writes it: a ``StatBlock`` whose ``stats`` are the
+    ruleset's."""
+    schema = struct_schema(StatBlock)
+    defs = schema.pop("$defs", {})
+    stats = merge_defs(defs, stats_schema(ruleset))
+    schema["properties"]["stats"] = {**stats, "default": {}}
+    schema["title"] = f"A stat block of {declaration(ruleset).title}"
+    if defs:
+        schema["$defs"] = defs
+    return schema

@@ -19,7 +19,9 @@ import.
 
 ``/schemas/args/<id>.json`` is the JSON Schema of the arguments of the ``legal_actions``
 entries whose ``args_schema`` is ``<id>``, and ``/schemas/args.json`` all of them by id
-(``encounter.schemas``).
+(``encounter.schemas``); ``/schemas/stat-block.<ruleset>.json`` is a stat block's JSON Schema
+for the ruleset (``docs/protocol/stat-block.<ruleset>.schema.json``'s, without its ``$id``),
+from which the create page draws its stat-block editor.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ import yaml
 
 from encounter.gm import keeps_map
 from encounter.registry import declaration, names
-from encounter.schemas import args_schemas
+from encounter.schemas import args_schemas, stat_block_schema
 from rules.battle_map import BattleMap
 
 CONTENT_TYPES = {
@@ -138,6 +140,8 @@ def _schema_bodies() -> dict[str, bytes]:
     bodies = {f"/schemas/args/{sid}.json": orjson.dumps(schema)
               for sid, schema in schemas.items()}
     bodies["/schemas/args.json"] = orjson.dumps(schemas)
+    for n in names():  # a stat block's, for the create page's editor
+        bodies[f"/schemas/stat-block.{n}.json"] = orjson.dumps(stat_block_schema(n))
     return bodies
 
 

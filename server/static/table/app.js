@@ -12,6 +12,8 @@ import { gmView } from "/table/gm.js";
 import { turnTimer } from "/table/clock.js";
 import { diceLine, addEntropy } from "/table/dice.js";
 import { characterCard, clockText, hourText, logList } from "/table/roster.js";
+import { optionControls, statBlockEditor } from "/table/setup.js";
+import { lastOutcome, focusKeeper, turnCall, readiedPrompt, skipLinks, firstControl } from "/table/play.js";
 
 const $ = (id) => document.getElementById(id);
 const app = $("app");
@@ -84,7 +86,7 @@ function joinNow(tok) {
       if (view && (msg.type === "snapshot" || msg.type === "view")) addEntropy(conn, table);
       if (view) view.update(msg);
       if (view && (msg.type === "snapshot" || msg.type === "view")) {
-        document.title = `${table.name} — Stablemaster`;
+        document.title = view.title ? view.title() : `${table.name} — Stablemaster`;
         $("title").textContent = table.name;
       }
     },
@@ -130,7 +132,7 @@ function waitingView(root) {
 const REDRAWN = new Set(["snapshot", "view", "legal_actions", "legal_actions_delta"]);
 
 function playerView(root, table, conn, dicePanel) {
-  const banner = h("section", { class: "banner", hidden: true });
+  const banner = h("section", { class: "banner", hidden: true, role: "status" });
   // the stat sheet folds away (open at first where the screen has room for it)
   const sheetFold = h("details", { class: "sheets", open: window.innerWidth >= 700 || null },
     h("summary", {}, h("h2", {}, "Your character")));
@@ -139,7 +141,14 @@ function playerView(root, table, conn, dicePanel) {
   sheetFold.append(sheetBox);
   const order = h("ol", { class: "order" });
   const timer = turnTimer(table);
-  const actions = h("div", {});
+  const actions = h("div", { class: "action-list" });
+  const actionsTitle = h("h2", { tabindex: -1 }, "Actions");
+  // the focus stays on the control that acted (the first of the turn when that one is gone)
+  const focus = focusKeeper(actions, () => firstControl(actions) || actionsTitle, actionsTitle);
+  // what the player's last command did, in the server's words (its summaries)
+  const outcome = lastOutcome(table, conn, focus);
+  const call = turnCall();
+  const readied = readiedPrompt(table, conn, actions);
   // a request to take back an action, waiting for the GM (R108)
   const undoWait = h("p", { class: "undo-waiting muted", role: "status" });
   const log = h("div", { class: "log", tabindex: 0, role: "region", "aria-label": "Log" });
@@ -147,28 +156,66 @@ function playerView(root, table, conn, dicePanel) {
     h("p", { class: "muted map-help" }, "On your turn the squares your move can reach are shaded, with their cost: drag your token to one to move there, or click one (arrow keys and Enter) for the cheapest way, or the squares one by one; then Move or Run."));
   const mapBox = h("div", { class: "mapbox" });
   const legend = h("ul", { class: "legend", "aria-label": "tokens" });
-  map.append(mapBox, legend);
+  // under the map: the move along the squares picked, and back to the actions (a keyboard's
+  // way: Tab from the map)
+  const moveNote = h("span", { class: "map-move-note", role: "status" });
+  const moveButton = h("button", { type: "button", id: "map-move", class: "map-move", onclick: () => {
+    const mover = table.legal.find((a) => a.action === "move" && table.positions.has(a.combatant));
+    const form = mover && actions.querySelector(`form.act[data-action="move"][data-combatant="${CSS.escape(mover.combatant)}"]`);
+    moveNote.textContent = form ? "" : "No move to send now.";
+    if (form) { focus.remember(moveButton); form.requestSubmit(); }
+  } }, "Move along the path");
+  const toActions = () => { const el = firstControl(actions) || actionsTitle; el.focus(); };
+  const mapMove = h("div", { class: "map-move-row" }, moveButton,
+    h("a", { href: "#", class: "to-actions", onclick: (ev) => { ev.preventDefault(); toActions(); } }, "To the actions"), moveNote);
+  map.append(mapBox, mapMove, legend);
   const social = h("section", { hidden: true, class: "wide social-panel", tabindex: 0, "aria-label": "Social scene" }, h("h2", {}, "Social scene"));
   const socialBox = h("div", {});
   social.append(socialBox);
+  // Enter on a target (any choice of an action's form) sends that action
+  actions.addEventListener("keydown", (ev) => {
+    const form = ev.key === "Enter" && ev.target.tagName === "SELECT" && ev.target.closest("form.act");
+    if (!form) return;
+    ev.preventDefault();
+    form.requestSubmit();
+  });
+  const toMap = () => {
+    const sq = mapBox.querySelector('.map .sq[tabindex="0"]');
+    if (sq && !map.hidden) sq.focus(); else toActions();
+  };
+  document.querySelector("body > nav.skip-links")?.remove();
+  document.body.prepend(skipLinks(toMap, toActions));
+  root.dataset.view = "player";
   // the turn first (the actions under the banner), then the map under the order, in the
   // column beside them: a square clicked and its Move button on one screen; the sheet after
-  root.replaceChildren(banner,
-    h("section", { class: "actions-panel" }, h("h2", {}, "Actions"), actions, undoWait),
+  // (on a phone: the turn, the last action's outcome, the map, then the actions)
+  root.replaceChildren(banner, readied.el, outcome.el,
+    h("section", { class: "actions-panel" }, actionsTitle, actions, undoWait, call.el),
     h("div", { class: "column" }, h("section", {}, h("h2", {}, "Initiative"), timer.el, order), map),
     sheets, social,
     h("section", { class: "wide" }, h("h2", {}, "Log"), dicePanel.el, log));
-  const run = (type, fields) => conn.command(type, fields);
+  const run = outcome.send;
+  let turnSeen; // the player's turn the page last saw begin (undefined: none seen yet)
+  const title = () => (table.current && (table.welcome?.combatants || []).includes(table.current) && !table.ended
+    ? "Your turn — Stablemaster" : `${table.name} — Stablemaster`);
   return {
+    title,
     update(msg) {
       $("subtitle").textContent = subtitle(table);
       const mine = (table.welcome?.combatants || []);
-      const acting = table.current && mine.includes(table.current);
+      const acting = table.current && mine.includes(table.current) && !table.ended;
       banner.hidden = !(acting || table.ended || table.current);
       banner.textContent = table.ended ? `The scene is over.${table.endReason ? " " + table.endReason : ""}`
         : acting ? `Your turn: ${table.nameOf(table.current)}` : table.current ? `${table.nameOf(table.current)}'s turn` : "";
-      banner.className = `banner${acting ? "" : " quiet"}`;
+      banner.className = `banner${acting ? " mine" : " quiet"}`;
       banner.dataset.current = table.current || "";
+      banner.dataset.mine = acting ? "1" : "";
+      mapMove.hidden = !acting; // (the move under the map: on the player's turn)
+      // the tab's title and the call, when the player's turn comes
+      const turn = acting ? `${table.current}|${table.round}|${table.state?.turn?.number ?? ""}` : null;
+      if (turn && turnSeen !== undefined && turn !== turnSeen) call.ring(table.nameOf(table.current));
+      if (table.state && table.welcome) turnSeen = turn;
+      if (table.name) document.title = title();
       sheetBox.replaceChildren(...mine.map((id) => renderSheet(table, id)));
       renderOrder(order, table);
       timer.update();
@@ -176,6 +223,9 @@ function playerView(root, table, conn, dicePanel) {
       undoWait.textContent = asked.map((r) => `You asked the GM to take back ${table.nameOf(r.combatant)}'s last action: waiting for the answer.`).join(" ");
       if (msg.type === "legal_actions" || msg.type === "legal_actions_delta") {
         renderActions(actions, table, run);
+        focus.restore(); // (drawn anew: the focus back on the control that acted, if it fell)
+        readied.update();
+        moveButton.setAttribute("aria-disabled", table.legal.some((a) => a.action === "move" && table.positions.has(a.combatant)) ? "false" : "true");
         refreshReach(table, run); // where the move can go, from the server (R106)
         refreshAim(table, run); // whom the attack can reach, from the server (R107)
       }
@@ -188,7 +238,7 @@ function playerView(root, table, conn, dicePanel) {
       }
       social.hidden = !renderSocial(socialBox, table);
       dicePanel.update();
-      renderLog(log, table);
+      renderLog(log, table, 200, { hideRules: true });
     },
   };
 }
@@ -218,7 +268,13 @@ async function landing() {
   };
   ruleset.addEventListener("change", syncMap);
   syncMap();
-  const optionsText = h("textarea", { name: "options", class: "map-json", placeholder: 'encounter options (optional), JSON: {"players_roll": true}', spellcheck: "false" });
+  const optionsText = h("textarea", { name: "options", class: "map-json", placeholder: 'more encounter options (optional), JSON: {"players_roll": true}', spellcheck: "false" });
+  // the usual options as controls (merged over the JSON's, which stays for the rest)
+  const optionForm = optionControls();
+  const fillOptions = (o) => {
+    optionForm.fill(o);
+    optionsText.value = Object.keys(o || {}).length ? JSON.stringify(o) : "";
+  };
   const fileNotes = h("p", { class: "file-notes muted", role: "status" });
   // Asked for only when the server says it creates encounters for holders of its creator
   // secret (an error for the first create without it).
@@ -235,7 +291,7 @@ async function landing() {
     const battleMap = map !== undefined ? map : file.map;
     syncMap();
     if (battleMap && !mapField.hidden) { mapText.value = JSON.stringify(battleMap); took.push("map"); }
-    if (file.options) { optionsText.value = JSON.stringify(file.options); took.push("options"); }
+    if (file.options) { fillOptions(file.options); took.push("options"); }
     const notes = [];
     if (took.length) notes.push(`From the file: ${took.join(", ")} (below), and the combatants.`);
     const ignored = [...file.ignored];
@@ -246,16 +302,33 @@ async function landing() {
     fileNotes.dataset.ignored = ignored.map((x) => x.split(" ")[0]).join(",");
     fileNotes.dataset.took = took.join(",");
   };
-  upload.addEventListener("change", async () => { if (upload.files[0]) { text.value = await upload.files[0].text(); readFile(); } });
+  // the stat blocks by form (drawn from the ruleset's published schema), or as YAML or JSON
+  const editor = statBlockEditor();
+  const formPanel = h("div", { class: "sb-panel", id: "sb-form-panel" }, editor.el);
+  const yamlPanel = h("div", { class: "sb-panel", id: "sb-yaml-panel", hidden: true },
+    h("p", { class: "muted" }, "A whole encounter file (the shipped examples' format), or a list of stat blocks, in YAML or JSON."), text);
+  const tab = (label, panel, cls) => h("button", { type: "button", class: `sb-tab ${cls}`, "aria-controls": panel.id, onclick: () => showTab(panel) }, label);
+  const tabs = [tab("Form", formPanel, "form-tab"), tab("YAML or JSON (advanced)", yamlPanel, "yaml-tab")];
+  const showTab = (panel) => {
+    for (const p of [formPanel, yamlPanel]) p.hidden = p !== panel;
+    for (const t of tabs) t.setAttribute("aria-pressed", String(t.getAttribute("aria-controls") === panel.id));
+  };
+  showTab(formPanel);
+  const byForm = () => !formPanel.hidden;
+  editor.load(ruleset.value);
+  ruleset.addEventListener("change", () => editor.load(ruleset.value)); // (another ruleset's fields)
+  upload.addEventListener("change", async () => { if (upload.files[0]) { text.value = await upload.files[0].text(); showTab(yamlPanel); readFile(); } });
   text.addEventListener("change", () => readFile());
   const examples = h("div", { class: "examples" }, h("p", { class: "muted" }, "Loading the examples…"));
   const form = h("form", {},
     h("p", {}, h("label", {}, "Name ", name), " ", h("label", {}, "Ruleset ", ruleset)),
-    h("p", {}, h("label", {}, "Stat blocks (YAML or JSON) — or upload a file: ", upload)),
-    text,
+    h("p", {}, h("label", {}, "Upload an encounter file or stat blocks (YAML or JSON): ", upload)),
+    h("div", { class: "sb-tabs", role: "group", "aria-label": "Stat blocks" }, h("span", {}, "Stat blocks: "), ...tabs),
+    formPanel, yamlPanel,
     fileNotes,
     mapField,
-    h("p", {}, h("label", {}, "Encounter options (JSON; optional)")),
+    optionForm.el,
+    h("p", {}, h("label", {}, "More options (JSON; optional: the controls above win over it)")),
     optionsText,
     secretBox,
     h("p", {}, h("button", { type: "submit", class: "primary" }, "Create the encounter")),
@@ -275,11 +348,17 @@ async function landing() {
     delete error.dataset.code;
     let anon = null;
     try {
-      const fields = { name: name.value.trim(), ruleset: ruleset.value, combatants_yaml: text.value };
+      const fields = { name: name.value.trim(), ruleset: ruleset.value };
+      if (byForm()) {
+        const blocks = editor.check(); // every problem at its field, nothing sent
+        if (!blocks) return;
+        fields.combatants = blocks;
+      } else fields.combatants_yaml = text.value;
       const drawn = mapField.hidden ? "" : mapText.value.trim();
       if (drawn) fields.map = drawn.startsWith("{") ? JSON.parse(drawn) : drawingToMap(drawn);
       const options = optionsText.value.trim();
-      if (options) fields.options = JSON.parse(options);
+      const chosen = { ...(options ? JSON.parse(options) : {}), ...optionForm.read() };
+      if (Object.keys(chosen).length) fields.options = chosen;
       if (!secretBox.hidden && secret.value.trim()) fields.creator_secret = secret.value.trim();
       anon = await anonymous();
       const ack = await anon.command("create_encounter", fields);
@@ -309,8 +388,9 @@ async function landing() {
         name.value = ex.name;
         ruleset.value = ex.ruleset;
         text.value = await (await fetch(`/table/examples/${ex.file}`)).text();
+        showTab(yamlPanel);
         mapText.value = "";
-        optionsText.value = ex.options ? JSON.stringify(ex.options) : "";
+        fillOptions(ex.options || {});
         readFile(ex.map);
         syncMap();
       } }), ` ${ex.name} `, h("span", { class: "muted" }, `(${rulesetTitle(ex.ruleset)}; ${ex.combatants.length} combatants) ${ex.description}`))));

@@ -9,7 +9,7 @@
 import { Connection, anonymous } from "/table/conn.js";
 import { h, renderStatus, errorWords, loadRulesets, rulesetTitle, tableLink } from "/table/render.js";
 import { characterCard, clockText, copyField, encounterName, hourText, logList } from "/table/roster.js";
-import { vitalsLabel } from "/table/model.js";
+import { vitalsLabel, keepsMap, drawingToMap } from "/table/model.js";
 
 const $ = (id) => document.getElementById(id);
 const app = $("app");
@@ -271,21 +271,26 @@ function gmView(conn) {
   const eName = h("input", { type: "text", name: "name", required: true, maxlength: 120, autocomplete: "off" });
   const picks = h("div", { class: "picks" });
   const npcs = h("textarea", { name: "npcs", class: "short", spellcheck: "false", placeholder: '[{"name": "Diamond Dog", "id": "dog", "kind": "npc", "initiative": 1}]' });
+  // the encounter's battle map (none in a ruleset that keeps none, R103): JSON, or drawn in text
+  const eMap = h("textarea", { name: "map", class: "short map-json", spellcheck: "false", placeholder: "battle map (optional): JSON, or a drawing — . floor # blocked ~ difficult = low : fog % darkness ^ pit ! improved cover" });
+  const eMapField = field("Battle map (JSON, or drawn in text; optional)", eMap, "field block");
   const beginForm = commandForm({
     name: "begin_encounter", button: "Begin the encounter",
     fields: [h("p", { class: "fields" }, field("Name", eName)),
       h("fieldset", { class: "pick" }, h("legend", {}, "Characters (and who rests through the scene, R112)"), picks),
-      field("NPCs besides (JSON: a list of stat blocks; optional)", npcs, "field block")],
+      field("NPCs besides (JSON: a list of stat blocks; optional)", npcs, "field block"), eMapField],
     submit: () => {
       const chosen = [...picks.querySelectorAll("input[name=take]:checked")].map((i) => i.value);
       const rested = [...picks.querySelectorAll("input[name=rested]:checked")].map((i) => i.value);
       const fields = { name: eName.value.trim(), characters: chosen };
       if (rested.length) fields.rested = rested;
       if (npcs.value.trim()) fields.npcs = readJson(npcs.value, "NPCs");
+      const drawn = eMapField.hidden ? "" : eMap.value.trim();
+      if (drawn) fields.map = drawn.startsWith("{") ? readJson(drawn, "Battle map") : drawingToMap(drawn);
       return run("begin_encounter", fields);
     },
     then: (ack) => {
-      eName.value = npcs.value = "";
+      eName.value = npcs.value = eMap.value = "";
       for (const i of picks.querySelectorAll("input")) i.checked = false;
       return h("span", {}, "The encounter is ready: ", h("a", { href: `/table/#token=${encodeURIComponent(ack.result.gm_token)}`, class: "open-encounter" }, "open it in the web table as GM"), ".");
     },
@@ -424,6 +429,7 @@ function gmView(conn) {
       $("subtitle").textContent = `GM · ${rulesetTitle(view.ruleset)} · ${clockText(view.clock)}`;
       clockNow.textContent = clockText(view.clock);
       const vitals = vitalsLabel(view.ruleset);
+      eMapField.hidden = !keepsMap(view.ruleset);
       fatigueWord.textContent = vitals === "fatigue" ? "Fatigue points now" : `${vitals} now`;
       fullWord.textContent = vitals === "fatigue" ? "fatigue points back to full" : `${vitals} back to full`;
       clockNow.dataset.hour = view.clock.hour;

@@ -7,6 +7,7 @@
 // clicking squares on the map; the choices an entry's `options` give.
 
 import { argSchemas, argProblems } from "/table/argcheck.js";
+import { withoutRules, rulesNote } from "/table/rulenote.js";
 import { vitalsText, vitalsLabel, bandText, conditionText, trackText, terms, effectText, effectLasts, rulesets, loadRulesets } from "/table/model.js";
 
 /** Build an element: h("li", {class: "x", dataset: {a: 1}, onclick}, "text", child…). */
@@ -117,12 +118,18 @@ export function renderParts(parts) {
 /** The kinds of event whose log line shows its dice as chips too. */
 const ROLL_LINES = new Set(["dice_rolled"]);
 
-export function renderLog(el, table, limit = 200) {
+/** The log's lines; with `hideRules` (a player's page), the rule numbers of the server's
+ * words go to each line's tooltip (the server's text is shared with other clients: kept). */
+export function renderLog(el, table, limit = 200, { hideRules = false } = {}) {
   const lines = table.log.slice(-limit);
   const stick = el.scrollTop + el.clientHeight >= el.scrollHeight - 20;
-  el.replaceChildren(...lines.map((l) => h("div", { class: `line ${l.kind}${l.gone ? " taken-back" : ""}`, dataset: { n: l.n, kind: l.kind },
-    title: l.parts && l.parts.length ? l.parts.map((p) => `${p.label} ${p.value}`).join("; ") : null },
-  h("span", { class: "seq" }, String(l.n)), " ", l.gone ? h("span", { class: "sr-only" }, "(taken back) ") : "", l.text, ROLL_LINES.has(l.kind) && l.parts && l.parts.length ? [" ", renderParts(l.parts)] : "")));
+  el.replaceChildren(...lines.map((l) => {
+    const { text, rules } = hideRules ? withoutRules(l.text) : { text: l.text, rules: [] };
+    const dice = l.parts && l.parts.length ? l.parts.map((p) => `${p.label} ${p.value}`).join("; ") : "";
+    return h("div", { class: `line ${l.kind}${l.gone ? " taken-back" : ""}`, dataset: { n: l.n, kind: l.kind },
+      title: [rulesNote(rules), dice].filter(Boolean).join(" · ") || null },
+    h("span", { class: "seq" }, String(l.n)), " ", l.gone ? h("span", { class: "sr-only" }, "(taken back) ") : "", text, ROLL_LINES.has(l.kind) && l.parts && l.parts.length ? [" ", renderParts(l.parts)] : "");
+  }));
   if (stick) el.scrollTop = el.scrollHeight;
 }
 

@@ -257,7 +257,13 @@ class ChannelFollower:
             return
         what, ident = found.groups()
         if kind in ("subscribe", "ssubscribe"):
-            if name in self._asked:
+            if name not in self.wanted:
+                # The client library subscribed it again when it reconnected: an unsubscribe
+                # written to a connection Redis had already closed is lost, and the library
+                # keeps the channel until Redis confirms. Drop it again.
+                self.subscribed.add(name)
+                self._changed.set()
+            elif name in self._asked:
                 self._asked.discard(name)
                 self._check(what, ident)
             else:  # subscribed again after a reconnect, or moved with its slot

@@ -41,7 +41,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import json
 import math
 import statistics
 import sys
@@ -55,6 +54,8 @@ from websockets.asyncio.client import connect
 
 from bench import procs
 from bench.__main__ import environment
+from bench.report import write_results
+from bench.storm import ROSTER
 from clients.client import FEATURES, Client, CommandError
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -66,14 +67,6 @@ MEDIAN_RATIO = 2.0
 GROW_ARGS = ["--commands-per-second", "100000", "--command-burst", "100000"]
 REPLAY = {"speed": 1000, "max_pause": 0}
 VIEW = [*FEATURES, "cursor", "view", "summaries"]
-ROSTER: list[dict[str, Any]] = [
-    {"name": "Twilight Sparkle", "id": "twilight", "kind": "pc", "initiative": 40},
-    {"name": "Rainbow Dash", "id": "dash", "kind": "pc", "initiative": 30},
-    {"name": "Applejack", "id": "applejack", "kind": "pc", "initiative": 20},
-    {"name": "Rarity", "id": "rarity", "kind": "pc", "initiative": 10},
-    {"name": "Lurking Dog", "id": "lurker", "kind": "npc", "initiative": 0, "hidden": True},
-    {"name": "Diamond Dog", "id": "dog", "kind": "npc", "initiative": -20},
-]
 #: the other table: nothing hidden, so that every command of its GM is answered at once
 OTHER = [c for c in ROSTER if not c.get("hidden")]
 
@@ -493,14 +486,7 @@ def main(argv: list[str] | None = None) -> int:
                                              "pace", "settle", "server_arg", "quick")}
     data = {"started": stamp, "environment": environment(core, gen_core, "asyncio"),
             "config": {**config, "grow_args": GROW_ARGS}, "result": result}
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    out = args.out or RESULTS / f"reads-{stamp}.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(data, indent=2) + "\n")
-    md = markdown(data)
-    out.with_suffix(".md").write_text(md)
-    print(md)
-    print(f"raw figures: {out}", file=sys.stderr)
+    write_results(data, args.out or RESULTS / f"reads-{stamp}.json", markdown)
     return 0
 
 

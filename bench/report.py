@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 TARGET_NAMES = {"stablemaster": "Stablemaster",
@@ -360,3 +364,15 @@ def markdown(data: dict[str, Any]) -> str:
         out.extend(notes)
         out.append("")
     return "\n".join(out)
+
+
+def write_results(data: dict[str, Any], out: Path, markdown: Callable[[dict[str, Any]], str]
+                  ) -> None:
+    """A benchmark's raw figures to ``out`` (JSON) and its table beside them (``.md``), the
+    table printed and the file named on stderr."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(data, indent=2) + "\n")
+    md = markdown(data)
+    out.with_suffix(".md").write_text(md)
+    print(md)
+    print(f"raw figures: {out}", file=sys.stderr)

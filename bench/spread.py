@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import signal
 import sys
 import tempfile
@@ -34,6 +33,7 @@ from bench import procs
 from bench.__main__ import environment
 from bench.loadgen import PLANS, Generator
 from bench.paired import one_window, window_figures
+from bench.report import write_results
 
 RESULTS = Path(__file__).resolve().parent / "results"
 #: the peer's CPU above its idle rate, as a share of the serving process's (issue 45)
@@ -177,13 +177,7 @@ def main(argv: list[str] | None = None) -> int:
     result = asyncio.run(run(args, core))
     data = {"started": stamp, "environment": environment(core, gen_core, "asyncio"),
             "result": result}
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    out = args.out or RESULTS / f"spread-{stamp}.json"
-    out.write_text(json.dumps(data, indent=2) + "\n")
-    md = markdown(data)
-    out.with_suffix(".md").write_text(md)
-    print(md)
-    print(f"raw figures: {out}", file=sys.stderr)
+    write_results(data, args.out or RESULTS / f"spread-{stamp}.json", markdown)
     return 0
 
 

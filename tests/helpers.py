@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from clients.client import Client, CommandError
+from server.app import Server
 
 PARTY: list[dict[str, Any]] = [
     {"name": "Twilight Sparkle", "id": "twilight", "kind": "pc", "initiative": 3},
@@ -172,3 +175,17 @@ class Clock:
 
     def skip(self, seconds: float) -> None:
         self.ahead += seconds
+
+
+@contextlib.asynccontextmanager
+async def started(redis_url: str, **overrides: Any) -> AsyncIterator[Server]:
+    """A server of the test's own on ``redis_url``, its settings those of the suite's servers
+    (``tests.conftest.settings_for``) with ``overrides``."""
+    from tests.conftest import settings_for  # (conftest imports this module)
+
+    srv = Server(settings_for(redis_url, **overrides))
+    await srv.start()
+    try:
+        yield srv
+    finally:
+        await srv.stop()

@@ -18,7 +18,8 @@ from websockets.asyncio.client import connect
 from clients.client import FEATURES, Client, CommandError
 from server import replay as server_replay
 from server.app import Server
-from tests.conftest import settings_for, ws_url
+from tests import helpers
+from tests.conftest import ws_url
 from tests.helpers import caught_up, create_table, play_turns
 from tests.redis_procs import RedisProcess
 
@@ -31,12 +32,8 @@ async def started(redis_server: RedisProcess, **overrides: Any) -> AsyncIterator
     overrides.setdefault("commands_per_second", 100_000.0)
     overrides.setdefault("command_burst", 100_000)
     overrides.setdefault("read_event_burst", 10**9)  # (the budgets have a test of their own)
-    srv = Server(settings_for(redis_server.url, **overrides))
-    await srv.start()
-    try:
+    async with helpers.started(redis_server.url, **overrides) as srv:
         yield srv
-    finally:
-        await srv.stop()
 
 
 async def grown(url: str, clients: list[Client], events: int, every: int = 12) -> Any:

@@ -21,19 +21,9 @@ from server import session as server_session
 from server.app import Server
 from server.cli import build_parser, settings_from
 from server.config import DEFAULT_MAX_CONNECTIONS_PER_ADDRESS
-from tests.conftest import settings_for, ws_url
-from tests.helpers import create_table, join, open_client
+from tests.conftest import ws_url
+from tests.helpers import create_table, join, open_client, started
 from tests.redis_procs import RedisProcess
-
-
-@contextlib.asynccontextmanager
-async def started(redis_server: RedisProcess, **overrides: Any) -> AsyncIterator[Server]:
-    srv = Server(settings_for(redis_server.url, **overrides))
-    await srv.start()
-    try:
-        yield srv
-    finally:
-        await srv.stop()
 
 
 async def closed_with(ws: ClientConnection, timeout: float = 5) -> int | None:
@@ -50,7 +40,7 @@ async def closed_with(ws: ClientConnection, timeout: float = 5) -> int | None:
 
 async def test_connections_that_never_say_hello_are_closed_after_the_deadline(
         redis_server: RedisProcess, clients: list[Client]) -> None:
-    async with started(redis_server, hello_timeout=0.5) as srv:
+    async with started(redis_server.url, hello_timeout=0.5) as srv:
         url = ws_url(srv)
         table = await create_table(url, clients)
         idle = await asyncio.gather(*(connect(url, compression=None) for _ in range(200)))
@@ -95,7 +85,7 @@ async def test_idle_anonymous_connections_from_one_address_do_not_pile_up(
     """The abuse campaign's idle sockets: a tokenless ``hello`` each, then nothing. Through a
     trusted proxy from one address, the connection limit refuses all but the first 64, and
     those are closed at the deadline."""
-    async with started(redis_server, hello_timeout=0.5, create="open",
+    async with started(redis_server.url, hello_timeout=0.5, create="open",
                        trusted_proxies=("127.0.0.1",)) as srv:
         limit = srv.settings.max_connections_per_address
         assert limit == DEFAULT_MAX_CONNECTIONS_PER_ADDRESS
@@ -160,7 +150,7 @@ async def test_connections_per_address_are_limited(
     # a client address, as the trusted proxy at 127.0.0.1 names it (direct connections from
     # 127.0.0.1 are local clients, which are not counted)
     forwarded = {"additional_headers": {"X-Forwarded-For": "198.51.100.3"}}
-    async with started(redis_server, max_connections_per_address=3, create="open",
+    async with started(redis_server.url, max_connections_per_address=3, create="open",
                        trusted_proxies=("127.0.0.1",)) as srv:
         url = ws_url(srv)
         assert [await refused_status(url, **forwarded) for _ in range(4)] == [
@@ -187,7 +177,7 @@ async def test_the_connection_limit_is_on_by_default_and_local_clients_are_exemp
     the bots, this suite) connect as many as they like; and a loopback peer that is no
     trusted proxy does not get to name an address in X-Forwarded-For."""
     limit = DEFAULT_MAX_CONNECTIONS_PER_ADDRESS
-    async with started(redis_server, create="open", trusted_proxies=("127.0.0.1",)) as srv:
+    async with started(redis_server.url, create="open", trusted_proxies=("127.0.0.1",)) as srv:
         url = ws_url(srv)
         forwarded = {"additional_headers": {"X-Forwarded-For": "198.51.100.9"}}
         statuses = [await refused_status(url, **forwarded) for _ in range(limit + 1)]
@@ -209,7 +199,7 @@ async def test_forwarded_for_counts_only_behind_a_trusted_proxy(
     def xff(value: str) -> dict[str, Any]:
         return {"additional_headers": {"X-Forwarded-For": value}}
 
-    async with started(redis_server, max_connections_per_address=2, create="open",
+    async with started(redis_server.url, max_connections_per_address=2, create="open",
                        trusted_proxies=("127.0.0.0/8",)) as srv:
         url = ws_url(srv)
         statuses = [await refused_status(url, **xff("203.0.113.5")) for _ in range(3)]
@@ -222,7 +212,7 @@ async def test_forwarded_for_counts_only_behind_a_trusted_proxy(
     for ws in opened:
         await ws.close()
     opened.clear()
-    async with started(redis_server, max_connections_per_address=2) as srv:
+    async with started(redis_server.url, max_connections_per_address=2) as srv:
         # not behind a trusted proxy: the header is the client's say-so, and is ignored
         url = ws_url(srv)
         statuses = [await refused_status(url, **xff(f"203.0.113.{i}")) for i in range(3)]

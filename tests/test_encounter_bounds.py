@@ -5,8 +5,6 @@ everyone may still read it. Real servers, real websockets, a real Redis, with lo
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -16,19 +14,9 @@ from server.app import Server
 from server.cli import build_parser, settings_from
 from server.config import Settings
 from server.store import keys
-from tests.conftest import settings_for, ws_url
-from tests.helpers import caught_up, create_table, join, open_client
+from tests.conftest import ws_url
+from tests.helpers import caught_up, create_table, join, open_client, started
 from tests.redis_procs import RedisProcess
-
-
-@contextlib.asynccontextmanager
-async def started(redis_server: RedisProcess, **overrides: Any) -> AsyncIterator[Server]:
-    srv = Server(settings_for(redis_server.url, **overrides))
-    await srv.start()
-    try:
-        yield srv
-    finally:
-        await srv.stop()
 
 
 async def stored(srv: Server, encounter: str) -> tuple[int, int]:
@@ -49,8 +37,8 @@ async def fill(gm: Client, most: int = 200) -> dict[str, Any]:
 
 async def test_past_the_event_bound_commands_are_refused_on_every_process(
         redis_server: RedisProcess, clients: list[Client]) -> None:
-    async with started(redis_server, max_encounter_events=60) as a, \
-            started(redis_server, max_encounter_events=60) as b:
+    async with started(redis_server.url, max_encounter_events=60) as a, \
+            started(redis_server.url, max_encounter_events=60) as b:
         table = await create_table(ws_url(a), clients)
         player = await join(ws_url(b), table.tokens["twilight"], clients)
         await table.gm.command("start_encounter")
@@ -84,7 +72,7 @@ async def test_past_the_event_bound_commands_are_refused_on_every_process(
 async def test_past_the_byte_bound_commands_are_refused_and_bytes_are_counted(
         redis_server: RedisProcess, clients: list[Client]) -> None:
     bound = 24_000
-    async with started(redis_server, max_encounter_bytes=bound) as srv:
+    async with started(redis_server.url, max_encounter_bytes=bound) as srv:
         table = await create_table(ws_url(srv), clients)
         await table.gm.command("start_encounter")
         refused = await fill(table.gm)
@@ -104,7 +92,7 @@ async def test_past_the_byte_bound_commands_are_refused_and_bytes_are_counted(
 
 async def test_a_create_larger_than_an_encounter_may_be_is_refused(
         redis_server: RedisProcess, clients: list[Client]) -> None:
-    async with started(redis_server, max_encounter_events=3) as srv:
+    async with started(redis_server.url, max_encounter_events=3) as srv:
         anon = await open_client(ws_url(srv), clients)
         await anon.hello()
         with pytest.raises(CommandError) as refused:
@@ -116,7 +104,7 @@ async def test_a_create_larger_than_an_encounter_may_be_is_refused(
 
 async def test_without_bounds_nothing_is_refused(
         redis_server: RedisProcess, clients: list[Client]) -> None:
-    async with started(redis_server, max_encounter_events=0, max_encounter_bytes=0) as srv:
+    async with started(redis_server.url, max_encounter_events=0, max_encounter_bytes=0) as srv:
         table = await create_table(ws_url(srv), clients)
         await table.gm.command("start_encounter")
         for n in range(30):

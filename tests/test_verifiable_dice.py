@@ -109,6 +109,16 @@ def _plain(event: Any) -> dict[str, Any]:
     return plain
 
 
+async def dice_check_log(path: Path, log: list[dict[str, Any]]) -> tuple[int, str]:
+    """``python -m clients.dice_check --log`` on ``log`` written to ``path``: its exit code
+    and what it printed."""
+    path.write_bytes(orjson.dumps(log))
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "clients.dice_check", "--log", str(path),
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+    out, _ = await asyncio.wait_for(proc.communicate(), 60)
+    return proc.returncode or 0, out.decode()
+
 async def _history(client: Client) -> list[dict[str, Any]]:
     got: list[dict[str, Any]] = []
     before: Any = None
@@ -213,13 +223,7 @@ async def test_the_check_script_reads_a_saved_log_and_exits_1_when_it_is_tampere
     await play_turns(table.gm, {}, 4)
 
     async def script(log: list[dict[str, Any]]) -> tuple[int, str]:
-        path = tmp_path / "events.json"
-        path.write_bytes(orjson.dumps(log))
-        proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "clients.dice_check", "--log", str(path),
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
-        out, _ = await asyncio.wait_for(proc.communicate(), 60)
-        return proc.returncode or 0, out.decode()
+        return await dice_check_log(tmp_path / "events.json", log)
 
     await caught_up(player)
     code, out = await script(await _history(player))
@@ -375,13 +379,7 @@ async def test_a_late_joiners_log_checks_out_by_its_snapshots_commitment(
     assert sum(1 for m in events if m["event"]["kind"] == "dice_rolled") > 0
 
     async def script(log: list[dict[str, Any]]) -> tuple[int, str]:
-        path = tmp_path / "messages.json"
-        path.write_bytes(orjson.dumps(log))
-        proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "clients.dice_check", "--log", str(path),
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
-        out, _ = await asyncio.wait_for(proc.communicate(), 60)
-        return proc.returncode or 0, out.decode()
+        return await dice_check_log(tmp_path / "messages.json", log)
 
     code, out = await script(received)
     assert code == 0, out
